@@ -1,0 +1,99 @@
+"""compile: whole-process time to import, compile and run a module of 5 kernels.
+
+Each measurement is a fresh ``python benchmarks/compile_child.py`` process
+timed from spawn to exit. "cold" uses an empty kernel cache directory, "warm"
+a second process reusing the same directory. The metric column is the time
+spent inside the child after import/init (defining, compiling or loading, and
+launching the kernels), which leaves out interpreter and import cost.
+Warp is shown with its default settings (it also generates adjoint kernels)
+and with ``enable_backward = False``.
+"""
+
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.common import SETTINGS, Report, Row, one_line
+
+NAME = "compile"
+ROOT = Path(__file__).resolve().parent.parent
+CHILD = Path(__file__).resolve().with_name("compile_child.py")
+
+#: (row label, framework module, extra child arguments)
+CONFIGS = (
+    ("weft", "weft", []),
+    ("warp", "warp", []),
+    ("warp -bwd", "warp", ["--no-backward"]),
+)
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def spawn(args: list) -> tuple:
+    """Run ``python ARGS``; return (wall seconds, completed process)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          env=_env(), cwd=ROOT, timeout=600, check=False)
+    return time.perf_counter() - t0, proc
+
+
+def run_child(framework: str, cache_dir: str, extra: list) -> tuple:
+    """One child run: (wall seconds, result dict); raises RuntimeError on failure."""
+    wall, proc = spawn([str(CHILD), framework, cache_dir, *extra])
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"exit {proc.returncode}: {err}")
+    return wall, json.loads(lines[-1])
+
+
+def measure_config(label: str, framework: str, extra: list, reps: int) -> list:
+    """Cold and warm rows for one framework configuration."""
+    if label.split()[0] not in SETTINGS.peers:
+        return [Row(label, None, variant=v, note="skipped") for v in ("cold", "warm")]
+    if importlib.util.find_spec(framework) is None:
+        return [Row(label, None, variant=v, note="not installed") for v in ("cold", "warm")]
+    runs = {"cold": [], "warm": []}
+    try:
+        for _ in range(reps):
+            with tempfile.TemporaryDirectory(prefix=f"bench-{framework}-cache-") as tmp:
+                for variant in ("cold", "warm"):
+                    runs[variant].append(run_child(framework, tmp, extra))
+    except RuntimeError as exc:  # the child failed: show its last stderr line
+        return [Row(label, None, variant=v, note=str(exc)[:90]) for v in ("cold", "warm")]
+    except Exception as exc:  # noqa: BLE001 - report and continue
+        return [Row(label, None, variant=v, note=one_line(exc, 90)) for v in ("cold", "warm")]
+    rows = []
+    for variant, samples in runs.items():
+        ok = all(info["ok"] for _, info in samples)
+        err = max(info["err"] for _, info in samples)
+        rows.append(Row(label, statistics.median(w for w, _ in samples),
+                        statistics.median(info["kernels_s"] for _, info in samples),
+                        f"{'ok' if ok else 'FAIL'} err {err:.1e}", variant,
+                        extra={"reps": reps, "import_s": statistics.median(
+                            info["import_s"] for _, info in samples)}))
+    return rows
+
+
+def run() -> Report:
+    """Measure every configuration and return the report."""
+    reps = 2 if SETTINGS.quick else 3
+    base = [spawn(["-c", "import numpy"])[0] for _ in range(reps)]
+    rows = [Row("python", statistics.median(base), variant="baseline",
+                note="python -c 'import numpy'")]
+    per_config = [measure_config(label, fw, extra, reps) for label, fw, extra in CONFIGS]
+    for variant in ("cold", "warm"):
+        rows.extend(r for cfg_rows in per_config for r in cfg_rows if r.variant == variant)
+    return Report(NAME, f"compile: 5-kernel module, whole process (median of {reps})", rows,
+                  "in-proc s", "process",
+                  notes=["in-proc s: time after import/init until results are checked"])

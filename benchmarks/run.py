@@ -1,0 +1,91 @@
+"""Run the benchmark suite and print one table per workload.
+
+Usage (from the repository root)::
+
+    python -m benchmarks.run [saxpy elementwise nbody compile launch]
+                             [--peers weft,warp,numpy] [--quick] [--json out.json]
+
+``python benchmarks/run.py ...`` works too.
+"""
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+
+if __package__ in (None, ""):  # run as a script: make ``benchmarks`` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks import common  # noqa: E402
+
+WORKLOADS = {
+    "saxpy": "benchmarks.saxpy",
+    "elementwise": "benchmarks.elementwise",
+    "nbody": "benchmarks.nbody",
+    "compile": "benchmarks.compile_time",
+    "launch": "benchmarks.launch",
+}
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    """Command-line options."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", metavar="NAME",
+                    help=f"workloads to run (default: all): {', '.join(WORKLOADS)}")
+    ap.add_argument("--peers", default=",".join(common.PEERS),
+                    help="comma-separated peers to run (default: %(default)s)")
+    ap.add_argument("--quick", action="store_true",
+                    help="small sizes and short timing budget (smoke test)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="seconds of timing per case (default 1.0, 0.2 with --quick)")
+    ap.add_argument("--json", metavar="FILE", help="also write results as JSON")
+    args = ap.parse_args(argv)
+    unknown = [n for n in args.names if n not in WORKLOADS]
+    if unknown:
+        ap.error(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
+    peers = tuple(p.strip() for p in args.peers.split(",") if p.strip())
+    bad = [p for p in peers if p not in common.PEERS]
+    if bad:
+        ap.error(f"unknown peer(s) {bad}; choose from {list(common.PEERS)}")
+    args.peers = peers
+    return args
+
+
+def main(argv=None) -> int:
+    """Entry point; returns a process exit code."""
+    args = parse_args(argv)
+    common.SETTINGS.quick = args.quick
+    common.SETTINGS.peers = args.peers
+    common.SETTINGS.budget_s = args.budget if args.budget is not None else (
+        0.2 if args.quick else 1.0)
+
+    versions = common.peer_versions()
+    print("versions: " + ", ".join(f"{k} {v if v is not None else 'n/a'}"
+                                   for k, v in versions.items()))
+    t_start = time.perf_counter()
+    results = {"versions": versions, "quick": args.quick, "workloads": {}}
+    failed = False
+    for name in args.names or list(WORKLOADS):
+        t0 = time.perf_counter()
+        try:
+            report = importlib.import_module(WORKLOADS[name]).run()
+        except Exception as exc:  # noqa: BLE001 - keep the other workloads running
+            print(f"\n== {name}: failed: {common.one_line(exc, 200)}")
+            failed = True
+            continue
+        report.print()
+        print(f"({name} took {time.perf_counter() - t0:.1f} s)")
+        results["workloads"][name] = {"title": report.title, "metric": report.metric_name,
+                                      "rows": common.row_dicts(report.rows)}
+    print(f"\ntotal {time.perf_counter() - t_start:.1f} s")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""weft: differentiable compute kernels in Python, compiled through LLVM.
+
+`import weft as wp` runs the common subset of NVIDIA Warp programs.
+"""
+
+__version__ = "0.1.0"
+
+from . import config  # noqa: E402
+from .builtins import BUILTINS as _BUILTINS  # noqa: E402
+from .builtins.arith import STATIC as static  # noqa: E402
+from .lang.decorators import constant, func, kernel, struct  # noqa: E402
+from .lang.errors import CompileError, WeftError  # noqa: E402
+from .runtime.array import (  # noqa: E402
+    array,
+    clone,
+    copy,
+    empty,
+    empty_like,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from .runtime.device import (  # noqa: E402
+    Device,
+    get_cuda_device_count,
+    get_device,
+    get_preferred_device,
+    is_cuda_available,
+    set_device,
+    synchronize,
+    synchronize_device,
+)
+from .runtime.launch import Launch, launch  # noqa: E402
+from .types import *  # noqa: E402,F403
+from .types import (  # noqa: E402
+    ArrayType,
+    matrix,
+    quaternion,
+    transformation,
+    vector,
+)
+from .types import bool_ as bool  # noqa: E402,A001 - Warp's name
+from .types import float32 as float  # noqa: E402,A001
+from .types import int32 as int  # noqa: E402,A001
+
+vec = vector
+mat = matrix
+types = __import__("weft.types", fromlist=["types"])
+
+# Every builtin is a module attribute: weft.sin, weft.dot, weft.atomic_add, ...
+globals().update({name: b for name, b in _BUILTINS.items()})
+for _name in ("quat", "transform"):  # the type names double as constructors
+    globals()[_name] = getattr(types, _name)
+
+def _array_nd(ndim):
+    def annotation(dtype=None, **kwargs):
+        from .types import float32 as _f
+        return ArrayType(dtype if dtype is not None else _f, ndim)
+    return annotation
+
+
+array1d, array2d, array3d, array4d = (_array_nd(n) for n in (1, 2, 3, 4))
+
+
+def init():
+    """Accepted for Warp compatibility; weft initialises on first use."""
+
+
+def print_ir(kernel_or_func, file=None):
+    """Print a kernel's IR (after the pass pipeline)."""
+    import builtins
+
+    from .ir.printer import format_function
+    builtins.print(format_function(kernel_or_func.ir()), file=file)
+
+
+def get_module(name=None):
+    return None

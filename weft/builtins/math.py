@@ -1,0 +1,315 @@
+"""Scalar math: each primitive with its type rule, LLVM lowering and derivative rule.
+
+Transcendental functions lower to branch-free polynomial code (`codegen/vecmath.py`) so
+that loops calling them vectorise; the rest lower to LLVM intrinsics. Derivative rules
+(`vjp`) take the IR builder, the primal arguments and results and the result's adjoint,
+and return one adjoint per argument (None: no gradient flows there).
+The user-facing builtins at the bottom also accept vectors and matrices componentwise.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+
+import numpy as np
+
+from ..ir.core import Value
+from ..types import Matrix, Scalar, Vector, bool_, float32
+from .registry import builtin, primitive
+
+PRIM = {}
+
+
+# Type rules ---------------------------------------------------------------------------------
+def _float_args(n):
+    def rule(ts):
+        if len(ts) != n or not all(isinstance(t, Scalar) and t.is_float for t in ts) \
+                or any(t is not ts[0] for t in ts):
+            raise TypeError(f"expects {n} float argument(s) of one type")
+        return [ts[0]]
+    return rule
+
+
+def _numeric_args(n):
+    def rule(ts):
+        if len(ts) != n or not all(isinstance(t, Scalar) and not t.is_bool for t in ts) \
+                or any(t is not ts[0] for t in ts):
+            raise TypeError(f"expects {n} numeric argument(s) of one type")
+        return [ts[0]]
+    return rule
+
+
+def _float_predicate(ts):
+    _float_args(1)(ts)
+    return [bool_]
+
+
+# Lowering helpers ---------------------------------------------------------------------------
+def _via_f32(emit):
+    """Lower a float16 operation by computing in float32 (as Warp does for half)."""
+    def lower(cg, args, op):
+        half = op.operands[0].type.bits == 16
+        if half:
+            args = [cg.builder.fpext(a, cg.f32) for a in args]
+        r = emit(cg, *args)
+        return cg.builder.fptrunc(r, cg.f16) if half else r
+    return lower
+
+
+def _vecmath(name):
+    def emit(cg, x):
+        from ..codegen import vecmath
+        return vecmath.emit_unary(cg.builder, name, x)
+    return _via_f32(emit)
+
+
+def _intrinsic(name):
+    return lambda cg, args, op: cg.call_intrinsic(name, args)
+
+
+# Derivative rules: g is the adjoint of the result -------------------------------------------
+def _c(b, like: Value, value: float) -> Value:
+    return b.const(value, like.type)
+
+
+def _call(b, name, *args):
+    return b.call(PRIM[name], list(args))
+
+
+def _sqrt_rule(b, args, results, g):
+    (y,) = results
+    return [b.div(g, b.mul(_c(b, y, 2.0), y))]
+
+
+_UNARY_RULES = {
+    "sin": lambda b, x, y, g: b.mul(g, _call(b, "cos", x)),
+    "cos": lambda b, x, y, g: b.neg(b.mul(g, _call(b, "sin", x))),
+    "tan": lambda b, x, y, g: b.mul(g, b.add(_c(b, x, 1.0), b.mul(y, y))),
+    "asin": lambda b, x, y, g: b.div(g, _call(b, "sqrt", b.sub(_c(b, x, 1.0), b.mul(x, x)))),
+    "acos": lambda b, x, y, g: b.neg(b.div(g, _call(b, "sqrt", b.sub(_c(b, x, 1.0), b.mul(x, x))))),
+    "atan": lambda b, x, y, g: b.div(g, b.add(_c(b, x, 1.0), b.mul(x, x))),
+    "sinh": lambda b, x, y, g: b.mul(g, _call(b, "cosh", x)),
+    "cosh": lambda b, x, y, g: b.mul(g, _call(b, "sinh", x)),
+    "tanh": lambda b, x, y, g: b.mul(g, b.sub(_c(b, x, 1.0), b.mul(y, y))),
+    "exp": lambda b, x, y, g: b.mul(g, y),
+    "exp2": lambda b, x, y, g: b.mul(g, b.mul(y, _c(b, x, pymath.log(2.0)))),
+    "log": lambda b, x, y, g: b.div(g, x),
+    "log2": lambda b, x, y, g: b.div(g, b.mul(x, _c(b, x, pymath.log(2.0)))),
+    "log10": lambda b, x, y, g: b.div(g, b.mul(x, _c(b, x, pymath.log(10.0)))),
+    "cbrt": lambda b, x, y, g: b.div(g, b.mul(_c(b, x, 3.0), b.mul(y, y))),
+    "erf": lambda b, x, y, g: b.mul(g, b.mul(_c(b, x, 2.0 / pymath.sqrt(pymath.pi)),
+                                             _call(b, "exp", b.neg(b.mul(x, x))))),
+    # piecewise constant: zero almost everywhere (as Warp)
+    "floor": lambda b, x, y, g: None, "ceil": lambda b, x, y, g: None,
+    "round": lambda b, x, y, g: None, "rint": lambda b, x, y, g: None,
+    "trunc": lambda b, x, y, g: None,
+}
+
+_NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+          "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "exp": np.exp,
+          "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "cbrt": np.cbrt,
+          "sqrt": np.sqrt, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+          "rint": np.rint, "erf": None,
+          "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)}
+
+_POLY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "exp2",
+         "log", "log2", "log10", "cbrt", "erf")
+_INTRINSICS = {"floor": "llvm.floor", "ceil": "llvm.ceil", "trunc": "llvm.trunc",
+               "round": "llvm.round", "rint": "llvm.rint"}
+
+
+def _unary_vjp(rule):
+    def vjp(b, args, results, g):
+        return [rule(b, args[0], results[0], g)]
+    return vjp
+
+
+for _name in _POLY:
+    PRIM[_name] = primitive(_name, _float_args(1), _vecmath(_name), _unary_vjp(_UNARY_RULES[_name]))
+for _name, _intr in _INTRINSICS.items():
+    PRIM[_name] = primitive(_name, _float_args(1), _via_f32(lambda cg, x, i=_intr: cg.call_intrinsic(i, [x])),
+                            _unary_vjp(_UNARY_RULES[_name]))
+PRIM["sqrt"] = primitive("sqrt", _float_args(1),
+                         _via_f32(lambda cg, x: cg.call_intrinsic("llvm.sqrt", [x])), _sqrt_rule)
+
+
+def _lower_abs(cg, args, op):
+    (x,) = args
+    t = op.operands[0].type
+    if t.is_float:
+        return cg.call_intrinsic("llvm.fabs", [x])
+    if not t.is_signed:
+        return x
+    bld = cg.builder
+    return bld.select(bld.icmp_signed("<", x, x.type(0)), bld.neg(x), x)
+
+
+def _abs_vjp(b, args, results, g):
+    (x,) = args
+    if not x.type.is_float:
+        return [None]
+    zero = _c(b, x, 0.0)
+    return [b.select(b.cmp("gt", x, zero), g, b.select(b.cmp("lt", x, zero), b.neg(g), zero))]
+
+
+def _lower_sign(cg, args, op):
+    """-1 where x < 0, else 1 (so sign(0) = 1, as in Warp)."""
+    (x,) = args
+    t = op.operands[0].type
+    bld = cg.builder
+    neg = bld.fcmp_ordered("<", x, x.type(0)) if t.is_float else (
+        bld.icmp_signed("<", x, x.type(0)) if t.is_signed else cg.i1(0))
+    return bld.select(neg, x.type(-1 if t.is_signed else 1), x.type(1))
+
+
+def _minmax(which):
+    def lower(cg, args, op):
+        a, c = args
+        t = op.operands[0].type
+        bld = cg.builder
+        if t.is_float:
+            return cg.call_intrinsic("llvm.minnum" if which == "min" else "llvm.maxnum", [a, c])
+        cmp = bld.icmp_signed if t.is_signed else bld.icmp_unsigned
+        return bld.select(cmp("<" if which == "min" else ">", a, c), a, c)
+
+    def vjp(b, args, results, g):
+        a, c = args
+        if not a.type.is_float:
+            return [None, None]
+        zero = _c(b, a, 0.0)
+        first = b.cmp("le" if which == "min" else "ge", a, c)
+        return [b.select(first, g, zero), b.select(first, zero, g)]
+    return lower, vjp
+
+
+def _lower_pow(cg, args, op):
+    from ..codegen import vecmath
+    return _via_f32(lambda cg, x, y: vecmath.emit_pow(cg.builder, x, y))(cg, args, op)
+
+
+def _pow_vjp(b, args, results, g):
+    x, y = args
+    (r,) = results
+    one = _c(b, x, 1.0)
+    dx = b.mul(g, b.mul(y, _call(b, "pow", x, b.sub(y, one))))
+    # d/dy x^y = log(x) x^y; only defined for x > 0, and zero where x^y is zero
+    zero = _c(b, x, 0.0)
+    logx = _call(b, "log", b.select(b.cmp("gt", x, zero), x, one))
+    dy = b.mul(g, b.mul(logx, r))
+    return [dx, dy]
+
+
+def _lower_atan2(cg, args, op):
+    from ..codegen import vecmath
+    return _via_f32(lambda cg, y, x: vecmath.emit_atan2(cg.builder, y, x))(cg, args, op)
+
+
+def _atan2_vjp(b, args, results, g):
+    y, x = args
+    d = b.add(b.mul(x, x), b.mul(y, y))
+    return [b.div(b.mul(g, x), d), b.neg(b.div(b.mul(g, y), d))]
+
+
+def _lower_fpclass(which):
+    def lower(cg, args, op):
+        (x,) = args
+        bld = cg.builder
+        if which == "isnan":
+            return bld.fcmp_unordered("uno", x, x)
+        inf = cg.call_intrinsic("llvm.fabs", [x])
+        is_inf = bld.fcmp_ordered("==", inf, x.type(float("inf")))
+        if which == "isinf":
+            return is_inf
+        return bld.fcmp_ordered("<", inf, x.type(float("inf")))  # isfinite: ordered and not inf
+    return lower
+
+
+PRIM["abs"] = primitive("abs", _numeric_args(1), _lower_abs, _abs_vjp)
+PRIM["sign"] = primitive("sign", _numeric_args(1), _lower_sign, lambda b, a, r, g: [None])
+for _which in ("min", "max"):
+    _lower, _vjp = _minmax(_which)
+    PRIM[_which] = primitive(_which, _numeric_args(2), _lower, _vjp)
+PRIM["pow"] = primitive("pow", _float_args(2), _lower_pow, _pow_vjp)
+PRIM["atan2"] = primitive("atan2", _float_args(2), _lower_atan2, _atan2_vjp)
+for _which in ("isnan", "isinf", "isfinite"):
+    PRIM[_which] = primitive(_which, _float_predicate, _lower_fpclass(_which),
+                             lambda b, a, r, g: [None])
+
+
+# User-facing builtins ------------------------------------------------------------------------
+def _float_operand(ctx, x, name):
+    if not isinstance(x, Value):
+        if isinstance(x, (bool, np.bool_)):
+            ctx.error(f"{name}() needs a number, got {x!r}")
+        return ctx.coerce(float(x), float32) if isinstance(x, (int, float)) else ctx.materialize(x)
+    return x
+
+
+def _apply(ctx, prim, args, name):
+    """Apply a scalar primitive; vectors and matrices componentwise (all of one shape)."""
+    shape = next((a.type for a in args if isinstance(a, Value) and isinstance(a.type, (Vector, Matrix))), None)
+    if shape is not None:
+        comps = []
+        per_arg = []
+        for a in args:
+            if isinstance(a, Value) and a.type is shape:
+                per_arg.append(ctx.b.components(a))
+            elif isinstance(a, Value) and isinstance(a.type, (Vector, Matrix)):
+                ctx.error(f"{name}() arguments have different shapes: {shape!r} and {a.type!r}")
+            else:
+                s = ctx.coerce(a, shape.dtype, what=f"{name}() argument")
+                per_arg.append([s] * shape.num_components)
+        for parts in zip(*per_arg):
+            comps.append(_apply(ctx, prim, list(parts), name))
+        return ctx.b.construct(shape, comps)
+    from .arith import unify
+    if len(args) == 2:
+        args = list(unify(ctx, *args))
+    types = [a.type for a in args]
+    try:
+        prim.result_types(types)
+    except TypeError as e:
+        ctx.error(f"{name}(): {e}, got ({', '.join(map(repr, types))})")
+    return ctx.b.call(prim, args)
+
+
+def _register_unary(name, float_only=True):
+    prim = PRIM[name]
+    fn = _NUMPY.get(name)
+
+    @builtin(name, py_impl=fn)
+    def expand(ctx, args, kwargs, prim=prim, name=name):
+        if len(args) != 1 or kwargs:
+            ctx.error(f"{name}() takes one argument")
+        x = _float_operand(ctx, args[0], name) if float_only else args[0]
+        if not isinstance(x, Value):
+            x = ctx.materialize(x)
+        return _apply(ctx, prim, [x], name)
+    return expand
+
+
+for _name in (*_POLY, *_INTRINSICS, "sqrt", "isnan", "isinf", "isfinite"):
+    _register_unary(_name)
+_register_unary("abs", float_only=False)
+_register_unary("sign", float_only=False)
+
+
+def _register_binary(name, float_only):
+    prim = PRIM[name]
+
+    @builtin(name, py_impl={"min": min, "max": max, "pow": pow, "atan2": pymath.atan2}[name])
+    def expand(ctx, args, kwargs, prim=prim, name=name):
+        if len(args) != 2 or kwargs:
+            ctx.error(f"{name}() takes two arguments")
+        a, c = args
+        if float_only:
+            a = _float_operand(ctx, a, name) if not isinstance(c, Value) else a
+            c = _float_operand(ctx, c, name) if not isinstance(a, Value) else c
+        return _apply(ctx, prim, [a, c], name)
+    return expand
+
+
+_register_binary("min", False)
+_register_binary("max", False)
+_register_binary("pow", True)
+_register_binary("atan2", True)

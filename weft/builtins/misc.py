@@ -1,0 +1,169 @@
+"""Thread index, selection, interpolation helpers, atomics, len and print."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.core import Value
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
+from . import arith
+from .math import PRIM
+from .registry import builtin
+
+
+@builtin("tid")
+def tid(ctx, args, kwargs):
+    """The launch index: an int for `i = tid()`, a tuple for `i, j = tid()`."""
+    if args or kwargs:
+        ctx.error("tid() takes no arguments")
+    return ctx.b.op("tid", [], [int32], {"dim": -1, "of": 1}).result
+
+
+def _pick(ctx, cond, if_true, if_false, name):
+    cond = ctx.truth(cond)
+    if not isinstance(cond, Value):
+        return if_true if cond else if_false
+    a, b = arith.unify(ctx, if_true, if_false)
+    if a.type is not b.type:
+        ctx.error(f"{name}() branches have different types {a.type!r} and {b.type!r}")
+    return ctx.b.select(cond, a, b)
+
+
+@builtin("select")
+def select(ctx, args, kwargs):
+    """select(cond, value_if_false, value_if_true): Warp's argument order."""
+    if len(args) != 3 or kwargs:
+        ctx.error("select(cond, value_if_false, value_if_true) takes three arguments")
+    return _pick(ctx, args[0], args[2], args[1], "select")
+
+
+@builtin("where")
+def where(ctx, args, kwargs):
+    """where(cond, value_if_true, value_if_false)."""
+    if len(args) != 3 or kwargs:
+        ctx.error("where(cond, value_if_true, value_if_false) takes three arguments")
+    return _pick(ctx, args[0], args[1], args[2], "where")
+
+
+def _call_math(ctx, name, *args):
+    from .registry import BUILTINS
+    return BUILTINS[name].expand(ctx, list(args), {})
+
+
+@builtin("clamp", py_impl=lambda x, a, b: min(max(x, a), b))
+def clamp(ctx, args, kwargs):
+    if len(args) != 3 or kwargs:
+        ctx.error("clamp(x, low, high) takes three arguments")
+    x, lo, hi = args
+    return _call_math(ctx, "min", _call_math(ctx, "max", x, lo), hi)
+
+
+@builtin("lerp", py_impl=lambda a, b, t: a + (b - a) * t)
+def lerp(ctx, args, kwargs):
+    """a + (b - a) * t, for scalars, vectors and matrices."""
+    if len(args) != 3 or kwargs:
+        ctx.error("lerp(a, b, t) takes three arguments")
+    a, b, t = args
+    return arith.binary(ctx, "add", a, arith.binary(ctx, "mul", arith.binary(ctx, "sub", b, a), t))
+
+
+@builtin("smoothstep")
+def smoothstep(ctx, args, kwargs):
+    """Hermite step from edge0 to edge1: t = clamp((x - e0) / (e1 - e0), 0, 1); t*t*(3 - 2t)."""
+    if len(args) != 3 or kwargs:
+        ctx.error("smoothstep(edge0, edge1, x) takes three arguments")
+    e0, e1, x = args
+    t = arith.binary(ctx, "div", arith.binary(ctx, "sub", x, e0), arith.binary(ctx, "sub", e1, e0))
+    t = clamp.expand(ctx, [t, 0.0, 1.0], {})
+    return arith.binary(ctx, "mul", arith.binary(ctx, "mul", t, t),
+                        arith.binary(ctx, "sub", 3.0, arith.binary(ctx, "mul", 2.0, t)))
+
+
+@builtin("step", py_impl=lambda x: 1.0 if x < 0 else 0.0)
+def step(ctx, args, kwargs):
+    """1 where x < 0, else 0 (Warp's convention)."""
+    if len(args) != 1 or kwargs:
+        ctx.error("step(x) takes one argument")
+    x = ctx.materialize(args[0]) if not isinstance(args[0], Value) else args[0]
+    if not (isinstance(x.type, Scalar) and x.type.is_float):
+        ctx.error(f"step() needs a float, got {x.type!r}")
+    b = ctx.b
+    return b.select(b.cmp("lt", x, b.const(0.0, x.type)), b.const(1.0, x.type), b.const(0.0, x.type))
+
+
+@builtin("frac", py_impl=lambda x: x - np.trunc(x))
+def frac(ctx, args, kwargs):
+    """x - trunc(x): keeps the sign of x (frac(-1.25) == -0.25)."""
+    if len(args) != 1 or kwargs:
+        ctx.error("frac(x) takes one argument")
+    return arith.binary(ctx, "sub", args[0], _call_math(ctx, "trunc", args[0]))
+
+
+@builtin("len", py_impl=len)
+def length_of(ctx, args, kwargs):
+    (x,) = args
+    if isinstance(x, Value) and isinstance(x.type, ArrayType):
+        return ctx.b.op("array_shape", [x], [int32], {"dim": 0}).result
+    if isinstance(x, Value) and isinstance(x.type, Composite) and not isinstance(x.type, StructType):
+        return x.type.np_shape[0] if hasattr(x.type, "np_shape") else x.type.num_components
+    if isinstance(x, tuple):
+        return len(x)
+    ctx.error(f"len() of {getattr(x, 'type', x)!r}")
+
+
+def _atomic(kind):
+    def expand(ctx, args, kwargs):
+        if kwargs or len(args) < 3:
+            ctx.error(f"atomic_{kind}(array, index..., value) needs an array, indices and a value")
+        arr, *indices, value = args
+        if not (isinstance(arr, Value) and isinstance(arr.type, ArrayType)):
+            ctx.error(f"atomic_{kind}() needs an array as first argument")
+        idx = [ctx.coerce(i, int32, what="index") if not isinstance(i, Value) else i for i in indices]
+        for i in idx:
+            if not (isinstance(i.type, Scalar) and i.type.is_int):
+                ctx.error(f"atomic_{kind}() indices must be integers, got {i.type!r}")
+        return arith.atomic(ctx, kind, arr, idx, value)
+    return expand
+
+
+for _kind in ("add", "sub", "min", "max"):
+    builtin(f"atomic_{_kind}")(_atomic(_kind))
+
+
+@builtin("print")
+def print_(ctx, args, kwargs):
+    """print(a, b, ...) from a CPU kernel, with Python's formatting of numbers."""
+    pieces, values = [], []
+    for k, a in enumerate(args):
+        if k:
+            pieces.append(" ")
+        _format(ctx, a, pieces, values)
+    pieces.append("\n")
+    ctx.b.op("print", values, [], {"fmt": tuple(pieces)})
+
+
+def _format(ctx, a, pieces, values):
+    if isinstance(a, str):
+        pieces.append(a)
+    elif not isinstance(a, Value):
+        pieces.append(str(a))
+    elif isinstance(a.type, Scalar):
+        pieces.append(None)
+        values.append(a)
+    elif isinstance(a.type, (Vector, Matrix, TupleType)):
+        pieces.append("[")
+        for i, c in enumerate(ctx.b.components(a)):
+            if i:
+                pieces.append(", ")
+            _format(ctx, c, pieces, values)
+        pieces.append("]")
+    else:
+        ctx.error(f"cannot print a {a.type!r}")
+
+
+@builtin("printf")
+def printf(ctx, args, kwargs):
+    """printf(fmt, *values) with C-style %d/%f/%g placeholders."""
+    if not args or not isinstance(args[0], str):
+        ctx.error("printf() needs a format string first")
+    ctx.b.op("print", [ctx.materialize(a) for a in args[1:]], [], {"fmt": (args[0],), "raw": True})

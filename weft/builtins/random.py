@@ -1,0 +1,123 @@
+"""Random numbers: the same PCG hash stream as Warp's rand_init/randf/randi/randn.
+
+The state is a uint32 held in a local variable; each draw hashes it and rebinds the
+variable (the builtins are `inout` in their first argument). A seed therefore gives the
+same numbers as in Warp, so ported programs reproduce their results.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..ir.core import Value
+from ..types import Scalar, float32, int32, uint32
+from .math import PRIM
+from .registry import builtin, primitive
+
+_MUL, _INC, _MIX = 747796405, 2891336453, 277803737
+
+
+def _lower_pcg(cg, args, op):
+    (state,) = args
+    b = cg.builder
+    i32 = state.type
+    x = b.add(b.mul(state, i32(_MUL)), i32(_INC))
+    shift = b.add(b.lshr(x, i32(28)), i32(4))
+    y = b.mul(b.xor(b.lshr(x, shift), x), i32(_MIX))
+    return b.xor(b.lshr(y, i32(22)), y)
+
+
+def _uint32_rule(ts):
+    if ts != [uint32]:
+        raise TypeError("expects a uint32 state")
+    return [uint32]
+
+
+PCG = primitive("rand_pcg", _uint32_rule, _lower_pcg, lambda b, a, r, g: [None],
+                doc="the PCG hash of Jarzynski and Olano; integer, so no gradient")
+
+
+def pcg_numpy(state: int) -> int:
+    """The same hash in Python, for tests and Python-scope use."""
+    m = 0xFFFFFFFF
+    x = (state * _MUL + _INC) & m
+    y = (((x >> ((x >> 28) + 4)) ^ x) * _MIX) & m
+    return ((y >> 22) ^ y) & m
+
+
+def _as_int(ctx, x, what):
+    v = ctx.coerce(x, int32, what=what) if not isinstance(x, Value) else x
+    if not (isinstance(v.type, Scalar) and v.type.is_int):
+        ctx.error(f"{what} must be an integer, got {v.type!r}")
+    return ctx.b.cast(v, uint32)
+
+
+@builtin("rand_init")
+def rand_init(ctx, args, kwargs):
+    """rand_init(seed) or rand_init(seed, offset): a uint32 random state."""
+    if kwargs or len(args) not in (1, 2):
+        ctx.error("rand_init(seed[, offset]) takes one or two integers")
+    seed = _as_int(ctx, args[0], "seed")
+    if len(args) == 2:
+        seed = ctx.b.add(seed, ctx.b.call(PCG, [_as_int(ctx, args[1], "offset")]))
+    return ctx.b.call(PCG, [seed])
+
+
+def _state(ctx, args, name):
+    if not args or not (isinstance(args[0], Value) and args[0].type is uint32):
+        ctx.error(f"{name}() needs a random state (from rand_init) as its first argument")
+    return args[0]
+
+
+def _uniform01(ctx, state):
+    """Advance `state`; a float32 in [0, 1) from its top 24 bits."""
+    b = ctx.b
+    state = b.call(PCG, [state])
+    bits = b.binary("shr", state, b.const(8, uint32))
+    return state, b.mul(b.cast(bits, float32), b.const(1.0 / 16777216.0, float32))
+
+
+@builtin("randf", inout=(0,))
+def randf(ctx, args, kwargs):
+    """randf(state) in [0, 1), or randf(state, low, high)."""
+    state = _state(ctx, args, "randf")
+    state, u = _uniform01(ctx, state)
+    if len(args) == 3:
+        lo, hi = (ctx.coerce(a, float32, what="randf bound") for a in args[1:])
+        u = ctx.b.add(ctx.b.mul(ctx.b.sub(hi, lo), u), lo)
+    elif len(args) != 1:
+        ctx.error("randf(state) or randf(state, low, high)")
+    return [state], u
+
+
+@builtin("randi", inout=(0,))
+def randi(ctx, args, kwargs):
+    """randi(state): any int32; randi(state, low, high): in [low, high)."""
+    b = ctx.b
+    state = b.call(PCG, [_state(ctx, args, "randi")])
+    if len(args) == 1:
+        return [state], b.cast(state, int32)
+    if len(args) != 3:
+        ctx.error("randi(state) or randi(state, low, high)")
+    lo, hi = (_as_int(ctx, a, "randi bound") for a in args[1:])
+    r = b.add(b.binary("mod", state, b.sub(hi, lo)), lo)
+    return [state], b.cast(r, int32)
+
+
+@builtin("randu", inout=(0,))
+def randu(ctx, args, kwargs):
+    """randu(state): a uint32."""
+    state = ctx.b.call(PCG, [_state(ctx, args, "randu")])
+    return [state], state
+
+
+@builtin("randn", inout=(0,))
+def randn(ctx, args, kwargs):
+    """A standard normal float32 by Box-Muller, consuming two draws (log first, as Warp)."""
+    b = ctx.b
+    state, u1 = _uniform01(ctx, _state(ctx, args, "randn"))
+    state, u2 = _uniform01(ctx, state)
+    eps = b.const(5.96e-8, float32)  # keeps log's argument in (0, 1)
+    radius = b.call(PRIM["sqrt"], [b.mul(b.const(-2.0, float32), b.call(PRIM["log"], [b.add(u1, eps)]))])
+    angle = b.mul(b.const(2.0 * math.pi, float32), u2)
+    return [state], b.mul(radius, b.call(PRIM["cos"], [angle]))

@@ -1,0 +1,78 @@
+"""The builtin registry.
+
+Two kinds of builtin:
+
+- `Primitive`: a scalar operation that appears in the IR as a `call` op. It is defined
+  once, with everything about it side by side: its type rule, its LLVM lowering, its
+  derivative rule (`vjp`: adjoints of the arguments from the adjoint of the result) and an
+  optional numpy implementation for calls from Python scope. A primitive without `vjp`
+  is not differentiable; the reverse pass reports it by name.
+- `Builtin`: a name users call (`weft.sin`, `weft.dot`, `weft.atomic_add`). Its `expand`
+  function emits IR (primitives, arithmetic, composite ops) for the given arguments, so
+  derived builtins such as `dot` or `normalize` need no derivative rule of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(eq=False)
+class Primitive:
+    name: str
+    type_rule: Callable          # (arg_types) -> list of result types; raises TypeError
+    lower: Callable              # (cg, llvm_args, op) -> llvm value or list of values
+    vjp: Callable | None = None  # (b, args, results, adjoints of results) -> arg adjoints
+    doc: str = ""
+    # argument positions that are updated in place (random state): the call returns the
+    # new value of each as extra leading results and the frontend rebinds the variable.
+    inout: tuple[int, ...] = ()
+
+    def result_types(self, arg_types):
+        return self.type_rule(list(arg_types))
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+@dataclass(eq=False)
+class Builtin:
+    name: str
+    expand: Callable             # (ctx, args, kwargs) -> Value | python constant | None
+    py_impl: Callable | None = None
+    doc: str = ""
+    inout: tuple[int, ...] = ()  # as for Primitive: these arguments must be local variables
+    extra: dict = field(default_factory=dict)
+
+    def __call__(self, *args, **kwargs):
+        if self.py_impl is None:
+            raise RuntimeError(f"weft.{self.name} can only be called inside a kernel or func")
+        return self.py_impl(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<weft builtin {self.name}>"
+
+
+PRIMITIVES: dict[str, Primitive] = {}
+BUILTINS: dict[str, Builtin] = {}
+
+
+def primitive(name, type_rule, lower, vjp=None, doc="", inout=()) -> Primitive:
+    if name in PRIMITIVES:
+        raise ValueError(f"primitive {name} defined twice")
+    p = Primitive(name, type_rule, lower, vjp, doc, inout)
+    PRIMITIVES[name] = p
+    return p
+
+
+def builtin(name: str, py_impl=None, inout=(), aliases=()):
+    """Decorator registering `expand(ctx, args, kwargs)` as the builtin `name`."""
+    def register(expand):
+        b = Builtin(name, expand, py_impl, (expand.__doc__ or "").strip(), inout)
+        for n in (name, *aliases):
+            if n in BUILTINS:
+                raise ValueError(f"builtin {n} defined twice")
+            BUILTINS[n] = b
+        return b
+    return register

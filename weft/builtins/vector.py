@@ -1,0 +1,383 @@
+"""Vector, matrix, quaternion and transform builtins, written in terms of scalar ops.
+
+None of these needs a derivative rule: each expands into IR arithmetic on components.
+"""
+
+from __future__ import annotations
+
+from ..ir.core import Value
+from ..types import Matrix, Scalar, Vector
+from .arith import binary
+from .math import PRIM
+from .registry import builtin
+
+
+def _vec(ctx, x, name, length=None, flavor=None):
+    if not (isinstance(x, Value) and isinstance(x.type, Vector)):
+        ctx.error(f"{name}() needs a vector, got {getattr(x, 'type', x)!r}")
+    if length is not None and x.type.length != length:
+        ctx.error(f"{name}() needs a vector of length {length}, got {x.type!r}")
+    if flavor is not None and x.type.flavor != flavor:
+        ctx.error(f"{name}() needs a {flavor}, got {x.type!r}")
+    if not x.type.dtype.is_float and name not in ("dot", "cw_mul", "cw_div"):
+        ctx.error(f"{name}() needs a float vector, got {x.type!r}")
+    return x
+
+
+def _mat(ctx, x, name, square=True):
+    if not (isinstance(x, Value) and isinstance(x.type, Matrix)):
+        ctx.error(f"{name}() needs a matrix, got {getattr(x, 'type', x)!r}")
+    if square and x.type.rows != x.type.cols:
+        ctx.error(f"{name}() needs a square matrix, got {x.type!r}")
+    return x
+
+
+def _nargs(ctx, args, kwargs, n, name):
+    if len(args) != n or kwargs:
+        ctx.error(f"{name}() takes {n} argument(s)")
+    return args
+
+
+def _dot(b, xs, ys):
+    acc = b.mul(xs[0], ys[0])
+    for x, y in zip(xs[1:], ys[1:]):
+        acc = b.add(acc, b.mul(x, y))
+    return acc
+
+
+@builtin("dot")
+def dot(ctx, args, kwargs):
+    """Inner product of two vectors of one type (quaternions too)."""
+    a, c = _nargs(ctx, args, kwargs, 2, "dot")
+    a, c = _vec(ctx, a, "dot"), _vec(ctx, c, "dot")
+    if a.type is not c.type:
+        ctx.error(f"dot() of different types {a.type!r} and {c.type!r}")
+    return _dot(ctx.b, ctx.b.components(a), ctx.b.components(c))
+
+
+@builtin("cross")
+def cross(ctx, args, kwargs):
+    a, c = _nargs(ctx, args, kwargs, 2, "cross")
+    a, c = _vec(ctx, a, "cross", 3), _vec(ctx, c, "cross", 3)
+    b = ctx.b
+    (ax, ay, az), (bx, by, bz) = b.components(a), b.components(c)
+    return b.construct(a.type, [b.sub(b.mul(ay, bz), b.mul(az, by)),
+                                b.sub(b.mul(az, bx), b.mul(ax, bz)),
+                                b.sub(b.mul(ax, by), b.mul(ay, bx))])
+
+
+@builtin("length_sq")
+def length_sq(ctx, args, kwargs):
+    (a,) = _nargs(ctx, args, kwargs, 1, "length_sq")
+    comps = ctx.b.components(_vec(ctx, a, "length_sq"))
+    return _dot(ctx.b, comps, comps)
+
+
+@builtin("length")
+def length(ctx, args, kwargs):
+    return ctx.b.call(PRIM["sqrt"], [length_sq.expand(ctx, args, kwargs)])
+
+
+@builtin("normalize")
+def normalize(ctx, args, kwargs):
+    """v / length(v); the zero vector stays zero (as in Warp)."""
+    (a,) = _nargs(ctx, args, kwargs, 1, "normalize")
+    b = ctx.b
+    n = length.expand(ctx, [a], {})
+    zero = b.const(0.0, n.type)
+    safe = b.select(b.cmp("gt", n, zero), n, b.const(1.0, n.type))
+    inv = b.div(b.const(1.0, n.type), safe)
+    return b.construct(a.type, [b.mul(c, inv) for c in b.components(a)])
+
+
+def _componentwise(op):
+    def expand(ctx, args, kwargs):
+        a, c = _nargs(ctx, args, kwargs, 2, f"cw_{op}")
+        if not (isinstance(a, Value) and isinstance(c, Value) and a.type is c.type
+                and isinstance(a.type, (Vector, Matrix))):
+            ctx.error(f"cw_{op}() needs two vectors or matrices of one type")
+        b = ctx.b
+        return b.construct(a.type, [b.binary(op, x, y) for x, y in zip(b.components(a), b.components(c))])
+    return expand
+
+
+builtin("cw_mul")(_componentwise("mul"))
+builtin("cw_div")(_componentwise("div"))
+
+
+@builtin("outer")
+def outer(ctx, args, kwargs):
+    a, c = _nargs(ctx, args, kwargs, 2, "outer")
+    a, c = _vec(ctx, a, "outer"), _vec(ctx, c, "outer")
+    b = ctx.b
+    xs, ys = b.components(a), b.components(c)
+    return b.construct(Matrix((len(xs), len(ys)), a.type.dtype), [b.mul(x, y) for x in xs for y in ys])
+
+
+@builtin("transpose")
+def transpose(ctx, args, kwargs):
+    (m,) = _nargs(ctx, args, kwargs, 1, "transpose")
+    m = _mat(ctx, m, "transpose", square=False)
+    t = m.type
+    b = ctx.b
+    return b.construct(Matrix((t.cols, t.rows), t.dtype),
+                       [b.extract(m, r * t.cols + c) for c in range(t.cols) for r in range(t.rows)])
+
+
+def _entries(b, m):
+    t = m.type
+    return [[b.extract(m, r * t.cols + c) for c in range(t.cols)] for r in range(t.rows)]
+
+
+def _det(b, e):
+    n = len(e)
+    if n == 1:
+        return e[0][0]
+    if n == 2:
+        return b.sub(b.mul(e[0][0], e[1][1]), b.mul(e[0][1], e[1][0]))
+    acc = None
+    for c in range(n):  # cofactor expansion along the first row
+        minor = [row[:c] + row[c + 1:] for row in e[1:]]
+        term = b.mul(e[0][c], _det(b, minor))
+        acc = term if acc is None else (b.add(acc, term) if c % 2 == 0 else b.sub(acc, term))
+    return acc
+
+
+@builtin("determinant")
+def determinant(ctx, args, kwargs):
+    (m,) = _nargs(ctx, args, kwargs, 1, "determinant")
+    return _det(ctx.b, _entries(ctx.b, _mat(ctx, m, "determinant")))
+
+
+@builtin("inverse")
+def inverse(ctx, args, kwargs):
+    """Inverse by the adjugate; a singular matrix gives inf/nan entries (as 1/det does)."""
+    (m,) = _nargs(ctx, args, kwargs, 1, "inverse")
+    m = _mat(ctx, m, "inverse")
+    b = ctx.b
+    e = _entries(b, m)
+    n = len(e)
+    inv_det = b.div(b.const(1.0, m.type.dtype), _det(b, e))
+    out = []
+    for r in range(n):
+        for c in range(n):
+            # adj[r][c] = cofactor[c][r]
+            minor = [row[:r] + row[r + 1:] for k, row in enumerate(e) if k != c]
+            cof = _det(b, minor) if n > 1 else b.const(1.0, m.type.dtype)
+            if (r + c) % 2:
+                cof = b.neg(cof)
+            out.append(b.mul(cof, inv_det))
+    return b.construct(m.type, out)
+
+
+@builtin("trace")
+def trace(ctx, args, kwargs):
+    (m,) = _nargs(ctx, args, kwargs, 1, "trace")
+    e = _entries(ctx.b, _mat(ctx, m, "trace"))
+    acc = e[0][0]
+    for k in range(1, len(e)):
+        acc = ctx.b.add(acc, e[k][k])
+    return acc
+
+
+@builtin("diag")
+def diag(ctx, args, kwargs):
+    (v,) = _nargs(ctx, args, kwargs, 1, "diag")
+    v = _vec(ctx, v, "diag")
+    b = ctx.b
+    n = v.type.length
+    zero = b.const(0.0, v.type.dtype)
+    comps = b.components(v)
+    return b.construct(Matrix((n, n), v.type.dtype),
+                       [comps[r] if r == c else zero for r in range(n) for c in range(n)])
+
+
+@builtin("identity")
+def identity(ctx, args, kwargs):
+    """identity(n, dtype): the n x n identity matrix."""
+    n = kwargs.pop("n", args[0] if args else None)
+    dtype = kwargs.pop("dtype", args[1] if len(args) > 1 else None)
+    if not isinstance(n, int) or not isinstance(dtype, Scalar):
+        ctx.error("identity(n, dtype) needs a constant size and a scalar type")
+    b = ctx.b
+    one, zero = b.const(1, dtype), b.const(0, dtype)
+    return b.construct(Matrix((n, n), dtype), [one if r == c else zero for r in range(n) for c in range(n)])
+
+
+@builtin("skew")
+def skew(ctx, args, kwargs):
+    """The matrix S with S @ x == cross(v, x)."""
+    (v,) = _nargs(ctx, args, kwargs, 1, "skew")
+    b = ctx.b
+    x, y, z = b.components(_vec(ctx, v, "skew", 3))
+    zero = b.const(0.0, v.type.dtype)
+    return b.construct(Matrix((3, 3), v.type.dtype),
+                       [zero, b.neg(z), y, z, zero, b.neg(x), b.neg(y), x, zero])
+
+
+# Quaternions (x, y, z, w layout, as Warp) ----------------------------------------------------
+def _quat_type(dtype):
+    return Vector(4, dtype, "quat")
+
+
+def quat_mul(b, p, q):
+    (px, py, pz, pw), (qx, qy, qz, qw) = b.components(p), b.components(q)
+
+    def s(*terms):
+        acc = None
+        for sign, x, y in terms:
+            t = b.mul(x, y)
+            acc = t if acc is None else (b.add(acc, t) if sign > 0 else b.sub(acc, t))
+        return acc
+    return b.construct(p.type, [
+        s((1, pw, qx), (1, px, qw), (1, py, qz), (-1, pz, qy)),
+        s((1, pw, qy), (-1, px, qz), (1, py, qw), (1, pz, qx)),
+        s((1, pw, qz), (1, px, qy), (-1, py, qx), (1, pz, qw)),
+        s((1, pw, qw), (-1, px, qx), (-1, py, qy), (-1, pz, qz)),
+    ])
+
+
+@builtin("quat_identity")
+def quat_identity(ctx, args, kwargs):
+    dtype = kwargs.pop("dtype", args[0] if args else None) or ctx.resolve_type(float, None)
+    b = ctx.b
+    z, o = b.const(0.0, dtype), b.const(1.0, dtype)
+    return b.construct(_quat_type(dtype), [z, z, z, o])
+
+
+@builtin("quat_from_axis_angle")
+def quat_from_axis_angle(ctx, args, kwargs):
+    axis, angle = _nargs(ctx, args, kwargs, 2, "quat_from_axis_angle")
+    axis = _vec(ctx, axis, "quat_from_axis_angle", 3)
+    b = ctx.b
+    half = b.mul(ctx.coerce(angle, axis.type.dtype), b.const(0.5, axis.type.dtype))
+    s = b.call(PRIM["sin"], [half])
+    return b.construct(_quat_type(axis.type.dtype),
+                       [b.mul(c, s) for c in b.components(axis)] + [b.call(PRIM["cos"], [half])])
+
+
+@builtin("quat_inverse")
+def quat_inverse(ctx, args, kwargs):
+    (q,) = _nargs(ctx, args, kwargs, 1, "quat_inverse")
+    b = ctx.b
+    x, y, z, w = b.components(_vec(ctx, q, "quat_inverse", 4, "quat"))
+    return b.construct(q.type, [b.neg(x), b.neg(y), b.neg(z), w])
+
+
+def _rotate(ctx, q, v, inverse):
+    b = ctx.b
+    x, y, z, w = b.components(q)
+    if inverse:
+        x, y, z = b.neg(x), b.neg(y), b.neg(z)
+    u = b.construct(v.type, [x, y, z])
+    two = b.const(2.0, v.type.dtype)
+    # v' = v (2w^2 - 1) + 2 w (u x v) + 2 u (u . v)
+    uv = cross.expand(ctx, [u, v], {})
+    c0 = b.sub(b.mul(two, b.mul(w, w)), b.const(1.0, v.type.dtype))
+    c1 = b.mul(two, w)
+    c2 = b.mul(two, dot.expand(ctx, [u, v], {}))
+    out = []
+    for vi, uvi, ui in zip(b.components(v), b.components(uv), b.components(u)):
+        out.append(b.add(b.add(b.mul(vi, c0), b.mul(uvi, c1)), b.mul(ui, c2)))
+    return b.construct(v.type, out)
+
+
+@builtin("quat_rotate")
+def quat_rotate(ctx, args, kwargs):
+    q, v = _nargs(ctx, args, kwargs, 2, "quat_rotate")
+    return _rotate(ctx, _vec(ctx, q, "quat_rotate", 4, "quat"), _vec(ctx, v, "quat_rotate", 3), False)
+
+
+@builtin("quat_rotate_inv")
+def quat_rotate_inv(ctx, args, kwargs):
+    q, v = _nargs(ctx, args, kwargs, 2, "quat_rotate_inv")
+    return _rotate(ctx, _vec(ctx, q, "quat_rotate_inv", 4, "quat"), _vec(ctx, v, "quat_rotate_inv", 3), True)
+
+
+@builtin("quat_to_matrix")
+def quat_to_matrix(ctx, args, kwargs):
+    (q,) = _nargs(ctx, args, kwargs, 1, "quat_to_matrix")
+    q = _vec(ctx, q, "quat_to_matrix", 4, "quat")
+    b = ctx.b
+    cols = []
+    v3 = Vector(3, q.type.dtype)
+    for k in range(3):
+        e = [b.const(1.0 if i == k else 0.0, q.type.dtype) for i in range(3)]
+        cols.append(b.components(_rotate(ctx, q, b.construct(v3, e), False)))
+    return b.construct(Matrix((3, 3), q.type.dtype), [cols[c][r] for r in range(3) for c in range(3)])
+
+
+# Transforms: position (3) then rotation (4) --------------------------------------------------
+def _transform_type(dtype):
+    return Vector(7, dtype, "transform")
+
+
+def transform_part(ctx, t, name):
+    b = ctx.b
+    comps = b.components(t)
+    if name == "p":
+        return b.construct(Vector(3, t.type.dtype), comps[:3])
+    return b.construct(_quat_type(t.type.dtype), comps[3:])
+
+
+@builtin("transform_get_translation")
+def transform_get_translation(ctx, args, kwargs):
+    (t,) = _nargs(ctx, args, kwargs, 1, "transform_get_translation")
+    return transform_part(ctx, _vec(ctx, t, "transform_get_translation", 7, "transform"), "p")
+
+
+@builtin("transform_get_rotation")
+def transform_get_rotation(ctx, args, kwargs):
+    (t,) = _nargs(ctx, args, kwargs, 1, "transform_get_rotation")
+    return transform_part(ctx, _vec(ctx, t, "transform_get_rotation", 7, "transform"), "q")
+
+
+@builtin("transform_identity")
+def transform_identity(ctx, args, kwargs):
+    dtype = kwargs.pop("dtype", args[0] if args else None) or ctx.resolve_type(float, None)
+    b = ctx.b
+    z, o = b.const(0.0, dtype), b.const(1.0, dtype)
+    return b.construct(_transform_type(dtype), [z, z, z, z, z, z, o])
+
+
+def make_transform(ctx, p, q):
+    p = _vec(ctx, p, "transform", 3)
+    q = _vec(ctx, q, "transform", 4, "quat")
+    return ctx.b.construct(_transform_type(p.type.dtype), ctx.b.components(p) + ctx.b.components(q))
+
+
+@builtin("transform_point")
+def transform_point(ctx, args, kwargs):
+    t, p = _nargs(ctx, args, kwargs, 2, "transform_point")
+    t = _vec(ctx, t, "transform_point", 7, "transform")
+    r = _rotate(ctx, transform_part(ctx, t, "q"), _vec(ctx, p, "transform_point", 3), False)
+    return binary(ctx, "add", r, transform_part(ctx, t, "p"))
+
+
+@builtin("transform_vector")
+def transform_vector(ctx, args, kwargs):
+    t, v = _nargs(ctx, args, kwargs, 2, "transform_vector")
+    t = _vec(ctx, t, "transform_vector", 7, "transform")
+    return _rotate(ctx, transform_part(ctx, t, "q"), _vec(ctx, v, "transform_vector", 3), False)
+
+
+@builtin("transform_multiply")
+def transform_multiply(ctx, args, kwargs):
+    a, c = _nargs(ctx, args, kwargs, 2, "transform_multiply")
+    return transform_mul(ctx, _vec(ctx, a, "transform_multiply", 7, "transform"),
+                         _vec(ctx, c, "transform_multiply", 7, "transform"))
+
+
+def transform_mul(ctx, a, c):
+    qa, qc = transform_part(ctx, a, "q"), transform_part(ctx, c, "q")
+    p = binary(ctx, "add", _rotate(ctx, qa, transform_part(ctx, c, "p"), False), transform_part(ctx, a, "p"))
+    return make_transform(ctx, p, quat_mul(ctx.b, qa, qc))
+
+
+@builtin("transform_inverse")
+def transform_inverse(ctx, args, kwargs):
+    (t,) = _nargs(ctx, args, kwargs, 1, "transform_inverse")
+    t = _vec(ctx, t, "transform_inverse", 7, "transform")
+    q_inv = quat_inverse.expand(ctx, [transform_part(ctx, t, "q")], {})
+    p = _rotate(ctx, q_inv, transform_part(ctx, t, "p"), False)
+    return make_transform(ctx, binary(ctx, "mul", p, -1.0), q_inv)

@@ -1,0 +1,806 @@
+"""IR -> LLVM IR (llvmlite.ir) for a kernel.
+
+The kernel entry is `void entry(ptr args, i32 begin, i32 end, ptr ctx)`: `args` points at the
+packed parameter block (layout: `runtime.launch` builds it with ctypes), `[begin, end)` is
+the range of linear thread indices to run, and `ctx` is the launch context (launch shape,
+error record, scratch memory).
+
+Bounds checks. Every array access is checked (unless `bounds_checks` is off): a bad index
+records the access site, the index and the extent in the error record (first error wins),
+and the access goes to scratch memory instead, so nothing is corrupted and nothing
+crashes; the launcher raises IndexError afterwards. Checks in a loop body stop LLVM from
+vectorising it, so loops are versioned: accesses indexed by a thread index, a constant or
+a `for` loop's variable are proven in bounds once, before the loop (the launch shape or the
+loop range against the array's shape), and a copy of the loop without their checks runs
+when that proof holds.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from ..builtins.registry import Primitive
+from ..ir.core import Block, Function, Op, Value, walk
+from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bool_
+from ..types.layout import ctype_of
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+MAX_DIMS = 4
+
+
+@dataclass
+class Site:
+    """An access that is bounds-checked at run time; reported by id in the error record."""
+
+    id: int
+    op: Op
+    what: str  # "array 'x'" or "vector index"
+
+
+def llvm_type(t, in_memory: bool = False):
+    """The LLVM type of a weft value; bools are i1 in registers and i8 in memory/aggregates."""
+    if isinstance(t, Scalar):
+        if t.is_bool:
+            return I8 if in_memory else I1
+        if t.is_float:
+            return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bits]
+        return ir.IntType(t.bits)
+    if isinstance(t, (Vector, Matrix)):
+        return ir.ArrayType(llvm_type(t.dtype, True), t.num_components)
+    if isinstance(t, StructType):
+        return ir.LiteralStructType([llvm_type(f, True) for f in t.fields.values()])
+    if isinstance(t, TupleType):
+        return ir.LiteralStructType([llvm_type(e, True) for e in t.elements])
+    if isinstance(t, ArrayType):
+        return ir.LiteralStructType([PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)])
+    raise TypeError(f"no LLVM type for {t!r}")
+
+
+# The launch context, mirrored by runtime.launch.LaunchContext.
+CTX_TYPE = ir.LiteralStructType([
+    ir.ArrayType(I32, MAX_DIMS),  # 0 launch shape
+    I32,                          # 1 launch ndim
+    I32,                          # 2 error site (0: none)
+    ir.ArrayType(I64, MAX_DIMS),  # 3 error index
+    ir.ArrayType(I64, MAX_DIMS),  # 4 error extent
+    ir.ArrayType(I8, 4096),       # 5 scratch for redirected accesses
+])
+
+
+class KernelCodegen:
+    """Lowers one kernel IR function with one specialisation to an LLVM module."""
+
+    def __init__(self, fn: Function, contiguous: tuple[bool, ...], bounds_checks=True,
+                 fast_math=False, triple="", data_layout=""):
+        self.fn = fn
+        self.contiguous_params = contiguous
+        self.bounds_checks = bounds_checks
+        self.fmf = ("fast",) if fast_math else ()
+        self.module = ir.Module(name=fn.name)
+        self.module.triple = triple
+        self.module.data_layout = data_layout
+        self.f16, self.f32, self.f64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+        self.sites: list[Site] = []
+        self.site_of: dict[int, Site] = {}
+        self._strings: dict[str, ir.GlobalVariable] = {}
+        self._collect_sites()
+
+    @property
+    def entry_name(self) -> str:
+        return "weft_kernel_" + "".join(c if c.isalnum() else "_" for c in self.fn.name)
+
+    # Sites ---------------------------------------------------------------------------------
+    def _collect_sites(self):
+        for op in walk(self.fn.body):
+            if op.name in ("load", "store", "atomic", "view"):
+                arr = op.operands[0]
+                what = f"array '{arr.hint}'" if arr.hint else "array"
+            elif op.name in ("extract_dyn", "insert_dyn"):
+                what = f"{op.operands[0].type!r} component"
+            elif op.name == "binary" and op.attrs["op"] in ("div", "floordiv", "mod") \
+                    and op.operands[0].type.is_int:
+                what = "integer division"
+            elif op.name == "assert":
+                what = "assert"
+            else:
+                continue
+            site = Site(len(self.sites) + 1, op, what)
+            self.sites.append(site)
+            self.site_of[id(op)] = site
+
+    # Entry ---------------------------------------------------------------------------------
+    def generate(self) -> ir.Module:
+        self._declare_error_recorder()
+        params = self.fn.params
+        self.args_type = ir.LiteralStructType([llvm_type(p.type, True) for p in params])
+        fnty = ir.FunctionType(ir.VoidType(), [PTR, I32, I32, PTR])
+        entry = ir.Function(self.module, fnty, self.entry_name)
+        for a in entry.args[:1] + entry.args[3:]:
+            a.add_attribute("noalias")
+        args_ptr, begin, end, ctx = entry.args
+        self.ctx_ptr = ctx
+        self.func = entry
+        self.builder = b = ir.IRBuilder(entry.append_basic_block("entry"))
+        self.values: dict[int, object] = {}
+        self.contiguous: set[int] = set()
+        self.param_ids = {p.id for p in params}
+        for k, p in enumerate(params):
+            slot = b.gep(args_ptr, [I32(0), I32(k)], source_etype=self.args_type)
+            v = b.load(slot, typ=llvm_type(p.type, True))
+            if p.type is bool_:
+                v = b.icmp_unsigned("!=", v, I8(0))
+            self.values[p.id] = v
+            if isinstance(p.type, ArrayType) and self.contiguous_params[k]:
+                self.contiguous.add(p.id)
+        self.launch_dims = [b.load(b.gep(ctx, [I32(0), I32(0), I32(d)], source_etype=CTX_TYPE), typ=I32)
+                            for d in range(MAX_DIMS)]
+        guard = self._thread_guard()
+        if guard is None:
+            self._emit_thread_loop(begin, end, frozenset())
+        else:
+            fast_bb, slow_bb = entry.append_basic_block("fast"), entry.append_basic_block("checked")
+            done = entry.append_basic_block("done")
+            b.cbranch(guard, fast_bb, slow_bb)
+            for bb, active in ((fast_bb, frozenset({"tid"})), (slow_bb, frozenset())):
+                b.position_at_end(bb)
+                saved = dict(self.values)
+                self._emit_thread_loop(begin, end, active)
+                b.branch(done)
+                self.values = saved
+            b.position_at_end(done)
+        b.ret_void()
+        return self.module
+
+    def _emit_thread_loop(self, begin, end, active):
+        b = self.builder
+        pre = b.block
+        header = self.func.append_basic_block("thread.header")
+        body = self.func.append_basic_block("thread.body")
+        exit_ = self.func.append_basic_block("thread.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        k = b.phi(I32, "tid")
+        k.add_incoming(begin, pre)
+        b.cbranch(b.icmp_signed("<", k, end), body, exit_)
+        b.position_at_end(body)
+        self.thread_index = k
+        self.tids = self._thread_coords(k)
+        self.active = active
+        self._emit_body(self.fn.body)
+        nxt = b.add(k, I32(1), flags=("nsw",))
+        k.add_incoming(nxt, b.block)
+        b.branch(header)
+        b.position_at_end(exit_)
+
+    def _thread_coords(self, k):
+        """Per-dimension thread indices for `i, j = tid()` (row-major over the launch shape)."""
+        ns = {op.attrs["of"] for op in walk(self.fn.body) if op.name == "tid" and op.attrs["of"] > 1}
+        coords = {}
+        b = self.builder
+        for n in ns:
+            rest, out = k, [None] * n
+            for d in reversed(range(n)):
+                dim = self.launch_dims[d]
+                if d == 0:
+                    out[d] = rest
+                else:
+                    out[d] = b.srem(rest, dim)
+                    rest = b.sdiv(rest, dim)
+            coords[n] = out
+        return coords
+
+    def _emit_body(self, block: Block):
+        for op in block.ops:
+            if op.name == "return":
+                return
+            self.emit(op)
+
+    # Guards: proofs that accesses are in bounds --------------------------------------------
+    def _index_kind(self, v: Value):
+        owner = v.owner
+        if isinstance(owner, Op) and owner.name == "tid":
+            return ("tid", owner.attrs["dim"], owner.attrs["of"])
+        if isinstance(owner, Op) and owner.name == "const":
+            return ("const", owner.attrs["value"])
+        return None
+
+    def _thread_guard(self):
+        """The condition under which every thread/constant-indexed access is in bounds."""
+        if not self.bounds_checks:
+            return None
+        b = self.builder
+        conds = []
+        for site in self.sites:
+            op = site.op
+            if op.name not in ("load", "store", "atomic", "view") or op.operands[0].id not in self.param_ids:
+                continue
+            arr = op.operands[0]
+            n_idx = len(op.operands) - 1 - (op.name in ("store", "atomic"))
+            kinds = [self._index_kind(i) for i in op.operands[1:1 + n_idx]]
+            if any(k is None for k in kinds):
+                continue
+            site.guard = "tid"
+            for d, kind in enumerate(kinds):
+                extent = self._shape(self.values[arr.id], d)
+                if kind[0] == "const":
+                    bound = I64(kind[1]) if kind[1] >= 0 else None
+                    conds.append(b.icmp_signed("<", bound, extent) if bound is not None else I1(0))
+                    continue
+                _, dim, of = kind
+                size = self._launch_extent(dim, of)
+                conds.append(b.icmp_signed("<=", b.sext(size, I64), extent))
+        if not conds:
+            return None
+        ok = conds[0]
+        for c in conds[1:]:
+            ok = b.and_(ok, c)
+        return ok
+
+    def _launch_extent(self, dim, of):
+        b = self.builder
+        if dim >= 0:
+            return self.launch_dims[dim]
+        total = self.launch_dims[0]
+        for d in range(1, MAX_DIMS):
+            total = b.mul(total, self.launch_dims[d])  # unused dims are 1
+        return total
+
+    def _elided(self, op) -> bool:
+        if not self.bounds_checks:
+            return True
+        site = self.site_of.get(id(op))
+        guard = getattr(site, "guard", None)
+        return guard is not None and guard in self.active
+
+    # Ops -----------------------------------------------------------------------------------
+    def emit(self, op: Op):
+        handler = getattr(self, "op_" + op.name)
+        result = handler(op)
+        if op.results:
+            if len(op.results) == 1 and not isinstance(result, list):
+                result = [result]
+            for r, v in zip(op.results, result):
+                self.values[r.id] = v
+
+    def v(self, value: Value):
+        return self.values[value.id]
+
+    def op_const(self, op):
+        t = op.result.type
+        return llvm_type(t)(op.attrs["value"])
+
+    def op_binary(self, op):
+        a, c = (self.v(x) for x in op.operands)
+        t = op.operands[0].type
+        kind = op.attrs["op"]
+        b = self.builder
+        if t.is_float:
+            if t.bits == 16:
+                a, c = b.fpext(a, self.f32), b.fpext(c, self.f32)
+            r = self._float_binary(kind, a, c)
+            return b.fptrunc(r, self.f16) if t.bits == 16 else r
+        if t.is_bool:
+            return {"bitand": b.and_, "bitor": b.or_, "bitxor": b.xor}[kind](a, c)
+        signed = t.is_signed
+        flags = ("nsw",) if signed else ()
+        if kind == "add":
+            return b.add(a, c, flags=flags)
+        if kind == "sub":
+            return b.sub(a, c, flags=flags)
+        if kind == "mul":
+            return b.mul(a, c, flags=flags)
+        if kind in ("div", "floordiv", "mod"):
+            return self._int_division(op, kind, a, c, signed)
+        if kind == "bitand":
+            return b.and_(a, c)
+        if kind == "bitor":
+            return b.or_(a, c)
+        if kind == "bitxor":
+            return b.xor(a, c)
+        if kind == "shl":
+            return b.shl(a, c)
+        if kind == "shr":
+            return b.ashr(a, c) if signed else b.lshr(a, c)
+        raise NotImplementedError(kind)
+
+    def _float_binary(self, kind, a, c):
+        b = self.builder
+        if kind == "add":
+            return b.fadd(a, c, flags=self.fmf)
+        if kind == "sub":
+            return b.fsub(a, c, flags=self.fmf)
+        if kind == "mul":
+            return b.fmul(a, c, flags=self.fmf)
+        if kind == "div":
+            return b.fdiv(a, c, flags=self.fmf)
+        if kind == "mod":  # C fmod: the sign of the dividend, as Warp
+            return b.frem(a, c)
+        if kind == "floordiv":
+            return self.call_intrinsic("llvm.floor", [b.fdiv(a, c, flags=self.fmf)])
+        raise NotImplementedError(kind)
+
+    def _int_division(self, op, kind, a, c, signed):
+        """Integer /, // and %, as C (/ truncates, % keeps the dividend's sign) and // floors.
+        A zero divisor records an error instead of trapping (which would kill the process)."""
+        b = self.builder
+        zero = c.type(0)
+        bad = b.icmp_unsigned("==", c, zero)
+        if signed:  # INT_MIN / -1 also traps on x86
+            int_min = c.type(-(1 << (c.type.width - 1)))
+            bad_overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, c.type(-1)))
+            safe = b.select(b.or_(bad, bad_overflow), c.type(1), c)
+        else:
+            safe = b.select(bad, c.type(1), c)
+        self._check(op, b.not_(bad), [b.zext(c, I64) if not signed else b.sext(c, I64)], [I64(0)])
+        if kind == "div":
+            return b.sdiv(a, safe) if signed else b.udiv(a, safe)
+        if kind == "mod":
+            return b.srem(a, safe) if signed else b.urem(a, safe)
+        if not signed:
+            return b.udiv(a, safe)
+        q = b.sdiv(a, safe)
+        r = b.srem(a, safe)
+        # floor: subtract one where the remainder is nonzero and has the other sign
+        adjust = b.and_(b.icmp_signed("!=", r, r.type(0)),
+                        b.icmp_signed("<", b.xor(r, safe), r.type(0)))
+        return b.sub(q, b.zext(adjust, q.type))
+
+    def op_unary(self, op):
+        (a,) = (self.v(x) for x in op.operands)
+        t = op.operands[0].type
+        b = self.builder
+        kind = op.attrs["op"]
+        if kind == "not":
+            return b.not_(a) if t.is_bool else b.icmp_unsigned("==", a, a.type(0))
+        if kind == "invert":
+            return b.not_(a)
+        return b.fneg(a) if t.is_float else b.neg(a)
+
+    def op_cmp(self, op):
+        a, c = (self.v(x) for x in op.operands)
+        t = op.operands[0].type
+        pred = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op.attrs["pred"]]
+        b = self.builder
+        if t.is_float:
+            if pred == "!=":
+                return b.fcmp_unordered(pred, a, c)  # NaN != NaN is true, as in Python
+            return b.fcmp_ordered(pred, a, c)
+        if t.is_signed and not t.is_bool:
+            return b.icmp_signed(pred, a, c)
+        return b.icmp_unsigned(pred, a, c)
+
+    def op_cast(self, op):
+        return self.convert(self.v(op.operands[0]), op.operands[0].type, op.result.type)
+
+    def convert(self, x, src: Scalar, dst: Scalar):
+        b = self.builder
+        to = llvm_type(dst)
+        if src is dst:
+            return x
+        if dst.is_bool:
+            return b.fcmp_unordered("!=", x, x.type(0)) if src.is_float else b.icmp_unsigned("!=", x, x.type(0))
+        if src.is_float and dst.is_float:
+            return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
+        if src.is_float:
+            return b.fptosi(x, to) if dst.is_signed else b.fptoui(x, to)
+        if dst.is_float:
+            return b.sitofp(x, to) if src.is_signed and not src.is_bool else b.uitofp(x, to)
+        if dst.bits == src.bits:
+            return x
+        if dst.bits < src.bits:
+            return b.trunc(x, to)
+        return b.sext(x, to) if src.is_signed and not src.is_bool else b.zext(x, to)
+
+    def op_select(self, op):
+        c, a, d = (self.v(x) for x in op.operands)
+        return self.builder.select(c, a, d)
+
+    def op_call(self, op):
+        prim: Primitive = op.attrs["fn"]
+        args = [self.v(x) for x in op.operands]
+        return prim.lower(self, args, op)
+
+    # Composites ----------------------------------------------------------------------------
+    def _to_member(self, x, t):
+        return self.builder.zext(x, I8) if t is bool_ else x
+
+    def _from_member(self, x, t):
+        return self.builder.icmp_unsigned("!=", x, I8(0)) if t is bool_ else x
+
+    def op_construct(self, op):
+        t = op.result.type
+        agg = ir.Constant(llvm_type(t), ir.Undefined)
+        for i, x in enumerate(op.operands):
+            agg = self.builder.insert_value(agg, self._to_member(self.v(x), x.type), i)
+        return agg
+
+    def op_extract(self, op):
+        x = self.builder.extract_value(self.v(op.operands[0]), op.attrs["index"])
+        return self._from_member(x, op.result.type)
+
+    def op_insert(self, op):
+        agg, x = op.operands
+        return self.builder.insert_value(self.v(agg), self._to_member(self.v(x), x.type), op.attrs["index"])
+
+    def _component_index(self, op, agg_type, index):
+        """A dynamic component index, checked against the size (out of range reads 0)."""
+        b = self.builder
+        n = agg_type.num_components
+        i = self.v(index)
+        ok = b.icmp_unsigned("<", i, i.type(n))
+        self._check(op, ok, [b.sext(i, I64)], [I64(n)])
+        return b.select(ok, i, i.type(0))
+
+    def op_extract_dyn(self, op):
+        agg, index = op.operands
+        i = self._component_index(op, agg.type, index)
+        b = self.builder
+        a = self.v(agg)
+        result = b.extract_value(a, 0)
+        for k in range(1, agg.type.num_components):  # a select chain vectorises; memory does not
+            result = b.select(b.icmp_unsigned("==", i, i.type(k)), b.extract_value(a, k), result)
+        return result
+
+    def op_insert_dyn(self, op):
+        agg, index, x = op.operands
+        i = self._component_index(op, agg.type, index)
+        b = self.builder
+        a = self.v(agg)
+        xv = self.v(x)
+        out = a
+        for k in range(agg.type.num_components):
+            cur = b.extract_value(a, k)
+            out = b.insert_value(out, b.select(b.icmp_unsigned("==", i, i.type(k)), xv, cur), k)
+        return out
+
+    # Thread index and arrays ---------------------------------------------------------------
+    def op_tid(self, op):
+        dim, of = op.attrs["dim"], op.attrs["of"]
+        if dim < 0 or of == 1:
+            return self.thread_index
+        return self.tids[of][dim]
+
+    def _shape(self, arr, d):
+        return self.builder.extract_value(arr, [1, d])
+
+    def op_array_shape(self, op):
+        return self.builder.trunc(self._shape(self.v(op.operands[0]), op.attrs["dim"]), I32)
+
+    def _address(self, op, arr_value: Value, indices):
+        """Address of an element (or sub-array), bounds-checked unless proven in bounds."""
+        b = self.builder
+        arr = self.v(arr_value)
+        t = arr_value.type
+        elem_size = self._elem_size(t.dtype)
+        offset = None
+        oks, idx64, extents = [], [], []
+        check = not self._elided(op)
+        for d, index in enumerate(indices):
+            i = self.v(index)
+            i = b.sext(i, I64) if index.type.is_signed else b.zext(i, I64)
+            if check:
+                extent = self._shape(arr, d)
+                oks.append(b.icmp_unsigned("<", i, extent))
+                idx64.append(i)
+                extents.append(extent)
+            if d == t.ndim - 1 and arr_value.id in self.contiguous:
+                stride = I64(elem_size)
+            else:
+                stride = b.extract_value(arr, [2, d])
+            term = b.mul(i, stride, flags=("nsw",))
+            offset = term if offset is None else b.add(offset, term, flags=("nsw",))
+        data = b.extract_value(arr, 0)
+        ptr = b.gep(data, [offset], source_etype=I8, inbounds=True)
+        if check:
+            ok = oks[0]
+            for c in oks[1:]:
+                ok = b.and_(ok, c)
+            self._check(op, ok, idx64, extents)
+            scratch = b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE)
+            ptr = b.select(ok, ptr, scratch)
+        return ptr
+
+    def _elem_size(self, t) -> int:
+        return ctypes.sizeof(ctype_of(t))
+
+    def op_load(self, op):
+        arr, *idx = op.operands
+        ptr = self._address(op, arr, idx)
+        t = op.result.type
+        v = self.builder.load(ptr, typ=llvm_type(t, True))
+        return self._from_member(v, t)
+
+    def op_store(self, op):
+        arr, *idx, value = op.operands
+        ptr = self._address(op, arr, idx)
+        self.builder.store(self._to_member(self.v(value), value.type), ptr)
+
+    def op_atomic(self, op):
+        arr, *idx, value = op.operands
+        ptr = self._address(op, arr, idx)
+        t = value.type
+        b = self.builder
+        kind = op.attrs["op"]
+        if isinstance(t, Scalar):
+            return self._atomic_scalar(kind, t, ptr, self.v(value))
+        old = ir.Constant(llvm_type(t), ir.Undefined)
+        comp_size = t.dtype.size
+        for k in range(t.num_components):
+            p = b.gep(ptr, [I64(k * comp_size)], source_etype=I8, inbounds=True)
+            r = self._atomic_scalar(kind, t.dtype, p, b.extract_value(self.v(value), k))
+            old = b.insert_value(old, r, k)
+        return old
+
+    def _atomic_scalar(self, kind, t, ptr, x):
+        if t.is_float:
+            rmw = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}[kind]
+        elif t.is_signed:
+            rmw = {"add": "add", "sub": "sub", "min": "min", "max": "max"}[kind]
+        else:
+            rmw = {"add": "add", "sub": "sub", "min": "umin", "max": "umax"}[kind]
+        return self.builder.atomic_rmw(rmw, ptr, x, "monotonic")
+
+    def op_view(self, op):
+        arr, *idx = op.operands
+        ptr = self._address(op, arr, idx)
+        b = self.builder
+        src = self.v(arr)
+        k = len(idx)
+        out_t = op.result.type
+        out = ir.Constant(llvm_type(out_t), ir.Undefined)
+        out = b.insert_value(out, ptr, 0)
+        for d in range(out_t.ndim):
+            out = b.insert_value(out, b.extract_value(src, [1, d + k]), [1, d])
+            out = b.insert_value(out, b.extract_value(src, [2, d + k]), [2, d])
+        if arr.id in self.contiguous:
+            self.contiguous.add(op.result.id)
+        return out
+
+    # Control flow --------------------------------------------------------------------------
+    def _region(self, block: Block, args=()):
+        """Emit a region's ops; return the LLVM values it yields."""
+        for a, v in zip(block.args, args):
+            self.values[a.id] = v
+        for op in block.ops[:-1]:
+            self.emit(op)
+        return [self.v(x) for x in block.ops[-1].operands]
+
+    def op_if(self, op):
+        b = self.builder
+        then_bb = self.func.append_basic_block("if.then")
+        else_bb = self.func.append_basic_block("if.else")
+        merge = self.func.append_basic_block("if.end")
+        b.cbranch(self.v(op.operands[0]), then_bb, else_bb)
+        incoming = []
+        for bb, region in ((then_bb, op.regions[0]), (else_bb, op.regions[1])):
+            b.position_at_end(bb)
+            vals = self._region(region)
+            incoming.append((vals, b.block))
+            b.branch(merge)
+        b.position_at_end(merge)
+        results = []
+        for k, r in enumerate(op.results):
+            phi = b.phi(llvm_type(r.type))
+            for vals, bb in incoming:
+                phi.add_incoming(vals[k], bb)
+            results.append(phi)
+        return results
+
+    def op_for(self, op):
+        start, stop, step, *inits = op.operands
+        guard = self._loop_guard(op) if self.bounds_checks else None
+        if guard is None:
+            return self._emit_for(op, self.active)
+        b = self.builder
+        fast_bb = self.func.append_basic_block("for.fast")
+        slow_bb = self.func.append_basic_block("for.checked")
+        merge = self.func.append_basic_block("for.done")
+        b.cbranch(guard, fast_bb, slow_bb)
+        incoming = []
+        for bb, active in ((fast_bb, self.active | {("loop", id(op))}), (slow_bb, self.active)):
+            b.position_at_end(bb)
+            incoming.append((self._emit_for(op, active), b.block))
+            b.branch(merge)
+        b.position_at_end(merge)
+        results = []
+        for k, r in enumerate(op.results):
+            phi = b.phi(llvm_type(r.type))
+            for vals, bb in incoming:
+                phi.add_incoming(vals[k], bb)
+            results.append(phi)
+        return results
+
+    def _loop_guard(self, op):
+        """For a loop with a positive constant step: the condition under which every access in
+        its body indexed by the loop variable (and otherwise by proven indices) is in bounds."""
+        start, stop, step = op.operands[:3]
+        if not (step.owner is not None and step.owner.name == "const" and step.owner.attrs["value"] > 0):
+            return None
+        iv = op.regions[0].args[0]
+        b = self.builder
+        conds = []
+        for inner in walk(op.regions[0]):
+            site = self.site_of.get(id(inner))
+            if site is None or inner.name not in ("load", "store", "atomic", "view"):
+                continue
+            arr = inner.operands[0]
+            if arr.id not in self.param_ids:
+                continue
+            n_idx = len(inner.operands) - 1 - (inner.name in ("store", "atomic"))
+            idx = inner.operands[1:1 + n_idx]
+            if not any(i is iv for i in idx):
+                continue
+            conds_here = []
+            for d, i in enumerate(idx):
+                extent = self._shape(self.values[arr.id], d)
+                kind = self._index_kind(i)
+                if i is iv:
+                    lo_ok = b.icmp_signed(">=", self.v(start), self.v(start).type(0))
+                    hi_ok = b.icmp_signed("<=", b.sext(self.v(stop), I64), extent)
+                    conds_here.append(b.and_(lo_ok, hi_ok))
+                elif kind is not None and kind[0] == "const" and kind[1] >= 0:
+                    conds_here.append(b.icmp_signed("<", I64(kind[1]), extent))
+                else:
+                    conds_here = None
+                    break
+            if conds_here is None:
+                continue
+            conds.extend(conds_here)
+            site.guard = ("loop", id(op))
+        if not conds:
+            return None
+        ok = conds[0]
+        for c in conds[1:]:
+            ok = b.and_(ok, c)
+        empty = b.icmp_signed(">=", self.v(start), self.v(stop))
+        return b.or_(empty, ok)
+
+    def _emit_for(self, op, active):
+        saved_active = self.active
+        self.active = active
+        start, stop, step, *inits = op.operands
+        b = self.builder
+        pre = b.block
+        header = self.func.append_basic_block("for.header")
+        body = self.func.append_basic_block("for.body")
+        exit_ = self.func.append_basic_block("for.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        iv = b.phi(llvm_type(start.type), "i")
+        iv.add_incoming(self.v(start), pre)
+        carried = []
+        for x in inits:
+            phi = b.phi(llvm_type(x.type))
+            phi.add_incoming(self.v(x), pre)
+            carried.append(phi)
+        st = self.v(step)
+        signed = start.type.is_signed
+        cmp = b.icmp_signed if signed else b.icmp_unsigned
+        if step.owner is not None and step.owner.name == "const":
+            go = cmp("<" if step.owner.attrs["value"] > 0 else ">", iv, self.v(stop))
+        else:
+            up = b.icmp_signed(">", st, st.type(0))
+            go = b.select(up, cmp("<", iv, self.v(stop)), cmp(">", iv, self.v(stop)))
+        b.cbranch(go, body, exit_)
+        b.position_at_end(body)
+        vals = self._region(op.regions[0], [iv] + carried)
+        iv.add_incoming(b.add(iv, st, flags=("nsw",) if signed else ()), b.block)
+        for phi, v in zip(carried, vals):
+            phi.add_incoming(v, b.block)
+        b.branch(header)
+        b.position_at_end(exit_)
+        self.active = saved_active
+        return carried
+
+    def op_while(self, op):
+        b = self.builder
+        pre = b.block
+        header = self.func.append_basic_block("while.header")
+        body = self.func.append_basic_block("while.body")
+        exit_ = self.func.append_basic_block("while.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        carried = []
+        for x in op.operands:
+            phi = b.phi(llvm_type(x.type))
+            phi.add_incoming(self.v(x), pre)
+            carried.append(phi)
+        (go,) = self._region(op.regions[0], carried)
+        b.cbranch(go, body, exit_)
+        b.position_at_end(body)
+        vals = self._region(op.regions[1], carried)
+        for phi, v in zip(carried, vals):
+            phi.add_incoming(v, b.block)
+        b.branch(header)
+        b.position_at_end(exit_)
+        return carried
+
+    # Errors, asserts, print ----------------------------------------------------------------
+    def _declare_error_recorder(self):
+        """`record_error(ctx, site, index[4], extent[4])`: the first error of a launch wins."""
+        fnty = ir.FunctionType(ir.VoidType(), [PTR, I32] + [I64] * (2 * MAX_DIMS))
+        f = ir.Function(self.module, fnty, "weft_record_error")
+        f.linkage = "internal"
+        f.attributes.add("noinline")
+        f.attributes.add("cold")
+        b = ir.IRBuilder(f.append_basic_block())
+        ctx, site, *rest = f.args
+        site_ptr = b.gep(ctx, [I32(0), I32(2)], source_etype=CTX_TYPE)
+        pair = b.cmpxchg(site_ptr, I32(0), site, "monotonic", "monotonic")
+        won = b.extract_value(pair, 1)
+        with b.if_then(won):
+            for d in range(MAX_DIMS):
+                b.store(rest[d], b.gep(ctx, [I32(0), I32(3), I32(d)], source_etype=CTX_TYPE))
+                b.store(rest[MAX_DIMS + d], b.gep(ctx, [I32(0), I32(4), I32(d)], source_etype=CTX_TYPE))
+        b.ret_void()
+        self.record_error = f
+
+    def _check(self, op, ok, indices, extents):
+        """If `ok` is false, record the error for `op`'s site (a cold branch)."""
+        site = self.site_of[id(op)]
+        b = self.builder
+        with b.if_then(b.not_(ok), likely=False):
+            pad = [I64(0)] * (MAX_DIMS - len(indices))
+            b.call(self.record_error, [self.ctx_ptr, I32(site.id), *indices, *pad, *extents,
+                                       *([I64(0)] * (MAX_DIMS - len(extents)))])
+
+    def op_assert(self, op):
+        self._check(op, self.v(op.operands[0]), [], [])
+
+    def op_print(self, op):
+        b = self.builder
+        printf = self.module.globals.get("printf") or ir.Function(
+            self.module, ir.FunctionType(I32, [PTR], var_arg=True), "printf")
+        if op.attrs.get("raw"):
+            fmt = op.attrs["fmt"][0]
+            args = [self._printf_arg(x)[1] for x in op.operands]
+        else:
+            parts, args = [], []
+            values = iter(op.operands)
+            for piece in op.attrs["fmt"]:
+                if piece is None:
+                    spec, arg = self._printf_arg(next(values))
+                    parts.append(spec)
+                    args.append(arg)
+                else:
+                    parts.append(piece.replace("%", "%%"))
+            fmt = "".join(parts)
+        b.call(printf, [self._cstring(fmt), *args])
+
+    def _printf_arg(self, x: Value):
+        b = self.builder
+        v = self.v(x)
+        t = x.type
+        if t.is_bool:
+            return "%s", b.select(v, self._cstring("True"), self._cstring("False"))
+        if t.is_float:
+            return "%g", b.fpext(v, self.f64) if t.bits < 64 else v
+        if t.bits == 64:
+            return ("%lld" if t.is_signed else "%llu"), v
+        ext = b.sext(v, I32) if t.is_signed else b.zext(v, I32)
+        return ("%d" if t.is_signed else "%u"), ext if t.bits < 32 else v
+
+    def _cstring(self, text: str):
+        if text not in self._strings:
+            data = bytearray(text.encode()) + b"\0"
+            g = ir.GlobalVariable(self.module, ir.ArrayType(I8, len(data)), f".str{len(self._strings)}")
+            g.linkage = "private"
+            g.global_constant = True
+            g.initializer = ir.Constant(ir.ArrayType(I8, len(data)), data)
+            self._strings[text] = g
+        return self._strings[text]
+
+    # Helpers for builtins' lowerings -------------------------------------------------------
+    def call_intrinsic(self, name, args):
+        ty = args[0].type
+        fn = self.module.declare_intrinsic(name, [ty])
+        return self.builder.call(fn, args)
+
+    def i1(self, value):
+        return I1(value)
+
+

@@ -1,0 +1,24 @@
+"""Global settings, read when a kernel is compiled or launched (as `warp.config`)."""
+
+from __future__ import annotations
+
+import os
+
+#: Number of CPU threads a launch may use (None: all cores).
+num_threads: int | None = None
+#: Launches with fewer threads than this times a kernel's cost weight run serially.
+parallel_threshold: int = 1 << 15
+#: Check every array index; an out-of-range index raises IndexError after the launch.
+bounds_checks: bool = True
+#: "release" or "debug" ("debug" compiles `assert` statements).
+mode: str = "release"
+#: Allow LLVM to reassociate floating-point math (faster reductions, different rounding).
+fast_math: bool = False
+#: Where compiled kernels are cached (None: ~/.cache/weft).
+kernel_cache_dir: str | None = os.environ.get("WEFT_CACHE_DIR") or None
+#: Print compile times and cache hits.
+verbose: bool = False
+#: Accepted for Warp compatibility (weft prints nothing while loading modules).
+quiet: bool = True
+#: Also check `weft.verify` after every pass (slower compiles; for weft's own tests).
+verify_ir: bool = False

@@ -1,0 +1,100 @@
+"""The IR: typed SSA values, ops with regions (structured control flow), functions.
+
+An `Op` has operands (Values), results (Values it defines), attributes, regions (Blocks)
+and a source location. A `Block` has arguments (Values) and a list of ops ending in a
+terminator (`yield` or `return`). Control flow is structured: `if`, `for` and `while` ops
+own their regions and pass values in and out explicitly, so every loop-carried value is a
+block argument of the loop body. The op kinds are declared in `ops.py`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source location: file, 1-based line, 0-based column."""
+
+    file: str
+    line: int
+    col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col + 1}"
+
+
+_ids = itertools.count()
+
+
+class Value:
+    """An SSA value. `owner` is the Op (result) or Block (argument) that defines it."""
+
+    __slots__ = ("type", "owner", "hint", "id")
+
+    def __init__(self, type_, owner=None, hint: str = ""):
+        self.type = type_
+        self.owner = owner
+        self.hint = hint
+        self.id = next(_ids)
+
+    def __repr__(self) -> str:
+        return f"%{self.hint or 'v'}{self.id}: {self.type!r}"
+
+
+class Op:
+    __slots__ = ("name", "operands", "results", "attrs", "regions", "loc")
+
+    def __init__(self, name: str, operands, result_types=(), attrs=None, regions=(), loc=None):
+        self.name = name
+        self.operands = list(operands)
+        self.results = [Value(t, self) for t in result_types]
+        self.attrs = dict(attrs or {})
+        self.regions = list(regions)
+        self.loc = loc
+
+    @property
+    def result(self) -> Value:
+        (r,) = self.results
+        return r
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name} at {self.loc}>"
+
+
+class Block:
+    __slots__ = ("args", "ops")
+
+    def __init__(self, arg_types=(), hints=()):
+        hints = list(hints) + [""] * (len(arg_types) - len(hints))
+        self.args = [Value(t, self, h) for t, h in zip(arg_types, hints)]
+        self.ops: list[Op] = []
+
+    @property
+    def terminator(self) -> Op | None:
+        return self.ops[-1] if self.ops and self.ops[-1].name in ("yield", "return") else None
+
+
+class Function:
+    """A kernel or func body. `params` are the body's block arguments."""
+
+    def __init__(self, name: str, kind: str, param_names, param_types, ret_type=None, loc=None):
+        self.name = name
+        self.kind = kind  # "kernel" or "func"
+        self.param_names = list(param_names)
+        self.body = Block(param_types, self.param_names)
+        self.ret_type = ret_type
+        self.loc = loc
+
+    @property
+    def params(self) -> list[Value]:
+        return self.body.args
+
+
+def walk(block: Block):
+    """Every op in `block` and its nested regions, in program order (pre-order)."""
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            yield from walk(region)

@@ -1,0 +1,196 @@
+"""The op kinds of the IR, declared in one table.
+
+Each `OpSpec` lists the operands, results and regions an op has; the verifier checks those
+generically and calls the op's own `check` for the rules that are particular to it.
+`n_operands=None` means variadic; `n_results=None` means the op decides (its check does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, bool_
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    n_operands: int | None
+    n_results: int | None
+    regions: tuple[str, ...] = ()
+    attrs: tuple[str, ...] = ()
+    effects: bool = False  # writes memory or prints: never removed, never reordered
+    terminator: bool = False
+    check: Callable | None = None
+    doc: str = ""
+
+
+BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow",
+              "bitand", "bitor", "bitxor", "shl", "shr")
+INT_ONLY_BINARY = ("bitand", "bitor", "bitxor", "shl", "shr")
+UNARY_OPS = ("neg", "invert", "not")
+CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+ATOMIC_OPS = ("add", "sub", "min", "max")
+
+
+def component_type(t, index: int):
+    """The type of component `index` of composite type `t` (a matrix's components are scalars)."""
+    if isinstance(t, (Vector, Matrix)):
+        return t.dtype
+    if isinstance(t, StructType):
+        return t.fields[t.field_names[index]]
+    if isinstance(t, TupleType):
+        return t.elements[index]
+    raise TypeError(f"{t!r} has no components")
+
+
+def _require(cond: bool, message: str):
+    if not cond:
+        raise VerifyError(message)
+
+
+class VerifyError(Exception):
+    pass
+
+
+def _check_binary(op):
+    a, b = op.operands
+    _require(isinstance(a.type, Scalar) and a.type is b.type, "binary operands must be one scalar type")
+    _require(op.attrs["op"] in BINARY_OPS, f"unknown binary op {op.attrs['op']}")
+    _require(op.result.type is a.type, "binary result type must equal operand type")
+    if op.attrs["op"] in INT_ONLY_BINARY:
+        _require(a.type.is_int, f"{op.attrs['op']} needs integer operands")
+
+
+def _check_unary(op):
+    (a,) = op.operands
+    _require(isinstance(a.type, Scalar) and op.result.type is a.type, "unary keeps its scalar type")
+
+
+def _check_cmp(op):
+    a, b = op.operands
+    _require(a.type is b.type and isinstance(a.type, Scalar), "cmp operands must be one scalar type")
+    _require(op.result.type is bool_, "cmp gives bool")
+
+
+def _check_select(op):
+    c, a, b = op.operands
+    _require(c.type is bool_ and a.type is b.type is op.result.type, "select(bool, T, T) -> T")
+
+
+def _check_construct(op):
+    t = op.result.type
+    _require(isinstance(t, Composite), "construct builds a composite")
+    _require(len(op.operands) == t.num_components, "construct needs one operand per component")
+    for i, v in enumerate(op.operands):
+        _require(v.type is component_type(t, i), f"construct operand {i} has the wrong type")
+
+
+def _check_extract(op):
+    (agg,) = op.operands
+    _require(op.result.type is component_type(agg.type, op.attrs["index"]), "extract type")
+
+
+def _check_insert(op):
+    agg, v = op.operands
+    _require(v.type is component_type(agg.type, op.attrs["index"]), "insert value type")
+    _require(op.result.type is agg.type, "insert returns the aggregate type")
+
+
+def _check_extract_dyn(op):
+    agg, i = op.operands
+    _require(isinstance(agg.type, (Vector, Matrix)), "dynamic index needs a vector or matrix")
+    _require(i.type.is_int, "dynamic index must be an integer")
+
+
+def _check_insert_dyn(op):
+    agg, i, v = op.operands
+    _require(isinstance(agg.type, (Vector, Matrix)), "dynamic index needs a vector or matrix")
+    _require(i.type.is_int, "dynamic index must be an integer")
+    _require(v.type is agg.type.dtype and op.result.type is agg.type, "insert_dyn types")
+
+
+def _check_memory(op):
+    arr = op.operands[0]
+    _require(isinstance(arr.type, ArrayType), f"{op.name} needs an array operand")
+    n_idx = arr.type.ndim
+    idx = op.operands[1:1 + n_idx]
+    _require(len(idx) == n_idx, f"{op.name} needs {n_idx} indices")
+    _require(all(isinstance(i.type, Scalar) and i.type.is_int for i in idx), "indices are ints")
+    if op.name in ("store", "atomic"):
+        _require(len(op.operands) == n_idx + 2, f"{op.name} takes array, indices, value")
+        _require(op.operands[-1].type is arr.type.dtype, f"{op.name} value type must be the dtype")
+    else:
+        _require(len(op.operands) == n_idx + 1, "load takes array and indices")
+        _require(op.result.type is arr.type.dtype, "load gives the array dtype")
+
+
+def _check_view(op):
+    arr, *idx = op.operands
+    _require(isinstance(arr.type, ArrayType) and 0 < len(idx) < arr.type.ndim, "view indices")
+    _require(op.result.type is ArrayType(arr.type.dtype, arr.type.ndim - len(idx)), "view type")
+
+
+def _check_if(op):
+    (cond,) = op.operands
+    _require(cond.type is bool_, "if condition must be bool")
+    for region in op.regions:
+        _require(not region.args, "if regions take no arguments")
+        _check_yield(region, [r.type for r in op.results])
+
+
+def _check_for(op):
+    start, stop, step, *inits = op.operands
+    _require(start.type is stop.type is step.type and start.type.is_int, "for bounds: one int type")
+    (body,) = op.regions
+    _require([a.type for a in body.args] == [start.type] + [v.type for v in inits],
+             "for body args are (iv, *carried)")
+    _require([r.type for r in op.results] == [v.type for v in inits], "for results = carried")
+    _check_yield(body, [v.type for v in inits])
+
+
+def _check_while(op):
+    cond, body = op.regions
+    types = [v.type for v in op.operands]
+    _require([a.type for a in cond.args] == types and [a.type for a in body.args] == types,
+             "while regions take the carried values")
+    _check_yield(cond, [bool_])
+    _check_yield(body, types)
+    _require([r.type for r in op.results] == types, "while results = carried")
+
+
+def _check_yield(block, types):
+    term = block.terminator
+    _require(term is not None and term.name == "yield", "region must end in yield")
+    _require([v.type for v in term.operands] == list(types), "yield types do not match")
+
+
+SPECS: dict[str, OpSpec] = {s.name: s for s in [
+    OpSpec("const", 0, 1, attrs=("value",), doc="a compile-time scalar"),
+    OpSpec("binary", 2, 1, attrs=("op",), check=_check_binary),
+    OpSpec("unary", 1, 1, attrs=("op",), check=_check_unary),
+    OpSpec("cmp", 2, 1, attrs=("pred",), check=_check_cmp),
+    OpSpec("cast", 1, 1, doc="scalar conversion to the result type"),
+    OpSpec("select", 3, 1, check=_check_select),
+    OpSpec("call", None, None, attrs=("fn",), doc="a primitive builtin (see weft.builtins)"),
+    OpSpec("construct", None, 1, check=_check_construct),
+    OpSpec("extract", 1, 1, attrs=("index",), check=_check_extract),
+    OpSpec("insert", 2, 1, attrs=("index",), check=_check_insert),
+    OpSpec("extract_dyn", 2, 1, check=_check_extract_dyn),
+    OpSpec("insert_dyn", 3, 1, check=_check_insert_dyn),
+    OpSpec("tid", 0, 1, attrs=("dim",), doc="thread index along dim (-1: linear)"),
+    OpSpec("load", None, 1, check=_check_memory),
+    OpSpec("store", None, 0, effects=True, check=_check_memory),
+    OpSpec("atomic", None, 1, attrs=("op",), effects=True, check=_check_memory),
+    OpSpec("view", None, 1, check=_check_view),
+    OpSpec("array_shape", 1, 1, attrs=("dim",)),
+    OpSpec("if", 1, None, regions=("then", "else"), check=_check_if),
+    OpSpec("for", None, None, regions=("body",), check=_check_for),
+    OpSpec("while", None, None, regions=("cond", "body"), check=_check_while),
+    OpSpec("yield", None, 0, terminator=True),
+    OpSpec("return", None, 0, terminator=True),
+    OpSpec("call_func", None, None, attrs=("func",), doc="a @func call; removed by inlining"),
+    OpSpec("print", None, 0, attrs=("fmt",), effects=True),
+    OpSpec("assert", 1, 0, attrs=("message",), effects=True),
+]}

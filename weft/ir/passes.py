@@ -1,0 +1,120 @@
+"""IR passes. Each is `run(fn) -> fn`: valid IR in, valid IR out.
+
+The pipeline is a literal list (`PIPELINE`); `run_pipeline(fn, dump=True)` prints the IR
+after each stage.
+"""
+
+from __future__ import annotations
+
+from .core import Block, Function, Op
+from .ops import SPECS
+from .printer import format_function
+from .verify import verify
+
+
+def clone_block(block: Block, mapping: dict) -> Block:
+    """A copy of `block` with operands renamed through `mapping` (updated in place)."""
+    new = Block([a.type for a in block.args], [a.hint for a in block.args])
+    for old_arg, new_arg in zip(block.args, new.args):
+        mapping[old_arg.id] = new_arg
+    new.ops = [clone_op(op, mapping) for op in block.ops]
+    return new
+
+
+def clone_op(op: Op, mapping: dict) -> Op:
+    operands = [mapping.get(v.id, v) for v in op.operands]
+    regions = [clone_block(r, mapping) for r in op.regions]
+    new = Op(op.name, operands, [r.type for r in op.results], op.attrs, regions, op.loc)
+    for old, fresh in zip(op.results, new.results):
+        fresh.hint = old.hint
+        mapping[old.id] = fresh
+    return new
+
+
+def inline_calls(fn: Function) -> Function:
+    """Replace every `call_func` by the callee's body (callees are already call-free)."""
+    _inline_block(fn.body)
+    return fn
+
+
+def _inline_block(block: Block):
+    out = []
+    mapping: dict = {}
+    for op in block.ops:
+        op.operands = [mapping.get(v.id, v) for v in op.operands]
+        for region in op.regions:
+            _rename_uses(region, mapping)
+            _inline_block(region)
+        if op.name != "call_func":
+            out.append(op)
+            continue
+        callee: Function = op.attrs["func"].ir()
+        inner = dict(zip((p.id for p in callee.params), op.operands))
+        body = clone_block(callee.body, inner)
+        ret = body.ops[-1]
+        out.extend(body.ops[:-1])  # ops keep the callee's locations: errors point into it
+        for r, v in zip(op.results, ret.operands):
+            mapping[r.id] = v
+    block.ops = out
+
+
+def _rename_uses(block: Block, mapping: dict):
+    if not mapping:
+        return
+    for op in block.ops:
+        op.operands = [mapping.get(v.id, v) for v in op.operands]
+        for region in op.regions:
+            _rename_uses(region, mapping)
+
+
+def dead_code(fn: Function) -> Function:
+    """Remove ops without effects whose results are unused (repeatedly, inside out)."""
+    while _dce_block(fn.body, _used_ids(fn.body)):
+        pass
+    return fn
+
+
+def _used_ids(block: Block, used=None) -> set:
+    used = set() if used is None else used
+    for op in block.ops:
+        used.update(v.id for v in op.operands)
+        for region in op.regions:
+            _used_ids(region, used)
+    return used
+
+
+def _has_effects(op: Op) -> bool:
+    if SPECS[op.name].effects or SPECS[op.name].terminator:
+        return True
+    if op.name == "call" and op.attrs["fn"].inout:
+        return False
+    return any(_has_effects(inner) for region in op.regions for inner in region.ops)
+
+
+def _dce_block(block: Block, used: set) -> bool:
+    changed = False
+    kept = []
+    for op in block.ops:
+        if not _has_effects(op) and not any(r.id in used for r in op.results):
+            changed = True
+            continue
+        for region in op.regions:
+            changed |= _dce_block(region, used)
+        kept.append(op)
+    block.ops = kept
+    return changed
+
+
+PIPELINE = [("inline", inline_calls), ("dce", dead_code)]
+
+
+def run_pipeline(fn: Function, dump: bool = False, check: bool = True) -> Function:
+    if check:
+        verify(fn)
+    for name, stage in PIPELINE:
+        fn = stage(fn)
+        if check:
+            verify(fn)
+        if dump:
+            print(f"--- after {name} ---\n{format_function(fn)}")
+    return fn

@@ -1,0 +1,54 @@
+"""The IR's text form. Values are numbered in print order, so the text is stable."""
+
+from __future__ import annotations
+
+from .core import Block, Function
+
+
+def format_function(fn: Function, mark=None, locations: bool = False) -> str:
+    """`fn` as text. `mark` (an op) is flagged with `<<<`; `locations` appends file:line."""
+    names: dict[int, str] = {}
+
+    def name(v) -> str:
+        if v.id not in names:
+            names[v.id] = f"%{v.hint}{len(names)}" if v.hint else f"%{len(names)}"
+        return names[v.id]
+
+    lines: list[str] = []
+    params = ", ".join(f"{name(p)}: {p.type!r}" for p in fn.params)
+    ret = f" -> {fn.ret_type!r}" if fn.ret_type is not None else ""
+    lines.append(f"{fn.kind} {fn.name}({params}){ret} {{")
+    _format_block(fn.body, 1, lines, name, mark, locations)
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _format_attr(value) -> str:
+    if hasattr(value, "name") and not isinstance(value, (str, int, float)):
+        return str(value.name)
+    return repr(value)
+
+
+def _format_block(block: Block, depth: int, lines, name, mark, locations):
+    pad = "  " * depth
+    for op in block.ops:
+        results = ", ".join(f"{name(r)}: {r.type!r}" for r in op.results)
+        head = f"{results} = " if results else ""
+        operands = ", ".join(name(v) for v in op.operands)
+        attrs = ", ".join(f"{k}={_format_attr(v)}" for k, v in op.attrs.items())
+        text = f"{pad}{head}{op.name} {operands}".rstrip()
+        if attrs:
+            text += f" {{{attrs}}}"
+        if locations and op.loc is not None:
+            text += f"  # {op.loc}"
+        if op is mark:
+            text += "   <<< here"
+        if not op.regions:
+            lines.append(text)
+            continue
+        lines.append(text + " (")
+        for region in op.regions:
+            args = ", ".join(f"{name(a)}: {a.type!r}" for a in region.args)
+            lines.append(f"{pad}  ^({args}):")
+            _format_block(region, depth + 2, lines, name, mark, locations)
+        lines.append(f"{pad})")

@@ -1,0 +1,167 @@
+"""`@weft.func`: device functions, generic over untyped/`Any` parameters, with overloads."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+from ..ir.core import Value
+from ..ir.passes import inline_calls
+from ..types import ArrayType, Type, resolve
+from .errors import CompileError
+from .source import ParsedSource
+
+GENERIC = object()  # a parameter whose type comes from the call
+
+
+def resolve_annotation(annotation, where: str):
+    """A parameter annotation as a weft type, or GENERIC for Any/TypeVar/missing."""
+    if annotation is inspect.Parameter.empty or annotation is typing.Any \
+            or isinstance(annotation, typing.TypeVar):
+        return GENERIC
+    t = resolve(annotation)
+    if t is None:
+        raise TypeError(f"{where}: {annotation!r} is not a weft type")
+    return t
+
+
+def signature_types(pyfunc, kind: str) -> dict:
+    """Parameter name -> weft type (or GENERIC), from the annotations."""
+    hints = _annotations(pyfunc)
+    out = {}
+    for name, param in inspect.signature(pyfunc).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"{pyfunc.__qualname__}: *args/**kwargs parameters are not supported")
+        annotation = hints.get(name, inspect.Parameter.empty)
+        t = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
+        if kind == "kernel" and t is GENERIC:
+            raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
+                            f"annotation, e.g. `{name}: weft.array(dtype=float)`")
+        out[name] = t
+    return out
+
+
+def _annotations(pyfunc) -> dict:
+    raw = dict(getattr(pyfunc, "__annotations__", {}))
+    for k, v in raw.items():
+        if isinstance(v, str):  # from __future__ import annotations
+            try:
+                raw[k] = eval(v, pyfunc.__globals__)  # noqa: S307 - the user's own annotation
+            except Exception as e:  # noqa: BLE001
+                raise TypeError(f"{pyfunc.__qualname__}: cannot evaluate annotation {v!r}: {e}") from None
+    return raw
+
+
+class FuncInstance:
+    """One func compiled for one tuple of argument types."""
+
+    def __init__(self, func: Func, overload, param_types: dict):
+        self.func = func
+        self.overload = overload
+        self.param_types = param_types
+        self.name = f"{func.name}({', '.join(map(repr, param_types.values()))})"
+        self._ir = None
+        self._compiling = False
+
+    def ir(self):
+        if self._ir is None:
+            if self._compiling:
+                raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")
+            self._compiling = True
+            try:
+                from .frontend import FunctionCompiler
+                fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
+                                      self.overload.ret_type)
+                self._ir = inline_calls(fc.compile())
+            finally:
+                self._compiling = False
+        return self._ir
+
+
+class Overload:
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        self.params = signature_types(pyfunc, "func")
+        hints = _annotations(pyfunc)
+        ret = hints.get("return")
+        self.ret_type = None if ret is None else resolve_annotation(ret, f"{pyfunc.__qualname__} return")
+        if self.ret_type is GENERIC:
+            self.ret_type = None
+        self.defaults = {n: p.default for n, p in inspect.signature(pyfunc).parameters.items()
+                         if p.default is not inspect.Parameter.empty}
+        self._source = None
+
+    @property
+    def source(self) -> ParsedSource:
+        if self._source is None:
+            self._source = ParsedSource(self.pyfunc)
+        return self._source
+
+
+class Func:
+    """A `@weft.func`: callable from kernels and other funcs; inlined at each call."""
+
+    def __init__(self, pyfunc):
+        self.name = pyfunc.__name__
+        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.overloads = [Overload(pyfunc)]
+        self.instances: dict = {}
+        self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc
+
+    def add_overload(self, pyfunc):
+        self.overloads.append(Overload(pyfunc))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
+
+    def emit_call(self, ctx, args, kwargs, node):
+        errors = []
+        for overload in self.overloads:
+            bound = self._bind(ctx, overload, args, kwargs, errors)
+            if bound is not None:
+                break
+        else:
+            ctx.error(f"no overload of func {self.name} matches these arguments: "
+                      + "; ".join(errors), node)
+        types, values = bound
+        key = (id(overload), tuple(types.values()))
+        if key not in self.instances:
+            self.instances[key] = FuncInstance(self, overload, types)
+        instance = self.instances[key]
+        callee = instance.ir()
+        result_types = [] if callee.ret_type is None else [callee.ret_type]
+        op = ctx.b.op("call_func", values, result_types, {"func": instance})
+        return op.results[0] if op.results else None
+
+    def _bind(self, ctx, overload, args, kwargs, errors):
+        names = list(overload.params)
+        if len(args) > len(names):
+            errors.append(f"takes {len(names)} arguments, got {len(args)}")
+            return None
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in overload.params or k in given:
+                errors.append(f"unexpected or repeated argument '{k}'")
+                return None
+            given[k] = v
+        types, values = {}, []
+        for name, want in overload.params.items():
+            if name not in given:
+                if name not in overload.defaults:
+                    errors.append(f"missing argument '{name}'")
+                    return None
+                given[name] = overload.defaults[name]
+            arg = given[name]
+            if want is GENERIC:
+                v = ctx.materialize(arg)
+            elif isinstance(arg, Value) and arg.type is not want:
+                if isinstance(want, ArrayType) or len(self.overloads) > 1 or not isinstance(want, Type):
+                    errors.append(f"'{name}' expects {want!r}, got {arg.type!r}")
+                    return None
+                v = ctx.coerce(arg, want, what=f"argument '{name}' of {self.name}")
+            else:
+                v = ctx.coerce(arg, want, what=f"argument '{name}' of {self.name}")
+            types[name] = v.type
+            values.append(v)
+        return types, values

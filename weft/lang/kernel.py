@@ -1,0 +1,130 @@
+"""`@weft.kernel`: a Kernel holds the Python function, its IR and its compiled variants.
+
+A kernel is compiled once per specialisation (which array parameters are contiguous),
+on its first launch with that specialisation. Compiled code comes from the disk cache
+when the IR, the options and the host are unchanged.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+
+from .. import config
+from ..ir.core import walk
+from ..ir.passes import run_pipeline
+from ..ir.printer import format_function
+from ..types import ArrayType
+from ..types.layout import ctype_of
+from .errors import CompileError
+from .function import signature_types
+from .source import ParsedSource
+
+ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
+
+
+class CompiledKernel:
+    """A native kernel: its entry point, argument layout and bounds-check sites."""
+
+    def __init__(self, kernel, address, sites, fn):
+        self.kernel = kernel
+        self.address = address
+        self.entry = ENTRY_TYPE(address)
+        self.sites = {s.id: s for s in sites}
+        self.param_names = fn.param_names
+        self.param_types = [p.type for p in fn.params]
+        fields = [(f"p{k}", ctype_of(t)) for k, t in enumerate(self.param_types)]
+        self.args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
+        self.tid_ndim = max((op.attrs["of"] for op in walk(fn.body) if op.name == "tid"), default=1)
+        self.has_print = any(op.name == "print" for op in walk(fn.body))
+        has_loop = any(op.name in ("for", "while") for op in walk(fn.body))
+        self.cost_weight = 64 if has_loop else 1
+
+
+class Kernel:
+    def __init__(self, pyfunc, enable_backward=None, module=None):
+        self.func = pyfunc
+        self.name = pyfunc.__name__
+        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.module = module or pyfunc.__module__
+        self.options = {"enable_backward": enable_backward}
+        self.__doc__ = pyfunc.__doc__
+        self.__wrapped__ = pyfunc
+        self._params = None
+        self._ir = None
+        self._compiled: dict = {}
+
+    @property
+    def params(self) -> dict:
+        """Parameter name -> weft type, from the annotations."""
+        if self._params is None:
+            self._params = signature_types(self.func, "kernel")
+        return self._params
+
+    @property
+    def arg_names(self) -> list[str]:
+        return list(self.params)
+
+    def ir(self):
+        """The kernel's IR after the pass pipeline (built once)."""
+        if self._ir is None:
+            from .frontend import FunctionCompiler
+            fc = FunctionCompiler(ParsedSource(self.func), "kernel", self.name, self.params)
+            self._ir = run_pipeline(fc.compile(), check=True)
+        return self._ir
+
+    def specialization(self, args) -> tuple:
+        return tuple(bool(getattr(a, "is_contiguous", False)) if isinstance(t, ArrayType) else False
+                     for a, t in zip(args, self.params.values()))
+
+    def compiled(self, spec: tuple) -> CompiledKernel:
+        ck = self._compiled.get(spec)
+        if ck is None:
+            ck = self._compiled[spec] = self._compile(spec)
+        return ck
+
+    def _compile(self, spec) -> CompiledKernel:
+        from ..codegen import cpu
+        from ..codegen.llvm import KernelCodegen
+
+        start = time.perf_counter()
+        fn = self.ir()
+        options = (config.bounds_checks, config.fast_math, config.mode)
+        key = cpu.cache_key(format_function(fn, locations=True), repr(spec), repr(options))
+        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=config.fast_math)
+        obj = cpu.cached_object(key)
+        hit = obj is not None
+        if obj is None:
+            tm = cpu.target_machine()
+            cg.module.triple = tm.triple
+            cg.module.data_layout = str(tm.target_data)
+            try:
+                llvm_ir = str(cg.generate())
+            except CompileError:
+                raise
+            obj = cpu.compile_to_object(llvm_ir)
+            cpu.store_object(key, obj)
+        address = cpu.load_object(obj, cg.entry_name)
+        if config.verbose:
+            print(f"weft: {self.name} {'loaded from cache' if hit else 'compiled'} "
+                  f"in {1e3 * (time.perf_counter() - start):.1f} ms")
+        return CompiledKernel(self, address, cg.sites, fn)
+
+    def llvm_ir(self, spec=None, optimized=False) -> str:
+        """The LLVM IR of this kernel (for inspection), optionally after optimisation."""
+        from ..codegen import cpu
+        from ..codegen.llvm import KernelCodegen
+        fn = self.ir()
+        spec = spec or tuple(isinstance(t, ArrayType) for t in self.params.values())
+        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=config.fast_math)
+        tm = cpu.target_machine()
+        cg.module.triple = tm.triple
+        cg.module.data_layout = str(tm.target_data)
+        text = str(cg.generate())
+        return cpu.optimized_ir(text) if optimized else text
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"kernel {self.name} is launched with weft.launch(kernel, dim, inputs=...)")
+
+    def __repr__(self):
+        return f"<weft kernel {self.key}>"

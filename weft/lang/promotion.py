@@ -1,0 +1,60 @@
+"""Typing rules for mixing values: Warp's strict rules, plus weak Python literals.
+
+Two typed values combine only if their scalar types are equal (as in Warp: `float32 +
+float64` is an error that suggests a cast). A Python literal (or global constant) is weak,
+as in JAX: it takes the type of the typed operand it meets, if it fits that type. A literal
+that stands alone becomes int32, float32 or bool, as Warp's literals do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.core import Value
+from ..types import Scalar, bool_, float32, int32, scalar_from_numpy
+
+WEAK_TYPES = (bool, int, float)
+
+
+def is_weak(x) -> bool:
+    return isinstance(x, WEAK_TYPES) or isinstance(x, np.generic)
+
+
+def default_type(x) -> Scalar:
+    """The type a lone constant takes: bool, int32, float32 (numpy scalars keep theirs)."""
+    if isinstance(x, np.generic):
+        t = scalar_from_numpy(x.dtype)
+        if t is not None:
+            return t
+    if isinstance(x, bool):
+        return bool_
+    if isinstance(x, int):
+        return int32
+    if isinstance(x, float):
+        return float32
+    raise TypeError(f"{type(x).__name__} is not a number")
+
+
+def fits(x, t: Scalar) -> bool:
+    """Whether weak constant `x` can become a value of type `t` without losing meaning."""
+    if isinstance(x, np.generic):
+        x = x.item()
+    if t.is_bool:
+        return isinstance(x, bool)
+    if t.is_int:
+        if isinstance(x, float):
+            return False  # 1.5 -> int would silently truncate
+        info = np.iinfo(t.np_dtype)
+        return info.min <= int(x) <= info.max
+    return isinstance(x, (bool, int, float))
+
+
+def scalar_of(t) -> Scalar | None:
+    """The scalar type of a scalar, or the component type of a vector or matrix."""
+    if isinstance(t, Scalar):
+        return t
+    return getattr(t, "dtype", None) if getattr(t, "is_composite", False) else None
+
+
+def value_type(x):
+    return x.type if isinstance(x, Value) else None

@@ -1,0 +1,47 @@
+"""The parsed source of a Python function, and how its free names resolve."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+
+
+class ParsedSource:
+    """The AST of `pyfunc` with true file line numbers, plus its globals and closure."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        try:
+            self.file = inspect.getsourcefile(pyfunc) or "<unknown>"
+            lines, first = inspect.getsourcelines(pyfunc)
+        except (OSError, TypeError) as e:
+            raise TypeError(f"cannot read the source of {pyfunc.__qualname__}: {e}") from None
+        raw = "".join(lines)
+        self.text = textwrap.dedent(raw)
+        self.col_offset = len(lines[0]) - len(lines[0].lstrip()) if self.text != raw else 0
+        module = ast.parse(self.text)
+        ast.increment_lineno(module, first - 1)
+        self.tree = module.body[0]
+        if not isinstance(self.tree, ast.FunctionDef):
+            raise TypeError(f"{pyfunc.__qualname__} is not a plain function definition")
+        self.globals = pyfunc.__globals__
+        code = pyfunc.__code__
+        cells = pyfunc.__closure__ or ()
+        self.closure = {}
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                self.closure[name] = cell.cell_contents
+            except ValueError:  # a cell not yet filled (defined later in the enclosing scope)
+                pass
+
+    def lookup(self, name: str):
+        """(found, value) for a free name: closure, then globals, then Python builtins."""
+        if name in self.closure:
+            return True, self.closure[name]
+        if name in self.globals:
+            return True, self.globals[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None

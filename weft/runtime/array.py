@@ -1,0 +1,314 @@
+"""`weft.array`: an n-d array (1 to 4 dims) of any weft dtype, in CPU memory.
+
+The memory is a numpy array holding the elements with their components as trailing
+dimensions (an array of `vec3` of shape `(n,)` is stored as numpy `(n, 3)` float32), so
+`.numpy()` is a view and numpy code can read and write the same memory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..types import (
+    MAX_DIMS,
+    ArrayType,
+    Matrix,
+    Scalar,
+    StructType,
+    Type,
+    Vector,
+    float32,
+    resolve,
+    scalar_from_numpy,
+)
+from ..types.layout import array_descriptor, ctype_of
+from .device import get_device
+
+
+def element_numpy(dtype):
+    """(numpy scalar dtype, trailing shape) that hold one element of weft type `dtype`."""
+    if isinstance(dtype, Scalar):
+        return dtype.np_dtype, ()
+    if isinstance(dtype, (Vector, Matrix)):
+        return dtype.dtype.np_dtype, dtype.np_shape
+    if isinstance(dtype, StructType):
+        return np.dtype(ctype_of(dtype)), ()
+    raise TypeError(f"arrays cannot hold {dtype!r}")
+
+
+def _resolve_dtype(dtype) -> Type:
+    t = resolve(dtype)
+    if t is None:
+        npt = scalar_from_numpy(dtype) if _is_numpy_dtype(dtype) else None
+        if npt is None:
+            raise TypeError(f"{dtype!r} is not a weft dtype")
+        t = npt
+    if t.is_array:
+        raise TypeError("arrays of arrays are not supported")
+    return t
+
+
+def _is_numpy_dtype(x) -> bool:
+    try:
+        np.dtype(x)
+        return True
+    except TypeError:
+        return False
+
+
+class array:  # noqa: N801 - Warp's name
+    """An array of `dtype` elements. `array(dtype=float)` with no data or shape is the type
+    annotation `ArrayType(float32, 1)` (also `array[float]`); `array(dtype=..., ndim=2)` too."""
+
+    def __new__(cls, data=None, dtype=None, shape=None, strides=None, device=None,
+                requires_grad=False, copy=True, ndim=None, **unsupported):
+        if data is None and shape is None:
+            if requires_grad or strides is not None:
+                raise ValueError("an array needs data or a shape")
+            return ArrayType(dtype if dtype is not None else float32, ndim or 1)
+        return super().__new__(cls)
+
+    def __class_getitem__(cls, dtype):
+        return ArrayType(dtype, 1)
+
+    def __init__(self, data=None, dtype=None, shape=None, strides=None, device=None,
+                 requires_grad=False, copy=True, ndim=None, **unsupported):
+        if unsupported:
+            raise TypeError(f"array() got unsupported arguments: {', '.join(unsupported)}")
+        self.device = get_device(device)
+        if data is not None:
+            self._init_from_data(data, dtype, shape, copy)
+        else:
+            t = _resolve_dtype(dtype if dtype is not None else float32)
+            shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+            scalar, trailing = element_numpy(t)
+            self._set(np.zeros(tuple(int(s) for s in shape) + trailing, dtype=scalar), t)
+        self._requires_grad = False
+        self.grad = None
+        self.requires_grad = requires_grad
+
+    def _init_from_data(self, data, dtype, shape, copy):
+        if isinstance(data, array):
+            data = data.numpy()
+        t = None if dtype is None else _resolve_dtype(dtype)
+        if t is None:
+            src = np.asarray(data)
+            t = scalar_from_numpy(src.dtype)
+            if t is None:
+                raise TypeError(f"cannot infer a weft dtype from numpy dtype {src.dtype}")
+        scalar, trailing = element_numpy(t)
+        src = np.asarray(data)
+        if isinstance(t, StructType):
+            if src.dtype != scalar:
+                raise TypeError(f"struct arrays need numpy data of dtype {scalar}")
+        elif src.dtype != scalar:
+            src = src.astype(scalar)
+            copy = False  # astype already copied
+        if trailing and src.shape[-len(trailing):] != trailing:
+            if src.size % int(np.prod(trailing)) == 0 and src.ndim == 1:
+                src = src.reshape((-1,) + trailing)
+            else:
+                raise ValueError(f"data of shape {src.shape} does not hold {t!r} elements "
+                                 f"(trailing dimensions {trailing} expected)")
+        if shape is not None:
+            shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+            src = src.reshape(tuple(shape) + trailing)
+        if src.ndim - len(trailing) == 0:
+            src = src.reshape((1,) + trailing)
+        self._set(np.array(src, copy=True) if copy else src, t)
+
+    def _set(self, storage: np.ndarray, dtype: Type):
+        ndim = storage.ndim - len(element_numpy(dtype)[1])
+        if not 1 <= ndim <= MAX_DIMS:
+            raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, got {ndim}")
+        self._np = storage
+        self.dtype = dtype
+        self.ndim = ndim
+        self.shape = tuple(storage.shape[:ndim])
+        self.strides = tuple(storage.strides[:ndim])
+        self.size = int(np.prod(self.shape))
+        self._desc = None
+        self._type = ArrayType(dtype, ndim)
+        scalar, trailing = element_numpy(dtype)
+        item = storage.itemsize * int(np.prod(trailing))
+        inner = storage.strides[ndim:] == np.empty((1,) + trailing, scalar).strides[1:]
+        c_strides = np.empty(self.shape + trailing, scalar).strides[:ndim] if self.size else self.strides
+        self.is_contiguous = bool(inner and (self.size <= 1 or self.strides == c_strides))
+        self._item_size = item
+
+    # Interop --------------------------------------------------------------------------------
+    @property
+    def ptr(self) -> int:
+        return self._np.ctypes.data
+
+    def numpy(self) -> np.ndarray:
+        """A numpy view of the same memory (components as trailing dimensions)."""
+        return self._np
+
+    @property
+    def __array_interface__(self):
+        return self._np.__array_interface__
+
+    def __array__(self, dtype=None, copy=None):
+        return self._np if dtype is None else self._np.astype(dtype)
+
+    def list(self):
+        return self._np.tolist()
+
+    def descriptor(self):
+        """The ctypes descriptor a kernel receives (cached: pointer, shape, strides)."""
+        if self._desc is None:
+            desc = array_descriptor(self.ndim)()
+            desc.data = self.ptr
+            desc.shape[:] = self.shape
+            desc.strides[:] = self.strides
+            self._desc = desc
+        return self._desc
+
+    # Gradients ------------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool):
+        self._requires_grad = bool(value)
+        if value and self.grad is None:
+            self.grad = zeros(self.shape, dtype=self.dtype, device=self.device)
+
+    # Filling and copying --------------------------------------------------------------------
+    def assign(self, src):
+        """Copy `src` (array, numpy array, list) into this array; shapes must match."""
+        data = src.numpy() if isinstance(src, array) else np.asarray(src)
+        if data.shape != self._np.shape and data.size != self._np.size:
+            raise ValueError(f"assign: shape {data.shape} does not match {self._np.shape}")
+        self._np[...] = data.reshape(self._np.shape)
+        return self
+
+    def fill_(self, value):
+        if isinstance(value, (tuple, list)) or hasattr(value, "_data"):
+            value = np.asarray(value)
+        self._np[...] = value
+        return self
+
+    def zero_(self):
+        self._np[...] = 0
+        return self
+
+    def __getitem__(self, key):
+        view = self._np[key if isinstance(key, tuple) else (key,)]
+        trailing = element_numpy(self.dtype)[1]
+        if view.ndim - len(trailing) < 1:
+            return view if trailing else view[()]
+        out = array.__new__(array, shape=0)
+        out.device = self.device
+        out._set(view, self.dtype)
+        out._requires_grad = False
+        out.grad = None
+        if self.grad is not None:
+            out.grad = self.grad[key]
+            out._requires_grad = self._requires_grad
+        return out
+
+    def __setitem__(self, key, value):
+        self._np[key] = value.numpy() if isinstance(value, array) else value
+
+    def __len__(self):
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"weft.array(shape={self.shape}, dtype={self.dtype!r}, device={self.device})\n{self._np!r}"
+
+    def __str__(self):
+        return str(self._np)
+
+    def to(self, device):
+        get_device(device)
+        return self
+
+    def contiguous(self):
+        return self if self.is_contiguous else clone(self)
+
+    def reshape(self, shape):
+        shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+        out = array.__new__(array, shape=0)
+        out.device = self.device
+        out._set(self._np.reshape(shape + element_numpy(self.dtype)[1]), self.dtype)
+        out._requires_grad, out.grad = False, None
+        return out
+
+    def flatten(self):
+        return self.reshape((self.size,))
+
+
+def _shape(shape):
+    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+
+
+def empty(shape, dtype=float32, device=None, requires_grad=False) -> array:
+    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def zeros(shape, dtype=float32, device=None, requires_grad=False) -> array:
+    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(shape, value, dtype=None, device=None, requires_grad=False) -> array:
+    if dtype is None:
+        dtype = getattr(value, "type", None) or (float32 if isinstance(value, float) else
+                                                  scalar_from_numpy(np.asarray(value).dtype))
+    a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+    return a.fill_(value)
+
+
+def ones(shape, dtype=float32, device=None, requires_grad=False) -> array:
+    return full(shape, 1, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _like(src: array, dtype, device, requires_grad):
+    return (src.shape, src.dtype if dtype is None else dtype, device or src.device,
+            src.requires_grad if requires_grad is None else requires_grad)
+
+
+def zeros_like(src, dtype=None, device=None, requires_grad=None) -> array:
+    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
+    return zeros(shape, dtype, device, rg)
+
+
+def empty_like(src, dtype=None, device=None, requires_grad=None) -> array:
+    return zeros_like(src, dtype, device, requires_grad)
+
+
+def ones_like(src, dtype=None, device=None, requires_grad=None) -> array:
+    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
+    return ones(shape, dtype, device, rg)
+
+
+def full_like(src, value, dtype=None, device=None, requires_grad=None) -> array:
+    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
+    return full(shape, value, dtype, device, rg)
+
+
+def clone(src: array, device=None, requires_grad=None) -> array:
+    out = zeros_like(src, device=device, requires_grad=requires_grad)
+    out.assign(src)
+    return out
+
+
+def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0):
+    """Copy `count` elements (all if 0) of `src` from `src_offset` to `dest` at `dest_offset`."""
+    if dest.dtype is not src.dtype:
+        raise TypeError(f"copy: dtypes differ ({dest.dtype!r} and {src.dtype!r})")
+    d = dest.numpy().reshape((dest.size,) + element_numpy(dest.dtype)[1])
+    s = src.numpy().reshape((src.size,) + element_numpy(src.dtype)[1])
+    n = count or min(s.shape[0] - src_offset, d.shape[0] - dest_offset)
+    if n < 0 or src_offset + n > s.shape[0] or dest_offset + n > d.shape[0]:
+        raise ValueError(f"copy: {n} elements do not fit (src {src.size}, dest {dest.size})")
+    d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
+    if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
+        dest.numpy()[...] = d.reshape(dest.numpy().shape)
+
+
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
+    return array(np.asarray(arr), dtype=dtype, shape=shape, device=device,
+                 requires_grad=requires_grad)

@@ -1,0 +1,232 @@
+"""`weft.launch`: validate arguments, pack them, run the kernel, report run-time errors."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import numbers
+
+import numpy as np
+
+from .. import config
+from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
+from ..types.layout import array_descriptor, ctype_of
+from .array import array
+from .device import get_device
+from .threads import get_pool, thread_count
+
+MAX_DIMS = 4
+MAX_THREADS = 2**31 - 1
+
+
+class LaunchContext(ctypes.Structure):
+    """Mirrors codegen.llvm.CTX_TYPE."""
+
+    _fields_ = [("dim", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
+                ("error_site", ctypes.c_int32), ("error_index", ctypes.c_int64 * MAX_DIMS),
+                ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_uint8 * 4096)]
+
+
+class LaunchError(Exception):
+    pass
+
+
+# Argument checking and packing ----------------------------------------------------------------
+def _fail(kernel, name, expected, got, exc=TypeError):
+    raise exc(f"kernel '{kernel.name}', argument '{name}': expected {expected}, got {got}")
+
+
+def _describe(value) -> str:
+    if isinstance(value, array):
+        return f"an array of {value.dtype!r} with {value.ndim} dimension(s)"
+    if isinstance(value, CompositeValue):
+        return f"a {value.type!r}"
+    return f"{type(value).__name__} {value!r}" if np.ndim(value) == 0 else f"{type(value).__name__}"
+
+
+def pack_value(kernel, name, t, value):
+    """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
+    if isinstance(t, ArrayType):
+        if value is None:
+            return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
+        if not isinstance(value, array):
+            _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+        if value.dtype is not t.dtype or value.ndim != t.ndim:
+            _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
+        if not value.device.is_cpu:
+            _fail(kernel, name, "an array on device 'cpu'", f"one on {value.device}", ValueError)
+        return value.descriptor()
+    if isinstance(t, Scalar):
+        return _pack_scalar(kernel, name, t, value)
+    if isinstance(t, (Vector, Matrix)):
+        if isinstance(value, CompositeValue):
+            if value.type is not t:
+                _fail(kernel, name, repr(t), _describe(value))
+            data = value._data
+        else:
+            try:
+                data = np.asarray(value, dtype=t.dtype.np_dtype).ravel()
+            except (TypeError, ValueError):
+                _fail(kernel, name, repr(t), _describe(value))
+            if data.size != t.num_components:
+                _fail(kernel, name, f"{t!r} ({t.num_components} components)", f"{data.size} values")
+        ct = ctype_of(t)
+        if t.dtype.bits == 16 and t.dtype.is_float:
+            data = data.astype(np.float16).view(np.uint16)
+        return ct(*data.tolist())
+    if isinstance(t, StructType):
+        if not isinstance(value, StructValue) or value._type is not t:
+            _fail(kernel, name, f"an instance of struct {t.name}", _describe(value))
+        out = ctype_of(t)()
+        for field, ft in t.fields.items():
+            setattr(out, field, pack_value(kernel, f"{name}.{field}", ft, getattr(value, field)))
+        return out
+    _fail(kernel, name, repr(t), _describe(value))
+
+
+def _pack_scalar(kernel, name, t: Scalar, value):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if t.is_bool:
+        if not isinstance(value, (bool, np.bool_)):
+            _fail(kernel, name, "a bool", _describe(value))
+        return bool(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+        _fail(kernel, name, f"a number ({t!r})", _describe(value))
+    if t.is_int:
+        if not isinstance(value, numbers.Integral):
+            _fail(kernel, name, f"an integer ({t!r})", _describe(value))
+        info = np.iinfo(t.np_dtype)
+        if not info.min <= int(value) <= info.max:
+            _fail(kernel, name, f"an integer in the range of {t!r}", repr(value), ValueError)
+        return int(value)
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+        _fail(kernel, name, f"a real number ({t!r})", _describe(value))
+    if t.bits == 16:
+        return int(np.float16(value).view(np.uint16))
+    return float(value)
+
+
+def normalize_dim(kernel, dim) -> tuple:
+    dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim) if isinstance(dim, (tuple, list)) else None
+    if dims is None or not 1 <= len(dims) <= MAX_DIMS or \
+            not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in dims):
+        raise ValueError(f"kernel '{kernel.name}': dim must be a non-negative int or a tuple of "
+                         f"1 to {MAX_DIMS} of them, got {dim!r}")
+    total = int(np.prod(dims))
+    if total > MAX_THREADS:
+        raise ValueError(f"kernel '{kernel.name}': {total} threads exceed the limit of {MAX_THREADS}")
+    return tuple(int(d) for d in dims)
+
+
+# Running --------------------------------------------------------------------------------------
+class Launch:
+    """A launch with its arguments packed, ready to run again with little overhead."""
+
+    def __init__(self, kernel, dims, params, device, adjoint=False):
+        self.kernel = kernel
+        self.device = device
+        self.adjoint = adjoint
+        self.params = list(params)
+        self.compiled = kernel.compiled(kernel.specialization(self.params))
+        ck = self.compiled
+        if len(dims) != ck.tid_ndim and ck.tid_ndim > 1:
+            raise ValueError(f"kernel '{kernel.name}' unpacks tid() into {ck.tid_ndim} indices but "
+                             f"is launched with dim={dims!r}")
+        self.args = ck.args_type()
+        for k, (name, t, value) in enumerate(zip(ck.param_names, ck.param_types, self.params)):
+            setattr(self.args, f"p{k}", pack_value(kernel, name, t, value))
+        self.ctx = LaunchContext()
+        self.set_dim(dims)
+
+    def set_dim(self, dim):
+        dims = normalize_dim(self.kernel, dim)
+        self.dims = dims
+        padded = list(dims) + [1] * (MAX_DIMS - len(dims))
+        self.ctx.dim[:] = padded
+        self.ctx.ndim = len(dims)
+        self.total = int(np.prod(dims))
+
+    def set_param_at_index(self, index: int, value):
+        ck = self.compiled
+        name, t = ck.param_names[index], ck.param_types[index]
+        setattr(self.args, f"p{index}", pack_value(self.kernel, name, t, value))
+        self.params[index] = value
+
+    def set_params(self, values):
+        for k, v in enumerate(values):
+            self.set_param_at_index(k, v)
+
+    def launch(self):
+        run(self.compiled, self.args, self.ctx, self.total)
+
+
+def run(ck, args, ctx, total: int):
+    if total == 0:
+        return
+    ctx.error_site = 0
+    args_ptr = ctypes.addressof(args)
+    ctx_ptr = ctypes.addressof(ctx)
+    threads = thread_count()
+    if threads > 1 and total * ck.cost_weight >= config.parallel_threshold:
+        get_pool().run(ck.entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), threads)
+    else:
+        ck.entry(args_ptr, 0, total, ctx_ptr)
+    if ck.has_print:
+        _flush_c_stdout()
+    if ctx.error_site:
+        raise_launch_error(ck, ctx)
+
+
+_libc = None
+
+
+def _flush_c_stdout():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None)
+    _libc.fflush(None)
+
+
+def raise_launch_error(ck, ctx):
+    from ..lang.errors import format_at
+    site = ck.sites[ctx.error_site]
+    op = site.op
+    name = ck.kernel.name
+    if site.what == "integer division":
+        raise ZeroDivisionError(format_at(f"kernel '{name}': integer division by zero", op.loc))
+    if site.what == "assert":
+        raise AssertionError(format_at(f"kernel '{name}': assertion failed: {op.attrs['message']}", op.loc))
+    n = len(op.operands) - 1 - (op.name in ("store", "atomic"))
+    if op.name in ("extract_dyn", "insert_dyn"):
+        n = 1
+    index = tuple(ctx.error_index[:n])
+    extent = tuple(ctx.error_extent[:n])
+    shown_index = index[0] if n == 1 else index
+    message = (f"kernel '{name}': index {shown_index} is out of bounds for {site.what} "
+               f"with shape {extent}")
+    raise IndexError(format_at(message, op.loc))
+
+
+def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
+           stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
+           block_dim=256):
+    """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
+    `inputs + outputs`. With `record_cmd=True`, return a `Launch` to run later instead."""
+    from ..lang.kernel import Kernel
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"launch: expected a @weft.kernel, got {type(kernel).__name__}")
+    device = get_device(device)
+    dims = normalize_dim(kernel, dim)
+    params = list(inputs) + list(outputs)
+    names = kernel.arg_names
+    if len(params) != len(names):
+        raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
+                        f"({', '.join(names)}), got {len(params)}")
+    if adjoint:
+        raise NotImplementedError(f"kernel '{kernel.name}': adjoint launches are not available yet")
+    cmd = Launch(kernel, dims, params, device)
+    if record_cmd:
+        return cmd
+    cmd.launch()
+    return None

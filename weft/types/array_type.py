@@ -1,0 +1,32 @@
+"""Array type descriptors, as written in kernel annotations: `array(dtype=float, ndim=2)`."""
+
+from __future__ import annotations
+
+from .scalars import PYTHON_TYPES, Type
+
+MAX_DIMS = 4
+
+
+class ArrayType(Type):
+    """An array parameter type: element `dtype` and number of dimensions `ndim` (1 to 4)."""
+
+    is_array = True
+    _cache: dict = {}
+
+    def __new__(cls, dtype, ndim: int = 1):
+        dtype = PYTHON_TYPES.get(dtype, dtype)
+        if not isinstance(dtype, Type) or dtype.is_array:
+            raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "
+                            f"got {dtype!r}")
+        if not 1 <= int(ndim) <= MAX_DIMS:
+            raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, got ndim={ndim}")
+        key = (dtype, int(ndim))
+        if key not in cls._cache:
+            self = super().__new__(cls)
+            self.dtype, self.ndim = key
+            self.name = f"array(dtype={dtype!r}, ndim={self.ndim})"
+            cls._cache[key] = self
+        return cls._cache[key]
+
+    def __reduce__(self):
+        return (ArrayType, (self.dtype, self.ndim))

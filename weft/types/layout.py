@@ -1,0 +1,46 @@
+"""Memory layout of weft types as ctypes types (C layout, matching the LLVM types)."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+from .array_type import ArrayType
+from .composite import Matrix, TupleType, Vector
+from .scalars import Scalar
+from .struct import StructType
+
+_SCALAR_CTYPES = {
+    "bool": ctypes.c_bool, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
+    "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
+    "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
+    "float16": ctypes.c_uint16,  # raw bits; ctypes has no half type
+    "float32": ctypes.c_float, "float64": ctypes.c_double,
+}
+
+
+@functools.cache
+def array_descriptor(ndim: int):
+    """The ctypes struct a kernel receives for an array: data pointer, shape, byte strides."""
+    return type(f"ArrayDesc{ndim}", (ctypes.Structure,), {"_fields_": [
+        ("data", ctypes.c_void_p),
+        ("shape", ctypes.c_int64 * ndim),
+        ("strides", ctypes.c_int64 * ndim),
+    ]})
+
+
+@functools.cache
+def ctype_of(t):
+    """The ctypes type with the same size and layout as a value of weft type `t`."""
+    if isinstance(t, Scalar):
+        return _SCALAR_CTYPES[t.name]
+    if isinstance(t, (Vector, Matrix)):
+        return ctype_of(t.dtype) * t.num_components
+    if isinstance(t, StructType):
+        fields = [(name, ctype_of(ft)) for name, ft in t.fields.items()]
+        return type(t.name, (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(t, ArrayType):
+        return array_descriptor(t.ndim)
+    if isinstance(t, TupleType):
+        raise TypeError("tuples exist only inside kernels")
+    raise TypeError(f"no memory layout for {t!r}")

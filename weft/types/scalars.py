@@ -1,0 +1,87 @@
+"""Scalar types: bool, signed and unsigned integers, and floats.
+
+Each scalar type is one `Scalar` instance; identity is equality. Calling a scalar type in
+Python scope converts a number (`weft.float32(1.5)`); inside a kernel it is a cast.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Type:
+    """Base of every weft value type (scalar, vector, matrix, struct, array, tuple)."""
+
+    is_scalar = False
+    is_composite = False  # a value made of components: vector, matrix, struct, tuple
+    is_array = False
+
+    def __repr__(self) -> str:
+        return self.name  # type: ignore[attr-defined]
+
+
+class Scalar(Type):
+    """A scalar type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float)."""
+
+    is_scalar = True
+
+    def __init__(self, name: str, kind: str, bits: int, np_dtype):
+        self.name = name
+        self.kind = kind
+        self.bits = bits
+        self.np_dtype = np.dtype(np_dtype)
+        self.size = self.np_dtype.itemsize
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.kind in "if"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    def __call__(self, value=0):
+        """Convert a Python number to this type (a numpy scalar)."""
+        return self.np_dtype.type(value)
+
+    def __reduce__(self):
+        return (scalar_by_name, (self.name,))
+
+
+bool_ = Scalar("bool", "b", 8, np.bool_)
+int8 = Scalar("int8", "i", 8, np.int8)
+int16 = Scalar("int16", "i", 16, np.int16)
+int32 = Scalar("int32", "i", 32, np.int32)
+int64 = Scalar("int64", "i", 64, np.int64)
+uint8 = Scalar("uint8", "u", 8, np.uint8)
+uint16 = Scalar("uint16", "u", 16, np.uint16)
+uint32 = Scalar("uint32", "u", 32, np.uint32)
+uint64 = Scalar("uint64", "u", 64, np.uint64)
+float16 = Scalar("float16", "f", 16, np.float16)
+float32 = Scalar("float32", "f", 32, np.float32)
+float64 = Scalar("float64", "f", 64, np.float64)
+
+SCALARS = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+           float16, float32, float64)
+_BY_NAME = {s.name: s for s in SCALARS}
+_BY_NP = {s.np_dtype: s for s in SCALARS}
+
+
+def scalar_by_name(name: str) -> Scalar:
+    return _BY_NAME[name]
+
+
+def scalar_from_numpy(dtype) -> Scalar | None:
+    return _BY_NP.get(np.dtype(dtype))
+
+
+# Python's own types as Warp reads them: float is float32, int is int32.
+PYTHON_TYPES = {float: float32, int: int32, bool: bool_}
