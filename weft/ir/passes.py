@@ -50,9 +50,9 @@ def _inline_block(block: Block):
             continue
         callee: Function = op.attrs["func"].ir()
         inner = dict(zip((p.id for p in callee.params), op.operands))
-        body = clone_block(callee.body, inner)
-        ret = body.ops[-1]
-        out.extend(body.ops[:-1])  # ops keep the callee's locations: errors point into it
+        body = [clone_op(inner_op, inner) for inner_op in callee.body.ops]
+        ret = body[-1]
+        out.extend(body[:-1])  # ops keep the callee's locations: errors point into it
         for r, v in zip(op.results, ret.operands):
             mapping[r.id] = v
     block.ops = out

@@ -323,8 +323,9 @@ class FunctionCompiler:
         bounds = [self.expr(a) for a in it.args]
         if not 1 <= len(bounds) <= 3 or it.keywords:
             self.error("range takes 1 to 3 positional arguments", it)
-        start, stop, step = ([0] + bounds + [1])[1:4] if len(bounds) == 1 else \
-            (bounds + [1])[:3]
+        if len(bounds) == 1:
+            bounds = [0, bounds[0]]
+        start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
         if self._loop_needs_while(node):
             self.emit_while_range(node, start, stop, step)

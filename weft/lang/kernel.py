@@ -8,6 +8,7 @@ when the IR, the options and the host are unchanged.
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 
 from .. import config
@@ -19,6 +20,16 @@ from ..types.layout import ctype_of
 from .errors import CompileError
 from .function import signature_types
 from .source import ParsedSource
+
+# Argument types whose packed form cannot change while the object lives (an array's
+# pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
+_UNCHANGING = None  # set below, once runtime.array is importable
+
+
+def _unchanging():
+    from ..runtime.array import array
+    return (array, int, float, bool)
+
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
 
@@ -39,6 +50,42 @@ class CompiledKernel:
         self.has_print = any(op.name == "print" for op in walk(fn.body))
         has_loop = any(op.name in ("for", "while") for op in walk(fn.body))
         self.cost_weight = 64 if has_loop else 1
+        from ..runtime.launch import LaunchContext, make_packer
+        self.packers = [make_packer(kernel, n, t) for n, t in zip(self.param_names, self.param_types)]
+        self.args = self.args_type()
+        self.ctx = LaunchContext()
+        self.lock = threading.Lock()
+
+        self.args_ptr = ctypes.addressof(self.args)
+        self.ctx_ptr = ctypes.addressof(self.ctx)
+        self.field_names = [f"p{k}" for k in range(len(self.param_types))]
+        self.last_dims = None
+        self.last_values = [None] * len(self.param_types)
+        global _UNCHANGING
+        if _UNCHANGING is None:
+            _UNCHANGING = _unchanging()
+
+    def pack_cached(self, values):
+        """Pack into the kernel's own block, skipping arguments identical to the last launch
+        (arrays never change pointer or shape, so identity is enough)."""
+        last = self.last_values
+        args = self.args
+        for k, value in enumerate(values):
+            if value is not last[k] or type(value) not in _UNCHANGING:
+                setattr(args, self.field_names[k], self.packers[k](value))
+                last[k] = value
+
+    def pack(self, values, into=None):
+        """The argument block for `values` (written into `into` if given)."""
+        args = self.args_type() if into is None else into
+        for name, packer, value in zip(self.field_names, self.packers, values):
+            setattr(args, name, packer(value))
+        return args
+
+    def check_dims(self, dims):
+        if len(dims) != self.tid_ndim and self.tid_ndim > 1:
+            raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {self.tid_ndim} "
+                             f"indices but is launched with dim={dims!r}")
 
 
 class Kernel:
@@ -51,6 +98,8 @@ class Kernel:
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
         self._params = None
+        self._arg_names = None
+        self._array_params = None
         self._ir = None
         self._compiled: dict = {}
 
@@ -63,7 +112,10 @@ class Kernel:
 
     @property
     def arg_names(self) -> list[str]:
-        return list(self.params)
+        if self._arg_names is None:
+            self._arg_names = list(self.params)
+            self._array_params = [k for k, t in enumerate(self.params.values()) if isinstance(t, ArrayType)]
+        return self._arg_names
 
     def ir(self):
         """The kernel's IR after the pass pipeline (built once)."""
@@ -74,8 +126,15 @@ class Kernel:
         return self._ir
 
     def specialization(self, args) -> tuple:
-        return tuple(bool(getattr(a, "is_contiguous", False)) if isinstance(t, ArrayType) else False
-                     for a, t in zip(args, self.params.values()))
+        """Which arguments are contiguous arrays (a compiled variant per pattern)."""
+        spec = [False] * len(args)
+        for k in self._array_params if self._array_params is not None else self._init_params():
+            spec[k] = getattr(args[k], "is_contiguous", False)
+        return tuple(spec)
+
+    def _init_params(self):
+        self.arg_names  # noqa: B018 - fills _array_params
+        return self._array_params
 
     def compiled(self, spec: tuple) -> CompiledKernel:
         ck = self._compiled.get(spec)

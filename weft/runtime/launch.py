@@ -11,6 +11,7 @@ import numpy as np
 from .. import config
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
 from ..types.layout import array_descriptor, ctype_of
+from ..lang.kernel import Kernel
 from .array import array
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -42,6 +43,25 @@ def _describe(value) -> str:
     if isinstance(value, CompositeValue):
         return f"a {value.type!r}"
     return f"{type(value).__name__} {value!r}" if np.ndim(value) == 0 else f"{type(value).__name__}"
+
+
+def make_packer(kernel, name, t):
+    """A function turning an argument into the ctypes value of parameter `name` (type `t`).
+    Arrays take a fast path (the common case); everything else goes through pack_value."""
+    if isinstance(t, ArrayType):
+        def pack_array(value):
+            if type(value) is array and value._type is t and value.device.is_cpu:
+                desc = value._desc
+                return desc if desc is not None else value.descriptor()
+            return pack_value(kernel, name, t, value)
+        return pack_array
+    if isinstance(t, Scalar) and t.is_float and t.bits > 16:
+        def pack_float(value):
+            if type(value) is float:
+                return value
+            return pack_value(kernel, name, t, value)
+        return pack_float
+    return lambda value: pack_value(kernel, name, t, value)
 
 
 def pack_value(kernel, name, t, value):
@@ -108,15 +128,24 @@ def _pack_scalar(kernel, name, t: Scalar, value):
 
 
 def normalize_dim(kernel, dim) -> tuple:
+    if type(dim) is int and 0 <= dim <= MAX_THREADS:
+        return (dim,)
     dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim) if isinstance(dim, (tuple, list)) else None
     if dims is None or not 1 <= len(dims) <= MAX_DIMS or \
             not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in dims):
         raise ValueError(f"kernel '{kernel.name}': dim must be a non-negative int or a tuple of "
                          f"1 to {MAX_DIMS} of them, got {dim!r}")
-    total = int(np.prod(dims))
+    total = _product(dims)
     if total > MAX_THREADS:
         raise ValueError(f"kernel '{kernel.name}': {total} threads exceed the limit of {MAX_THREADS}")
     return tuple(int(d) for d in dims)
+
+
+def _product(dims) -> int:
+    total = 1
+    for d in dims:
+        total *= int(d)
+    return total
 
 
 # Running --------------------------------------------------------------------------------------
@@ -129,28 +158,18 @@ class Launch:
         self.adjoint = adjoint
         self.params = list(params)
         self.compiled = kernel.compiled(kernel.specialization(self.params))
-        ck = self.compiled
-        if len(dims) != ck.tid_ndim and ck.tid_ndim > 1:
-            raise ValueError(f"kernel '{kernel.name}' unpacks tid() into {ck.tid_ndim} indices but "
-                             f"is launched with dim={dims!r}")
-        self.args = ck.args_type()
-        for k, (name, t, value) in enumerate(zip(ck.param_names, ck.param_types, self.params)):
-            setattr(self.args, f"p{k}", pack_value(kernel, name, t, value))
+        self.args = self.compiled.pack(self.params)
         self.ctx = LaunchContext()
         self.set_dim(dims)
 
     def set_dim(self, dim):
-        dims = normalize_dim(self.kernel, dim)
-        self.dims = dims
-        padded = list(dims) + [1] * (MAX_DIMS - len(dims))
-        self.ctx.dim[:] = padded
-        self.ctx.ndim = len(dims)
-        self.total = int(np.prod(dims))
+        self.dims = normalize_dim(self.kernel, dim)
+        self.compiled.check_dims(self.dims)
+        self.total = set_launch_shape(self.ctx, self.dims)
 
     def set_param_at_index(self, index: int, value):
         ck = self.compiled
-        name, t = ck.param_names[index], ck.param_types[index]
-        setattr(self.args, f"p{index}", pack_value(self.kernel, name, t, value))
+        setattr(self.args, f"p{index}", ck.packers[index](value))
         self.params[index] = value
 
     def set_params(self, values):
@@ -161,15 +180,21 @@ class Launch:
         run(self.compiled, self.args, self.ctx, self.total)
 
 
-def run(ck, args, ctx, total: int):
+def set_launch_shape(ctx, dims) -> int:
+    ctx.dim[:] = list(dims) + [1] * (MAX_DIMS - len(dims))
+    ctx.ndim = len(dims)
+    return _product(dims)
+
+
+def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
+    """Run compiled kernel `ck` over `total` threads; raise the first run-time error."""
     if total == 0:
         return
     ctx.error_site = 0
-    args_ptr = ctypes.addressof(args)
-    ctx_ptr = ctypes.addressof(ctx)
-    threads = thread_count()
-    if threads > 1 and total * ck.cost_weight >= config.parallel_threshold:
-        get_pool().run(ck.entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), threads)
+    if args_ptr is None:
+        args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
+    if total * ck.cost_weight >= config.parallel_threshold and thread_count() > 1:
+        get_pool().run(ck.entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), thread_count())
     else:
         ck.entry(args_ptr, 0, total, ctx_ptr)
     if ck.has_print:
@@ -213,20 +238,24 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
            block_dim=256):
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
     `inputs + outputs`. With `record_cmd=True`, return a `Launch` to run later instead."""
-    from ..lang.kernel import Kernel
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch: expected a @weft.kernel, got {type(kernel).__name__}")
     device = get_device(device)
     dims = normalize_dim(kernel, dim)
-    params = list(inputs) + list(outputs)
+    params = [*inputs, *outputs]
     names = kernel.arg_names
     if len(params) != len(names):
         raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
                         f"({', '.join(names)}), got {len(params)}")
     if adjoint:
         raise NotImplementedError(f"kernel '{kernel.name}': adjoint launches are not available yet")
-    cmd = Launch(kernel, dims, params, device)
     if record_cmd:
-        return cmd
-    cmd.launch()
-    return None
+        return Launch(kernel, dims, params, device)
+    ck = kernel.compiled(kernel.specialization(params))
+    ck.check_dims(dims)
+    with ck.lock:  # the compiled kernel's own argument block and context are reused
+        ck.pack_cached(params)
+        if dims != ck.last_dims:
+            ck.last_total = set_launch_shape(ck.ctx, dims)
+            ck.last_dims = dims
+        run(ck, ck.args, ck.ctx, ck.last_total, ck.args_ptr, ck.ctx_ptr)

@@ -52,9 +52,12 @@ class ThreadPool:
 _pool: ThreadPool | None = None
 
 
+_CPUS = os.cpu_count() or 1
+
+
 def thread_count() -> int:
     from .. import config
-    return max(1, config.num_threads or os.cpu_count() or 1)
+    return max(1, config.num_threads or _CPUS)
 
 
 def get_pool() -> ThreadPool:
