@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import Value
-from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, int32
 from . import arith
-from .math import PRIM
 from .registry import builtin
 
 

@@ -273,6 +273,25 @@ class _M:
     def copysign(self, mag, sgn):
         return self._intr("copysign", mag, sgn)
 
+    def two_sum(self, a, b):
+        """a + b = s + e exactly (Knuth)."""
+        s = self.add(a, b)
+        bb = self.sub(s, a)
+        e = self.add(self.sub(a, self.sub(s, bb)), self.sub(b, bb))
+        return s, e
+
+    def fast_two_sum(self, a, b):
+        """a + b = s + e exactly, requires |a| >= |b| or a == 0."""
+        s = self.add(a, b)
+        return s, self.sub(b, self.sub(s, a))
+
+    def div_dw(self, nh, nl, dh, dl):
+        """(nh + nl) / (dh + dl) with one Newton correction (~0.5 ulp)."""
+        q = self.div(nh, dh)
+        rho = self.fma(self.neg(q), dh, nh)        # exact residual
+        rho = self.fma(self.neg(q), dl, self.add(rho, nl))
+        return self.add(q, self.div(rho, dh))
+
     def horner(self, x, coefs):
         acc = self.k(coefs[-1])
         for c in reversed(coefs[:-1]):
@@ -355,14 +374,26 @@ def _exp_core(m: _M, x, adj: int = 0, xlo=None):
     xc = m.sel(m.lt(x, hi), x, hi)          # NaN -> hi (finite, no poison)
     xc = m.sel(m.gt(xc, lo), xc, lo)
     n = m.rint(m.mul(xc, float(_LOG2E)))
+    r, rlo = _exp_reduce(m, xc, n)
+    if xlo is not None:
+        rlo = m.add(rlo, xlo)
+    return m.scale(m.add(_expm1_poly(m, r, rlo), 1.0), n, adj)
+
+
+def _exp_reduce(m: _M, xc, n):
+    """r + rlo = xc - n*ln2 (Cody-Waite with fma; rlo = rounding error)."""
     ln2_hi, ln2_lo = m.parts(_LN2, 2)
     nn = m.neg(n)
-    r = m.fma(nn, ln2_hi, xc)               # exact: n*ln2_hi cancels xc
-    r = m.fma(nn, ln2_lo, r)
-    if xlo is not None:
-        r = m.add(r, xlo)
+    r1 = m.fma(nn, ln2_hi, xc)              # exact: n*ln2_hi cancels xc
+    r = m.fma(nn, ln2_lo, r1)
+    rlo = m.fma(nn, ln2_lo, m.sub(r1, r))   # r1 - r is exact (Sterbenz)
+    return r, rlo
+
+
+def _expm1_poly(m: _M, r, rlo):
+    """expm1(r + rlo) for |r| <= ln2/2, |rlo| << ulp(1)."""
     em = m.fma(m.mul(r, r), m.horner(r, m.coef(_EXPM1)), r)
-    return m.scale(m.add(em, 1.0), n, adj)
+    return m.add(em, m.fma(rlo, em, rlo))   # + rlo * e^r, to first order
 
 
 def _exp(m: _M, x):
@@ -380,22 +411,29 @@ def _exp2(m: _M, x):
     return m.sel(m.isnan(x), x, res)
 
 
-def _expm1_core(m: _M, x):
-    """expm1(x) without NaN / signed-zero handling."""
+def _expm1_dw(m: _M, x):
+    """expm1(x) as hi + lo, without NaN / signed-zero handling."""
     lo, hi = (-50.0, 710.0) if m.d else (-30.0, 89.0)
     xc = m.sel(m.lt(x, hi), x, hi)
     xc = m.sel(m.gt(xc, lo), xc, lo)
     n = m.rint(m.mul(xc, float(_LOG2E)))
-    ln2_hi, ln2_lo = m.parts(_LN2, 2)
-    nn = m.neg(n)
-    r = m.fma(nn, ln2_hi, xc)
-    r = m.fma(nn, ln2_lo, r)
-    em = m.fma(m.mul(r, r), m.horner(r, m.coef(_EXPM1)), r)
-    # expm1(x) = 2^n (em + 1) - 1 = 2 * (t*em + (t - 1/2)),  t = 2^(n-1);
-    # t - 1/2 is exact and the fma rounds once, so small n lose nothing.
+    r, rlo = _exp_reduce(m, xc, n)
+    # em + eml = expm1(r + rlo); r dominates the polynomial tail
+    tail = m.mul(m.mul(r, r), m.horner(r, m.coef(_EXPM1)))
+    em, eml = m.fast_two_sum(r, tail)
+    eml = m.add(eml, m.fma(rlo, em, rlo))
+    # expm1(x) = 2^n (1 + em) - 1 = 2 * (t*em + (t - 1/2)),  t = 2^(n-1);
+    # t*em, t*eml and t - 1/2 are exact, so only the final sum rounds.
     ni = m.b.fptosi(n, m.ity)
     t = m.pow2(m.b.sub(ni, m.ik(1)))
-    return m.mul(m.fma(t, em, m.sub(t, 0.5)), 2.0)
+    sh, sl = m.two_sum(m.mul(t, em), m.sub(t, 0.5))
+    sl = m.fma(t, eml, sl)
+    rh, rl = m.fast_two_sum(sh, sl)
+    return m.mul(rh, 2.0), m.mul(rl, 2.0)
+
+
+def _expm1_core(m: _M, x):
+    return _expm1_dw(m, x)[0]
 
 
 def _tiny_identity(m: _M, x, res):
@@ -515,7 +553,8 @@ def _log1p(m: _M, x):
 # ---------------------------------------------------------------------------
 
 def _sincos_core(m: _M, x):
-    """Returns (sin r, cos r, quadrant) with x = r + quadrant*pi/2 (mod 2pi)."""
+    """Returns (sin r, cos r, quadrant) with x = r + quadrant*pi/2 (mod 2pi);
+    sin r and cos r as (hi, lo) pairs."""
     xs = m.sel(m.isfinite(x), x, 0.0)        # keep inf/NaN out of the ints
     q = m.rint(m.mul(xs, float(2 / _PI)))
     c1, c2, c3 = m.parts(_PI / 2, 3)
@@ -530,9 +569,13 @@ def _sincos_core(m: _M, x):
     qm = m.sub(q, m.mul(m.floor(m.mul(q, 0.25)), 4.0))   # q mod 4, in float
     qi = m.b.fptosi(qm, m.ity)
     z = m.mul(r, r)
-    s = m.fma(m.mul(r, z), m.horner(z, m.coef(_SIN)), r)
-    w = m.fma(m.neg(m.mul(r, 0.5)), r, 1.0)  # 1 - r^2/2 with one rounding
-    c = m.fma(m.mul(z, z), m.horner(z, m.coef(_COS)), w)
+    ts = m.mul(m.mul(r, z), m.horner(z, m.coef(_SIN)))
+    s = m.fast_two_sum(r, ts)
+    nhr = m.neg(m.mul(r, 0.5))
+    w = m.fma(nhr, r, 1.0)                   # 1 - r^2/2, one rounding ...
+    dw = m.fma(nhr, r, m.sub(1.0, w))        # ... and its exact error
+    tc = m.fma(m.mul(z, z), m.horner(z, m.coef(_COS)), dw)
+    c = m.fast_two_sum(w, tc)
     return s, c, qi
 
 
@@ -542,7 +585,7 @@ def _trig_finish(m: _M, x, res):
 
 
 def _sin(m: _M, x):
-    s, c, qi = _sincos_core(m, x)
+    (s, _), (c, _), qi = _sincos_core(m, x)
     odd = m.b.trunc(qi, ir.IntType(1))
     negate = m.b.icmp_unsigned("!=", m.b.and_(qi, m.ik(2)), m.ik(0))
     v = m.sel(odd, c, s)
@@ -551,7 +594,7 @@ def _sin(m: _M, x):
 
 
 def _cos(m: _M, x):
-    s, c, qi = _sincos_core(m, x)
+    (s, _), (c, _), qi = _sincos_core(m, x)
     odd = m.b.trunc(qi, ir.IntType(1))
     q1 = m.b.add(qi, m.ik(1))
     negate = m.b.icmp_unsigned("!=", m.b.and_(q1, m.ik(2)), m.ik(0))
@@ -561,50 +604,64 @@ def _cos(m: _M, x):
 
 
 def _tan(m: _M, x):
-    s, c, qi = _sincos_core(m, x)
+    (sh, sl), (ch, cl), qi = _sincos_core(m, x)
     odd = m.b.trunc(qi, ir.IntType(1))
-    num = m.sel(odd, m.neg(c), s)             # odd quadrant: -cot(r)
-    den = m.sel(odd, s, c)
-    return _trig_finish(m, x, m.div(num, den))
+    # odd quadrant: -cot(r); double-word quotient keeps tan near 1 ulp
+    nh = m.sel(odd, m.neg(ch), sh)
+    nl = m.sel(odd, m.neg(cl), sl)
+    dh = m.sel(odd, sh, ch)
+    dl = m.sel(odd, sl, cl)
+    return _trig_finish(m, x, m.div_dw(nh, nl, dh, dl))
 
 
-def _asin_poly(m: _M, s, z):
-    """asin(s) for |s| <= 1/2, z = s*s."""
-    return m.fma(m.mul(s, z), m.horner(z, m.coef(_ASIN)), s)
+def _asin_parts(m: _M, x, a):
+    """(big, s, tail) with asin(s) ~ s + tail and, for |x| > 1/2,
+    asin|x| = pi/2 - 2 asin(s), s = sqrt((1-|x|)/2); else s = x."""
+    big = m.gt(a, 0.5)
+    zb = m.fma(a, -0.5, 0.5)                  # (1-|x|)/2, exact
+    sb = m.sqrt(zb)
+    # low part of the square root: sqrt(zb) ~ sb + (zb - sb^2) / (2 sb)
+    slo = m.div(m.fma(m.neg(sb), sb, zb), m.sel(m.eq(sb, 0.0), 1.0, m.mul(sb, 2.0)))
+    z = m.sel(big, zb, m.mul(x, x))
+    s = m.sel(big, sb, x)
+    tail = m.mul(m.mul(s, z), m.horner(z, m.coef(_ASIN)))
+    # asin'(s) = 1 + s^2/2 + ...
+    tail = m.add(tail, m.sel(big, m.fma(m.mul(slo, 0.5), z, slo), 0.0))
+    return big, s, tail
 
 
 def _asin(m: _M, x):
     a = m.abs(x)
-    big = m.gt(a, 0.5)
-    zb = m.fma(a, -0.5, 0.5)                  # (1-|x|)/2, exact
-    z = m.sel(big, zb, m.mul(a, a))
-    s = m.sel(big, m.sqrt(zb), a)
-    p = _asin_poly(m, s, z)
-    # |x| > 1/2: asin = pi/2 - 2 asin(sqrt((1-|x|)/2))
+    big, s, tail = _asin_parts(m, a, a)
     hi, lo = m.parts(_PI / 2, 2)
-    pb = m.add(m.fma(p, -2.0, hi), lo)
-    return m.copysign(m.sel(big, pb, p), x)   # NaN: big is false, p is NaN
+    pb = m.add(m.fma(s, -2.0, hi), m.fma(tail, -2.0, lo))
+    ps = m.add(s, tail)
+    return m.copysign(m.sel(big, pb, ps), x)  # NaN: big is false, ps is NaN
 
 
 def _acos(m: _M, x):
     a = m.abs(x)
-    big = m.gt(a, 0.5)
-    zb = m.fma(a, -0.5, 0.5)
-    z = m.sel(big, zb, m.mul(x, x))
-    s = m.sel(big, m.sqrt(zb), x)
-    p = _asin_poly(m, s, z)
+    big, s, tail = _asin_parts(m, x, a)
     h2hi, h2lo = m.parts(_PI / 2, 2)
     pihi, pilo = m.parts(_PI, 2)
-    small = m.sub(h2hi, m.sub(p, h2lo))       # pi/2 - asin(x)
-    pos = m.mul(p, 2.0)                       # 2 asin(sqrt((1-x)/2))
-    negv = m.add(m.fma(p, -2.0, pihi), pilo)  # pi - 2 asin(...)
-    res = m.sel(big, m.sel(m.gt(x, 0.0), pos, negv), small)
-    return res
+    sh, sl = m.two_sum(h2hi, m.neg(s))        # pi/2 - asin(x)
+    small = m.add(sh, m.add(sl, m.sub(h2lo, tail)))
+    pos = m.mul(m.add(s, tail), 2.0)          # 2 asin(sqrt((1-x)/2))
+    negv = m.add(m.fma(s, -2.0, pihi), m.fma(tail, -2.0, pilo))
+    return m.sel(big, m.sel(m.gt(x, 0.0), pos, negv), small)
 
 
-def _atan_poly(m: _M, t):
+def _atan_tail(m: _M, t, tlo):
+    """atan(t + tlo) - t for |t| <= tan(pi/8), |tlo| ~ ulp(t)."""
     z = m.mul(t, t)
-    return m.fma(m.mul(t, z), m.horner(z, m.coef(_ATAN)), t)
+    tail = m.mul(m.mul(t, z), m.horner(z, m.coef(_ATAN)))
+    return m.add(tail, m.fma(m.neg(tlo), z, tlo))    # atan'(t) ~ 1 - t^2
+
+
+def _atan_finish(m: _M, khi, klo, t, tail):
+    """khi + klo + t + tail, with |khi| >= |t| or khi == 0."""
+    sh, sl = m.fast_two_sum(khi, t)
+    return m.add(sh, m.add(sl, m.add(tail, klo)))
 
 
 def _atan(m: _M, x):
@@ -612,14 +669,25 @@ def _atan(m: _M, x):
     big = m.gt(a, float(Fraction(24142135623730950488, 10 ** 19)))  # tan(3pi/8)
     mid = m.gt(a, float(Fraction(4142135623730950488, 10 ** 19)))   # tan(pi/8)
     # a > tan(3pi/8): pi/2 + atan(-1/a);  a > tan(pi/8): pi/4 + atan((a-1)/(a+1))
-    num = m.sel(big, -1.0, m.sel(mid, m.sub(a, 1.0), a))
-    den = m.sel(big, a, m.sel(mid, m.add(a, 1.0), 1.0))
-    p = _atan_poly(m, m.div(num, den))
+    am1 = m.sub(a, 1.0)
+    ap1 = m.add(a, 1.0)
+    num = m.sel(big, -1.0, m.sel(mid, am1, a))
+    den = m.sel(big, a, m.sel(mid, ap1, 1.0))
+    # rounding errors of a -+ 1 (exact in this range) for the quotient
+    mid = m.and_(mid, m.not_(big))
+    nlo = m.sel(mid, m.sub(a, m.add(am1, 1.0)), 0.0)
+    dlo = m.sel(mid, m.sub(a, m.sub(ap1, 1.0)), 0.0)
+    t = m.div(num, den)
+    rho = m.fma(m.neg(t), den, num)
+    rho = m.fma(m.neg(t), dlo, m.add(rho, nlo))
+    tlo = m.div(rho, den)
+    tlo = m.sel(m.isnan(tlo), 0.0, tlo)       # a = inf: 0 * inf above
     h2hi, h2lo = m.parts(_PI / 2, 2)
     h4hi, h4lo = m.parts(_PI / 4, 2)
     bhi = m.sel(big, h2hi, m.sel(mid, h4hi, 0.0))
     blo = m.sel(big, h2lo, m.sel(mid, h4lo, 0.0))
-    return m.copysign(m.add(bhi, m.add(p, blo)), x)
+    res = _atan_finish(m, bhi, blo, t, _atan_tail(m, t, tlo))
+    return m.copysign(res, x)
 
 
 def _atan2(m: _M, y, x):
@@ -639,17 +707,28 @@ def _atan2(m: _M, y, x):
     sc = m.sel(m.gt(den, math.ldexp(1.0, m.bias - 2)), 0.25, 1.0)
     ns = m.mul(num, sc)
     ds = m.mul(den, sc)
-    u = m.div(m.sel(mid, m.sub(ns, ds), num), m.sel(mid, m.add(ns, ds), den))
-    p = _atan_poly(m, u)
+    nh, nl = m.two_sum(ns, m.neg(ds))
+    dh, dl = m.two_sum(ns, ds)
+    nh = m.sel(mid, nh, num)
+    nl = m.sel(mid, nl, 0.0)
+    dh = m.sel(mid, dh, den)
+    dl = m.sel(mid, dl, 0.0)
+    u = m.div(nh, dh)
+    rho = m.fma(m.neg(u), dh, nh)
+    rho = m.fma(m.neg(u), dl, m.add(rho, nl))
+    ulo = m.div(rho, dh)
+    ulo = m.sel(m.isnan(ulo), 0.0, ulo)       # den = inf: 0 * inf above
+    tail = _atan_tail(m, u, ulo)
     # angle = k*pi/4 + sign*p with k from (mid, swap, x<0)
     b = m.sel(mid, 1.0, 0.0)
     xneg = m.signbit(x)
     k = m.sel(swap, m.sel(xneg, m.add(b, 2.0), m.sub(2.0, b)),
               m.sel(xneg, m.sub(4.0, b), b))
     flip = m.b.xor(swap, xneg)
-    sp = m.sel(flip, m.neg(p), p)
+    su = m.sel(flip, m.neg(u), u)
+    stail = m.sel(flip, m.neg(tail), tail)
     q4hi, q4lo = m.parts(_PI / 4, 2, hibits=m.prec - 3)
-    res = m.add(m.mul(k, q4hi), m.fma(k, q4lo, sp))
+    res = _atan_finish(m, m.mul(k, q4hi), m.mul(k, q4lo), su, stail)
     res = m.copysign(res, y)
     return m.sel(m.b.fcmp_unordered("uno", x, y), m.add(x, y), res)
 
@@ -679,8 +758,9 @@ def _tanh(m: _M, x):
     lim = 20.0 if m.d else 10.0               # tanh rounds to 1 beyond
     a = m.abs(x)
     a = m.sel(m.lt(a, lim), a, lim)
-    t = _expm1_core(m, m.mul(a, 2.0))
-    res = m.copysign(m.div(t, m.add(t, 2.0)), x)
+    th, tl = _expm1_dw(m, m.mul(a, 2.0))
+    dh, dl = m.two_sum(th, 2.0)
+    res = m.copysign(m.div_dw(th, tl, dh, m.add(dl, tl)), x)
     return m.sel(m.isnan(x), x, res)
 
 

@@ -20,14 +20,13 @@ import numpy as np
 from ..builtins import arith
 from ..builtins.registry import BUILTINS, Builtin
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Loc, Value
+from ..ir.core import Block, Function, Loc, Op, Value
 from ..types import (
     PYTHON_TYPES,
     ArrayType,
     Composite,
     Matrix,
     Scalar,
-    StructType,
     TupleType,
     Type,
     Vector,
@@ -395,8 +394,8 @@ class FunctionCompiler:
         carried = self._carried_names(node)
         inits = [self.scope[n] for n in carried]
         trip = None
-        if all(o.owner is not None and o.owner.name == "const" for o in (start, stop, step)):
-            lo, hi, st = (o.owner.attrs["value"] for o in (start, stop, step))
+        if all(_const_of(o) is not None for o in (start, stop, step)):
+            lo, hi, st = (_const_of(o) for o in (start, stop, step))
             trip = len(range(lo, hi, st))
         body = Block([start.type] + [v.type for v in inits], [node.target.id] + carried)
         before = self.scope
@@ -462,8 +461,8 @@ class FunctionCompiler:
         if isinstance(test, tuple):  # a range counter
             _, counter, stop, step = test
             i = self.scope[counter]
-            if step.owner.name == "const":
-                return self.b.cmp("lt" if step.owner.attrs["value"] > 0 else "gt", i, stop)
+            if _const_of(step) is not None:
+                return self.b.cmp("lt" if _const_of(step) > 0 else "gt", i, stop)
             up = self.b.cmp("gt", step, self.b.const(0, step.type))
             return self.b.select(up, self.b.cmp("lt", i, stop), self.b.cmp("gt", i, stop))
         cond = self.condition(test)
@@ -613,7 +612,7 @@ class FunctionCompiler:
             scope_before = self.scope
             holder = {}
 
-            def rhs(n=value_node):
+            def rhs(n=value_node, holder=holder):
                 c = self.condition(n)
                 holder["v"] = c if isinstance(c, Value) else self.b.const(bool(c), bool_)
                 self.scope = dict(self.scope, __bool=holder["v"])
@@ -878,6 +877,12 @@ def _assigned_names(stmts) -> set[str]:
                 if isinstance(sub, ast.Name):
                     names.add(sub.id)
     return names
+
+
+def _const_of(v: Value):
+    """The value of a `const` op's result, or None (a block argument or computed value)."""
+    owner = v.owner
+    return owner.attrs["value"] if isinstance(owner, Op) and owner.name == "const" else None
 
 
 def _as_load(target):

@@ -9,9 +9,9 @@ import numbers
 import numpy as np
 
 from .. import config
+from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
 from ..types.layout import array_descriptor, ctype_of
-from ..lang.kernel import Kernel
 from .array import array
 from .device import get_device
 from .threads import get_pool, thread_count

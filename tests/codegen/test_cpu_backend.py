@@ -1,0 +1,96 @@
+"""CPU code generation: vectorisation, versioned bounds checks and the disk cache."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import weft as wp
+
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+def test_contiguous_saxpy_is_vectorised():
+    ir = saxpy.llvm_ir(spec=(True, True, False), optimized=True)
+    assert any(f"<{w} x float>" in ir for w in (4, 8, 16))
+
+
+def test_strided_arrays_use_their_strides():
+    x = wp.array(np.arange(20, dtype=np.float32))
+    y = wp.zeros(20)
+    wp.launch(saxpy, 10, inputs=[x[::2], y[::2], 3.0])
+    expected = np.zeros(20, np.float32)
+    expected[::2] = 3.0 * np.arange(0, 20, 2)
+    np.testing.assert_array_equal(y.numpy(), expected)
+
+
+@wp.kernel
+def gather(src: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = src[idx[i]]
+
+
+def test_launch_larger_than_the_array_takes_the_checked_path():
+    src = wp.array(np.arange(4, dtype=np.float32))
+    idx = wp.array(np.array([0, 1, 2, 3, 0, 1], dtype=np.int32))
+    out = wp.zeros(4)
+    try:
+        wp.launch(gather, 6, inputs=[src, idx, out])
+    except IndexError as e:
+        assert "out" in str(e) and "index 4" in str(e)
+    else:
+        raise AssertionError("expected IndexError")
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 2, 3])
+
+
+def _run(code: str, cache: str, tmp_path) -> str:
+    env = dict(os.environ, WEFT_CACHE_DIR=cache)
+    script = tmp_path / "program.py"  # kernels need a source file
+    script.write_text(textwrap.dedent(code))
+    result = subprocess.run([sys.executable, str(script)], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+PROGRAM = """
+    import numpy as np
+    import weft as wp
+    from weft.codegen import cpu
+    compiles = []
+    original = cpu.compile_to_object
+    def counting(text):
+        compiles.append(1)
+        return original(text)
+    cpu.compile_to_object = counting
+
+    @wp.kernel
+    def add_one(x: wp.array(dtype=float)):
+        i = wp.tid()
+        x[i] = x[i] + 1.0
+
+    x = wp.zeros(16)
+    wp.launch(add_one, 16, inputs=[x])
+    assert x.numpy().sum() == 16.0
+    print(len(compiles))
+"""
+
+
+def test_warm_cache_in_a_new_process_does_not_recompile(tmp_path):
+    cache = str(tmp_path / "cache")
+    assert _run(PROGRAM, cache, tmp_path).strip() == "1"  # cold: compiled once
+    assert _run(PROGRAM, cache, tmp_path).strip() == "0"  # warm: loaded from disk
+    assert any(name.endswith(".o") for _, _, files in os.walk(cache) for name in files)
+
+
+def test_cache_dir_setting_moves_the_cache(tmp_path):
+    moved = str(tmp_path / "moved")
+    code = PROGRAM.replace("import weft as wp\n", f"import weft as wp\n    wp.config.kernel_cache_dir = {moved!r}\n")
+    assert _run(code, str(tmp_path / "unused"), tmp_path).strip() == "1"
+    assert (tmp_path / "moved").exists() and not (tmp_path / "unused").exists()
