@@ -5,6 +5,11 @@ packed parameter block (layout: `runtime.launch` builds it with ctypes), `[begin
 the range of linear thread indices to run, and `ctx` is the launch context (launch shape,
 error record, scratch memory).
 
+Composite values (vectors, matrices, structs) are kept as Python lists of scalar LLVM
+values, not LLVM aggregates: construct/extract/insert cost nothing, and every loop-carried
+component is its own scalar phi, which LLVM's vectoriser needs (it cannot vectorise a
+reduction carried in an aggregate phi). Aggregates exist only at memory boundaries.
+
 Bounds checks. Every array access is checked (unless `bounds_checks` is off): a bad index
 records the access site, the index and the extent in the error record (first error wins),
 and the access goes to scratch memory instead, so nothing is corrupted and nothing
@@ -39,6 +44,27 @@ class Site:
     id: int
     op: Op
     what: str  # "array 'x'" or "vector index"
+
+
+def _members(t) -> list:
+    """Member types of a composite, in memory order."""
+    if isinstance(t, (Vector, Matrix)):
+        return [t.dtype] * t.num_components
+    if isinstance(t, StructType):
+        return list(t.fields.values())
+    if isinstance(t, TupleType):
+        return list(t.elements)
+    raise TypeError(f"{t!r} has no members")
+
+
+def _member_offsets(t) -> list[int]:
+    """Byte offsets of the members of `t` in memory (C layout, as types.layout)."""
+    if isinstance(t, (Vector, Matrix)):
+        return [k * t.dtype.size for k in range(t.num_components)]
+    if isinstance(t, StructType):
+        ct = ctype_of(t)
+        return [getattr(ct, name).offset for name in t.field_names]
+    raise TypeError(f"{t!r} is not stored in memory")
 
 
 def llvm_type(t, in_memory: bool = False):
@@ -130,10 +156,7 @@ class KernelCodegen:
         self.param_ids = {p.id for p in params}
         for k, p in enumerate(params):
             slot = b.gep(args_ptr, [I32(0), I32(k)], source_etype=self.args_type)
-            v = b.load(slot, typ=llvm_type(p.type, True))
-            if p.type is bool_:
-                v = b.icmp_unsigned("!=", v, I8(0))
-            self.values[p.id] = v
+            self.values[p.id] = self.load_value(slot, p.type)
             if isinstance(p.type, ArrayType) and self.contiguous_params[k]:
                 self.contiguous.add(p.id)
         self.launch_dims = [b.load(b.gep(ctx, [I32(0), I32(0), I32(d)], source_etype=CTX_TYPE), typ=I32)
@@ -260,11 +283,11 @@ class KernelCodegen:
     def emit(self, op: Op):
         handler = getattr(self, "op_" + op.name)
         result = handler(op)
-        if op.results:
-            if len(op.results) == 1 and not isinstance(result, list):
-                result = [result]
-            for r, v in zip(op.results, result):
+        if op.name in ("if", "for", "while") or len(op.results) > 1:
+            for r, v in zip(op.results, result):  # handlers of these return one value per result
                 self.values[r.id] = v
+        elif op.results:
+            self.values[op.results[0].id] = result
 
     def v(self, value: Value):
         return self.values[value.id]
@@ -396,35 +419,29 @@ class KernelCodegen:
         return b.sext(x, to) if src.is_signed and not src.is_bool else b.zext(x, to)
 
     def op_select(self, op):
-        c, a, d = (self.v(x) for x in op.operands)
-        return self.builder.select(c, a, d)
+        c, a, d = op.operands
+        t = a.type
+        cond = self.v(c)
+        picked = [self.builder.select(cond, x, y) for x, y in zip(self.leaves(self.v(a), t), self.leaves(self.v(d), t))]
+        return self.from_leaves(t, iter(picked))
 
     def op_call(self, op):
         prim: Primitive = op.attrs["fn"]
         args = [self.v(x) for x in op.operands]
         return prim.lower(self, args, op)
 
-    # Composites ----------------------------------------------------------------------------
-    def _to_member(self, x, t):
-        return self.builder.zext(x, I8) if t is bool_ else x
-
-    def _from_member(self, x, t):
-        return self.builder.icmp_unsigned("!=", x, I8(0)) if t is bool_ else x
-
+    # Composites: lists of scalar values ------------------------------------------------
     def op_construct(self, op):
-        t = op.result.type
-        agg = ir.Constant(llvm_type(t), ir.Undefined)
-        for i, x in enumerate(op.operands):
-            agg = self.builder.insert_value(agg, self._to_member(self.v(x), x.type), i)
-        return agg
+        return [self.v(x) for x in op.operands]
 
     def op_extract(self, op):
-        x = self.builder.extract_value(self.v(op.operands[0]), op.attrs["index"])
-        return self._from_member(x, op.result.type)
+        return self.v(op.operands[0])[op.attrs["index"]]
 
     def op_insert(self, op):
         agg, x = op.operands
-        return self.builder.insert_value(self.v(agg), self._to_member(self.v(x), x.type), op.attrs["index"])
+        parts = list(self.v(agg))
+        parts[op.attrs["index"]] = self.v(x)
+        return parts
 
     def _component_index(self, op, agg_type, index):
         """A dynamic component index, checked against the size (out of range reads 0)."""
@@ -439,23 +456,69 @@ class KernelCodegen:
         agg, index = op.operands
         i = self._component_index(op, agg.type, index)
         b = self.builder
-        a = self.v(agg)
-        result = b.extract_value(a, 0)
-        for k in range(1, agg.type.num_components):  # a select chain vectorises; memory does not
-            result = b.select(b.icmp_unsigned("==", i, i.type(k)), b.extract_value(a, k), result)
+        parts = self.v(agg)
+        result = parts[0]
+        for k in range(1, len(parts)):  # a select chain vectorises; memory does not
+            result = b.select(b.icmp_unsigned("==", i, i.type(k)), parts[k], result)
         return result
 
     def op_insert_dyn(self, op):
         agg, index, x = op.operands
         i = self._component_index(op, agg.type, index)
         b = self.builder
-        a = self.v(agg)
         xv = self.v(x)
-        out = a
-        for k in range(agg.type.num_components):
-            cur = b.extract_value(a, k)
-            out = b.insert_value(out, b.select(b.icmp_unsigned("==", i, i.type(k)), xv, cur), k)
-        return out
+        return [b.select(b.icmp_unsigned("==", i, i.type(k)), xv, cur) for k, cur in enumerate(self.v(agg))]
+
+    def leaves(self, rep, t) -> list:
+        """The scalar LLVM values (and array descriptors) of a value, in order."""
+        if isinstance(t, (Vector, Matrix)):
+            return list(rep)
+        if isinstance(t, (StructType, TupleType)):
+            types = t.fields.values() if isinstance(t, StructType) else t.elements
+            return [leaf for part, ft in zip(rep, types) for leaf in self.leaves(part, ft)]
+        return [rep]
+
+    def leaf_types(self, t) -> list:
+        if isinstance(t, (Vector, Matrix)):
+            return [llvm_type(t.dtype)] * t.num_components
+        if isinstance(t, (StructType, TupleType)):
+            types = t.fields.values() if isinstance(t, StructType) else t.elements
+            return [lt for ft in types for lt in self.leaf_types(ft)]
+        return [llvm_type(t)]
+
+    def from_leaves(self, t, leaves):
+        """Inverse of `leaves` (consumes an iterator)."""
+        if isinstance(t, (Vector, Matrix)):
+            return [next(leaves) for _ in range(t.num_components)]
+        if isinstance(t, (StructType, TupleType)):
+            types = t.fields.values() if isinstance(t, StructType) else t.elements
+            return [self.from_leaves(ft, leaves) for ft in types]
+        return next(leaves)
+
+    def load_value(self, ptr, t):
+        """Load a value of type `t` from memory, component by component."""
+        b = self.builder
+        if isinstance(t, ArrayType):
+            return b.load(ptr, typ=llvm_type(t))
+        if isinstance(t, Scalar):
+            v = b.load(ptr, typ=llvm_type(t, True))
+            return b.icmp_unsigned("!=", v, I8(0)) if t is bool_ else v
+        return [self.load_value(self._member_ptr(ptr, t, k), ct) for k, ct in enumerate(_members(t))]
+
+    def store_value(self, ptr, rep, t):
+        b = self.builder
+        if isinstance(t, Scalar):
+            b.store(b.zext(rep, I8) if t is bool_ else rep, ptr)
+            return
+        if isinstance(t, ArrayType):
+            b.store(rep, ptr)
+            return
+        for k, (part, ct) in enumerate(zip(rep, _members(t))):
+            self.store_value(self._member_ptr(ptr, t, k), part, ct)
+
+    def _member_ptr(self, ptr, t, k):
+        offset = _member_offsets(t)[k]
+        return self.builder.gep(ptr, [I64(offset)], source_etype=I8, inbounds=True) if offset else ptr
 
     # Thread index and arrays ---------------------------------------------------------------
     def op_tid(self, op):
@@ -509,15 +572,11 @@ class KernelCodegen:
 
     def op_load(self, op):
         arr, *idx = op.operands
-        ptr = self._address(op, arr, idx)
-        t = op.result.type
-        v = self.builder.load(ptr, typ=llvm_type(t, True))
-        return self._from_member(v, t)
+        return self.load_value(self._address(op, arr, idx), op.result.type)
 
     def op_store(self, op):
         arr, *idx, value = op.operands
-        ptr = self._address(op, arr, idx)
-        self.builder.store(self._to_member(self.v(value), value.type), ptr)
+        self.store_value(self._address(op, arr, idx), self.v(value), value.type)
 
     def op_atomic(self, op):
         arr, *idx, value = op.operands
@@ -527,12 +586,11 @@ class KernelCodegen:
         kind = op.attrs["op"]
         if isinstance(t, Scalar):
             return self._atomic_scalar(kind, t, ptr, self.v(value))
-        old = ir.Constant(llvm_type(t), ir.Undefined)
         comp_size = t.dtype.size
-        for k in range(t.num_components):
+        old = []
+        for k, x in enumerate(self.v(value)):
             p = b.gep(ptr, [I64(k * comp_size)], source_etype=I8, inbounds=True)
-            r = self._atomic_scalar(kind, t.dtype, p, b.extract_value(self.v(value), k))
-            old = b.insert_value(old, r, k)
+            old.append(self._atomic_scalar(kind, t.dtype, p, x))
         return old
 
     def _atomic_scalar(self, kind, t, ptr, x):
@@ -582,13 +640,34 @@ class KernelCodegen:
             incoming.append((vals, b.block))
             b.branch(merge)
         b.position_at_end(merge)
+        return self._merge([r.type for r in op.results], incoming)
+
+    def _merge(self, types, incoming):
+        """Phis joining the values each (values, block) pair brings, leaf by leaf."""
         results = []
-        for k, r in enumerate(op.results):
-            phi = b.phi(llvm_type(r.type))
+        for k, t in enumerate(types):
+            phis = [self.builder.phi(lt) for lt in self.leaf_types(t)]
             for vals, bb in incoming:
-                phi.add_incoming(vals[k], bb)
-            results.append(phi)
+                for phi, leaf in zip(phis, self.leaves(vals[k], t)):
+                    phi.add_incoming(leaf, bb)
+            results.append(self.from_leaves(t, iter(phis)))
         return results
+
+    def _loop_phis(self, values, pre):
+        """Header phis for loop-carried values entering from block `pre`: (reps, phi lists)."""
+        reps, all_phis = [], []
+        for x in values:
+            phis = [self.builder.phi(lt) for lt in self.leaf_types(x.type)]
+            for phi, leaf in zip(phis, self.leaves(self.v(x), x.type)):
+                phi.add_incoming(leaf, pre)
+            reps.append(self.from_leaves(x.type, iter(phis)))
+            all_phis.append((phis, x.type))
+        return reps, all_phis
+
+    def _close_loop(self, all_phis, new_values):
+        for (phis, t), rep in zip(all_phis, new_values):
+            for phi, leaf in zip(phis, self.leaves(rep, t)):
+                phi.add_incoming(leaf, self.builder.block)
 
     def op_for(self, op):
         start, stop, step, *inits = op.operands
@@ -606,13 +685,7 @@ class KernelCodegen:
             incoming.append((self._emit_for(op, active), b.block))
             b.branch(merge)
         b.position_at_end(merge)
-        results = []
-        for k, r in enumerate(op.results):
-            phi = b.phi(llvm_type(r.type))
-            for vals, bb in incoming:
-                phi.add_incoming(vals[k], bb)
-            results.append(phi)
-        return results
+        return self._merge([r.type for r in op.results], incoming)
 
     def _loop_guard(self, op):
         """For a loop with a positive constant step: the condition under which every access in
@@ -672,11 +745,7 @@ class KernelCodegen:
         b.position_at_end(header)
         iv = b.phi(llvm_type(start.type), "i")
         iv.add_incoming(self.v(start), pre)
-        carried = []
-        for x in inits:
-            phi = b.phi(llvm_type(x.type))
-            phi.add_incoming(self.v(x), pre)
-            carried.append(phi)
+        carried, phis = self._loop_phis(inits, pre)
         st = self.v(step)
         signed = start.type.is_signed
         cmp = b.icmp_signed if signed else b.icmp_unsigned
@@ -689,8 +758,7 @@ class KernelCodegen:
         b.position_at_end(body)
         vals = self._region(op.regions[0], [iv] + carried)
         iv.add_incoming(b.add(iv, st, flags=("nsw",) if signed else ()), b.block)
-        for phi, v in zip(carried, vals):
-            phi.add_incoming(v, b.block)
+        self._close_loop(phis, vals)
         b.branch(header)
         b.position_at_end(exit_)
         self.active = saved_active
@@ -704,17 +772,12 @@ class KernelCodegen:
         exit_ = self.func.append_basic_block("while.exit")
         b.branch(header)
         b.position_at_end(header)
-        carried = []
-        for x in op.operands:
-            phi = b.phi(llvm_type(x.type))
-            phi.add_incoming(self.v(x), pre)
-            carried.append(phi)
+        carried, phis = self._loop_phis(op.operands, pre)
         (go,) = self._region(op.regions[0], carried)
         b.cbranch(go, body, exit_)
         b.position_at_end(body)
         vals = self._region(op.regions[1], carried)
-        for phi, v in zip(carried, vals):
-            phi.add_incoming(v, b.block)
+        self._close_loop(phis, vals)
         b.branch(header)
         b.position_at_end(exit_)
         return carried
