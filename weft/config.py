@@ -6,8 +6,8 @@ import os
 
 #: Number of CPU threads a launch may use (None: all cores).
 num_threads: int | None = None
-#: Launches with fewer threads than this times a kernel's cost weight run serially.
-parallel_threshold: int = 1 << 15
+#: Launches whose estimated work (threads x ops per thread) is below this run on one thread.
+parallel_threshold: int = 1 << 20
 #: Check every array index; an out-of-range index raises IndexError after the launch.
 bounds_checks: bool = True
 #: "release" or "debug" ("debug" compiles `assert` statements).

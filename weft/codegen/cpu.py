@@ -76,8 +76,20 @@ def cache_dir() -> Path:
     return Path(base) / f"{__version__}-llvmlite{llvmlite.__version__}"
 
 
-def cache_key(*parts: str) -> str:
+@functools.cache
+def compiler_fingerprint() -> str:
+    """A hash of the sources that turn IR into machine code, so that a changed weft never
+    loads object code an older weft compiled."""
+    root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
+    for folder in ("codegen", "builtins", "runtime", "types"):
+        for path in sorted((root / folder).glob("*.py")):
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_key(*parts: str) -> str:
+    h = hashlib.sha256(compiler_fingerprint().encode())
     for p in parts:
         h.update(p.encode())
         h.update(b"\0")

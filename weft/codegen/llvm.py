@@ -179,42 +179,57 @@ class KernelCodegen:
         return self.module
 
     def _emit_thread_loop(self, begin, end, active):
+        """Run the body for linear thread indices [begin, end). For `i, j, ... = tid()` the
+        range is walked row by row: the coordinates are computed once per row and the last
+        one is the counter of an inner loop, which LLVM can vectorise."""
+        self.active = active
+        n = max((op.attrs["of"] for op in walk(self.fn.body) if op.name == "tid"), default=1)
+        b = self.builder
+        k, row_exit = self._loop_header(begin, end, "thread")
+        if n == 1:
+            self.thread_index, self.tids = k, {}
+            self._emit_body(self.fn.body)
+            self._loop_latch(k, b.add(k, I32(1), flags=("nsw",)))
+            b.position_at_end(row_exit)
+            return
+        coords, rest = [None] * n, k
+        for d in reversed(range(1, n)):
+            coords[d] = b.srem(rest, self.launch_dims[d])
+            rest = b.sdiv(rest, self.launch_dims[d])
+        coords[0] = rest
+        first = coords[n - 1]
+        row_end = b.add(k, b.sub(self.launch_dims[n - 1], first), flags=("nsw",))
+        row_end = b.select(b.icmp_signed("<", row_end, end), row_end, end)
+        last_end = b.add(first, b.sub(row_end, k), flags=("nsw",))
+        j, inner_exit = self._loop_header(first, last_end, "row")
+        self.thread_index = b.add(k, b.sub(j, first), flags=("nsw",))
+        self.tids = {n: coords[:-1] + [j]}
+        self._emit_body(self.fn.body)
+        self._loop_latch(j, b.add(j, I32(1), flags=("nsw",)))
+        b.position_at_end(inner_exit)
+        self._loop_latch(k, row_end)
+        b.position_at_end(row_exit)
+
+    def _loop_header(self, start, stop, name):
+        """Open a counted loop `for i in [start, stop)`; returns (i, exit block). The body
+        is built at the current position; close it with _loop_latch."""
         b = self.builder
         pre = b.block
-        header = self.func.append_basic_block("thread.header")
-        body = self.func.append_basic_block("thread.body")
-        exit_ = self.func.append_basic_block("thread.exit")
+        header = self.func.append_basic_block(f"{name}.header")
+        body = self.func.append_basic_block(f"{name}.body")
+        exit_ = self.func.append_basic_block(f"{name}.exit")
         b.branch(header)
         b.position_at_end(header)
-        k = b.phi(I32, "tid")
-        k.add_incoming(begin, pre)
-        b.cbranch(b.icmp_signed("<", k, end), body, exit_)
+        i = b.phi(I32, name)
+        i.add_incoming(start, pre)
+        b.cbranch(b.icmp_signed("<", i, stop), body, exit_)
         b.position_at_end(body)
-        self.thread_index = k
-        self.tids = self._thread_coords(k)
-        self.active = active
-        self._emit_body(self.fn.body)
-        nxt = b.add(k, I32(1), flags=("nsw",))
-        k.add_incoming(nxt, b.block)
-        b.branch(header)
-        b.position_at_end(exit_)
+        i.header = header
+        return i, exit_
 
-    def _thread_coords(self, k):
-        """Per-dimension thread indices for `i, j = tid()` (row-major over the launch shape)."""
-        ns = {op.attrs["of"] for op in walk(self.fn.body) if op.name == "tid" and op.attrs["of"] > 1}
-        coords = {}
-        b = self.builder
-        for n in ns:
-            rest, out = k, [None] * n
-            for d in reversed(range(n)):
-                dim = self.launch_dims[d]
-                if d == 0:
-                    out[d] = rest
-                else:
-                    out[d] = b.srem(rest, dim)
-                    rest = b.sdiv(rest, dim)
-            coords[n] = out
-        return coords
+    def _loop_latch(self, i, next_value):
+        i.add_incoming(next_value, self.builder.block)
+        self.builder.branch(i.header)
 
     def _emit_body(self, block: Block):
         for op in block.ops:

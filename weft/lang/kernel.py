@@ -46,10 +46,10 @@ class CompiledKernel:
         self.param_types = [p.type for p in fn.params]
         fields = [(f"p{k}", ctype_of(t)) for k, t in enumerate(self.param_types)]
         self.args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
-        self.tid_ndim = max((op.attrs["of"] for op in walk(fn.body) if op.name == "tid"), default=1)
+        self.tid_arities = {op.attrs["of"] for op in walk(fn.body) if op.name == "tid"} - {1}
         self.has_print = any(op.name == "print" for op in walk(fn.body))
-        has_loop = any(op.name in ("for", "while") for op in walk(fn.body))
-        self.cost_weight = 64 if has_loop else 1
+        # work per thread, roughly: ops, and loops counted as 64 iterations
+        self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
         from ..runtime.launch import LaunchContext, make_packer
         self.packers = [make_packer(kernel, n, t) for n, t in zip(self.param_names, self.param_types)]
         self.args = self.args_type()
@@ -83,9 +83,10 @@ class CompiledKernel:
         return args
 
     def check_dims(self, dims):
-        if len(dims) != self.tid_ndim and self.tid_ndim > 1:
-            raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {self.tid_ndim} "
-                             f"indices but is launched with dim={dims!r}")
+        for n in self.tid_arities:
+            if n != len(dims):
+                raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {n} indices but is "
+                                 f"launched with dim={dims!r} ({len(dims)} dimension(s))")
 
 
 class Kernel:
