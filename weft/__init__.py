@@ -10,6 +10,7 @@ from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
 from .lang.decorators import constant, func, kernel, struct  # noqa: E402
 from .lang.errors import CompileError, WeftError  # noqa: E402
+from .lang.kernel import Kernel
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -46,6 +47,7 @@ from .types import (  # noqa: E402
 from .types import bool_ as bool  # noqa: E402,A001 - Warp's name
 from .types import float32 as float  # noqa: E402,A001
 from .types import int32 as int  # noqa: E402,A001
+from .utils import ScopedTimer, get_module_options, set_module_options
 
 vec = vector
 mat = matrix

@@ -20,5 +20,7 @@ kernel_cache_dir: str | None = os.environ.get("WEFT_CACHE_DIR") or None
 verbose: bool = False
 #: Accepted for Warp compatibility (weft prints nothing while loading modules).
 quiet: bool = True
+#: Build adjoint kernels (Warp's module option; kernels may override it).
+enable_backward: bool = True
 #: Also check `weft.verify` after every pass (slower compiles; for weft's own tests).
 verify_ir: bool = False
