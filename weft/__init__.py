@@ -27,6 +27,7 @@ from .runtime.array import (  # noqa: E402
 )
 from .runtime.device import (  # noqa: E402
     Device,
+    ScopedDevice,
     get_cuda_device_count,
     get_device,
     get_preferred_device,
@@ -58,14 +59,23 @@ globals().update({name: b for name, b in _BUILTINS.items()})
 for _name in ("quat", "transform"):  # the type names double as constructors
     globals()[_name] = getattr(types, _name)
 
-def _array_nd(ndim):
-    def annotation(dtype=None, **kwargs):
-        from .types import float32 as _f
-        return ArrayType(dtype if dtype is not None else _f, ndim)
-    return annotation
+class _ArrayND:
+    """`array2d(dtype=float)` and `array2d[float]`: array annotations of a fixed ndim."""
+
+    def __init__(self, ndim):
+        self.ndim = ndim
+
+    def __call__(self, dtype=float32, **kwargs):
+        return ArrayType(dtype, self.ndim)
+
+    def __getitem__(self, dtype):
+        return ArrayType(dtype, self.ndim)
+
+    def __repr__(self):
+        return f"weft.array{self.ndim}d"
 
 
-array1d, array2d, array3d, array4d = (_array_nd(n) for n in (1, 2, 3, 4))
+array1d, array2d, array3d, array4d = (_ArrayND(n) for n in (1, 2, 3, 4))
 
 
 def init():

@@ -101,7 +101,7 @@ class Kernel:
         self._params = None
         self._arg_names = None
         self._array_params = None
-        self._ir = None
+        self._ir: dict = {}
         self._compiled: dict = {}
 
     @property
@@ -119,12 +119,14 @@ class Kernel:
         return self._arg_names
 
     def ir(self):
-        """The kernel's IR after the pass pipeline (built once)."""
-        if self._ir is None:
+        """The kernel's IR after the pass pipeline (built once per `config.mode`, which
+        decides whether asserts are compiled)."""
+        ir = self._ir.get(config.mode)
+        if ir is None:
             from .frontend import FunctionCompiler
             fc = FunctionCompiler(ParsedSource(self.func), "kernel", self.name, self.params)
-            self._ir = run_pipeline(fc.compile(), check=True)
-        return self._ir
+            ir = self._ir[config.mode] = run_pipeline(fc.compile(), check=True)
+        return ir
 
     def specialization(self, args) -> tuple:
         """Which arguments are contiguous arrays (a compiled variant per pattern)."""
@@ -138,9 +140,16 @@ class Kernel:
         return self._array_params
 
     def compiled(self, spec: tuple) -> CompiledKernel:
-        ck = self._compiled.get(spec)
+        """The native kernel for `spec` under the current settings (compiled on first use)."""
+        key = (spec, config.bounds_checks, config.fast_math, config.mode)
+        ck = self._compiled.get(key)
         if ck is None:
-            ck = self._compiled[spec] = self._compile(spec)
+            try:
+                ck = self._compiled[key] = self._compile(spec)
+            except CompileError as err:
+                # The user's error is in their source, which the message shows: drop the
+                # compiler's frames (and any exception it was handling) from the traceback.
+                raise err.with_traceback(None) from None
         return ck
 
     def _compile(self, spec) -> CompiledKernel:
@@ -158,10 +167,7 @@ class Kernel:
             tm = cpu.target_machine()
             cg.module.triple = tm.triple
             cg.module.data_layout = str(tm.target_data)
-            try:
-                llvm_ir = str(cg.generate())
-            except CompileError:
-                raise
+            llvm_ir = str(cg.generate())
             obj = cpu.compile_to_object(llvm_ir)
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name)

@@ -7,19 +7,26 @@ dimensions (an array of `vec3` of shape `(n,)` is stored as numpy `(n, 3)` float
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..types import (
     MAX_DIMS,
     ArrayType,
+    CompositeValue,
     Matrix,
     Scalar,
     StructType,
+    StructValue,
     Type,
     Vector,
     float32,
+    int32,
+    matrix,
     resolve,
     scalar_from_numpy,
+    vector,
 )
 from ..types.layout import array_descriptor, ctype_of
 from .device import get_device
@@ -97,12 +104,14 @@ class array:  # noqa: N801 - Warp's name
             if t is None:
                 raise TypeError(f"cannot infer a weft dtype from numpy dtype {src.dtype}")
         scalar, trailing = element_numpy(t)
+        if isinstance(t, StructType) and isinstance(data, (list, tuple)):
+            data = np.array([struct_record(t, v) for v in data], dtype=scalar)
         src = np.asarray(data)
         if isinstance(t, StructType):
             if src.dtype != scalar:
                 raise TypeError(f"struct arrays need numpy data of dtype {scalar}")
         elif src.dtype != scalar:
-            src = src.astype(scalar)
+            src = src.astype(scalar, order="C")
             copy = False  # astype already copied
         if trailing and src.shape[-len(trailing):] != trailing:
             if src.size % int(np.prod(trailing)) == 0 and src.ndim == 1:
@@ -115,7 +124,7 @@ class array:  # noqa: N801 - Warp's name
             src = src.reshape(tuple(shape) + trailing)
         if src.ndim - len(trailing) == 0:
             src = src.reshape((1,) + trailing)
-        self._set(np.array(src, copy=True) if copy else src, t)
+        self._set(np.array(src, order="C") if copy else src, t)
 
     def _set(self, storage: np.ndarray, dtype: Type):
         ndim = storage.ndim - len(element_numpy(dtype)[1])
@@ -150,7 +159,8 @@ class array:  # noqa: N801 - Warp's name
         return self._np.__array_interface__
 
     def __array__(self, dtype=None, copy=None):
-        return self._np if dtype is None else self._np.astype(dtype)
+        a = self._np if dtype is None else self._np.astype(dtype)
+        return a.copy() if copy and a is self._np else a
 
     def list(self):
         return self._np.tolist()
@@ -186,7 +196,10 @@ class array:  # noqa: N801 - Warp's name
         return self
 
     def fill_(self, value):
-        if isinstance(value, (tuple, list)) or hasattr(value, "_data"):
+        """Set every element to `value` (a scalar fills every component of a vector)."""
+        if isinstance(self.dtype, StructType):
+            value = struct_record(self.dtype, value)
+        elif isinstance(value, (tuple, list, CompositeValue)):
             value = np.asarray(value)
         self._np[...] = value
         return self
@@ -195,23 +208,42 @@ class array:  # noqa: N801 - Warp's name
         self._np[...] = 0
         return self
 
+    def _index(self, key) -> tuple:
+        """`key` as a tuple of at most `ndim` ints and slices, so that indexing never reaches
+        the components (the trailing numpy dimensions) and always gives a view."""
+        key = key if isinstance(key, tuple) else (key,)
+        for k in key:
+            if isinstance(k, bool) or not (k is Ellipsis or isinstance(k, (slice, numbers.Integral))):
+                raise TypeError(f"arrays are indexed by ints and slices, got {k!r} "
+                                f"(index arrays would make a copy, not a view)")
+        ellipses = [at for at, k in enumerate(key) if k is Ellipsis]
+        if ellipses:
+            at = ellipses[0]
+            key = key[:at] + (slice(None),) * (self.ndim - len(key) + 1) + key[at + 1:]
+        if len(key) > self.ndim:
+            raise IndexError(f"too many indices ({len(key)}) for an array of {self.ndim} "
+                             f"dimension(s)")
+        return key
+
     def __getitem__(self, key):
-        view = self._np[key if isinstance(key, tuple) else (key,)]
+        key = self._index(key)
+        view = self._np[key]
         trailing = element_numpy(self.dtype)[1]
         if view.ndim - len(trailing) < 1:
             return view if trailing else view[()]
-        out = array.__new__(array, shape=0)
-        out.device = self.device
-        out._set(view, self.dtype)
-        out._requires_grad = False
-        out.grad = None
-        if self.grad is not None:
-            out.grad = self.grad[key]
-            out._requires_grad = self._requires_grad
-        return out
+        return self._view(view, None if self.grad is None else self.grad[key])
 
     def __setitem__(self, key, value):
-        self._np[key] = value.numpy() if isinstance(value, array) else value
+        self._np[self._index(key)] = value.numpy() if isinstance(value, array) else value
+
+    def _view(self, storage: np.ndarray, grad) -> array:
+        """An array over `storage` (part of this one's memory) with this one's dtype."""
+        out = array.__new__(array, shape=0)
+        out.device = self.device
+        out._set(storage, self.dtype)
+        out.grad = grad
+        out._requires_grad = self._requires_grad and grad is not None
+        return out
 
     def __len__(self):
         return self.shape[0]
@@ -230,12 +262,14 @@ class array:  # noqa: N801 - Warp's name
         return self if self.is_contiguous else clone(self)
 
     def reshape(self, shape):
+        """A view with another shape (and the gradient reshaped alike). An array whose
+        memory cannot be viewed with the new shape (a strided view) is refused."""
         shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-        out = array.__new__(array, shape=0)
-        out.device = self.device
-        out._set(self._np.reshape(shape + element_numpy(self.dtype)[1]), self.dtype)
-        out._requires_grad, out.grad = False, None
-        return out
+        view = self._np.reshape(shape + element_numpy(self.dtype)[1])
+        if view.size and not np.may_share_memory(view, self._np):
+            raise ValueError(f"cannot reshape an array of shape {self.shape} and strides "
+                             f"{self.strides} to {shape} without a copy; use .contiguous() first")
+        return self._view(view, None if self.grad is None else self.grad.reshape(shape))
 
     def flatten(self):
         return self.reshape((self.size,))
@@ -255,10 +289,29 @@ def zeros(shape, dtype=float32, device=None, requires_grad=False) -> array:
 
 def full(shape, value, dtype=None, device=None, requires_grad=False) -> array:
     if dtype is None:
-        dtype = getattr(value, "type", None) or (float32 if isinstance(value, float) else
-                                                  scalar_from_numpy(np.asarray(value).dtype))
+        dtype = _dtype_of_value(value)
     a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
     return a.fill_(value)
+
+
+def _dtype_of_value(value) -> Type:
+    """The dtype `full` gives `value`: its own type; float32, int32 or bool for a Python
+    number; a vector or matrix of those for a (nested) sequence."""
+    if isinstance(value, CompositeValue):
+        return value.type
+    if isinstance(value, StructValue):
+        return value._type
+    data = np.asarray(value)
+    scalar = scalar_from_numpy(data.dtype)
+    if scalar is None:
+        raise TypeError(f"full: cannot infer a dtype from {value!r}; pass dtype=")
+    if not isinstance(value, (np.generic, np.ndarray)):  # Python numbers, as in annotations
+        scalar = {"f": float32, "i": int32}.get(data.dtype.kind, scalar)
+    if data.ndim == 1:
+        return vector(data.shape[0], scalar)
+    if data.ndim == 2:
+        return matrix(data.shape, scalar)
+    return scalar
 
 
 def ones(shape, dtype=float32, device=None, requires_grad=False) -> array:
@@ -296,14 +349,17 @@ def clone(src: array, device=None, requires_grad=None) -> array:
 
 
 def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0):
-    """Copy `count` elements (all if 0) of `src` from `src_offset` to `dest` at `dest_offset`."""
+    """Copy `count` elements of `src` from `src_offset` into `dest` at `dest_offset` (in
+    row-major order). `count=0` copies the rest of `src`, which must fit in `dest`."""
     if dest.dtype is not src.dtype:
         raise TypeError(f"copy: dtypes differ ({dest.dtype!r} and {src.dtype!r})")
     d = dest.numpy().reshape((dest.size,) + element_numpy(dest.dtype)[1])
     s = src.numpy().reshape((src.size,) + element_numpy(src.dtype)[1])
-    n = count or min(s.shape[0] - src_offset, d.shape[0] - dest_offset)
-    if n < 0 or src_offset + n > s.shape[0] or dest_offset + n > d.shape[0]:
-        raise ValueError(f"copy: {n} elements do not fit (src {src.size}, dest {dest.size})")
+    n = count or s.shape[0] - src_offset
+    if min(n, src_offset, dest_offset) < 0 or src_offset + n > s.shape[0] \
+            or dest_offset + n > d.shape[0]:
+        raise ValueError(f"copy: {n} elements from offset {src_offset} of an array of "
+                         f"{src.size} do not fit at offset {dest_offset} of an array of {dest.size}")
     d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
     if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
         dest.numpy()[...] = d.reshape(dest.numpy().shape)
@@ -312,3 +368,10 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
     return array(np.asarray(arr), dtype=dtype, shape=shape, device=device,
                  requires_grad=requires_grad)
+
+
+def struct_record(t: StructType, value) -> np.void:
+    """A struct value as one element of a `t` array's numpy storage."""
+    from .launch import pack_value
+    packed = pack_value(None, f"{t.name} value", t, value)
+    return np.frombuffer(bytes(packed), dtype=element_numpy(t)[0])[0]

@@ -48,6 +48,23 @@ def set_device(device) -> None:
     _default = get_device(device)
 
 
+class ScopedDevice:
+    """`with ScopedDevice("cpu"):` makes `device` the default inside the block (as in Warp)."""
+
+    def __init__(self, device):
+        self.device = get_device(device)
+        self._saved = None
+
+    def __enter__(self) -> Device:
+        global _default
+        self._saved, _default = _default, self.device
+        return self.device
+
+    def __exit__(self, *exc_info):
+        global _default
+        _default = self._saved
+
+
 def get_preferred_device() -> Device:
     return CPU
 

@@ -11,6 +11,7 @@ import numpy as np
 from .. import config
 from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
+from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
 from .array import array
 from .device import get_device
@@ -34,7 +35,8 @@ class LaunchError(Exception):
 
 # Argument checking and packing ----------------------------------------------------------------
 def _fail(kernel, name, expected, got, exc=TypeError):
-    raise exc(f"kernel '{kernel.name}', argument '{name}': expected {expected}, got {got}")
+    where = f"kernel '{kernel.name}', argument '{name}'" if kernel is not None else name
+    raise exc(f"{where}: expected {expected}, got {got}")
 
 
 def _describe(value) -> str:
@@ -42,6 +44,10 @@ def _describe(value) -> str:
         return f"an array of {value.dtype!r} with {value.ndim} dimension(s)"
     if isinstance(value, CompositeValue):
         return f"a {value.type!r}"
+    if isinstance(value, np.generic):  # `float32 1.0`, not `float32 np.float32(1.0)`
+        return f"{type(value).__name__} {value.item()!r}"
+    if isinstance(value, (tuple, list)) and len(value) <= 16:
+        return f"{type(value).__name__} {value!r}"
     return f"{type(value).__name__} {value!r}" if np.ndim(value) == 0 else f"{type(value).__name__}"
 
 
@@ -83,13 +89,16 @@ def pack_value(kernel, name, t, value):
             if value.type is not t:
                 _fail(kernel, name, repr(t), _describe(value))
             data = value._data
+        elif value is None or isinstance(value, (array, str)):
+            _fail(kernel, name, repr(t), _describe(value))
         else:
             try:
-                data = np.asarray(value, dtype=t.dtype.np_dtype).ravel()
-            except (TypeError, ValueError):
-                _fail(kernel, name, repr(t), _describe(value))
+                data = cast_components(value, t.dtype)
+            except (TypeError, ValueError) as e:
+                _fail(kernel, name, repr(t), f"{_describe(value)} ({e})", type(e))
             if data.size != t.num_components:
-                _fail(kernel, name, f"{t!r} ({t.num_components} components)", f"{data.size} values")
+                _fail(kernel, name, f"{t!r} ({t.num_components} components)",
+                      f"{_describe(value)} ({data.size} values)")
         ct = ctype_of(t)
         if t.dtype.bits == 16 and t.dtype.is_float:
             data = data.astype(np.float16).view(np.uint16)
@@ -118,13 +127,17 @@ def _pack_scalar(kernel, name, t: Scalar, value):
             _fail(kernel, name, f"an integer ({t!r})", _describe(value))
         info = np.iinfo(t.np_dtype)
         if not info.min <= int(value) <= info.max:
-            _fail(kernel, name, f"an integer in the range of {t!r}", repr(value), ValueError)
+            _fail(kernel, name, f"an integer in the range of {t!r}", repr(int(value)), ValueError)
         return int(value)
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         _fail(kernel, name, f"a real number ({t!r})", _describe(value))
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond float64's range
+        _fail(kernel, name, f"a number in the range of {t!r}", repr(value), ValueError)
     if t.bits == 16:
         return int(np.float16(value).view(np.uint16))
-    return float(value)
+    return value
 
 
 def normalize_dim(kernel, dim) -> tuple:
@@ -157,7 +170,8 @@ class Launch:
         self.device = device
         self.adjoint = adjoint
         self.params = list(params)
-        self.compiled = kernel.compiled(kernel.specialization(self.params))
+        self.spec = kernel.specialization(self.params)
+        self.compiled = kernel.compiled(self.spec)
         self.args = self.compiled.pack(self.params)
         self.ctx = LaunchContext()
         self.set_dim(dims)
@@ -168,15 +182,30 @@ class Launch:
         self.total = set_launch_shape(self.ctx, self.dims)
 
     def set_param_at_index(self, index: int, value):
-        ck = self.compiled
-        setattr(self.args, f"p{index}", ck.packers[index](value))
+        if not 0 <= index < len(self.params):
+            raise IndexError(f"kernel '{self.kernel.name}' has {len(self.params)} parameters, "
+                             f"no index {index}")
+        packed = self.compiled.packers[index](value)
         self.params[index] = value
+        spec = self.kernel.specialization(self.params)
+        if spec == self.spec:
+            setattr(self.args, f"p{index}", packed)
+        else:  # a strided array where a contiguous one was (or back): another variant
+            self.spec = spec
+            self.compiled = self.kernel.compiled(spec)
+            self.args = self.compiled.pack(self.params)
+
+    def set_param_by_name(self, name: str, value):
+        if name not in self.kernel.arg_names:
+            raise KeyError(f"kernel '{self.kernel.name}' has no parameter '{name}' "
+                           f"(it has {', '.join(self.kernel.arg_names)})")
+        self.set_param_at_index(self.kernel.arg_names.index(name), value)
 
     def set_params(self, values):
         for k, v in enumerate(values):
             self.set_param_at_index(k, v)
 
-    def launch(self):
+    def launch(self, stream=None):
         run(self.compiled, self.args, self.ctx, self.total)
 
 
@@ -240,9 +269,12 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     `inputs + outputs`. With `record_cmd=True`, return a `Launch` to run later instead."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch: expected a @weft.kernel, got {type(kernel).__name__}")
-    device = get_device(device)
+    try:
+        device = get_device(device)
+    except ValueError as e:
+        raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
-    params = [*inputs, *outputs]
+    params = [*(inputs or ()), *(outputs or ())]
     names = kernel.arg_names
     if len(params) != len(names):
         raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "

@@ -27,6 +27,8 @@ class Vector(Composite):
         if not isinstance(dtype, Scalar):
             raise TypeError(f"vector components must be a scalar type, got {dtype!r}")
         key = (int(length), dtype, flavor)
+        if key[0] < 1:
+            raise ValueError(f"a vector has at least 1 component, got length={length}")
         if key not in cls._cache:
             self = super().__new__(cls)
             self.length, self.dtype, self.flavor = key
@@ -64,6 +66,8 @@ class Matrix(Composite):
         if not isinstance(dtype, Scalar):
             raise TypeError(f"matrix components must be a scalar type, got {dtype!r}")
         rows, cols = (int(shape[0]), int(shape[1]))
+        if rows < 1 or cols < 1:
+            raise ValueError(f"a matrix has at least 1 row and 1 column, got shape={tuple(shape)}")
         key = (rows, cols, dtype)
         if key not in cls._cache:
             self = super().__new__(cls)
@@ -131,13 +135,35 @@ def _components(t, args) -> np.ndarray:
     n = t.num_components
     if len(args) == 0:
         flat = np.zeros(n, dtype=t.dtype.np_dtype)
-    elif len(args) == 1 and np.ndim(args[0]) == 0 and n > 1:
-        flat = np.full(n, args[0], dtype=t.dtype.np_dtype)  # broadcast a scalar
-    else:
-        flat = np.concatenate([np.ravel(np.asarray(a)) for a in args]).astype(t.dtype.np_dtype)
+        if getattr(t, "flavor", None) == "transform":
+            flat[6] = 1  # the identity transform, as in Warp
+        return flat
+    if len(args) == 1 and np.ndim(args[0]) == 0 and n > 1:
+        args = args * n  # broadcast a scalar
+    flat = cast_components(list(args), t.dtype)
     if flat.size != n:
         raise ValueError(f"{t.name} takes {n} components, got {flat.size}")
     return flat
+
+
+def cast_components(values, dtype: Scalar) -> np.ndarray:
+    """`values` (numbers, nested sequences or arrays) as a flat array of `dtype`, refusing
+    what would change a value silently: a non-number (TypeError), a fraction for integer
+    components (TypeError), an integer outside their range (ValueError)."""
+    try:
+        flat = np.concatenate([np.ravel(np.asarray(v)) for v in values]) if isinstance(values, list) \
+            else np.ravel(np.asarray(values))
+    except ValueError:  # ragged nesting
+        raise TypeError("not a flat list of numbers") from None
+    if flat.dtype.kind not in "biuf":
+        raise TypeError(f"components must be numbers, not {flat.dtype}")
+    if dtype.is_int and flat.size and flat.dtype.kind in "iuf":
+        if flat.dtype.kind == "f" and not np.array_equal(flat, np.trunc(flat)):
+            raise TypeError(f"{dtype!r} components cannot hold the fractions in {flat.tolist()}")
+        info = np.iinfo(dtype.np_dtype)
+        if flat.min() < info.min or flat.max() > info.max:
+            raise ValueError(f"{flat.tolist()} is out of the range of {dtype!r}")
+    return flat.astype(dtype.np_dtype)
 
 
 class CompositeValue:
@@ -153,8 +179,8 @@ class CompositeValue:
         return self._data.reshape(self.type.np_shape)
 
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
+        a = self.numpy() if dtype is None else self.numpy().astype(dtype)
+        return a.copy() if copy and a.base is not None else a
 
     def __len__(self):
         return self.type.np_shape[0]
@@ -168,30 +194,65 @@ class CompositeValue:
     def __iter__(self):
         return iter(self.numpy())
 
+    def __reduce__(self):  # copies and pickles own their components
+        return (CompositeValue, (self.type, self._data.copy()))
+
     def __getattr__(self, name):
-        index = "xyzw".find(name)
-        if len(name) == 1 and index >= 0 and isinstance(self.type, Vector):
-            return self._data[index]
-        raise AttributeError(name)
+        if len(name) != 1:  # only x/y/z/w and p/q live here (and `type` may be unset yet)
+            raise AttributeError(name)
+        index = _component_index(self.type, name)
+        if index is None:
+            raise AttributeError(name)
+        if isinstance(index, slice):  # a transform's p / q
+            return CompositeValue(_part_type(self.type, name), self._data[index].copy())
+        return self._data[index]
+
+    def __setattr__(self, name, value):
+        index = _component_index(self.type, name) if name not in self.__slots__ else None
+        if index is None:
+            object.__setattr__(self, name, value)
+        else:
+            self._data[index] = np.ravel(value) if isinstance(index, slice) else value
 
     def _wrap(self, result):
         return CompositeValue(self.type, np.ascontiguousarray(result, self.type.dtype.np_dtype).ravel())
 
+    # numpy scalars and arrays defer to these operators (`wp.float32(2) * v` is a vector)
+    __array_ufunc__ = None
+
     def __add__(self, other):
         return self._wrap(self.numpy() + np.asarray(other))
+
+    __radd__ = __add__
 
     def __sub__(self, other):
         return self._wrap(self.numpy() - np.asarray(other))
 
+    def __rsub__(self, other):
+        return self._wrap(np.asarray(other) - self.numpy())
+
     def __mul__(self, other):
         if isinstance(other, CompositeValue):
-            raise TypeError("use weft.dot / weft.cw_mul for products of two composites")
+            return _product(self, other, "*")
         return self._wrap(self.numpy() * other)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        return self._wrap(other * self.numpy())
+
+    def __matmul__(self, other):
+        return _product(self, other, "@") if isinstance(other, CompositeValue) else NotImplemented
 
     def __truediv__(self, other):
         return self._wrap(self.numpy() / other)
+
+    def __rtruediv__(self, other):
+        return self._wrap(other / self.numpy())
+
+    def __mod__(self, other):
+        return self._wrap(np.fmod(self.numpy(), other))  # C's sign rule, as in kernels
+
+    def __pos__(self):
+        return self._wrap(self.numpy())
 
     def __neg__(self):
         return self._wrap(-self.numpy())
@@ -204,6 +265,57 @@ class CompositeValue:
 
     def __repr__(self):
         return f"{self.type.name}({', '.join(repr(v.item()) for v in self._data)})"
+
+
+def _component_index(t, name):
+    """Where attribute `name` lives in a value of type `t`: x/y/z/w of a vector, p/q of a
+    transform (a slice), or None."""
+    if not isinstance(t, Vector) or len(name) != 1:
+        return None
+    if t.flavor == "transform" and name in "pq":
+        return slice(0, 3) if name == "p" else slice(3, 7)
+    index = "xyzw".find(name)
+    return index if 0 <= index < t.length else None
+
+
+def _part_type(t: Vector, name: str) -> Vector:
+    return Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
+
+
+def _product(a: CompositeValue, b, op: str) -> CompositeValue:
+    """`a * b` / `a @ b` of two composites as Warp reads them: matrix products (a vector on
+    the left is a row), the quaternion product, the composition of transforms."""
+    ta, tb = a.type, b.type
+    if tb.dtype is not ta.dtype:
+        raise TypeError(f"cannot multiply {ta!r} by {tb!r} (component types differ)")
+    if isinstance(ta, Matrix) or isinstance(tb, Matrix):
+        if getattr(ta, "flavor", "vec") != "vec" or getattr(tb, "flavor", "vec") != "vec":
+            raise TypeError(f"cannot multiply {ta!r} by {tb!r}")
+        try:
+            out = a.numpy() @ b.numpy()
+        except ValueError:
+            raise ValueError(f"shapes do not match: {ta!r} {op} {tb!r}") from None
+        t = Matrix(out.shape, ta.dtype) if out.ndim == 2 else Vector(out.shape[0], ta.dtype)
+        return CompositeValue(t, np.ascontiguousarray(out, ta.dtype.np_dtype).ravel())
+    if op == "*" and ta is tb and ta.flavor == "quat":
+        return CompositeValue(ta, _quat_mul(a._data, b._data).astype(ta.dtype.np_dtype))
+    if op == "*" and ta is tb and ta.flavor == "transform":
+        p1, q1, p2, q2 = a._data[:3], a._data[3:], b._data[:3], b._data[3:]
+        flat = np.concatenate([p1 + _quat_rotate(q1, p2), _quat_mul(q1, q2)])
+        return CompositeValue(ta, flat.astype(ta.dtype.np_dtype))
+    raise TypeError(f"cannot multiply {ta!r} {op} {tb!r}; use weft.dot or weft.cw_mul for "
+                    f"products of two vectors")
+
+
+def _quat_mul(q1, q2):
+    """The Hamilton product of quaternions stored (x, y, z, w)."""
+    v1, w1, v2, w2 = q1[:3], q1[3], q2[:3], q2[3]
+    return np.concatenate([w1 * v2 + w2 * v1 + np.cross(v1, v2), [w1 * w2 - v1 @ v2]])
+
+
+def _quat_rotate(q, v):
+    u, w = q[:3], q[3]
+    return v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * (u @ v)
 
 
 def vector(length: int, dtype=float32) -> Vector:

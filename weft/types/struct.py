@@ -45,12 +45,18 @@ class StructType(Composite):
 
 
 class StructValue:
-    """An instance of a struct type in Python scope. Unset fields are zero (arrays: None)."""
+    """An instance of a struct type in Python scope. A field starts at the default its class
+    gives (`x: float = 2.5`), else zero (arrays: None)."""
 
     def __init__(self, struct_type: StructType):
         object.__setattr__(self, "_type", struct_type)
         for name, t in struct_type.fields.items():
-            default = None if getattr(t, "is_array", False) else _zero(t)
+            if name in vars(struct_type.cls):
+                default = vars(struct_type.cls)[name]
+                if getattr(t, "is_scalar", False) or hasattr(t, "np_shape"):
+                    default = t(default)  # a converted copy: instances share no vector
+            else:
+                default = None if getattr(t, "is_array", False) else _zero(t)
             object.__setattr__(self, name, default)
 
     def __setattr__(self, name, value):

@@ -1,0 +1,405 @@
+"""`wp.array` in Python scope: construction, the allocation helpers, copies, numpy
+interop (views, not copies), filling, attributes, indexing, reshaping and gradients."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+# Construction ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("np_dtype, t", [(np.bool_, wp.bool), (np.int8, wp.int8), (np.int16, wp.int16),
+                                         (np.int32, wp.int32), (np.int64, wp.int64), (np.uint8, wp.uint8),
+                                         (np.uint16, wp.uint16), (np.uint32, wp.uint32),
+                                         (np.uint64, wp.uint64), (np.float16, wp.float16),
+                                         (np.float32, wp.float32), (np.float64, wp.float64)])
+def test_dtype_inferred_from_numpy(np_dtype, t):
+    src = np.arange(6).astype(np_dtype)
+    a = wp.array(src)
+    assert a.dtype is t and a.shape == (6,)
+    np.testing.assert_array_equal(a.numpy(), src)
+
+
+def test_from_lists():
+    assert wp.array([1, 2, 3]).dtype is wp.int64  # numpy's inference, as in Warp
+    assert wp.array([1.0, 2.0]).dtype is wp.float64
+    a = wp.array([1, 2, 3], dtype=float)
+    assert a.dtype is wp.float32 and a.numpy().dtype == np.float32
+    assert a.numpy().tolist() == [1.0, 2.0, 3.0]
+    assert wp.array([[1, 2], [3, 4]], dtype=wp.int16).shape == (2, 2)
+
+
+def test_vector_and_matrix_arrays_from_data():
+    src = np.arange(12, dtype=np.float64).reshape(4, 3)
+    a = wp.array(src, dtype=wp.vec3)
+    assert a.shape == (4,) and a.dtype is wp.vec3 and a.numpy().shape == (4, 3)
+    assert a.numpy().dtype == np.float32 and a.strides == (12,)
+    np.testing.assert_array_equal(a.numpy(), src)
+    flat = wp.array(np.arange(12), dtype=wp.vec3)  # a flat buffer of components
+    assert flat.shape == (4,)
+    np.testing.assert_array_equal(flat.numpy(), src)
+    values = wp.array([wp.vec3(1, 2, 3), wp.vec3(4, 5, 6)], dtype=wp.vec3)
+    np.testing.assert_array_equal(values.numpy(), [[1, 2, 3], [4, 5, 6]])
+    m = wp.array(np.zeros((5, 2, 3, 3)), dtype=wp.mat33d)
+    assert m.shape == (5, 2) and m.ndim == 2 and m.numpy().dtype == np.float64
+    with pytest.raises(ValueError, match="trailing dimensions"):
+        wp.array(np.zeros((4, 2)), dtype=wp.vec3)
+
+
+@pytest.mark.parametrize("shape", [(7,), (2, 3), (2, 3, 4), (2, 1, 3, 2)])
+def test_one_to_four_dimensions(shape):
+    src = np.random.default_rng(0).random(shape).astype(np.float32)
+    a = wp.array(src)
+    assert a.shape == shape and a.ndim == len(shape) and a.size == src.size
+    assert a.strides == src.strides
+    np.testing.assert_array_equal(a.numpy(), src)
+    z = wp.zeros(shape, dtype=wp.vec2)
+    assert z.shape == shape and z.numpy().shape == (*shape, 2)
+
+
+def test_five_dimensions_are_refused():
+    with pytest.raises(ValueError, match="1 to 4 dimensions"):
+        wp.array(np.zeros((1, 2, 1, 2, 1)))
+    with pytest.raises(ValueError, match="1 to 4 dimensions"):
+        wp.zeros((1, 1, 1, 1, 1))
+
+
+def test_shape_argument_reshapes_data():
+    a = wp.array(np.arange(6), dtype=float, shape=(2, 3))
+    assert a.shape == (2, 3)
+    np.testing.assert_array_equal(a.numpy(), np.arange(6).reshape(2, 3))
+
+
+def test_copy_flag():
+    src = np.arange(4, dtype=np.float32)
+    shared = wp.array(src, copy=False)
+    copied = wp.array(src)
+    src[0] = 42
+    assert shared.numpy()[0] == 42 and copied.numpy()[0] == 0
+    from_weft = wp.array(shared)
+    assert not np.shares_memory(from_weft.numpy(), shared.numpy())
+
+
+def test_requires_grad_allocates_a_zero_gradient():
+    a = wp.array(np.ones((2, 3), np.float32), requires_grad=True)
+    assert a.requires_grad and isinstance(a.grad, wp.array)
+    assert a.grad.shape == (2, 3) and a.grad.dtype is wp.float32 and not a.grad.numpy().any()
+    b = wp.zeros(4, dtype=wp.vec3)
+    assert not b.requires_grad and b.grad is None
+    b.requires_grad = True
+    assert b.grad.dtype is wp.vec3 and b.grad.numpy().shape == (4, 3)
+
+
+def test_unsupported_arguments():
+    with pytest.raises(TypeError, match="unsupported arguments: pinned"):
+        wp.array(np.zeros(3), pinned=True)
+    with pytest.raises(TypeError, match="not a weft dtype"):
+        wp.zeros(3, dtype="float32x")
+    with pytest.raises(TypeError, match="cannot infer"):
+        wp.array(np.array(["a", "b"]))
+
+
+# Allocation helpers --------------------------------------------------------------------------------
+def test_zeros_ones_full_empty():
+    z = wp.zeros((2, 3), dtype=wp.int16)
+    assert z.shape == (2, 3) and z.dtype is wp.int16 and not z.numpy().any()
+    assert wp.zeros(4).dtype is wp.float32 and wp.zeros(4).shape == (4,)
+    np.testing.assert_array_equal(wp.ones(3, dtype=wp.vec2).numpy(), np.ones((3, 2)))
+    np.testing.assert_array_equal(wp.full((2, 2), 7, dtype=wp.uint8).numpy(), np.full((2, 2), 7))
+    e = wp.empty((3, 2), dtype=wp.int64)
+    assert e.shape == (3, 2) and e.dtype is wp.int64
+    assert wp.zeros(5, requires_grad=True).grad.shape == (5,)
+    assert wp.zeros(0).size == 0
+
+
+@pytest.mark.parametrize("value, dtype", [(2.0, wp.float32), (2, wp.int32), (True, wp.bool),
+                                          (np.float64(2.0), wp.float64), (np.int16(3), wp.int16),
+                                          ((1.0, 2.0, 3.0), wp.vec3), ([1, 2], wp.vec2i),
+                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22),
+                                          (wp.vec3d(1, 2, 3), wp.vec3d), (wp.quat(0, 0, 0, 1), wp.quat)])
+def test_full_infers_the_dtype(value, dtype):
+    a = wp.full(3, value)
+    assert a.dtype is dtype
+    for element in a.numpy():
+        np.testing.assert_array_equal(element, np.asarray(value))
+
+
+def test_full_with_a_vector_dtype_broadcasts_a_scalar():
+    a = wp.full(2, 5.0, dtype=wp.vec3)
+    np.testing.assert_array_equal(a.numpy(), np.full((2, 3), 5.0))
+    with pytest.raises(TypeError, match="cannot infer"):
+        wp.full(2, "x")
+
+
+def test_like_helpers():
+    src = wp.array(np.arange(6, dtype=np.float64).reshape(2, 3), requires_grad=True)
+    for fn in (wp.zeros_like, wp.empty_like, wp.ones_like):
+        a = fn(src)
+        assert a.shape == (2, 3) and a.dtype is wp.float64 and a.requires_grad and a.device == "cpu"
+    assert not wp.zeros_like(src).numpy().any()
+    assert (wp.ones_like(src).numpy() == 1).all()
+    f = wp.full_like(src, 2.5)
+    assert f.dtype is wp.float64 and (f.numpy() == 2.5).all()
+    assert wp.zeros_like(src, dtype=wp.int8).dtype is wp.int8
+    assert not wp.zeros_like(src, requires_grad=False).requires_grad
+    v = wp.zeros_like(wp.zeros(3, dtype=wp.vec3))
+    assert v.dtype is wp.vec3 and v.shape == (3,)
+
+
+# Copies ---------------------------------------------------------------------------------------
+def test_clone_is_independent():
+    a = wp.array(np.arange(5, dtype=np.float32))
+    c = wp.clone(a)
+    assert c.dtype is a.dtype and c.shape == a.shape
+    np.testing.assert_array_equal(c.numpy(), a.numpy())
+    c.numpy()[0] = 99
+    assert a.numpy()[0] == 0
+    strided = wp.clone(a[::2])
+    assert strided.is_contiguous and strided.numpy().tolist() == [0, 2, 4]
+    assert wp.clone(a, requires_grad=True).grad is not None
+
+
+def test_copy_whole_and_partial():
+    src = wp.array(np.arange(10, dtype=np.float32))
+    dest = wp.zeros(10)
+    wp.copy(dest, src)
+    np.testing.assert_array_equal(dest.numpy(), np.arange(10))
+    dest.zero_()
+    wp.copy(dest, src, dest_offset=1, src_offset=2, count=3)
+    np.testing.assert_array_equal(dest.numpy(), [0, 2, 3, 4, 0, 0, 0, 0, 0, 0])
+    big = wp.zeros(12)
+    wp.copy(big, src, dest_offset=2)  # count=0: all of src
+    np.testing.assert_array_equal(big.numpy(), [0, 0, *range(10)])
+    rest = wp.zeros(10)
+    wp.copy(rest, src, src_offset=7)  # count=0 with an offset: the rest of src
+    np.testing.assert_array_equal(rest.numpy()[:4], [7, 8, 9, 0])
+
+
+def test_copy_between_shapes_and_into_views():
+    src = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    flat = wp.zeros(6)
+    wp.copy(flat, src)
+    np.testing.assert_array_equal(flat.numpy(), np.arange(6))
+    m = wp.zeros((3, 4))
+    wp.copy(m[:, 1], wp.array(np.ones(3, np.float32)))
+    np.testing.assert_array_equal(m.numpy(), np.outer(np.ones(3), [0, 1, 0, 0]))
+    vecs = wp.zeros(2, dtype=wp.vec3)
+    wp.copy(vecs, wp.array(np.arange(6), dtype=wp.vec3), count=1)
+    np.testing.assert_array_equal(vecs.numpy(), [[0, 1, 2], [0, 0, 0]])
+
+
+def test_copy_errors():
+    src = wp.array(np.arange(10, dtype=np.float32))
+    with pytest.raises(ValueError, match="do not fit"):
+        wp.copy(wp.zeros(4), src)  # silently truncating would lose data
+    with pytest.raises(ValueError, match="do not fit"):
+        wp.copy(wp.zeros(10), src, dest_offset=8, count=3)
+    with pytest.raises(ValueError, match="do not fit"):
+        wp.copy(wp.zeros(10), src, src_offset=-1)
+    with pytest.raises(TypeError, match="dtypes differ"):
+        wp.copy(wp.zeros(10, dtype=wp.float64), src)
+
+
+def test_from_numpy():
+    a = wp.from_numpy(np.arange(6, dtype=np.float32))
+    assert a.dtype is wp.float32 and a.shape == (6,)
+    v = wp.from_numpy(np.ones((4, 3)), dtype=wp.vec3)
+    assert v.dtype is wp.vec3 and v.shape == (4,)
+    s = wp.from_numpy(np.arange(6), dtype=wp.int32, shape=(3, 2), requires_grad=True)
+    assert s.shape == (3, 2) and s.grad.shape == (3, 2)
+
+
+# numpy interop ----------------------------------------------------------------------------------
+def test_numpy_is_a_view_both_ways():
+    a = wp.array(np.zeros(4, np.float32))
+    n = a.numpy()
+    n[1] = 5
+    assert a.numpy()[1] == 5
+    assert a.numpy() is n or np.shares_memory(a.numpy(), n)
+    out = wp.zeros(4)
+    wp.launch(_double, 4, inputs=[a, out])  # the kernel sees numpy's write
+    assert out.numpy()[1] == 10
+    wp.launch(_double, 4, inputs=[out, a])  # and numpy sees the kernel's
+    assert n[1] == 20
+
+
+@wp.kernel
+def _double(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] * 2.0
+
+
+def test_array_interface_shares_memory():
+    a = wp.array(np.arange(6, dtype=np.float64).reshape(2, 3))
+    iface = a.__array_interface__
+    assert iface["shape"] == (2, 3) and iface["typestr"] == "<f8" and iface["data"][0] == a.ptr
+    n = np.asarray(a)
+    assert np.shares_memory(n, a.numpy())
+    n[1, 2] = -1
+    assert a.numpy()[1, 2] == -1
+    copied = np.array(a)
+    assert not np.shares_memory(copied, a.numpy())
+    assert not np.shares_memory(a.__array__(copy=True), a.numpy())
+    assert np.shares_memory(a.__array__(), a.numpy())
+    assert a.__array__(dtype=np.float32).dtype == np.float32
+    v = np.asarray(wp.zeros(3, dtype=wp.vec3))
+    assert v.shape == (3, 3) and v.dtype == np.float32
+    col = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4))[:, 1]
+    assert np.asarray(col).tolist() == [1, 5, 9] and np.asarray(col).strides == (16,)
+
+
+def test_list_str_repr():
+    a = wp.array([1.5, 2.5], dtype=float)
+    assert a.list() == [1.5, 2.5]
+    assert str(a) == str(a.numpy())
+    assert "shape=(2,)" in repr(a) and "float32" in repr(a)
+
+
+# Filling and assigning ----------------------------------------------------------------------------
+def test_fill_and_zero():
+    a = wp.zeros((2, 3), dtype=wp.int32)
+    assert a.fill_(4) is a
+    assert (a.numpy() == 4).all()
+    assert a.zero_() is a and not a.numpy().any()
+    v = wp.zeros(3, dtype=wp.vec3)
+    v.fill_(wp.vec3(1, 2, 3))
+    np.testing.assert_array_equal(v.numpy(), [[1, 2, 3]] * 3)
+    v.fill_((4, 5, 6))
+    np.testing.assert_array_equal(v.numpy(), [[4, 5, 6]] * 3)
+    v.fill_(7.0)  # a scalar fills every component, as in Warp
+    assert (v.numpy() == 7).all()
+    m = wp.zeros(2, dtype=wp.mat22)
+    m.fill_(wp.mat22(1, 2, 3, 4))
+    np.testing.assert_array_equal(m.numpy(), [[[1, 2], [3, 4]]] * 2)
+
+
+def test_fill_a_view_touches_only_the_view():
+    a = wp.zeros(6)
+    a[::2].fill_(1.0)
+    assert a.numpy().tolist() == [1, 0, 1, 0, 1, 0]
+
+
+def test_assign():
+    a = wp.zeros(4)
+    assert a.assign(np.arange(4)) is a
+    assert a.numpy().tolist() == [0, 1, 2, 3]
+    a.assign([4, 5, 6, 7])
+    assert a.numpy().tolist() == [4, 5, 6, 7]
+    a.assign(wp.array(np.ones(4, np.float32)))
+    assert a.numpy().tolist() == [1] * 4
+    v = wp.zeros(2, dtype=wp.vec3)
+    v.assign(np.arange(6).reshape(2, 3))
+    assert v.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(ValueError, match="does not match"):
+        a.assign(np.zeros(5))
+    big = wp.zeros(6)
+    big[1:5].assign([1, 2, 3, 4])
+    assert big.numpy().tolist() == [0, 1, 2, 3, 4, 0]
+
+
+# Attributes --------------------------------------------------------------------------------------
+def test_attributes():
+    a = wp.zeros((3, 4), dtype=wp.vec2d)
+    assert a.shape == (3, 4) and a.ndim == 2 and a.size == 12 and len(a) == 3
+    assert a.strides == (64, 16) and a.dtype is wp.vec2d
+    assert a.device == "cpu" and str(a.device) == "cpu" and a.device is wp.get_device()
+    assert a.is_contiguous and a.ptr == a.numpy().ctypes.data
+    assert a.to("cpu") is a and a.contiguous() is a
+
+
+def test_float16_arrays():
+    src = np.array([0.5, 1.25, -2.0, 65504.0], np.float16)
+    a = wp.array(src)
+    assert a.dtype is wp.float16 and a.numpy().dtype == np.float16 and a.strides == (2,)
+    out = wp.zeros(4, dtype=wp.float16)
+    wp.launch(_half_scale, 4, inputs=[a, out])
+    np.testing.assert_array_equal(out.numpy(), src * np.float16(0.5))
+    assert wp.array([0.1, 0.2], dtype=wp.float16).numpy().tolist() == [np.float16(0.1), np.float16(0.2)]
+
+
+@wp.kernel
+def _half_scale(a: wp.array(dtype=wp.float16), out: wp.array(dtype=wp.float16)):
+    i = wp.tid()
+    out[i] = a[i] * wp.float16(0.5)
+
+
+# Indexing, views and reshaping -------------------------------------------------------------------------
+def test_element_indexing():
+    a = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    assert a[1, 2] == 6 and isinstance(a[1, 2], np.float32)
+    row = a[1]
+    assert isinstance(row, wp.array) and row.shape == (4,) and row.is_contiguous
+    assert a[-1, -1] == 11
+    v = wp.array(np.arange(6), dtype=wp.vec3)
+    np.testing.assert_array_equal(v[1], [3, 4, 5])
+    a[0, 0] = 100
+    assert a.numpy()[0, 0] == 100
+    a[2] = 7
+    assert a.numpy()[2].tolist() == [7] * 4
+
+
+def test_slices_are_views():
+    base = np.arange(20, dtype=np.float32).reshape(4, 5)
+    a = wp.array(base)
+    for key, expected in [((slice(1, 3),), base[1:3]), ((slice(None), 1), base[:, 1]),
+                          ((slice(None, None, 2), slice(1, None, 2)), base[::2, 1::2]),
+                          ((Ellipsis, 2), base[..., 2]), ((slice(None, None, -1),), base[::-1])]:
+        view = a[key]
+        assert isinstance(view, wp.array) and view.dtype is wp.float32
+        assert view.shape == expected.shape and view.strides == expected.strides
+        np.testing.assert_array_equal(view.numpy(), expected)
+        assert np.shares_memory(view.numpy(), a.numpy())
+    assert a[1:3].is_contiguous and not a[:, 1].is_contiguous and not a[::2].is_contiguous
+
+
+def test_vector_array_indexing_never_reaches_components():
+    v = wp.zeros(4, dtype=wp.vec3)
+    view = v[..., 1:3]  # the Ellipsis covers array dimensions only
+    assert view.shape == (2,) and view.dtype is wp.vec3
+    with pytest.raises(IndexError, match="too many indices"):
+        v[:, 1]  # noqa: B018
+    with pytest.raises(IndexError, match="too many indices"):
+        wp.zeros((2, 2))[0, 0, 0]  # noqa: B018
+
+
+def test_index_arrays_are_refused():
+    a = wp.zeros(5)
+    for key in ([0, 2], np.array([0, 2]), np.array([True, False, True, False, True]), True, 1.0):
+        with pytest.raises(TypeError, match="ints and slices"):
+            a[key]  # noqa: B018
+    with pytest.raises(TypeError, match="ints and slices"):
+        a[[0, 1]] = 1.0
+
+
+def test_gradients_follow_views():
+    a = wp.zeros(6, requires_grad=True)
+    view = a[2:5]
+    assert view.requires_grad and view.grad.shape == (3,)
+    view.grad.fill_(1.0)
+    assert a.grad.numpy().tolist() == [0, 0, 1, 1, 1, 0]
+    plain = wp.zeros(3)[1:]
+    assert plain.grad is None and not plain.requires_grad
+
+
+def test_reshape_and_flatten():
+    a = wp.array(np.arange(6, dtype=np.float32), requires_grad=True)
+    r = a.reshape((2, 3))
+    assert r.shape == (2, 3) and np.shares_memory(r.numpy(), a.numpy())
+    assert r.requires_grad and r.grad.shape == (2, 3)
+    assert np.shares_memory(r.grad.numpy(), a.grad.numpy())
+    assert r.reshape(-1).shape == (6,) and r.flatten().shape == (6,)
+    assert a.reshape(6).shape == (6,)
+    v = wp.zeros((2, 3), dtype=wp.vec3).reshape(6)
+    assert v.shape == (6,) and v.dtype is wp.vec3
+    with pytest.raises(ValueError, match="without a copy"):
+        wp.zeros((4, 4))[:, 1:3].reshape(8)
+    strided = wp.zeros(10)[::2].reshape((5, 1))  # possible as a view: allowed
+    strided.fill_(1.0)
+    assert strided.numpy().sum() == 5
+
+
+def test_contiguous():
+    a = wp.array(np.arange(10, dtype=np.float32))
+    c = a[::3].contiguous()
+    assert c.is_contiguous and c.numpy().tolist() == [0, 3, 6, 9]
+    assert not np.shares_memory(c.numpy(), a.numpy())

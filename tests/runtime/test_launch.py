@@ -1,0 +1,164 @@
+"""`wp.launch`: launch shapes (1 to 4 dimensions, tid() linear or unpacked), empty launches,
+inputs + outputs, argument conversions, and repeated launches reusing packed arguments."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+@wp.kernel
+def linear_tid(out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = i
+
+
+@wp.kernel
+def tid2(out: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = i * 10 + j
+
+
+@wp.kernel
+def tid3(out: wp.array3d(dtype=int)):
+    i, j, k = wp.tid()
+    out[i, j, k] = i * 100 + j * 10 + k
+
+
+@wp.kernel
+def tid4(out: wp.array4d(dtype=int)):
+    i, j, k, l = wp.tid()
+    out[i, j, k, l] = i * 1000 + j * 100 + k * 10 + l
+
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a * x[i] + y[i]
+
+
+@pytest.mark.parametrize("dim", [24, (24,), [24], (4, 6), (2, 3, 4), (2, 3, 2, 2), (1, 1, 1, 24),
+                                 np.int64(24), (np.int32(4), 6)])
+def test_tid_is_the_linear_index(dim):
+    out = wp.full(24, -1, dtype=int)
+    wp.launch(linear_tid, dim, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(24))
+
+
+@pytest.mark.parametrize("kernel, shape", [(tid2, (3, 4)), (tid3, (2, 3, 4)), (tid4, (2, 3, 2, 2))])
+def test_unpacked_tid_gives_row_major_indices(kernel, shape):
+    out = wp.full(shape, -1, dtype=int)
+    wp.launch(kernel, shape, inputs=[out])
+    index = np.indices(shape)
+    weights = [10 ** (len(shape) - 1 - d) for d in range(len(shape))]
+    np.testing.assert_array_equal(out.numpy(), sum(w * ix for w, ix in zip(weights, index)))
+
+
+def test_unpacked_tid_needs_a_launch_of_that_many_dimensions():
+    out = wp.zeros((3, 4), dtype=int)
+    for dim in (12, (2, 2, 3)):
+        with pytest.raises(ValueError, match=r"kernel 'tid2' unpacks tid\(\) into 2 indices"):
+            wp.launch(tid2, dim, inputs=[out])
+    assert not out.numpy().any()
+
+
+@pytest.mark.parametrize("dim", [0, (0,), (0, 5), (5, 0), (3, 0, 2, 1)])
+def test_empty_launch_runs_nothing(dim):
+    out = wp.full(5, -1, dtype=int)
+    wp.launch(linear_tid, dim, inputs=[out])
+    assert (out.numpy() == -1).all()
+
+
+def test_empty_launch_still_validates_arguments():
+    with pytest.raises(TypeError, match="kernel 'linear_tid'"):
+        wp.launch(linear_tid, 0, inputs=[1.0])
+
+
+def test_larger_launch_shapes():
+    out = wp.zeros((64, 65), dtype=int)
+    wp.launch(tid2, (64, 65), inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.add.outer(np.arange(64) * 10, np.arange(65)))
+    big = wp.zeros(100_003, dtype=int)
+    wp.launch(linear_tid, 100_003, inputs=[big])
+    np.testing.assert_array_equal(big.numpy(), np.arange(100_003))
+
+
+def test_inputs_and_outputs_are_concatenated():
+    x = wp.array(np.arange(5, dtype=np.float32))
+    y = wp.ones(5)
+    expected = 2 * np.arange(5) + 1
+    for split in range(5):  # the same four arguments, cut anywhere
+        out = wp.zeros(5)
+        args = [x, y, 2.0, out]
+        wp.launch(saxpy, 5, inputs=args[:split], outputs=args[split:])
+        np.testing.assert_array_equal(out.numpy(), expected, err_msg=f"split {split}")
+    out = wp.zeros(5)
+    wp.launch(saxpy, dim=5, inputs=(x, y), outputs=(2.0, out), device="cpu")  # tuples and keywords
+    np.testing.assert_array_equal(out.numpy(), expected)
+    out = wp.zeros(5)
+    wp.launch(saxpy, 5, inputs=None, outputs=[x, y, 2.0, out])  # None for an empty list
+    wp.launch(saxpy, 5, inputs=[x, y, 2.0, out], outputs=None)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_scalar_argument_conversions():
+    x, y, out = wp.ones(3), wp.zeros(3), wp.zeros(3)
+    for a in (2, 2.0, np.float32(2), np.float64(2), np.int64(2), np.array(2.0)):
+        out.zero_()
+        wp.launch(saxpy, 3, inputs=[x, y, a, out])
+        assert out.numpy().tolist() == [2, 2, 2]
+
+
+def test_device_arguments():
+    x, y, out = wp.ones(3), wp.zeros(3), wp.zeros(3)
+    for device in (None, "cpu", wp.get_device(), wp.get_device("cpu")):
+        wp.launch(saxpy, 3, inputs=[x, y, 3.0, out], device=device)
+        assert out.numpy().tolist() == [3, 3, 3]
+
+
+def test_repeated_launches_see_new_values():
+    """Arguments identical to the last launch are not repacked; everything else must be."""
+    x = wp.array(np.arange(4, dtype=np.float32))
+    y = wp.zeros(4)
+    out1, out2 = wp.zeros(4), wp.zeros(4)
+    for k, (a, out) in enumerate([(1.0, out1), (2.0, out1), (2.0, out2), (3.0, out2), (3, out1)]):
+        wp.launch(saxpy, 4, inputs=[x, y, a, out])
+        np.testing.assert_array_equal(out.numpy(), a * np.arange(4), err_msg=f"launch {k}")
+    x.numpy()[:] = 10  # new contents in the same array
+    wp.launch(saxpy, 4, inputs=[x, y, 3, out1])
+    assert out1.numpy().tolist() == [30] * 4
+    short = wp.array(np.arange(2, dtype=np.float32))  # another shape
+    wp.launch(saxpy, 2, inputs=[short, wp.zeros(2), 1.0, out1])
+    assert out1.numpy().tolist() == [0, 1, 30, 30]
+
+
+def test_changing_the_launch_shape():
+    out = wp.zeros(24, dtype=int)
+    for dim in (3, 24, (2, 5), 7):
+        out.zero_()
+        wp.launch(linear_tid, dim, inputs=[out])
+        n = int(np.prod(dim))
+        np.testing.assert_array_equal(out.numpy(), [*range(n), *[0] * (24 - n)])
+
+
+def test_launch_returns_none_and_kernels_are_not_callable():
+    assert wp.launch(linear_tid, 1, inputs=[wp.zeros(1, dtype=int)]) is None
+    with pytest.raises(RuntimeError, match="weft.launch"):
+        linear_tid(wp.zeros(1, dtype=int))
+    with pytest.raises(TypeError, match="expected a @weft.kernel"):
+        wp.launch(lambda a: a, 1, inputs=[1])
+
+
+@wp.kernel
+def uses_shape(a: wp.array2d(dtype=float), out: wp.array(dtype=int)):
+    out[0] = a.shape[0]
+    out[1] = a.shape[1]
+    out[2] = len(a)
+
+
+def test_kernels_see_array_shapes():
+    out = wp.zeros(3, dtype=int)
+    wp.launch(uses_shape, 1, inputs=[wp.zeros((5, 7)), out])
+    assert out.numpy().tolist() == [5, 7, 5]
+    wp.launch(uses_shape, 1, inputs=[wp.zeros((6, 8))[1:4, ::2], out])
+    assert out.numpy().tolist() == [3, 4, 3]

@@ -1,0 +1,182 @@
+"""Launch validation: every bad argument is a TypeError or ValueError that names the kernel,
+the parameter, what was expected and what was received, raised before any thread runs."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+@wp.kernel
+def target(a: wp.array(dtype=float), n: int, x: float, v: wp.vec3, u: wp.uint8, m: wp.mat22,
+           grid: wp.array2d(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] + float(n) + x + v[0] + float(u) + m[0, 0] + grid[0, 0][0]
+
+
+NAMES = ["a", "n", "x", "v", "u", "m", "grid", "out"]
+
+
+def good_args():
+    return [wp.ones(4), 1, 2.0, wp.vec3(1, 2, 3), 3, wp.mat22(1, 0, 0, 1), wp.zeros((2, 2), dtype=wp.vec3),
+            wp.full(4, -1.0)]
+
+
+def test_good_arguments_run():
+    args = good_args()
+    wp.launch(target, 4, inputs=args)
+    assert args[-1].numpy().tolist() == [9.0] * 4
+
+
+# parameter, bad value, exception, (expected, received) fragments of the message
+CASES = [
+    ("a", 1.0, TypeError, ("a weft array of float32", "float 1.0")),
+    ("a", np.zeros(4, np.float32), TypeError, ("a weft array of float32", "ndarray")),
+    ("a", [1.0, 2.0, 3.0, 4.0], TypeError, ("a weft array of float32", "list")),
+    ("a", wp.zeros(4, dtype=wp.float64), TypeError,
+     ("an array of float32 with 1 dimension(s)", "an array of float64 with 1 dimension(s)")),
+    ("a", wp.zeros((4, 1)), TypeError,
+     ("an array of float32 with 1 dimension(s)", "an array of float32 with 2 dimension(s)")),
+    ("a", wp.zeros(4, dtype=wp.vec3), TypeError, ("an array of float32", "an array of vec3f")),
+    ("n", wp.zeros(4), TypeError, ("a number (int32)", "an array of float32")),
+    ("n", 1.5, TypeError, ("an integer (int32)", "float 1.5")),
+    ("n", np.float32(1.0), TypeError, ("an integer (int32)", "float32 1.0")),
+    ("n", True, TypeError, ("a number (int32)", "bool True")),
+    ("n", np.bool_(False), TypeError, ("a number (int32)", "False")),
+    ("n", "3", TypeError, ("a number (int32)", "str '3'")),
+    ("n", None, TypeError, ("a number (int32)", "NoneType None")),
+    ("n", 2**31, ValueError, ("an integer in the range of int32", "2147483648")),
+    ("n", -(2**31) - 1, ValueError, ("an integer in the range of int32", "-2147483649")),
+    ("n", np.int64(2**40), ValueError, ("an integer in the range of int32", str(2**40))),
+    ("x", True, TypeError, ("a number (float32)", "bool True")),
+    ("x", "2.0", TypeError, ("a number (float32)", "str '2.0'")),
+    ("x", 1 + 2j, TypeError, ("a real number (float32)", "complex")),
+    ("x", wp.ones(1), TypeError, ("a number (float32)", "an array of float32")),
+    ("x", wp.vec3(1, 2, 3), TypeError, ("a number (float32)", "a vec3f")),
+    ("x", 10**400, ValueError, ("a number in the range of float32", "10000000")),
+    ("v", wp.vec2(1, 2), TypeError, ("vec3f", "a vec2f")),
+    ("v", wp.vec3d(1, 2, 3), TypeError, ("vec3f", "a vec3d")),
+    ("v", wp.vec3i(1, 2, 3), TypeError, ("vec3f", "a vec3i")),
+    ("v", (1.0, 2.0), TypeError, ("vec3f (3 components)", "tuple (1.0, 2.0) (2 values)")),
+    ("v", [1, 2, 3, 4], TypeError, ("vec3f (3 components)", "list [1, 2, 3, 4] (4 values)")),
+    ("v", ("1", "2", "3"), TypeError, ("vec3f", "components must be numbers")),
+    ("v", 1.0, TypeError, ("vec3f (3 components)", "float 1.0 (1 values)")),
+    ("v", None, TypeError, ("vec3f", "NoneType None")),
+    ("v", "abc", TypeError, ("vec3f", "str 'abc'")),
+    ("v", wp.ones(3), TypeError, ("vec3f", "an array of float32")),
+    ("u", 256, ValueError, ("an integer in the range of uint8", "256")),
+    ("u", -1, ValueError, ("an integer in the range of uint8", "-1")),
+    ("m", wp.mat33(), TypeError, ("mat22f", "a mat33f")),
+    ("m", [[1, 2, 3], [4, 5, 6]], TypeError, ("mat22f (4 components)", "(6 values)")),
+    ("grid", wp.zeros((2, 2)), TypeError,
+     ("an array of vec3f with 2 dimension(s)", "an array of float32 with 2 dimension(s)")),
+    ("grid", wp.zeros(4, dtype=wp.vec3), TypeError,
+     ("an array of vec3f with 2 dimension(s)", "an array of vec3f with 1 dimension(s)")),
+    ("out", wp.zeros(4, dtype=wp.float64), TypeError, ("an array of float32", "an array of float64")),
+]
+
+
+@pytest.mark.parametrize("name, bad, exc, fragments", CASES,
+                         ids=[f"{c[0]}-{type(c[1]).__name__}-{k}" for k, c in enumerate(CASES)])
+def test_bad_argument(name, bad, exc, fragments):
+    args = good_args()
+    out = args[-1]
+    args[NAMES.index(name)] = bad
+    with pytest.raises(exc) as e:
+        wp.launch(target, 4, inputs=args)
+    assert type(e.value) is exc
+    msg = str(e.value)
+    assert msg.startswith(f"kernel 'target', argument '{name}': expected "), msg
+    for fragment in fragments:
+        assert fragment in msg, msg
+    if name != "out":
+        assert (out.numpy() == -1).all()  # no thread ran
+
+
+THROUGH_OUTPUTS = CASES[:6] + [c for c in CASES if c[0] == "v"]
+
+
+@pytest.mark.parametrize("name, bad, exc, fragments", THROUGH_OUTPUTS,
+                         ids=[f"{c[0]}-{k}" for k, c in enumerate(THROUGH_OUTPUTS)])
+def test_bad_argument_given_through_outputs(name, bad, exc, fragments):
+    args = good_args()
+    args[NAMES.index(name)] = bad
+    with pytest.raises(exc, match=f"kernel 'target', argument '{name}'"):
+        wp.launch(target, 4, inputs=args[:3], outputs=args[3:])
+
+
+@wp.kernel
+def int_vectors(v: wp.vec3i, u: wp.vec(2, wp.uint8), out: wp.array(dtype=int)):
+    out[0] = v[0] + v[1] + v[2] + int(u[0]) + int(u[1])
+
+
+def test_integer_vector_components_are_checked():
+    out = wp.zeros(1, dtype=int)
+    for v, u in [((1, 2, 3), (4, 5)), ((1.0, 2.0, 3.0), [4.0, 5]), (np.array([1, 2, 3]), np.array([4, 5], np.uint64))]:
+        out.zero_()
+        wp.launch(int_vectors, 1, inputs=[v, u, out])  # exact values convert
+        assert out.numpy()[0] == 15
+    with pytest.raises(TypeError) as e:
+        wp.launch(int_vectors, 1, inputs=[(1.5, 2, 3), (4, 5), out])
+    assert str(e.value).startswith("kernel 'int_vectors', argument 'v': expected vec3i, got tuple (1.5, 2, 3)")
+    assert "int32 components cannot hold the fractions" in str(e.value)
+    for bad in [(256, 0), (-1, 0)]:
+        with pytest.raises(ValueError) as e:
+            wp.launch(int_vectors, 1, inputs=[(1, 2, 3), bad, out])
+        assert str(e.value).startswith(f"kernel 'int_vectors', argument 'u': expected vector(2, uint8), "
+                                       f"got tuple {bad!r}")
+        assert "out of the range of uint8" in str(e.value)
+    assert out.numpy()[0] == 15
+
+
+def test_last_argument_bad_after_a_good_launch_runs_nothing():
+    """Earlier arguments are packed before a later one fails; the launch still must not run."""
+    args = good_args()
+    wp.launch(target, 4, inputs=args)
+    out = args[-1]
+    out.fill_(-1.0)
+    args[1] = 5
+    args[-2] = wp.zeros(3)
+    with pytest.raises(TypeError, match="argument 'grid'"):
+        wp.launch(target, 4, inputs=args)
+    assert (out.numpy() == -1).all()
+    args[-2] = wp.zeros((2, 2), dtype=wp.vec3)
+    wp.launch(target, 4, inputs=args)  # and the next good launch uses the new values
+    assert out.numpy().tolist() == [13.0] * 4
+
+
+@pytest.mark.parametrize("count", [0, 7, 9])
+def test_wrong_number_of_arguments(count):
+    args = (good_args() * 2)[:count]
+    with pytest.raises(TypeError) as e:
+        wp.launch(target, 4, inputs=args)
+    assert str(e.value) == (f"kernel 'target' takes 8 arguments (a, n, x, v, u, m, grid, out), "
+                            f"got {count}")
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "cuda:1"])
+def test_cuda_device_is_a_clear_value_error(device):
+    args = good_args()
+    with pytest.raises(ValueError) as e:
+        wp.launch(target, 4, inputs=args, device=device)
+    msg = str(e.value)
+    assert "kernel 'target'" in msg and repr(device) in msg and "CUDA" in msg and "cpu" in msg
+    assert (args[-1].numpy() == -1).all()
+
+
+def test_unknown_device():
+    with pytest.raises(ValueError, match="kernel 'target': unknown device 'tpu'"):
+        wp.launch(target, 4, inputs=good_args(), device="tpu")
+
+
+@pytest.mark.parametrize("dim", [-1, 2.5, "4", True, None, (2, -1), (1, 2, 3, 4, 5), (), (2.0, 2), [[4]]])
+def test_bad_dim(dim):
+    with pytest.raises(ValueError) as e:
+        wp.launch(target, dim, inputs=good_args())
+    assert str(e.value).startswith("kernel 'target': dim must be a non-negative int or a tuple of 1 to 4")
+    assert repr(dim) in str(e.value)
+
+
+def test_too_many_threads():
+    with pytest.raises(ValueError, match="kernel 'target': 4294967296 threads exceed the limit"):
+        wp.launch(target, (2**16, 2**16), inputs=good_args())

@@ -1,0 +1,114 @@
+"""Array annotations in every spelling users write, and the ctypes layout of each type."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.types import ArrayType
+from weft.types.layout import array_descriptor, ctype_of
+
+
+def test_one_dimensional_spellings_are_one_type():
+    t = ArrayType(wp.float32, 1)
+    assert wp.array(dtype=float) is t
+    assert wp.array[float] is t
+    assert wp.array(dtype=wp.float32) is t
+    assert wp.array(dtype=wp.float) is t
+    assert wp.array1d(dtype=float) is t
+    assert wp.array() is t  # dtype defaults to float32
+    assert t.dtype is wp.float32 and t.ndim == 1 and t.is_array
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+def test_ndim_spellings(ndim):
+    named = getattr(wp, f"array{ndim}d")
+    for dtype in (float, wp.int64, wp.vec3, wp.mat33d):
+        t = wp.array(dtype=dtype, ndim=ndim)
+        assert t is named(dtype=dtype) is ArrayType(dtype, ndim)
+        assert t.ndim == ndim and t.dtype is wp.types.resolve(dtype)
+
+
+def test_array_subscript_with_composites():
+    assert wp.array[wp.vec3] is wp.array(dtype=wp.vec3)
+    assert wp.array[int].dtype is wp.int32
+
+
+def test_nd_subscript_spellings():
+    assert wp.array2d[float] is wp.array(dtype=float, ndim=2)
+    assert wp.array3d[wp.vec3] is wp.array(dtype=wp.vec3, ndim=3)
+
+
+def test_shape_without_data_is_an_array_not_an_annotation():
+    a = wp.array(shape=(2, 3), dtype=wp.vec3)
+    assert isinstance(a, wp.array) and a.shape == (2, 3) and not a.numpy().any()
+    assert isinstance(wp.array(dtype=float, shape=4), wp.array)
+
+
+def test_invalid_annotations():
+    with pytest.raises(ValueError, match="1 to 4 dimensions"):
+        wp.array(dtype=float, ndim=5)
+    with pytest.raises(ValueError, match="1 to 4 dimensions"):
+        ArrayType(wp.float32, 0)
+    with pytest.raises(TypeError, match="array dtype"):
+        wp.array(dtype=wp.array(dtype=float))
+    with pytest.raises(TypeError, match="array dtype"):
+        wp.array(dtype="float32")
+    with pytest.raises(ValueError, match="needs data or a shape"):
+        wp.array(dtype=float, requires_grad=True)
+
+
+# Kernels annotated each way run the same --------------------------------------------------------
+@wp.kernel
+def call_spelling(a: wp.array(dtype=float), b: wp.array[float], c: wp.array(dtype=wp.float32, ndim=1),
+                  out: wp.array1d(dtype=wp.float)):
+    i = wp.tid()
+    out[i] = a[i] + b[i] * 10.0 + c[i] * 100.0
+
+
+@wp.kernel
+def nd_spellings(a2: wp.array(dtype=float, ndim=2), b2: wp.array2d(dtype=float),
+                 a3: wp.array3d(dtype=float), a4: wp.array4d(dtype=wp.vec2), out: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    out[i, j] = a2[i, j] + b2[i, j] * 10.0 + a3[i, j, 1] * 100.0 + a4[i, j, 0, 1][1] * 1000.0
+
+
+def test_all_one_dimensional_spellings_launch():
+    ones = wp.ones(5)
+    out = wp.zeros(5)
+    wp.launch(call_spelling, 5, inputs=[ones, ones, ones, out])
+    np.testing.assert_array_equal(out.numpy(), [111] * 5)
+    assert list(call_spelling.params.values()) == [wp.array(dtype=float)] * 4
+
+
+def test_multi_dimensional_spellings_launch():
+    rng = np.random.default_rng(0)
+    a2, b2 = rng.random((3, 4), np.float32), rng.random((3, 4), np.float32)
+    a3 = rng.random((3, 4, 2), np.float32)
+    a4 = rng.random((3, 4, 1, 2, 2), np.float32)
+    out = wp.zeros((3, 4))
+    wp.launch(nd_spellings, (3, 4), inputs=[wp.array(a2), wp.array(b2), wp.array(a3),
+                                            wp.array(a4, dtype=wp.vec2), out])
+    expected = a2 + b2 * 10 + a3[:, :, 1] * 100 + a4[:, :, 0, 1, 1] * 1000
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+
+
+# ctypes layout ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("t, size", [(wp.bool, 1), (wp.int8, 1), (wp.uint16, 2), (wp.int32, 4),
+                                     (wp.uint64, 8), (wp.float16, 2), (wp.float32, 4), (wp.float64, 8),
+                                     (wp.vec3, 12), (wp.vec4h, 8), (wp.mat33d, 72), (wp.quat, 16),
+                                     (wp.transformd, 56), (wp.vec3i, 12)])
+def test_ctype_sizes(t, size):
+    assert ctypes.sizeof(ctype_of(t)) == size == t.size
+
+
+def test_array_descriptor_layout():
+    for ndim in (1, 2, 3, 4):
+        desc = array_descriptor(ndim)
+        assert ctypes.sizeof(desc) == 8 + 16 * ndim
+        assert [name for name, _ in desc._fields_] == ["data", "shape", "strides"]
+        assert ctype_of(ArrayType(wp.float32, ndim)) is desc
+    a = wp.array(np.zeros((3, 4), np.float64))[:, ::2]
+    d = a.descriptor()
+    assert d.data == a.ptr and list(d.shape) == [3, 2] and list(d.strides) == [32, 16]

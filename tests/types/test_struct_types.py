@@ -1,0 +1,224 @@
+"""`@wp.struct`: instances in Python scope (defaults, nesting, array fields), struct
+parameters and arrays of structs in kernels, and their memory layout."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.types import StructType
+from weft.types.layout import ctype_of
+
+
+@wp.struct
+class Inner:
+    a: float
+    b: wp.vec2
+
+
+@wp.struct
+class Outer:
+    n: int
+    inner: Inner
+    m: wp.mat22
+    arr: wp.array(dtype=float)
+    h: wp.float16
+    flag: wp.bool
+    u8: wp.uint8
+    d: wp.float64
+
+
+@wp.struct
+class WithDefaults:
+    x: float = 2.5
+    v: wp.vec3 = wp.vec3(1.0, 2.0, 3.0)
+    n: int
+
+
+def test_struct_type():
+    assert isinstance(Outer, StructType)
+    assert Outer.field_names == ["n", "inner", "m", "arr", "h", "flag", "u8", "d"]
+    assert Outer.fields["n"] is wp.int32 and Outer.fields["inner"] is Inner
+    assert Outer.fields["arr"] is wp.array(dtype=float)
+    assert Outer.field_index("m") == 2
+    with pytest.raises(TypeError, match="no annotated fields"):
+        @wp.struct
+        class Empty:
+            pass
+
+
+def test_instances_start_at_zero():
+    o = Outer()
+    assert o.n == 0 and o.inner.a == 0 and o.inner.b == wp.vec2(0, 0)
+    assert o.m == wp.mat22() and o.arr is None and o.h == 0 and not o.flag and o.d == 0
+    assert isinstance(o.n, np.int32) and isinstance(o.h, np.float16)
+    assert "Outer(n=" in repr(o) and "inner=Inner(" in repr(o)
+
+
+def test_instances_do_not_share_nested_values():
+    a, b = Outer(), Outer()
+    a.inner.a = 5.0
+    a.m[0, 0] = 3.0
+    assert b.inner.a == 0 and b.m[0, 0] == 0
+
+
+def test_class_defaults_are_honoured_and_copied():
+    d = WithDefaults()
+    assert d.x == np.float32(2.5) and d.v == wp.vec3(1, 2, 3) and d.n == 0
+    d.v[0] = 9.0
+    assert WithDefaults().v == wp.vec3(1, 2, 3)
+
+
+def test_keyword_constructor_and_unknown_fields():
+    o = Outer(n=3, d=0.5)
+    assert o.n == 3 and o.d == 0.5
+    with pytest.raises(AttributeError, match="no field 'nope'"):
+        o.nope = 1
+    with pytest.raises(AttributeError):
+        Outer(nope=1)
+
+
+def test_layout_matches_c():
+    @wp.struct
+    class Padded:
+        a: wp.int8
+        b: wp.float64
+        c: wp.int16
+
+    class C(ctypes.Structure):
+        _fields_ = [("a", ctypes.c_int8), ("b", ctypes.c_double), ("c", ctypes.c_int16)]
+
+    assert Padded.size == ctypes.sizeof(C) == 24
+    ct = ctype_of(Padded)
+    assert [(name, ctypes.sizeof(t)) for name, t in ct._fields_] == [("a", 1), ("b", 8), ("c", 2)]
+    assert ct.b.offset == 8 and ct.c.offset == 16
+
+
+# Struct parameters ------------------------------------------------------------------------------
+@wp.kernel
+def read_struct(s: Outer, out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = s.arr[i] * float(s.n) + s.inner.a + s.inner.b[1] + s.m[1, 0] + float(s.h) + float(s.d)
+    if s.flag:
+        v = v + 1000.0
+    out[i] = v + float(s.u8)
+
+
+def _outer():
+    o = Outer()
+    o.n = 2
+    o.inner.a = 0.5
+    o.inner.b = wp.vec2(0.0, 10.0)
+    o.m = wp.mat22(0.0, 0.0, 100.0, 0.0)
+    o.arr = wp.array(np.arange(4, dtype=np.float32))
+    o.h, o.d, o.u8, o.flag = 0.25, 0.125, 200, True
+    return o
+
+
+def test_every_field_reaches_the_kernel():
+    o = _outer()
+    out = wp.zeros(4)
+    wp.launch(read_struct, 4, inputs=[o, out])
+    expected = np.arange(4) * 2 + 0.5 + 10 + 100 + 0.25 + 0.125 + 1000 + 200
+    np.testing.assert_allclose(out.numpy(), expected)
+    o.flag = False  # a struct is repacked on every launch
+    o.inner.a = 1.5
+    wp.launch(read_struct, 4, inputs=[o, out])
+    np.testing.assert_allclose(out.numpy(), expected - 1000 + 1)
+
+
+def test_strided_array_field():
+    o = _outer()
+    o.arr = wp.array(np.arange(8, dtype=np.float32))[::2]  # 0, 2, 4, 6
+    out = wp.zeros(4)
+    wp.launch(read_struct, 4, inputs=[o, out])
+    np.testing.assert_allclose(out.numpy(), np.arange(0, 8, 2) * 2 + 0.5 + 10 + 100 + 0.25 + 0.125 + 1000 + 200)
+
+
+def test_plain_sequences_in_vector_fields():
+    o = _outer()
+    o.inner.b = (0.0, 20.0)
+    out = wp.zeros(4)
+    wp.launch(read_struct, 4, inputs=[o, out])
+    assert out.numpy()[0] == 0.5 + 20 + 100 + 0.25 + 0.125 + 1000 + 200
+
+
+def test_struct_argument_errors():
+    out = wp.zeros(4).fill_(-1.0)
+    with pytest.raises(TypeError) as e:
+        wp.launch(read_struct, 4, inputs=[Inner(), out])
+    assert "kernel 'read_struct'" in str(e.value) and "'s'" in str(e.value)
+    assert "struct Outer" in str(e.value) and "Inner" in str(e.value)
+    o = _outer()
+    o.n = 1.5
+    with pytest.raises(TypeError, match=r"argument 's\.n': expected an integer \(int32\), got float 1.5"):
+        wp.launch(read_struct, 4, inputs=[o, out])
+    o = _outer()
+    o.arr = wp.zeros(4, dtype=int)
+    with pytest.raises(TypeError, match=r"'s\.arr'"):
+        wp.launch(read_struct, 4, inputs=[o, out])
+    o.arr = np.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"'s\.arr'"):
+        wp.launch(read_struct, 4, inputs=[o, out])
+    assert (out.numpy() == -1).all()
+
+
+# Arrays of structs ------------------------------------------------------------------------------
+@wp.kernel
+def read_struct_array(sa: wp.array(dtype=Inner), out: wp.array(dtype=float)):
+    i = wp.tid()
+    s = sa[i]
+    out[i] = s.a + s.b[0]
+
+
+@wp.kernel
+def write_struct_array(sa: wp.array(dtype=Inner)):
+    i = wp.tid()
+    s = Inner()
+    s.a = float(i)
+    s.b = wp.vec2(float(i) * 2.0, 7.0)
+    sa[i] = s
+
+
+@wp.kernel
+def write_struct_field(sa: wp.array(dtype=Inner), value: float):
+    i = wp.tid()
+    sa[i].a = value
+
+
+def test_struct_array_storage_is_a_numpy_record_view():
+    sa = wp.zeros(3, dtype=Inner)
+    assert sa.dtype is Inner and sa.shape == (3,)
+    rec = sa.numpy()
+    assert rec.dtype.names == ("a", "b") and rec.dtype.itemsize == Inner.size
+    rec["a"] = [1, 2, 3]
+    rec["b"][:, 0] = [10, 20, 30]
+    out = wp.zeros(3)
+    wp.launch(read_struct_array, 3, inputs=[sa, out])
+    np.testing.assert_array_equal(out.numpy(), [11, 22, 33])
+
+
+def test_kernel_writes_structs_and_fields():
+    sa = wp.zeros(3, dtype=Inner)
+    wp.launch(write_struct_array, 3, inputs=[sa])
+    np.testing.assert_array_equal(sa.numpy()["a"], [0, 1, 2])
+    np.testing.assert_array_equal(sa.numpy()["b"], [[0, 7], [2, 7], [4, 7]])
+    wp.launch(write_struct_field, 3, inputs=[sa, 5.0])
+    np.testing.assert_array_equal(sa.numpy()["a"], [5, 5, 5])
+    np.testing.assert_array_equal(sa.numpy()["b"][:, 1], [7, 7, 7])  # the rest untouched
+
+
+def test_struct_array_from_values_and_fill():
+    values = [Inner(a=1.0, b=wp.vec2(2, 3)), Inner(a=4.0, b=(5, 6))]
+    sa = wp.array(values, dtype=Inner)
+    assert sa.shape == (2,)
+    np.testing.assert_array_equal(sa.numpy()["a"], [1, 4])
+    np.testing.assert_array_equal(sa.numpy()["b"], [[2, 3], [5, 6]])
+    sa.fill_(Inner(a=7.0, b=(8.0, 9.0)))
+    np.testing.assert_array_equal(sa.numpy()["a"], [7, 7])
+    np.testing.assert_array_equal(sa.numpy()["b"], [[8, 9], [8, 9]])
+    with pytest.raises(TypeError, match="struct Inner"):
+        sa.fill_(1.0)
+    with pytest.raises(TypeError, match="struct arrays need numpy data"):
+        wp.array(np.zeros(2, np.float32), dtype=Inner)
