@@ -1,9 +1,9 @@
 """Shared helpers: peer loading, timing, result validation and table printing.
 
 Every workload module builds, for each peer, a :class:`Case` (a zero-argument
-``run`` callable, an optional ``sync`` and a ``check``) and hands it to
-:func:`measure`, which validates one run against numpy before timing anything,
-so a framework that computes garbage cannot look fast.
+``run`` callable, an optional ``sync`` and a ``check``) and hands them to
+:func:`measure_all`, which validates one run of each against numpy before
+timing anything, so a framework that computes garbage cannot look fast.
 """
 
 import contextlib
@@ -169,52 +169,6 @@ def sync_device(wp) -> None:
 
 
 # --------------------------------------------------------------------------- #
-# Timing
-# --------------------------------------------------------------------------- #
-@dataclass
-class Timing:
-    """Repeated wall-clock samples of one callable (seconds)."""
-
-    samples: list
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def best(self) -> float:
-        return min(self.samples)
-
-
-def time_fn(fn: Callable[[], Any], sync: Callable[[], Any] | None = None, *,
-            warmup: int = 1, budget_s: float | None = None,
-            min_reps: int | None = None, max_reps: int | None = None) -> Timing:
-    """Time ``fn(); sync()`` with warm-up and an adaptive repetition count.
-
-    After ``warmup`` untimed calls, one timed call estimates the cost; the
-    number of repetitions is then chosen so the samples take about
-    ``budget_s`` seconds, clamped to ``[min_reps, max_reps]``.
-    """
-    budget_s = SETTINGS.budget_s if budget_s is None else budget_s
-    min_reps = SETTINGS.min_reps if min_reps is None else min_reps
-    max_reps = SETTINGS.max_reps if max_reps is None else max_reps
-
-    def once() -> float:
-        t0 = time.perf_counter()
-        fn()
-        if sync is not None:
-            sync()
-        return time.perf_counter() - t0
-
-    for _ in range(warmup):
-        once()
-    samples = [once()]
-    reps = max(min_reps, min(max_reps, math.ceil(budget_s / max(samples[0], 1e-9))))
-    samples.extend(once() for _ in range(reps - 1))
-    return Timing(samples)
-
-
-# --------------------------------------------------------------------------- #
 # Validation
 # --------------------------------------------------------------------------- #
 @dataclass
@@ -250,6 +204,14 @@ class Case:
     check: Callable[[], Check] | None = None
     per_call: int = 1  # time per row = time of one run / per_call
 
+    def once(self) -> float:
+        """Seconds for one ``run(); sync()``."""
+        t0 = time.perf_counter()
+        self.run()
+        if self.sync is not None:
+            self.sync()
+        return time.perf_counter() - t0
+
 
 @dataclass
 class Row:
@@ -264,27 +226,76 @@ class Row:
     extra: dict = field(default_factory=dict)
 
 
-def measure(peer: str, build: Callable[[Any], Case] | None,
-            metric: Callable[[float], float] | None = None, *,
-            variant: str = "", **timing_kw) -> Row:
-    """Build, validate and time one peer's case; never raises."""
-    if build is None:
-        return Row(peer, None, variant=variant, note="not implemented for this peer")
-    mod, reason = get_peer(peer)
+@dataclass
+class Spec:
+    """What to measure: a peer name, a builder ``build(module) -> Case``, a variant."""
+
+    peer: str
+    build: Callable[[Any], Case] | None
+    variant: str = ""
+
+
+def _prepare(spec: Spec) -> tuple:
+    """Build the case, run it once and validate; returns (case, check) or (None, note)."""
+    if spec.build is None:
+        return None, "not implemented for this peer"
+    mod, reason = get_peer(spec.peer)
     if mod is None:
-        return Row(peer, None, variant=variant, note=reason)
+        return None, reason
     try:
-        case = build(mod)
-        case.run()  # first call: compiles / warms caches
-        if case.sync is not None:
-            case.sync()
+        case = spec.build(mod)
+        case.once()  # first call: compiles / warms caches
         chk = case.check() if case.check is not None else Check(True, "")
-        timing = time_fn(case.run, case.sync, **timing_kw)
     except Exception as exc:  # noqa: BLE001 - report and keep going
-        return Row(peer, None, variant=variant, note=one_line(exc))
-    secs = timing.median / case.per_call
-    return Row(peer, secs, metric(secs) if metric else None, chk.text, variant,
-               extra={"reps": len(timing.samples), "best_s": timing.best / case.per_call})
+        return None, one_line(exc)
+    return case, chk
+
+
+def measure_all(specs: list, metric: Callable[[float], float] | None = None, *,
+                rounds: int = 8) -> list:
+    """Validate, then time all specs interleaved; returns one Row per spec.
+
+    Every case is built and checked first. Timing then runs in ``rounds``
+    rounds that each give every case a share of its repetitions, so slow
+    phases of a noisy (shared, virtualised) machine hit all peers alike.
+    Each case gets ``budget_s`` seconds of samples, clamped to
+    ``[min_reps, max_reps]`` samples, and reports the median.
+    """
+    prepared = [_prepare(spec) for spec in specs]
+    samples: dict = {}
+    notes: dict = {}
+    plan: dict = {}
+    for i, (case, _) in enumerate(prepared):
+        if case is None:
+            continue
+        try:
+            case.once()  # warm-up
+            first = case.once()
+        except Exception as exc:  # noqa: BLE001
+            notes[i] = one_line(exc)
+            continue
+        reps = math.ceil(SETTINGS.budget_s / max(first, 1e-9))
+        reps = max(SETTINGS.min_reps, min(SETTINGS.max_reps, reps))
+        samples[i] = [first]
+        plan[i] = math.ceil((reps - 1) / rounds)
+    for _ in range(rounds):
+        for i in list(samples):
+            try:
+                samples[i].extend(prepared[i][0].once() for _ in range(plan[i]))
+            except Exception as exc:  # noqa: BLE001
+                notes[i] = one_line(exc)
+                del samples[i]
+    rows = []
+    for i, spec in enumerate(specs):
+        case, info = prepared[i]
+        if case is None or i in notes:
+            rows.append(Row(spec.peer, None, variant=spec.variant, note=notes.get(i, info)))
+            continue
+        secs = statistics.median(samples[i]) / case.per_call
+        rows.append(Row(spec.peer, secs, metric(secs) if metric else None, info.text,
+                        spec.variant, extra={"reps": len(samples[i]),
+                                             "best_s": min(samples[i]) / case.per_call}))
+    return rows
 
 
 # --------------------------------------------------------------------------- #

@@ -57,43 +57,59 @@ def run_child(framework: str, cache_dir: str, extra: list) -> tuple:
     return wall, json.loads(lines[-1])
 
 
-def measure_config(label: str, framework: str, extra: list, reps: int) -> list:
-    """Cold and warm rows for one framework configuration."""
-    if label.split()[0] not in SETTINGS.peers:
-        return [Row(label, None, variant=v, note="skipped") for v in ("cold", "warm")]
-    if importlib.util.find_spec(framework) is None:
-        return [Row(label, None, variant=v, note="not installed") for v in ("cold", "warm")]
-    runs = {"cold": [], "warm": []}
-    try:
-        for _ in range(reps):
-            with tempfile.TemporaryDirectory(prefix=f"bench-{framework}-cache-") as tmp:
-                for variant in ("cold", "warm"):
-                    runs[variant].append(run_child(framework, tmp, extra))
-    except RuntimeError as exc:  # the child failed: show its last stderr line
-        return [Row(label, None, variant=v, note=str(exc)[:90]) for v in ("cold", "warm")]
-    except Exception as exc:  # noqa: BLE001 - report and continue
-        return [Row(label, None, variant=v, note=one_line(exc, 90)) for v in ("cold", "warm")]
+def _rows(label: str, samples: dict) -> list:
+    """Cold and warm rows from ``{"cold": [(wall, info)], "warm": [...]}``."""
     rows = []
-    for variant, samples in runs.items():
-        ok = all(info["ok"] for _, info in samples)
-        err = max(info["err"] for _, info in samples)
-        rows.append(Row(label, statistics.median(w for w, _ in samples),
-                        statistics.median(info["kernels_s"] for _, info in samples),
+    for variant, runs in samples.items():
+        ok = all(info["ok"] for _, info in runs)
+        err = max(info["err"] for _, info in runs)
+        rows.append(Row(label, statistics.median(w for w, _ in runs),
+                        statistics.median(info["kernels_s"] for _, info in runs),
                         f"{'ok' if ok else 'FAIL'} err {err:.1e}", variant,
-                        extra={"reps": reps, "import_s": statistics.median(
-                            info["import_s"] for _, info in samples)}))
+                        extra={"reps": len(runs), "import_s": statistics.median(
+                            info["import_s"] for _, info in runs)}))
+    return rows
+
+
+def measure_configs(reps: int) -> list:
+    """Cold and warm rows for every configuration, repetitions interleaved."""
+    failed: dict = {}
+    for label, framework, _ in CONFIGS:
+        if label.split()[0] not in SETTINGS.peers:
+            failed[label] = "skipped"
+        elif importlib.util.find_spec(framework) is None:
+            failed[label] = "not installed"
+    samples = {label: {"cold": [], "warm": []} for label, _, _ in CONFIGS}
+    for _ in range(reps):
+        for label, framework, extra in CONFIGS:
+            if label in failed:
+                continue
+            try:
+                with tempfile.TemporaryDirectory(prefix=f"bench-{framework}-cache-") as tmp:
+                    for variant in ("cold", "warm"):
+                        samples[label][variant].append(run_child(framework, tmp, extra))
+            except RuntimeError as exc:  # the child failed: show its last stderr line
+                failed[label] = str(exc)[:90]
+            except Exception as exc:  # noqa: BLE001 - report and continue
+                failed[label] = one_line(exc, 90)
+    rows = []
+    for label, _, _ in CONFIGS:
+        if label in failed:
+            rows += [Row(label, None, variant=v, note=failed[label]) for v in ("cold", "warm")]
+        else:
+            rows += _rows(label, samples[label])
     return rows
 
 
 def run() -> Report:
     """Measure every configuration and return the report."""
-    reps = 2 if SETTINGS.quick else 3
+    reps = 1 if SETTINGS.quick else 3
     base = [spawn(["-c", "import numpy"])[0] for _ in range(reps)]
     rows = [Row("python", statistics.median(base), variant="baseline",
                 note="python -c 'import numpy'")]
-    per_config = [measure_config(label, fw, extra, reps) for label, fw, extra in CONFIGS]
+    measured = measure_configs(reps)
     for variant in ("cold", "warm"):
-        rows.extend(r for cfg_rows in per_config for r in cfg_rows if r.variant == variant)
+        rows.extend(r for r in measured if r.variant == variant)
     return Report(NAME, f"compile: 5-kernel module, whole process (median of {reps})", rows,
                   "in-proc s", "process",
                   notes=["in-proc s: time after import/init until results are checked"])

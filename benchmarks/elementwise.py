@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, compare, measure, sync_device
+from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, Spec, compare, measure_all, sync_device
 
 NAME = "elementwise"
 TOL = 1e-4  # float32 results are O(1); correct libm-quality math is ~1e-7
@@ -119,8 +119,8 @@ def run() -> Report:
     def melems(secs: float) -> float:
         return n / secs / 1e6
 
-    rows = [measure(peer, functools.partial(BUILDERS[peer], x=x, ref=ref), melems)
-            for peer in PEERS]
+    specs = [Spec(peer, functools.partial(BUILDERS[peer], x=x, ref=ref)) for peer in PEERS]
+    rows = measure_all(specs, melems)
     return Report(NAME, f"elementwise: y = sin(x)*exp(-x*x) + sqrt(abs(x)), N = {n:,} float32",
                   rows, "Melem/s",
                   notes=["check: max abs difference from a float64 numpy reference"])

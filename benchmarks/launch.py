@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, compare, measure, sync_device
+from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, Spec, compare, measure_all, sync_device
 
 NAME = "launch"
 ONE = np.ones(1, dtype=np.float32)
@@ -126,9 +126,10 @@ def run() -> Report:
     def per_sec(secs: float) -> float:
         return 1e-3 / secs  # thousands of launches per second
 
-    rows = [measure(peer, functools.partial(BUILDERS[peer], count=count), per_sec,
-                    variant="launch") for peer in PEERS]
-    rows += [measure(peer, functools.partial(build_wp_replay, count=count), per_sec,
-                     variant="replay") for peer in ("weft", "warp")]
+    specs = [Spec(peer, functools.partial(BUILDERS[peer], count=count), "launch")
+             for peer in PEERS]
+    specs += [Spec(peer, functools.partial(build_wp_replay, count=count), "replay")
+              for peer in ("weft", "warp")]
+    rows = measure_all(specs, per_sec)
     return Report(NAME, f"launch: trivial kernel, dim = 1, {count:,} launches per sample",
                   rows, "k/s", "per launch")

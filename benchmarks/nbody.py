@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, compare, measure, sync_device
+from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, Spec, compare, measure_all, sync_device
 
 NAME = "nbody"
 EPS2 = 0.01
@@ -182,7 +182,7 @@ def run() -> Report:
     def ginter(secs: float) -> float:
         return n * n / secs / 1e9
 
-    rows = [measure(peer, functools.partial(BUILDERS[peer], p=p, m=m, ref=ref), ginter)
-            for peer in PEERS]
+    specs = [Spec(peer, functools.partial(BUILDERS[peer], p=p, m=m, ref=ref)) for peer in PEERS]
+    rows = measure_all(specs, ginter)
     return Report(NAME, f"nbody: all-pairs gravity, N = {n:,} bodies (vec3 float32)", rows,
                   "Ginter/s", notes=["check: max error relative to max |acc| (float64 ref)"])

@@ -62,11 +62,15 @@ def main(argv=None) -> int:
     common.SETTINGS.budget_s = args.budget if args.budget is not None else (
         0.2 if args.quick else 1.0)
 
+    load = os.getloadavg()[0]
     versions = common.peer_versions()
     print("versions: " + ", ".join(f"{k} {v if v is not None else 'n/a'}"
                                    for k, v in versions.items()))
+    if load > 0.5:
+        print(f"warning: 1-minute load average is {load:.2f}; other processes will skew timings")
     t_start = time.perf_counter()
-    results = {"versions": versions, "quick": args.quick, "workloads": {}}
+    results = {"versions": versions, "quick": args.quick, "loadavg_start": load,
+               "workloads": {}}
     failed = False
     for name in args.names or list(WORKLOADS):
         t0 = time.perf_counter()
@@ -80,7 +84,9 @@ def main(argv=None) -> int:
         print(f"({name} took {time.perf_counter() - t0:.1f} s)")
         results["workloads"][name] = {"title": report.title, "metric": report.metric_name,
                                       "rows": common.row_dicts(report.rows)}
-    print(f"\ntotal {time.perf_counter() - t_start:.1f} s")
+    results["loadavg_end"] = os.getloadavg()[0]
+    print(f"\ntotal {time.perf_counter() - t_start:.1f} s "
+          f"(load average {load:.2f} at start, {results['loadavg_end']:.2f} at end)")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=2)

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, compare, measure, sync_device
+from benchmarks.common import DEVICE, PEERS, SETTINGS, Case, Report, Spec, compare, measure_all, sync_device
 
 NAME = "saxpy"
 A = 2.0
@@ -110,6 +110,6 @@ def run() -> Report:
     def gbps(secs: float) -> float:
         return 12.0 * n / secs / 1e9
 
-    rows = [measure(peer, functools.partial(BUILDERS[peer], x=x, y0=y0, ref=ref), gbps)
-            for peer in PEERS]
+    specs = [Spec(peer, functools.partial(BUILDERS[peer], x=x, y0=y0, ref=ref)) for peer in PEERS]
+    rows = measure_all(specs, gbps)
     return Report(NAME, f"saxpy: y = a*x + y, N = {n:,} float32", rows, "GB/s")

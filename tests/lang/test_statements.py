@@ -5,6 +5,8 @@ Python. Kernels are module-level (compiled once) except where a test changes a s
 that is read at compile time.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -193,6 +195,35 @@ def test_component_augmented_assignment(run):
 
 
 @wp.kernel
+def array_element_components(a: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22)):
+    i = wp.tid()
+    a[i].x = 5.0
+    a[i][1] = float(i)
+    a[i].z += 0.5
+    m[i][0, 1] = 3.0
+    m[i][1] = wp.vec2(7.0, 8.0)
+
+
+def test_assignment_to_components_of_array_elements(run):
+    a, m = run(array_element_components, 2, (np.ones((2, 3), np.float32), wp.vec3),
+               (np.zeros((2, 2, 2), np.float32), wp.mat22))
+    np.testing.assert_array_equal(a, [[5.0, 0.0, 1.5], [5.0, 1.0, 1.5]])
+    np.testing.assert_array_equal(m, [[[0.0, 3.0], [7.0, 8.0]]] * 2)
+
+
+@wp.kernel
+def rebind_scalar_parameter(n: int, out: wp.array(dtype=int)):
+    n = n + 1
+    n *= 3
+    out[0] = n
+
+
+def test_scalar_parameters_can_be_rebound(run):
+    (out,) = run(rebind_scalar_parameter, 1, 4, np.zeros(1, np.int32))
+    assert out[0] == 15
+
+
+@wp.kernel
 def tuple_unpacking(out: wp.array(dtype=float)):
     a = 1.0
     b = 2.0
@@ -310,7 +341,7 @@ def range_loops(out: wp.array(dtype=int)):
         s = s * 3 + i
     out[3] = s
     s = 0
-    for i in range(5, 5):
+    for _i in range(5, 5):
         s += 1
     out[4] = s
     s = 0
@@ -343,7 +374,46 @@ def test_range_with_constant_bounds(run):
 
 
 @wp.kernel
-def dynamic_range(start: int, stop: int, step: int, out: wp.array(dtype=int)):
+def dynamic_bounds(start: int, stop: int, out: wp.array(dtype=int, ndim=2)):
+    n = 0
+    for _i in range(stop):
+        n += 1
+    out[0, 0] = n
+    total = 0
+    count = 0
+    for i in range(start, stop):
+        total += i
+        count += 1
+    out[1, 0] = total
+    out[1, 1] = count
+    total = 0
+    count = 0
+    for i in range(start, stop, 3):
+        total += i
+        count += 1
+    out[2, 0] = total
+    out[2, 1] = count
+    total = 0
+    count = 0
+    for i in range(start, stop, -2):
+        total += i
+        count += 1
+    out[3, 0] = total
+    out[3, 1] = count
+
+
+@pytest.mark.parametrize("start,stop", [(0, 10), (3, 4), (5, 5), (7, 2), (10, 0), (-5, 5),
+                                        (5, -5), (-3, -8)])
+def test_range_with_dynamic_bounds(run, start, stop):
+    (out,) = run(dynamic_bounds, 1, start, stop, np.zeros((4, 2), np.int32))
+    assert out[0, 0] == len(range(stop))
+    for row, r in zip(out[1:], (range(start, stop), range(start, stop, 3),
+                                range(start, stop, -2))):
+        assert row.tolist() == [sum(r), len(r)]
+
+
+@wp.kernel
+def dynamic_step(start: int, stop: int, step: int, out: wp.array(dtype=int)):
     total = 0
     count = 0
     last = -999
@@ -354,25 +424,27 @@ def dynamic_range(start: int, stop: int, step: int, out: wp.array(dtype=int)):
     out[0] = total
     out[1] = count
     out[2] = last
-    n = 0
-    for _i in range(stop):
-        n += 1
-    out[3] = n
-    n = 0
-    for _i in range(start, stop):
-        n += 1
-    out[4] = n
 
 
 @pytest.mark.parametrize("start,stop,step", [
-    (0, 10, 1), (0, 10, 3), (3, 4, 1), (5, 5, 1), (7, 2, 1), (10, 0, -1), (10, 0, -3),
-    (0, 10, -1), (-5, 5, 2), (5, -5, -4), (-3, -8, -2), (0, 1, 100),
-])
-def test_range_with_dynamic_bounds(run, start, stop, step):
-    (out,) = run(dynamic_range, 1, start, stop, step, np.zeros(5, np.int32))
+    (0, 10, 3), (10, 0, -1), (10, 0, -3), (0, 10, -1), (-5, 5, 2), (5, -5, -4), (0, 1, 100)])
+def test_range_with_dynamic_step(run, start, stop, step):
+    (out,) = run(dynamic_step, 1, start, stop, step, np.zeros(3, np.int32))
     r = range(start, stop, step)
-    assert out.tolist() == [sum(r), len(r), r[-1] if len(r) else -999, len(range(stop)),
-                            len(range(start, stop))]
+    assert out.tolist() == [sum(r), len(r), r[-1] if len(r) else -999]
+
+
+@wp.kernel
+def int64_loop(n: wp.int64, out: wp.array(dtype=wp.int64)):
+    s = wp.int64(0)
+    for i in range(n):  # the loop variable takes the bounds' type
+        s += i * wp.int64(3000000000)
+    out[0] = s
+
+
+def test_range_over_int64_bounds(run):
+    (out,) = run(int64_loop, 1, 4, np.zeros(1, np.int64))
+    assert out[0] == 6 * 3_000_000_000
 
 
 @wp.kernel
@@ -583,6 +655,22 @@ def test_early_return_in_kernel(run):
 
 
 @wp.kernel
+def kernel_return_in_while(out: wp.array(dtype=int)):
+    i = wp.tid()
+    k = 0
+    while True:
+        k += 1
+        if k > i:
+            return
+        out[i] = k
+
+
+def test_return_inside_while_in_kernel(run):
+    (out,) = run(kernel_return_in_while, 4, np.full(4, -1, np.int32))
+    assert out.tolist() == [-1, 1, 2, 3]
+
+
+@wp.kernel
 def does_nothing(out: wp.array(dtype=int)):
     i = wp.tid()
     if i > 100:
@@ -605,7 +693,7 @@ def test_pass(run):
 @wp.kernel
 def printer(x: float, k: int, v: wp.vec3):
     print("values:", x, k)
-    print(v)
+    print(v, 1.0, 2.5)
     wp.print(k * 2)
 
 
@@ -613,7 +701,7 @@ def test_print_goes_to_stdout(capfd):
     wp.launch(printer, 1, inputs=[1.5, 42, wp.vec3(1.0, 2.0, 3.0)])
     out = capfd.readouterr().out.splitlines()
     assert out[0] == "values: 1.5 42"
-    assert out[1] == "[1.0, 2.0, 3.0]"
+    assert out[1] == "[1, 2, 3] 1 2.5"  # floats print as C's %g, as in Warp
     assert out[2] == "84"
 
 
@@ -662,11 +750,13 @@ SCALE = 3.0
 COUNT = wp.constant(4)
 OFFSET = wp.constant(wp.float64(0.25))
 USE_SQUARE = True
+GRAVITY = wp.constant(wp.vec3(0.0, -9.75, 0.0))
+TABLE = [1.5, 2.5, 3.5]
 
 
 @wp.kernel
 def use_constants(out: wp.array(dtype=float), out64: wp.array(dtype=wp.float64)):
-    s = float(0.0)
+    s = 0.0
     for i in range(COUNT):
         s += SCALE * float(i)
     if wp.static(USE_SQUARE):
@@ -680,6 +770,23 @@ def test_global_constants_and_static(run):
     out, out64 = run(use_constants, 1, np.zeros(2, np.float32), np.zeros(1, np.float64))
     assert out.tolist() == [(SCALE * 6) ** 2, 41.0]
     assert out64[0] == 1.25
+
+
+@wp.kernel
+def use_composite_constants(out: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+    g = GRAVITY
+    out[0] = wp.length(g)
+    out[1] = GRAVITY[1] * 2.0
+    out[2] = math.pi
+    out[3] = wp.static(TABLE[2]) + float(wp.static(len(TABLE)))
+    v[0] = GRAVITY + wp.vec3(1.0, 0.0, 0.0)
+
+
+def test_vector_constants_and_module_attributes(run):
+    out, v = run(use_composite_constants, 1, np.zeros(4, np.float32),
+                 (np.zeros((1, 3), np.float32), wp.vec3))
+    np.testing.assert_allclose(out, [9.75, -19.5, np.pi, 6.5], rtol=1e-7)
+    np.testing.assert_array_equal(v, [[1.0, -9.75, 0.0]])
 
 
 def make_scaler(factor, repeat):

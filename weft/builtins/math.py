@@ -59,8 +59,18 @@ def _via_f32(emit):
 def _vecmath(name):
     def emit(cg, x):
         from ..codegen import vecmath
+        if name in ("asin", "acos"):
+            x = _clamp_unit(cg.builder, x)
         return vecmath.emit_unary(cg.builder, name, x)
     return _via_f32(emit)
+
+
+def _clamp_unit(bld, x):
+    """x clamped to [-1, 1], as Warp's asin and acos do, so that a dot product of unit vectors
+    rounded just past 1 gives acos 0, not NaN. NaN stays NaN."""
+    one, minus_one = x.type(1.0), x.type(-1.0)
+    x = bld.select(bld.fcmp_ordered(">", x, one), one, x)
+    return bld.select(bld.fcmp_ordered("<", x, minus_one), minus_one, x)
 
 
 def _intrinsic(name):
@@ -81,12 +91,21 @@ def _sqrt_rule(b, args, results, g):
     return [b.div(g, b.mul(_c(b, y, 2.0), y))]
 
 
+def _one_minus_sq(b, x):
+    return b.sub(_c(b, x, 1.0), b.mul(x, x))
+
+
+def _unit_domain(b, x, adj):
+    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it."""
+    return b.select(b.cmp("lt", _one_minus_sq(b, x), _c(b, x, 0.0)), _c(b, x, 0.0), adj)
+
+
 _UNARY_RULES = {
     "sin": lambda b, x, y, g: b.mul(g, _call(b, "cos", x)),
     "cos": lambda b, x, y, g: b.neg(b.mul(g, _call(b, "sin", x))),
     "tan": lambda b, x, y, g: b.mul(g, b.add(_c(b, x, 1.0), b.mul(y, y))),
-    "asin": lambda b, x, y, g: b.div(g, _call(b, "sqrt", b.sub(_c(b, x, 1.0), b.mul(x, x)))),
-    "acos": lambda b, x, y, g: b.neg(b.div(g, _call(b, "sqrt", b.sub(_c(b, x, 1.0), b.mul(x, x))))),
+    "asin": lambda b, x, y, g: _unit_domain(b, x, b.div(g, _call(b, "sqrt", _one_minus_sq(b, x)))),
+    "acos": lambda b, x, y, g: _unit_domain(b, x, b.neg(b.div(g, _call(b, "sqrt", _one_minus_sq(b, x))))),
     "atan": lambda b, x, y, g: b.div(g, b.add(_c(b, x, 1.0), b.mul(x, x))),
     "sinh": lambda b, x, y, g: b.mul(g, _call(b, "cosh", x)),
     "cosh": lambda b, x, y, g: b.mul(g, _call(b, "sinh", x)),
@@ -105,12 +124,14 @@ _UNARY_RULES = {
     "trunc": lambda b, x, y, g: None,
 }
 
-_NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+_NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan,
+          "asin": lambda x: np.arcsin(np.clip(x, -1, 1)), "acos": lambda x: np.arccos(np.clip(x, -1, 1)),
           "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "exp": np.exp,
           "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "cbrt": np.cbrt,
           "sqrt": np.sqrt, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-          "rint": np.rint, "erf": None,
-          "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)}
+          "rint": np.rint, "erf": np.vectorize(pymath.erf, otypes=[float]),
+          "round": lambda x: np.where(np.abs(x - np.trunc(x)) >= 0.5, np.trunc(x) + np.sign(x),
+                                      np.trunc(x))}
 
 _POLY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "exp2",
          "log", "log2", "log10", "cbrt", "erf")
@@ -162,13 +183,21 @@ def _lower_sign(cg, args, op):
     return bld.select(neg, x.type(-1 if t.is_signed else 1), x.type(1))
 
 
+def _call_binary_intrinsic(cg, name, a, c):
+    """Call a two-operand LLVM intrinsic (llvmlite infers a one-operand signature unless
+    given the function type)."""
+    from llvmlite import ir
+    fn = cg.module.declare_intrinsic(name, [a.type], ir.FunctionType(a.type, [a.type, a.type]))
+    return cg.builder.call(fn, [a, c])
+
+
 def _minmax(which):
     def lower(cg, args, op):
         a, c = args
         t = op.operands[0].type
         bld = cg.builder
         if t.is_float:
-            return cg.call_intrinsic("llvm.minnum" if which == "min" else "llvm.maxnum", [a, c])
+            return _call_binary_intrinsic(cg, "llvm.minnum" if which == "min" else "llvm.maxnum", a, c)
         cmp = bld.icmp_signed if t.is_signed else bld.icmp_unsigned
         return bld.select(cmp("<" if which == "min" else ">", a, c), a, c)
 

@@ -57,13 +57,16 @@ def clamp(ctx, args, kwargs):
     return _call_math(ctx, "min", _call_math(ctx, "max", x, lo), hi)
 
 
-@builtin("lerp", py_impl=lambda a, b, t: a + (b - a) * t)
+@builtin("lerp", py_impl=lambda a, b, t: a * (1 - t) + b * t)
 def lerp(ctx, args, kwargs):
-    """a + (b - a) * t, for scalars, vectors and matrices."""
+    """a * (1 - t) + b * t, for scalars, vectors and matrices (Warp's rounding: exactly b
+    at t = 1)."""
     if len(args) != 3 or kwargs:
         ctx.error("lerp(a, b, t) takes three arguments")
     a, b, t = args
-    return arith.binary(ctx, "add", a, arith.binary(ctx, "mul", arith.binary(ctx, "sub", b, a), t))
+    one_minus_t = arith.binary(ctx, "sub", 1.0, t)
+    return arith.binary(ctx, "add", arith.binary(ctx, "mul", a, one_minus_t),
+                        arith.binary(ctx, "mul", b, t))
 
 
 @builtin("smoothstep")
@@ -131,7 +134,7 @@ for _kind in ("add", "sub", "min", "max"):
 
 @builtin("print")
 def print_(ctx, args, kwargs):
-    """print(a, b, ...) from a CPU kernel, with Python's formatting of numbers."""
+    """print(a, b, ...) from a CPU kernel; floats are formatted as printf's %g (as Warp)."""
     pieces, values = [], []
     for k, a in enumerate(args):
         if k:
@@ -144,6 +147,8 @@ def print_(ctx, args, kwargs):
 def _format(ctx, a, pieces, values):
     if isinstance(a, str):
         pieces.append(a)
+    elif isinstance(a, float):
+        pieces.append(f"{a:g}")  # as printf's %g prints a float value
     elif not isinstance(a, Value):
         pieces.append(str(a))
     elif isinstance(a.type, Scalar):

@@ -111,6 +111,29 @@ def randu(ctx, args, kwargs):
     return [state], state
 
 
+def _float32_rule(ts):
+    if ts != [float32]:
+        raise TypeError("expects a float32")
+    return [float32]
+
+
+def _lower_libm(name):
+    def lower(cg, args, op):
+        from llvmlite import ir
+        f32 = ir.FloatType()
+        fn = cg.module.globals.get(name) or ir.Function(cg.module, ir.FunctionType(f32, [f32]), name)
+        return cg.builder.call(fn, args)
+    return lower
+
+
+# randn calls the C library's logf and cosf, as Warp's CPU code does, so that its values are
+# bit-identical to Warp's (weft's own log and cos round some results differently). Their
+# inputs come from the integer state, so no gradient flows through them.
+LIBM = {name: primitive(f"libm_{name}", _float32_rule, _lower_libm(name), lambda b, a, r, g: [None],
+                        doc=f"the C library's {name}, for randn")
+        for name in ("logf", "cosf")}
+
+
 @builtin("randn", inout=(0,))
 def randn(ctx, args, kwargs):
     """A standard normal float32 by Box-Muller, consuming two draws (log first, as Warp)."""
@@ -118,6 +141,6 @@ def randn(ctx, args, kwargs):
     state, u1 = _uniform01(ctx, _state(ctx, args, "randn"))
     state, u2 = _uniform01(ctx, state)
     eps = b.const(5.96e-8, float32)  # keeps log's argument in (0, 1)
-    radius = b.call(PRIM["sqrt"], [b.mul(b.const(-2.0, float32), b.call(PRIM["log"], [b.add(u1, eps)]))])
+    radius = b.call(PRIM["sqrt"], [b.mul(b.const(-2.0, float32), b.call(LIBM["logf"], [b.add(u1, eps)]))])
     angle = b.mul(b.const(2.0 * math.pi, float32), u2)
-    return [state], b.mul(radius, b.call(PRIM["cos"], [angle]))
+    return [state], b.mul(radius, b.call(LIBM["cosf"], [angle]))

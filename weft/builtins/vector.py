@@ -6,7 +6,7 @@ None of these needs a derivative rule: each expands into IR arithmetic on compon
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector
+from ..types import Matrix, Scalar, Vector, resolve
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
@@ -196,7 +196,7 @@ def diag(ctx, args, kwargs):
 def identity(ctx, args, kwargs):
     """identity(n, dtype): the n x n identity matrix."""
     n = kwargs.pop("n", args[0] if args else None)
-    dtype = kwargs.pop("dtype", args[1] if len(args) > 1 else None)
+    dtype = resolve(kwargs.pop("dtype", args[1] if len(args) > 1 else None))
     if not isinstance(n, int) or not isinstance(dtype, Scalar):
         ctx.error("identity(n, dtype) needs a constant size and a scalar type")
     b = ctx.b
@@ -237,9 +237,17 @@ def quat_mul(b, p, q):
     ])
 
 
+def _float_dtype(ctx, args, kwargs, name):
+    """The optional `dtype` argument of a constructor builtin (float32 if not given)."""
+    dtype = resolve(kwargs.pop("dtype", args[0] if args else float))
+    if not (isinstance(dtype, Scalar) and dtype.is_float):
+        ctx.error(f"{name}(dtype) needs a float type")
+    return dtype
+
+
 @builtin("quat_identity")
 def quat_identity(ctx, args, kwargs):
-    dtype = kwargs.pop("dtype", args[0] if args else None) or ctx.resolve_type(float, None)
+    dtype = _float_dtype(ctx, args, kwargs, "quat_identity")
     b = ctx.b
     z, o = b.const(0.0, dtype), b.const(1.0, dtype)
     return b.construct(_quat_type(dtype), [z, z, z, o])
@@ -334,7 +342,7 @@ def transform_get_rotation(ctx, args, kwargs):
 
 @builtin("transform_identity")
 def transform_identity(ctx, args, kwargs):
-    dtype = kwargs.pop("dtype", args[0] if args else None) or ctx.resolve_type(float, None)
+    dtype = _float_dtype(ctx, args, kwargs, "transform_identity")
     b = ctx.b
     z, o = b.const(0.0, dtype), b.const(1.0, dtype)
     return b.construct(_transform_type(dtype), [z, z, z, z, z, z, o])

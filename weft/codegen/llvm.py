@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ..builtins.registry import Primitive
-from ..ir.core import Block, Function, Op, Value, walk
+from ..ir.core import Block, Function, Op, Value, constant_value, walk
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bool_
 from ..types.layout import ctype_of
 
@@ -242,8 +242,8 @@ class KernelCodegen:
         owner = v.owner
         if isinstance(owner, Op) and owner.name == "tid":
             return ("tid", owner.attrs["dim"], owner.attrs["of"])
-        if isinstance(owner, Op) and owner.name == "const":
-            return ("const", owner.attrs["value"])
+        if constant_value(v) is not None:
+            return ("const", constant_value(v))
         return None
 
     def _thread_guard(self):
@@ -706,7 +706,8 @@ class KernelCodegen:
         """For a loop with a positive constant step: the condition under which every access in
         its body indexed by the loop variable (and otherwise by proven indices) is in bounds."""
         start, stop, step = op.operands[:3]
-        if not (step.owner is not None and step.owner.name == "const" and step.owner.attrs["value"] > 0):
+        step_value = constant_value(step)
+        if step_value is None or step_value <= 0:
             return None
         iv = op.regions[0].args[0]
         b = self.builder
@@ -764,8 +765,8 @@ class KernelCodegen:
         st = self.v(step)
         signed = start.type.is_signed
         cmp = b.icmp_signed if signed else b.icmp_unsigned
-        if step.owner is not None and step.owner.name == "const":
-            go = cmp("<" if step.owner.attrs["value"] > 0 else ">", iv, self.v(stop))
+        if constant_value(step) is not None:
+            go = cmp("<" if constant_value(step) > 0 else ">", iv, self.v(stop))
         else:
             up = b.icmp_signed(">", st, st.type(0))
             go = b.select(up, cmp("<", iv, self.v(stop)), cmp(">", iv, self.v(stop)))

@@ -80,15 +80,6 @@ _EXPM1 = (
      2.755724380380654e-06, 2.7557403276419735e-07, 2.5109195254515023e-08,
      2.0875325200687927e-09),
 )
-# 2^r - 1 ~ sum c[k] r^(k+1),  |r| <= 1/2
-_EXP2 = (
-    (0.6931472420692444, 0.24022652208805084, 0.055503103882074356,
-     0.009617692790925503, 0.0013406643411144614, 0.00015594677824992687),
-    (0.6931471805599453, 0.24022650695910072, 0.055504108664821736,
-     0.009618129107628562, 0.0013333558146381736, 0.00015403530393171778,
-     1.5252733864846356e-05, 1.3215487003456566e-06, 1.0178047530665075e-07,
-     7.054814818098648e-09, 4.4572393898652587e-10, 2.5855264608770727e-11),
-)
 # 2*atanh(s)/s - 2 ~ sum c[k] s^(2k+2),  |s| <= (sqrt2-1)/(sqrt2+1)
 _LOGR = (
     (0.6666678190231323, 0.39976608753204346, 0.29898789525032043),
@@ -102,20 +93,21 @@ _LOGDD = (
     0.18181818942730066, 0.15384551965943946, 0.13336504771277577,
     0.11671042913534405, 0.12020228584628379,
 )
-# sin(r) ~ r + sum c[k] r^(2k+3),  |r| <= pi/4
+# sin(r) ~ r + sum c[k] r^(2k+3),  |r| <= 0.9 (covers pi/4 plus the slack
+# of a quadrant estimate that is off by one for large |x|)
 _SIN = (
-    (-0.1666666716337204, 0.008333329111337662, -0.00019839232845697552,
-     2.717366669457988e-06),
-    (-0.16666666666666666, 0.008333333333333321, -0.0001984126984125322,
-     2.7557319213240826e-06, -2.50521046659644e-08, 1.6058335511478817e-10,
-     -7.577162553971903e-13),
+    (-0.1666666716337204, 0.008333324454724789, -0.00019837891159113497,
+     2.706365648919018e-06),
+    (-0.16666666666666666, 0.008333333333333278, -0.00019841269841210825,
+     2.7557319194397787e-06, -2.5052100440025186e-08, 1.6057869663304598e-10,
+     -7.557081122502437e-13),
 )
-# cos(r) ~ 1 - r^2/2 + sum c[k] r^(2k+4),  |r| <= pi/4
+# cos(r) ~ 1 - r^2/2 + sum c[k] r^(2k+4),  |r| <= 0.9
 _COS = (
-    (0.04166664555668831, -0.0013887251261621714, 2.4425680749118328e-05),
-    (0.04166666666666658, -0.0013888888888871375, 2.480158728778253e-05,
-     -2.7557313865406923e-07, 2.0875657551499326e-09,
-     -1.1356265466354152e-11),
+    (0.04166661947965622, -0.0013886152300983667, 2.4316283088410273e-05),
+    (0.041666666666666664, -0.0013888888888888805, 2.4801587301520596e-05,
+     -2.75573191968835e-07, 2.0876750814266396e-09, -1.1469946801097333e-11,
+     4.724572139905093e-14),
 )
 # asin(x) ~ x + sum c[k] x^(2k+3),  |x| <= 1/2
 _ASIN = (
@@ -305,14 +297,8 @@ class _M:
     def lt(self, a, b):
         return self._cmp("<", a, b)
 
-    def le(self, a, b):
-        return self._cmp("<=", a, b)
-
     def gt(self, a, b):
         return self._cmp(">", a, b)
-
-    def ge(self, a, b):
-        return self._cmp(">=", a, b)
 
     def eq(self, a, b):
         return self._cmp("==", a, b)
@@ -348,6 +334,26 @@ class _M:
     def flt(self, i):
         return self.b.bitcast(i, self.ty)
 
+    # AVX2 has no vector double <-> int64 conversion (fptosi/sitofp on
+    # <4 x i64> get scalarized), so for doubles convert through the
+    # 1.5*2^52 trick: an integer-valued |v| < 2^51 added to it lands in the
+    # low mantissa bits.
+    _MAGIC = 1.5 * 2.0 ** 52
+
+    def to_int(self, v):
+        """Integer-valued float (|v| < 2^31) -> ity."""
+        if not self.d:
+            return self.b.fptosi(v, self.ity)
+        t = self.bits(self.add(v, self._MAGIC))
+        return self.b.sub(t, self.ik(self.fbits(self._MAGIC)))
+
+    def to_float(self, i):
+        """ity (|i| < 2^31) -> float."""
+        if not self.d:
+            return self.b.sitofp(i, self.ty)
+        t = self.flt(self.b.add(i, self.ik(self.fbits(self._MAGIC))))
+        return self.sub(t, self._MAGIC)
+
     def pow2(self, n):
         """2**n for an integer n in the normal exponent range."""
         biased = self.b.add(n, self.ik(self.bias))
@@ -355,29 +361,54 @@ class _M:
 
     def scale(self, p, n, adj: int = 0):
         """p * 2**(n + adj) for float-valued integer n, in two exact steps
-        so that results that overflow / underflow do so with one rounding."""
-        ni = self.b.fptosi(n, self.ity)
+        so that results that overflow / underflow do so with one rounding.
+        (Halves are split in float: AVX2 has no 64-bit arithmetic shift.)"""
         if adj:
-            ni = self.b.add(ni, self.ik(adj))
-        n1 = self.b.ashr(ni, self.ik(1))
-        n2 = self.b.sub(ni, n1)
-        return self.mul(self.mul(p, self.pow2(n1)), self.pow2(n2))
+            n = self.add(n, float(adj))
+        n1 = self.floor(self.mul(n, 0.5))
+        n2 = self.sub(n, n1)
+        p = self.mul(p, self.pow2(self.to_int(n1)))
+        return self.mul(p, self.pow2(self.to_int(n2)))
 
 
 # ---------------------------------------------------------------------------
 # exp family
 # ---------------------------------------------------------------------------
 
-def _exp_core(m: _M, x, adj: int = 0, xlo=None):
-    """exp(x + xlo) * 2**adj.  NaN is not handled (caller selects)."""
+def _exp_core(m: _M, x, adj: int = 0, xlo=None, precise: bool = False):
+    """exp(x + xlo) * 2**adj.  NaN is not handled (caller selects).
+    precise=False (~1 ulp) skips the double-word polynomial sum that
+    precise=True (~0.6 ulp) and a non-None xlo use."""
     lo, hi = (-746.0, 712.0) if m.d else (-104.0, 90.0)
     xc = m.sel(m.lt(x, hi), x, hi)          # NaN -> hi (finite, no poison)
     xc = m.sel(m.gt(xc, lo), xc, lo)
     n = m.rint(m.mul(xc, float(_LOG2E)))
     r, rlo = _exp_reduce(m, xc, n)
     if xlo is not None:
-        rlo = m.add(rlo, xlo)
-    return m.scale(m.add(_expm1_poly(m, r, rlo), 1.0), n, adj)
+        # a clamped argument overflows / underflows anyway; its low part
+        # may be huge (pow with |y| ~ 1e300) and must not leak in
+        rlo = m.add(rlo, m.sel(m.eq(xc, x), xlo, 0.0))
+    return m.scale(_exp_sum(m, r, rlo, precise or xlo is not None), n, adj)
+
+
+def _exp_sum(m: _M, r, rlo, precise: bool):
+    """exp(r + rlo) rounded to one value, |r| <= ln2/2."""
+    if precise:
+        ph, pl = _exp_poly(m, r, rlo)
+        return m.add(ph, pl)
+    em = m.fma(m.mul(r, r), m.horner(r, m.coef(_EXPM1)), r)
+    return m.add(m.add(em, m.fma(rlo, em, rlo)), 1.0)
+
+
+def _exp_dw(m: _M, x, adj: int = 0):
+    """exp(x) * 2**adj as hi + lo (x not NaN, result not subnormal)."""
+    lo, hi = (-746.0, 712.0) if m.d else (-104.0, 90.0)
+    xc = m.sel(m.lt(x, hi), x, hi)
+    xc = m.sel(m.gt(xc, lo), xc, lo)
+    n = m.rint(m.mul(xc, float(_LOG2E)))
+    r, rlo = _exp_reduce(m, xc, n)
+    ph, pl = _exp_poly(m, r, rlo)
+    return m.scale(ph, n, adj), m.scale(pl, n, adj)
 
 
 def _exp_reduce(m: _M, xc, n):
@@ -391,9 +422,17 @@ def _exp_reduce(m: _M, xc, n):
 
 
 def _expm1_poly(m: _M, r, rlo):
-    """expm1(r + rlo) for |r| <= ln2/2, |rlo| << ulp(1)."""
-    em = m.fma(m.mul(r, r), m.horner(r, m.coef(_EXPM1)), r)
-    return m.add(em, m.fma(rlo, em, rlo))   # + rlo * e^r, to first order
+    """expm1(r + rlo) as hi + lo, for |r| <= ln2/2 and |rlo| << |r|."""
+    tail = m.mul(m.mul(r, r), m.horner(r, m.coef(_EXPM1)))
+    em, eml = m.fast_two_sum(r, tail)         # r dominates the tail
+    return em, m.add(eml, m.fma(rlo, em, rlo))   # + rlo * e^r, first order
+
+
+def _exp_poly(m: _M, r, rlo):
+    """exp(r + rlo) as hi + lo, for |r| <= ln2/2."""
+    em, eml = _expm1_poly(m, r, rlo)
+    ph, pl = m.fast_two_sum(1.0, em)
+    return ph, m.add(pl, eml)
 
 
 def _exp(m: _M, x):
@@ -405,9 +444,9 @@ def _exp2(m: _M, x):
     xc = m.sel(m.lt(x, hi), x, hi)
     xc = m.sel(m.gt(xc, lo), xc, lo)
     n = m.rint(xc)
-    r = m.sub(xc, n)                        # exact
-    em = m.mul(r, m.horner(r, m.coef(_EXP2)))
-    res = m.scale(m.add(em, 1.0), n)
+    r = m.sub(xc, n)                        # exact, |r| <= 1/2
+    rh, rl = _mul_split(m, r, 0.0, _LN2)    # |r*ln2| <= ln2/2
+    res = m.scale(_exp_sum(m, rh, rl, precise=False), n)
     return m.sel(m.isnan(x), x, res)
 
 
@@ -418,13 +457,10 @@ def _expm1_dw(m: _M, x):
     xc = m.sel(m.gt(xc, lo), xc, lo)
     n = m.rint(m.mul(xc, float(_LOG2E)))
     r, rlo = _exp_reduce(m, xc, n)
-    # em + eml = expm1(r + rlo); r dominates the polynomial tail
-    tail = m.mul(m.mul(r, r), m.horner(r, m.coef(_EXPM1)))
-    em, eml = m.fast_two_sum(r, tail)
-    eml = m.add(eml, m.fma(rlo, em, rlo))
+    em, eml = _expm1_poly(m, r, rlo)
     # expm1(x) = 2^n (1 + em) - 1 = 2 * (t*em + (t - 1/2)),  t = 2^(n-1);
     # t*em, t*eml and t - 1/2 are exact, so only the final sum rounds.
-    ni = m.b.fptosi(n, m.ity)
+    ni = m.to_int(n)
     t = m.pow2(m.b.sub(ni, m.ik(1)))
     sh, sl = m.two_sum(m.mul(t, em), m.sub(t, 0.5))
     sl = m.fma(t, eml, sl)
@@ -460,11 +496,14 @@ def _decompose(m: _M, x, subnormal: bool = True):
         small = m.lt(x, math.ldexp(1.0, 1 - m.bias))
         x = m.sel(small, m.mul(x, math.ldexp(1.0, kk)), x)
     i = m.bits(x)
-    t = m.b.sub(i, m.ik(m.fbits(math.sqrt(0.5))))
-    e = m.b.ashr(t, m.ik(m.mant))
+    # e = (i - bits(sqrt(1/2))) >> mant, arithmetic; done as a logical
+    # shift of a biased value since AVX2 lacks a 64-bit arithmetic shift
+    off = m.bias + 1
+    t = m.b.sub(i, m.ik(m.fbits(math.sqrt(0.5)) - (off << m.mant)))
+    e = m.b.sub(m.b.lshr(t, m.ik(m.mant)), m.ik(off))
     mi = m.b.sub(i, m.b.shl(e, m.ik(m.mant)))
     f = m.sub(m.flt(mi), 1.0)                 # exact (Sterbenz)
-    ef = m.b.sitofp(e, m.ty)
+    ef = m.to_float(e)
     if subnormal:
         ef = m.sub(ef, m.sel(small, float(kk), 0.0))
     return ef, f
@@ -502,19 +541,29 @@ def _log(m: _M, x):
     return _log_specials(m, x, res, 0.0)
 
 
-def _mul_split(m: _M, a, c: Fraction):
-    """a * c as hi + lo (lo includes the rounding error of the product)."""
+def _log_mant_dw(m: _M, x):
+    """(e, hi, lo) with log(x) = e*ln2 + hi + lo, |lo| <~ ulp(hi)."""
+    ef, f = _decompose(m, x)
+    hfsq, srh = _log1p_poly(m, f)
+    d = m.sub(hfsq, srh)
+    hi = m.sub(f, d)
+    lo = m.sub(m.sub(f, hi), d)               # Fast2Sum, |f| >= |d|
+    ff = m.mul(f, f)                          # rounding error of f*f/2
+    lo = m.fma(m.fma(f, f, m.neg(ff)), -0.5, lo)
+    return ef, hi, lo
+
+
+def _mul_split(m: _M, a, alo, c: Fraction):
+    """(a + alo) * c as hi + lo (lo holds the product's rounding error)."""
     chi, clo = m.parts(c, 2)
     hi = m.mul(a, chi)
     lo = m.fma(a, clo, m.fma(a, chi, m.neg(hi)))
-    return hi, lo
+    return hi, m.fma(alo, chi, lo)
 
 
 def _log2(m: _M, x):
-    ef, f = _decompose(m, x)
-    hfsq, srh = _log1p_poly(m, f)
-    lm = m.sub(f, m.sub(hfsq, srh))
-    t, err = _mul_split(m, lm, _LOG2E)
+    ef, lm, lml = _log_mant_dw(m, x)
+    t, err = _mul_split(m, lm, lml, _LOG2E)
     s = m.add(ef, t)                          # Fast2Sum: |ef| >= |t| or ef == 0
     lo = m.add(m.sub(ef, s), t)
     res = m.add(s, m.add(lo, err))
@@ -522,15 +571,13 @@ def _log2(m: _M, x):
 
 
 def _log10(m: _M, x):
-    ef, f = _decompose(m, x)
-    hfsq, srh = _log1p_poly(m, f)
-    lm = m.sub(f, m.sub(hfsq, srh))
-    t, err = _mul_split(m, lm, _LOG10E)
+    ef, lm, lml = _log_mant_dw(m, x)
+    t, err = _mul_split(m, lm, lml, _LOG10E)
     ghi, glo = m.parts(_LOG10_2, 2, hibits=m.prec - 12)
     eh = m.mul(ef, ghi)                       # exact
-    s = m.add(eh, t)
+    s = m.add(eh, t)                          # Fast2Sum: |eh| >= |t| or eh == 0
     lo = m.add(m.sub(eh, s), t)
-    res = m.add(s, m.add(lo, m.add(err, m.mul(ef, glo))))
+    res = m.add(s, m.add(lo, m.fma(ef, glo, err)))
     return _log_specials(m, x, res, 0.0)
 
 
@@ -552,29 +599,43 @@ def _log1p(m: _M, x):
 # trigonometric
 # ---------------------------------------------------------------------------
 
-def _sincos_core(m: _M, x):
+def _sincos_core(m: _M, x, precise: bool):
     """Returns (sin r, cos r, quadrant) with x = r + quadrant*pi/2 (mod 2pi);
-    sin r and cos r as (hi, lo) pairs."""
+    sin r and cos r as (hi, lo) pairs.  precise=True carries the reduced
+    argument in double-word (~0.7 ulp instead of ~1.5 ulp, 35% slower)."""
     xs = m.sel(m.isfinite(x), x, 0.0)        # keep inf/NaN out of the ints
     q = m.rint(m.mul(xs, float(2 / _PI)))
     c1, c2, c3 = m.parts(_PI / 2, 3)
     nq = m.neg(q)
-    r = m.fma(nq, c1, xs)                     # exact (fma, |q| < 2^20)
-    r = m.fma(nq, c2, r)
-    r = m.fma(nq, c3, r)
-    # only matters past the accurate range: keep the polynomials bounded
-    rmax = float(_PI / 4) * 1.009
+    # x - q*(c1 + c2 + c3): the c1 step is exact (fma; c1 and x share the
+    # grid and |r1| < 1)
+    r1 = m.fma(nq, c1, xs)
+    if precise:
+        # r + rlo: the c2 product is split exactly and added with Fast2Sum
+        # (exact, or exact anyway when r1 and c2*q cancel)
+        p2 = m.mul(nq, c2)
+        p2l = m.fma(nq, c2, m.neg(p2))
+        rh, e = m.fast_two_sum(r1, p2)
+        rl = m.fma(nq, c3, m.add(e, p2l))
+        r, rlo = m.fast_two_sum(rh, rl)
+    else:
+        r = m.fma(nq, c3, m.fma(nq, c2, r1))
+        rlo = m.k(0.0)
+    # |r| <= pi/4 plus the error of q; clamping only matters past the
+    # accurate range, where it keeps the polynomials bounded
+    rmax = 0.9
     r = m.sel(m.lt(r, rmax), r, rmax)
     r = m.sel(m.gt(r, -rmax), r, -rmax)
     qm = m.sub(q, m.mul(m.floor(m.mul(q, 0.25)), 4.0))   # q mod 4, in float
-    qi = m.b.fptosi(qm, m.ity)
+    qi = m.to_int(qm)
     z = m.mul(r, r)
-    ts = m.mul(m.mul(r, z), m.horner(z, m.coef(_SIN)))
-    s = m.fast_two_sum(r, ts)
     nhr = m.neg(m.mul(r, 0.5))
     w = m.fma(nhr, r, 1.0)                   # 1 - r^2/2, one rounding ...
     dw = m.fma(nhr, r, m.sub(1.0, w))        # ... and its exact error
-    tc = m.fma(m.mul(z, z), m.horner(z, m.coef(_COS)), dw)
+    # sin(r + rlo) ~ sin r + rlo cos r,  cos(r + rlo) ~ cos r - rlo r
+    ts = m.mul(m.mul(r, z), m.horner(z, m.coef(_SIN)))
+    s = m.fast_two_sum(r, m.fma(rlo, w, ts))
+    tc = m.fma(m.mul(z, z), m.horner(z, m.coef(_COS)), m.fma(m.neg(rlo), r, dw))
     c = m.fast_two_sum(w, tc)
     return s, c, qi
 
@@ -585,7 +646,7 @@ def _trig_finish(m: _M, x, res):
 
 
 def _sin(m: _M, x):
-    (s, _), (c, _), qi = _sincos_core(m, x)
+    (s, _), (c, _), qi = _sincos_core(m, x, precise=False)
     odd = m.b.trunc(qi, ir.IntType(1))
     negate = m.b.icmp_unsigned("!=", m.b.and_(qi, m.ik(2)), m.ik(0))
     v = m.sel(odd, c, s)
@@ -594,7 +655,7 @@ def _sin(m: _M, x):
 
 
 def _cos(m: _M, x):
-    (s, _), (c, _), qi = _sincos_core(m, x)
+    (s, _), (c, _), qi = _sincos_core(m, x, precise=False)
     odd = m.b.trunc(qi, ir.IntType(1))
     q1 = m.b.add(qi, m.ik(1))
     negate = m.b.icmp_unsigned("!=", m.b.and_(q1, m.ik(2)), m.ik(0))
@@ -604,7 +665,7 @@ def _cos(m: _M, x):
 
 
 def _tan(m: _M, x):
-    (sh, sl), (ch, cl), qi = _sincos_core(m, x)
+    (sh, sl), (ch, cl), qi = _sincos_core(m, x, precise=True)
     odd = m.b.trunc(qi, ir.IntType(1))
     # odd quadrant: -cot(r); double-word quotient keeps tan near 1 ulp
     nh = m.sel(odd, m.neg(ch), sh)
@@ -634,7 +695,8 @@ def _asin(m: _M, x):
     a = m.abs(x)
     big, s, tail = _asin_parts(m, a, a)
     hi, lo = m.parts(_PI / 2, 2)
-    pb = m.add(m.fma(s, -2.0, hi), m.fma(tail, -2.0, lo))
+    bh, bl = m.two_sum(hi, m.mul(s, -2.0))
+    pb = m.add(bh, m.add(bl, m.fma(tail, -2.0, lo)))
     ps = m.add(s, tail)
     return m.copysign(m.sel(big, pb, ps), x)  # NaN: big is false, ps is NaN
 
@@ -647,7 +709,8 @@ def _acos(m: _M, x):
     sh, sl = m.two_sum(h2hi, m.neg(s))        # pi/2 - asin(x)
     small = m.add(sh, m.add(sl, m.sub(h2lo, tail)))
     pos = m.mul(m.add(s, tail), 2.0)          # 2 asin(sqrt((1-x)/2))
-    negv = m.add(m.fma(s, -2.0, pihi), m.fma(tail, -2.0, pilo))
+    nh, nl = m.fast_two_sum(pihi, m.mul(s, -2.0))   # 2s <= 1 < pi
+    negv = m.add(nh, m.add(nl, m.fma(tail, -2.0, pilo)))
     return m.sel(big, m.sel(m.gt(x, 0.0), pos, negv), small)
 
 
@@ -741,16 +804,20 @@ def _sinh(m: _M, x):
     a = m.abs(x)
     z = m.mul(a, a)
     ps = m.fma(m.mul(a, z), m.horner(z, m.coef(_SINH)), a)
-    e = _exp_core(m, a, adj=-1)               # e^a / 2, no early overflow
-    pb = m.sub(e, m.div(0.25, e))
+    eh, el = _exp_dw(m, a, adj=-1)            # e^a / 2, no early overflow
+    sh, sl = m.fast_two_sum(eh, m.neg(m.div(0.25, eh)))
+    pb = m.add(sh, m.add(sl, el))
+    pb = m.sel(m.eq(eh, math.inf), eh, pb)    # overflow: inf - inf above
     res = m.sel(m.lt(a, 1.0), ps, pb)
     res = m.copysign(res, x)
     return m.sel(m.isnan(x), x, res)
 
 
 def _cosh(m: _M, x):
-    e = _exp_core(m, m.abs(x), adj=-1)
-    res = m.add(e, m.div(0.25, e))
+    eh, el = _exp_dw(m, m.abs(x), adj=-1)     # e^|x| / 2 >= 1/2
+    sh, sl = m.fast_two_sum(eh, m.div(0.25, eh))
+    res = m.add(sh, m.add(sl, el))
+    res = m.sel(m.eq(eh, math.inf), eh, res)
     return m.sel(m.isnan(x), x, res)
 
 
@@ -778,7 +845,7 @@ def _cbrt(m: _M, x):
     mant_mask = (1 << m.mant) - 1
     mi = m.b.or_(m.b.and_(i, m.ik(mant_mask)), m.ik(m.bias << m.mant))
     mm = m.flt(mi)                            # [1, 2)
-    ef = m.b.sitofp(e, m.ty)
+    ef = m.to_float(e)
     q = m.floor(m.mul(m.add(ef, 0.5), 1.0 / 3.0))
     rem = m.sub(ef, m.mul(q, 3.0))            # 0, 1 or 2
     is1 = m.eq(rem, 1.0)
@@ -794,7 +861,7 @@ def _cbrt(m: _M, x):
     y2e = m.fma(y, y, m.neg(y2))
     rho = m.fma(y2e, y, m.fma(y2, y, m.neg(am)))
     y = m.sub(y, m.div(rho, m.mul(y2, 3.0)))
-    qi = m.b.fptosi(q, m.ity)
+    qi = m.to_int(q)
     qi = m.b.sub(qi, m.b.select(small, m.ik(kk // 3), m.ik(0)))
     res = m.copysign(m.mul(y, m.pow2(qi)), x)
     special = m.or_(m.eq(x, 0.0), m.not_(m.isfinite(x)))
@@ -858,18 +925,27 @@ def _log_dd(m: _M, ax):
     return rhi, rlo
 
 
-def _pow(m: _M, x, y):
+def _pow(m: _M, x, y, dd: bool = True):
+    """pow in this type; dd=False drops the double-double log (enough when
+    a double result is only rounded to float afterwards)."""
     if not m.d:
-        # float32: evaluate in double, one final rounding
+        # float32: evaluate in double (2^-44 relative error), round once
         md = _M(m.b, ir.DoubleType())
-        r = _pow(md, m.b.fpext(x, md.ty), m.b.fpext(y, md.ty))
+        r = _pow(md, m.b.fpext(x, md.ty), m.b.fpext(y, md.ty), dd=False)
         return m.b.fptrunc(r, m.ty)
     ax = m.abs(x)
-    lhi, llo = _log_dd(m, ax)
+    if dd:
+        lhi, llo = _log_dd(m, ax)
+    else:
+        ef, lm, lml = _log_mant_dw(m, ax)
+        hi, lo = _ln2_split(m)
+        lhi = m.fma(ef, hi, m.add(lm, m.fma(ef, lo, lml)))
     lhi = m.sel(m.eq(ax, 0.0), -math.inf, m.sel(m.eq(ax, math.inf), math.inf, lhi))
     phi = m.mul(y, lhi)
-    plo = m.fma(y, llo, m.fma(y, lhi, m.neg(phi)))
-    plo = m.sel(m.isfinite(phi), plo, 0.0)   # inf*... would make NaN
+    plo = None
+    if dd:
+        plo = m.fma(y, llo, m.fma(y, lhi, m.neg(phi)))
+        plo = m.sel(m.isfinite(phi), plo, 0.0)   # inf*... would make NaN
     res = _exp_core(m, phi, xlo=plo)
     # sign and special cases (C99 F.9.4.4)
     yint = m.and_(m.eq(m.floor(y), y), m.isfinite(y))

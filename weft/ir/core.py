@@ -92,6 +92,12 @@ class Function:
         return self.body.args
 
 
+def constant_value(v: Value):
+    """The value of a `const` op's result, or None (a block argument or computed value)."""
+    owner = v.owner
+    return owner.attrs["value"] if isinstance(owner, Op) and owner.name == "const" else None
+
+
 def walk(block: Block):
     """Every op in `block` and its nested regions, in program order (pre-order)."""
     for op in block.ops:

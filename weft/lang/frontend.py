@@ -20,11 +20,12 @@ import numpy as np
 from ..builtins import arith
 from ..builtins.registry import BUILTINS, Builtin
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Loc, Op, Value
+from ..ir.core import Block, Function, Loc, Value, constant_value
 from ..types import (
     PYTHON_TYPES,
     ArrayType,
     Composite,
+    CompositeValue,
     Matrix,
     Scalar,
     TupleType,
@@ -308,7 +309,7 @@ class FunctionCompiler:
             if not cond:
                 self.error("assertion is always false", node)
             return
-        message = ast.get_source_segment(self.src.text, node.test) or "assertion"
+        message = ast.unparse(node.test)  # (node line numbers are the file's, not the text's)
         self.b.op("assert", [cond], [], {"message": message})
 
     def stmt_For(self, node):
@@ -343,6 +344,7 @@ class FunctionCompiler:
     def emit_if(self, cond: Value, then_fn, else_fn):
         """Build an `if` op; names rebound in either branch become its results."""
         before = self.scope
+        loc = self.b.loc
         blocks, scopes = [], []
         for visit in (then_fn, else_fn):
             block = Block()
@@ -352,6 +354,7 @@ class FunctionCompiler:
                     visit()
             blocks.append(block)
             scopes.append(self.scope)
+        self.b.loc = loc  # the `if` itself, and errors about merging its branches
         names, merged = [], {}
         for name in _ordered_union(before, *scopes):
             t, e = scopes[0].get(name), scopes[1].get(name)
@@ -361,7 +364,8 @@ class FunctionCompiler:
                 continue
             if isinstance(t, Value) and isinstance(e, Value):
                 if t.type is not e.type:
-                    self.error(f"'{name}' is {t.type!r} in one branch and {e.type!r} in the other")
+                    what = "the conditional expression" if name == "__ifexp" else f"'{name}'"
+                    self.error(f"{what} is {t.type!r} in one branch and {e.type!r} in the other")
                 names.append(name)
             elif name == _RETVAL and (isinstance(t, Value) or isinstance(e, Value)):
                 names.append(name)  # defined on the returning path only: fill with zero
@@ -370,18 +374,20 @@ class FunctionCompiler:
                                          f"if at line {self.b.loc.line}; assign it before the if")
             elif _same_constant(t, e):
                 merged[name] = t
+            elif all(isinstance(v, Value) or promotion.is_weak(v) for v in (t, e)):
+                names.append(name)  # a weak constant on one side takes the other side's type
             else:
                 merged[name] = Undefined(f"'{name}' holds different compile-time objects "
                                          f"after the if at line {self.b.loc.line}")
-        types = []
-        for name in names:
-            t = scopes[0].get(name) if isinstance(scopes[0].get(name), Value) else scopes[1][name]
-            types.append(t.type)
+        types = [_merged_type(scopes[0].get(name), scopes[1].get(name)) for name in names]
         for block, scope in zip(blocks, scopes):
             with self.b.at(block):
                 vals = []
                 for name, ty in zip(names, types):
                     v = scope.get(name)
+                    if promotion.is_weak(v):
+                        v = self.coerce(v, ty, what="the conditional expression"
+                                        if name == "__ifexp" else f"'{name}'")
                     vals.append(v if isinstance(v, Value) else arith.zero(self, ty))
                 self.b.op("yield", vals)
         op = self.b.op("if", [cond], types, regions=blocks)
@@ -394,8 +400,8 @@ class FunctionCompiler:
         carried = self._carried_names(node)
         inits = [self.scope[n] for n in carried]
         trip = None
-        if all(_const_of(o) is not None for o in (start, stop, step)):
-            lo, hi, st = (_const_of(o) for o in (start, stop, step))
+        if all(constant_value(o) is not None for o in (start, stop, step)):
+            lo, hi, st = (constant_value(o) for o in (start, stop, step))
             trip = len(range(lo, hi, st))
         body = Block([start.type] + [v.type for v in inits], [node.target.id] + carried)
         before = self.scope
@@ -438,8 +444,14 @@ class FunctionCompiler:
         with self.b.at(cond_block):
             stop_now = self.jump_flag([brk])
             self.b.loc = self.loc(node)
-            self.emit_if(stop_now, lambda: self.scope.__setitem__("__c", self.b.const(False, bool_)),
-                         lambda: self.scope.__setitem__("__c", self._while_test(test, node)))
+
+            def set_test(make):
+                def visit():
+                    value = make()  # may replace self.scope (an `and` in the test does)
+                    self.scope["__c"] = value
+                return visit
+            self.emit_if(stop_now, set_test(lambda: self.b.const(False, bool_)),
+                         set_test(lambda: self._while_test(test, node)))
             self.b.op("yield", [self.scope["__c"]])
         self.scope = dict(before)
         self.scope.update(zip(carried, body.args))
@@ -461,8 +473,8 @@ class FunctionCompiler:
         if isinstance(test, tuple):  # a range counter
             _, counter, stop, step = test
             i = self.scope[counter]
-            if _const_of(step) is not None:
-                return self.b.cmp("lt" if _const_of(step) > 0 else "gt", i, stop)
+            if constant_value(step) is not None:
+                return self.b.cmp("lt" if constant_value(step) > 0 else "gt", i, stop)
             up = self.b.cmp("gt", step, self.b.const(0, step.type))
             return self.b.select(up, self.b.cmp("lt", i, stop), self.b.cmp("gt", i, stop))
         cond = self.condition(test)
@@ -535,7 +547,10 @@ class FunctionCompiler:
         saved = self.b.loc
         self.b.loc = self.loc(node)
         try:
-            return method(node)
+            result = method(node)
+            if isinstance(result, CompositeValue):  # a global vector/matrix: a constant value
+                result = self.materialize(result)
+            return result
         finally:
             self.b.loc = saved
 
@@ -655,12 +670,15 @@ class FunctionCompiler:
 
         def branch(n):
             def visit():
-                self.scope["__ifexp"] = self.materialize(self.expr(n))
+                v = self.expr(n)  # a weak constant stays weak: it takes the other side's type
+                self.scope["__ifexp"] = v if promotion.is_weak(v) else self.materialize(v)
             return visit
         self.emit_if(cond, branch(node.body), branch(node.orelse))
         result = self.scope.pop("__ifexp")
         if isinstance(result, Undefined):
             self.error("the two sides of the conditional expression have different types", node)
+        if promotion.is_weak(result):  # the same constant on both sides
+            result = self.materialize(result)
         self.scope = {**before, **{k: v for k, v in self.scope.items() if k in before}}
         return result
 
@@ -761,9 +779,11 @@ class FunctionCompiler:
             parts = [self.materialize(p) for p in x]
             return self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
         if promotion.is_weak(x):
-            return self.b.const(x.item() if isinstance(x, np.generic) else x,
-                                promotion.default_type(x))
-        from ..types import CompositeValue
+            t = promotion.default_type(x)
+            if not promotion.fits(x, t):
+                self.error(f"the constant {x!r} does not fit {t!r}; give it a type, e.g. "
+                           f"int64({x!r})")
+            return self.b.const(x.item() if isinstance(x, np.generic) else x, t)
         if isinstance(x, CompositeValue):
             return self.b.construct(x.type, [self.b.const(c, x.type.dtype) for c in x._data])
         self.error(f"{_describe(x)} is not a value")
@@ -879,12 +899,6 @@ def _assigned_names(stmts) -> set[str]:
     return names
 
 
-def _const_of(v: Value):
-    """The value of a `const` op's result, or None (a block argument or computed value)."""
-    owner = v.owner
-    return owner.attrs["value"] if isinstance(owner, Op) and owner.name == "const" else None
-
-
 def _as_load(target):
     return ast.fix_missing_locations(ast.copy_location(_to_load(target), target))
 
@@ -908,6 +922,17 @@ def _ordered_union(*dicts):
         for k in d:
             seen[k] = None
     return list(seen)
+
+
+def _merged_type(t, e):
+    """The type of an `if` result: that of its Value side, or for two weak constants the
+    type their Python arithmetic gives (1 and 2.5: float32)."""
+    for v in (t, e):
+        if isinstance(v, Value):
+            return v.type
+    if isinstance(t, bool) and isinstance(e, bool):
+        return bool_
+    return promotion.default_type(t + e)
 
 
 def _same_constant(a, b) -> bool:

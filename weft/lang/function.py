@@ -7,7 +7,9 @@ import typing
 
 from ..ir.core import Value
 from ..ir.passes import inline_calls
+from ..ir.verify import verify
 from ..types import ArrayType, Type, resolve
+from . import promotion
 from .errors import CompileError
 from .source import ParsedSource
 
@@ -72,7 +74,7 @@ class FuncInstance:
                 from .frontend import FunctionCompiler
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
                                       self.overload.ret_type)
-                self._ir = inline_calls(fc.compile())
+                self._ir = inline_calls(verify(fc.compile()))
             finally:
                 self._compiling = False
         return self._ir
@@ -116,14 +118,7 @@ class Func:
         raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
 
     def emit_call(self, ctx, args, kwargs, node):
-        errors = []
-        for overload in self.overloads:
-            bound = self._bind(ctx, overload, args, kwargs, errors)
-            if bound is not None:
-                break
-        else:
-            ctx.error(f"no overload of func {self.name} matches these arguments: "
-                      + "; ".join(errors), node)
+        overload, bound = self._resolve(ctx, args, kwargs, node)
         types, values = bound
         key = (id(overload), tuple(types.values()))
         if key not in self.instances:
@@ -134,7 +129,21 @@ class Func:
         op = ctx.b.op("call_func", values, result_types, {"func": instance})
         return op.results[0] if op.results else None
 
-    def _bind(self, ctx, overload, args, kwargs, errors):
+    def _resolve(self, ctx, args, kwargs, node):
+        """The first overload whose parameter types the arguments have exactly (a literal
+        has its default type: `f(1)` picks an `int` overload over a `float` one); failing
+        that, the first one they convert to."""
+        errors = []
+        for exact in (True, False) if len(self.overloads) > 1 else (False,):
+            errors.clear()
+            for overload in self.overloads:
+                bound = self._bind(ctx, overload, args, kwargs, errors, exact)
+                if bound is not None:
+                    return overload, bound
+        ctx.error(f"no overload of func {self.name} matches these arguments: "
+                  + "; ".join(errors), node)
+
+    def _bind(self, ctx, overload, args, kwargs, errors, exact=False):
         names = list(overload.params)
         if len(args) > len(names):
             errors.append(f"takes {len(names)} arguments, got {len(args)}")
@@ -153,6 +162,10 @@ class Func:
                     return None
                 given[name] = overload.defaults[name]
             arg = given[name]
+            if exact and want is not GENERIC and promotion.is_weak(arg) \
+                    and promotion.default_type(arg) is not want:
+                errors.append(f"'{name}' expects {want!r}, got {arg!r}")
+                return None
             if want is GENERIC:
                 v = ctx.materialize(arg)
             elif isinstance(arg, Value) and arg.type is not want:

@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .. import config
+from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
 from ..types.composite import cast_components
@@ -283,7 +284,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise NotImplementedError(f"kernel '{kernel.name}': adjoint launches are not available yet")
     if record_cmd:
         return Launch(kernel, dims, params, device)
-    ck = kernel.compiled(kernel.specialization(params))
+    try:
+        ck = kernel.compiled(kernel.specialization(params))
+    except CompileError as err:  # the message points at the user's source: hide our frames
+        raise err.with_traceback(None) from None
     ck.check_dims(dims)
     with ck.lock:  # the compiled kernel's own argument block and context are reused
         ck.pack_cached(params)

@@ -1,0 +1,123 @@
+"""select/where, tid in 1 to 4 dimensions, len and shape, printf."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+@wp.kernel
+def choose(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec2), out: wp.array(dtype=float, ndim=2),
+           vout: wp.array(dtype=wp.vec2, ndim=2)):
+    i = wp.tid()
+    c = x[i] > 0.0
+    out[i, 0] = wp.select(c, -1.0, 1.0)  # Warp's order: the value if false comes first
+    out[i, 1] = wp.where(c, -1.0, 1.0)   # where: the value if true comes first
+    out[i, 2] = wp.where(x[i], 5.0, 6.0)  # a number as the condition: x != 0
+    out[i, 3] = float(wp.select(i % 2 == 0, 10, 20))
+    vout[i, 0] = wp.select(c, v[i], -v[i])
+    vout[i, 1] = wp.where(c, v[i], wp.vec2(0.0, 0.0))
+
+
+def test_select_and_where(run):
+    x = np.array([1.5, -2.0, 0.0, 3.0], np.float32)
+    v = np.array([[1, 2], [3, 4], [5, 6], [7, 8]], np.float32)
+    *_, out, vout = run(choose, 4, x, (v, wp.vec2), np.zeros((4, 4), np.float32),
+                        (np.zeros((4, 2, 2), np.float32), wp.vec2))
+    c = x > 0
+    np.testing.assert_array_equal(out[:, 0], np.where(c, 1.0, -1.0))
+    np.testing.assert_array_equal(out[:, 1], np.where(c, -1.0, 1.0))
+    np.testing.assert_array_equal(out[:, 2], np.where(x != 0, 5.0, 6.0))
+    np.testing.assert_array_equal(out[:, 3], [20, 10, 20, 10])
+    np.testing.assert_array_equal(vout[:, 0], np.where(c[:, None], -v, v))
+    np.testing.assert_array_equal(vout[:, 1], np.where(c[:, None], v, 0))
+
+
+@wp.kernel
+def select_mismatched_types(out: wp.array(dtype=float)):
+    out[0] = wp.select(out[0] > 0.0, 1.0, wp.vec2(1.0, 2.0))[0]
+
+
+def test_select_with_different_types_is_an_error():
+    with pytest.raises(wp.CompileError, match="select"):
+        wp.launch(select_mismatched_types, 1, inputs=[wp.zeros(1)])
+
+
+@wp.kernel
+def tid1(out: wp.array(dtype=int)):
+    i = wp.tid()
+    out[i] = i * 10
+
+
+@wp.kernel
+def tid2(out: wp.array(dtype=int, ndim=2)):
+    i, j = wp.tid()
+    out[i, j] = i * 100 + j
+
+
+@wp.kernel
+def tid3(out: wp.array(dtype=int, ndim=3)):
+    i, j, k = wp.tid()
+    out[i, j, k] = i * 100 + j * 10 + k
+
+
+@wp.kernel
+def tid4(out: wp.array(dtype=int, ndim=4)):
+    i, j, k, m = wp.tid()
+    out[i, j, k, m] = i * 1000 + j * 100 + k * 10 + m
+
+
+@pytest.mark.parametrize("kernel,shape,weights", [
+    (tid1, (7,), [10]), (tid2, (3, 5), [100, 1]), (tid3, (2, 3, 4), [100, 10, 1]),
+    (tid4, (2, 2, 3, 2), [1000, 100, 10, 1])], ids=["1d", "2d", "3d", "4d"])
+def test_tid_in_each_dimension(run, kernel, shape, weights):
+    (out,) = run(kernel, shape, np.full(shape, -1, np.int32))
+    expect = sum(idx * w for idx, w in zip(np.indices(shape), weights))
+    np.testing.assert_array_equal(out, expect)
+
+
+def test_tid_in_a_large_2d_launch(run):
+    (out,) = run(tid2, (300, 400), np.full((300, 400), -1, np.int32))
+    i, j = np.indices((300, 400))
+    np.testing.assert_array_equal(out, i * 100 + j)
+
+
+def test_tid_unpacking_must_match_the_launch_dimensions():
+    with pytest.raises(ValueError, match="tid"):
+        wp.launch(tid2, 6, inputs=[wp.zeros((2, 3), dtype=int)])
+
+
+@wp.kernel
+def sizes(a: wp.array(dtype=float, ndim=2), b: wp.array(dtype=float), out: wp.array(dtype=int)):
+    out[0] = a.shape[0]
+    out[1] = a.shape[1]
+    out[2] = len(b)
+    out[3] = len(wp.vec4())
+    out[4] = wp.len(wp.mat33()) + a.ndim
+    out[5] = b.shape[0] * 2
+
+
+def test_len_and_shape(run):
+    *_, out = run(sizes, 1, np.zeros((3, 5), np.float32), np.zeros(7, np.float32),
+                  np.zeros(6, np.int32))
+    assert out.tolist() == [3, 5, 7, 4, 5, 14]
+
+
+@wp.kernel
+def c_printf(x: float, k: int):
+    wp.printf("k=%d x=%.3f\n", k, x)
+
+
+def test_printf(capfd):
+    wp.launch(c_printf, 1, inputs=[2.5, 7])
+    assert capfd.readouterr().out == "k=7 x=2.500\n"
+
+
+@wp.kernel
+def empty_launch(out: wp.array(dtype=int)):
+    out[wp.tid()] = 1
+
+
+def test_zero_threads_run_nothing(run):
+    (out,) = run(empty_launch, 0, np.zeros(2, np.int32))
+    assert out.tolist() == [0, 0]
