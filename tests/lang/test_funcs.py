@@ -282,9 +282,6 @@ def test_generic_func_over_array_types(run):
     assert out[0] == 2.0 and kout[0] == 2**40 + 1
 
 
-@pytest.mark.xfail(reason="wp.array(dtype=Any) as an annotation raises TypeError in "
-                          "types/array_type.py (Warp accepts it for generic funcs)",
-                   raises=TypeError, strict=True)
 def test_array_of_any_annotation():
     @wp.func
     def first(a: wp.array(dtype=typing.Any)):

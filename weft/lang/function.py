@@ -9,6 +9,7 @@ from ..ir.core import Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import ArrayType, Type, resolve
+from ..types.array_type import AnyArray
 from . import promotion
 from .errors import CompileError
 from .source import ParsedSource
@@ -21,6 +22,8 @@ def resolve_annotation(annotation, where: str):
     if annotation is inspect.Parameter.empty or annotation is typing.Any \
             or isinstance(annotation, typing.TypeVar):
         return GENERIC
+    if isinstance(annotation, AnyArray):
+        return annotation
     t = resolve(annotation)
     if t is None:
         raise TypeError(f"{where}: {annotation!r} is not a weft type")
@@ -36,7 +39,7 @@ def signature_types(pyfunc, kind: str) -> dict:
             raise TypeError(f"{pyfunc.__qualname__}: *args/**kwargs parameters are not supported")
         annotation = hints.get(name, inspect.Parameter.empty)
         t = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
-        if kind == "kernel" and t is GENERIC:
+        if kind == "kernel" and (t is GENERIC or isinstance(t, AnyArray)):
             raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
                             f"annotation, e.g. `{name}: weft.array(dtype=float)`")
         out[name] = t
@@ -162,11 +165,16 @@ class Func:
                     return None
                 given[name] = overload.defaults[name]
             arg = given[name]
-            if exact and want is not GENERIC and promotion.is_weak(arg) \
+            if exact and isinstance(want, Type) and promotion.is_weak(arg) \
                     and promotion.default_type(arg) is not want:
                 errors.append(f"'{name}' expects {want!r}, got {arg!r}")
                 return None
-            if want is GENERIC:
+            if isinstance(want, AnyArray):
+                if not (isinstance(arg, Value) and isinstance(arg.type, ArrayType) and arg.type.ndim == want.ndim):
+                    errors.append(f"'{name}' expects an array with {want.ndim} dimension(s)")
+                    return None
+                v = arg
+            elif want is GENERIC:
                 v = ctx.materialize(arg)
             elif isinstance(arg, Value) and arg.type is not want:
                 if isinstance(want, ArrayType) or len(self.overloads) > 1 or not isinstance(want, Type):

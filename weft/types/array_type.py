@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import typing
+
 from .scalars import PYTHON_TYPES, Type
 
 MAX_DIMS = 4
+
+
+class AnyArray:
+    """`array(dtype=Any, ndim=n)` in a func's annotation: any array of `n` dimensions (the
+    func is compiled per dtype). Kernels need concrete array types."""
+
+    _cache: dict = {}
+
+    def __new__(cls, ndim: int = 1):
+        if ndim not in cls._cache:
+            self = super().__new__(cls)
+            self.ndim = int(ndim)
+            cls._cache[ndim] = self
+        return cls._cache[ndim]
+
+    def __repr__(self):
+        return f"array(dtype=Any, ndim={self.ndim})"
 
 
 class ArrayType(Type):
@@ -14,6 +33,8 @@ class ArrayType(Type):
     _cache: dict = {}
 
     def __new__(cls, dtype, ndim: int = 1):
+        if dtype is typing.Any or isinstance(dtype, typing.TypeVar):
+            return AnyArray(ndim)
         dtype = PYTHON_TYPES.get(dtype, dtype)
         if not isinstance(dtype, Type) or dtype.is_array:
             raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "
