@@ -684,9 +684,6 @@ def test_struct_with_array_field_constructed_in_kernel(run):
     assert out[0] == 6.0
 
 
-@pytest.mark.xfail(reason="Scene() inside a kernel needs a null array for its array field; "
-                          "the IR has no null-array constant (arith.zero: 'no zero value for "
-                          "array')", raises=wp.CompileError, strict=True)
 def test_struct_with_array_field_default_constructed(run):
     @wp.kernel
     def assign_later(a: wp.array(dtype=float), out: wp.array(dtype=float)):

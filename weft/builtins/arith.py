@@ -33,6 +33,8 @@ def zero(ctx, t) -> Value:
     if isinstance(t, Composite):
         from ..ir.ops import component_type
         return ctx.b.construct(t, [zero(ctx, component_type(t, i)) for i in range(t.num_components)])
+    if isinstance(t, ArrayType):
+        return ctx.b.op("null_array", [], [t]).result  # every access is out of bounds
     ctx.error(f"no zero value for {t!r}")
 
 

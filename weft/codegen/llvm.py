@@ -545,6 +545,9 @@ class KernelCodegen:
     def _shape(self, arr, d):
         return self.builder.extract_value(arr, [1, d])
 
+    def op_null_array(self, op):
+        return ir.Constant(llvm_type(op.result.type), None)  # null pointer, shape 0
+
     def op_array_shape(self, op):
         return self.builder.trunc(self._shape(self.v(op.operands[0]), op.attrs["dim"]), I32)
 

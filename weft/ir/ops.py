@@ -185,6 +185,7 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("atomic", None, 1, attrs=("op",), effects=True, check=_check_memory),
     OpSpec("view", None, 1, check=_check_view),
     OpSpec("array_shape", 1, 1, attrs=("dim",)),
+    OpSpec("null_array", 0, 1, doc="an array with no elements (a struct's unset array field)"),
     OpSpec("if", 1, None, regions=("then", "else"), check=_check_if),
     OpSpec("for", None, None, regions=("body",), check=_check_for),
     OpSpec("while", None, None, regions=("cond", "body"), check=_check_while),
