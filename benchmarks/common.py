@@ -59,7 +59,7 @@ def _load_weft():
     if cfg is not None:
         try:
             cfg.quiet = True
-        except Exception:  # noqa: BLE001 - a read-only config is fine
+        except Exception:  # a read-only config is fine
             pass
     init = getattr(weft, "init", None)
     if callable(init):
@@ -123,7 +123,7 @@ def get_peer(name: str):
     if name not in _LOADED:
         try:
             _LOADED[name] = (_LOADERS[name](), "")
-        except Exception as exc:  # noqa: BLE001 - any failure means "not available"
+        except Exception as exc:  # any failure means "not available"
             _LOADED[name] = (None, one_line(exc))
     return _LOADED[name]
 
@@ -144,7 +144,7 @@ def peer_versions() -> dict:
             continue
         try:
             mod = sys.modules.get(mod_name) or importlib.import_module(mod_name)
-        except Exception:  # noqa: BLE001
+        except Exception:
             out[name] = None
             continue
         ver = getattr(mod, "__version__", None)
@@ -246,7 +246,7 @@ def _prepare(spec: Spec) -> tuple:
         case = spec.build(mod)
         case.once()  # first call: compiles / warms caches
         chk = case.check() if case.check is not None else Check(True, "")
-    except Exception as exc:  # noqa: BLE001 - report and keep going
+    except Exception as exc:  # report and keep going
         return None, one_line(exc)
     return case, chk
 
@@ -271,18 +271,20 @@ def measure_all(specs: list, metric: Callable[[float], float] | None = None, *,
         try:
             case.once()  # warm-up
             first = case.once()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             notes[i] = one_line(exc)
             continue
         reps = math.ceil(SETTINGS.budget_s / max(first, 1e-9))
         reps = max(SETTINGS.min_reps, min(SETTINGS.max_reps, reps))
         samples[i] = [first]
-        plan[i] = math.ceil((reps - 1) / rounds)
-    for _ in range(rounds):
+        # spread the remaining reps - 1 samples evenly over the rounds
+        plan[i] = [(r + 1) * (reps - 1) // rounds - r * (reps - 1) // rounds
+                   for r in range(rounds)]
+    for r in range(rounds):
         for i in list(samples):
             try:
-                samples[i].extend(prepared[i][0].once() for _ in range(plan[i]))
-            except Exception as exc:  # noqa: BLE001
+                samples[i].extend(prepared[i][0].once() for _ in range(plan[i][r]))
+            except Exception as exc:
                 notes[i] = one_line(exc)
                 del samples[i]
     rows = []
@@ -341,6 +343,7 @@ def print_table(title: str, rows: list, metric_name: str | None = None,
                 time_name: str = "time", file=None) -> None:
     """Print rows with ratios ``time / weft time`` and ``time / warp time``."""
     file = file or sys.stdout
+    rows = [r for r in rows if r.note != "skipped"]  # peers left out with --peers
     has_variant = any(r.variant for r in rows)
     head = (["case"] if has_variant else []) + ["peer", time_name]
     head += [metric_name] if metric_name else []

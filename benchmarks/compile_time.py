@@ -90,7 +90,7 @@ def measure_configs(reps: int) -> list:
                         samples[label][variant].append(run_child(framework, tmp, extra))
             except RuntimeError as exc:  # the child failed: show its last stderr line
                 failed[label] = str(exc)[:90]
-            except Exception as exc:  # noqa: BLE001 - report and continue
+            except Exception as exc:  # report and continue
                 failed[label] = one_line(exc, 90)
     rows = []
     for label, _, _ in CONFIGS:

@@ -42,6 +42,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds of timing per case (default 1.0, 0.2 with --quick)")
     ap.add_argument("--json", metavar="FILE", help="also write results as JSON")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit with status 1 if any result check fails")
     args = ap.parse_args(argv)
     unknown = [n for n in args.names if n not in WORKLOADS]
     if unknown:
@@ -76,11 +78,12 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         try:
             report = importlib.import_module(WORKLOADS[name]).run()
-        except Exception as exc:  # noqa: BLE001 - keep the other workloads running
+        except Exception as exc:  # keep the other workloads running
             print(f"\n== {name}: failed: {common.one_line(exc, 200)}")
             failed = True
             continue
         report.print()
+        failed |= args.strict and any(r.check.startswith("FAIL") for r in report.rows)
         print(f"({name} took {time.perf_counter() - t0:.1f} s)")
         results["workloads"][name] = {"title": report.title, "metric": report.metric_name,
                                       "rows": common.row_dicts(report.rows)}
