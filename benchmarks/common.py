@@ -345,12 +345,14 @@ def print_table(title: str, rows: list, metric_name: str | None = None,
     file = file or sys.stdout
     rows = [r for r in rows if r.note != "skipped"]  # peers left out with --peers
     has_variant = any(r.variant for r in rows)
-    head = (["case"] if has_variant else []) + ["peer", time_name]
+    head = (["case"] if has_variant else []) + ["peer", time_name, "best"]
     head += [metric_name] if metric_name else []
     head += ["x weft", "x warp", "check / note"]
     body = []
     for r in rows:
-        line = ([r.variant] if has_variant else []) + [r.peer, fmt_time(r.seconds)]
+        best = r.extra.get("best_s") if r.seconds is not None else None
+        line = ([r.variant] if has_variant else []) + [r.peer, fmt_time(r.seconds),
+                                                       fmt_time(best) if best else "-"]
         line += [fmt_num(r.metric)] if metric_name else []
         line += [fmt_ratio(_ratio(r, rows, "weft")), fmt_ratio(_ratio(r, rows, "warp"))]
         line.append(" ".join(t for t in (r.check, r.note) if t))
@@ -361,8 +363,8 @@ def print_table(title: str, rows: list, metric_name: str | None = None,
         cells = [str(c).ljust(w) if i in (0, len(head) - 1) or (has_variant and i == 1)
                  else str(c).rjust(w) for i, (c, w) in enumerate(zip(line, widths))]
         print("  ".join(cells).rstrip(), file=file)
-    print("x weft / x warp = peer time / weft (warp) time; > 1 means weft (warp) is faster",
-          file=file)
+    print(f"{time_name} = median, best = fastest sample; "
+          "x weft = time / weft time (> 1: weft faster), x warp likewise", file=file)
     file.flush()
 
 

@@ -94,3 +94,40 @@ def test_cache_dir_setting_moves_the_cache(tmp_path):
     code = PROGRAM.replace("import weft as wp\n", f"import weft as wp\n    wp.config.kernel_cache_dir = {moved!r}\n")
     assert _run(code, str(tmp_path / "unused"), tmp_path).strip() == "1"
     assert (tmp_path / "moved").exists() and not (tmp_path / "unused").exists()
+
+
+STRUCT_PROGRAM = """
+    import os
+    import numpy as np
+    import weft as wp
+
+    if os.environ["LAYOUT"] == "2":
+        @wp.struct
+        class Params:
+            scale: float
+            pad: wp.float64
+    else:
+        @wp.struct
+        class Params:
+            scale: float
+            pad: float
+
+    @wp.kernel
+    def k(p: Params, x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * p.scale
+
+    p = Params()
+    p.scale = 2.0
+    x = wp.array(np.arange(4, dtype=np.float32))
+    y = wp.zeros(4)
+    wp.launch(k, 4, inputs=[p, x, y])
+    print(y.numpy().tolist())
+"""
+
+
+def test_a_changed_struct_layout_does_not_reuse_cached_code(tmp_path, monkeypatch):
+    cache = str(tmp_path / "cache")
+    for layout in ("1", "2"):
+        monkeypatch.setenv("LAYOUT", layout)
+        assert _run(STRUCT_PROGRAM, cache, tmp_path).strip() == "[0.0, 2.0, 4.0, 6.0]"

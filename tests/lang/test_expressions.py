@@ -694,3 +694,38 @@ def test_struct_with_array_field_default_constructed(run):
 
     _, out = run(assign_later, 1, np.array([1.0, 3.0], np.float32), np.zeros(1, np.float32))
     assert out[0] == 6.0
+
+
+@wp.kernel
+def folded_constants(out: wp.array(dtype=float), iout: wp.array(dtype=int)):
+    iout[0] = -7 % 3
+    iout[1] = -7 / 2
+    iout[2] = -7 // 2
+    out[0] = float(7 / 2)
+    out[1] = -7.0 % 3.0
+
+
+def test_constant_folding_uses_run_time_semantics():
+    """Folding two literals must agree with the same expression evaluated at run time (C/Warp)."""
+    out, iout = wp.zeros(2), wp.zeros(3, dtype=int)
+    wp.launch(folded_constants, 1, inputs=[out, iout])
+    assert iout.numpy().tolist() == [-1, -3, -4]
+    assert out.numpy().tolist() == [3.0, -1.0]
+
+
+def test_literal_index_too_large_for_int32_is_kept_as_int64():
+    @wp.kernel
+    def far(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        out[0] = a[4294967297]
+
+    with pytest.raises(IndexError, match="index 4294967297"):
+        wp.launch(far, 1, inputs=[wp.zeros(10), wp.zeros(1)])
+
+
+def test_explicit_cast_of_a_constant_that_does_not_fit_is_an_error():
+    @wp.kernel
+    def wraps(out: wp.array(dtype=int)):
+        out[0] = wp.int32(4294967297)
+
+    with pytest.raises(wp.CompileError, match="does not fit"):
+        wp.launch(wraps, 1, inputs=[wp.zeros(1, dtype=int)])

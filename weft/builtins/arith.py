@@ -7,6 +7,8 @@ autodiff that reads it) only ever sees scalar arithmetic plus construct/extract/
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.core import Value
 from ..lang import promotion
 from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
@@ -178,9 +180,16 @@ def construct(ctx, t, args, kwargs) -> Value:
             ctx.error(f"{t!r}(x) takes one argument")
         (x,) = args
         if not isinstance(x, Value):
-            if t.is_int and isinstance(x, float):
-                return ctx.b.const(int(x), t)
-            return ctx.coerce(x, t) if promotion.fits(x, t) else ctx.b.const(x, t)
+            if t is bool_:
+                return ctx.b.const(bool(x), t)
+            value = x
+            if t.is_int and isinstance(x, (float, np.floating)):
+                if not np.isfinite(x):
+                    ctx.error(f"{t!r}({x!r}): not a finite number")
+                value = int(x)  # an explicit conversion truncates, as in C
+            if not promotion.fits(value, t):
+                ctx.error(f"{t!r}({x!r}): the value does not fit {t!r}")
+            return ctx.coerce(value, t)
         if not isinstance(x.type, Scalar):
             ctx.error(f"cannot convert {x.type!r} to {t!r}")
         if t is bool_:
@@ -301,7 +310,7 @@ def get_item(ctx, v: Value, key: tuple):
             c = _static_index(ctx, key[1], t.cols, repr(t))
             if r is not None and c is not None:
                 return ctx.b.extract(v, r * t.cols + c)
-            return ctx.b.op("extract_dyn", [v, _flat_index(ctx, t, key)], [t.dtype]).result
+            return ctx.b.op("extract_dyn", [v, *_matrix_index(ctx, key)], [t.dtype]).result
     ctx.error(f"cannot index {t!r} with {len(key)} index(es)")
 
 
@@ -320,7 +329,7 @@ def set_item(ctx, v: Value, key: tuple, value) -> Value:
             c = _static_index(ctx, key[1], t.cols, repr(t))
             if r is not None and c is not None:
                 return ctx.b.insert(v, r * t.cols + c, x)
-            return ctx.b.op("insert_dyn", [v, _flat_index(ctx, t, key), x], [t]).result
+            return ctx.b.op("insert_dyn", [v, *_matrix_index(ctx, key), x], [t]).result
         if len(key) == 1:
             row = ctx.coerce(value, t.row_type(), what="matrix row")
             for c, comp in enumerate(ctx.b.components(row)):
@@ -329,10 +338,9 @@ def set_item(ctx, v: Value, key: tuple, value) -> Value:
     ctx.error(f"cannot assign an element of {t!r} with {len(key)} index(es)")
 
 
-def _flat_index(ctx, t: Matrix, key) -> Value:
-    r, c = (ctx.coerce(k, int32, what="index") if not isinstance(k, Value) else ctx.b.cast(k, int32)
-            for k in key)
-    return ctx.b.add(ctx.b.mul(r, ctx.b.const(t.cols, int32)), c)
+def _matrix_index(ctx, key) -> list[Value]:
+    """(row, column) as Values; each is checked against its own extent at run time."""
+    return [k if isinstance(k, Value) else ctx.coerce(k, int32, what="index") for k in key]
 
 
 # Arrays ---------------------------------------------------------------------------------------

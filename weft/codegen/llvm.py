@@ -93,7 +93,7 @@ CTX_TYPE = ir.LiteralStructType([
     I32,                          # 2 error site (0: none)
     ir.ArrayType(I64, MAX_DIMS),  # 3 error index
     ir.ArrayType(I64, MAX_DIMS),  # 4 error extent
-    ir.ArrayType(I8, 4096),       # 5 scratch for redirected accesses
+    PTR,                          # 5 scratch for redirected accesses (scratch_size bytes)
 ])
 
 
@@ -121,6 +121,7 @@ class KernelCodegen:
 
     # Sites ---------------------------------------------------------------------------------
     def _collect_sites(self):
+        self.scratch_size = 16
         for op in walk(self.fn.body):
             if op.name in ("load", "store", "atomic", "view"):
                 arr = op.operands[0]
@@ -134,6 +135,8 @@ class KernelCodegen:
                 what = "assert"
             else:
                 continue
+            if op.name in ("load", "store", "atomic"):
+                self.scratch_size = max(self.scratch_size, self._elem_size(op.operands[0].type.dtype))
             site = Site(len(self.sites) + 1, op, what)
             self.sites.append(site)
             self.site_of[id(op)] = site
@@ -265,8 +268,7 @@ class KernelCodegen:
             for d, kind in enumerate(kinds):
                 extent = self._shape(self.values[arr.id], d)
                 if kind[0] == "const":
-                    bound = I64(kind[1]) if kind[1] >= 0 else None
-                    conds.append(b.icmp_signed("<", bound, extent) if bound is not None else I1(0))
+                    conds.append(self._constant_in_bounds(kind[1], extent))
                     continue
                 _, dim, of = kind
                 size = self._launch_extent(dim, of)
@@ -277,6 +279,22 @@ class KernelCodegen:
         for c in conds[1:]:
             ok = b.and_(ok, c)
         return ok
+
+    def _constant_in_bounds(self, c: int, extent):
+        if not 0 <= c < 2**63:
+            return I1(0)  # never provable: keep the check
+        return self.builder.icmp_signed("<", I64(c), extent)
+
+    def _range_in_bounds(self, start: Value, stop: Value, extent):
+        """0 <= start and stop <= extent, compared without overflow for any int type."""
+        b = self.builder
+        t = start.type
+        if t.is_signed:
+            lo_ok = b.icmp_signed(">=", self.v(start), self.v(start).type(0))
+            hi = b.sext(self.v(stop), I64) if t.bits < 64 else self.v(stop)
+            return b.and_(lo_ok, b.icmp_signed("<=", hi, extent))
+        hi = b.zext(self.v(stop), I64) if t.bits < 64 else self.v(stop)
+        return b.icmp_unsigned("<=", hi, extent)  # extents are never negative
 
     def _launch_extent(self, dim, of):
         b = self.builder
@@ -339,10 +357,14 @@ class KernelCodegen:
             return b.or_(a, c)
         if kind == "bitxor":
             return b.xor(a, c)
-        if kind == "shl":
-            return b.shl(a, c)
-        if kind == "shr":
-            return b.ashr(a, c) if signed else b.lshr(a, c)
+        if kind in ("shl", "shr"):
+            # shifting by the width or more is poison in LLVM: define it (0, or the sign)
+            too_far = b.icmp_unsigned(">=", c, c.type(t.bits))
+            if kind == "shl":
+                return b.select(too_far, a.type(0), b.shl(a, c))
+            if not signed:
+                return b.select(too_far, a.type(0), b.lshr(a, c))
+            return b.ashr(a, b.select(too_far, c.type(t.bits - 1), c))
         raise NotImplementedError(kind)
 
     def _float_binary(self, kind, a, c):
@@ -424,7 +446,11 @@ class KernelCodegen:
         if src.is_float and dst.is_float:
             return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
         if src.is_float:
-            return b.fptosi(x, to) if dst.is_signed else b.fptoui(x, to)
+            # saturating: an out-of-range float (or NaN) gives the nearest int (0), never poison
+            kind = "fptosi" if dst.is_signed else "fptoui"
+            name = f"llvm.{kind}.sat.i{dst.bits}.f{src.bits}"
+            fn = self.module.globals.get(name) or ir.Function(self.module, ir.FunctionType(to, [x.type]), name)
+            return b.call(fn, [x])
         if dst.is_float:
             return b.sitofp(x, to) if src.is_signed and not src.is_bool else b.uitofp(x, to)
         if dst.bits == src.bits:
@@ -458,31 +484,38 @@ class KernelCodegen:
         parts[op.attrs["index"]] = self.v(x)
         return parts
 
-    def _component_index(self, op, agg_type, index):
-        """A dynamic component index, checked against the size (out of range reads 0)."""
+    def _component_index(self, op, agg_type, indices):
+        """The flat component index for dynamic (row[, column]) indices, each checked against
+        its own extent; an out-of-range index records the error and reads component 0."""
         b = self.builder
-        n = agg_type.num_components
-        i = self.v(index)
-        ok = b.icmp_unsigned("<", i, i.type(n))
-        self._check(op, ok, [b.sext(i, I64)], [I64(n)])
-        return b.select(ok, i, i.type(0))
+        shape = agg_type.shape
+        flat, oks, wide = None, [], []
+        for index, extent in zip(indices, shape):
+            i = self.v(index)
+            i64 = b.sext(i, I64) if index.type.is_signed else b.zext(i, I64)
+            oks.append(b.icmp_unsigned("<", i64, I64(extent)))
+            wide.append(i64)
+            flat = i64 if flat is None else b.add(b.mul(flat, I64(extent)), i64)
+        ok = oks[0] if len(oks) == 1 else b.and_(oks[0], oks[1])
+        self._check(op, ok, wide, [I64(e) for e in shape])
+        return b.select(ok, flat, I64(0))
 
     def op_extract_dyn(self, op):
-        agg, index = op.operands
-        i = self._component_index(op, agg.type, index)
+        agg, *indices = op.operands
+        i = self._component_index(op, agg.type, indices)
         b = self.builder
         parts = self.v(agg)
         result = parts[0]
         for k in range(1, len(parts)):  # a select chain vectorises; memory does not
-            result = b.select(b.icmp_unsigned("==", i, i.type(k)), parts[k], result)
+            result = b.select(b.icmp_unsigned("==", i, I64(k)), parts[k], result)
         return result
 
     def op_insert_dyn(self, op):
-        agg, index, x = op.operands
-        i = self._component_index(op, agg.type, index)
+        agg, *indices, x = op.operands
+        i = self._component_index(op, agg.type, indices)
         b = self.builder
         xv = self.v(x)
-        return [b.select(b.icmp_unsigned("==", i, i.type(k)), xv, cur) for k, cur in enumerate(self.v(agg))]
+        return [b.select(b.icmp_unsigned("==", i, I64(k)), xv, cur) for k, cur in enumerate(self.v(agg))]
 
     def leaves(self, rep, t) -> list:
         """The scalar LLVM values (and array descriptors) of a value, in order."""
@@ -581,8 +614,11 @@ class KernelCodegen:
             for c in oks[1:]:
                 ok = b.and_(ok, c)
             self._check(op, ok, idx64, extents)
-            scratch = b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE)
+            scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
             ptr = b.select(ok, ptr, scratch)
+            self.last_ok = ok
+        else:
+            self.last_ok = None
         return ptr
 
     def _elem_size(self, t) -> int:
@@ -629,8 +665,12 @@ class KernelCodegen:
         out_t = op.result.type
         out = ir.Constant(llvm_type(out_t), ir.Undefined)
         out = b.insert_value(out, ptr, 0)
+        ok = self.last_ok
         for d in range(out_t.ndim):
-            out = b.insert_value(out, b.extract_value(src, [1, d + k]), [1, d])
+            extent = b.extract_value(src, [1, d + k])
+            if ok is not None:  # a view at a bad index has no elements: later accesses fail too
+                extent = b.select(ok, extent, I64(0))
+            out = b.insert_value(out, extent, [1, d])
             out = b.insert_value(out, b.extract_value(src, [2, d + k]), [2, d])
         if arr.id in self.contiguous:
             self.contiguous.add(op.result.id)
@@ -731,11 +771,9 @@ class KernelCodegen:
                 extent = self._shape(self.values[arr.id], d)
                 kind = self._index_kind(i)
                 if i is iv:
-                    lo_ok = b.icmp_signed(">=", self.v(start), self.v(start).type(0))
-                    hi_ok = b.icmp_signed("<=", b.sext(self.v(stop), I64), extent)
-                    conds_here.append(b.and_(lo_ok, hi_ok))
-                elif kind is not None and kind[0] == "const" and kind[1] >= 0:
-                    conds_here.append(b.icmp_signed("<", I64(kind[1]), extent))
+                    conds_here.append(self._range_in_bounds(start, stop, extent))
+                elif kind is not None and kind[0] == "const":
+                    conds_here.append(self._constant_in_bounds(kind[1], extent))
                 else:
                     conds_here = None
                     break
@@ -748,7 +786,8 @@ class KernelCodegen:
         ok = conds[0]
         for c in conds[1:]:
             ok = b.and_(ok, c)
-        empty = b.icmp_signed(">=", self.v(start), self.v(stop))
+        cmp = b.icmp_signed if start.type.is_signed else b.icmp_unsigned
+        empty = cmp(">=", self.v(start), self.v(stop))
         return b.or_(empty, ok)
 
     def _emit_for(self, op, active):
@@ -756,26 +795,36 @@ class KernelCodegen:
         self.active = active
         start, stop, step, *inits = op.operands
         b = self.builder
+        t = start.type
+        step_value = constant_value(step)
+        # A unit step cannot overflow the counter (it stops at `stop`); any other step can
+        # jump past the type's range, so such counters run in 64 bits.
+        wide = step_value not in (1, -1) and t.bits < 64
+        ext = (b.sext if t.is_signed else b.zext) if wide else (lambda v, _ty: v)
+        ctype = I64 if wide else llvm_type(t)
+        signed = t.is_signed or wide
+        lo, hi, st = (ext(self.v(x), I64) for x in (start, stop, step))
         pre = b.block
         header = self.func.append_basic_block("for.header")
         body = self.func.append_basic_block("for.body")
         exit_ = self.func.append_basic_block("for.exit")
         b.branch(header)
         b.position_at_end(header)
-        iv = b.phi(llvm_type(start.type), "i")
-        iv.add_incoming(self.v(start), pre)
+        iv = b.phi(ctype, "i")
+        iv.add_incoming(lo, pre)
         carried, phis = self._loop_phis(inits, pre)
-        st = self.v(step)
-        signed = start.type.is_signed
         cmp = b.icmp_signed if signed else b.icmp_unsigned
-        if constant_value(step) is not None:
-            go = cmp("<" if constant_value(step) > 0 else ">", iv, self.v(stop))
+        if step_value is not None:
+            go = cmp("<" if step_value > 0 else ">", iv, hi)
+        elif not t.is_signed:
+            go = cmp("<", iv, hi)
         else:
             up = b.icmp_signed(">", st, st.type(0))
-            go = b.select(up, cmp("<", iv, self.v(stop)), cmp(">", iv, self.v(stop)))
+            go = b.select(up, cmp("<", iv, hi), cmp(">", iv, hi))
         b.cbranch(go, body, exit_)
         b.position_at_end(body)
-        vals = self._region(op.regions[0], [iv] + carried)
+        iv_value = b.trunc(iv, llvm_type(t)) if wide else iv
+        vals = self._region(op.regions[0], [iv_value] + carried)
         iv.add_incoming(b.add(iv, st, flags=("nsw",) if signed else ()), b.block)
         self._close_loop(phis, vals)
         b.branch(header)

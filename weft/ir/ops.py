@@ -98,16 +98,22 @@ def _check_insert(op):
     _require(op.result.type is agg.type, "insert returns the aggregate type")
 
 
-def _check_extract_dyn(op):
-    agg, i = op.operands
+def _check_dynamic_index(agg, indices):
+    """A vector takes one index, a matrix two (row, column); all integers."""
     _require(isinstance(agg.type, (Vector, Matrix)), "dynamic index needs a vector or matrix")
-    _require(i.type.is_int, "dynamic index must be an integer")
+    _require(len(indices) == len(agg.type.shape), f"{agg.type!r} takes {len(agg.type.shape)} index(es)")
+    _require(all(isinstance(i.type, Scalar) and i.type.is_int for i in indices), "indices are integers")
+
+
+def _check_extract_dyn(op):
+    agg, *indices = op.operands
+    _check_dynamic_index(agg, indices)
+    _require(op.result.type is agg.type.dtype, "extract_dyn gives the component type")
 
 
 def _check_insert_dyn(op):
-    agg, i, v = op.operands
-    _require(isinstance(agg.type, (Vector, Matrix)), "dynamic index needs a vector or matrix")
-    _require(i.type.is_int, "dynamic index must be an integer")
+    agg, *indices, v = op.operands
+    _check_dynamic_index(agg, indices)
     _require(v.type is agg.type.dtype and op.result.type is agg.type, "insert_dyn types")
 
 
@@ -177,8 +183,8 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("construct", None, 1, check=_check_construct),
     OpSpec("extract", 1, 1, attrs=("index",), check=_check_extract),
     OpSpec("insert", 2, 1, attrs=("index",), check=_check_insert),
-    OpSpec("extract_dyn", 2, 1, check=_check_extract_dyn),
-    OpSpec("insert_dyn", 3, 1, check=_check_insert_dyn),
+    OpSpec("extract_dyn", None, 1, check=_check_extract_dyn, doc="(aggregate, *indices)"),
+    OpSpec("insert_dyn", None, 1, check=_check_insert_dyn, doc="(aggregate, *indices, value)"),
     OpSpec("tid", 0, 1, attrs=("dim",), doc="thread index along dim (-1: linear)"),
     OpSpec("load", None, 1, check=_check_memory),
     OpSpec("store", None, 0, effects=True, check=_check_memory),

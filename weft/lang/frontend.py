@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins as py_builtins
+import math
 import operator
 
 import numpy as np
@@ -33,6 +34,7 @@ from ..types import (
     Vector,
     bool_,
     int32,
+    int64,
 )
 from . import promotion
 from .errors import CompileError
@@ -597,7 +599,7 @@ class FunctionCompiler:
             try:
                 if op == "matmul":
                     raise TypeError("@ needs a matrix")
-                return _PY_FOLD[op](a, b)
+                return fold_constants(op, a, b)
             except Exception as e:  # noqa: BLE001 - reported as a compile error
                 self.error(f"cannot evaluate constant expression: {e}", node)
         return arith.binary(self, op, a, b)
@@ -712,7 +714,10 @@ class FunctionCompiler:
                     self.error(f"array index must be an integer, got {k.type!r}", node)
                 out.append(k)
             elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-                out.append(self.b.const(int(k), int32))
+                wide = promotion.fits(int(k), int32)
+                if not wide and not promotion.fits(int(k), int64):
+                    self.error(f"array index {k} does not fit a 64-bit integer", node)
+                out.append(self.b.const(int(k), int32 if wide else int64))
             else:
                 self.error(f"array index must be an integer, got {k!r}", node)
         return out
@@ -856,6 +861,22 @@ class FunctionCompiler:
         if r is None:
             self.error(f"{_describe(t)} is not a weft type", node)
         return r
+
+
+def fold_constants(op: str, a, b):
+    """`a op b` for two compile-time numbers, with the kernel's run-time semantics (C's and
+    Warp's, not Python's): int `/` truncates, `%` keeps the dividend's sign (fmod for floats)."""
+    ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b))
+    if op in ("div", "mod", "floordiv") and b == 0:
+        raise ZeroDivisionError("division by zero")
+    if ints and op == "div":
+        q = abs(int(a)) // abs(int(b))
+        return q if (a < 0) == (b < 0) else -q
+    if op == "mod":
+        if ints:
+            return int(a) - int(b) * fold_constants("div", a, b)
+        return math.fmod(a, b)
+    return _PY_FOLD[op](a, b)
 
 
 # AST helpers ---------------------------------------------------------------------------------

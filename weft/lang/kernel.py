@@ -15,7 +15,7 @@ from .. import config
 from ..ir.core import walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
-from ..types import ArrayType
+from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
 from .errors import CompileError
 from .function import signature_types
@@ -34,11 +34,36 @@ def _unchanging():
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
 
 
+def struct_layouts(fn) -> str:
+    """Every struct type the kernel touches, with its fields' types and offsets: the IR text
+    names structs only, and a changed struct must not reuse cached code."""
+    seen: dict = {}
+
+    def visit(t):
+        if isinstance(t, StructType) and t.name not in seen:
+            ct = ctype_of(t)
+            seen[t.name] = [(n, repr(ft), getattr(ct, n).offset) for n, ft in t.fields.items()]
+            for ft in t.fields.values():
+                visit(ft)
+        for inner in getattr(t, "elements", ()):
+            visit(inner)
+        if isinstance(t, ArrayType):
+            visit(t.dtype)
+
+    for p in fn.params:
+        visit(p.type)
+    for op in walk(fn.body):
+        for v in op.results:
+            visit(v.type)
+    return repr(sorted(seen.items()))
+
+
 class CompiledKernel:
     """A native kernel: its entry point, argument layout and bounds-check sites."""
 
-    def __init__(self, kernel, address, sites, fn):
+    def __init__(self, kernel, address, sites, fn, scratch_size):
         self.kernel = kernel
+        self.scratch_size = scratch_size
         self.address = address
         self.entry = ENTRY_TYPE(address)
         self.sites = {s.id: s for s in sites}
@@ -53,7 +78,7 @@ class CompiledKernel:
         from ..runtime.launch import LaunchContext, make_packer
         self.packers = [make_packer(kernel, n, t) for n, t in zip(self.param_names, self.param_types)]
         self.args = self.args_type()
-        self.ctx = LaunchContext()
+        self.ctx = LaunchContext.for_kernel(self)
         self.lock = threading.Lock()
 
         self.args_ptr = ctypes.addressof(self.args)
@@ -159,7 +184,7 @@ class Kernel:
         start = time.perf_counter()
         fn = self.ir()
         options = (config.bounds_checks, config.fast_math, config.mode)
-        key = cpu.cache_key(format_function(fn, locations=True), repr(spec), repr(options))
+        key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=config.fast_math)
         obj = cpu.cached_object(key)
         hit = obj is not None
@@ -174,7 +199,7 @@ class Kernel:
         if config.verbose:
             print(f"weft: {self.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")
-        return CompiledKernel(self, address, cg.sites, fn)
+        return CompiledKernel(self, address, cg.sites, fn, cg.scratch_size)
 
     def llvm_ir(self, spec=None, optimized=False) -> str:
         """The LLVM IR of this kernel (for inspection), optionally after optimisation."""

@@ -27,7 +27,15 @@ class LaunchContext(ctypes.Structure):
 
     _fields_ = [("dim", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
                 ("error_site", ctypes.c_int32), ("error_index", ctypes.c_int64 * MAX_DIMS),
-                ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_uint8 * 4096)]
+                ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_void_p)]
+
+    @classmethod
+    def for_kernel(cls, ck) -> LaunchContext:
+        """A context whose scratch memory holds the largest element `ck` accesses."""
+        ctx = cls()
+        ctx.scratch_buffer = ctypes.create_string_buffer(ck.scratch_size)  # kept alive with ctx
+        ctx.scratch = ctypes.addressof(ctx.scratch_buffer)
+        return ctx
 
 
 class LaunchError(Exception):
@@ -174,7 +182,7 @@ class Launch:
         self.spec = kernel.specialization(self.params)
         self.compiled = kernel.compiled(self.spec)
         self.args = self.compiled.pack(self.params)
-        self.ctx = LaunchContext()
+        self.ctx = LaunchContext.for_kernel(self.compiled)
         self.set_dim(dims)
 
     def set_dim(self, dim):
@@ -252,10 +260,10 @@ def raise_launch_error(ck, ctx):
         raise ZeroDivisionError(format_at(f"kernel '{name}': integer division by zero", op.loc))
     if site.what == "assert":
         raise AssertionError(format_at(f"kernel '{name}': assertion failed: {op.attrs['message']}", op.loc))
-    n = len(op.operands) - 1 - (op.name in ("store", "atomic"))
-    if op.name in ("extract_dyn", "insert_dyn"):
-        n = 1
-    index = tuple(ctx.error_index[:n])
+    n = len(op.operands) - 1 - (op.name in ("store", "atomic", "insert_dyn"))
+    index_types = [v.type for v in op.operands[1:1 + n]]
+    # the record holds int64: show unsigned 64-bit indices as the user wrote them
+    index = tuple(i % 2**64 if not t.is_signed else i for i, t in zip(ctx.error_index[:n], index_types))
     extent = tuple(ctx.error_extent[:n])
     shown_index = index[0] if n == 1 else index
     message = (f"kernel '{name}': index {shown_index} is out of bounds for {site.what} "
