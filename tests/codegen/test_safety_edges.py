@@ -86,7 +86,7 @@ def test_redirected_accesses_of_large_elements_stay_in_scratch_memory():
 @wp.kernel
 def strided_count(start: int, stop: int, step: int, out: wp.array(dtype=int)):
     c = 0
-    for i in range(start, stop, step):
+    for _i in range(start, stop, step):
         c += 1
     out[0] = c
 
