@@ -21,7 +21,10 @@ TOL = 1e-4  # max error relative to max |acc|; float32 sums of N terms give ~1e-
 
 @functools.cache
 def make_kernels(wp):
-    """Warp-API kernel, shared verbatim by Warp and weft."""
+    """Warp-API kernel, shared verbatim by Warp and weft. Both compile it with fast math
+    (reassociation, as Taichi does by default): the inner loop is a float reduction, which
+    LLVM may only vectorise when it can reorder the sum."""
+    wp.set_module_options({"fast_math": True})
 
     @wp.kernel
     def nbody(pos: wp.array(dtype=wp.vec3), mass: wp.array(dtype=float),

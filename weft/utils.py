@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 
@@ -30,19 +31,29 @@ class ScopedTimer:
         return False
 
 
+MODULE_OPTIONS: dict[str, dict] = {}
+_KNOWN = ("fast_math", "enable_backward")
+_IGNORED = ("max_unroll", "lineinfo", "cuda_output", "block_dim", "mode")
+
+
+def _module_name(module, depth: int) -> str:
+    if module is None:
+        return sys._getframe(depth + 1).f_globals.get("__name__", "__main__")
+    return module if isinstance(module, str) else module.__name__
+
+
 def set_module_options(options: dict, module=None) -> None:
-    """Warp's per-module options; weft applies the ones it knows globally (`weft.config`)."""
-    from . import config
-    for key, value in options.items():
-        if key in ("fast_math", "mode"):
-            setattr(config, key, value)
-        elif key == "enable_backward":
-            config.enable_backward = bool(value)
-        elif key not in ("max_unroll", "lineinfo", "cuda_output", "block_dim"):
-            raise ValueError(f"unknown module option {key!r}")
+    """Options for the kernels of one Python module (the caller's by default), as Warp's:
+    `fast_math` lets LLVM reassociate float math there; `enable_backward` as in Warp."""
+    for key in options:
+        if key not in _KNOWN + _IGNORED:
+            raise ValueError(f"unknown module option {key!r}; known: {', '.join(_KNOWN)}")
+    MODULE_OPTIONS.setdefault(_module_name(module, 1), {}).update(
+        {k: v for k, v in options.items() if k in _KNOWN})
 
 
 def get_module_options(module=None) -> dict:
     from . import config
-    return {"fast_math": config.fast_math, "mode": config.mode,
-            "enable_backward": getattr(config, "enable_backward", True)}
+    options = {"fast_math": config.fast_math, "enable_backward": config.enable_backward}
+    options.update(MODULE_OPTIONS.get(_module_name(module, 1), {}))
+    return options

@@ -131,3 +131,26 @@ def test_a_changed_struct_layout_does_not_reuse_cached_code(tmp_path, monkeypatc
     for layout in ("1", "2"):
         monkeypatch.setenv("LAYOUT", layout)
         assert _run(STRUCT_PROGRAM, cache, tmp_path).strip() == "[0.0, 2.0, 4.0, 6.0]"
+
+
+@wp.kernel
+def reduce_sum(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
+    s = 0.0
+    for j in range(n):
+        s += x[j]
+    out[0] = s
+
+
+def test_fast_math_is_a_module_option():
+    assert " fast " not in reduce_sum.llvm_ir()
+    wp.set_module_options({"fast_math": True})
+    try:
+        assert wp.get_module_options()["fast_math"] is True
+        assert "fadd fast" in reduce_sum.llvm_ir()
+        x = wp.array(np.arange(100, dtype=np.float32))
+        out = wp.zeros(1)
+        wp.launch(reduce_sum, 1, inputs=[x, out, 100])
+        assert out.numpy()[0] == 4950.0
+    finally:
+        wp.set_module_options({"fast_math": False})
+    assert not wp.config.fast_math

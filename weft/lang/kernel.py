@@ -137,6 +137,12 @@ class Kernel:
         return self._params
 
     @property
+    def fast_math(self) -> bool:
+        """`set_module_options({"fast_math": ...})` of the kernel's module, else the config."""
+        from ..utils import MODULE_OPTIONS
+        return MODULE_OPTIONS.get(self.module, {}).get("fast_math", config.fast_math)
+
+    @property
     def arg_names(self) -> list[str]:
         if self._arg_names is None:
             self._arg_names = list(self.params)
@@ -166,7 +172,7 @@ class Kernel:
 
     def compiled(self, spec: tuple) -> CompiledKernel:
         """The native kernel for `spec` under the current settings (compiled on first use)."""
-        key = (spec, config.bounds_checks, config.fast_math, config.mode)
+        key = (spec, config.bounds_checks, self.fast_math, config.mode)
         ck = self._compiled.get(key)
         if ck is None:
             try:
@@ -183,9 +189,9 @@ class Kernel:
 
         start = time.perf_counter()
         fn = self.ir()
-        options = (config.bounds_checks, config.fast_math, config.mode)
+        options = (config.bounds_checks, self.fast_math, config.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
-        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=config.fast_math)
+        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         obj = cpu.cached_object(key)
         hit = obj is not None
         if obj is None:
@@ -207,7 +213,7 @@ class Kernel:
         from ..codegen.llvm import KernelCodegen
         fn = self.ir()
         spec = spec or tuple(isinstance(t, ArrayType) for t in self.params.values())
-        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=config.fast_math)
+        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         tm = cpu.target_machine()
         cg.module.triple = tm.triple
         cg.module.data_layout = str(tm.target_data)
