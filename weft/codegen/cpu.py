@@ -58,16 +58,17 @@ def optimized_ir(llvm_ir: str) -> str:
     return str(mod)
 
 
-def load_object(obj: bytes, symbol: str) -> int:
-    """Link object code into the process; the address of `symbol`."""
+def load_object(obj: bytes, *symbols: str):
+    """Link object code into the process; the address of `symbol` (a tuple for several)."""
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target_machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     _engines.append(engine)
-    addr = engine.get_function_address(symbol)
-    if not addr:
-        raise RuntimeError(f"symbol {symbol} missing from compiled kernel")
-    return addr
+    addresses = tuple(engine.get_function_address(s) for s in symbols)
+    for symbol, addr in zip(symbols, addresses):
+        if not addr:
+            raise RuntimeError(f"symbol {symbol} missing from compiled code")
+    return addresses[0] if len(symbols) == 1 else addresses
 
 
 def cache_dir() -> Path:

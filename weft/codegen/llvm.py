@@ -46,6 +46,12 @@ class Site:
     what: str  # "array 'x'" or "vector index"
 
 
+def _indices(op: Op) -> list[Value]:
+    """The index operands of a load, store, atomic or view."""
+    end = len(op.operands) - (op.name in ("store", "atomic"))
+    return op.operands[1:end]
+
+
 def _members(t) -> list:
     """Member types of a composite, in memory order."""
     if isinstance(t, (Vector, Matrix)):
@@ -250,22 +256,29 @@ class KernelCodegen:
         return None
 
     def _thread_guard(self):
-        """The condition under which every thread/constant-indexed access is in bounds."""
+        """The condition under which every access indexed by thread indices and constants is
+        in bounds (the launch shape against the arrays' shapes). Accesses that also use `for`
+        loop variables get their thread dimensions proven here and the rest by the loop."""
         if not self.bounds_checks:
             return None
         b = self.builder
+        loop_vars = {op.regions[0].args[0].id for op in walk(self.fn.body) if op.name == "for"}
         conds = []
         for site in self.sites:
             op = site.op
             if op.name not in ("load", "store", "atomic", "view") or op.operands[0].id not in self.param_ids:
                 continue
             arr = op.operands[0]
-            n_idx = len(op.operands) - 1 - (op.name in ("store", "atomic"))
-            kinds = [self._index_kind(i) for i in op.operands[1:1 + n_idx]]
-            if any(k is None for k in kinds):
+            indices = _indices(op)
+            kinds = [self._index_kind(i) for i in indices]
+            if not all(k is not None or i.id in loop_vars for k, i in zip(kinds, indices)):
                 continue
-            site.guard = "tid"
+            site.tid_proven = True
+            if all(k is not None for k in kinds):
+                site.requires = frozenset({"tid"})
             for d, kind in enumerate(kinds):
+                if kind is None:
+                    continue  # a loop variable: proven by that loop's guard
                 extent = self._shape(self.values[arr.id], d)
                 if kind[0] == "const":
                     conds.append(self._constant_in_bounds(kind[1], extent))
@@ -306,11 +319,11 @@ class KernelCodegen:
         return total
 
     def _elided(self, op) -> bool:
+        """Whether `op`'s bounds check is proven by the guards of the code being emitted."""
         if not self.bounds_checks:
             return True
-        site = self.site_of.get(id(op))
-        guard = getattr(site, "guard", None)
-        return guard is not None and guard in self.active
+        requires = getattr(self.site_of.get(id(op)), "requires", None)
+        return requires is not None and requires <= self.active
 
     # Ops -----------------------------------------------------------------------------------
     def emit(self, op: Op):
@@ -760,13 +773,10 @@ class KernelCodegen:
             if site is None or inner.name not in ("load", "store", "atomic", "view"):
                 continue
             arr = inner.operands[0]
-            if arr.id not in self.param_ids:
+            idx = _indices(inner)
+            if arr.id not in self.param_ids or not any(i is iv for i in idx):
                 continue
-            n_idx = len(inner.operands) - 1 - (inner.name in ("store", "atomic"))
-            idx = inner.operands[1:1 + n_idx]
-            if not any(i is iv for i in idx):
-                continue
-            conds_here = []
+            conds_here, requires = [], {("loop", id(op))}
             for d, i in enumerate(idx):
                 extent = self._shape(self.values[arr.id], d)
                 kind = self._index_kind(i)
@@ -774,13 +784,15 @@ class KernelCodegen:
                     conds_here.append(self._range_in_bounds(start, stop, extent))
                 elif kind is not None and kind[0] == "const":
                     conds_here.append(self._constant_in_bounds(kind[1], extent))
+                elif kind is not None and getattr(site, "tid_proven", False):
+                    requires.add("tid")  # proven by the thread guard, in the fast copy only
                 else:
                     conds_here = None
                     break
             if conds_here is None:
                 continue
             conds.extend(conds_here)
-            site.guard = ("loop", id(op))
+            site.requires = frozenset(requires)
         if not conds:
             return None
         ok = conds[0]

@@ -232,7 +232,11 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
     if args_ptr is None:
         args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
     if total * ck.cost_weight >= config.parallel_threshold and thread_count() > 1:
-        get_pool().run(ck.entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), thread_count())
+        pool = get_pool()
+        if hasattr(pool, "run_kernel"):
+            pool.run_kernel(ck.entry, args_ptr, ctx_ptr, total, thread_count())
+        else:
+            pool.run(ck.address, args_ptr, ctx_ptr, total, thread_count())
     else:
         ck.entry(args_ptr, 0, total, ctx_ptr)
     if ck.has_print:

@@ -30,6 +30,10 @@ class ThreadPool:
             except BaseException as e:  # noqa: BLE001 - handed back to the launching thread
                 self._done.put(e)
 
+    def run_kernel(self, entry, args_ptr: int, ctx_ptr: int, total: int, threads: int):
+        """Run a compiled kernel entry over [0, total) (the NativePool's interface)."""
+        self.run(entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), threads)
+
     def run(self, fn, total: int, make_args, threads: int):
         """Call `fn(*make_args(begin, end))` over [0, total) in `threads` chunks."""
         threads = max(1, min(threads, self.size, total))
@@ -49,7 +53,7 @@ class ThreadPool:
             raise error
 
 
-_pool: ThreadPool | None = None
+_pool = None
 
 
 _CPUS = os.cpu_count() or 1
@@ -60,9 +64,12 @@ def thread_count() -> int:
     return max(1, config.num_threads or _CPUS)
 
 
-def get_pool() -> ThreadPool:
+def get_pool():
+    """The process's pool with at least `thread_count()` threads: native where supported
+    (Linux x86-64), else Python threads."""
     global _pool
     n = thread_count()
     if _pool is None or _pool.size < n:
-        _pool = ThreadPool(n)
+        from .native_pool import NativePool, supported
+        _pool = NativePool(n) if supported() else ThreadPool(n)
     return _pool

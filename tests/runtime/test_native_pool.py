@@ -1,0 +1,45 @@
+"""The native thread pool: chunks, many back-to-back launches, sleeping and waking."""
+
+import time
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.runtime import native_pool
+from weft.runtime.threads import get_pool
+
+pytestmark = pytest.mark.skipif(not native_pool.supported(), reason="native pool needs Linux x86-64")
+
+
+@wp.kernel
+def count_up(hits: wp.array(dtype=int)):
+    i = wp.tid()
+    hits[i] = hits[i] + 1
+
+
+@pytest.fixture
+def forced_parallel(monkeypatch):
+    monkeypatch.setattr(wp.config, "parallel_threshold", 1)
+    monkeypatch.setattr(wp.config, "num_threads", 2)
+
+
+def test_the_pool_is_native_here(forced_parallel):
+    wp.launch(count_up, 4, inputs=[wp.zeros(4, dtype=int)])
+    assert isinstance(get_pool(), native_pool.NativePool)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 1000, 4097])
+def test_every_thread_runs_exactly_once(forced_parallel, n):
+    hits = wp.zeros(n, dtype=int)
+    for _ in range(50):
+        wp.launch(count_up, n, inputs=[hits])
+    assert (hits.numpy() == 50).all()
+
+
+def test_workers_wake_after_sleeping(forced_parallel):
+    hits = wp.zeros(64, dtype=int)
+    wp.launch(count_up, 64, inputs=[hits])
+    time.sleep(0.05)  # long past the spin window: the worker is asleep on its futex
+    wp.launch(count_up, 64, inputs=[hits])
+    np.testing.assert_array_equal(hits.numpy(), np.full(64, 2))
