@@ -46,6 +46,14 @@ class Site:
     what: str  # "array 'x'" or "vector index"
 
 
+def _all_of(b, conditions):
+    """The conjunction of one or more i1 values."""
+    result = conditions[0]
+    for c in conditions[1:]:
+        result = b.and_(result, c)
+    return result
+
+
 def _indices(op: Op) -> list[Value]:
     """The index operands of a load, store, atomic or view."""
     end = len(op.operands) - (op.name in ("store", "atomic"))
@@ -286,12 +294,7 @@ class KernelCodegen:
                 _, dim, of = kind
                 size = self._launch_extent(dim, of)
                 conds.append(b.icmp_signed("<=", b.sext(size, I64), extent))
-        if not conds:
-            return None
-        ok = conds[0]
-        for c in conds[1:]:
-            ok = b.and_(ok, c)
-        return ok
+        return _all_of(b, conds) if conds else None
 
     def _constant_in_bounds(self, c: int, extent):
         if not 0 <= c < 2**63:
@@ -509,7 +512,7 @@ class KernelCodegen:
             oks.append(b.icmp_unsigned("<", i64, I64(extent)))
             wide.append(i64)
             flat = i64 if flat is None else b.add(b.mul(flat, I64(extent)), i64)
-        ok = oks[0] if len(oks) == 1 else b.and_(oks[0], oks[1])
+        ok = _all_of(b, oks)
         self._check(op, ok, wide, [I64(e) for e in shape])
         return b.select(ok, flat, I64(0))
 
@@ -623,9 +626,7 @@ class KernelCodegen:
         data = b.extract_value(arr, 0)
         ptr = b.gep(data, [offset], source_etype=I8, inbounds=True)
         if check:
-            ok = oks[0]
-            for c in oks[1:]:
-                ok = b.and_(ok, c)
+            ok = _all_of(b, oks)
             self._check(op, ok, idx64, extents)
             scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
             ptr = b.select(ok, ptr, scratch)
@@ -795,9 +796,7 @@ class KernelCodegen:
             site.requires = frozenset(requires)
         if not conds:
             return None
-        ok = conds[0]
-        for c in conds[1:]:
-            ok = b.and_(ok, c)
+        ok = _all_of(b, conds)
         cmp = b.icmp_signed if start.type.is_signed else b.icmp_unsigned
         empty = cmp(">=", self.v(start), self.v(stop))
         return b.or_(empty, ok)

@@ -15,6 +15,7 @@ from .. import config
 from ..ir.core import walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
+from ..runtime.array import array
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
 from .errors import CompileError
@@ -23,12 +24,7 @@ from .source import ParsedSource
 
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
-_UNCHANGING = None  # set below, once runtime.array is importable
-
-
-def _unchanging():
-    from ..runtime.array import array
-    return (array, int, float, bool)
+_UNCHANGING = (array, int, float, bool)
 
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
@@ -86,9 +82,6 @@ class CompiledKernel:
         self.field_names = [f"p{k}" for k in range(len(self.param_types))]
         self.last_dims = None
         self.last_values = [None] * len(self.param_types)
-        global _UNCHANGING
-        if _UNCHANGING is None:
-            _UNCHANGING = _unchanging()
 
     def pack_cached(self, values):
         """Pack into the kernel's own block, skipping arguments identical to the last launch

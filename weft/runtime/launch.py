@@ -231,12 +231,9 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
     ctx.error_site = 0
     if args_ptr is None:
         args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
-    if total * ck.cost_weight >= config.parallel_threshold and thread_count() > 1:
-        pool = get_pool()
-        if hasattr(pool, "run_kernel"):
-            pool.run_kernel(ck.entry, args_ptr, ctx_ptr, total, thread_count())
-        else:
-            pool.run(ck.address, args_ptr, ctx_ptr, total, thread_count())
+    threads = thread_count()
+    if threads > 1 and total * ck.cost_weight >= config.parallel_threshold:
+        get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:
         ck.entry(args_ptr, 0, total, ctx_ptr)
     if ck.has_print:

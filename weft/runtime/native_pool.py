@@ -168,11 +168,11 @@ class NativePool:
         for t in self._threads:
             t.start()
 
-    def run(self, kernel_address: int, args_ptr: int, ctx_ptr: int, total: int, threads: int):
-        """Run the kernel over [0, total) in `threads` chunks (at most the pool's size)."""
+    def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int):
+        """Run compiled kernel `ck` over [0, total) in `threads` chunks (at most the pool's size)."""
         threads = max(1, min(threads, self.size, total))
         with self._lock:  # one launch at a time uses the workers
             s = self.state
-            s.kernel, s.args, s.ctx = kernel_address, args_ptr, ctx_ptr
+            s.kernel, s.args, s.ctx = ck.address, args_ptr, ctx_ptr
             s.total, s.active = total, threads
             self._run(self._state_ptr)

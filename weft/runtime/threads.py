@@ -30,9 +30,9 @@ class ThreadPool:
             except BaseException as e:  # noqa: BLE001 - handed back to the launching thread
                 self._done.put(e)
 
-    def run_kernel(self, entry, args_ptr: int, ctx_ptr: int, total: int, threads: int):
-        """Run a compiled kernel entry over [0, total) (the NativePool's interface)."""
-        self.run(entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), threads)
+    def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int):
+        """Run compiled kernel `ck` over [0, total) (the same interface as NativePool's)."""
+        self.run(ck.entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), threads)
 
     def run(self, fn, total: int, make_args, threads: int):
         """Call `fn(*make_args(begin, end))` over [0, total) in `threads` chunks."""
