@@ -398,6 +398,18 @@ class FunctionCompiler:
             merged[name] = result
         self.scope = merged
 
+    def emit_if_value(self, cond: Value, then_value, else_value, slot: str):
+        """An `if` giving one value, made by `then_value()` or `else_value()` in its branch.
+        The value travels through the scope under the internal name `slot`, so the branches
+        merge it like any variable (names they rebind stay rebound; `slot` is removed)."""
+        def branch(make):
+            def visit():
+                value = make()  # may replace self.scope (an `and` inside does)
+                self.scope[slot] = value
+            return visit
+        self.emit_if(cond, branch(then_value), branch(else_value))
+        return self.scope.pop(slot)
+
     def emit_for(self, node, start, stop, step):
         carried = self._carried_names(node)
         inits = [self.scope[n] for n in carried]
@@ -447,14 +459,9 @@ class FunctionCompiler:
             stop_now = self.jump_flag([brk])
             self.b.loc = self.loc(node)
 
-            def set_test(make):
-                def visit():
-                    value = make()  # may replace self.scope (an `and` in the test does)
-                    self.scope["__c"] = value
-                return visit
-            self.emit_if(stop_now, set_test(lambda: self.b.const(False, bool_)),
-                         set_test(lambda: self._while_test(test, node)))
-            self.b.op("yield", [self.scope["__c"]])
+            go = self.emit_if_value(stop_now, lambda: self.b.const(False, bool_),
+                                    lambda: self._while_test(test, node), "__c")
+            self.b.op("yield", [go])
         self.scope = dict(before)
         self.scope.update(zip(carried, body.args))
         self.loops.append({"break": brk, "continue": cont})
@@ -627,18 +634,15 @@ class FunctionCompiler:
                 result = self.condition(value_node)
                 continue
             scope_before = self.scope
-            holder = {}
 
-            def rhs(n=value_node, holder=holder):
+            def rhs(n=value_node):
                 c = self.condition(n)
-                holder["v"] = c if isinstance(c, Value) else self.b.const(bool(c), bool_)
-                self.scope = dict(self.scope, __bool=holder["v"])
+                return c if isinstance(c, Value) else self.b.const(bool(c), bool_)
 
             def keep(r=result):
-                self.scope = dict(self.scope, __bool=r)
-            self.emit_if(result, rhs if is_and else keep, keep if is_and else rhs)
-            result = self.scope.pop("__bool")
-            self.scope = {**scope_before, **{k: v for k, v in self.scope.items() if k != "__bool"}}
+                return r
+            result = self.emit_if_value(result, rhs if is_and else keep, keep if is_and else rhs, "__bool")
+            self.scope = {**scope_before, **self.scope}
         return result
 
     def expr_Compare(self, node):
@@ -670,13 +674,10 @@ class FunctionCompiler:
             return self.expr(node.body if cond else node.orelse)
         before = self.scope
 
-        def branch(n):
-            def visit():
-                v = self.expr(n)  # a weak constant stays weak: it takes the other side's type
-                self.scope["__ifexp"] = v if promotion.is_weak(v) else self.materialize(v)
-            return visit
-        self.emit_if(cond, branch(node.body), branch(node.orelse))
-        result = self.scope.pop("__ifexp")
+        def side(n):
+            v = self.expr(n)  # a weak constant stays weak: it takes the other side's type
+            return v if promotion.is_weak(v) else self.materialize(v)
+        result = self.emit_if_value(cond, lambda: side(node.body), lambda: side(node.orelse), "__ifexp")
         if isinstance(result, Undefined):
             self.error("the two sides of the conditional expression have different types", node)
         if promotion.is_weak(result):  # the same constant on both sides
