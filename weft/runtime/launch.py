@@ -231,8 +231,8 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
     ctx.error_site = 0
     if args_ptr is None:
         args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
-    threads = thread_count()
-    if threads > 1 and total * ck.cost_weight >= config.parallel_threshold:
+    # small launches skip even counting threads: this is the launch hot path
+    if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1:
         get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:
         ck.entry(args_ptr, 0, total, ctx_ptr)
