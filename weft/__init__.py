@@ -37,6 +37,7 @@ from .runtime.device import (  # noqa: E402
     synchronize_device,
 )
 from .runtime.launch import Launch, launch  # noqa: E402
+from .tape import Tape  # noqa: E402
 from .types import *  # noqa: E402,F403
 from .types import (  # noqa: E402
     ArrayType,
@@ -82,12 +83,13 @@ def init():
     """Accepted for Warp compatibility; weft initialises on first use."""
 
 
-def print_ir(kernel_or_func, file=None):
-    """Print a kernel's IR (after the pass pipeline)."""
+def print_ir(kernel_or_func, file=None, adjoint=False):
+    """Print a kernel's IR (after the pass pipeline), or its adjoint's."""
     import builtins
 
     from .ir.printer import format_function
-    builtins.print(format_function(kernel_or_func.ir()), file=file)
+    fn = kernel_or_func.adjoint_ir() if adjoint else kernel_or_func.ir()
+    builtins.print(format_function(fn), file=file)
 
 
 def get_module(name=None):

@@ -22,5 +22,7 @@ verbose: bool = False
 quiet: bool = True
 #: Build adjoint kernels (Warp's module option; kernels may override it).
 enable_backward: bool = True
+#: Bytes one thread's AD stack (loop-carried values saved by adjoint kernels) may grow to.
+adstack_limit: int = 1 << 30
 #: Also check `weft.verify` after every pass (slower compiles; for weft's own tests).
 verify_ir: bool = False

@@ -108,7 +108,12 @@ CTX_TYPE = ir.LiteralStructType([
     ir.ArrayType(I64, MAX_DIMS),  # 3 error index
     ir.ArrayType(I64, MAX_DIMS),  # 4 error extent
     PTR,                          # 5 scratch for redirected accesses (scratch_size bytes)
+    I64,                          # 6 AD stack limit in bytes (adjoint kernels)
 ])
+
+# A thread's AD stack (adjoint kernels with dynamic loops): malloc'd bytes, used, capacity.
+STACK_TYPE = ir.LiteralStructType([PTR, I64, I64])
+STACK_SLOT = 8  # bytes per pushed scalar
 
 
 class KernelCodegen:
@@ -147,6 +152,10 @@ class KernelCodegen:
                 what = "integer division"
             elif op.name == "assert":
                 what = "assert"
+            elif op.name == "push":
+                what = "AD stack"
+                frame = STACK_SLOT * sum(len(self.leaf_types(v.type)) for v in op.operands)
+                self.scratch_size = max(self.scratch_size, frame)
             else:
                 continue
             if op.name in ("load", "store", "atomic"):
@@ -176,6 +185,10 @@ class KernelCodegen:
             self.values[p.id] = self.load_value(slot, p.type)
             if isinstance(p.type, ArrayType) and self.contiguous_params[k]:
                 self.contiguous.add(p.id)
+        self.stack = None
+        if any(op.name == "push" for op in walk(self.fn.body)):
+            self.stack = b.alloca(STACK_TYPE, name="adstack")
+            b.store(ir.Constant(STACK_TYPE, [None, I64(0), I64(0)]), self.stack)
         self.launch_dims = [b.load(b.gep(ctx, [I32(0), I32(0), I32(d)], source_etype=CTX_TYPE), typ=I32)
                             for d in range(MAX_DIMS)]
         guard = self._thread_guard()
@@ -192,6 +205,9 @@ class KernelCodegen:
                 b.branch(done)
                 self.values = saved
             b.position_at_end(done)
+        if self.stack is not None:
+            free = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR]), "free")
+            b.call(free, [b.load(self._stack_field(0), typ=PTR)])
         b.ret_void()
         return self.module
 
@@ -652,6 +668,13 @@ class KernelCodegen:
         t = value.type
         b = self.builder
         kind = op.attrs["op"]
+        if op.attrs.get("private"):
+            # an adjoint accumulating into elements only this thread touches: a plain
+            # read-add-write, which vectorises
+            old = self.load_value(ptr, t)
+            new = [b.fadd(o, x, flags=self.fmf) for o, x in zip(self.leaves(old, t), self.leaves(self.v(value), t))]
+            self.store_value(ptr, new[0] if isinstance(t, Scalar) else new, t)
+            return old
         if isinstance(t, Scalar):
             return self._atomic_scalar(kind, t, ptr, self.v(value))
         comp_size = t.dtype.size
@@ -860,6 +883,89 @@ class KernelCodegen:
         b.branch(header)
         b.position_at_end(exit_)
         return carried
+
+    # AD stack -----------------------------------------------------------------------------
+    def _stack_field(self, k):
+        return self.builder.gep(self.stack, [I32(0), I32(k)])  # a typed pointer (alloca)
+
+    def _scratch(self):
+        return self.builder.load(self.builder.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+
+    def op_push(self, op):
+        """Append the operands' scalars to the stack, growing it (realloc) when full. If it
+        cannot grow (the limit in the launch context, or no memory) the error is recorded
+        and the values go to scratch memory, so the launch ends cleanly and reports it."""
+        b = self.builder
+        leaves = [leaf for v in op.operands for leaf in self.leaves(self.v(v), v.type)]
+        size_ptr, cap_ptr = self._stack_field(1), self._stack_field(2)
+        size = b.load(size_ptr, typ=I64)
+        need = b.add(size, I64(STACK_SLOT * len(leaves)))
+        fits = b.icmp_unsigned("<=", need, b.load(cap_ptr, typ=I64))
+        before = b.block
+        with b.if_then(b.not_(fits), likely=False):
+            limit = b.load(b.gep(self.ctx_ptr, [I32(0), I32(6)], source_etype=CTX_TYPE), typ=I64)
+            stack = b.bitcast(self.stack, PTR)
+            grown = b.call(self._stack_grow(), [stack, need, limit])
+            grow_block = b.block
+        ok = b.phi(I1)
+        ok.add_incoming(I1(1), before)
+        ok.add_incoming(grown, grow_block)
+        self._check(op, ok, [], [])
+        top = b.gep(b.load(self._stack_field(0), typ=PTR), [size], source_etype=I8)
+        ptr = b.select(ok, top, self._scratch())
+        for k, leaf in enumerate(leaves):
+            slot = b.gep(ptr, [I64(STACK_SLOT * k)], source_etype=I8)
+            b.store(b.zext(leaf, I8) if leaf.type == I1 else leaf, slot)
+        b.store(b.select(ok, need, size), size_ptr)
+
+    def op_pop(self, op):
+        b = self.builder
+        types = [lt for r in op.results for lt in self.leaf_types(r.type)]
+        size_ptr = self._stack_field(1)
+        size = b.load(size_ptr, typ=I64)
+        frame = I64(STACK_SLOT * len(types))
+        ok = b.icmp_unsigned(">=", size, frame)  # false only after a failed push
+        rest = b.sub(size, frame)
+        top = b.gep(b.load(self._stack_field(0), typ=PTR), [rest], source_etype=I8)
+        ptr = b.select(ok, top, self._scratch())
+        leaves = []
+        for k, lt in enumerate(types):
+            slot = b.gep(ptr, [I64(STACK_SLOT * k)], source_etype=I8)
+            leaves.append(b.icmp_unsigned("!=", b.load(slot, typ=I8), I8(0)) if lt == I1 else b.load(slot, typ=lt))
+        b.store(b.select(ok, rest, size), size_ptr)
+        it = iter(leaves)
+        return [self.from_leaves(r.type, it) for r in op.results]
+
+    def _stack_grow(self):
+        """`grow(stack, need, limit) -> ok`: realloc to max(need, 2 x capacity, 4 KiB), never
+        beyond `limit` bytes."""
+        f = self.module.globals.get("weft_stack_grow")
+        if f is not None:
+            return f
+        f = ir.Function(self.module, ir.FunctionType(I1, [PTR, I64, I64]), "weft_stack_grow")
+        f.linkage = "internal"
+        f.attributes.add("noinline")
+        f.attributes.add("cold")
+        realloc = ir.Function(self.module, ir.FunctionType(PTR, [PTR, I64]), "realloc")
+        st, need, limit = f.args
+        b = ir.IRBuilder(f.append_basic_block())
+        fail, attempt, done = (f.append_basic_block(n) for n in ("fail", "attempt", "done"))
+        field = [b.gep(st, [I32(0), I32(k)], source_etype=STACK_TYPE) for k in range(3)]
+        b.cbranch(b.icmp_unsigned(">", need, limit), fail, attempt)
+        b.position_at_end(attempt)
+        cap = b.mul(b.load(field[2], typ=I64), I64(2))
+        cap = b.select(b.icmp_unsigned(">", cap, need), cap, need)
+        cap = b.select(b.icmp_unsigned(">", cap, I64(4096)), cap, I64(4096))
+        cap = b.select(b.icmp_unsigned(">", cap, limit), limit, cap)
+        data = b.call(realloc, [b.load(field[0], typ=PTR), cap])
+        b.cbranch(b.icmp_unsigned("==", data, ir.Constant(PTR, None)), fail, done)
+        b.position_at_end(done)
+        b.store(data, field[0])
+        b.store(cap, field[2])
+        b.ret(I1(1))
+        b.position_at_end(fail)
+        b.ret(I1(0))
+        return f
 
     # Errors, asserts, print ----------------------------------------------------------------
     def _declare_error_recorder(self):

@@ -166,6 +166,11 @@ def _check_while(op):
     _require([r.type for r in op.results] == types, "while results = carried")
 
 
+def _check_stack(op):
+    values = op.operands if op.name == "push" else op.results
+    _require(all(not isinstance(v.type, ArrayType) for v in values), f"{op.name} cannot hold arrays")
+
+
 def _check_yield(block, types):
     term = block.terminator
     _require(term is not None and term.name == "yield", "region must end in yield")
@@ -198,6 +203,10 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("yield", None, 0, terminator=True),
     OpSpec("return", None, 0, terminator=True),
     OpSpec("call_func", None, None, attrs=("func",), doc="a @func call; removed by inlining"),
+    OpSpec("push", None, 0, effects=True, check=_check_stack,
+           doc="save values on the thread's AD stack (adjoint kernels: a loop's carried values)"),
+    OpSpec("pop", 0, None, effects=True, check=_check_stack,
+           doc="take back the values of the matching push, last pushed first"),
     OpSpec("print", None, 0, attrs=("fmt",), effects=True),
     OpSpec("assert", 1, 0, attrs=("message",), effects=True),
 ]}

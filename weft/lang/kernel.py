@@ -69,6 +69,7 @@ class CompiledKernel:
         self.args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
         self.tid_arities = {op.attrs["of"] for op in walk(fn.body) if op.name == "tid"} - {1}
         self.has_print = any(op.name == "print" for op in walk(fn.body))
+        self.has_stack = any(op.name == "push" for op in walk(fn.body))
         # work per thread, roughly: ops, and loops counted as 64 iterations
         self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
         from ..runtime.launch import LaunchContext, make_packer
@@ -152,36 +153,86 @@ class Kernel:
             ir = self._ir[config.mode] = run_pipeline(fc.compile(), check=True)
         return ir
 
-    def specialization(self, args) -> tuple:
-        """Which arguments are contiguous arrays (a compiled variant per pattern)."""
+    @property
+    def enable_backward(self) -> bool:
+        """The kernel's own option, else its module's, else `config.enable_backward`."""
+        from ..utils import MODULE_OPTIONS
+        own = self.options.get("enable_backward")
+        if own is not None:
+            return own
+        return MODULE_OPTIONS.get(self.module, {}).get("enable_backward", config.enable_backward)
+
+    def adjoint_ir(self):
+        """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array
+        parameter (see autodiff/reverse.py)."""
+        if not self.enable_backward:
+            raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
+                               "no adjoint (set it to True on the kernel or its module)")
+        key = ("adjoint", config.mode)
+        ir = self._ir.get(key)
+        if ir is None:
+            from ..autodiff.reverse import adjoint_function
+            from ..ir.passes import dead_code
+            from ..ir.verify import verify
+            try:
+                ir = self._ir[key] = verify(dead_code(verify(adjoint_function(self.ir(), self.name))))
+            except CompileError as err:
+                raise err.with_traceback(None) from None
+        return ir
+
+    def array_effects(self) -> tuple[frozenset, frozenset]:
+        """Indices of the array parameters the kernel reads and of those it writes."""
+        effects = self._ir.get(("effects", config.mode))
+        if effects is None:
+            from ..autodiff.reverse import array_effects
+            fn = self.ir()
+            reads, writes = array_effects(fn)
+            effects = tuple(frozenset(k for k, p in enumerate(fn.params) if p.id in ids) for ids in (reads, writes))
+            self._ir[("effects", config.mode)] = effects
+        return effects
+
+    def specialization(self, args, adjoint: bool = False) -> tuple:
+        """Which arguments are contiguous arrays (a compiled variant per pattern); for an
+        adjoint launch `args` also holds the adjoint arrays."""
         spec = [False] * len(args)
-        for k in self._array_params if self._array_params is not None else self._init_params():
+        arrays = self._array_params if self._array_params is not None else self._init_params()
+        for k in arrays:
             spec[k] = getattr(args[k], "is_contiguous", False)
+        if adjoint:
+            n = len(self._arg_names)
+            for k in range(n, len(args)):
+                spec[k] = getattr(args[k], "is_contiguous", False)
         return tuple(spec)
+
+    @property
+    def array_param_indices(self) -> list[int]:
+        """Positions of the array parameters (each has an adjoint array in the adjoint)."""
+        return self._array_params if self._array_params is not None else self._init_params()
 
     def _init_params(self):
         self.arg_names  # noqa: B018 - fills _array_params
         return self._array_params
 
-    def compiled(self, spec: tuple) -> CompiledKernel:
-        """The native kernel for `spec` under the current settings (compiled on first use)."""
-        key = (spec, config.bounds_checks, self.fast_math, config.mode)
+    def compiled(self, spec: tuple, adjoint: bool = False) -> CompiledKernel:
+        """The native kernel (or its adjoint) for `spec` under the current settings
+        (compiled on first use). An adjoint's `spec` covers its adjoint arrays too."""
+        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint)
         ck = self._compiled.get(key)
         if ck is None:
             try:
-                ck = self._compiled[key] = self._compile(spec)
+                ck = self._compiled[key] = self._compile(spec, adjoint)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
                 raise err.with_traceback(None) from None
         return ck
 
-    def _compile(self, spec) -> CompiledKernel:
+    def _compile(self, spec, adjoint=False) -> CompiledKernel:
         from ..codegen import cpu
         from ..codegen.llvm import KernelCodegen
 
         start = time.perf_counter()
-        fn = self.ir()
+        fn = self.adjoint_ir() if adjoint else self.ir()
         options = (config.bounds_checks, self.fast_math, config.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
@@ -196,16 +247,16 @@ class Kernel:
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name)
         if config.verbose:
-            print(f"weft: {self.name} {'loaded from cache' if hit else 'compiled'} "
+            print(f"weft: {fn.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")
         return CompiledKernel(self, address, cg.sites, fn, cg.scratch_size)
 
-    def llvm_ir(self, spec=None, optimized=False) -> str:
-        """The LLVM IR of this kernel (for inspection), optionally after optimisation."""
+    def llvm_ir(self, spec=None, optimized=False, adjoint=False) -> str:
+        """The LLVM IR of this kernel or its adjoint (for inspection), optionally optimised."""
         from ..codegen import cpu
         from ..codegen.llvm import KernelCodegen
-        fn = self.ir()
-        spec = spec or tuple(isinstance(t, ArrayType) for t in self.params.values())
+        fn = self.adjoint_ir() if adjoint else self.ir()
+        spec = spec or tuple(isinstance(p.type, ArrayType) for p in fn.params)
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         tm = cpu.target_machine()
         cg.module.triple = tm.triple

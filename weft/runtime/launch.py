@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .. import config
+from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
@@ -27,7 +28,8 @@ class LaunchContext(ctypes.Structure):
 
     _fields_ = [("dim", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
                 ("error_site", ctypes.c_int32), ("error_index", ctypes.c_int64 * MAX_DIMS),
-                ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_void_p)]
+                ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_void_p),
+                ("adstack_limit", ctypes.c_int64)]
 
     @classmethod
     def for_kernel(cls, ck) -> LaunchContext:
@@ -172,15 +174,17 @@ def _product(dims) -> int:
 
 # Running --------------------------------------------------------------------------------------
 class Launch:
-    """A launch with its arguments packed, ready to run again with little overhead."""
+    """A launch with its arguments packed, ready to run again with little overhead. With
+    `adjoint=True` it runs the adjoint kernel: `params` are then the primal arguments and
+    the adjoint arrays (see `adjoint_arguments`)."""
 
     def __init__(self, kernel, dims, params, device, adjoint=False):
         self.kernel = kernel
         self.device = device
         self.adjoint = adjoint
         self.params = list(params)
-        self.spec = kernel.specialization(self.params)
-        self.compiled = kernel.compiled(self.spec)
+        self.spec = kernel.specialization(self.params, adjoint)
+        self.compiled = kernel.compiled(self.spec, adjoint)
         self.args = self.compiled.pack(self.params)
         self.ctx = LaunchContext.for_kernel(self.compiled)
         self.set_dim(dims)
@@ -190,32 +194,65 @@ class Launch:
         self.compiled.check_dims(self.dims)
         self.total = set_launch_shape(self.ctx, self.dims)
 
-    def set_param_at_index(self, index: int, value):
-        if not 0 <= index < len(self.params):
-            raise IndexError(f"kernel '{self.kernel.name}' has {len(self.params)} parameters, "
-                             f"no index {index}")
+    def set_param_at_index(self, index: int, value, adjoint: bool = False):
+        """Set argument `index` of the kernel (with `adjoint=True`: its adjoint array)."""
+        n = len(self.kernel.arg_names)
+        if not 0 <= index < n:
+            raise IndexError(f"kernel '{self.kernel.name}' has {n} parameters, no index {index}")
+        if adjoint:
+            if not self.adjoint:
+                raise ValueError(f"kernel '{self.kernel.name}': this Launch runs the forward kernel; "
+                                 "it has no adjoint arguments")
+            arrays = self.kernel.array_param_indices
+            if index not in arrays:
+                return  # not an array: it has no adjoint argument
+            index = n + arrays.index(index)
         packed = self.compiled.packers[index](value)
         self.params[index] = value
-        spec = self.kernel.specialization(self.params)
+        spec = self.kernel.specialization(self.params, self.adjoint)
         if spec == self.spec:
             setattr(self.args, f"p{index}", packed)
         else:  # a strided array where a contiguous one was (or back): another variant
             self.spec = spec
-            self.compiled = self.kernel.compiled(spec)
+            self.compiled = self.kernel.compiled(spec, self.adjoint)
             self.args = self.compiled.pack(self.params)
 
-    def set_param_by_name(self, name: str, value):
+    def set_param_by_name(self, name: str, value, adjoint: bool = False):
         if name not in self.kernel.arg_names:
             raise KeyError(f"kernel '{self.kernel.name}' has no parameter '{name}' "
                            f"(it has {', '.join(self.kernel.arg_names)})")
-        self.set_param_at_index(self.kernel.arg_names.index(name), value)
+        self.set_param_at_index(self.kernel.arg_names.index(name), value, adjoint)
 
     def set_params(self, values):
         for k, v in enumerate(values):
             self.set_param_at_index(k, v)
 
+    def set_params_adjoint(self, values):
+        for k, v in enumerate(values):
+            self.set_param_at_index(k, v, adjoint=True)
+
     def launch(self, stream=None):
         run(self.compiled, self.args, self.ctx, self.total)
+
+
+def adjoint_arguments(kernel, params, adj_params) -> list:
+    """The adjoint kernel's arguments: the primal ones, then the adjoint array of each array
+    parameter. `None` there means no gradient is wanted for that array: a zero array takes
+    its place (the adjoint reads and clears output adjoints, so it must read zeros).
+    Entries for parameters that are not arrays are ignored (None or zero, as in Warp)."""
+    names = kernel.arg_names
+    adj_params = list(adj_params)
+    if len(adj_params) != len(names):
+        raise TypeError(f"kernel '{kernel.name}': an adjoint launch takes one adjoint per argument "
+                        f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
+                        f"got {len(adj_params)}")
+    out = list(params)
+    for k in kernel.array_param_indices:
+        adj, primal = adj_params[k], params[k]
+        if adj is None and isinstance(primal, array):
+            adj = array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
+        out.append(adj)
+    return out
 
 
 def set_launch_shape(ctx, dims) -> int:
@@ -229,6 +266,8 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
     if total == 0:
         return
     ctx.error_site = 0
+    if ck.has_stack:
+        ctx.adstack_limit = config.adstack_limit
     if args_ptr is None:
         args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
     # small launches skip even counting threads: this is the launch hot path
@@ -259,6 +298,10 @@ def raise_launch_error(ck, ctx):
     name = ck.kernel.name
     if site.what == "integer division":
         raise ZeroDivisionError(format_at(f"kernel '{name}': integer division by zero", op.loc))
+    if site.what == "AD stack":
+        raise MemoryError(format_at(
+            f"kernel '{name}': the AD stack of this loop outgrew weft.config.adstack_limit "
+            f"({config.adstack_limit} bytes per thread) or memory ran out", op.loc))
     if site.what == "assert":
         raise AssertionError(format_at(f"kernel '{name}': assertion failed: {op.attrs['message']}", op.loc))
     n = len(op.operands) - 1 - (op.name in ("store", "atomic", "insert_dyn"))
@@ -290,11 +333,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
                         f"({', '.join(names)}), got {len(params)}")
     if adjoint:
-        raise NotImplementedError(f"kernel '{kernel.name}': adjoint launches are not available yet")
+        params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
+    elif record_tape and tape_module.active_tapes:
+        params = tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
     if record_cmd:
-        return Launch(kernel, dims, params, device)
+        return Launch(kernel, dims, params, device, adjoint)
     try:
-        ck = kernel.compiled(kernel.specialization(params))
+        ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
     ck.check_dims(dims)

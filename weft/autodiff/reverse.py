@@ -1,0 +1,606 @@
+"""Reverse mode: the adjoint of a kernel, built as an IR -> IR transform.
+
+The adjoint kernel takes the primal parameters and then one adjoint array per array
+parameter (`adj_<name>`). Its body has two parts:
+
+1. the *replay*: the primal body again, without stores, atomics or prints, so every
+   intermediate value exists again (loads read the arrays as they are now; the Tape
+   snapshots arrays a launch overwrites so that they read as they were);
+2. the *reverse sweep*: the ops walked backwards, each adding its contribution to the
+   adjoints of its operands (`_rev_*` rules below; builtins bring their own `vjp`).
+
+Adjoints of local values are SSA values too: `self.adj` maps a primal value to the list
+of adjoints of its float leaves (a vector has one per component, a struct the leaves of
+its fields in order; `None` is a zero not yet materialised). They cross region
+boundaries explicitly, like the primal's loop-carried values: an adjoint `if` yields the
+new adjoints of the outer values its branches read, and an adjoint loop carries them.
+
+Structured control flow. A region's intermediate values are not visible after it, so the
+reverse of an `if` recomputes its branch and then reverses it, and the reverse of a loop
+runs the iterations backwards, each recomputing its body from the carried values the
+replay pushed on the thread's AD stack. The rule that keeps the stack balanced: a block
+replayed with `push=True` is reversed right after, in the same scope; only its own loops
+push (one frame per iteration, iteration count carried alongside); loops nested deeper
+push when their enclosing region is recomputed inside the reverse sweep. Nested loops
+are therefore recomputed once per enclosing level, and nothing is ever approximated.
+"""
+
+from __future__ import annotations
+
+from ..ir.builder import Builder
+from ..ir.core import Block, Function, Op, Value, walk
+from ..lang.errors import NotDifferentiableError
+from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
+
+
+# Float leaves of a type -------------------------------------------------------------------
+def active_types(t) -> list[Scalar]:
+    """The float scalars of a value of type `t`, in order: the leaves that carry gradient."""
+    if isinstance(t, Scalar):
+        return [t] if t.is_float else []
+    if isinstance(t, (Vector, Matrix)):
+        return [t.dtype] * t.num_components if t.dtype.is_float else []
+    if isinstance(t, (StructType, TupleType)):
+        parts = t.fields.values() if isinstance(t, StructType) else t.elements
+        return [leaf for p in parts for leaf in active_types(p)]
+    return []
+
+
+def component_range(t, index: int) -> tuple[int, int]:
+    """The slice of `active_types(t)` that component `index` of `t` occupies."""
+    if isinstance(t, (Vector, Matrix)):
+        return (index, index + 1) if t.dtype.is_float else (0, 0)
+    parts = list(t.fields.values()) if isinstance(t, StructType) else list(t.elements)
+    start = sum(len(active_types(p)) for p in parts[:index])
+    return start, start + len(active_types(parts[index]))
+
+
+def _components(t) -> list:
+    if isinstance(t, (Vector, Matrix)):
+        return [t.dtype] * t.num_components
+    return list(t.fields.values()) if isinstance(t, StructType) else list(t.elements)
+
+
+def _uses(block: Block, used: set | None = None) -> set:
+    used = set() if used is None else used
+    for op in walk(block):
+        used.update(v.id for v in op.operands)
+    return used
+
+
+def _free_values(region_ops, inner_blocks) -> list[Value]:
+    """Values used inside `inner_blocks` but defined outside them, in first-use order."""
+    defined = set()
+    for blk in inner_blocks:
+        defined.update(a.id for a in blk.args)
+        for op in walk(blk):
+            defined.update(r.id for r in op.results)
+            for region in op.regions:
+                defined.update(a.id for a in region.args)
+    seen, free = set(), []
+    for blk in inner_blocks:
+        for op in walk(blk):
+            for v in op.operands:
+                if v.id not in defined and v.id not in seen:
+                    seen.add(v.id)
+                    free.append(v)
+    return free
+
+
+def _private_arrays(fn: Function) -> set:
+    """Array parameters that every access indexes by exactly the thread index: each thread
+    owns its elements, so their adjoints can be accumulated without atomics."""
+    params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
+    private = set(params)
+    for op in walk(fn.body):
+        if op.name == "view":
+            private.discard(op.operands[0].id)
+        if op.name not in ("load", "store", "atomic") or op.operands[0].id not in params:
+            continue
+        arr = op.operands[0]
+        indices = op.operands[1:1 + arr.type.ndim]
+        if not _indexed_by_thread(indices):
+            private.discard(arr.id)
+    return private
+
+
+def array_root(arr: Value) -> Value:
+    """The parameter an array value views into (itself if it is not a view)."""
+    while isinstance(arr.owner, Op) and arr.owner.name == "view":
+        arr = arr.owner.operands[0]
+    return arr
+
+
+def _writes(blocks) -> set:
+    return {array_root(op.operands[0]).id for blk in blocks for op in walk(blk)
+            if op.name in ("store", "atomic")}
+
+
+def array_effects(fn: Function) -> tuple[set, set]:
+    """(ids of array values read, ids written) by the kernel, as the parameters they view."""
+    reads = {array_root(op.operands[0]).id for op in walk(fn.body) if op.name == "load"}
+    return reads, _writes([fn.body])
+
+
+def _indexed_by_thread(indices) -> bool:
+    owners = [i.owner for i in indices]
+    if not all(isinstance(o, Op) and o.name == "tid" for o in owners):
+        return False
+    if len(owners) == 1:
+        return owners[0].attrs["dim"] == -1 or owners[0].attrs["of"] == 1
+    return all(o.attrs["of"] == len(owners) and o.attrs["dim"] == d for d, o in enumerate(owners))
+
+
+# The transform ------------------------------------------------------------------------------
+def adjoint_function(fn: Function, kernel_name: str) -> Function:
+    """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring)."""
+    return _Reverse(fn, kernel_name).build()
+
+
+class _Reverse:
+    def __init__(self, fn: Function, kernel_name: str):
+        self.fn = fn
+        self.kernel_name = kernel_name
+        self.used = _uses(fn.body)
+        self.private = _private_arrays(fn)
+        self.forwarded: dict[int, Value] = {}
+        self._analyse_loads(fn.body.ops, set(), {})
+
+    def error(self, message: str, op: Op):
+        raise NotDifferentiableError(f"cannot differentiate kernel '{self.kernel_name}': {message}",
+                                     op.loc)
+
+    def _analyse_loads(self, ops, written: set, stored: dict):
+        """Decide where each load's value comes from in the replay, which skips stores: from
+        memory (nothing this thread wrote can have reached it), or from the value a store
+        just before it in the same thread put at the same index (`self.forwarded`). A load
+        that may read what this thread wrote in a way the replay cannot reproduce is an
+        error, never a silently wrong gradient."""
+        def forget(roots):
+            for key in [k for k in stored if k[0] in roots]:
+                del stored[key]
+
+        for op in ops:
+            if op.name == "load":
+                root = array_root(op.operands[0]).id
+                key = (root, op.operands[0].id, tuple(v.id for v in op.operands[1:]))
+                if key in stored:
+                    self.forwarded[op.result.id] = stored[key]
+                elif root in written:
+                    self.error(f"array '{op.operands[0].hint}' is read here after this thread may have "
+                               "written it (earlier in the kernel or in an earlier loop iteration); "
+                               "the adjoint replay cannot recover the value read. Keep the running "
+                               "value in a local variable and store it once", op)
+            elif op.name in ("store", "atomic"):
+                root = array_root(op.operands[0]).id
+                written.add(root)
+                forget({root})
+                if op.name == "store":
+                    stored[(root, op.operands[0].id, tuple(v.id for v in op.operands[1:-1]))] = op.operands[-1]
+            elif op.regions:
+                inner = _writes(op.regions)
+                loop = op.name in ("for", "while")
+                for region in op.regions:
+                    region_stored = {k: v for k, v in stored.items() if not (loop and k[0] in inner)}
+                    self._analyse_loads(region.ops, written | inner if loop else set(written), region_stored)
+                written |= inner
+                forget(inner)
+
+    def needs_reverse(self, op: Op) -> bool:
+        """Whether a region op can contribute to any gradient: it yields or reads float
+        values, or touches arrays."""
+        if any(active_types(r.type) for r in op.results):
+            return True
+        if any(active_types(v.type) for v in _free_values(None, op.regions)):
+            return True
+        return any(inner.name in ("load", "store", "atomic") for region in op.regions for inner in walk(region))
+
+    # Set-up --------------------------------------------------------------------------------
+    def build(self) -> Function:
+        fn = self.fn
+        array_params = [p for p in fn.params if isinstance(p.type, ArrayType)]
+        names = fn.param_names + [f"adj_{fn.param_names[fn.params.index(p)]}" for p in array_params]
+        types = [p.type for p in fn.params] + [p.type for p in array_params]
+        out = Function(f"{fn.name}_adjoint", "kernel", names, types, None, fn.loc)
+        self.out = out
+        n = len(fn.params)
+        self.map: dict[int, Value] = {p.id: q for p, q in zip(fn.params, out.params[:n])}
+        self.adj_arrays = {p.id: q for p, q in zip(array_params, out.params[n:])}
+        self.adj: dict[int, list] = {}
+        self.counts: dict[int, Value] = {}
+        self.b = Builder(out.body, fn.loc)
+        body_ops = fn.body.ops[:-1]  # the final `return`
+        self.replay(body_ops, push=True)
+        self.reverse(body_ops)
+        self.b.loc = fn.loc
+        self.b.op("return")
+        return out
+
+    # Helpers ---------------------------------------------------------------------------------
+    def m(self, v: Value) -> Value:
+        return self.map[v.id]
+
+    def get(self, v: Value) -> list:
+        n = len(active_types(v.type))
+        return self.adj.get(v.id) or [None] * n
+
+    def accum(self, v: Value, leaves: list):
+        """adj(v) += leaves (None entries add nothing)."""
+        if not any(g is not None for g in leaves):
+            return
+        cur = self.get(v)
+        self.adj[v.id] = [g if c is None else c if g is None else self.b.add(c, g)
+                          for c, g in zip(cur, leaves)]
+
+    def zero(self, t: Scalar) -> Value:
+        return self.b.const(0.0, t)
+
+    def materialize(self, t, leaves) -> list[Value]:
+        return [self.zero(lt) if g is None else g for lt, g in zip(active_types(t), leaves)]
+
+    def value_from(self, t, leaves) -> Value:
+        """A value of float type `t` (scalar or vector/matrix) with the given leaves."""
+        leaves = self.materialize(t, leaves)
+        if isinstance(t, Scalar):
+            return leaves[0]
+        return self.b.construct(t, leaves)
+
+    def leaves_of(self, v: Value) -> list[Value]:
+        if isinstance(v.type, Scalar):
+            return [v]
+        return self.b.components(v)
+
+    # Replay ----------------------------------------------------------------------------------
+    def replay(self, ops, push: bool):
+        """Re-emit `ops` without side effects. With `push`, loops among `ops` save what their
+        reverse needs (see the module docstring)."""
+        for op in ops:
+            self.b.loc = op.loc
+            if op.name in ("store", "atomic"):
+                if op.name == "atomic" and op.result.id in self.used:
+                    self.error(f"the value returned by atomic_{op.attrs['op']}() is used; the adjoint "
+                               "kernel cannot run the atomic again to recover it. Give the @func "
+                               "that calls it a @weft.func_replay, or compute the slot another way", op)
+                continue
+            if op.name in ("print", "assert"):
+                continue
+            if op.name == "load" and op.result.id in self.forwarded:
+                self.map[op.result.id] = self.m(self.forwarded[op.result.id])
+            elif op.name == "if":
+                self.replay_if(op)
+            elif op.name in ("for", "while"):
+                self.replay_loop(op, push and self.needs_reverse(op))
+            else:
+                new = self.b.op(op.name, [self.m(v) for v in op.operands], [r.type for r in op.results],
+                                op.attrs)
+                for r, nr in zip(op.results, new.results):
+                    nr.hint = r.hint
+                    self.map[r.id] = nr
+
+    def replay_region(self, region: Block, new: Block, push: bool, extra=()):
+        with self.b.at(new):
+            self.replay(region.ops[:-1], push)
+            self.b.loc = region.ops[-1].loc
+            self.b.op("yield", [self.m(v) for v in region.ops[-1].operands] + list(extra))
+
+    def replay_if(self, op: Op):
+        regions = [Block() for _ in op.regions]
+        for region, new in zip(op.regions, regions):
+            self.replay_region(region, new, push=False)
+        self.b.loc = op.loc
+        new = self.b.op("if", [self.m(op.operands[0])], [r.type for r in op.results], op.attrs, regions)
+        for r, nr in zip(op.results, new.results):
+            self.map[r.id] = nr
+
+    def _check_carried(self, op, values):
+        for v in values:
+            if isinstance(v.type, ArrayType):
+                self.error("a loop that carries an array variable from one iteration to the next "
+                           "cannot be reversed", op)
+
+    def replay_loop(self, op: Op, push: bool):
+        """Replay a loop; with `push`, each iteration first pushes its inputs and an extra
+        carried counter gives the iteration count for the reverse loop."""
+        is_for = op.name == "for"
+        carried = op.operands[3:] if is_for else op.operands
+        if push:
+            self._check_carried(op, carried)
+        extra_t = [int32] if push else []
+        b = self.b
+        count0 = [b.const(0, int32)] if push else []
+        body = op.regions[-1]
+        arg_types = [a.type for a in body.args] + extra_t
+        new_body = Block(arg_types, [a.hint for a in body.args] + ["__trips"] * push)
+        for a, na in zip(body.args, new_body.args):
+            self.map[a.id] = na
+        regions = []
+        if not is_for:
+            cond = op.regions[0]
+            new_cond = Block(arg_types, [a.hint for a in cond.args] + ["__trips"] * push)
+            for a, na in zip(cond.args, new_cond.args):
+                self.map[a.id] = na
+            self.replay_region(cond, new_cond, push=False)
+            regions.append(new_cond)
+        extra = []
+        with b.at(new_body):
+            if push:
+                b.loc = op.loc
+                b.op("push", new_body.args[:len(body.args)])
+                extra = [b.add(new_body.args[-1], b.const(1, int32))]
+        self.replay_region(body, new_body, push=False, extra=extra)
+        regions.append(new_body)
+        b.loc = op.loc
+        operands = [self.m(v) for v in op.operands] + count0
+        new = b.op(op.name, operands, [r.type for r in op.results] + extra_t, op.attrs, regions)
+        for r, nr in zip(op.results, new.results):
+            self.map[r.id] = nr
+        if push:
+            self.counts[id(op)] = new.results[-1]
+
+    # Reverse sweep --------------------------------------------------------------------------
+    def reverse(self, ops):
+        for op in reversed(ops):
+            self.b.loc = op.loc
+            rule = getattr(self, "rev_" + op.name, None)
+            if rule is None or (op.regions and not self.needs_reverse(op)):
+                continue  # no gradient flows through this op (consts, tid, cmp, print...)
+            rule(op)
+
+    def rev_binary(self, op):
+        (g,) = self.get(op.result)
+        if g is None or not op.result.type.is_float:
+            return
+        a, c = op.operands
+        x, y, r = self.m(a), self.m(c), self.m(op.result)
+        b = self.b
+        kind = op.attrs["op"]
+        if kind == "add":
+            ga, gc = g, g
+        elif kind == "sub":
+            ga, gc = g, b.neg(g)
+        elif kind == "mul":
+            ga, gc = b.mul(g, y), b.mul(g, x)
+        elif kind == "div":
+            ga = b.div(g, y)
+            gc = b.neg(b.mul(ga, r))
+        elif kind == "pow":
+            from ..builtins.math import PRIM
+            ga, gc = PRIM["pow"].vjp(b, [x, y], [r], g)
+        elif kind == "mod":  # fmod: a - trunc(a / c) * c
+            from ..builtins.math import PRIM
+            ga, gc = g, b.neg(b.mul(g, b.call(PRIM["trunc"], [b.div(x, y)])))
+        else:  # floordiv: piecewise constant
+            return
+        self.accum(a, [ga])
+        self.accum(c, [gc])
+
+    def rev_unary(self, op):
+        (g,) = self.get(op.result)
+        if g is not None and op.attrs["op"] == "neg":
+            self.accum(op.operands[0], [self.b.neg(g)])
+
+    def rev_cast(self, op):
+        (x,) = op.operands
+        if not (x.type.is_float and op.result.type.is_float):
+            return
+        (g,) = self.get(op.result)
+        if g is not None:
+            self.accum(x, [self.b.cast(g, x.type)])
+
+    def rev_select(self, op):
+        c, a, alt = op.operands
+        gs = self.get(op.result)
+        if not any(g is not None for g in gs):
+            return
+        cond = self.m(c)
+        b = self.b
+        zeros = [None if g is None else self.zero(g.type) for g in gs]
+        self.accum(a, [None if g is None else b.select(cond, g, z) for g, z in zip(gs, zeros)])
+        self.accum(alt, [None if g is None else b.select(cond, z, g) for g, z in zip(gs, zeros)])
+
+    def rev_call(self, op):
+        prim = op.attrs["fn"]
+        gs = [g for r in op.results for g in self.get(r)]
+        if not any(g is not None for g in gs):
+            return
+        if not any(active_types(a.type) for a in op.operands):
+            return
+        if prim.vjp is None:
+            self.error(f"builtin '{prim.name}' has no derivative rule", op)
+        args = [self.m(a) for a in op.operands]
+        results = [self.m(r) for r in op.results]
+        g = gs[0] if len(gs) == 1 else gs
+        if g is None:
+            g = self.zero(op.results[0].type)
+        for a, ga in zip(op.operands, prim.vjp(self.b, args, results, g)):
+            if ga is not None and active_types(a.type):
+                self.accum(a, [ga])
+
+    def rev_construct(self, op):
+        gs = self.get(op.result)
+        t = op.result.type
+        for k, comp in enumerate(op.operands):
+            lo, hi = component_range(t, k)
+            self.accum(comp, gs[lo:hi])
+
+    def rev_extract(self, op):
+        agg = op.operands[0]
+        lo, hi = component_range(agg.type, op.attrs["index"])
+        leaves = [None] * len(active_types(agg.type))
+        leaves[lo:hi] = self.get(op.result)
+        self.accum(agg, leaves)
+
+    def rev_insert(self, op):
+        agg, x = op.operands
+        gs = list(self.get(op.result))
+        lo, hi = component_range(agg.type, op.attrs["index"])
+        self.accum(x, gs[lo:hi])
+        gs[lo:hi] = [None] * (hi - lo)
+        self.accum(agg, gs)
+
+    def _flat_index(self, agg_type, indices):
+        """The component number of a dynamic (row[, col]) index, and the component count."""
+        b = self.b
+        idx = [self.m(i) for i in indices]
+        if isinstance(agg_type, Matrix):
+            rows, cols = agg_type.shape
+            flat = b.add(b.mul(idx[0], b.const(cols, idx[0].type)), b.cast(idx[1], idx[0].type))
+            return flat, rows * cols
+        return idx[0], agg_type.num_components
+
+    def rev_extract_dyn(self, op):
+        agg, *indices = op.operands
+        (g,) = self.get(op.result)
+        if g is None:
+            return
+        flat, n = self._flat_index(agg.type, indices)
+        b = self.b
+        zero = self.zero(g.type)
+        self.accum(agg, [b.select(b.cmp("eq", flat, b.const(k, flat.type)), g, zero) for k in range(n)])
+
+    def rev_insert_dyn(self, op):
+        agg, *indices, x = op.operands
+        gs = self.get(op.result)
+        if not any(g is not None for g in gs):
+            return
+        flat, n = self._flat_index(agg.type, indices)
+        b = self.b
+        zero = self.zero(x.type)
+        gs = self.materialize(op.result.type, gs)
+        hit = [b.cmp("eq", flat, b.const(k, flat.type)) for k in range(n)]
+        gx = zero
+        for k in range(n):
+            gx = b.add(gx, b.select(hit[k], gs[k], zero))
+        self.accum(x, [gx])
+        self.accum(agg, [b.select(hit[k], zero, gs[k]) for k in range(n)])
+
+    # Memory ---------------------------------------------------------------------------------
+    def adj_array(self, arr: Value, op: Op) -> Value:
+        """The adjoint array of primal array value `arr` (a parameter or a view of one)."""
+        if arr.id in self.adj_arrays:
+            return self.adj_arrays[arr.id]
+        owner = arr.owner
+        if isinstance(owner, Op) and owner.name == "view":
+            base, *idx = owner.operands
+            return self.b.op("view", [self.adj_array(base, op)] + [self.m(i) for i in idx],
+                             [arr.type]).result
+        self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
+                   "parameters and views of them have adjoint arrays, not arrays held in structs)", op)
+
+    def _check_dtype(self, arr: Value, op: Op):
+        if isinstance(arr.type.dtype, (StructType, TupleType)):
+            self.error(f"gradients of arrays of structs ('{arr.hint}') are not supported", op)
+
+    def rev_load(self, op):
+        arr, *idx = op.operands
+        gs = self.get(op.result)
+        if not any(g is not None for g in gs):
+            return
+        self._check_dtype(arr, op)
+        value = self.value_from(op.result.type, gs)
+        attrs = {"op": "add", "private": True} if arr.id in self.private else {"op": "add"}
+        self.b.op("atomic", [self.adj_array(arr, op)] + [self.m(i) for i in idx] + [value],
+                  [op.result.type], attrs)
+
+    def rev_store(self, op):
+        arr, *idx, x = op.operands
+        if not active_types(x.type):
+            return
+        self._check_dtype(arr, op)
+        adj_arr = self.adj_array(arr, op)
+        index = [self.m(i) for i in idx]
+        g = self.b.op("load", [adj_arr] + index, [x.type]).result
+        self.accum(x, self.leaves_of(g))
+        # the overwritten element no longer influences anything
+        self.b.op("store", [adj_arr] + index + [self.value_from(x.type, [None] * len(active_types(x.type)))])
+
+    def rev_atomic(self, op):
+        arr, *idx, x = op.operands
+        if not active_types(x.type):
+            return
+        kind = op.attrs["op"]
+        if kind in ("min", "max"):
+            self.error(f"atomic_{kind}() on float values has no derivative rule (the winning "
+                       "thread is not recorded)", op)
+        self._check_dtype(arr, op)
+        g = self.b.op("load", [self.adj_array(arr, op)] + [self.m(i) for i in idx], [x.type]).result
+        leaves = self.leaves_of(g)
+        self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
+
+    # Control flow ---------------------------------------------------------------------------
+    def _active_free(self, op) -> list[Value]:
+        return [v for v in _free_values(None, op.regions) if active_types(v.type)]
+
+    def _flatten(self, values) -> list[Value]:
+        return [leaf for v in values for leaf in self.materialize(v.type, self.get(v))]
+
+    def _unflatten(self, values, leaves) -> dict:
+        out, it = {}, iter(leaves)
+        for v in values:
+            out[v.id] = [next(it) for _ in active_types(v.type)]
+        return out
+
+    def _reverse_region(self, region: Block, seeds: list, free: list, before=None):
+        """In the current block: recompute `region` (replay with push), seed the adjoints of
+        its yielded values, reverse it, and yield the adjoints of `before` + `free`."""
+        self.replay(region.ops[:-1], push=True)
+        for v, gs in zip(region.ops[-1].operands, seeds):
+            self.accum(v, gs)
+        self.reverse(region.ops[:-1])
+        self.b.loc = region.ops[-1].loc
+        self.b.op("yield", self._flatten(list(before or []) + free))
+
+    def rev_if(self, op):
+        free = self._active_free(op)
+        seeds = [self.get(r) for r in op.results]
+        outer = self.adj
+        regions = []
+        for region in op.regions:
+            self.adj = {v.id: outer[v.id] for v in free if v.id in outer}
+            new = Block()
+            with self.b.at(new):
+                self._reverse_region(region, seeds, free)
+            regions.append(new)
+        self.adj = outer
+        self.b.loc = op.loc
+        types = [t for v in free for t in active_types(v.type)]
+        new = self.b.op("if", [self.m(op.operands[0])], types, {}, regions)
+        self.adj.update(self._unflatten(free, new.results))
+
+    def rev_for(self, op):
+        self._rev_loop(op, op.operands[3:], op.regions[0].args[1:])
+
+    def rev_while(self, op):
+        self._rev_loop(op, op.operands, op.regions[1].args)
+
+    def _rev_loop(self, op, inits, carried_args):
+        """Run the iterations backwards: each pops its inputs, recomputes the body, and
+        carries the adjoints of the carried values and of the outer values the body reads."""
+        body = op.regions[-1]
+        free = [v for v in _free_values(None, [body]) if active_types(v.type)]
+        count = self.counts[id(op)]
+        b = self.b
+        init = [leaf for r in op.results for leaf in self.materialize(r.type, self.get(r))] + self._flatten(free)
+        types = [leaf.type for leaf in init]
+        new_body = Block([int32] + types, ["__k"])
+        outer = self.adj
+        with b.at(new_body):
+            b.loc = op.loc
+            popped = b.op("pop", [], [a.type for a in body.args]).results
+            for a, v in zip(body.args, popped):
+                self.map[a.id] = v
+            n_carried = sum(len(active_types(a.type)) for a in carried_args)
+            carried_leaves = new_body.args[1:1 + n_carried]
+            self.adj = self._unflatten(free, new_body.args[1 + n_carried:])
+            it = iter(carried_leaves)
+            seeds = [[next(it) for _ in active_types(a.type)] for a in carried_args]
+            self._reverse_region(body, seeds, free, before=carried_args)
+        self.adj = outer
+        b.loc = op.loc
+        zero = b.const(0, int32)
+        new = b.op("for", [zero, count, b.const(1, int32)] + init, types, {}, [new_body])
+        results = new.results
+        it = iter(results[:n_carried])
+        for v in inits:
+            self.accum(v, [next(it) for _ in active_types(v.type)])
+        self.adj.update(self._unflatten(free, results[n_carried:]))
