@@ -8,6 +8,7 @@ __version__ = "0.1.0"
 from . import config  # noqa: E402
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
+from .lang.custom_grad import func_grad, func_replay  # noqa: E402
 from .lang.decorators import constant, func, kernel, struct  # noqa: E402
 from .lang.errors import CompileError, WeftError  # noqa: E402
 from .lang.kernel import Kernel

@@ -131,6 +131,13 @@ def _indexed_by_thread(indices) -> bool:
     return all(o.attrs["of"] == len(owners) and o.attrs["dim"] == d for d, o in enumerate(owners))
 
 
+def _cached(instance, key, build):
+    cache = instance.__dict__.setdefault("_custom_ir", {})
+    if key not in cache:
+        cache[key] = build()
+    return cache[key]
+
+
 # The transform ------------------------------------------------------------------------------
 def adjoint_function(fn: Function, kernel_name: str) -> Function:
     """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring)."""
@@ -208,6 +215,7 @@ class _Reverse:
         self.adj_arrays = {p.id: q for p, q in zip(array_params, out.params[n:])}
         self.adj: dict[int, list] = {}
         self.counts: dict[int, Value] = {}
+        self.spliced: dict[int, tuple] = {}
         self.b = Builder(out.body, fn.loc)
         body_ops = fn.body.ops[:-1]  # the final `return`
         self.replay(body_ops, push=True)
@@ -270,6 +278,8 @@ class _Reverse:
                 self.replay_if(op)
             elif op.name in ("for", "while"):
                 self.replay_loop(op, push and self.needs_reverse(op))
+            elif op.name == "func_region":
+                self.replay_func_region(op, push and self.needs_reverse(op))
             else:
                 new = self.b.op(op.name, [self.m(v) for v in op.operands], [r.type for r in op.results],
                                 op.attrs)
@@ -291,6 +301,23 @@ class _Reverse:
         new = self.b.op("if", [self.m(op.operands[0])], [r.type for r in op.results], op.attrs, regions)
         for r, nr in zip(op.results, new.results):
             self.map[r.id] = nr
+
+    def replay_func_region(self, op: Op, push: bool):
+        """Splice in the func's body, or its custom replay. With a custom grad the body is
+        not reversed, so its loops need not push."""
+        func = op.attrs["func"].func
+        if func.custom_replay is not None:
+            from ..lang.custom_grad import replay_ir
+            fn = _cached(op.attrs["func"], "replay", lambda: replay_ir(op.attrs["func"]))
+            args, ops = fn.params, fn.body.ops
+        else:
+            args, ops = op.regions[0].args, op.regions[0].ops
+        for a, v in zip(args, op.operands):
+            self.map[a.id] = self.m(v)
+        self.replay(ops[:-1], push and func.custom_grad is None)
+        for r, v in zip(op.results, ops[-1].operands):
+            self.map[r.id] = self.m(v)
+        self.spliced[id(op)] = (args, ops)
 
     def _check_carried(self, op, values):
         for v in values:
@@ -566,6 +593,33 @@ class _Reverse:
         types = [t for v in free for t in active_types(v.type)]
         new = self.b.op("if", [self.m(op.operands[0])], types, {}, regions)
         self.adj.update(self._unflatten(free, new.results))
+
+    def rev_func_region(self, op):
+        instance = op.attrs["func"]
+        if instance.func.custom_grad is None:
+            args, ops = self.spliced[id(op)]
+            for v, r in zip(ops[-1].operands, op.results):
+                self.accum(v, self.get(r))
+            self.reverse(ops[:-1])
+            for a, v in zip(args, op.operands):
+                self.accum(v, self.get(a))
+            return
+        from ..ir.passes import clone_op
+        from ..lang.custom_grad import grad_ir
+        active = [k for k, v in enumerate(op.operands) if active_types(v.type)]
+        names = list(instance.param_types)
+        fn = _cached(instance, ("grad", tuple(active)), lambda: grad_ir(instance, [names[k] for k in active]))
+        inputs = [self.m(v) for v in op.operands]
+        for r in op.results:
+            if not isinstance(r.type, (Scalar, Vector, Matrix)):
+                self.error(f"a func_grad for a func returning {r.type!r} is not supported", op)
+            inputs.append(self.value_from(r.type, self.get(r)))
+        mapping = {p.id: v for p, v in zip(fn.params, inputs)}
+        for inner in fn.body.ops[:-1]:
+            self.b.block.ops.append(clone_op(inner, mapping))
+        (grads,) = [mapping.get(v.id, v) for v in fn.body.ops[-1].operands]
+        for j, k in enumerate(active):
+            self.accum(op.operands[k], self.leaves_of(self.b.extract(grads, j)))
 
     def rev_for(self, op):
         self._rev_loop(op, op.operands[3:], op.regions[0].args[1:])

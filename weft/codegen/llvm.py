@@ -348,7 +348,7 @@ class KernelCodegen:
     def emit(self, op: Op):
         handler = getattr(self, "op_" + op.name)
         result = handler(op)
-        if op.name in ("if", "for", "while") or len(op.results) > 1:
+        if op.name in ("if", "for", "while", "func_region") or len(op.results) > 1:
             for r, v in zip(op.results, result):  # handlers of these return one value per result
                 self.values[r.id] = v
         elif op.results:
@@ -721,6 +721,9 @@ class KernelCodegen:
         for op in block.ops[:-1]:
             self.emit(op)
         return [self.v(x) for x in block.ops[-1].operands]
+
+    def op_func_region(self, op):
+        return self._region(op.regions[0], [self.v(x) for x in op.operands])
 
     def op_if(self, op):
         b = self.builder

@@ -166,6 +166,12 @@ def _check_while(op):
     _require([r.type for r in op.results] == types, "while results = carried")
 
 
+def _check_func_region(op):
+    (body,) = op.regions
+    _require([a.type for a in body.args] == [v.type for v in op.operands], "func_region args = operands")
+    _check_yield(body, [r.type for r in op.results])
+
+
 def _check_stack(op):
     values = op.operands if op.name == "push" else op.results
     _require(all(not isinstance(v.type, ArrayType) for v in values), f"{op.name} cannot hold arrays")
@@ -203,6 +209,8 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("yield", None, 0, terminator=True),
     OpSpec("return", None, 0, terminator=True),
     OpSpec("call_func", None, None, attrs=("func",), doc="a @func call; removed by inlining"),
+    OpSpec("func_region", None, None, regions=("body",), attrs=("func",), check=_check_func_region,
+           doc="the inlined body of a @func with a custom grad or replay, run once"),
     OpSpec("push", None, 0, effects=True, check=_check_stack,
            doc="save values on the thread's AD stack (adjoint kernels: a loop's carried values)"),
     OpSpec("pop", 0, None, effects=True, check=_check_stack,

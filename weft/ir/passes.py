@@ -48,7 +48,11 @@ def _inline_block(block: Block):
         if op.name != "call_func":
             out.append(op)
             continue
-        callee: Function = op.attrs["func"].ir()
+        instance = op.attrs["func"]
+        callee: Function = instance.ir()
+        if getattr(instance.func, "custom_grad", None) or getattr(instance.func, "custom_replay", None):
+            out.append(_func_region(op, callee))  # kept whole: the reverse pass swaps it out
+            continue
         inner = dict(zip((p.id for p in callee.params), op.operands))
         body = [clone_op(inner_op, inner) for inner_op in callee.body.ops]
         ret = body[-1]
@@ -56,6 +60,19 @@ def _inline_block(block: Block):
         for r, v in zip(op.results, ret.operands):
             mapping[r.id] = v
     block.ops = out
+
+
+def _func_region(call: Op, callee: Function) -> Op:
+    """A `func_region` op in place of `call`: the callee's body with its `return` as `yield`."""
+    body = clone_block(callee.body, {})
+    ret = body.ops[-1]
+    body.ops[-1] = Op("yield", ret.operands, (), None, (), ret.loc)
+    region = Op("func_region", call.operands, [r.type for r in call.results], {"func": call.attrs["func"]},
+                [body], call.loc)
+    region.results = call.results
+    for r in region.results:
+        r.owner = region
+    return region
 
 
 def _rename_uses(block: Block, mapping: dict):

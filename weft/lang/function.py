@@ -111,6 +111,8 @@ class Func:
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         self.overloads = [Overload(pyfunc)]
         self.instances: dict = {}
+        self.custom_grad = None    # set by @weft.func_grad(f)
+        self.custom_replay = None  # set by @weft.func_replay(f)
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
 

@@ -1,0 +1,125 @@
+"""Custom derivatives of funcs: `@weft.func_grad(f)` and `@weft.func_replay(f)` (as Warp).
+
+    @wp.func_grad(safe_sqrt)
+    def adj_safe_sqrt(x: float, adj_ret: float):
+        if x > 0.0:
+            wp.adjoint[x] += adj_ret / (2.0 * wp.sqrt(x))
+
+A grad function takes f's parameters and then the adjoint of f's result, and adds to
+`wp.adjoint[p]` for the parameters p it gives a gradient (the others get none). A replay
+function has f's signature and returns what f returned; the adjoint kernel runs it instead
+of f (for example to read a slot recorded in the forward pass instead of redoing an atomic).
+
+Calls of such funcs stay visible in the IR as `func_region` ops (the inliner keeps the
+body inside one), so the reverse pass can swap in these functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from ..builtins.registry import Builtin
+from ..ir.passes import inline_calls
+from ..ir.verify import verify
+from .errors import CompileError
+from .function import Func, signature_types
+from .source import ParsedSource
+
+_ZERO_LIKE = "__weft_zero_like"
+
+
+def _zero_like(ctx, args, kwargs):
+    from ..builtins.arith import zero
+    return zero(ctx, ctx.materialize(args[0]).type)
+
+
+def func_grad(func: Func):
+    """Decorator: the function below replaces the adjoint of @func `func`."""
+    def register(pyfunc):
+        _require_func(func, "func_grad")
+        func.custom_grad = pyfunc
+        return pyfunc
+    return register
+
+
+def func_replay(func: Func):
+    """Decorator: the function below replaces the replay of @func `func` in adjoint kernels."""
+    def register(pyfunc):
+        _require_func(func, "func_replay")
+        func.custom_replay = pyfunc
+        return pyfunc
+    return register
+
+
+def _require_func(func, what):
+    if not isinstance(func, Func):
+        raise TypeError(f"@weft.{what}(f) needs a @weft.func, got {type(func).__name__}")
+
+
+class _AdjointNames(ast.NodeTransformer):
+    """`wp.adjoint[x]` -> the local `__adj_x`; a bare `return` returns the adjoints."""
+
+    def __init__(self, params, result):
+        self.params = params
+        self.result = result
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        base = node.value
+        if isinstance(base, ast.Attribute) and base.attr == "adjoint" and isinstance(node.slice, ast.Name):
+            if node.slice.id not in self.params:
+                raise CompileError(f"adjoint[{node.slice.id}]: '{node.slice.id}' is not a parameter of the "
+                                   "function whose gradient this is")
+            return ast.copy_location(ast.Name(f"__adj_{node.slice.id}", node.ctx), node)
+        return node
+
+    def visit_Return(self, node):
+        if node.value is not None:
+            raise CompileError("a func_grad function gives gradients through wp.adjoint[...], it returns nothing")
+        return ast.copy_location(copy.deepcopy(self.result), node)
+
+
+def grad_ir(instance, active: list[str]):
+    """The IR of `instance`'s custom grad for its parameter types: it takes the parameters
+    and the adjoint of the result and returns a tuple of the adjoints of `active`."""
+    pyfunc = instance.func.custom_grad
+    source = ParsedSource(pyfunc)
+    names = list(signature_types(pyfunc, "func"))
+    params = list(instance.param_types)
+    ret_type = instance.ir().ret_type
+    n_results = 0 if ret_type is None else 1
+    if len(names) != len(params) + n_results:
+        raise CompileError(f"func_grad {pyfunc.__qualname__} must take the {len(params)} parameters of "
+                           f"{instance.func.name} and then the adjoint of its result, it takes {len(names)}")
+    renamed = dict(zip(params, names))
+    tree = source.tree
+    result = ast.Return(ast.Tuple([ast.Name(f"__adj_{renamed[p]}", ast.Load()) for p in active], ast.Load()))
+    body = _AdjointNames(set(names), result).visit(copy.deepcopy(tree)).body
+    line = tree.lineno
+    prologue = [ast.parse(f"__adj_{renamed[p]} = {_ZERO_LIKE}({renamed[p]})").body[0] for p in active]
+    for stmt in prologue + [result]:
+        ast.increment_lineno(stmt, line)
+        ast.fix_missing_locations(stmt)
+    tree.body = prologue + body + [copy.deepcopy(result)]
+    ast.fix_missing_locations(tree)
+    source.tree = tree
+    source.closure = {**source.closure, _ZERO_LIKE: Builtin("zero_like", _zero_like)}
+    types = dict(zip(names, [*instance.param_types.values(), ret_type]))
+    return _compile(source, f"{pyfunc.__name__}", types)
+
+
+def replay_ir(instance):
+    """The IR of `instance`'s custom replay (same parameters and result as the func)."""
+    pyfunc = instance.func.custom_replay
+    names = list(signature_types(pyfunc, "func"))
+    if len(names) != len(instance.param_types):
+        raise CompileError(f"func_replay {pyfunc.__qualname__} must take the parameters of "
+                           f"{instance.func.name} ({len(instance.param_types)}), it takes {len(names)}")
+    types = dict(zip(names, instance.param_types.values()))
+    return _compile(ParsedSource(pyfunc), pyfunc.__name__, types, instance.ir().ret_type)
+
+
+def _compile(source, name, types, ret_type=None):
+    from .frontend import FunctionCompiler
+    return inline_calls(verify(FunctionCompiler(source, "func", name, types, ret_type).compile()))
