@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python -m benchmarks.run [saxpy elementwise nbody compile launch]
+    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring]
                              [--peers weft,warp,numpy] [--quick] [--json out.json]
 
 ``python benchmarks/run.py ...`` works too.
@@ -26,6 +26,7 @@ WORKLOADS = {
     "nbody": "benchmarks.nbody",
     "compile": "benchmarks.compile_time",
     "launch": "benchmarks.launch",
+    "mass_spring": "benchmarks.mass_spring",
 }
 
 

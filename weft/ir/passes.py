@@ -9,6 +9,7 @@ from __future__ import annotations
 from .core import Block, Function, Op
 from .ops import SPECS
 from .printer import format_function
+from .promote import promote_loop_elements
 from .verify import verify
 
 
@@ -122,7 +123,7 @@ def _dce_block(block: Block, used: set) -> bool:
     return changed
 
 
-PIPELINE = [("inline", inline_calls), ("dce", dead_code)]
+PIPELINE = [("inline", inline_calls), ("promote", promote_loop_elements), ("dce", dead_code)]
 
 
 def run_pipeline(fn: Function, dump: bool = False, check: bool = True) -> Function:

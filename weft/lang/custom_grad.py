@@ -36,8 +36,9 @@ def _zero_like(ctx, args, kwargs):
 
 def func_grad(func: Func):
     """Decorator: the function below replaces the adjoint of @func `func`."""
+    _require_func(func, "func_grad")
+
     def register(pyfunc):
-        _require_func(func, "func_grad")
         func.custom_grad = pyfunc
         return pyfunc
     return register
@@ -45,8 +46,9 @@ def func_grad(func: Func):
 
 def func_replay(func: Func):
     """Decorator: the function below replaces the replay of @func `func` in adjoint kernels."""
+    _require_func(func, "func_replay")
+
     def register(pyfunc):
-        _require_func(func, "func_replay")
         func.custom_replay = pyfunc
         return pyfunc
     return register

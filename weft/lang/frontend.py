@@ -915,10 +915,20 @@ def _assigned_names(stmts) -> set[str]:
         elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
             names.add(n.args[0].id)  # possibly an in-place argument (random state)
         for t in targets:
-            for sub in ast.walk(t):
-                if isinstance(sub, ast.Name):
-                    names.add(sub.id)
+            names |= _target_names(t)
     return names
+
+
+def _target_names(target) -> set[str]:
+    """The local names an assignment target rebinds: `v[i] = x` rebinds v (a functional
+    update of a local composite), not i."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(e) for e in target.elts))
+    if isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _target_names(target.value)
+    return set()
 
 
 def _as_load(target):

@@ -1,0 +1,349 @@
+"""Every builtin's derivative against central finite differences, in float64.
+
+The case table below is checked against the builtin registry: each entry of `BUILTINS`
+has a case (a kernel `out[i] = expr(a, b, ...)` over random points of its domain, away
+from kinks and singularities) or an entry in `EXCLUDED` with the reason it has no
+gradient to check; each entry of `PRIMITIVES` appears in the IR of some case or in
+`EXCLUDED_PRIMITIVES`. A builtin added without a case fails `test_registry_is_covered`.
+
+The check is the VJP identity on random directions (STYLE.md item 9): the adjoint launch,
+seeded with a random cotangent `c` on every output component, gives `g = J^T c`; for a
+random direction `t` per argument, `<t, g>` must equal `<(f(x + h t) - f(x - h t)) / 2h, c>`.
+Kernels are generated from the table as source text into one module file, because weft
+compiles kernels from their source.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.builtins.registry import BUILTINS, PRIMITIVES
+from weft.ir.core import walk
+
+N = 256          # points per launch
+H = 1e-6         # finite-difference step, relative: x +- H * t with |t| ~ 1 + |x|
+RTOL, ATOL = 1e-6, 1e-8
+DIRECTIONS = 2   # random directions per argument
+
+
+# Argument samplers: (weft type name, rng -> array of n points) ------------------------------
+def _uniform(lo, hi, shape=()):
+    return lambda rng, n: rng.uniform(lo, hi, (n, *shape))
+
+
+def F(lo=-2.0, hi=2.0):
+    return ("float64", _uniform(lo, hi))
+
+
+def V(n=3, lo=-2.0, hi=2.0):
+    return (f"vec{n}d", _uniform(lo, hi, (n,)))
+
+
+def M(n=3, lo=-2.0, hi=2.0):
+    return (f"mat{n}{n}d", _uniform(lo, hi, (n, n)))
+
+
+def M_INVERTIBLE(n):
+    """Near 2 * identity: far from singular."""
+    return (f"mat{n}{n}d", lambda rng, m: 2.0 * np.eye(n) + rng.uniform(-0.4, 0.4, (m, n, n)))
+
+
+def _unit(x):
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _transform(rng, n):
+    return np.concatenate([rng.uniform(-2, 2, (n, 3)), _unit(rng.standard_normal((n, 4)))], axis=1)
+
+
+Q = ("quatd", lambda rng, n: _unit(rng.standard_normal((n, 4))))
+T = ("transformd", _transform)
+I = ("int32", lambda rng, n: rng.integers(-3, 4, n).astype(np.int32))
+COND = ("int32", lambda rng, n: rng.integers(0, 2, n).astype(np.int32))
+
+
+# Keep-filters: points far enough from a kink that the finite difference does not cross it
+def apart(u, v, d=0.05):
+    return np.abs(u - v) > d
+
+
+def off_grid(x, period=1.0, d=0.05):
+    """x at least `d` away from every multiple of `period`."""
+    r = np.mod(x, period)
+    return (r > d) & (r < period - d)
+
+
+@dataclass(frozen=True)
+class Case:
+    builtin: str             # the registry name (or an operator, for OPERATOR_CASES)
+    expr: str                # in terms of the arguments a, b, c, d
+    args: tuple              # (type name, sampler) per argument
+    out: str = "float64"     # type name of the result
+    keep: object = None      # (*args) -> mask of the points to use
+    exact_zero: bool = False  # piecewise constant: the gradient must be exactly zero
+    variant: str = ""
+    stmt: str = "out[i] = {expr}"
+
+    @property
+    def id(self) -> str:
+        return f"{self.builtin}_{self.variant}" if self.variant else self.builtin
+
+    @property
+    def stores(self) -> bool:
+        return self.stmt.startswith("out[i] =")
+
+
+UNARY_DOMAINS = {
+    "sin": (-6, 6), "cos": (-6, 6), "tan": (-1.2, 1.2), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9),
+    "atan": (-5, 5), "sinh": (-3, 3), "cosh": (-3, 3), "tanh": (-3, 3), "exp": (-5, 5),
+    "exp2": (-5, 5), "log": (0.1, 10), "log2": (0.1, 10), "log10": (0.1, 10), "sqrt": (0.1, 10),
+    "erf": (-3, 3), "frac": (-5, 5),
+}
+PIECEWISE_CONSTANT = ("floor", "ceil", "round", "rint", "trunc")
+
+
+def _case(name, expr, *args, **kw):
+    return Case(name, expr, tuple(args), **kw)
+
+
+CASES = [
+    *(_case(n, f"wp.{n}(a)", F(lo, hi), keep=(lambda a: off_grid(a)) if n == "frac" else None)
+      for n, (lo, hi) in UNARY_DOMAINS.items()),
+    _case("cbrt", "wp.cbrt(a)", F(-8, 8), keep=lambda a: np.abs(a) > 0.1),
+    *(_case(n, f"wp.{n}(a)", F(-5, 5), keep=lambda a: off_grid(a, 0.5), exact_zero=True)
+      for n in PIECEWISE_CONSTANT),
+    _case("sign", "wp.sign(a)", F(), keep=lambda a: np.abs(a) > 0.05, exact_zero=True),
+    _case("step", "wp.step(a)", F(), keep=lambda a: np.abs(a) > 0.05, exact_zero=True),
+    _case("abs", "wp.abs(a)", F(), keep=lambda a: np.abs(a) > 0.05),
+    _case("min", "wp.min(a, b)", F(), F(), keep=apart),
+    _case("max", "wp.max(a, b)", F(), F(), keep=apart),
+    _case("pow", "wp.pow(a, b)", F(0.2, 3), F(-2.5, 2.5)),
+    _case("atan2", "wp.atan2(a, b)", F(), F(),
+          keep=lambda y, x: (np.hypot(x, y) > 0.3) & ~((x < 0) & (np.abs(y) < 0.05))),
+    _case("clamp", "wp.clamp(a, b, c)", F(), F(-1.5, -0.1), F(0.1, 1.5),
+          keep=lambda x, lo, hi: apart(x, lo) & apart(x, hi)),
+    _case("lerp", "wp.lerp(a, b, c)", F(), F(), F(-0.5, 1.5)),
+    _case("smoothstep", "wp.smoothstep(a, b, c)", F(-1, -0.2), F(0.2, 1), F(-1.5, 1.5),
+          keep=lambda e0, e1, x: apart(x, e0) & apart(x, e1)),
+    _case("select", "wp.select(a != 0, b, c)", COND, F(), F()),
+    _case("where", "wp.where(a != 0, b, c)", COND, F(), F()),
+    # componentwise forms of scalar builtins
+    _case("sin", "wp.sin(a)", V(), out="vec3d", variant="vec3"),
+    _case("sqrt", "wp.sqrt(a)", M(2, 0.1, 4), out="mat22d", variant="mat22"),
+    _case("min", "wp.min(a, b)", V(), V(), out="vec3d", keep=apart, variant="vec3"),
+    _case("max", "wp.max(a, b)", V(), F(), out="vec3d", keep=lambda a, b: apart(a, b[:, None]),
+          variant="vec3_scalar"),
+    _case("pow", "wp.pow(a, b)", V(3, 0.2, 3), V(), out="vec3d", variant="vec3"),
+    _case("lerp", "wp.lerp(a, b, c)", V(), V(), F(), out="vec3d", variant="vec3"),
+    _case("clamp", "wp.clamp(a, b, c)", V(), F(-1.5, -0.1), F(0.1, 1.5), out="vec3d", variant="vec3",
+          keep=lambda x, lo, hi: apart(x, lo[:, None]) & apart(x, hi[:, None])),
+    # vectors and matrices
+    _case("dot", "wp.dot(a, b)", V(), V()),
+    _case("dot", "wp.dot(a, b)", Q, Q, variant="quat"),
+    _case("cross", "wp.cross(a, b)", V(), V(), out="vec3d"),
+    _case("length", "wp.length(a)", V(4), keep=lambda a: np.linalg.norm(a, axis=1) > 0.3),
+    _case("length_sq", "wp.length_sq(a)", V(4)),
+    _case("normalize", "wp.normalize(a)", V(), out="vec3d", keep=lambda a: np.linalg.norm(a, axis=1) > 0.3),
+    _case("cw_mul", "wp.cw_mul(a, b)", V(), V(), out="vec3d"),
+    _case("cw_div", "wp.cw_div(a, b)", M(2), M(2), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
+    _case("outer", "wp.outer(a, b)", V(), V(), out="mat33d"),
+    _case("transpose", "wp.transpose(a)", M(3), out="mat33d"),
+    _case("trace", "wp.trace(a)", M(4)),
+    _case("diag", "wp.diag(a)", V(), out="mat33d"),
+    _case("skew", "wp.skew(a)", V(), out="mat33d"),
+    *(_case("determinant", "wp.determinant(a)", M(n), variant=f"mat{n}{n}") for n in (2, 3, 4)),
+    *(_case("inverse", "wp.inverse(a)", M_INVERTIBLE(n), out=f"mat{n}{n}d", variant=f"mat{n}{n}")
+      for n in (2, 3, 4)),
+    # quaternions and transforms
+    _case("quat_from_axis_angle", "wp.quat_from_axis_angle(a, b)", V(), F(-4, 4), out="quatd"),
+    _case("quat_inverse", "wp.quat_inverse(a)", Q, out="quatd"),
+    _case("quat_rotate", "wp.quat_rotate(a, b)", Q, V(), out="vec3d"),
+    _case("quat_rotate_inv", "wp.quat_rotate_inv(a, b)", Q, V(), out="vec3d"),
+    _case("quat_to_matrix", "wp.quat_to_matrix(a)", Q, out="mat33d"),
+    _case("transform_get_translation", "wp.transform_get_translation(a)", T, out="vec3d"),
+    _case("transform_get_rotation", "wp.transform_get_rotation(a)", T, out="quatd"),
+    _case("transform_point", "wp.transform_point(a, b)", T, V(), out="vec3d"),
+    _case("transform_vector", "wp.transform_vector(a, b)", T, V(), out="vec3d"),
+    _case("transform_multiply", "wp.transform_multiply(a, b)", T, T, out="transformd"),
+    _case("transform_inverse", "wp.transform_inverse(a)", T, out="transformd"),
+    # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
+    _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),
+    _case("atomic_sub", "", V(), out="vec3d", stmt="wp.atomic_sub(out, i, a)"),
+]
+
+# Operators are not registry entries, but their derivative rules live in the reverse pass
+OPERATOR_CASES = [
+    _case("div", "a / b", F(), F(), keep=lambda a, b: np.abs(b) > 0.3),
+    _case("mod", "a % b", F(-5, 5), F(0.5, 2), keep=lambda a, b: off_grid(a / b)),
+    _case("floordiv", "a // b", F(-5, 5), F(0.5, 2), keep=lambda a, b: off_grid(a / b), exact_zero=True),
+    _case("pow_operator", "a ** b", F(0.2, 3), F(-2.5, 2.5)),
+    _case("neg", "-a", V(), out="vec3d"),
+    _case("matvec", "a @ b", M(3), V(), out="vec3d"),
+    _case("vecmat", "a * b", V(), M(3), out="vec3d"),
+    _case("matmul", "a * b", M(3), M(3), out="mat33d"),
+    _case("scale", "a * b", F(), M(2), out="mat22d"),
+    _case("mixed", "wp.float64(a) * b + wp.float64(wp.abs(a))", I, F()),
+]
+
+# Registry entries with no derivative to check, and why -------------------------------------
+EXCLUDED = {
+    "tid": "integer thread index, no arguments",
+    "len": "integer result",
+    "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
+    "identity": "a constant (no float arguments)",
+    "quat_identity": "a constant (no float arguments)",
+    "transform_identity": "a constant (no float arguments)",
+    "rand_init": "integer random state", "randi": "integer result", "randu": "integer result",
+    "randn": "its only input is the integer random state",
+    "randf": "float32-only bounds (this harness is float64); test_derivatives_rules checks the bounds",
+    "atomic_min": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
+    "atomic_max": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
+    "print": "side effect only, skipped by the replay",
+    "printf": "side effect only, skipped by the replay",
+}
+EXCLUDED_PRIMITIVES = {
+    "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
+    "rand_pcg": "integer hash of the random state",
+    "libm_logf": "used by randn on values derived from the integer random state",
+    "libm_cosf": "used by randn on values derived from the integer random state",
+}
+
+
+# Kernels, generated from the table into one module ----------------------------------------
+ARG_NAMES = "abcd"
+
+
+def kernel_source(case: Case) -> str:
+    names = ARG_NAMES[: len(case.args)]
+    params = [f"{n}_: wp.array(dtype=wp.{spec[0]})" for n, spec in zip(names, case.args)]
+    lines = [
+        "@wp.kernel",
+        f"def d_{case.id}({', '.join(params)}, out: wp.array(dtype=wp.{case.out})):",
+        "    i = wp.tid()",
+        *(f"    {n} = {n}_[i]" for n in names),
+        "    " + case.stmt.format(expr=case.expr),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    """Kernel per case id, from a generated module (weft reads kernel source from files)."""
+    path = tmp_path_factory.mktemp("derivatives") / "derivative_kernels.py"
+    path.write_text("import weft as wp\n\n\n" + "\n\n".join(kernel_source(c) for c in CASES + OPERATOR_CASES))
+    spec = importlib.util.spec_from_file_location("derivative_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    yield {c.id: getattr(module, f"d_{c.id}") for c in CASES + OPERATOR_CASES}
+    sys.modules.pop(spec.name, None)
+
+
+# Harness ----------------------------------------------------------------------------------
+def wtype(name):
+    return getattr(wp, name)
+
+
+def sample(case: Case, rng, n=N) -> list[np.ndarray]:
+    """n points of the case's domain, drawn at random and filtered by `keep`."""
+    xs = [spec[1](rng, 8 * n) for spec in case.args]
+    if case.keep is not None:
+        mask = np.asarray(case.keep(*xs)).reshape(8 * n, -1).all(axis=1)
+        assert mask.sum() >= n, f"{case.id}: too few points pass the keep-filter"
+        xs = [x[mask] for x in xs]
+    return [x[:n] for x in xs]
+
+
+def _arrays(case, xs):
+    return [wp.array(np.ascontiguousarray(x), dtype=wtype(s[0])) for s, x in zip(case.args, xs)]
+
+
+def primal(kernel, case: Case, xs) -> np.ndarray:
+    out = wp.zeros(len(xs[0]), dtype=wtype(case.out))
+    wp.launch(kernel, len(xs[0]), inputs=[*_arrays(case, xs), out])
+    return out.numpy()
+
+
+def adjoint(kernel, case: Case, xs, cot) -> tuple[list[np.ndarray], np.ndarray]:
+    """(adjoint of each argument, output adjoint after the launch) for output cotangent `cot`."""
+    ins = _arrays(case, xs)
+    adj_ins = [wp.zeros_like(a) for a in ins]
+    out = wp.zeros(len(xs[0]), dtype=wtype(case.out))
+    adj_out = wp.array(cot, dtype=wtype(case.out))
+    wp.launch(kernel, len(xs[0]), inputs=[*ins, out], adj_inputs=[*adj_ins, adj_out], adjoint=True)
+    return [a.numpy() for a in adj_ins], adj_out.numpy()
+
+
+def _flat(x):
+    return x.reshape(len(x), -1)
+
+
+def check_vjp(kernel, case: Case, xs, cot, grads, rng):
+    """<t, J^T c> == <J t, c> per point, J t by central differences, for random t per argument."""
+    c = _flat(cot)
+    for k, (x, g) in enumerate(zip(xs, grads)):
+        if not np.issubdtype(x.dtype, np.floating):
+            continue
+        for _ in range(DIRECTIONS):
+            t = rng.standard_normal(x.shape) * (1.0 + np.abs(x))
+            plus = [x + H * t if j == k else y for j, y in enumerate(xs)]
+            minus = [x - H * t if j == k else y for j, y in enumerate(xs)]
+            jt = _flat(primal(kernel, case, plus) - primal(kernel, case, minus)) / (2 * H)
+            fd = np.sum(jt * c, axis=1)
+            vjp = np.sum(_flat(t) * _flat(g), axis=1)
+            scale = np.linalg.norm(_flat(t), axis=1) * np.linalg.norm(_flat(g), axis=1) \
+                + np.linalg.norm(jt, axis=1) * np.linalg.norm(c, axis=1)
+            bad = np.flatnonzero(np.abs(vjp - fd) > RTOL * scale + ATOL)
+            if bad.size:
+                p = bad[0]
+                pytest.fail(f"{case.id}: d/d{ARG_NAMES[k]} wrong at {bad.size}/{len(x)} points; first at "
+                            f"{[y[p].tolist() for y in xs]}: <t, adjoint> = {float(vjp[p])!r}, finite "
+                            f"differences {float(fd[p])!r} (t = {t[p].tolist()})\n{kernel_source(case)}")
+
+
+def _params(cases):
+    return [pytest.param(c, id=c.id, marks=XFAIL[c.id]) if c.id in XFAIL else pytest.param(c, id=c.id)
+            for c in cases]
+
+
+XFAIL: dict[str, pytest.MarkDecorator] = {}
+
+
+@pytest.mark.parametrize("case", _params(CASES + OPERATOR_CASES))
+def test_adjoint_matches_finite_differences(case, kernels):
+    kernel = kernels[case.id]
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    xs = sample(case, rng)
+    cot = rng.standard_normal(primal(kernel, case, xs).shape)
+    grads, adj_out = adjoint(kernel, case, xs, cot)
+    # the output adjoint is consumed by a store, and kept by an atomic
+    np.testing.assert_array_equal(adj_out, 0.0 if case.stores else cot)
+    for x, g in zip(xs, grads):
+        if case.exact_zero or not np.issubdtype(x.dtype, np.floating):
+            assert not np.any(g), f"{case.id}: expected exactly zero gradient, got {g[g != 0][:5]}"
+    check_vjp(kernel, case, xs, cot, grads, rng)
+
+
+def test_registry_is_covered(kernels):
+    """Each builtin has a case or an exclusion, and each primitive is called by some case's
+    kernel or excluded: a new builtin without a derivative check fails here."""
+    covered = {c.builtin for c in CASES}
+    assert not covered & set(EXCLUDED), f"both covered and excluded: {sorted(covered & set(EXCLUDED))}"
+    missing = set(BUILTINS) - covered - set(EXCLUDED)
+    assert not missing, f"builtins with no derivative case and no exclusion: {sorted(missing)}"
+    stale = (covered | set(EXCLUDED)) - set(BUILTINS)
+    assert not stale, f"cases or exclusions for builtins that do not exist: {sorted(stale)}"
+
+    called = {op.attrs["fn"].name for c in CASES for op in walk(kernels[c.id].ir().body) if op.name == "call"}
+    assert not called & set(EXCLUDED_PRIMITIVES), f"excluded but called: {sorted(called & set(EXCLUDED_PRIMITIVES))}"
+    missing = set(PRIMITIVES) - called - set(EXCLUDED_PRIMITIVES)
+    assert not missing, f"primitives no derivative case calls and not excluded: {sorted(missing)}"
+    stale = set(EXCLUDED_PRIMITIVES) - set(PRIMITIVES)
+    assert not stale, f"exclusions for primitives that do not exist: {sorted(stale)}"

@@ -1,0 +1,346 @@
+"""What `weft.autograd` differentiates: one kernel launch, or a Python function that
+launches kernels, seen as differentiable input arrays (the Jacobian's columns) and output
+arrays (its rows), each flattened to its float scalars in C order, components last (an
+array of `vec3d` of shape `(n,)` has `3 n` scalars: element 0's x, y, z, then element 1's).
+
+A problem is evaluated at the contents its arrays have when it is made. `restore` puts
+that state back (outputs included, so a kernel that accumulates into its outputs gives the
+same result on every run), and leaving the `with` block restores it for the caller.
+Adjoints go to private arrays for kernels; a function's tape needs the arrays' `.grad`,
+whose contents are saved and put back.
+"""
+
+from __future__ import annotations
+
+import inspect
+from contextlib import contextmanager
+
+import numpy as np
+
+from .. import tape as tape_module
+from ..lang.kernel import Kernel
+from ..runtime.array import array
+from ..runtime.launch import launch
+from ..types import Matrix, Scalar, Vector
+
+
+# Arrays as flat vectors of float scalars ----------------------------------------------------
+def is_float_array(a) -> bool:
+    """Whether `a` is a weft array of float scalars, vectors or matrices (what has gradients)."""
+    if not isinstance(a, array):
+        return False
+    t = a.dtype.dtype if isinstance(a.dtype, (Vector, Matrix)) else a.dtype
+    return isinstance(t, Scalar) and t.is_float
+
+
+def scalar_count(a: array) -> int:
+    """How many float scalars `a` holds (elements times components)."""
+    return int(a.numpy().size)
+
+
+def read_flat(a: array) -> np.ndarray:
+    """The scalars of `a` as a new float64 vector of length `scalar_count(a)`."""
+    return np.array(a.numpy(), dtype=np.float64).reshape(-1)
+
+
+def set_scalar(a: array, k: int, value: float):
+    storage = a.numpy()
+    storage[np.unravel_index(k, storage.shape)] = value
+
+
+def nudge(a: array, k: int, delta: float) -> float:
+    """Add `delta` to scalar `k` of `a`; return the change actually stored (rounded to the
+    array's precision, which finite differences should divide by)."""
+    storage = a.numpy()
+    at = np.unravel_index(k, storage.shape)
+    old = float(storage[at])
+    storage[at] = old + delta
+    return float(storage[at]) - old
+
+
+def element_name(label: str, a: array, k: int) -> str:
+    """Scalar `k` of array `a` as source would index it: `x[3]`, `x[1, 2]`, `v[3][1]`
+    (component 1 of a vector), `m[0][1, 2]` (a matrix entry)."""
+    per = max(scalar_count(a) // max(a.size, 1), 1)
+    index, component = divmod(k, per)
+    text = f"{label}[{', '.join(str(int(i)) for i in np.unravel_index(index, a.shape))}]"
+    if isinstance(a.dtype, Vector):
+        text += f"[{component}]"
+    elif isinstance(a.dtype, Matrix):
+        text += "[{}, {}]".format(*divmod(component, a.dtype.np_shape[1]))
+    return text
+
+
+class _Saved:
+    """The contents of some arrays (each distinct array once), to be put back."""
+
+    def __init__(self, arrays):
+        self.items = [(a, a.numpy().copy()) for a in _distinct(arrays)]
+
+    def restore(self):
+        for a, contents in self.items:
+            np.copyto(a.numpy(), contents)
+
+
+def _distinct(values) -> list:
+    seen, out = set(), []
+    for v in values:
+        if isinstance(v, array) and id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
+
+
+@contextmanager
+def _no_tape():
+    """Run without recording on the caller's tapes (finite-difference runs are not theirs)."""
+    saved = list(tape_module.active_tapes)
+    tape_module.active_tapes.clear()
+    try:
+        yield
+    finally:
+        tape_module.active_tapes[:] = saved
+
+
+# Problems -------------------------------------------------------------------------------------
+class Problem:
+    """Inputs and outputs by index (`in_labels[i]`, `out_labels[j]` name every slot); the
+    differentiable ones are `inputs[i]` / `outputs[j]` (arrays). Subclasses run it."""
+
+    name: str
+    in_labels: list
+    out_labels: list
+    inputs: dict
+    outputs: dict
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def pairs(self, mask=None) -> list[tuple[int, int]]:
+        """The (input, output) index pairs to differentiate: all differentiable pairs, or
+        those `mask` names (by index or argument name); a named pair must be differentiable."""
+        if not mask:
+            return [(i, j) for i in self.inputs for j in self.outputs]
+        out = []
+        for entry in mask:
+            if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+                raise ValueError(f"{self.name}: input_output_mask entries are (input, output) pairs, got {entry!r}")
+            i = self._resolve(entry[0], self.in_labels, self.inputs, "input")
+            j = self._resolve(entry[1], self.out_labels, self.outputs, "output")
+            if (i, j) not in out:
+                out.append((i, j))
+        return out
+
+    def _resolve(self, key, labels, differentiable, role) -> int:
+        if isinstance(key, str):
+            if key not in labels:
+                raise ValueError(f"{self.name}: input_output_mask names {role} '{key}', which is not one "
+                                 f"of its {role}s ({', '.join(map(str, labels)) or 'none'})")
+            index = labels.index(key)
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(labels):
+            index = int(key)
+        else:
+            raise ValueError(f"{self.name}: input_output_mask {role} {key!r} is neither a name nor an "
+                             f"index below {len(labels)}")
+        if index not in differentiable:
+            names = ", ".join(f"'{labels[k]}'" for k in differentiable) or "none"
+            raise ValueError(f"{self.name}: input_output_mask asks for {role} '{labels[index]}', which "
+                             f"has no gradient (differentiable {role}s, float arrays with "
+                             f"requires_grad=True{self.role_note(role)}: {names})")
+        return index
+
+    def role_note(self, role) -> str:
+        return ""
+
+    def restore(self):
+        """Put every array back as it was when the problem was made."""
+        raise NotImplementedError
+
+    def forward(self, wanted) -> dict:
+        """Run once from the arrays' current contents; {j: output j's scalars (float64)}."""
+        raise NotImplementedError
+
+    def backward(self, j: int, r: int, wanted) -> dict:
+        """Adjoints of the inputs `wanted` for a unit seed on scalar `r` of output `j`:
+        {i: float64 vector of input i's scalars}, i.e. row `r` of each Jacobian."""
+        raise NotImplementedError
+
+    def close(self):
+        self.restore()
+
+
+class KernelProblem(Problem):
+    """One launch of `kernel` with `args` (inputs and outputs in one list). `in_pos[i]` /
+    `out_pos[j]` give the argument position of differentiable input i / output j."""
+
+    def __init__(self, name, kernel, dims, args, in_labels, out_labels, in_pos, out_pos, device=None,
+                 max_blocks=0, block_dim=256):
+        self.name, self.kernel, self.dims, self.args = name, kernel, dims, list(args)
+        self.in_labels, self.out_labels = list(in_labels), list(out_labels)
+        self.inputs = {i: self.args[k] for i, k in in_pos.items()}
+        self.outputs = {j: self.args[k] for j, k in out_pos.items()}
+        self.in_pos, self.out_pos = dict(in_pos), dict(out_pos)
+        self.options = {"device": device, "max_blocks": max_blocks, "block_dim": block_dim}
+        self.saved = _Saved(self.args)
+        self._forward = self._adjoint = None
+        self._adj_of: dict[int, array] = {}
+
+    def restore(self):
+        self.saved.restore()
+
+    def forward(self, wanted) -> dict:
+        if self._forward is None:
+            self._forward = launch(self.kernel, self.dims, inputs=self.args, record_tape=False, record_cmd=True,
+                                   **self.options)
+        self._forward.launch()
+        return {j: read_flat(self.outputs[j]) for j in wanted}
+
+    def backward(self, j, r, wanted) -> dict:
+        if self._adjoint is None:
+            self._make_adjoint()
+        for adj in self._adj_of.values():
+            adj.zero_()
+        set_scalar(self._adj_of[id(self.outputs[j])], r, 1.0)
+        self._adjoint.launch()
+        return {i: read_flat(self._adj_of[id(self.inputs[i])]) for i in wanted}
+
+    def _make_adjoint(self):
+        if not self.kernel.enable_backward:
+            raise ValueError(f"{self.name} was built with enable_backward=False: it has no adjoint to "
+                             "take Jacobians with")
+        # one private adjoint array per distinct array, so that aliased arguments share it
+        adjs = []
+        for a in self.args:
+            if isinstance(a, array):
+                if id(a) not in self._adj_of:
+                    self._adj_of[id(a)] = array(shape=a.shape, dtype=a.dtype, device=a.device)
+                adjs.append(self._adj_of[id(a)])
+            else:
+                adjs.append(None)
+        self._adjoint = launch(self.kernel, self.dims, inputs=self.args, adj_inputs=adjs, adjoint=True,
+                               record_tape=False, record_cmd=True, **self.options)
+
+
+class RecordedProblem(KernelProblem):
+    """A launch recorded on a Tape. Weft records inputs and outputs as one list, so inputs
+    and outputs are both indexed by argument position: the inputs are the differentiable
+    arrays the kernel reads, the outputs those it writes (an array it reads and writes is
+    both: its Jacobian is d new / d old)."""
+
+    def role_note(self, role) -> str:
+        return " that the kernel reads" if role == "input" else " that the kernel writes"
+
+
+class FunctionProblem(Problem):
+    """A Python function `function(*inputs)` that launches kernels and returns an array or a
+    list of arrays (the outputs). Adjoints replay a Tape of one recorded call."""
+
+    def __init__(self, function, inputs):
+        self.function = function
+        self.args = list(inputs)
+        self.name = f"function '{getattr(function, '__name__', type(function).__name__)}'"
+        self.in_labels = _parameter_names(function, len(self.args))
+        self.saved = _Saved(self.args)
+        try:
+            with tape_module.Tape() as tape:
+                returned = self._outputs(function(*self.args))
+        finally:
+            self.restore()
+        self.tape, self.returned = tape, returned
+        self.out_labels = [f"output_{j}" for j in range(len(returned))]
+        self.inputs = {i: a for i, a in enumerate(self.args) if is_float_array(a) and a.requires_grad}
+        self.outputs = {j: a for j, a in enumerate(returned) if is_float_array(a) and a.requires_grad}
+        recorded = [a for e in tape.launches for a in (getattr(e, "grad_of", None) or getattr(e, "arrays", []))]
+        self.with_grad = [a for a in _distinct(recorded + self.args + returned) if a.grad is not None]
+        self.saved_grads = _Saved([a.grad for a in self.with_grad])
+
+    def _outputs(self, returned) -> list:
+        outs = [returned] if isinstance(returned, array) else returned
+        if not isinstance(outs, (list, tuple)) or not all(isinstance(a, array) for a in outs):
+            raise TypeError(f"{self.name} must return a weft array or a list of them, got "
+                            f"{type(returned).__name__}")
+        return list(outs)
+
+    def restore(self):
+        self.saved.restore()
+
+    def forward(self, wanted) -> dict:
+        with _no_tape():
+            outs = self._outputs(self.function(*self.args))
+        if len(outs) != len(self.returned):
+            raise ValueError(f"{self.name} returned {len(outs)} arrays, then {len(self.returned)}")
+        for j in wanted:
+            if outs[j].shape != self.returned[j].shape or outs[j].dtype is not self.returned[j].dtype:
+                raise ValueError(f"{self.name}: output {j} changed shape or dtype between calls")
+        return {j: read_flat(outs[j]) for j in wanted}
+
+    def backward(self, j, r, wanted) -> dict:
+        for a in self.with_grad:
+            a.grad.zero_()
+        set_scalar(self.outputs[j].grad, r, 1.0)
+        self.tape.backward()
+        return {i: read_flat(self.inputs[i].grad) for i in wanted}
+
+    def close(self):
+        self.restore()
+        self.saved_grads.restore()
+
+
+def _parameter_names(function, n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [names[i] if i < len(names) else f"input_{i}" for i in range(n)]
+
+
+# Making problems --------------------------------------------------------------------------------
+def make_problem(function, dim, inputs, outputs, device=None, max_blocks=0, block_dim=256) -> Problem:
+    """The problem for the public functions' arguments: a kernel launch (`dim`, `inputs`,
+    `outputs` as for `weft.launch`) or a Python function called as `function(*inputs)`."""
+    if inputs is None:
+        raise ValueError("weft.autograd: the inputs must be given")
+    if not isinstance(function, Kernel):
+        if not callable(function):
+            raise TypeError(f"weft.autograd: expected a @weft.kernel or a Python function, got "
+                            f"{type(function).__name__}")
+        return FunctionProblem(function, inputs)
+    name = f"kernel '{function.name}'"
+    if dim is None:
+        raise ValueError(f"{name}: the launch dimension `dim` must be given")
+    if not outputs:
+        raise ValueError(f"{name}: list the output arrays in `outputs` (the arguments after the inputs); "
+                         "Jacobians are taken from inputs to outputs")
+    inputs, outputs = list(inputs), list(outputs)
+    names = function.arg_names
+    if len(inputs) + len(outputs) != len(names):
+        raise TypeError(f"{name} takes {len(names)} arguments ({', '.join(names)}), got "
+                        f"{len(inputs)} inputs and {len(outputs)} outputs")
+    n = len(inputs)
+    in_pos = {i: i for i, a in enumerate(inputs) if is_float_array(a) and a.requires_grad}
+    out_pos = {j: n + j for j, a in enumerate(outputs) if is_float_array(a) and a.requires_grad}
+    return KernelProblem(name, function, dim, inputs + outputs, names[:n], names[n:], in_pos, out_pos,
+                         device, max_blocks, block_dim)
+
+
+def recorded_problem(entry, index: int) -> RecordedProblem:
+    """The problem for launch number `index` of a Tape (a `weft.tape._Recorded`): its
+    arguments as recorded (copies where later launches overwrote them), and gradients
+    wanted where the original array has requires_grad."""
+    kernel = entry.kernel
+    reads, writes = kernel.array_effects()
+
+    def wanted(k):
+        original = entry.grad_of[k]
+        return original is not None and original.requires_grad and is_float_array(entry.params[k])
+
+    in_pos = {k: k for k in sorted(reads) if wanted(k)}
+    out_pos = {k: k for k in sorted(writes) if wanted(k)}
+    names = kernel.arg_names
+    return RecordedProblem(f"kernel '{kernel.name}' (tape launch {index})", kernel, entry.dims, entry.params,
+                           names, names, in_pos, out_pos, entry.device)
