@@ -39,6 +39,7 @@ from .runtime.device import (  # noqa: E402
 )
 from .runtime.launch import Launch, launch  # noqa: E402
 from .tape import Tape  # noqa: E402
+from . import autograd  # noqa: E402
 from .types import *  # noqa: E402,F403
 from .types import (  # noqa: E402
     ArrayType,

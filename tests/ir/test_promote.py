@@ -15,7 +15,6 @@ def running_product(a: wp.array2d(dtype=float), y: wp.array(dtype=float), n: int
 
 @wp.kernel
 def scatter_in_loop(y: wp.array(dtype=float), n: int):
-    i = wp.tid()
     for j in range(n):
         y[j] = y[j] + 1.0  # the index changes every iteration: stays in memory
 

@@ -46,6 +46,11 @@ def active_types(t) -> list[Scalar]:
     return []
 
 
+def has_adjoint_array(t) -> bool:
+    """Whether a parameter of type `t` gets an adjoint array: an array of float values."""
+    return isinstance(t, ArrayType) and bool(active_types(t.dtype))
+
+
 def component_range(t, index: int) -> tuple[int, int]:
     """The slice of `active_types(t)` that component `index` of `t` occupies."""
     if isinstance(t, (Vector, Matrix)):
@@ -205,7 +210,7 @@ class _Reverse:
     # Set-up --------------------------------------------------------------------------------
     def build(self) -> Function:
         fn = self.fn
-        array_params = [p for p in fn.params if isinstance(p.type, ArrayType)]
+        array_params = [p for p in fn.params if has_adjoint_array(p.type)]
         names = fn.param_names + [f"adj_{fn.param_names[fn.params.index(p)]}" for p in array_params]
         types = [p.type for p in fn.params] + [p.type for p in array_params]
         out = Function(f"{fn.name}_adjoint", "kernel", names, types, None, fn.loc)
@@ -374,8 +379,10 @@ class _Reverse:
             rule(op)
 
     def rev_binary(self, op):
+        if not op.result.type.is_float:
+            return
         (g,) = self.get(op.result)
-        if g is None or not op.result.type.is_float:
+        if g is None:
             return
         a, c = op.operands
         x, y, r = self.m(a), self.m(c), self.m(op.result)
@@ -402,8 +409,10 @@ class _Reverse:
         self.accum(c, [gc])
 
     def rev_unary(self, op):
+        if op.attrs["op"] != "neg" or not op.result.type.is_float:
+            return
         (g,) = self.get(op.result)
-        if g is not None and op.attrs["op"] == "neg":
+        if g is not None:
             self.accum(op.operands[0], [self.b.neg(g)])
 
     def rev_cast(self, op):
@@ -477,6 +486,8 @@ class _Reverse:
 
     def rev_extract_dyn(self, op):
         agg, *indices = op.operands
+        if not active_types(op.result.type):
+            return
         (g,) = self.get(op.result)
         if g is None:
             return

@@ -205,9 +205,11 @@ class Kernel:
         return tuple(spec)
 
     @property
-    def array_param_indices(self) -> list[int]:
-        """Positions of the array parameters (each has an adjoint array in the adjoint)."""
-        return self._array_params if self._array_params is not None else self._init_params()
+    def adjoint_param_indices(self) -> list[int]:
+        """Positions of the parameters that have an adjoint array in the adjoint kernel: the
+        arrays of float values (integer arrays carry no gradient)."""
+        from ..autodiff.reverse import has_adjoint_array
+        return [k for k, t in enumerate(self.params.values()) if has_adjoint_array(t)]
 
     def _init_params(self):
         self.arg_names  # noqa: B018 - fills _array_params

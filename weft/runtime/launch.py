@@ -203,9 +203,9 @@ class Launch:
             if not self.adjoint:
                 raise ValueError(f"kernel '{self.kernel.name}': this Launch runs the forward kernel; "
                                  "it has no adjoint arguments")
-            arrays = self.kernel.array_param_indices
+            arrays = self.kernel.adjoint_param_indices
             if index not in arrays:
-                return  # not an array: it has no adjoint argument
+                return  # not an array of floats: it has no adjoint argument
             index = n + arrays.index(index)
         packed = self.compiled.packers[index](value)
         self.params[index] = value
@@ -239,7 +239,8 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
     """The adjoint kernel's arguments: the primal ones, then the adjoint array of each array
     parameter. `None` there means no gradient is wanted for that array: a zero array takes
     its place (the adjoint reads and clears output adjoints, so it must read zeros).
-    Entries for parameters that are not arrays are ignored (None or zero, as in Warp)."""
+    Entries for parameters that are not arrays of floats are ignored (None or zero, as in
+    Warp)."""
     names = kernel.arg_names
     adj_params = list(adj_params)
     if len(adj_params) != len(names):
@@ -247,7 +248,7 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
                         f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
                         f"got {len(adj_params)}")
     out = list(params)
-    for k in kernel.array_param_indices:
+    for k in kernel.adjoint_param_indices:
         adj, primal = adj_params[k], params[k]
         if adj is None and isinstance(primal, array):
             adj = array(shape=primal.shape, dtype=primal.dtype, device=primal.device)

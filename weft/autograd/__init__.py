@@ -1,0 +1,17 @@
+"""`weft.autograd`: check gradients, as `warp.autograd` does.
+
+    J = weft.autograd.jacobian(kernel, dim=n, inputs=[x], outputs=[y])     # by adjoint launches
+    J_fd = weft.autograd.jacobian_fd(kernel, dim=n, inputs=[x], outputs=[y])
+    weft.autograd.gradcheck(kernel, dim=n, inputs=[x], outputs=[y])      # True, or ValueError
+    weft.autograd.gradcheck_tape(tape)                                     # every recorded launch
+
+Jacobians are {(input index, output index): float64 numpy array (output scalars, input
+scalars)}; only float arrays with `requires_grad=True` take part. `function` may also be a
+Python function that launches kernels and returns its output arrays.
+"""
+
+from .check import gradcheck, gradcheck_tape
+from .jacobian import jacobian, jacobian_fd
+from .plot import jacobian_plot
+
+__all__ = ["gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jacobian_plot"]
