@@ -3,7 +3,8 @@
 One sample is 10,000 back-to-back launches followed by one synchronize; the
 table shows time per launch. "replay" re-launches the object returned by
 ``wp.launch(..., record_cmd=True)`` (Warp's ``Launch.launch()``), which skips
-argument packing. numpy's row is a plain ``a[0] = 1.0`` from Python, i.e. the
+argument packing; "adjoint" and "adjoint replay" do the same for the adjoint kernel
+(``adjoint=True``, an adjoint array for ``a``). numpy's row is a plain ``a[0] = 1.0`` from Python, i.e. the
 interpreter floor; torch runs ``fill_`` on a 1-element tensor, JAX a jitted
 ``a.at[0].set(1.0)``, Taichi a one-line kernel.
 """
@@ -27,6 +28,17 @@ def make_kernels(wp):
         a[0] = 1.0
 
     return trivial
+
+
+@functools.cache
+def make_adjoint_kernels(wp):
+    """The same kernel with its adjoint built (benchmarks.common turns Warp's off)."""
+
+    @wp.kernel(enable_backward=True)
+    def trivial_differentiable(a: wp.array(dtype=float)):
+        a[0] = 1.0
+
+    return trivial_differentiable
 
 
 @functools.cache
@@ -64,6 +76,27 @@ def build_wp_replay(wp, count: int) -> Case:
             replay()
 
     return Case(run, lambda: sync_device(wp), lambda: compare(a.numpy(), ONE, 0.0), count)
+
+
+def build_wp_adjoint(wp, count: int, replay: bool) -> Case:
+    """Warp or weft: ``count`` adjoint launches (or replays of a recorded one)."""
+    kernel = make_adjoint_kernels(wp)
+    a = wp.zeros(1, dtype=wp.float32, device=DEVICE)
+    adj_a = wp.ones(1, dtype=wp.float32, device=DEVICE)
+    args = dict(dim=1, inputs=[a], adj_inputs=[adj_a], device=DEVICE, adjoint=True)
+    if replay:
+        launch = wp.launch(kernel, record_cmd=True, **args).launch
+    else:
+        def launch():
+            wp.launch(kernel, **args)
+
+    def run():
+        for _ in range(count):
+            launch()
+
+    # No result check: weft's adjoint of `a[0] = 1.0` clears adj_a (the overwritten value has
+    # no influence), Warp's leaves it; the gradients are tested in weft's test suite.
+    return Case(run, lambda: sync_device(wp), None, count)
 
 
 def build_numpy(np_, count: int) -> Case:
@@ -130,6 +163,9 @@ def run() -> Report:
              for peer in PEERS]
     specs += [Spec(peer, functools.partial(build_wp_replay, count=count), "replay")
               for peer in ("weft", "warp")]
+    for label, replay in (("adjoint", False), ("adjoint replay", True)):
+        specs += [Spec(peer, functools.partial(build_wp_adjoint, count=count, replay=replay), label)
+                  for peer in ("weft", "warp")]
     rows = measure_all(specs, per_sec)
     return Report(NAME, f"launch: trivial kernel, dim = 1, {count:,} launches per sample",
                   rows, "k/s", "per launch")

@@ -5,7 +5,10 @@
 
 __version__ = "0.1.0"
 
-from . import config  # noqa: E402
+from . import (
+    autograd,  # noqa: E402
+    config,  # noqa: E402
+)
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
@@ -39,7 +42,6 @@ from .runtime.device import (  # noqa: E402
 )
 from .runtime.launch import Launch, launch  # noqa: E402
 from .tape import Tape  # noqa: E402
-from . import autograd  # noqa: E402
 from .types import *  # noqa: E402,F403
 from .types import (  # noqa: E402
     ArrayType,

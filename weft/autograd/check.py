@@ -101,10 +101,14 @@ def gradcheck_tape(tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exception=True
     passed = True
     for order, (index, entry) in enumerate(launches):
         kernel = getattr(entry, "kernel", None)
-        if order < skip_to_launch_index or not isinstance(kernel, Kernel) or not kernel.enable_backward:
+        if order < skip_to_launch_index or not isinstance(kernel, Kernel):
             continue
         names = {kernel.key, kernel.name}
         if names & blacklist or (whitelist and not names & whitelist):
+            continue
+        if not kernel.enable_backward:
+            if show_summary:
+                print(f"gradcheck: kernel '{kernel.name}' (tape launch {index}) skipped: enable_backward=False")
             continue
         mask = masks.get(kernel.key, masks.get(kernel.name))
         with recorded_problem(entry, index) as problem:

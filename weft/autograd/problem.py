@@ -183,7 +183,6 @@ class KernelProblem(Problem):
         self.in_labels, self.out_labels = list(in_labels), list(out_labels)
         self.inputs = {i: self.args[k] for i, k in in_pos.items()}
         self.outputs = {j: self.args[k] for j, k in out_pos.items()}
-        self.in_pos, self.out_pos = dict(in_pos), dict(out_pos)
         self.options = {"device": device, "max_blocks": max_blocks, "block_dim": block_dim}
         self.saved = _Saved(self.args)
         self._forward = self._adjoint = None

@@ -120,6 +120,7 @@ class Kernel:
         self._params = None
         self._arg_names = None
         self._array_params = None
+        self._adjoint_params = None
         self._ir: dict = {}
         self._compiled: dict = {}
 
@@ -208,8 +209,10 @@ class Kernel:
     def adjoint_param_indices(self) -> list[int]:
         """Positions of the parameters that have an adjoint array in the adjoint kernel: the
         arrays of float values (integer arrays carry no gradient)."""
-        from ..autodiff.reverse import has_adjoint_array
-        return [k for k, t in enumerate(self.params.values()) if has_adjoint_array(t)]
+        if self._adjoint_params is None:
+            from ..autodiff.reverse import has_adjoint_array
+            self._adjoint_params = [k for k, t in enumerate(self.params.values()) if has_adjoint_array(t)]
+        return self._adjoint_params
 
     def _init_params(self):
         self.arg_names  # noqa: B018 - fills _array_params
@@ -251,7 +254,9 @@ class Kernel:
         if config.verbose:
             print(f"weft: {fn.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")
-        return CompiledKernel(self, address, cg.sites, fn, cg.scratch_size)
+        ck = CompiledKernel(self, address, cg.sites, fn, cg.scratch_size)
+        ck.label = f"{self.name} (adjoint)" if adjoint else self.name
+        return ck
 
     def llvm_ir(self, spec=None, optimized=False, adjoint=False) -> str:
         """The LLVM IR of this kernel or its adjoint (for inspection), optionally optimised."""

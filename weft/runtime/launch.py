@@ -296,7 +296,7 @@ def raise_launch_error(ck, ctx):
     from ..lang.errors import format_at
     site = ck.sites[ctx.error_site]
     op = site.op
-    name = ck.kernel.name
+    name = ck.label
     if site.what == "integer division":
         raise ZeroDivisionError(format_at(f"kernel '{name}': integer division by zero", op.loc))
     if site.what == "AD stack":
@@ -320,7 +320,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=256):
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
-    `inputs + outputs`. With `record_cmd=True`, return a `Launch` to run later instead."""
+    `inputs + outputs`. With `adjoint=True`, run its adjoint instead: `adj_inputs +
+    adj_outputs` give one adjoint per argument (see `adjoint_arguments`); input adjoints
+    are accumulated. With `record_cmd=True`, return a `Launch` to run later instead.
+    Inside `with Tape():` forward launches are recorded unless `record_tape=False`."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch: expected a @weft.kernel, got {type(kernel).__name__}")
     try:
@@ -335,7 +338,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                         f"({', '.join(names)}), got {len(params)}")
     if adjoint:
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
-    elif record_tape and tape_module.active_tapes:
+    elif record_tape and not record_cmd and tape_module.active_tapes:
+        # (a recorded command runs later, possibly many times: tapes do not see it)
         params = tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
     if record_cmd:
         return Launch(kernel, dims, params, device, adjoint)

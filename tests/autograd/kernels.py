@@ -1,0 +1,39 @@
+"""Kernels and helpers shared by the weft.autograd tests (float64, with Jacobians known in
+closed form)."""
+
+import numpy as np
+
+import weft as wp
+
+F64 = wp.float64
+
+
+def f64(values, requires_grad=True, dtype=F64):
+    """A float64 (or `dtype`) weft array holding `values`."""
+    return wp.array(np.asarray(values, dtype=np.float64), dtype=dtype, requires_grad=requires_grad)
+
+
+def zeros(shape, dtype=F64):
+    return wp.zeros(shape, dtype=dtype, requires_grad=True)
+
+
+@wp.kernel
+def sin_times_x(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = wp.sin(x[i]) * x[i]
+
+
+@wp.kernel
+def sin_times_x32(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.sin(x[i]) * x[i]
+
+
+@wp.kernel
+def sum_squares(x: wp.array(dtype=F64), loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * x[i])
+
+
+def d_sin_times_x(x):
+    return np.sin(x) + x * np.cos(x)
