@@ -113,7 +113,17 @@ CTX_TYPE = ir.LiteralStructType([
 
 # A thread's AD stack (adjoint kernels with dynamic loops): malloc'd bytes, used, capacity.
 STACK_TYPE = ir.LiteralStructType([PTR, I64, I64])
-STACK_SLOT = 8  # bytes per pushed scalar
+STACK_SLOT = 8  # bytes per pushed scalar; an array descriptor (in a struct) takes its size
+
+
+def _slot_offsets(leaf_types) -> tuple[list[int], int]:
+    """Byte offsets of pushed leaves in a stack frame, and the frame size."""
+    offsets, at = [], 0
+    for lt in leaf_types:
+        offsets.append(at)
+        # an array descriptor {ptr, [n x i64] shape, [n x i64] strides}: 8 + 16 n bytes
+        at += 8 + 16 * lt.elements[1].count if isinstance(lt, ir.LiteralStructType) else STACK_SLOT
+    return offsets, at
 
 
 class KernelCodegen:
@@ -154,7 +164,7 @@ class KernelCodegen:
                 what = "assert"
             elif op.name == "push":
                 what = "AD stack"
-                frame = STACK_SLOT * sum(len(self.leaf_types(v.type)) for v in op.operands)
+                _, frame = _slot_offsets([lt for v in op.operands for lt in self.leaf_types(v.type)])
                 self.scratch_size = max(self.scratch_size, frame)
             else:
                 continue
@@ -900,9 +910,10 @@ class KernelCodegen:
         and the values go to scratch memory, so the launch ends cleanly and reports it."""
         b = self.builder
         leaves = [leaf for v in op.operands for leaf in self.leaves(self.v(v), v.type)]
+        offsets, frame = _slot_offsets([leaf.type for leaf in leaves])
         size_ptr, cap_ptr = self._stack_field(1), self._stack_field(2)
         size = b.load(size_ptr, typ=I64)
-        need = b.add(size, I64(STACK_SLOT * len(leaves)))
+        need = b.add(size, I64(frame))
         fits = b.icmp_unsigned("<=", need, b.load(cap_ptr, typ=I64))
         before = b.block
         with b.if_then(b.not_(fits), likely=False):
@@ -916,24 +927,25 @@ class KernelCodegen:
         self._check(op, ok, [], [])
         top = b.gep(b.load(self._stack_field(0), typ=PTR), [size], source_etype=I8)
         ptr = b.select(ok, top, self._scratch())
-        for k, leaf in enumerate(leaves):
-            slot = b.gep(ptr, [I64(STACK_SLOT * k)], source_etype=I8)
+        for offset, leaf in zip(offsets, leaves):
+            slot = b.gep(ptr, [I64(offset)], source_etype=I8)
             b.store(b.zext(leaf, I8) if leaf.type == I1 else leaf, slot)
         b.store(b.select(ok, need, size), size_ptr)
 
     def op_pop(self, op):
         b = self.builder
         types = [lt for r in op.results for lt in self.leaf_types(r.type)]
+        offsets, frame_bytes = _slot_offsets(types)
         size_ptr = self._stack_field(1)
         size = b.load(size_ptr, typ=I64)
-        frame = I64(STACK_SLOT * len(types))
+        frame = I64(frame_bytes)
         ok = b.icmp_unsigned(">=", size, frame)  # false only after a failed push
         rest = b.sub(size, frame)
         top = b.gep(b.load(self._stack_field(0), typ=PTR), [rest], source_etype=I8)
         ptr = b.select(ok, top, self._scratch())
         leaves = []
-        for k, lt in enumerate(types):
-            slot = b.gep(ptr, [I64(STACK_SLOT * k)], source_etype=I8)
+        for offset, lt in zip(offsets, types):
+            slot = b.gep(ptr, [I64(offset)], source_etype=I8)
             leaves.append(b.icmp_unsigned("!=", b.load(slot, typ=I8), I8(0)) if lt == I1 else b.load(slot, typ=lt))
         b.store(b.select(ok, rest, size), size_ptr)
         it = iter(leaves)
