@@ -54,8 +54,9 @@ class Tape:
     def __init__(self):
         self.launches: list = []
         self._seeded: list = []
-        # id(array) -> (array, [(recorded launch, parameter index)]) reading its current contents
-        self._readers: dict[int, tuple] = {}
+        # buffer -> id(array) -> (array, [(recorded launch, parameter index)]): the launches
+        # that read the array's current contents (arrays grouped by the memory they view)
+        self._readers: dict[int, dict] = {}
         self.loss = None
 
     def __enter__(self):
@@ -75,23 +76,51 @@ class Tape:
         reads, writes = kernel.array_effects()
         entry = _Recorded(kernel, dims, list(params), [p if isinstance(p, array) else None for p in params],
                           device)
+        for k in reads:
+            if isinstance(params[k], array):
+                self._add_reader(params[k], entry, k)
         for k in writes:
-            a = params[k]
-            if not isinstance(a, array):
-                continue
-            readers = self._readers.pop(id(a), (a, []))[1]
-            if k in reads:
-                readers = readers + [(entry, k)]
-            if readers:
+            if isinstance(params[k], array):
+                self.will_write(params[k])
+        self.launches.append(entry)
+        return list(params)
+
+    def _add_reader(self, a, entry, k):
+        self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, k))
+
+    def will_write(self, target):
+        """`target` is about to be overwritten: recorded launches that read memory it shares
+        (through any view of the same buffer) get a copy of what they read."""
+        by_array = self._readers.get(_root_id(target))
+        if not by_array:
+            return
+        for key, (a, readers) in list(by_array.items()):
+            if np.may_share_memory(a.numpy(), target.numpy()):
                 snapshot = _snapshot(a)
                 for rec, j in readers:
                     rec.params[j] = snapshot
-        for k in reads:
-            a = params[k]
-            if isinstance(a, array) and k not in writes:
-                self._readers.setdefault(id(a), (a, []))[1].append((entry, k))
-        self.launches.append(entry)
-        return list(params)
+                del by_array[key]
+
+    def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
+        """Record `weft.copy` (about to run): its adjoint moves dest's gradient of the copied
+        range into src's gradient."""
+        from .runtime.array import element_numpy
+
+        self.will_write(dest)
+
+        def flat(a):
+            return a.grad.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
+
+        def backward():
+            if dest.grad is None:
+                return
+            d = flat(dest)[dest_offset:dest_offset + count]
+            if src.grad is not None:
+                flat(src)[src_offset:src_offset + count] += d
+            d[...] = 0
+
+        backward.__name__ = "copy"
+        self.launches.append(_Func(backward, [dest, src]))
 
     def record_func(self, backward, arrays):
         """Record a user step: `backward()` runs in its place during `backward`, and the
@@ -188,6 +217,14 @@ class Tape:
         with open(filename, "w") as f:
             f.write(text)
         return text
+
+
+def _root_id(a) -> int:
+    """An id of the memory block array `a` views (shared by all views of one allocation)."""
+    data = a.numpy()
+    while isinstance(data.base, np.ndarray):
+        data = data.base
+    return id(data)
 
 
 def _snapshot(a):

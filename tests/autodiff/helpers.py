@@ -47,7 +47,7 @@ def numeric_grad(f, xs, eps=1e-6) -> list[np.ndarray]:
     """Central differences of scalar `f(list of float64 arrays)` with respect to each array."""
     xs = [np.array(x, dtype=np.float64) for x in xs]
     grads = []
-    for k, x in enumerate(xs):
+    for x in xs:
         g = np.zeros_like(x)
         for idx in np.ndindex(x.shape):
             saved = x[idx]
@@ -110,3 +110,31 @@ def check_adjoint(kernel, dim, args, seeds=None, *, eps=1e-6, rtol=1e-6, atol=1e
 def ones_seed(args, k) -> dict:
     """A seed of ones on argument `k` only (for analytic checks: the result is J^T 1)."""
     return {k: np.ones(_data(args[k]).shape)}
+
+
+def check_tape(record, values, *, eps=1e-6, rtol=1e-6, atol=1e-7) -> list:
+    """Check a recorded program against finite differences. `record(arrays)` launches
+    kernels on `arrays` (weft arrays with gradients, made from `values`: float64 numpy
+    arrays or `(numpy array, weft dtype)` pairs) and returns a one-element loss array; it
+    runs once inside a Tape and many times outside one. After `tape.backward(loss=...)`
+    each array's `.grad` must be d loss / d its initial contents. Returns the gradients."""
+    def make(vals):
+        return [wp.array(np.array(v, np.float64), dtype=_dtype(a), requires_grad=True) for a, v in zip(values, vals)]
+
+    def loss_of(vals):
+        return float(record(make(vals)).numpy().reshape(-1)[0])
+
+    data = [_data(a) for a in values]
+    expected = numeric_grad(loss_of, data, eps)
+    arrays = make(data)
+    with wp.Tape() as tape:
+        loss = record(arrays)
+    tape.backward(loss=loss)
+    grads = [a.grad.numpy().copy() for a in arrays]
+    for k, (g, fd) in enumerate(zip(grads, expected)):
+        np.testing.assert_allclose(g, fd, rtol=rtol, atol=atol, err_msg=f"gradient of input {k}")
+    return grads
+
+
+def _dtype(arg):
+    return arg[1] if isinstance(arg, tuple) else F64

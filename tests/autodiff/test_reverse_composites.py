@@ -67,7 +67,7 @@ def quat_ops(q: wp.array(dtype=wp.quatd), x: wp.array(dtype=wp.vec3d), ang: wp.a
     i = wp.tid()
     r = wp.quat_from_axis_angle(wp.normalize(x[i]), ang[i])
     p = q[i] * r
-    t = wp.transform(x[i] * 0.5, r)
+    t = wp.transformd(x[i] * 0.5, r)
     z[i] = wp.quat_rotate(p, x[i]) + wp.quat_rotate_inv(r, x[i]) + wp.transform_point(t, x[i])
     y[i] = p[3] * 2.0 + p.x * p.y + wp.trace(wp.quat_to_matrix(r)) + wp.quat_inverse(p)[0]
 
@@ -109,6 +109,22 @@ def composite_loop(x: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat33d), z:
 def test_composites_carried_through_dynamic_loop():
     m = np.random.default_rng(3).standard_normal((4, 3, 3)) * 0.5
     check_adjoint(composite_loop, 4, [(V, wp.vec3d), (m, wp.mat33d), (np.zeros((4, 3)), wp.vec3d), 3])
+
+
+@wp.kernel
+def struct_loop(x: wp.array(dtype=wp.vec3d), w: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    b = Body()
+    b.pos = x[i]
+    b.mass = w[i]
+    for _j in range(n):  # a struct carried through a dynamic loop
+        b.pos = b.pos * b.mass + wp.vec3d(0.0, 0.1, 0.0)
+        b.mass = wp.sin(b.mass) + 0.5
+    y[i] = body_energy(b)
+
+
+def test_struct_carried_through_dynamic_loop():
+    check_adjoint(struct_loop, 4, [(V, wp.vec3d), X, np.zeros(4), 3])
 
 
 # Component assignment -----------------------------------------------------------------------
@@ -203,6 +219,29 @@ def matrix_elements(x: wp.array(dtype=F64), idx: wp.array(dtype=int), y: wp.arra
 def test_matrix_element_assignment():
     idx = np.array([0, 1, 1, 0], np.int32)
     check_adjoint(matrix_elements, 4, [X, idx, np.zeros(4), (np.zeros((4, 2, 2)), wp.mat22d)])
+
+
+@wp.kernel
+def components_in_loops(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    u = wp.vec3d(v, 1.0, 0.0)
+    m = wp.mat22d(v, 0.0, 0.0, 1.0)
+    for j in range(n):
+        for k in range(3):  # static inner loop: constant component indices
+            u[k] = u[k] * 0.5 + v * F64(k)
+        r = j % 2
+        m[r, 1 - r] = m[r, r] * v + m[1 - r, r]  # dynamic matrix indices
+        if j == 1:
+            continue
+        v = wp.dot(u, u) * 0.1 + v
+        if v > 4.0:
+            break
+    y[i] = v + u[2] + wp.determinant(m)
+
+
+def test_component_assignment_in_dynamic_loops():
+    check_adjoint(components_in_loops, 4, [X, np.zeros(4), 4])
 
 
 @wp.kernel

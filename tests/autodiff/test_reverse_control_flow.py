@@ -4,6 +4,7 @@ returns and @wp.func calls. Every gradient is checked in float64 against central
 differences of the forward kernel (tests/autodiff/helpers.py), and against analytic values
 where they are easy to write down."""
 
+import io
 import typing
 
 import numpy as np
@@ -11,13 +12,7 @@ import pytest
 
 import weft as wp
 
-from .helpers import F64, check_adjoint, ones_seed
-
-# weft bug (reported): the reverse sweep crashes with "ValueError: not enough values to unpack"
-# on int arithmetic (`k += 1`, `j % 3`, a for-loop's counter when the loop has a break or a
-# return) because rev_binary unpacks the (empty) adjoint of an int-typed result.
-INT_ARITH_BUG = pytest.mark.xfail(strict=True, raises=ValueError,
-                                  reason="weft bug: rev_binary on an int-typed result crashes")
+from .helpers import F64, check_adjoint, ones_seed, run_adjoint
 
 X = np.array([-1.7, -0.4, 0.3, 0.9, 1.6])
 
@@ -44,6 +39,21 @@ def polynomial(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
     i = wp.tid()
     v = x[i]
     y[i] = 3.0 * v * v * v - 2.0 * v + 1.0
+
+
+@wp.kernel
+def int_arithmetic(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    j = i + 1
+    k = (j * 3) % 4 - i // 2
+    y[i] = x[i] * F64(j) + x[i] * x[i] * F64(k)
+
+
+def test_integer_arithmetic_beside_float_code():
+    args = [X, np.zeros(5)]
+    g = check_adjoint(int_arithmetic, 5, args, ones_seed(args, 1))
+    i = np.arange(5)
+    np.testing.assert_allclose(g[0], (i + 1) + 2 * X * (((i + 1) * 3) % 4 - i // 2), rtol=1e-12)
 
 
 def test_straight_line_analytic():
@@ -221,12 +231,11 @@ def stepped_loops(x: wp.array(dtype=F64), w: wp.array(dtype=F64), y: wp.array(dt
         v = v * w[j] + wp.sin(v) * F64(j) * 0.1
     for j in range(n - 1, -1, -2):  # negative step, index used in the body
         v = wp.cos(v) * w[j] + v * 0.5
-    for j in range(n, 0, 1):  # zero trips
+    for _j in range(n, 0, 1):  # zero trips
         v = v * 100.0
     y[i] = v
 
 
-@INT_ARITH_BUG
 def test_non_unit_and_negative_steps():
     w = np.array([0.9, -0.5, 1.2, 0.7, -1.1, 0.6, 0.8])
     check_adjoint(stepped_loops, 5, [X, w, np.zeros(5), 7])
@@ -236,7 +245,7 @@ def test_non_unit_and_negative_steps():
 def while_data_exit(x: wp.array(dtype=F64), y: wp.array(dtype=F64), trips: wp.array(dtype=int)):
     i = wp.tid()
     v = x[i]
-    k = int(0)
+    k = 0
     while v < 10.0 and k < 100:
         v = v * 1.5 + wp.sin(v) * 0.25 + 0.5
         k += 1
@@ -244,7 +253,6 @@ def while_data_exit(x: wp.array(dtype=F64), y: wp.array(dtype=F64), trips: wp.ar
     trips[i] = k
 
 
-@INT_ARITH_BUG
 def test_while_with_data_dependent_exit():
     # Warp's backward runs the while body once with the final values instead of replaying
     # the iterations, so d y / d x is wrong whenever the loop ran more than once.
@@ -262,6 +270,48 @@ def test_while_with_data_dependent_exit():
 
 
 @wp.kernel
+def while_condition_reads(x: wp.array(dtype=F64), w: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    v = x[i]
+    k = 0
+    while k < 4 and v * w[k] < 5.0:  # the condition reads an array and the carried value
+        v = v + wp.exp(v * 0.3) * w[k]
+        k += 1
+    y[i] = v
+
+
+def test_while_condition_reading_arrays():
+    check_adjoint(while_condition_reads, 5, [X, np.array([0.5, 1.2, 0.8, 1.1]), np.zeros(5)])
+
+
+def test_data_dependent_trips_on_many_threads():
+    # each CPU thread keeps its own AD stack; trip counts differ from one GPU-style thread to the next
+    n = 6000
+    x = np.linspace(0.05, 9.0, n)
+    saved = wp.config.parallel_threshold
+    wp.config.parallel_threshold = 0
+    try:
+        g = run_adjoint(while_data_exit, n, [x, np.zeros(n), np.zeros(n, np.int32)],
+                        [np.zeros(n), np.ones(n), None])
+    finally:
+        wp.config.parallel_threshold = saved
+    v, d = x.copy(), np.ones(n)
+    for _ in range(100):
+        live = v < 10.0
+        d = np.where(live, d * (1.5 + 0.25 * np.cos(v)), d)
+        v = np.where(live, v * 1.5 + np.sin(v) * 0.25 + 0.5, v)
+    np.testing.assert_allclose(g[0], 2 * v * d, rtol=1e-10)
+
+
+def test_adjoint_ir_of_a_dynamic_loop_pushes_and_pops():
+    out = io.StringIO()
+    wp.print_ir(dynamic_loop, file=out, adjoint=True)
+    text = out.getvalue()
+    assert "kernel dynamic_loop_adjoint(" in text and "adj_x" in text and "adj_y" in text
+    assert text.count("push ") == 1 and text.count("= pop") == 1
+
+
+@wp.kernel
 def loop_with_break(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
     i = wp.tid()
     v = x[i]
@@ -274,7 +324,6 @@ def loop_with_break(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
     y[i] = v
 
 
-@INT_ARITH_BUG
 def test_break():
     # Warp: the iterations before the break are not replayed in backward (wrong gradient)
     check_adjoint(loop_with_break, 5, [np.array([-1.3, 0.1, 0.6, 1.4, 2.9]), np.zeros(5), 6])
@@ -294,7 +343,6 @@ def loop_with_continue(x: wp.array(dtype=F64), w: wp.array(dtype=F64), y: wp.arr
     y[i] = v
 
 
-@INT_ARITH_BUG
 def test_continue():
     # Warp: the carried v is not replayed across the continue'd iterations (wrong gradient)
     w = np.array([1.1, 0.9, 1.3, -0.8, 1.2, 0.7])
@@ -329,7 +377,6 @@ def early_return(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
     y[i] = wp.sin(v) * 2.0
 
 
-@INT_ARITH_BUG
 def test_early_return_in_kernel():
     g = check_adjoint(early_return, 5, [X, np.zeros(5)], {1: np.arange(1.0, 6.0)})
     expected = np.where(X < 0, 2 * X, 2 * np.cos(X)) * np.arange(1.0, 6.0)
@@ -353,11 +400,46 @@ def return_inside_loop_in_func(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n
     y[i] = iterate_until(x[i], 1.1, n)
 
 
-@INT_ARITH_BUG
 def test_return_inside_loop_in_func():
     # Warp: a `return` inside a loop of a @func leaves the carried value un-replayed in
     # backward (wrong gradient)
     check_adjoint(return_inside_loop_in_func, 5, [np.array([-1.0, 0.2, 0.7, 1.5, 2.8]), np.zeros(5), 6])
+
+
+@wp.func
+def nested_loop_returns(v: F64, n: int) -> wp.vec2d:
+    for a in range(n):
+        for b in range(n):
+            v = v * 1.1 + wp.sin(v) * 0.2
+            if v > 2.5:
+                return wp.vec2d(v, F64(a + b))  # from the inner loop
+        if v < -1.0:
+            return wp.vec2d(-v, 0.0)  # from the outer loop
+    return wp.vec2d(v * v, 1.0)
+
+
+@wp.kernel
+def nested_loop_returns_kernel(x: wp.array(dtype=F64), y: wp.array(dtype=wp.vec2d), n: int):
+    i = wp.tid()
+    y[i] = nested_loop_returns(x[i], n)
+
+
+def test_returns_from_nested_loops_in_func():
+    check_adjoint(nested_loop_returns_kernel, 5, [X, (np.zeros((5, 2)), wp.vec2d), 3])
+
+
+@wp.kernel
+def swap_carried(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    a = x[i]
+    b = a * 2.0
+    for _j in range(n):
+        a, b = b * 0.5 + wp.sin(a), a * 0.7  # tuple assignment of two carried values
+    y[i] = a * b
+
+
+def test_tuple_assignment_of_carried_values():
+    check_adjoint(swap_carried, 5, [X, np.zeros(5), 3])
 
 
 # Functions ----------------------------------------------------------------------------------
@@ -417,3 +499,96 @@ def func_in_loop(x: wp.array(dtype=F64), w: wp.array(dtype=F64), y: wp.array(dty
 
 def test_func_with_loop_called_in_loop():
     check_adjoint(func_in_loop, 5, [X, np.array([0.9, -0.8, 1.1]), np.zeros(5), 3])
+
+
+# More loop shapes -----------------------------------------------------------------------------
+@wp.kernel
+def loop_stores_and_scatters(x: wp.array(dtype=F64), y: wp.array(dtype=F64), acc: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    for j in range(n):
+        v = wp.sin(v) + v * 0.5
+        y[i * n + j] = v * F64(j + 1)  # a store per iteration, at an index that depends on j
+        wp.atomic_add(acc, j, v * v)  # and a scatter shared between threads
+
+
+def test_stores_and_atomics_inside_dynamic_loop():
+    check_adjoint(loop_stores_and_scatters, 5, [X, np.zeros(15), np.zeros(3), 3])
+
+
+@wp.kernel
+def triangular_loops(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    for j in range(n):
+        for _k in range(j):  # the inner bound depends on the outer index
+            v = v * 0.9 + wp.cos(v) * 0.2
+            if v > 1.2:
+                break  # leaves the inner loop only
+        v = v + F64(j) * 0.1
+    y[i] = v
+
+
+def test_triangular_nested_loops_with_inner_break():
+    check_adjoint(triangular_loops, 5, [X, np.zeros(5), 5])
+
+
+@wp.kernel
+def return_from_kernel_loop(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    for _j in range(n):
+        v = v * 1.3 + wp.sin(v)
+        if v > 2.0:
+            y[i] = v * v
+            return
+    y[i] = -v
+
+
+def test_return_inside_a_kernel_loop():
+    check_adjoint(return_from_kernel_loop, 5, [X, np.zeros(5), 4])
+
+
+@wp.func
+def store_scaled(a: wp.array(dtype=F64), i: int, v: F64):
+    a[i] = v * 3.0
+
+
+@wp.kernel
+def loops_in_branches(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    if v > 0.0:
+        for _j in range(n):
+            v = v * v * 0.5 + 0.3
+    else:
+        k = 0
+        while k < n:
+            v = wp.sin(v) * 2.0
+            k += 2
+    store_scaled(y, i, v)
+
+
+def test_loops_inside_branches_and_a_func_that_stores():
+    check_adjoint(loops_in_branches, 5, [X, np.zeros(5), 3])
+
+
+@wp.kernel
+def damped_loop(x: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    for _j in range(n):
+        v = v * 0.9999 + wp.sin(v) * 0.0001
+    y[i] = v
+
+
+def test_very_long_dynamic_loop():
+    # 20000 trips: the AD stack grows well past its first allocation
+    n = 20000
+    x = np.array([0.3, -1.1, 2.0])
+    g = run_adjoint(damped_loop, 3, [x, np.zeros(3), n], [np.zeros(3), np.ones(3), None])
+    v, d = x.copy(), np.ones(3)
+    for _ in range(n):
+        d = d * (0.9999 + 0.0001 * np.cos(v))
+        v = v * 0.9999 + np.sin(v) * 0.0001
+    np.testing.assert_allclose(g[0], d, rtol=1e-9)

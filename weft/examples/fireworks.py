@@ -7,7 +7,7 @@ a cross wind. All fuses burn for the same time T = steps * dt, so each shell mus
 own burst point at that instant for the pattern to appear in the sky. The launch velocities
 are found by gradient descent: each iteration simulates the flight on a `wp.Tape` (one state
 array per step), sums the squared misses into a one-element loss with `atomic_add`, gets
-d loss / d launch velocity from `tape.backward(loss=loss)` and takes an Adam step.
+d loss / d launch velocity from `tape.backward(loss=loss)` and takes a gradient step.
 
 The burst points are where known "true" velocities put the shells (in a float64 numpy model
 of the same physics), so the answer is known: the example checks its forward simulation

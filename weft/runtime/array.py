@@ -360,6 +360,9 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
             or dest_offset + n > d.shape[0]:
         raise ValueError(f"copy: {n} elements from offset {src_offset} of an array of "
                          f"{src.size} do not fit at offset {dest_offset} of an array of {dest.size}")
+    from ..tape import active_tapes
+    if active_tapes:
+        active_tapes[-1].record_copy(dest, src, dest_offset, src_offset, n)
     d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
     if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
         dest.numpy()[...] = d.reshape(dest.numpy().shape)

@@ -206,6 +206,9 @@ class Launch:
             arrays = self.kernel.adjoint_param_indices
             if index not in arrays:
                 return  # not an array of floats: it has no adjoint argument
+            if value is None and isinstance(self.params[index], array):  # as in launch(): zeros
+                primal = self.params[index]
+                value = array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
             index = n + arrays.index(index)
         packed = self.compiled.packers[index](value)
         self.params[index] = value

@@ -1,0 +1,476 @@
+"""Reverse mode through memory: loads and stores (private and shared indices), atomics,
+elements read and then overwritten (in one kernel and across recorded launches), a store
+then a load of the same element, views, 2-D/3-D arrays and multi-dimensional thread
+indices; and the clear NotDifferentiableError where the adjoint cannot be right."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.lang.errors import NotDifferentiableError
+
+from .helpers import F64, as_weft, check_adjoint, check_tape, ones_seed
+
+X = np.array([-1.3, -0.4, 0.6, 1.1, 1.7])
+W = np.array([0.7, -1.1, 0.4, 1.3, -0.6])
+
+
+# Loads, stores and atomics ----------------------------------------------------------------
+@wp.kernel
+def gather(x: wp.array(dtype=F64), nbr: wp.array(dtype=int), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    j = nbr[i]
+    y[i] = x[i] * x[j] + wp.sin(x[j])  # x[j] is shared between threads: atomic adjoint
+
+
+def test_loads_at_shared_indices():
+    args = [X, np.array([1, 2, 0, 0, 4], np.int32), np.zeros(5)]
+    check_adjoint(gather, 5, args)
+
+
+@wp.kernel
+def pointer_chase(x: wp.array(dtype=F64), nxt: wp.array(dtype=int), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    k = i
+    v = x[i]
+    for _j in range(n):
+        k = nxt[k]  # an int carried through the loop picks the element read
+        v = v * x[k] + wp.sin(v)
+    y[i] = v
+
+
+def test_loads_at_loop_carried_indices():
+    check_adjoint(pointer_chase, 5, [X, np.array([2, 0, 4, 1, 3], np.int32), np.zeros(5), 4])
+
+
+@wp.kernel
+def atomics(x: wp.array(dtype=F64), v: wp.array(dtype=wp.vec3d), slot: wp.array(dtype=int),
+            acc: wp.array(dtype=F64), vacc: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    wp.atomic_add(acc, 0, x[i] * x[i])
+    wp.atomic_sub(acc, 1, wp.sin(x[i]))
+    acc[2] += x[i] * 3.0  # `+=` on an array element is an atomic add, as in Warp
+    acc[2] -= x[i] * x[i] * x[i]
+    wp.atomic_add(vacc, slot[i], v[i] * x[i])
+    wp.atomic_sub(vacc, 0, wp.cross(v[i], v[i] + wp.vec3d(1.0, 0.0, 0.0)))
+
+
+def test_atomic_add_and_sub():
+    v = np.random.default_rng(0).standard_normal((5, 3))
+    args = [X, (v, wp.vec3d), np.array([0, 1, 1, 2, 0], np.int32), np.array([0.5, -0.5, 2.0]),
+            (np.zeros((3, 3)), wp.vec3d)]
+    g = check_adjoint(atomics, 5, args, {3: np.array([1.0, 10.0, 100.0])})
+    np.testing.assert_allclose(g[0], 2 * X - 10 * np.cos(X) + 100 * (3 - 3 * X**2), rtol=1e-12)
+    np.testing.assert_array_equal(g[3], [1.0, 10.0, 100.0])  # an accumulator keeps its seed
+    check_adjoint(atomics, 5, args)
+
+
+@wp.kernel
+def shared_reads(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = x[0] * wp.sin(x[i % 7]) + x[i] * x[i]
+
+
+@wp.kernel
+def looped_shared_reads(x: wp.array(dtype=F64), c: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    v = x[i]
+    for j in range(n):
+        v = v * c[j] + wp.sin(v) * 0.1
+    y[i] = v
+
+
+def test_multithreaded_adjoint_accumulation():
+    # thousands of threads, run on several CPU threads, add into adj_x[0], adj_x[i % 7] and
+    # adj_c[j]; each keeps its own AD stack for the loop
+    n, trips = 20000, 4
+    x = np.linspace(-0.3, 1.2, n)
+    c = np.array([0.9, -0.7, 1.1, 0.8])
+    saved = wp.config.parallel_threshold
+    wp.config.parallel_threshold = 0
+    try:
+        xa, ya = wp.array(x, dtype=F64), wp.zeros(n, dtype=F64)
+        ax, ay = wp.zeros(n, dtype=F64), wp.ones(n, dtype=F64)
+        wp.launch(shared_reads, n, inputs=[xa, ya], adj_inputs=[ax, ay], adjoint=True)
+        ca, ac = wp.array(c, dtype=F64), wp.zeros(4, dtype=F64)
+        ax2, ay2 = wp.zeros(n, dtype=F64), wp.ones(n, dtype=F64)
+        wp.launch(looped_shared_reads, n, inputs=[xa, ca, ya, trips], adj_inputs=[ax2, ac, ay2, None],
+                  adjoint=True)
+    finally:
+        wp.config.parallel_threshold = saved
+    k = np.arange(n) % 7
+    expected = 2 * x
+    expected[0] += np.sum(np.sin(x[k]))
+    np.add.at(expected, k, x[0] * np.cos(x[k]))
+    np.testing.assert_allclose(ax.numpy(), expected, rtol=1e-10)
+    # the looped kernel in numpy: forward values, then the reverse sweep
+    vs = [x.copy()]
+    for j in range(trips):
+        vs.append(vs[-1] * c[j] + np.sin(vs[-1]) * 0.1)
+    gv, gc = np.ones(n), np.zeros(4)
+    for j in reversed(range(trips)):
+        gc[j] = np.sum(gv * vs[j])
+        gv = gv * (c[j] + 0.1 * np.cos(vs[j]))
+    np.testing.assert_allclose(ax2.numpy(), gv, rtol=1e-10)
+    np.testing.assert_allclose(ac.numpy(), gc, rtol=1e-9)
+
+
+# Elements read and then overwritten ----------------------------------------------------------
+@wp.kernel
+def double_in_place(a: wp.array(dtype=F64)):
+    i = wp.tid()
+    a[i] = a[i] * 2.0
+
+
+@wp.kernel
+def mul_in_place(a: wp.array(dtype=F64), x: wp.array(dtype=F64)):
+    i = wp.tid()
+    a[i] *= x[i]
+
+
+@wp.kernel
+def div_in_place(a: wp.array(dtype=F64), x: wp.array(dtype=F64)):
+    i = wp.tid()
+    a[i] /= x[i]
+    a[i] = wp.sin(a[i])  # read after the store: the stored value, forwarded
+
+
+@wp.kernel
+def sum_squares(a: wp.array(dtype=F64), loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, a[i] * a[i])
+
+
+def test_read_then_overwrite_in_one_kernel():
+    # the adjoint launch gets the values from before the launch, as in Warp
+    args = [X]
+    g = check_adjoint(double_in_place, 5, args, ones_seed(args, 0))
+    np.testing.assert_array_equal(g[0], [2.0] * 5)
+    check_adjoint(mul_in_place, 5, [X, W])
+    check_adjoint(div_in_place, 5, [X, W])
+
+
+def test_in_place_updates_on_a_tape():
+    # Warp: `*=` / `/=` on array elements and `a[i] = a[i] * 2` overwrite the values their
+    # adjoints need, and Warp's backward reads the overwritten ones (wrong gradients). The
+    # weft Tape snapshots `a` before each launch that overwrites it.
+    def record(arrays):
+        a, x = arrays
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(double_in_place, 5, inputs=[a])
+        wp.launch(mul_in_place, 5, inputs=[a, x])
+        wp.launch(div_in_place, 5, inputs=[a, x])
+        wp.launch(mul_in_place, 5, inputs=[a, x])
+        wp.launch(sum_squares, 5, inputs=[a, loss])
+        return loss
+
+    ga, gx = check_tape(record, [X, W])
+    # loss = sum((sin(2 a) * x)^2): analytic too
+    s = np.sin(2 * X)
+    np.testing.assert_allclose(ga, 2 * s * W**2 * np.cos(2 * X) * 2, rtol=1e-10)
+    np.testing.assert_allclose(gx, 2 * s**2 * W, rtol=1e-10)
+
+
+@wp.kernel
+def square_into(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+@wp.kernel
+def overwrite_with_constant(x: wp.array(dtype=F64)):
+    i = wp.tid()
+    x[i] = 3.0
+
+
+@wp.kernel
+def product_loss(x: wp.array(dtype=F64), y: wp.array(dtype=F64), loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * y[i] + wp.sin(y[i]))
+
+
+def test_array_overwritten_by_a_later_launch():
+    # Warp: square_into's adjoint reads x as it is when backward runs (all 3.0, after the
+    # overwrite), not as it was when square_into ran, so d loss / d x is wrong.
+    def record(arrays):
+        (x,) = arrays
+        y = wp.zeros(5, dtype=F64, requires_grad=True)
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(square_into, 5, inputs=[x, y])
+        wp.launch(overwrite_with_constant, 5, inputs=[x])
+        wp.launch(product_loss, 5, inputs=[x, y, loss])
+        return loss
+
+    (gx,) = check_tape(record, [X])
+    np.testing.assert_allclose(gx, (3.0 + np.cos(X**2)) * 2 * X, rtol=1e-10)
+
+
+def test_array_updated_in_place_by_a_later_launch():
+    def record(arrays):
+        x, w = arrays
+        y = wp.zeros(5, dtype=F64, requires_grad=True)
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(square_into, 5, inputs=[x, y])
+        wp.launch(mul_in_place, 5, inputs=[x, w])  # x read by square_into, now x * w
+        wp.launch(square_into, 5, inputs=[y, x])  # and overwritten again from y
+        wp.launch(product_loss, 5, inputs=[x, y, loss])
+        return loss
+
+    check_tape(record, [X, W])
+
+
+def test_same_array_as_input_and_output_on_a_tape():
+    # `launch(square_into, inputs=[a], outputs=[a])`, a common Warp idiom for in-place steps:
+    # square_into's adjoint must read a as it was (x), not x^2
+    def record(arrays):
+        (a,) = arrays
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(square_into, 5, inputs=[a], outputs=[a])
+        wp.launch(sum_squares, 5, inputs=[a, loss])
+        return loss
+
+    (ga,) = check_tape(record, [X])
+    np.testing.assert_allclose(ga, 4 * X**3, rtol=1e-10)
+
+
+def test_array_overwritten_through_a_view_by_a_later_launch():
+    def record(arrays):
+        (x,) = arrays
+        y = wp.zeros(5, dtype=F64, requires_grad=True)
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(square_into, 5, inputs=[x, y])
+        wp.launch(overwrite_with_constant, 3, inputs=[x[1:4]])  # overwrites x[1:4] through a view
+        wp.launch(product_loss, 5, inputs=[x, y, loss])
+        return loss
+
+    (gx,) = check_tape(record, [X])
+    after = np.where((np.arange(5) >= 1) & (np.arange(5) < 4), 3.0, X)
+    np.testing.assert_allclose(gx, (after + np.cos(X**2)) * 2 * X + np.where(after == 3.0, 0.0, X**2), rtol=1e-10)
+
+
+@wp.kernel
+def store_then_load(x: wp.array(dtype=F64), a: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    a[i] = x[i] * x[i]
+    w = a[i]  # the value this thread just stored
+    a[i] = a[i] * 2.0 + w
+    y[i] = wp.sin(a[i]) + w
+
+
+def test_store_then_load_same_element():
+    args = [X, np.zeros(5), np.zeros(5)]
+    g = check_adjoint(store_then_load, 5, args, ones_seed(args, 2))
+    np.testing.assert_allclose(g[0], (3 * np.cos(3 * X**2) + 1) * 2 * X, rtol=1e-12)
+    check_adjoint(store_then_load, 5, args)
+
+
+# Clear refusals ---------------------------------------------------------------------------
+@wp.kernel
+def accumulate_then_read(x: wp.array(dtype=F64), a: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    s = x[i] * 0.0
+    for j in range(n):
+        a[i] += x[j]
+        s = s + a[i]  # reads what earlier iterations added
+    y[i] = s
+
+
+@wp.kernel
+def scale_in_loop(x: wp.array(dtype=F64), a: wp.array(dtype=F64), n: int):
+    i = wp.tid()
+    for j in range(n):
+        a[i] *= x[j]
+
+
+def test_element_updated_in_a_dynamic_loop():
+    # `a[i] *= x[j]` in a loop reads what the previous iteration stored; weft keeps a[i] in a
+    # loop-carried value (one load before the loop, one store after), so it is differentiable
+    check_adjoint(scale_in_loop, 5, [X, W, 4])
+    args = [np.array([2.0, 3.0]), np.array([1.5, -0.5]), 2]
+    g = check_adjoint(scale_in_loop, 2, args, ones_seed(args, 1))
+    np.testing.assert_allclose(g[0], [3.0 * 1.0, 2.0 * 1.0])  # d(a0 x0 x1)/dx summed over threads
+    np.testing.assert_allclose(g[1], [6.0, 6.0])
+
+
+@wp.kernel
+def read_after_other_store(x: wp.array(dtype=F64), nbr: wp.array(dtype=int), a: wp.array(dtype=F64),
+                           y: wp.array(dtype=F64)):
+    i = wp.tid()
+    a[nbr[i]] = x[i]
+    y[i] = a[i] * 2.0  # may read what this thread stored through another index
+
+
+@wp.kernel
+def float_atomic_min(x: wp.array(dtype=F64), m: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_min(m, 0, x[i] * 2.0)
+
+
+@wp.kernel
+def used_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    old = wp.atomic_add(acc, 0, x[i])
+    y[i] = old * 2.0
+
+
+@wp.struct
+class Holder:
+    values: wp.array(dtype=F64)
+    scale: F64
+
+
+@wp.kernel
+def read_struct_array_field(h: Holder, y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = h.values[i] * h.scale
+
+
+@wp.struct
+class Particle:
+    pos: F64
+    vel: F64
+
+
+@wp.kernel
+def read_array_of_structs(p: wp.array(dtype=Particle), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = p[i].pos * p[i].vel
+
+
+def _holder():
+    h = Holder()
+    h.values = wp.array(X, dtype=F64)
+    h.scale = 2.0
+    return h
+
+
+def _particles():
+    return wp.array([Particle(pos=1.0, vel=2.0) for _ in range(5)], dtype=Particle)
+
+
+REFUSALS = [
+    (accumulate_then_read, [X, np.zeros(5), np.zeros(5), 3], "read here after this thread may have written"),
+    (read_after_other_store, [X, np.array([1, 0, 2, 4, 3], np.int32), np.zeros(5), np.zeros(5)],
+     "read here after this thread may have written"),
+    (float_atomic_min, [X, np.zeros(1)], r"atomic_min\(\) on float values"),
+    (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
+    (read_struct_array_field, [_holder, np.zeros(5)], "arrays held in structs"),
+    (read_array_of_structs, [_particles, np.zeros(5)], "arrays of structs"),
+]
+
+
+@pytest.mark.parametrize("kernel,args,message", REFUSALS, ids=[r[0].name for r in REFUSALS])
+def test_not_differentiable_is_a_clear_error(kernel, args, message):
+    arrays = [a() if callable(a) else as_weft(a) for a in args]
+    wp.launch(kernel, 5, inputs=arrays)  # the forward kernel runs
+    adj = [wp.zeros_like(a) if isinstance(a, wp.array) and a.dtype is F64 else None for a in arrays]
+    with pytest.raises(NotDifferentiableError, match=message) as info:
+        wp.launch(kernel, 5, inputs=arrays, adj_inputs=adj, adjoint=True)
+    text = str(info.value)
+    assert f"kernel '{kernel.name}'" in text
+    assert "test_reverse_memory.py:" in text  # points at the user's line
+    with pytest.raises(NotDifferentiableError, match=message):
+        wp.print_ir(kernel, adjoint=True)
+
+
+def test_not_differentiable_on_a_tape():
+    xs = wp.array(X, dtype=F64, requires_grad=True)
+    m = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(float_atomic_min, 5, inputs=[xs, m])
+    with pytest.raises(NotDifferentiableError, match="float_atomic_min"):
+        tape.backward(loss=m)
+
+
+# Views and multi-dimensional arrays ------------------------------------------------------------
+@wp.kernel
+def row_views(a: wp.array2d(dtype=F64), o: wp.array2d(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    row = a[i]  # a 1-D view of row i
+    out = o[i]
+    s = row[0] * 0.0
+    for j in range(a.shape[1]):
+        s = s + row[j] * wp.sin(row[j])
+        out[j] = row[j] * s
+    y[i] = s
+
+
+def test_views_of_2d_arrays():
+    a = np.random.default_rng(4).standard_normal((3, 4))
+    args = [a, np.zeros((3, 4)), np.zeros(3)]
+    g = check_adjoint(row_views, 3, args, ones_seed(args, 2))
+    np.testing.assert_allclose(g[0], np.sin(a) + a * np.cos(a), rtol=1e-12)
+    check_adjoint(row_views, 3, args)
+
+
+@wp.kernel
+def transpose_product(x: wp.array2d(dtype=F64), y: wp.array2d(dtype=F64)):
+    i, j = wp.tid()
+    y[i, j] = x[i, j] * x[j, i] + wp.cos(x[i, j])
+
+
+@wp.kernel
+def grid3(x: wp.array3d(dtype=F64), w: wp.array(dtype=F64), y: wp.array3d(dtype=F64),
+          s: wp.array2d(dtype=F64)):
+    i, j, k = wp.tid()
+    v = wp.sin(x[i, j, k]) * w[k]
+    y[i, j, k] = v * x[i, j, k]
+    wp.atomic_add(s, i, j, v)
+
+
+def test_2d_and_3d_arrays_with_multi_dim_tid():
+    rng = np.random.default_rng(5)
+    check_adjoint(transpose_product, (3, 3), [rng.standard_normal((3, 3)), np.zeros((3, 3))])
+    check_adjoint(grid3, (2, 3, 2), [rng.standard_normal((2, 3, 2)), np.array([0.5, -1.5]),
+                                     np.zeros((2, 3, 2)), np.zeros((2, 3))])
+
+
+@wp.kernel
+def vector_array_io(v: wp.array(dtype=wp.vec3d), m: wp.array(dtype=wp.mat33d), out: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    p = m[i] * v[i]
+    out[i] = p + v[i] * wp.length(p)
+    v[i] = p  # overwritten after being read
+
+
+def test_vector_and_matrix_arrays():
+    rng = np.random.default_rng(6)
+    check_adjoint(vector_array_io, 3, [(rng.standard_normal((3, 3)), wp.vec3d),
+                                       (rng.standard_normal((3, 3, 3)), wp.mat33d),
+                                       (np.zeros((3, 3)), wp.vec3d)])
+
+
+@wp.kernel
+def compact_positive(x: wp.array(dtype=F64), counter: wp.array(dtype=int), out: wp.array(dtype=F64)):
+    i = wp.tid()
+    if x[i] > 0.0:
+        slot = wp.atomic_add(counter, 0, 1)
+        out[slot] = x[i] * x[i]
+
+
+@wp.kernel
+def weighted_sum(a: wp.array(dtype=F64), w: wp.array(dtype=F64), loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, a[i] * w[i])
+
+
+@pytest.mark.xfail(strict=True, raises=NotDifferentiableError,
+                   reason="missing feature: the slot an integer atomic handed out is not recorded for the "
+                          "adjoint; weft refuses unless the user writes a @wp.func_replay")
+def test_atomic_return_value_as_slot_index():
+    # Warp: the adjoint runs atomic_add again, so each thread gets a new slot (past the ones
+    # handed out in forward) and reads the adjoint of the wrong element: silently wrong
+    # gradients unless the user writes a replay function by hand.
+    x = np.array([0.5, -1.0, 1.5, 2.0, -0.3, 0.8])
+    xs = wp.array(x, dtype=F64, requires_grad=True)
+    counter = wp.zeros(1, dtype=int)
+    out = wp.zeros(6, dtype=F64, requires_grad=True)
+    w = wp.array(np.arange(1.0, 7.0), dtype=F64)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(compact_positive, 6, inputs=[xs, counter, out])
+        wp.launch(weighted_sum, 6, inputs=[out, w, loss])
+    tape.backward(loss=loss)
+    slots = {round(v, 12): k for k, v in enumerate(out.numpy()[:counter.numpy()[0]])}
+    expected = [2 * v * w.numpy()[slots[round(v * v, 12)]] if v > 0 else 0.0 for v in x]
+    np.testing.assert_allclose(xs.grad.numpy(), expected, rtol=1e-12)

@@ -1,0 +1,286 @@
+"""`weft.Tape`: several gradients from one recording (behaviour 1 of the mission), loss and
+grads seeds, zero/reset, opting out of recording, user steps with their own backward,
+GraphViz output, a multi-step simulation against finite differences, and clear errors."""
+
+import numpy as np
+import pytest
+from autodiff.helpers import F64, check_tape
+
+import weft as wp
+
+
+@wp.kernel
+def copy_chain(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=float),
+               s: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i]
+    z[i] = y[i]
+    s[i] = z[i]
+
+
+def _chain():
+    x = wp.array(np.array([1.0, 2.0, 3.0], np.float32), requires_grad=True)
+    y, z, s = (wp.zeros(3, requires_grad=True) for _ in range(3))
+    tape = wp.Tape()
+    with tape:
+        wp.launch(copy_chain, 3, inputs=[x], outputs=[y, z, s])
+    return tape, x, y, z, s
+
+
+# Behaviour 1: several gradients from one kernel ------------------------------------------------
+def test_several_gradients_from_one_recording_through_grads():
+    tape, x, y, z, s = _chain()
+    ones = np.ones(3, np.float32)
+    tape.backward(grads={y: ones})
+    assert x.grad.numpy().tolist() == [1, 1, 1]
+    tape.zero()
+    tape.backward(grads={z: ones})
+    assert x.grad.numpy().tolist() == [1, 1, 1]
+    tape.zero()
+    tape.backward(grads={s: ones})
+    assert x.grad.numpy().tolist() == [1, 1, 1]
+
+
+def test_several_gradients_from_one_recording_through_fill():
+    tape, x, y, z, s = _chain()
+    for out in (y, z, s):
+        out.grad.fill_(1.0)
+        tape.backward()
+        assert x.grad.numpy().tolist() == [1, 1, 1]
+        tape.zero()
+    assert not any(a.grad.numpy().any() for a in (x, y, z, s))
+
+
+def test_zero_clears_seeds_given_through_grads():
+    tape, x, y, z, s = _chain()
+    tape.backward(grads={y: np.ones(3, np.float32)})
+    tape.zero()
+    assert not y.grad.numpy().any()  # the seed itself is gone, not only x.grad
+    tape.backward(grads={s: np.ones(3, np.float32)})
+    assert x.grad.numpy().tolist() == [1, 1, 1]
+
+
+def test_grads_creates_a_missing_gradient():
+    x = wp.array(np.array([1.0, 2.0, 3.0], np.float32), requires_grad=True)
+    y, z, s = wp.zeros(3), wp.zeros(3), wp.zeros(3)  # no gradients of their own
+    with wp.Tape() as tape:
+        wp.launch(copy_chain, 3, inputs=[x], outputs=[y, z, s])
+    tape.backward(grads={s: np.full(3, 2.0, np.float32)})
+    assert x.grad.numpy().tolist() == [2, 2, 2]
+
+
+# loss=, zero, reset, record_tape=False ------------------------------------------------------
+@wp.kernel
+def square_sum(x: wp.array(dtype=F64), loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * x[i])
+
+
+@wp.kernel
+def scale(x: wp.array(dtype=F64), y: wp.array(dtype=F64), k: F64):
+    i = wp.tid()
+    y[i] = x[i] * k
+
+
+def _scaled_loss(values):
+    x = wp.array(values, dtype=F64, requires_grad=True)
+    y = wp.zeros(len(values), dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale, len(values), inputs=[x, y, 3.0])
+        wp.launch(square_sum, len(values), inputs=[y, loss])
+    return tape, x, y, loss
+
+
+def test_backward_from_loss():
+    values = np.array([0.5, -1.0, 2.0])
+    tape, x, y, loss = _scaled_loss(values)
+    assert loss.numpy()[0] == pytest.approx(9 * np.sum(values**2))
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(x.grad.numpy(), 18 * values)
+    np.testing.assert_allclose(y.grad.numpy(), 0.0)  # consumed by scale's adjoint (y is overwritten)
+    assert tape.loss is loss
+
+
+def test_zero_clears_every_touched_gradient():
+    tape, x, y, loss = _scaled_loss(np.array([0.5, -1.0, 2.0]))
+    tape.backward(loss=loss)
+    tape.zero()
+    assert not x.grad.numpy().any() and not y.grad.numpy().any() and not loss.grad.numpy().any()
+    tape.backward(loss=loss)  # the recording is still there
+    np.testing.assert_allclose(x.grad.numpy(), [9.0, -18.0, 36.0])
+
+
+def test_gradients_accumulate_across_backward_passes():
+    values = np.array([0.5, -1.0, 2.0])
+    tape, x, y, loss = _scaled_loss(values)
+    tape.backward(loss=loss)
+    tape.backward(loss=loss)  # no zero() in between: x.grad adds up, as in Warp
+    np.testing.assert_allclose(x.grad.numpy(), 2 * 18 * values)
+
+
+def test_reset_forgets_the_recording():
+    tape, x, y, loss = _scaled_loss(np.array([0.5, -1.0, 2.0]))
+    tape.backward(loss=loss)
+    tape.reset()
+    assert tape.launches == [] and not x.grad.numpy().any() and not loss.grad.numpy().any()
+    tape.backward()  # nothing recorded: nothing runs
+    assert not x.grad.numpy().any()
+    loss.zero_()
+    with tape:  # and it records afresh
+        wp.launch(square_sum, 3, inputs=[x, loss])
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, -2.0, 4.0])
+
+
+def test_record_tape_false_is_not_recorded():
+    x = wp.array(np.array([1.0, 2.0]), dtype=F64, requires_grad=True)
+    y = wp.zeros(2, dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(scale, 2, inputs=[x, y, 2.0], record_tape=False)
+        wp.launch(square_sum, 2, inputs=[y, loss])
+    assert [e.name for e in tape.launches] == ["square_sum"]
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(y.grad.numpy(), [4.0, 8.0])
+    assert not x.grad.numpy().any()  # scale's adjoint did not run
+
+
+def test_nested_tapes_record_on_the_innermost():
+    x = wp.array(np.array([1.0, 2.0]), dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as outer:
+        with wp.Tape() as inner:
+            wp.launch(square_sum, 2, inputs=[x, loss])
+    assert len(inner.launches) == 1 and outer.launches == []
+
+
+# record_func ----------------------------------------------------------------------------------
+def test_record_func_runs_the_user_backward():
+    x = wp.array(np.array([0.5, 1.5, -2.0]), dtype=F64, requires_grad=True)
+    y = wp.zeros(3, dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    calls = []
+    with wp.Tape() as tape:
+        y.assign(np.exp(x.numpy()))  # a step weft cannot see: y = exp(x), done in numpy
+
+        def backward():
+            calls.append(1)
+            x.grad.assign(x.grad.numpy() + np.exp(x.numpy()) * y.grad.numpy())
+
+        tape.record_func(backward, [x, y])
+        wp.launch(square_sum, 3, inputs=[y, loss])
+    tape.backward(loss=loss)
+    assert calls == [1]
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * x.numpy()), rtol=1e-12)
+    tape.zero()
+    assert not x.grad.numpy().any() and not y.grad.numpy().any()
+
+
+def test_copy_on_a_tape_carries_the_gradient():
+    x = wp.array(np.array([0.5, -1.0, 2.0]), dtype=F64, requires_grad=True)
+    y = wp.zeros(3, dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(y, x)
+        wp.launch(square_sum, 3, inputs=[y, loss])
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, -2.0, 4.0])
+
+
+# visualize ------------------------------------------------------------------------------------
+def test_visualize_writes_a_graphviz_file(tmp_path):
+    tape, x, y, loss = _scaled_loss(np.array([0.5, -1.0, 2.0]))
+    path = tmp_path / "tape.dot"
+    text = tape.visualize(str(path))
+    assert path.read_text() == text
+    assert text.startswith("digraph")
+    assert "scale" in text and "square_sum" in text
+    assert text.count("->") >= 4  # scale reads x, writes y; square_sum reads y, writes loss
+    with tape:
+        tape.record_func(lambda: None, [x])
+    text = tape.visualize(str(path))
+    assert "<lambda>" in text and "style=dashed" in text
+
+
+# A simulation over many recorded steps --------------------------------------------------------
+@wp.kernel
+def spring_forces(x: wp.array(dtype=wp.vec3d), f: wp.array(dtype=wp.vec3d), k: F64):
+    i = wp.tid()
+    j = (i + 1) % x.shape[0]
+    d = x[j] - x[i]
+    length = wp.length(d)
+    fs = d * (k * (length - 1.0) / length)
+    wp.atomic_add(f, i, fs)
+    wp.atomic_sub(f, j, fs)
+
+
+@wp.kernel
+def integrate(x: wp.array(dtype=wp.vec3d), v: wp.array(dtype=wp.vec3d), f: wp.array(dtype=wp.vec3d),
+              gravity: wp.vec3d, dt: F64, drag: F64):
+    i = wp.tid()
+    a = f[i] + gravity - v[i] * (drag * wp.length(v[i]))
+    v[i] = v[i] + a * dt  # x, v and f are all updated in place, step after step
+    x[i] = x[i] + v[i] * dt
+    f[i] = wp.vec3d(0.0, 0.0, 0.0)
+
+
+@wp.kernel
+def distance_loss(x: wp.array(dtype=wp.vec3d), target: wp.vec3d, loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, wp.length_sq(x[i] - target))
+
+
+def test_multi_step_simulation_against_finite_differences():
+    # Warp: the in-place updates of x, v and f between recorded launches make its backward
+    # read later states; the weft tape snapshots them, so the gradient matches FD.
+    n, steps = 4, 8
+    gravity, target = wp.vec3d(0.0, -9.8, 0.0), wp.vec3d(1.0, 0.5, -0.5)
+    rng = np.random.default_rng(7)
+    x0 = np.stack([np.cos(np.arange(n) * 1.6), np.sin(np.arange(n) * 1.6), np.zeros(n)], 1) * 0.8
+    x0 += rng.standard_normal((n, 3)) * 0.1
+    v0 = rng.standard_normal((n, 3)) * 0.5
+
+    def record(arrays):
+        x, v = arrays
+        f = wp.zeros(n, dtype=wp.vec3d, requires_grad=True)
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        for _ in range(steps):
+            wp.launch(spring_forces, n, inputs=[x, f, 40.0])
+            wp.launch(integrate, n, inputs=[x, v, f, gravity, 0.01, 0.3])
+        wp.launch(distance_loss, n, inputs=[x, target, loss])
+        return loss
+
+    gx, gv = check_tape(record, [(x0, wp.vec3d), (v0, wp.vec3d)], rtol=1e-5)
+    assert np.abs(gx).max() > 0.1 and np.abs(gv).max() > 0.01
+
+
+# Errors ---------------------------------------------------------------------------------------
+def test_backward_loss_must_be_one_element_with_a_gradient():
+    tape, x, y, loss = _scaled_loss(np.array([0.5, -1.0, 2.0]))
+    with pytest.raises(ValueError, match="one element"):
+        tape.backward(loss=y)
+    with pytest.raises(ValueError, match="one element"):
+        tape.backward(loss=np.zeros(1))
+    no_grad = wp.zeros(1, dtype=F64)
+    with pytest.raises(ValueError, match="requires_grad=True"):
+        tape.backward(loss=no_grad)
+    with pytest.raises(TypeError, match="keys must be weft arrays"):
+        tape.backward(grads={"y": np.ones(3)})
+
+
+@wp.kernel(enable_backward=False)
+def forward_only(x: wp.array(dtype=F64), loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i])
+
+
+def test_backward_through_a_kernel_without_adjoint_is_a_clear_error():
+    x = wp.array(np.array([1.0, 2.0]), dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(forward_only, 2, inputs=[x, loss])
+    assert loss.numpy()[0] == 3.0
+    with pytest.raises(RuntimeError, match="forward_only.*enable_backward=False"):
+        tape.backward(loss=loss)
