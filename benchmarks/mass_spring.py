@@ -1,11 +1,13 @@
 """mass_spring: a differentiable mass-spring chain, forward on a Tape and backward, weft vs Warp.
 
 A chain of N = 10,000 particles (``wp.vec3`` float32) hangs from particle 0 under gravity,
-with springs between neighbours (i, i+1) and second neighbours (i, i+2): S = 2N - 3
-springs with per-spring rest lengths and stiffnesses ``ke``, plus damping along each
-spring. One time step is two launches: ``spring_forces`` (one thread per spring,
-``atomic_add`` / ``atomic_sub`` of the spring force into both particles' force array) and
-``integrate`` (semi-implicit Euler into the next step's position and velocity arrays).
+with springs between neighbours (i, i+1) and second neighbours (i, i+2), listed in build
+order (both springs of particle i, then i + 1, ...) as index pairs in one ``springs`` array
+the way ``warp.sim`` stores them: S = 2N - 3 springs with per-spring rest lengths and
+stiffnesses ``ke``, plus damping along each spring. One time step is two launches:
+``spring_forces`` (one thread per spring, ``atomic_add`` / ``atomic_sub`` of the spring
+force into both particles' force array) and ``integrate`` (semi-implicit Euler into the
+next step's position and velocity arrays).
 Every step has its own ``x``, ``v`` and ``f`` arrays, so nothing is overwritten and the
 Tape is valid in both frameworks. After T = 200 steps ``loss_kernel`` adds the squared
 distances of the final positions to targets into a one-element loss with ``atomic_add``.
@@ -13,7 +15,7 @@ distances of the final positions to targets into a one-element loss with ``atomi
 Timed per sample, separately: **forward** = a new ``wp.Tape``, zeroing the force arrays
 and the loss, recording the 2T + 1 launches; **backward** = ``tape.backward(loss=loss)``;
 then ``tape.zero()`` (shown as its own row). Warp and weft samples are interleaved in
-rounds; the first run (compiling the forward and adjoint kernels into empty kernel
+8 rounds; the first run (compiling the forward and adjoint kernels into empty kernel
 caches) is timed on its own and left out of the medians.
 
 Checks: the loss against a float64 numpy simulation; weft's gradients (with respect to
@@ -23,7 +25,6 @@ steps) against central finite differences of its own float64 forward pass.
 """
 
 import functools
-import os
 import shutil
 import statistics
 import tempfile
@@ -55,12 +56,11 @@ def make_kernels(wp, precision: str = "float32"):
     vec = wp.vec3d if precision == "float64" else wp.vec3
 
     @wp.kernel
-    def spring_forces(x: wp.array(dtype=vec), v: wp.array(dtype=vec), spring_i: wp.array(dtype=int),
-                      spring_j: wp.array(dtype=int), rest: wp.array(dtype=real), ke: wp.array(dtype=real),
-                      kd: real, f: wp.array(dtype=vec)):
+    def spring_forces(x: wp.array(dtype=vec), v: wp.array(dtype=vec), springs: wp.array(dtype=int),
+                      rest: wp.array(dtype=real), ke: wp.array(dtype=real), kd: real, f: wp.array(dtype=vec)):
         s = wp.tid()
-        i = spring_i[s]
-        j = spring_j[s]
+        i = springs[2 * s]  # as warp.sim stores spring_indices
+        j = springs[2 * s + 1]
         d = x[j] - x[i]
         length = wp.length(d)
         u = d / length
@@ -102,9 +102,8 @@ def make_problem(n: int, seed: int = 5) -> dict:
     x0[:, 0] = np.arange(n) * SPACING
     v0 = 0.1 * rng.standard_normal((n, 3))
     v0[0] = 0.0
-    near = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1)
-    second = np.stack([np.arange(n - 2), np.arange(2, n)], axis=1)
-    pairs = np.concatenate([near, second]).astype(np.int32)
+    # springs in build order: (i, i+1) and (i, i+2) for each i, as a mesh builder makes them
+    pairs = np.array([(i, i + d) for i in range(n) for d in (1, 2) if i + d < n], dtype=np.int32)
     rest = np.linalg.norm(x0[pairs[:, 1]] - x0[pairs[:, 0]], axis=1) * rng.uniform(0.9, 1.1, len(pairs))
     ke = rng.uniform(50.0, 150.0, len(pairs))
     inv_mass = np.ones(n)
@@ -156,8 +155,7 @@ class Sim:
         self.v = [arr(prob["v0"], k.vec, True)] + [wp.zeros(n, dtype=k.vec, device=DEVICE, requires_grad=True)
                                                    for _ in range(steps)]
         self.f = [wp.zeros(n, dtype=k.vec, device=DEVICE, requires_grad=True) for _ in range(steps)]
-        self.spring_i = wp.array(prob["pairs"][:, 0].copy(), dtype=wp.int32, device=DEVICE)
-        self.spring_j = wp.array(prob["pairs"][:, 1].copy(), dtype=wp.int32, device=DEVICE)
+        self.springs = wp.array(prob["pairs"].reshape(-1), dtype=wp.int32, device=DEVICE)
         self.rest = arr(prob["rest"], k.real)
         self.ke = arr(prob["ke"], k.real, True)
         self.inv_mass = arr(prob["inv_mass"], k.real)
@@ -175,7 +173,7 @@ class Sim:
         self.loss.zero_()
         for t in range(self.steps):
             wp.launch(k.spring_forces, dim=self.s,
-                      inputs=[self.x[t], self.v[t], self.spring_i, self.spring_j, self.rest, self.ke, self.kd],
+                      inputs=[self.x[t], self.v[t], self.springs, self.rest, self.ke, self.kd],
                       outputs=[self.f[t]], device=DEVICE)
             wp.launch(k.integrate, dim=self.n,
                       inputs=[self.x[t], self.v[t], self.f[t], self.inv_mass, self.gravity, self.dt],
@@ -244,6 +242,7 @@ def _with_fresh_cache(wp, name: str, fn):
 
 
 def _time_sample(sim) -> tuple:
+    """Seconds of (forward, backward, tape.zero) for one sample."""
     t0 = time.perf_counter()
     sim.forward()
     sim.sync()
@@ -257,102 +256,107 @@ def _time_sample(sim) -> tuple:
     return t1 - t0, t2 - t1, t3 - t2
 
 
+VARIANTS = ("forward", "backward", "fwd+bwd", "tape.zero")
+
+
+def _prepare(peer: str, prob: dict, steps: int):
+    """The peer's simulation after a first, compiling run; returns (sim, first-run times)
+    or (None, reason)."""
+    wp, reason = get_peer(peer)
+    if wp is None:
+        return None, reason
+    try:
+        sim = Sim(wp, prob, steps)
+        first = _with_fresh_cache(wp, peer, lambda: _time_sample(sim))
+        sim.forward()  # the first run's gradients were zeroed: one more for the checks
+        sim.backward()
+        sim.sync()
+    except Exception as exc:  # report and keep going
+        return None, one_line(exc)
+    return sim, first
+
+
+def _checks(sims: dict, ref_loss: float) -> dict:
+    """(peer, variant) -> check text: the loss vs numpy, the gradients vs the other peer."""
+    out = {}
+    grads = {p: s.grads() for p, s in sims.items()}
+    for peer, sim in sims.items():
+        err = abs(sim.loss_value() - ref_loss) / abs(ref_loss)
+        out[(peer, "forward")] = f"{'ok' if err <= LOSS_TOL else 'FAIL'} loss rel err {err:.1e}"
+        for other in grads:
+            if other != peer:
+                chk = compare(grads[peer], grads[other], GRAD_TOL, relative=True, label=f"grad vs {other}")
+                out[(peer, "backward")] = chk.text
+        sim.zero()
+    return out
+
+
+def _sample_all(sims: dict, rounds: int = 8) -> dict:
+    """Interleaved timing: every peer gets about 5 x budget seconds of (forward, backward,
+    zero) samples, a share of them in each round, after one warm-up sample."""
+    plan = {}
+    for peer, sim in sims.items():
+        fwd, bwd, _ = _time_sample(sim)  # warm-up
+        reps = max(SETTINGS.min_reps, min(40, int(5 * SETTINGS.budget_s / max(fwd + bwd, 1e-9))))
+        plan[peer] = [(r + 1) * reps // rounds - r * reps // rounds for r in range(rounds)]
+    samples = {p: [] for p in sims}
+    for r in range(rounds):
+        for peer, sim in sims.items():
+            samples[peer].extend(_time_sample(sim) for _ in range(plan[peer][r]))
+    return samples
+
+
 def run() -> Report:
     """Build both frameworks' simulations, check them, time them and return the report."""
     n, steps = (2000, 50) if SETTINGS.quick else (10_000, 200)
     prob = make_problem(n)
-    ref_loss = reference_loss(prob, steps)
-    sims, notes, first = {}, {}, {}
-    for peer in PEERS:
-        wp, reason = get_peer(peer)
-        if wp is None:
-            notes[peer] = reason
-            continue
-        try:
-            sim = Sim(wp, prob, steps)
-            first[peer] = _with_fresh_cache(wp, peer, lambda sim=sim: _time_sample(sim))
-            # the zeroed tape of the first run is discarded; one more run gives the gradients
-            sim.forward()
-            sim.backward()
-            sim.sync()
-            sims[peer] = sim
-        except Exception as exc:  # report and keep going
-            notes[peer] = one_line(exc)
-
-    checks = {}
-    grads = {p: s.grads() for p, s in sims.items()}
-    for peer, sim in sims.items():
-        loss_chk = compare(sim.loss_value(), ref_loss, LOSS_TOL * abs(ref_loss), label="loss err")
-        checks[(peer, "forward")] = f"{loss_chk.text.split()[0]} loss rel err " \
-                                    f"{abs(sim.loss_value() - ref_loss) / abs(ref_loss):.1e}"
-        other = next((p for p in grads if p != peer), None)
-        if other is not None:
-            gchk = compare(grads[peer], grads[other], GRAD_TOL, relative=True, label=f"grad vs {other}")
-            checks[(peer, "backward")] = gchk.text
-        sim.zero()
-
-    # timing: interleaved rounds; each peer gets about budget_s * 3 seconds of samples
-    samples = {p: [] for p in sims}
-    rounds = 4
-    for peer, sim in sims.items():
-        samples[peer].append(_time_sample(sim))  # warm-up, dropped below
-    plan = {}
-    for peer in sims:
-        per = sum(samples[peer][0][:2])
-        reps = max(SETTINGS.min_reps, min(30, int(3 * SETTINGS.budget_s / max(per, 1e-9))))
-        plan[peer] = [(r + 1) * reps // rounds - r * reps // rounds for r in range(rounds)]
-        samples[peer] = []
-    for r in range(rounds):
-        for peer, sim in sims.items():
-            samples[peer].extend(_time_sample(sim) for _ in range(plan[peer][r]))
-
+    peers = [p for p in PEERS if p in SETTINGS.peers]
+    prepared = {p: _prepare(p, prob, steps) for p in peers}
+    sims = {p: sim for p, (sim, _) in prepared.items() if sim is not None}
+    checks = _checks(sims, reference_loss(prob, steps))
+    samples = _sample_all(sims)
     fd = {}
-    for peer in sims:
+    for peer, sim in sims.items():
         try:
-            fd[peer] = fd_check(sims[peer].wp)
-        except Exception as exc:
-            fd[peer] = (False, f"FAIL {one_line(exc)}")
+            fd[peer] = fd_check(sim.wp)
+        except Exception as exc:  # report and keep going
+            fd[peer] = (False, one_line(exc))
 
-    variants = ("forward", "backward", "fwd+bwd", "tape.zero")
     rows, med = [], {}
-    for variant in variants:
-        for peer in PEERS:
-            if peer not in SETTINGS.peers:
-                continue
+    for k, variant in enumerate(VARIANTS):
+        for peer in peers:
             if peer not in sims:
-                rows.append(Row(peer, None, variant=variant, note=notes.get(peer, "")))
+                rows.append(Row(peer, None, variant=variant, note=prepared[peer][1]))
                 continue
-            vals = [(a, b, a + b, c)[variants.index(variant)] for a, b, c in samples[peer]]
-            secs = statistics.median(vals)
-            med[(peer, variant)] = secs
+            vals = [(fwd, bwd, fwd + bwd, zero)[k] for fwd, bwd, zero in samples[peer]]
+            med[(peer, variant)] = secs = statistics.median(vals)
             check = checks.get((peer, variant), "")
-            if variant == "backward" and peer in fd:
-                check = (check + "; " if check else "") + f"FD f64 {fd[peer][1].split(' over')[0]}"
+            if variant == "backward":
+                ok, text = fd[peer]
+                check = ("" if ok else "FAIL ") + (check + "; " if check else "") + f"FD f64 {text.split(' over')[0]}"
             metric = None if variant == "tape.zero" else n * steps / secs / 1e6
             rows.append(Row(peer, secs, metric, check, variant,
                             extra={"reps": len(vals), "best_s": min(vals)}))
 
-    out_notes = [f"N = {n:,} particles, {2 * n - 3:,} springs, T = {steps} steps (2T + 1 = "
-                 f"{2 * steps + 1} launches a pass), float32; Mps/s = million particle-steps per second"]
+    notes = [f"N = {n:,} particles, {prob['pairs'].shape[0]:,} springs, T = {steps} steps "
+             f"({2 * steps + 1} launches a pass), float32; Mps/s = million particle-steps per second"]
     for peer in sims:
         fwd, bwd = med[(peer, "forward")], med[(peer, "backward")]
-        f0, b0, z0 = first[peer]
-        out_notes.append(f"{peer}: backward/forward = {bwd / fwd:.2f}; first run (cold kernel cache, "
-                         f"compiles included) forward {f0 * 1e3:.0f} ms + backward {b0 * 1e3:.0f} ms, "
-                         f"i.e. ~{(f0 + b0 - fwd - bwd) * 1e3:.0f} ms over the medians; "
-                         f"{len(samples[peer])} samples")
-    for peer, (ok, text) in fd.items():
-        out_notes.append(f"{peer}: float64 gradient vs central differences (20 particles, 20 steps, "
-                         f"eps {FD_EPS:g}): {text}")
-    out_notes.append("check: loss vs float64 numpy; gradients (v0, ke) vs the other framework, "
-                     "max error relative to max |grad|")
-    report = Report(NAME, f"mass_spring: chain of {n:,} particles, {steps} steps on a Tape, "
-                    "forward and backward", rows, "Mps/s", notes=out_notes)
-    if any(not ok for ok, _ in fd.values()):
+        f0, b0, _ = prepared[peer][1]
+        notes.append(f"{peer}: backward/forward = {bwd / fwd:.2f}; first run (empty kernel cache) "
+                     f"forward {f0 * 1e3:.0f} ms + backward {b0 * 1e3:.0f} ms = {(f0 + b0 - fwd - bwd) * 1e3:.0f} ms "
+                     f"over the medians (compiling); {len(samples[peer])} samples")
         for r in rows:
-            if r.variant == "backward" and r.peer in fd and not fd[r.peer][0]:
-                r.check = "FAIL " + r.check
-    return report
+            if r.peer == peer and r.variant == "fwd+bwd":
+                r.extra["bwd_over_fwd"] = bwd / fwd
+                r.extra["first_run_s"] = f0 + b0
+    for peer, (_, text) in fd.items():
+        notes.append(f"{peer}: float64 gradients vs central differences (20 particles, 20 steps, "
+                     f"eps {FD_EPS:g}): {text}")
+    notes.append("check: loss vs float64 numpy; gradients (v0, ke) vs the other framework, "
+                 "max error relative to max |grad|")
+    return Report(NAME, f"mass_spring: chain of {n:,} particles, {steps} steps on a Tape, forward and backward",
+                  rows, "Mps/s", notes=notes)
 
 
 if __name__ == "__main__":

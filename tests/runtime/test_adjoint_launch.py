@@ -257,3 +257,23 @@ def test_adstack_limit_raises_memory_error_naming_the_kernel():
     ax.zero_()
     wp.launch(long_loop, 2, inputs=[x, y, 1000], adj_inputs=[ax, wp.ones(2, dtype=F64), None], adjoint=True)
     assert ax.numpy().all()  # the default limit holds a 1000-trip loop
+
+
+@wp.kernel
+def weighted(x: wp.array(dtype=F64), w: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = x[i] * w[i]
+
+
+def test_none_adjoint_leaves_that_array_out_of_the_adjoint():
+    x = wp.array(np.array([1.0, 2.0]), dtype=F64)
+    w = wp.array(np.array([3.0, 4.0]), dtype=F64)
+    y = wp.zeros(2, dtype=F64)
+    adj_x, adj_y = wp.zeros(2, dtype=F64), wp.ones(2, dtype=F64)
+    wp.launch(weighted, 2, inputs=[x, w], outputs=[y], adj_inputs=[adj_x, None], adj_outputs=[adj_y],
+              adjoint=True)
+    np.testing.assert_array_equal(adj_x.numpy(), [3.0, 4.0])
+    # the variant without adj_w does not touch w's gradient at all
+    adjoint_fn = weighted.adjoint_ir(frozenset({1}))
+    assert "adj_w" not in " ".join(op.operands[0].hint for op in adjoint_fn.body.ops
+                                   if op.name in ("load", "store", "atomic"))

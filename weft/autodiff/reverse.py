@@ -144,15 +144,17 @@ def _cached(instance, key, build):
 
 
 # The transform ------------------------------------------------------------------------------
-def adjoint_function(fn: Function, kernel_name: str) -> Function:
-    """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring)."""
-    return _Reverse(fn, kernel_name).build()
+def adjoint_function(fn: Function, kernel_name: str, absent=frozenset()) -> Function:
+    """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring). The array
+    parameters at positions `absent` get no adjoint: nothing flows in or out through them."""
+    return _Reverse(fn, kernel_name, absent).build()
 
 
 class _Reverse:
-    def __init__(self, fn: Function, kernel_name: str):
+    def __init__(self, fn: Function, kernel_name: str, absent=frozenset()):
         self.fn = fn
         self.kernel_name = kernel_name
+        self.absent = {fn.params[k].id for k in absent}
         self.used = _uses(fn.body)
         self.private = _private_arrays(fn)
         self.forwarded: dict[int, Value] = {}
@@ -513,8 +515,11 @@ class _Reverse:
         self.accum(agg, [b.select(hit[k], zero, gs[k]) for k in range(n)])
 
     # Memory ---------------------------------------------------------------------------------
-    def adj_array(self, arr: Value, op: Op) -> Value:
-        """The adjoint array of primal array value `arr` (a parameter or a view of one)."""
+    def adj_array(self, arr: Value, op: Op) -> Value | None:
+        """The adjoint array of primal array value `arr` (a parameter or a view of one);
+        None when the launch gives none."""
+        if array_root(arr).id in self.absent:
+            return None
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner
@@ -535,10 +540,12 @@ class _Reverse:
         if not any(g is not None for g in gs):
             return
         self._check_dtype(arr, op)
+        adj_arr = self.adj_array(arr, op)
+        if adj_arr is None:
+            return
         value = self.value_from(op.result.type, gs)
         attrs = {"op": "add", "private": True} if arr.id in self.private else {"op": "add"}
-        self.b.op("atomic", [self.adj_array(arr, op)] + [self.m(i) for i in idx] + [value],
-                  [op.result.type], attrs)
+        self.b.op("atomic", [adj_arr] + [self.m(i) for i in idx] + [value], [op.result.type], attrs)
 
     def rev_store(self, op):
         arr, *idx, x = op.operands
@@ -546,6 +553,8 @@ class _Reverse:
             return
         self._check_dtype(arr, op)
         adj_arr = self.adj_array(arr, op)
+        if adj_arr is None:
+            return
         index = [self.m(i) for i in idx]
         g = self.b.op("load", [adj_arr] + index, [x.type]).result
         self.accum(x, self.leaves_of(g))
@@ -561,7 +570,10 @@ class _Reverse:
             self.error(f"atomic_{kind}() on float values has no derivative rule (the winning "
                        "thread is not recorded)", op)
         self._check_dtype(arr, op)
-        g = self.b.op("load", [self.adj_array(arr, op)] + [self.m(i) for i in idx], [x.type]).result
+        adj_arr = self.adj_array(arr, op)
+        if adj_arr is None:
+            return
+        g = self.b.op("load", [adj_arr] + [self.m(i) for i in idx], [x.type]).result
         leaves = self.leaves_of(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
 

@@ -163,20 +163,22 @@ class Kernel:
             return own
         return MODULE_OPTIONS.get(self.module, {}).get("enable_backward", config.enable_backward)
 
-    def adjoint_ir(self):
-        """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array
-        parameter (see autodiff/reverse.py)."""
+    def adjoint_ir(self, absent: frozenset = frozenset()):
+        """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array of
+        floats (see autodiff/reverse.py). `absent`: parameter indices whose adjoint array
+        is not given (None): the variant neither reads nor writes it."""
         if not self.enable_backward:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
-        key = ("adjoint", config.mode)
+        key = ("adjoint", config.mode, absent)
         ir = self._ir.get(key)
         if ir is None:
             from ..autodiff.reverse import adjoint_function
             from ..ir.passes import dead_code
             from ..ir.verify import verify
             try:
-                ir = self._ir[key] = verify(dead_code(verify(adjoint_function(self.ir(), self.name))))
+                fn = adjoint_function(self.ir(), self.name, absent)
+                ir = self._ir[key] = verify(dead_code(verify(fn)))
             except CompileError as err:
                 raise err.with_traceback(None) from None
         return ir
@@ -199,11 +201,16 @@ class Kernel:
         arrays = self._array_params if self._array_params is not None else self._init_params()
         for k in arrays:
             spec[k] = getattr(args[k], "is_contiguous", False)
-        if adjoint:
+        if adjoint:  # None marks an adjoint array not given: a variant without it
             n = len(self._arg_names)
             for k in range(n, len(args)):
-                spec[k] = getattr(args[k], "is_contiguous", False)
+                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False)
         return tuple(spec)
+
+    def _absent(self, spec) -> frozenset:
+        """Parameters whose adjoint array an adjoint specialisation leaves out."""
+        n = len(self.arg_names)
+        return frozenset(k for k, s in zip(self.adjoint_param_indices, spec[n:]) if s is None)
 
     @property
     def adjoint_param_indices(self) -> list[int]:
@@ -237,7 +244,7 @@ class Kernel:
         from ..codegen.llvm import KernelCodegen
 
         start = time.perf_counter()
-        fn = self.adjoint_ir() if adjoint else self.ir()
+        fn = self.adjoint_ir(self._absent(spec)) if adjoint else self.ir()
         options = (config.bounds_checks, self.fast_math, config.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
@@ -262,7 +269,7 @@ class Kernel:
         """The LLVM IR of this kernel or its adjoint (for inspection), optionally optimised."""
         from ..codegen import cpu
         from ..codegen.llvm import KernelCodegen
-        fn = self.adjoint_ir() if adjoint else self.ir()
+        fn = self.adjoint_ir(self._absent(spec) if spec else frozenset()) if adjoint else self.ir()
         spec = spec or tuple(isinstance(p.type, ArrayType) for p in fn.params)
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         tm = cpu.target_machine()

@@ -206,9 +206,8 @@ class Launch:
             arrays = self.kernel.adjoint_param_indices
             if index not in arrays:
                 return  # not an array of floats: it has no adjoint argument
-            if value is None and isinstance(self.params[index], array):  # as in launch(): zeros
-                primal = self.params[index]
-                value = array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
+            if value is None:
+                value = missing_adjoint(self.kernel, index, self.params[index])
             index = n + arrays.index(index)
         packed = self.compiled.packers[index](value)
         self.params[index] = value
@@ -240,8 +239,8 @@ class Launch:
 
 def adjoint_arguments(kernel, params, adj_params) -> list:
     """The adjoint kernel's arguments: the primal ones, then the adjoint array of each array
-    parameter. `None` there means no gradient is wanted for that array: a zero array takes
-    its place (the adjoint reads and clears output adjoints, so it must read zeros).
+    parameter. `None` there means no gradient is wanted through that array (see
+    `missing_adjoint`).
     Entries for parameters that are not arrays of floats are ignored (None or zero, as in
     Warp)."""
     names = kernel.arg_names
@@ -251,12 +250,19 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
                         f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
                         f"got {len(adj_params)}")
     out = list(params)
-    for k in kernel.adjoint_param_indices:
-        adj, primal = adj_params[k], params[k]
-        if adj is None and isinstance(primal, array):
-            adj = array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
-        out.append(adj)
+    out.extend(adj_params[k] if adj_params[k] is not None else missing_adjoint(kernel, k, params[k])
+               for k in kernel.adjoint_param_indices)
     return out
+
+
+def missing_adjoint(kernel, k: int, primal):
+    """What stands in for an adjoint array not given: None (a variant of the adjoint leaves
+    it out), except where the kernel both reads and writes the array: there a gradient can
+    pass through memory inside the kernel (store, then load), so a zero array carries it."""
+    reads, writes = kernel.array_effects()
+    if k in reads and k in writes and isinstance(primal, array):
+        return array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
+    return None
 
 
 def set_launch_shape(ctx, dims) -> int:
