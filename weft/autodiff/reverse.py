@@ -73,7 +73,7 @@ def _uses(block: Block, used: set | None = None) -> set:
     return used
 
 
-def _free_values(region_ops, inner_blocks) -> list[Value]:
+def _free_values(inner_blocks) -> list[Value]:
     """Values used inside `inner_blocks` but defined outside them, in first-use order."""
     defined = set()
     for blk in inner_blocks:
@@ -205,7 +205,7 @@ class _Reverse:
         values, or touches arrays."""
         if any(active_types(r.type) for r in op.results):
             return True
-        if any(active_types(v.type) for v in _free_values(None, op.regions)):
+        if any(active_types(v.type) for v in _free_values(op.regions)):
             return True
         return any(inner.name in ("load", "store", "atomic") for region in op.regions for inner in walk(region))
 
@@ -579,7 +579,7 @@ class _Reverse:
 
     # Control flow ---------------------------------------------------------------------------
     def _active_free(self, op) -> list[Value]:
-        return [v for v in _free_values(None, op.regions) if active_types(v.type)]
+        return [v for v in _free_values(op.regions) if active_types(v.type)]
 
     def _flatten(self, values) -> list[Value]:
         return [leaf for v in values for leaf in self.materialize(v.type, self.get(v))]
@@ -654,7 +654,7 @@ class _Reverse:
         """Run the iterations backwards: each pops its inputs, recomputes the body, and
         carries the adjoints of the carried values and of the outer values the body reads."""
         body = op.regions[-1]
-        free = [v for v in _free_values(None, [body]) if active_types(v.type)]
+        free = [v for v in _free_values([body]) if active_types(v.type)]
         count = self.counts[id(op)]
         b = self.b
         init = [leaf for r in op.results for leaf in self.materialize(r.type, self.get(r))] + self._flatten(free)
