@@ -68,9 +68,9 @@ class Tape:
         return False
 
     # Recording ---------------------------------------------------------------------------
-    def record_launch(self, kernel, dims, params, device) -> list:
-        """Record a forward launch about to run; return the arguments to run it with.
-        Arrays it writes that recorded launches (itself included) read are copied first."""
+    def record_launch(self, kernel, dims, params, device):
+        """Record a forward launch about to run. Arrays it writes that recorded launches
+        (itself included) read are copied first."""
         from .runtime.array import array
 
         reads, writes = kernel.array_effects()
@@ -83,7 +83,6 @@ class Tape:
             if isinstance(params[k], array):
                 self.will_write(params[k])
         self.launches.append(entry)
-        return list(params)
 
     def _add_reader(self, a, entry, k):
         self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, k))
@@ -104,19 +103,16 @@ class Tape:
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
         """Record `weft.copy` (about to run): its adjoint moves dest's gradient of the copied
         range into src's gradient."""
-        from .runtime.array import element_numpy
+        from .runtime.array import elements
 
         self.will_write(dest)
-
-        def flat(a):
-            return a.grad.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
 
         def backward():
             if dest.grad is None:
                 return
-            d = flat(dest)[dest_offset:dest_offset + count]
+            d = elements(dest.grad)[dest_offset:dest_offset + count]
             if src.grad is not None:
-                flat(src)[src_offset:src_offset + count] += d
+                elements(src.grad)[src_offset:src_offset + count] += d
             d[...] = 0
 
         backward.__name__ = "copy"

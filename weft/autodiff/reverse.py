@@ -60,17 +60,8 @@ def component_range(t, index: int) -> tuple[int, int]:
     return start, start + len(active_types(parts[index]))
 
 
-def _components(t) -> list:
-    if isinstance(t, (Vector, Matrix)):
-        return [t.dtype] * t.num_components
-    return list(t.fields.values()) if isinstance(t, StructType) else list(t.elements)
-
-
-def _uses(block: Block, used: set | None = None) -> set:
-    used = set() if used is None else used
-    for op in walk(block):
-        used.update(v.id for v in op.operands)
-    return used
+def _uses(block: Block) -> set:
+    return {v.id for op in walk(block) for v in op.operands}
 
 
 def _free_values(inner_blocks) -> list[Value]:
@@ -158,6 +149,7 @@ class _Reverse:
         self.used = _uses(fn.body)
         self.private = _private_arrays(fn)
         self.forwarded: dict[int, Value] = {}
+        self._free: dict[int, list] = {}
         self._analyse_loads(fn.body.ops, set(), {})
 
     def error(self, message: str, op: Op):
@@ -200,12 +192,20 @@ class _Reverse:
                 written |= inner
                 forget(inner)
 
+    def active_free(self, op: Op) -> list[Value]:
+        """The float values that the regions `op`'s reverse walks (a loop's body, a branch's
+        both sides) read from outside them. Asked for every replay and reverse of `op`, so
+        computed once."""
+        free = self._free.get(id(op))
+        if free is None:
+            regions = op.regions[-1:] if op.name in ("for", "while") else op.regions
+            free = self._free[id(op)] = [v for v in _free_values(regions) if active_types(v.type)]
+        return free
+
     def needs_reverse(self, op: Op) -> bool:
         """Whether a region op can contribute to any gradient: it yields or reads float
         values, or touches arrays."""
-        if any(active_types(r.type) for r in op.results):
-            return True
-        if any(active_types(v.type) for v in _free_values(op.regions)):
+        if any(active_types(r.type) for r in op.results) or self.active_free(op):
             return True
         return any(inner.name in ("load", "store", "atomic") for region in op.regions for inner in walk(region))
 
@@ -448,8 +448,6 @@ class _Reverse:
         args = [self.m(a) for a in op.operands]
         results = [self.m(r) for r in op.results]
         g = gs[0] if len(gs) == 1 else gs
-        if g is None:
-            g = self.zero(op.results[0].type)
         for a, ga in zip(op.operands, prim.vjp(self.b, args, results, g)):
             if ga is not None and active_types(a.type):
                 self.accum(a, [ga])
@@ -578,9 +576,6 @@ class _Reverse:
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
 
     # Control flow ---------------------------------------------------------------------------
-    def _active_free(self, op) -> list[Value]:
-        return [v for v in _free_values(op.regions) if active_types(v.type)]
-
     def _flatten(self, values) -> list[Value]:
         return [leaf for v in values for leaf in self.materialize(v.type, self.get(v))]
 
@@ -601,7 +596,7 @@ class _Reverse:
         self.b.op("yield", self._flatten(list(before or []) + free))
 
     def rev_if(self, op):
-        free = self._active_free(op)
+        free = self.active_free(op)
         seeds = [self.get(r) for r in op.results]
         outer = self.adj
         regions = []
@@ -654,7 +649,7 @@ class _Reverse:
         """Run the iterations backwards: each pops its inputs, recomputes the body, and
         carries the adjoints of the carried values and of the outer values the body reads."""
         body = op.regions[-1]
-        free = [v for v in _free_values([body]) if active_types(v.type)]
+        free = self.active_free(op)
         count = self.counts[id(op)]
         b = self.b
         init = [leaf for r in op.results for leaf in self.materialize(r.type, self.get(r))] + self._flatten(free)

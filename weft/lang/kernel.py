@@ -57,8 +57,9 @@ def struct_layouts(fn) -> str:
 class CompiledKernel:
     """A native kernel: its entry point, argument layout and bounds-check sites."""
 
-    def __init__(self, kernel, address, sites, fn, scratch_size):
+    def __init__(self, kernel, address, sites, fn, scratch_size, adjoint=False):
         self.kernel = kernel
+        self.label = f"{kernel.name} (adjoint)" if adjoint else kernel.name  # for error messages
         self.scratch_size = scratch_size
         self.address = address
         self.entry = ENTRY_TYPE(address)
@@ -261,9 +262,7 @@ class Kernel:
         if config.verbose:
             print(f"weft: {fn.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")
-        ck = CompiledKernel(self, address, cg.sites, fn, cg.scratch_size)
-        ck.label = f"{self.name} (adjoint)" if adjoint else self.name
-        return ck
+        return CompiledKernel(self, address, cg.sites, fn, cg.scratch_size, adjoint)
 
     def llvm_ir(self, spec=None, optimized=False, adjoint=False) -> str:
         """The LLVM IR of this kernel or its adjoint (for inspection), optionally optimised."""

@@ -353,8 +353,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     row-major order). `count=0` copies the rest of `src`, which must fit in `dest`."""
     if dest.dtype is not src.dtype:
         raise TypeError(f"copy: dtypes differ ({dest.dtype!r} and {src.dtype!r})")
-    d = dest.numpy().reshape((dest.size,) + element_numpy(dest.dtype)[1])
-    s = src.numpy().reshape((src.size,) + element_numpy(src.dtype)[1])
+    d, s = elements(dest), elements(src)
     n = count or s.shape[0] - src_offset
     if min(n, src_offset, dest_offset) < 0 or src_offset + n > s.shape[0] \
             or dest_offset + n > d.shape[0]:
@@ -366,6 +365,12 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
     if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
         dest.numpy()[...] = d.reshape(dest.numpy().shape)
+
+
+def elements(a: array) -> np.ndarray:
+    """`a`'s elements in row-major order, as a numpy array of shape (size, *element shape)
+    (a view where the memory allows, else a copy)."""
+    return a.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
 
 
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:

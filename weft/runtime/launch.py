@@ -349,7 +349,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
     elif record_tape and not record_cmd and tape_module.active_tapes:
         # (a recorded command runs later, possibly many times: tapes do not see it)
-        params = tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
+        tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
     if record_cmd:
         return Launch(kernel, dims, params, device, adjoint)
     try:
