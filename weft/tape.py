@@ -129,7 +129,7 @@ class Tape:
         array) is seeded with 1; `grads` maps arrays to seeds copied into their `.grad` for
         this pass."""
         from .runtime.array import array
-        from .runtime.launch import launch
+        from .runtime.launch import adjoint_arguments, run_compiled
 
         if loss is not None:
             if not isinstance(loss, array) or loss.size != 1:
@@ -153,8 +153,11 @@ class Tape:
                 entry.backward()
                 continue
             adj = [None if src is None else src.grad for src in entry.grad_of]
-            launch(entry.kernel, entry.dims, inputs=entry.params, adj_inputs=adj, device=entry.device,
-                   adjoint=True, record_tape=False)
+            # consume: adjoints of overwritten elements must not reach earlier launches
+            kernel = entry.kernel
+            params = adjoint_arguments(kernel, entry.params, adj)
+            ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True)
+            run_compiled(ck, entry.dims, params)
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included."""

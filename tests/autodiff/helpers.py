@@ -3,7 +3,8 @@ differences of the forward kernel, in float64.
 
 The adjoint of a launch maps seeds on the *final* contents of its arrays to gradients with
 respect to their *initial* contents: after `launch(adjoint=True)` with `adj_k` holding seed
-`s_k`, `adj_k` holds d L / d a_k(initial) for L = sum_k <s_k, a_k(final)>. `check_adjoint`
+`s_k`, `adj_k` holds d L / d a_k(initial) for L = sum_k <s_k, a_k(final)> (on a Tape; a
+user's adjoint launch leaves the seeds of arrays the kernel only writes as given). `check_adjoint`
 checks exactly that identity for every float array argument, so one helper covers inputs,
 outputs, arrays updated in place and atomic accumulators alike.
 """
@@ -70,13 +71,29 @@ def run_forward(kernel, dim, args) -> list:
 
 
 def run_adjoint(kernel, dim, args, seeds) -> list:
-    """One adjoint launch from the initial `args`, with `seeds[k]` in the adjoint of float
-    array k; returns the adjoint arrays afterwards (None where there is none)."""
+    """The adjoint from the initial `args` with `seeds[k]` on the final contents of float
+    array k, run twice: recorded on a Tape (whose adjoints consume what the kernel
+    overwrote) and as one `launch(adjoint=True)`, which must agree except that it leaves
+    the adjoints of write-only arrays as given. Returns the Tape's adjoints (None where
+    there is none)."""
+    float_idx = [k for k in range(len(args)) if seeds[k] is not None]
+    primal = [as_weft(a) for a in args]
+    for k in float_idx:
+        primal[k].requires_grad = True
+    with wp.Tape() as tape:
+        wp.launch(kernel, dim, inputs=primal)
+    tape.backward(grads={primal[k]: seeds[k] for k in float_idx})
+    consumed = [primal[k].grad.numpy().copy() if k in float_idx else None for k in range(len(args))]
+
     primal = [as_weft(a) for a in args]
     adj = [as_weft(_with_data(a, np.asarray(seeds[k], dtype=np.float64))) if seeds[k] is not None else None
            for k, a in enumerate(args)]
     wp.launch(kernel, dim, inputs=primal, adj_inputs=adj, adjoint=True)
-    return [None if a is None else a.numpy().copy() for a in adj]
+    for k in float_idx:
+        expected = seeds[k] if k in kernel.write_only_params else consumed[k]
+        np.testing.assert_allclose(adj[k].numpy(), np.reshape(expected, adj[k].numpy().shape), rtol=1e-12,
+                                   atol=0, err_msg=f"launch(adjoint=True): adjoint of '{kernel.arg_names[k]}'")
+    return consumed
 
 
 def check_adjoint(kernel, dim, args, seeds=None, *, eps=1e-6, rtol=1e-6, atol=1e-7, rng_seed=0) -> list:

@@ -135,17 +135,20 @@ def _cached(instance, key, build):
 
 
 # The transform ------------------------------------------------------------------------------
-def adjoint_function(fn: Function, kernel_name: str, absent=frozenset()) -> Function:
+def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset()) -> Function:
     """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring). The array
-    parameters at positions `absent` get no adjoint: nothing flows in or out through them."""
-    return _Reverse(fn, kernel_name, absent).build()
+    parameters at positions `absent` get no adjoint: nothing flows in or out through them.
+    Those at positions `keep` (arrays the kernel writes and never reads) have their adjoint
+    array read but not consumed: stores leave it as it was instead of zeroing it."""
+    return _Reverse(fn, kernel_name, absent, keep).build()
 
 
 class _Reverse:
-    def __init__(self, fn: Function, kernel_name: str, absent=frozenset()):
+    def __init__(self, fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset()):
         self.fn = fn
         self.kernel_name = kernel_name
         self.absent = {fn.params[k].id for k in absent}
+        self.keep = {fn.params[k].id for k in keep}
         self.used = _uses(fn.body)
         self.private = _private_arrays(fn)
         self.forwarded: dict[int, Value] = {}
@@ -556,6 +559,8 @@ class _Reverse:
         index = [self.m(i) for i in idx]
         g = self.b.op("load", [adj_arr] + index, [x.type]).result
         self.accum(x, self.leaves_of(g))
+        if array_root(arr).id in self.keep:
+            return
         # the overwritten element no longer influences anything
         self.b.op("store", [adj_arr] + index + [self.value_from(x.type, [None] * len(active_types(x.type)))])
 

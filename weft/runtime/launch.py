@@ -331,8 +331,10 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
     `inputs + outputs`. With `adjoint=True`, run its adjoint instead: `adj_inputs +
     adj_outputs` give one adjoint per argument (see `adjoint_arguments`); input adjoints
-    are accumulated. With `record_cmd=True`, return a `Launch` to run later instead.
-    Inside `with Tape():` forward launches are recorded unless `record_tape=False`."""
+    are accumulated, and the adjoints of arrays the kernel only writes are read and left
+    unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
+    `record_cmd=True`, return a `Launch` to run later instead. Inside `with Tape():`
+    forward launches are recorded unless `record_tape=False`."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch: expected a @weft.kernel, got {type(kernel).__name__}")
     try:
@@ -356,6 +358,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
+    run_compiled(ck, dims, params)
+
+
+def run_compiled(ck, dims: tuple, params: list):
+    """Run compiled kernel `ck` with `params` now, on its own argument block."""
     ck.check_dims(dims)
     with ck.lock:  # the compiled kernel's own argument block and context are reused
         ck.pack_cached(params)
