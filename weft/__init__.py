@@ -8,9 +8,20 @@ __version__ = "0.1.0"
 from . import (
     autograd,  # noqa: E402
     config,  # noqa: E402
+    torch,  # noqa: E402 - weft.torch.wrap; imports PyTorch only when used
 )
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
+from .interop.dlpack import from_dlpack  # noqa: E402
+from .interop.jax import dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: E402
+from .interop.torch import (  # noqa: E402
+    device_from_torch,
+    device_to_torch,
+    dtype_from_torch,
+    dtype_to_torch,
+    from_torch,
+    to_torch,
+)
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
 from .lang.decorators import constant, func, kernel, struct  # noqa: E402
 from .lang.errors import CompileError, WeftError  # noqa: E402

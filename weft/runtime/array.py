@@ -165,6 +165,14 @@ class array:  # noqa: N801 - Warp's name
     def list(self):
         return self._np.tolist()
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule viewing this array's memory (see weft/interop/dlpack.py)."""
+        from ..interop.dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple:
+        return (1, 0)  # DLPack's CPU device
+
     def descriptor(self):
         """The ctypes descriptor a kernel receives (cached: pointer, shape, strides)."""
         if self._desc is None:
@@ -376,6 +384,41 @@ def elements(a: array) -> np.ndarray:
 def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
     return array(np.asarray(arr), dtype=dtype, shape=shape, device=device,
                  requires_grad=requires_grad)
+
+
+def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
+    """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
+    DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
+    type takes the trailing dimensions of `storage` as its components, which must be
+    contiguous. Strided storage gives a strided array. `what` names the source in errors."""
+    scalar = scalar_from_numpy(storage.dtype)
+    if scalar is None:
+        raise TypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
+    t = scalar if dtype is None else _resolve_dtype(dtype)
+    np_scalar, trailing = element_numpy(t)
+    if isinstance(t, StructType):
+        raise TypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
+    if np_scalar != storage.dtype:
+        needed = t.dtype if trailing else t
+        raise TypeError(f"{what}: holds {scalar!r} values, but {t!r} needs {needed!r} (weft views "
+                        f"the memory without converting it)")
+    if trailing:
+        if storage.shape[storage.ndim - len(trailing):] != trailing:
+            raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
+                             f"components of {t!r}")
+        packed = np.empty((1,) + trailing, np_scalar).strides[1:]
+        if storage.strides[storage.ndim - len(trailing):] != packed:
+            broadcast = " (it is broadcast, e.g. the gradient of a sum)" if 0 in storage.strides else ""
+            raise ValueError(f"{what}: the components of each {t!r} are not contiguous in memory "
+                             f"(strides {storage.strides}){broadcast}; make it contiguous first")
+    if storage.ndim == len(trailing):  # a single element: a one-element array
+        storage = storage.reshape((1,) + trailing)
+    out = array.__new__(array, shape=0)
+    out.device = get_device("cpu")
+    out._set(storage, t)
+    out.grad = None
+    out._requires_grad = False
+    return out
 
 
 def struct_record(t: StructType, value) -> np.void:

@@ -1,0 +1,1 @@
+"""Zero-copy interop with PyTorch (`torch`), DLPack producers (`dlpack`) and JAX (`jax`)."""

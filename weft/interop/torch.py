@@ -1,0 +1,149 @@
+"""PyTorch tensors as weft arrays and back, without copies.
+
+`from_torch(t)` views a tensor's memory as a weft array (a write through one is seen by the
+other); `to_torch(a)` views an array's memory as a tensor. Vector and matrix dtypes map to
+tensors whose trailing dimensions are their components (`vec3` arrays of shape `(n,)` and
+tensors of shape `(n, 3)`). When gradients are required, the tensor's `.grad` and the
+array's `.grad` are the same memory too.
+
+Synchronisation: on the CPU both libraries finish their work before returning (a torch op
+has joined its threads; a weft launch has run its kernel), so an array made from a tensor
+can be launched on at once and a tensor made from an array read at once.
+`synchronize_with_torch` is the one place that will order the two on a GPU: weft's CUDA
+launches will go on torch's current stream of the device, or wait on an event recorded
+there; until that backend exists, CUDA tensors are refused with a clear error.
+
+PyTorch is imported on first use, so `import weft` does not need it.
+"""
+
+from __future__ import annotations
+
+from ..runtime.array import array, view_of
+from ..runtime.device import Device, get_device
+from ..types import Matrix, Scalar, Vector
+from ..types.scalars import scalar_by_name
+
+_SCALAR_NAMES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                 "float16", "float32", "float64")
+_to_torch_dtype: dict = {}
+_from_torch_dtype: dict = {}
+
+
+def _torch():
+    """The torch module, with a clear error where PyTorch is not installed."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("weft's PyTorch interop needs PyTorch: pip install torch==2.13.0 "
+                          "(a CPU build)") from None
+    if not _to_torch_dtype:
+        for name in _SCALAR_NAMES:
+            torch_dtype = getattr(torch, name, None)
+            if torch_dtype is not None:  # uint16..64 exist from torch 2.3
+                _to_torch_dtype[scalar_by_name(name)] = torch_dtype
+                _from_torch_dtype[torch_dtype] = scalar_by_name(name)
+    return torch
+
+
+def dtype_from_torch(torch_dtype) -> Scalar:
+    """The weft scalar type of a torch dtype (`torch.float32` -> `weft.float32`)."""
+    _torch()
+    t = _from_torch_dtype.get(torch_dtype)
+    if t is None:
+        raise TypeError(f"torch dtype {torch_dtype} has no weft equivalent (weft has "
+                        f"{', '.join(_SCALAR_NAMES)})")
+    return t
+
+
+def dtype_to_torch(dtype):
+    """The torch dtype holding weft `dtype`: a scalar's own, a vector's or matrix's
+    component type (their components become trailing tensor dimensions)."""
+    _torch()
+    scalar = dtype.dtype if isinstance(dtype, (Vector, Matrix)) else dtype
+    t = _to_torch_dtype.get(scalar)
+    if t is None:
+        raise TypeError(f"weft dtype {dtype!r} has no torch equivalent")
+    return t
+
+
+def device_from_torch(torch_device) -> Device:
+    """The weft device of a torch device (`torch.device("cpu")` or "cpu" -> weft's CPU)."""
+    name = str(torch_device)
+    try:
+        return get_device(name)
+    except ValueError as e:
+        raise ValueError(f"torch device {name!r}: {e}") from None
+
+
+def device_to_torch(device=None) -> str:
+    """The torch device name of a weft device (None: the default device)."""
+    return get_device(device).alias
+
+
+def synchronize_with_torch(device) -> None:
+    """Order weft's next launch on `device` after the work torch has queued there, and
+    torch's next op after weft's launches. On the CPU both run to completion before
+    returning, so there is nothing to wait for (see the module docstring for CUDA)."""
+    device = get_device(device)
+    if not device.is_cpu:  # unreachable until weft has a CUDA backend: get_device refuses
+        raise NotImplementedError(f"synchronising weft with torch on {device}")
+
+
+def from_torch(t, dtype=None, requires_grad=None, grad=None) -> array:
+    """A weft array viewing tensor `t`'s memory (no copy; strided tensors give strided
+    arrays). `dtype`: None for `t`'s scalar type, or a vector/matrix type whose components
+    are `t`'s trailing dimensions. `requires_grad` (default `t.requires_grad`): the array's
+    `.grad` views `grad`, else `t.grad`, which is created (zeros) if `t` has none."""
+    torch = _torch()
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"from_torch: expected a torch.Tensor, got {type(t).__name__}")
+    device_from_torch(t.device)
+    what = f"from_torch: tensor of shape {tuple(t.shape)} and dtype {t.dtype}"
+    dtype_from_torch(t.dtype)
+    try:
+        storage = t.detach().numpy()  # shares t's memory, and keeps it alive
+    except (RuntimeError, TypeError) as e:
+        raise ValueError(f"{what}: cannot be viewed without a copy ({e})") from None
+    a = view_of(storage, dtype, what)
+    a._torch_source = t
+    if requires_grad is None:
+        requires_grad = t.requires_grad
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise TypeError(f"{what}: only arrays of floats have gradients")
+        if grad is None:
+            # (reading .grad of a non-leaf tensor warns: it never has one unless retained)
+            grad = t.grad if t.is_leaf or t.retains_grad else None
+            if grad is None:
+                grad = t.grad = torch.zeros_like(t)
+        a.grad = from_torch(grad, dtype, requires_grad=False)
+        if a.grad.shape != a.shape:
+            raise ValueError(f"{what}: its gradient has shape {tuple(grad.shape)}")
+        a._requires_grad = True
+    return a
+
+
+def to_torch(a: array, requires_grad=None):
+    """A tensor viewing weft array `a`'s memory (no copy): vector and matrix components
+    become trailing dimensions. `requires_grad` (default `a.requires_grad`): the tensor
+    requires gradients and its `.grad` views `a.grad`. An array made by `from_torch` gives
+    back its tensor."""
+    torch = _torch()
+    if not isinstance(a, array):
+        raise TypeError(f"to_torch: expected a weft array, got {type(a).__name__}")
+    if requires_grad is None:
+        requires_grad = a.requires_grad
+    source = getattr(a, "_torch_source", None)
+    if source is not None and source.requires_grad == bool(requires_grad):
+        return source
+    dtype_to_torch(a.dtype)  # a clear error for structs
+    storage = a.numpy()
+    if any(s < 0 for s in storage.strides):
+        raise ValueError(f"to_torch: an array with negative strides {a.strides} (a reversed view) "
+                         "cannot be a tensor; use .contiguous() first")
+    t = torch.from_numpy(storage)
+    if requires_grad:
+        t.requires_grad_(True)
+        if a.grad is not None:
+            t.grad = to_torch(a.grad, requires_grad=False)
+    return t
