@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring]
+    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op]
                              [--peers weft,warp,numpy] [--quick] [--json out.json]
 
 ``python benchmarks/run.py ...`` works too.
@@ -27,6 +27,7 @@ WORKLOADS = {
     "compile": "benchmarks.compile_time",
     "launch": "benchmarks.launch",
     "mass_spring": "benchmarks.mass_spring",
+    "torch_op": "benchmarks.torch_op",
 }
 
 

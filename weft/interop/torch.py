@@ -29,8 +29,14 @@ _to_torch_dtype: dict = {}
 _from_torch_dtype: dict = {}
 
 
+_torch_module = None
+
+
 def _torch():
     """The torch module, with a clear error where PyTorch is not installed."""
+    global _torch_module
+    if _torch_module is not None:
+        return _torch_module
     try:
         import torch
     except ImportError:
@@ -42,6 +48,7 @@ def _torch():
             if torch_dtype is not None:  # uint16..64 exist from torch 2.3
                 _to_torch_dtype[scalar_by_name(name)] = torch_dtype
                 _from_torch_dtype[torch_dtype] = scalar_by_name(name)
+    _torch_module = torch
     return torch
 
 

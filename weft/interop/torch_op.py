@@ -14,10 +14,12 @@ are not arrays (a `vec3`, a `float`) get no gradient.
 
 from __future__ import annotations
 
+import ctypes
 import numbers
+import struct
 
 from ..lang.kernel import Kernel
-from ..runtime.launch import launch
+from ..runtime.launch import run, set_launch_shape
 from ..types import ArrayType, Matrix, Vector
 from .torch import _torch, dtype_to_torch, from_torch, synchronize_with_torch
 
@@ -36,6 +38,8 @@ class _Param:
         if self.is_array:
             self.dtype = t.dtype
             self.components = t.dtype.np_shape if isinstance(t.dtype, (Vector, Matrix)) else ()
+            self.tensor_ndim = t.ndim + len(self.components)
+            self.torch_dtype = dtype_to_torch(t.dtype)
 
 
 class TorchOp:
@@ -86,7 +90,7 @@ class TorchOp:
         if torch.is_grad_enabled() and any(isinstance(v, torch.Tensor) and v.requires_grad for v in values):
             outs = _function().apply(self, *values)
         else:
-            outs, _, _ = self.forward(values)
+            outs = self.forward(values)[0]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _bind(self, args, kwargs) -> list:
@@ -109,78 +113,102 @@ class TorchOp:
         return values
 
     # Forward and backward -------------------------------------------------------------------
+    # Tensors go straight into the kernel's argument block (pointer, shape, byte strides):
+    # making weft arrays of them would cost more than the launch itself.
     def forward(self, values):
-        """Launch the kernel: (output tensors, the launch's arguments, its dims)."""
+        """Launch the kernel: (output tensors, the packed arguments, the tensors they point
+        into, dims)."""
         torch = _torch()
-        args = [None] * len(self.params)
-        device = None
+        tensors = [None] * len(self.params)
         for p, value in zip(self.inputs, values):
             if p.is_array:
-                if not isinstance(value, torch.Tensor):
-                    raise TypeError(f"op '{self.name}', input '{p.name}': expected a torch.Tensor, got "
-                                    f"{type(value).__name__}")
-                args[p.index] = self._view(p, value)
-                device = value.device
-            else:
-                args[p.index] = _plain(value)
-        dims = self._dims(args, values)
+                self._check_tensor(p, value)
+                tensors[p.index] = value
+        dims = self._dims(tensors, values)
         outs = []
         for p in self.outputs:
-            shape = self._output_shape(p, dims, args, values)
-            t = torch.zeros(shape + p.components, dtype=dtype_to_torch(p.dtype), device=device)
+            shape = self._output_shape(p, dims, tensors, values)
+            t = torch.zeros(shape + p.components, dtype=p.torch_dtype)
             outs.append(t)
-            args[p.index] = from_torch(t, p.dtype, requires_grad=False)
-        synchronize_with_torch(args[self.outputs[0].index].device)
-        launch(self.kernel, dims, inputs=args, record_tape=False)
-        return outs, args, dims
+            tensors[p.index] = t
+        spec = tuple(t.is_contiguous() if t is not None else False for t in tensors)
+        ck = self.kernel.compiled(spec)
+        args = ck.args_type()
+        for p, value in zip(self.inputs, values):
+            if not p.is_array:
+                setattr(args, f"p{p.index}", ck.packers[p.index](_plain(value)))
+        for k, t in enumerate(tensors):
+            if t is not None:
+                _pack_tensor(args, k, t, self.params[k])
+        synchronize_with_torch("cpu")
+        _run(ck, args, dims)
+        return outs, args, tensors, dims
 
-    def backward(self, args, dims, grads, needs_grad) -> list:
+    def backward(self, args, tensors, dims, grads, needs_grad) -> list:
         """Launch the adjoint with `grads` (one per output, None where torch has none) as the
         outputs' adjoints; returns the gradient tensor of each input (None where none)."""
         torch = _torch()
-        adj = [None] * len(self.params)
+        n = len(self.params)
+        adj = [None] * n
         result = [None] * len(self.inputs)
         for k, p in enumerate(self.inputs):
-            if p.is_array and p.is_float and needs_grad[k]:
-                t = torch.zeros(args[p.index].numpy().shape, dtype=dtype_to_torch(p.dtype))
-                adj[p.index] = from_torch(t, p.dtype, requires_grad=False)
-                result[k] = t
-        primal = list(args)
+            if p.is_float and needs_grad[k]:
+                result[k] = adj[p.index] = torch.zeros(tensors[p.index].shape, dtype=p.torch_dtype)
+        if not any(r is not None for r in result):
+            return result
+        primal = list(tensors)
         for p, g in zip(self.outputs, grads):
+            if not p.is_float:
+                continue
             if p.index in self.read_outputs:
-                zeros = torch.zeros(args[p.index].numpy().shape, dtype=dtype_to_torch(p.dtype))
-                primal[p.index] = from_torch(zeros, p.dtype, requires_grad=False)
-                if g is not None:
-                    g = g.clone(memory_format=torch.contiguous_format)
-            if g is not None and p.is_float:
-                try:
-                    adj[p.index] = self._view(p, g)
-                except ValueError:  # components not contiguous (a broadcast gradient): copy
-                    adj[p.index] = self._view(p, g.contiguous())
-        if any(r is not None for r in result):
-            synchronize_with_torch(args[self.outputs[0].index].device)
-            launch(self.kernel, dims, inputs=primal, adj_inputs=adj, adjoint=True)
+                # the forward read zeros there; the adjoint writes the gradient: own copies
+                primal[p.index] = torch.zeros_like(tensors[p.index])
+                g = torch.zeros_like(tensors[p.index]) if g is None else g.clone(memory_format=torch.contiguous_format)
+            elif g is not None and p.components and not _components_packed(g, p):
+                g = g.contiguous()  # a broadcast gradient (of a sum): vectors need their components
+            adj[p.index] = g
+        floats = self.kernel.adjoint_param_indices
+        spec = tuple(t.is_contiguous() if t is not None else False for t in primal) + \
+            tuple(None if adj[k] is None else adj[k].is_contiguous() for k in floats)
+        ck = self.kernel.compiled(spec, adjoint=True)
+        adj_args = ck.args_type()
+        for k in range(n):
+            if primal[k] is not tensors[k]:  # an output's zeros, in place of what the forward wrote
+                _pack_tensor(adj_args, k, primal[k], self.params[k])
+            else:
+                setattr(adj_args, f"p{k}", getattr(args, f"p{k}"))
+        for at, k in enumerate(floats):
+            if adj[k] is not None:
+                _pack_tensor(adj_args, n + at, adj[k], self.params[k])
+        synchronize_with_torch("cpu")
+        _run(ck, adj_args, dims)
         return result
 
     # Helpers --------------------------------------------------------------------------------
-    def _view(self, p: _Param, t):
-        dtype = dtype_to_torch(p.dtype)
-        if t.dtype != dtype:
-            comps = f" with trailing dimensions {p.components}" if p.components else ""
-            raise TypeError(f"op '{self.name}', '{p.name}': expected a tensor of {dtype}{comps} "
-                            f"({p.type!r}), got {t.dtype}")
-        return from_torch(t, p.dtype, requires_grad=False)
+    def _check_tensor(self, p: _Param, t):
+        """A tensor the kernel can take as array parameter `p`, or a clear error."""
+        torch = _torch()
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"op '{self.name}', input '{p.name}': expected a torch.Tensor, got "
+                            f"{type(t).__name__}")
+        if t.dtype is p.torch_dtype and t.is_cpu and t.dim() == p.tensor_ndim and \
+                (not p.components or _components_packed(t, p)):
+            return
+        from_torch(t, p.dtype, requires_grad=False)  # raises the detailed error, if it is one of those
+        raise ValueError(f"op '{self.name}', input '{p.name}': expected a tensor with {p.tensor_ndim} "
+                         f"dimension(s) for {p.type!r}, got shape {tuple(t.shape)}")
 
-    def _dims(self, args, values):
+    def _dims(self, tensors, values):
         if self.dim is None:
             first = next((p for p in self.inputs if p.is_array), None)
             if first is None:
                 raise ValueError(f"op '{self.name}' has no array input to take its launch shape from: "
                                  "pass dim= to weft.torch.wrap")
-            return args[first.index].shape
-        return self.dim(*values) if callable(self.dim) else self.dim
+            return tuple(tensors[first.index].shape[:first.type.ndim])
+        dims = self.dim(*values) if callable(self.dim) else self.dim
+        return (int(dims),) if isinstance(dims, numbers.Integral) else tuple(int(d) for d in dims)
 
-    def _output_shape(self, p: _Param, dims, args, values) -> tuple:
+    def _output_shape(self, p: _Param, dims, tensors, values) -> tuple:
         shape = p.shape
         if shape is None:
             shape = dims
@@ -189,10 +217,51 @@ class TorchOp:
             if source is None:
                 raise ValueError(f"op '{self.name}': output '{p.name}' is shaped like '{shape}', "
                                  "which is not an array input")
-            shape = args[source.index].shape
+            shape = tuple(tensors[source.index].shape[:source.type.ndim])
         elif callable(shape):
             shape = shape(*values)
-        return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
+        shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
+        if len(shape) != p.type.ndim:
+            raise ValueError(f"op '{self.name}': output '{p.name}' has {p.type.ndim} dimension(s), but "
+                             f"its shape would be {shape}; give its shape in outputs={{'{p.name}': ...}}")
+        return shape
+
+
+def _components_packed(t, p: _Param) -> bool:
+    """Whether tensor `t` holds the components of each element of `p` next to each other."""
+    k = len(p.components)
+    expected, step = [], 1
+    for extent in reversed(p.components):
+        expected.append(step)
+        step *= extent
+    return tuple(t.shape[-k:]) == p.components and t.stride()[-k:] == tuple(reversed(expected))
+
+
+# an array descriptor (types/layout.py): data pointer, shape[ndim], byte strides[ndim]
+_DESCRIPTOR = {ndim: struct.Struct(f"=Q{2 * ndim}q") for ndim in range(1, 5)}
+
+
+def _pack_tensor(args, k: int, t, p: _Param):
+    """Write tensor `t`'s memory as array argument `k` into argument block `args`."""
+    ndim = p.type.ndim
+    item = t.element_size()
+    _DESCRIPTOR[ndim].pack_into(args, _field_offset(args, k), t.data_ptr(), *t.shape[:ndim],
+                                *(s * item for s in t.stride()[:ndim]))
+
+
+def _field_offset(args, k: int) -> int:
+    return getattr(type(args), f"p{k}").offset
+
+
+def _run(ck, args, dims):
+    """Run compiled kernel `ck` on argument block `args` (the kernel's context is shared, so
+    under its lock)."""
+    ck.check_dims(dims)
+    with ck.lock:
+        if dims != ck.last_dims:
+            ck.last_total = set_launch_shape(ck.ctx, dims)
+            ck.last_dims = dims
+        run(ck, args, ck.ctx, ck.last_total, ctypes.addressof(args), ck.ctx_ptr)
 
 
 def _plain(value):
@@ -221,8 +290,8 @@ def _function():
         class KernelFunction(torch.autograd.Function):
             @staticmethod
             def forward(ctx, op, *values):
-                outs, args, dims = op.forward(values)
-                ctx.op, ctx.args, ctx.dims = op, args, dims
+                outs, args, tensors, dims = op.forward(values)
+                ctx.op, ctx.args, ctx.tensors, ctx.dims = op, args, tensors, dims
                 ctx.set_materialize_grads(False)
                 # saved so that torch raises if an input is changed in place before backward
                 ctx.save_for_backward(*[v for v in values if isinstance(v, torch.Tensor)])
@@ -234,7 +303,7 @@ def _function():
             def backward(ctx, *grads):
                 ctx.saved_tensors  # noqa: B018 - raises if an input was changed in place
                 needs = ctx.needs_input_grad[1:]
-                return (None, *ctx.op.backward(ctx.args, ctx.dims, grads, needs))
+                return (None, *ctx.op.backward(ctx.args, ctx.tensors, ctx.dims, grads, needs))
 
         _FUNCTION = KernelFunction
     return _FUNCTION

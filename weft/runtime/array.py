@@ -7,6 +7,7 @@ dimensions (an array of `vec3` of shape `(n,)` is stored as numpy `(n, 3)` float
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -127,23 +128,27 @@ class array:  # noqa: N801 - Warp's name
         self._set(np.array(src, order="C") if copy else src, t)
 
     def _set(self, storage: np.ndarray, dtype: Type):
-        ndim = storage.ndim - len(element_numpy(dtype)[1])
+        scalar, trailing = element_numpy(dtype)
+        ndim = storage.ndim - len(trailing)
         if not 1 <= ndim <= MAX_DIMS:
             raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, got {ndim}")
         self._np = storage
         self.dtype = dtype
         self.ndim = ndim
-        self.shape = tuple(storage.shape[:ndim])
-        self.strides = tuple(storage.strides[:ndim])
-        self.size = int(np.prod(self.shape))
+        self.shape = storage.shape[:ndim]
+        self.strides = storage.strides[:ndim]
+        self.size = math.prod(self.shape)
         self._desc = None
         self._type = ArrayType(dtype, ndim)
-        scalar, trailing = element_numpy(dtype)
-        item = storage.itemsize * int(np.prod(trailing))
-        inner = storage.strides[ndim:] == np.empty((1,) + trailing, scalar).strides[1:]
-        c_strides = np.empty(self.shape + trailing, scalar).strides[:ndim] if self.size else self.strides
-        self.is_contiguous = bool(inner and (self.size <= 1 or self.strides == c_strides))
-        self._item_size = item
+        # C-order strides of the whole storage, components included
+        c_strides, step = [], storage.itemsize
+        for extent in reversed(storage.shape):
+            c_strides.append(step)
+            step *= extent
+        c_strides = tuple(reversed(c_strides))
+        inner = storage.strides[ndim:] == c_strides[ndim:]
+        self.is_contiguous = bool(inner and (self.size <= 1 or self.strides == c_strides[:ndim]))
+        self._item_size = storage.itemsize * math.prod(trailing)
 
     # Interop --------------------------------------------------------------------------------
     @property
