@@ -25,6 +25,9 @@ def export(a: array, stream=None, max_version=None, dl_device=None, copy=None):
         raise BufferError("weft arrays live on the CPU: __dlpack__ takes no stream")
     if dl_device is not None and tuple(dl_device) != (CPU, 0):
         raise BufferError(f"weft arrays live on the CPU, not on DLPack device {tuple(dl_device)}")
+    if any(s < 0 for s in a.strides):
+        raise BufferError(f"an array with negative strides {a.strides} (a reversed view) is not exported "
+                          "through DLPack (consumers such as torch mishandle it); use .contiguous() first")
     kwargs = {k: v for k, v in (("max_version", max_version), ("copy", copy)) if v is not None}
     try:
         return a.numpy().__dlpack__(**kwargs)
@@ -49,7 +52,12 @@ def from_dlpack(source, dtype=None) -> array:
     if kind not in (CPU, CUDA_HOST):
         raise ValueError(f"from_dlpack: the memory is on DLPack device "
                          f"{_DEVICE_NAMES.get(int(kind), int(kind))}:{index}; weft arrays live on the CPU")
-    storage = np.from_dlpack(source)
+    try:
+        storage = np.from_dlpack(source)
+    except (RuntimeError, BufferError, TypeError) as e:  # e.g. bfloat16, which numpy lacks
+        dtype_name = getattr(source, "dtype", "this dtype")
+        raise TypeError(f"from_dlpack: a {type(source).__name__} of {dtype_name} cannot be viewed as a weft "
+                        f"array ({e})") from None
     return view_of(storage, dtype, f"from_dlpack: {type(source).__name__} of shape {storage.shape} "
                                    f"and dtype {storage.dtype}")
 

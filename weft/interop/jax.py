@@ -25,8 +25,9 @@ def from_jax(x, dtype=None) -> array:
 
 
 def to_jax(a: array):
-    """A JAX array of weft array `a`'s contents (JAX views the memory when it can)."""
-    return _jax().dlpack.from_dlpack(a)
+    """A JAX array of weft array `a`'s contents (JAX views the memory when it can; strided
+    arrays, which JAX does not take, are copied first)."""
+    return _jax().dlpack.from_dlpack(a if a.is_contiguous else a.contiguous())
 
 
 def dtype_from_jax(jax_dtype) -> Scalar:

@@ -123,6 +123,9 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None) -> array:
             grad = t.grad if t.is_leaf or t.retains_grad else None
             if grad is None:
                 grad = t.grad = torch.zeros_like(t)
+        elif not isinstance(grad, torch.Tensor) or grad.dtype != t.dtype:
+            raise TypeError(f"{what}: grad= must be a tensor of {t.dtype}, got "
+                            f"{getattr(grad, 'dtype', type(grad).__name__)}")
         a.grad = from_torch(grad, dtype, requires_grad=False)
         if a.grad.shape != a.shape:
             raise ValueError(f"{what}: its gradient has shape {tuple(grad.shape)}")

@@ -194,7 +194,10 @@ class TorchOp:
         if t.dtype is p.torch_dtype and t.is_cpu and t.dim() == p.tensor_ndim and \
                 (not p.components or _components_packed(t, p)):
             return
-        from_torch(t, p.dtype, requires_grad=False)  # raises the detailed error, if it is one of those
+        try:  # from_torch explains dtype and layout problems
+            from_torch(t, p.dtype, requires_grad=False)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"op '{self.name}', input '{p.name}': {e}") from None
         raise ValueError(f"op '{self.name}', input '{p.name}': expected a tensor with {p.tensor_ndim} "
                          f"dimension(s) for {p.type!r}, got shape {tuple(t.shape)}")
 

@@ -1,0 +1,502 @@
+"""PyTorch interop (`wp.from_torch`, `wp.to_torch` and the dtype/device maps): arrays and
+tensors share memory in both directions for every scalar dtype, vector and matrix dtypes map
+to trailing dimensions, strided tensors give strided arrays, gradients are the same memory
+(a `wp.Tape` fills `tensor.grad`), and clear errors where no view exists."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+torch = pytest.importorskip("torch")
+
+SCALARS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+           "float16", "float32", "float64"]
+
+
+def _copy_kernel(t):
+    @wp.kernel
+    def copy(src: wp.array(dtype=t), dst: wp.array(dtype=t)):
+        i = wp.tid()
+        dst[i] = src[i]
+    return copy
+
+
+COPY = {name: _copy_kernel(getattr(wp, name)) for name in SCALARS}
+
+
+@wp.kernel
+def copy2d(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    dst[i, j] = src[i, j]
+
+
+@wp.kernel
+def affine(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] * 2.0 + 1.0
+
+
+@wp.kernel
+def shift_vec(a: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = a[i] * 2.0 + wp.vec3(1.0, 2.0, 3.0)
+
+
+@wp.kernel
+def vec_dot(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.dot(a[i], wp.vec3(1.0, 10.0, 100.0))
+
+
+@wp.kernel
+def fill_vec2d(a: wp.array2d(dtype=wp.vec3)):
+    i, j = wp.tid()
+    a[i, j] = wp.vec3(float(i), float(j), 7.0)
+
+
+@wp.kernel
+def mat_times_vec(m: wp.array(dtype=wp.mat33), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = m[i] * wp.vec3(1.0, 2.0, 3.0)
+
+
+@wp.kernel
+def square_sum(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+    wp.atomic_add(loss, 0, y[i])
+
+
+def _torch_dtype(name):
+    t = getattr(torch, name, None)
+    if t is None:
+        pytest.skip(f"this torch has no {name}")
+    return t
+
+
+def _values(name, n=6):
+    """Values of numpy dtype `name`, including its extremes for integers."""
+    if name == "bool":
+        return np.array([True, False, True, True, False, True][:n])
+    dt = np.dtype(name)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return np.array([info.min, info.max, 0, 1, 2, 3][:n], dtype=dt)
+    return np.array([-1.5, 0.25, 1000.0, 0.0, 2.0, 3.0][:n], dtype=dt)
+
+
+def _other(name, n=6):
+    """Values of dtype `name` different from `_values` at every position."""
+    if name == "bool":
+        return ~_values(name, n)
+    return _values(name, n)[::-1].copy()
+
+
+# Scalar dtypes: zero copy in both directions ------------------------------------------------------
+@pytest.mark.parametrize("name", SCALARS)
+def test_from_torch_shares_memory_for_every_scalar_dtype(name):
+    tdt = _torch_dtype(name)
+    t = torch.from_numpy(_values(name))
+    assert t.dtype == tdt
+    a = wp.from_torch(t)
+    assert a.dtype is getattr(wp, name) and a.shape == (6,) and a.is_contiguous
+    assert a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy(), _values(name))
+
+    new = _other(name)
+    t[2] = torch.from_numpy(new[2:3])[0]  # torch in-place write, seen by weft
+    assert a.numpy()[2] == new[2]
+    a.numpy()[4] = new[4]  # weft (numpy view) write, seen by torch
+    assert t.numpy()[4] == new[4]
+
+    # a kernel reads the tensor's memory and writes into another tensor's memory
+    out_t = torch.from_numpy(np.zeros(6, dtype=np.dtype(name)))
+    wp.launch(COPY[name], 6, inputs=[a, wp.from_torch(out_t)])
+    np.testing.assert_array_equal(out_t.numpy(), t.numpy())
+    src = wp.array(new)
+    wp.launch(COPY[name], 6, inputs=[src, a])
+    np.testing.assert_array_equal(t.numpy(), new)
+
+
+@pytest.mark.parametrize("name", SCALARS)
+def test_to_torch_shares_memory_for_every_scalar_dtype(name):
+    tdt = _torch_dtype(name)
+    a = wp.array(_values(name))
+    t = wp.to_torch(a)
+    assert t.dtype == tdt and tuple(t.shape) == (6,)
+    assert t.data_ptr() == a.ptr
+    np.testing.assert_array_equal(t.numpy(), _values(name))
+
+    new = _other(name)
+    t[1] = torch.from_numpy(new[1:2])[0]  # torch in-place write, seen by weft
+    assert a.numpy()[1] == new[1]
+    wp.launch(COPY[name], 6, inputs=[wp.array(new), a])  # kernel write, seen by torch
+    np.testing.assert_array_equal(t.numpy(), new)
+
+
+def test_torch_in_place_ops_on_views_of_weft_memory():
+    a = wp.array(np.arange(5, dtype=np.float32))
+    t = wp.to_torch(a)
+    t.mul_(3.0).add_(1.0)
+    np.testing.assert_array_equal(a.numpy(), np.arange(5) * 3.0 + 1.0)
+    b = wp.from_torch(t)
+    assert b.ptr == a.ptr
+    t.zero_()
+    assert not b.numpy().any()
+
+
+@pytest.mark.parametrize("name", SCALARS)
+def test_dtype_maps(name):
+    tdt = _torch_dtype(name)
+    assert wp.dtype_from_torch(tdt) is getattr(wp, name)
+    assert wp.dtype_to_torch(getattr(wp, name)) == tdt
+
+
+def test_dtype_maps_of_vectors_and_matrices_give_the_component_type():
+    assert wp.dtype_to_torch(wp.vec3) == torch.float32
+    assert wp.dtype_to_torch(wp.mat33d) == torch.float64
+    assert wp.dtype_to_torch(wp.vec4h) == torch.float16
+    assert wp.dtype_to_torch(wp.types.vector(2, wp.int32)) == torch.int32
+
+
+@pytest.mark.parametrize("tdt", ["bfloat16", "complex64", "complex128"])
+def test_dtype_from_torch_refuses_types_weft_lacks(tdt):
+    with pytest.raises(TypeError, match=tdt):
+        wp.dtype_from_torch(getattr(torch, tdt))
+
+
+@wp.struct
+class Pair:
+    a: float
+    b: int
+
+
+def test_dtype_to_torch_refuses_structs():
+    with pytest.raises(TypeError, match="no torch equivalent"):
+        wp.dtype_to_torch(Pair)
+    with pytest.raises(TypeError):
+        wp.to_torch(wp.zeros(2, dtype=Pair))
+
+
+def test_device_maps():
+    assert wp.device_from_torch(torch.device("cpu")) == "cpu"
+    assert wp.device_from_torch("cpu") == wp.get_device("cpu")
+    assert wp.device_to_torch() == "cpu"
+    assert wp.device_to_torch("cpu") == "cpu"
+    assert torch.device(wp.device_to_torch(wp.get_device())) == torch.device("cpu")
+    with pytest.raises(ValueError, match="cuda:0"):
+        wp.device_from_torch("cuda:0")
+    with pytest.raises(ValueError, match="cuda"):
+        wp.device_from_torch(torch.device("cuda", 1))
+
+
+# Vector and matrix dtypes ---------------------------------------------------------------------------
+def test_vec3_from_trailing_dimension_and_kernel_writes_the_tensor():
+    t = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    before = t.clone()
+    a = wp.from_torch(t, dtype=wp.vec3)
+    assert a.dtype is wp.vec3 and a.shape == (4,) and a.ndim == 1 and a.strides == (12,)
+    assert a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy(), t.numpy())
+    wp.launch(shift_vec, 4, inputs=[a])
+    expected = before * 2 + torch.tensor([1.0, 2.0, 3.0])
+    assert torch.equal(t, expected)
+
+    out = wp.zeros(4)
+    wp.launch(vec_dot, 4, inputs=[a, out])
+    np.testing.assert_allclose(out.numpy(), (expected @ torch.tensor([1.0, 10.0, 100.0])).numpy())
+
+
+def test_mat33_from_trailing_dimensions():
+    t = torch.arange(18, dtype=torch.float32).reshape(2, 3, 3)
+    m = wp.from_torch(t, dtype=wp.mat33)
+    assert m.dtype is wp.mat33 and m.shape == (2,) and m.ptr == t.data_ptr()
+    out = wp.zeros(2, dtype=wp.vec3)
+    wp.launch(mat_times_vec, 2, inputs=[m, out])
+    np.testing.assert_allclose(out.numpy(), (t @ torch.tensor([1.0, 2.0, 3.0])).numpy())
+    assert tuple(wp.to_torch(m).shape) == (2, 3, 3)
+
+
+def test_2d_array_of_vec3_from_3d_tensor():
+    t = torch.zeros(2, 5, 3)
+    a = wp.from_torch(t, dtype=wp.vec3)
+    assert a.shape == (2, 5) and a.ndim == 2 and a.dtype is wp.vec3
+    wp.launch(fill_vec2d, a.shape, inputs=[a])
+    i, j = torch.meshgrid(torch.arange(2.0), torch.arange(5.0), indexing="ij")
+    assert torch.equal(t, torch.stack([i, j, torch.full((2, 5), 7.0)], dim=-1))
+
+
+def test_to_torch_of_vector_and_matrix_arrays_adds_trailing_dimensions():
+    v = wp.array(np.arange(15, dtype=np.float32).reshape(5, 3), dtype=wp.vec3)
+    t = wp.to_torch(v)
+    assert tuple(t.shape) == (5, 3) and t.dtype == torch.float32 and t.data_ptr() == v.ptr
+    t[2] = torch.tensor([-1.0, -2.0, -3.0])
+    assert v.numpy()[2].tolist() == [-1.0, -2.0, -3.0]
+    m = wp.zeros((2, 4), dtype=wp.mat22d)
+    assert tuple(wp.to_torch(m).shape) == (2, 4, 2, 2) and wp.to_torch(m).dtype == torch.float64
+
+
+def test_vec3_needs_matching_component_type_and_count():
+    with pytest.raises(TypeError, match="float64"):
+        wp.from_torch(torch.zeros(4, 3, dtype=torch.float64), dtype=wp.vec3)
+    with pytest.raises(ValueError, match=r"does not end in \(3,\)"):
+        wp.from_torch(torch.zeros(4, 4), dtype=wp.vec3)
+    assert wp.from_torch(torch.zeros(4, 3, dtype=torch.float64), dtype=wp.vec3d).dtype is wp.vec3d
+
+
+# Strided and non-contiguous tensors -----------------------------------------------------------------
+def test_transposed_tensor_is_a_strided_view():
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    t = base.t()
+    a = wp.from_torch(t)
+    assert a.shape == (4, 3) and a.strides == (4, 16) and not a.is_contiguous
+    assert a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy(), t.numpy())
+    out = wp.zeros((4, 3))
+    wp.launch(copy2d, (4, 3), inputs=[a, out])
+    np.testing.assert_array_equal(out.numpy(), t.numpy())
+    # a kernel writing through the transposed view lands in the right places of the base
+    src = wp.array(-np.arange(12, dtype=np.float32).reshape(4, 3))
+    wp.launch(copy2d, (4, 3), inputs=[src, a])
+    np.testing.assert_array_equal(base.numpy(), -np.arange(12, dtype=np.float32).reshape(4, 3).T)
+
+
+def test_stepped_slice_is_a_strided_view():
+    base = torch.arange(20, dtype=torch.float32)
+    t = base[1::3]
+    a = wp.from_torch(t)
+    assert a.shape == (7,) and a.strides == (12,) and not a.is_contiguous
+    assert a.ptr == t.data_ptr()
+    out = wp.zeros(7)
+    wp.launch(affine, 7, inputs=[a, out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(1, 20, 3) * 2.0 + 1.0)
+    wp.launch(affine, 7, inputs=[wp.zeros(7), a])  # writes only at the slice's positions
+    expected = np.arange(20, dtype=np.float32)
+    expected[1::3] = 1.0
+    np.testing.assert_array_equal(base.numpy(), expected)
+
+
+def test_vec3_with_non_contiguous_components_is_refused():
+    t = torch.zeros(3, 6).t()  # (6, 3), but the components of each row are 24 bytes apart
+    with pytest.raises(ValueError, match="components of each vec3f are not contiguous"):
+        wp.from_torch(t, dtype=wp.vec3)
+    assert wp.from_torch(t.contiguous(), dtype=wp.vec3).shape == (6,)
+
+
+def test_broadcast_components_are_refused_with_a_hint():
+    t = torch.tensor(1.0).expand(4, 3)  # strides (0, 0)
+    with pytest.raises(ValueError, match="broadcast"):
+        wp.from_torch(t, dtype=wp.vec3)
+
+
+def test_expanded_scalar_tensor_is_viewable():
+    t = torch.tensor([2.5]).expand(5)
+    a = wp.from_torch(t)
+    assert a.shape == (5,) and a.strides == (0,) and a.ptr == t.data_ptr()
+    out = wp.zeros(5)
+    wp.launch(affine, 5, inputs=[a, out])
+    np.testing.assert_array_equal(out.numpy(), np.full(5, 6.0))
+
+
+def test_expanded_rows_of_vec3_are_viewable():
+    row = torch.tensor([1.0, 2.0, 3.0])
+    a = wp.from_torch(row.expand(4, 3), dtype=wp.vec3)
+    assert a.shape == (4,) and a.strides == (0,)
+    out = wp.zeros(4)
+    wp.launch(vec_dot, 4, inputs=[a, out])
+    np.testing.assert_array_equal(out.numpy(), np.full(4, 321.0))
+
+
+def test_reversed_weft_view_cannot_be_a_tensor():
+    a = wp.array(np.arange(5, dtype=np.float32))
+    with pytest.raises(ValueError, match="negative strides"):
+        wp.to_torch(a[::-1])
+    t = wp.to_torch(a[::-1].contiguous())
+    assert t.tolist() == [4.0, 3.0, 2.0, 1.0, 0.0]
+
+
+def test_strided_weft_view_gives_a_strided_tensor():
+    a = wp.array(np.arange(10, dtype=np.float32))
+    t = wp.to_torch(a[1::2])
+    assert t.stride() == (2,) and t.data_ptr() == a.ptr + 4
+    t.fill_(-1.0)
+    assert a.numpy().tolist() == [0, -1, 2, -1, 4, -1, 6, -1, 8, -1]
+
+
+# Errors ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("tdt", ["bfloat16", "complex64"])
+def test_tensors_of_dtypes_weft_lacks_are_refused(tdt):
+    with pytest.raises(TypeError, match=tdt):
+        wp.from_torch(torch.zeros(3, dtype=getattr(torch, tdt)))
+
+
+@pytest.mark.parametrize("value", [np.zeros(3, np.float32), [1.0, 2.0], 3.0])
+def test_from_torch_needs_a_tensor(value):
+    with pytest.raises(TypeError, match="expected a torch.Tensor"):
+        wp.from_torch(value)
+
+
+def test_to_torch_needs_a_weft_array():
+    with pytest.raises(TypeError, match="expected a weft array"):
+        wp.to_torch(torch.zeros(3))
+
+
+def test_tensors_without_a_strided_view_are_refused():
+    with pytest.raises(ValueError, match="cannot be viewed without a copy"):
+        wp.from_torch(torch.eye(3).to_sparse())
+    if hasattr(torch, "_neg_view"):
+        with pytest.raises(ValueError, match="cannot be viewed without a copy"):
+            wp.from_torch(torch._neg_view(torch.ones(3)))
+
+
+def test_gradients_of_integer_tensors_are_refused():
+    with pytest.raises(TypeError, match="only arrays of floats have gradients"):
+        wp.from_torch(torch.arange(3), requires_grad=True)
+
+
+# Gradients ------------------------------------------------------------------------------------------
+def test_tensor_requiring_grad_shares_its_grad():
+    t = torch.arange(3.0, requires_grad=True)
+    assert t.grad is None
+    a = wp.from_torch(t)
+    assert a.requires_grad
+    assert t.grad is not None and torch.equal(t.grad, torch.zeros(3))  # created as zeros
+    assert a.grad.ptr == t.grad.data_ptr() and a.grad.shape == a.shape
+    a.grad.numpy()[1] = 5.0
+    assert t.grad.tolist() == [0.0, 5.0, 0.0]
+
+
+def test_existing_tensor_grad_is_reused():
+    t = torch.arange(3.0, requires_grad=True)
+    (t * 4.0).sum().backward()
+    g = t.grad
+    a = wp.from_torch(t)
+    assert t.grad is g and a.grad.ptr == g.data_ptr()
+    assert a.grad.numpy().tolist() == [4.0, 4.0, 4.0]
+
+
+def test_requires_grad_false_gives_no_grad():
+    t = torch.arange(3.0, requires_grad=True)
+    a = wp.from_torch(t, requires_grad=False)
+    assert not a.requires_grad and a.grad is None and t.grad is None
+
+
+def test_requires_grad_true_on_a_plain_tensor():
+    t = torch.arange(3.0)
+    a = wp.from_torch(t, requires_grad=True)
+    assert a.requires_grad and a.grad.ptr == t.grad.data_ptr()
+
+
+def test_explicit_grad_tensor_is_used():
+    t = torch.arange(3.0, requires_grad=True)
+    g = torch.full((3,), 7.0)
+    a = wp.from_torch(t, grad=g)
+    assert a.requires_grad and a.grad.ptr == g.data_ptr()
+    assert a.grad.numpy().tolist() == [7.0, 7.0, 7.0]
+
+
+def test_explicit_grad_of_another_shape_is_refused():
+    with pytest.raises(ValueError, match=r"its gradient has shape \(4,\)"):
+        wp.from_torch(torch.zeros(3, requires_grad=True), grad=torch.zeros(4))
+
+
+def test_explicit_grad_of_another_dtype_is_refused():
+    with pytest.raises((TypeError, ValueError)):
+        wp.from_torch(torch.zeros(3, requires_grad=True), grad=torch.zeros(3, dtype=torch.float64))
+
+
+def test_grad_of_vec3_tensor_is_a_vec3_array():
+    t = torch.zeros(4, 3, requires_grad=True)
+    a = wp.from_torch(t, dtype=wp.vec3)
+    assert a.grad.dtype is wp.vec3 and a.grad.shape == (4,) and a.grad.ptr == t.grad.data_ptr()
+
+
+def test_to_torch_of_array_requiring_grad_shares_the_grad():
+    a = wp.array(np.arange(4, dtype=np.float32), requires_grad=True)
+    t = wp.to_torch(a)
+    assert t.requires_grad and t.is_leaf
+    assert t.grad.data_ptr() == a.grad.ptr
+    (t * 3.0).sum().backward()  # torch accumulates into the shared .grad in place
+    assert a.grad.numpy().tolist() == [3.0, 3.0, 3.0, 3.0]
+    plain = wp.to_torch(a, requires_grad=False)
+    assert not plain.requires_grad and plain.grad is None and plain.data_ptr() == a.ptr
+
+
+def test_tape_backward_fills_the_tensor_grad():
+    x_values = np.array([0.5, -1.25, 2.0, 3.0], np.float64)
+    x_t = torch.tensor(x_values, requires_grad=True)
+    y_t = torch.zeros(4, dtype=torch.float64, requires_grad=True)
+    loss_t = torch.zeros(1, dtype=torch.float64, requires_grad=True)
+    x, y, loss = wp.from_torch(x_t), wp.from_torch(y_t), wp.from_torch(loss_t)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(square_sum, 4, inputs=[x], outputs=[y, loss])
+    assert loss_t.item() == pytest.approx(np.sum(x_values ** 2))
+    np.testing.assert_array_equal(y_t.detach().numpy(), x_values ** 2)
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(x_t.grad.numpy(), 2.0 * x_values, rtol=1e-15)
+    assert loss_t.grad.tolist() == [1.0]  # the seed, written into the tensor's .grad
+    tape.zero()
+    assert not x_t.grad.numpy().any()
+
+
+# Round trips, zero-dim tensors, lifetime ------------------------------------------------------------
+def test_round_trips():
+    t = torch.arange(4.0)
+    assert wp.to_torch(wp.from_torch(t)) is t
+    tg = torch.arange(4.0, requires_grad=True)
+    assert wp.to_torch(wp.from_torch(tg)) is tg
+    tv = torch.zeros(4, 3)
+    assert wp.to_torch(wp.from_torch(tv, dtype=wp.vec3)) is tv
+    a = wp.zeros(4)
+    b = wp.from_torch(wp.to_torch(a))
+    assert b.ptr == a.ptr and b.shape == a.shape and b.dtype is a.dtype
+    v = wp.zeros(4, dtype=wp.vec3)
+    assert wp.from_torch(wp.to_torch(v), dtype=wp.vec3).ptr == v.ptr
+
+
+def test_zero_dim_tensor_gives_a_one_element_array():
+    t = torch.tensor(3.0)
+    a = wp.from_torch(t)
+    assert a.shape == (1,) and a.ptr == t.data_ptr()
+    assert a.numpy().tolist() == [3.0]
+    out = wp.zeros(1)
+    wp.launch(affine, 1, inputs=[a, out])
+    assert out.numpy().tolist() == [7.0]
+    wp.launch(affine, 1, inputs=[out, a])
+    assert t.item() == 15.0
+
+
+def test_array_keeps_the_tensor_memory_alive():
+    t = torch.arange(1000, dtype=torch.float32)
+    a = wp.from_torch(t)
+    del t
+    gc.collect()
+    junk = [torch.full((1000,), -9.0) for _ in range(20)]  # reuse any freed memory
+    np.testing.assert_array_equal(a.numpy(), np.arange(1000, dtype=np.float32))
+    out = wp.zeros(1000)
+    wp.launch(affine, 1000, inputs=[a, out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(1000) * 2.0 + 1.0)
+    del junk
+
+
+def test_tensor_keeps_the_array_memory_alive():
+    a = wp.array(np.arange(1000, dtype=np.float32))
+    t = wp.to_torch(a)
+    del a
+    gc.collect()
+    junk = [wp.full(1000, -9.0) for _ in range(20)]
+    np.testing.assert_array_equal(t.numpy(), np.arange(1000, dtype=np.float32))
+    del junk
+
+
+def test_grad_memory_outlives_the_tensor():
+    t = torch.arange(100, dtype=torch.float32, requires_grad=True)
+    a = wp.from_torch(t)
+    a.grad.numpy()[:] = 2.0
+    del t
+    gc.collect()
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(100, 2.0))
