@@ -404,9 +404,9 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     if isinstance(t, StructType):
         raise TypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
     if np_scalar != storage.dtype:
-        needed = t.dtype if trailing else t
-        raise TypeError(f"{what}: holds {scalar!r} values, but {t!r} needs {needed!r} (weft views "
-                        f"the memory without converting it)")
+        needed = f"{t.dtype!r} (the components of {t!r})" if trailing else repr(t)
+        raise TypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
+                        f"without converting it)")
     if trailing:
         if storage.shape[storage.ndim - len(trailing):] != trailing:
             raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
