@@ -15,6 +15,7 @@ are not arrays (a `vec3`, a `float`) get no gradient.
 from __future__ import annotations
 
 import ctypes
+import functools
 import numbers
 import struct
 
@@ -74,6 +75,7 @@ class TorchOp:
         # outputs the kernel also reads start as zeros: backward replays from zeros, and
         # the adjoint writes their gradient, so it gets a copy of torch's
         self.read_outputs = {p.index for p in self.outputs if p.index in reads}
+        self.has_integer_outputs = not all(p.is_float for p in self.outputs)
         self.dim = dim
         self.__name__ = self.name
         self.__doc__ = kernel.__doc__
@@ -248,12 +250,14 @@ def _pack_tensor(args, k: int, t, p: _Param):
     """Write tensor `t`'s memory as array argument `k` into argument block `args`."""
     ndim = p.type.ndim
     item = t.element_size()
-    _DESCRIPTOR[ndim].pack_into(args, _field_offset(args, k), t.data_ptr(), *t.shape[:ndim],
-                                *(s * item for s in t.stride()[:ndim]))
+    _DESCRIPTOR[ndim].pack_into(args, _field_offsets(type(args))[k], t.data_ptr(), *t.shape[:ndim],
+                                *[s * item for s in t.stride()[:ndim]])
 
 
-def _field_offset(args, k: int) -> int:
-    return getattr(type(args), f"p{k}").offset
+@functools.cache
+def _field_offsets(args_type) -> list:
+    """Byte offset of each argument in a compiled kernel's argument block type."""
+    return [getattr(args_type, name).offset for name, _ in args_type._fields_]
 
 
 def _run(ck, args, dims):
@@ -298,7 +302,8 @@ def _function():
                 ctx.set_materialize_grads(False)
                 # saved so that torch raises if an input is changed in place before backward
                 ctx.save_for_backward(*[v for v in values if isinstance(v, torch.Tensor)])
-                ctx.mark_non_differentiable(*[t for t, p in zip(outs, op.outputs) if not p.is_float])
+                if op.has_integer_outputs:
+                    ctx.mark_non_differentiable(*[t for t, p in zip(outs, op.outputs) if not p.is_float])
                 return tuple(outs)
 
             @staticmethod
