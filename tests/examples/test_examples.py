@@ -1,5 +1,10 @@
 """The examples run and check themselves."""
 
+import sys
+
+import numpy as np
+import pytest
+
 from weft.examples import wave
 
 
@@ -18,3 +23,27 @@ def test_fireworks_example_recovers_launch_velocities(tmp_path, capsys):
     assert r["fd_error"] < 1e-2
     assert r["final_loss"] < r["first_loss"] * 1e-6
     assert abs(r["v_opt"] - r["v_true"]).max() < 1e-2
+
+
+def test_torch_training_example_learns_to_aim_through_the_simulation(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from weft.examples import torch_training
+
+    out_png = tmp_path / "tt.png"
+    r = torch_training.main(["--iters", "400", "--batch", "64", "--steps", "20", "--held-out", "64",
+                             "--out", str(out_png)])
+    out = capsys.readouterr().out
+    assert "400/400" in out and "[FAIL]" not in out
+    assert f"wrote {out_png}" in out or "matplotlib is not installed" in out
+    assert r["op_gradcheck"] and r["gradient_error"] < 1e-3 and r["forward_error"] < 1e-2
+    assert r["final_loss"] < r["first_loss"] * 1e-3
+    assert r["miss_95"] < torch_training.HIT_RADIUS
+    assert r["miss_95"] < 0.05 * float(np.median(r["drag_free_miss"]))  # the drag-free aim misses by metres
+
+
+def test_torch_training_example_without_torch_says_what_to_install(monkeypatch):
+    from weft.examples import torch_training
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now raises ImportError
+    with pytest.raises(SystemExit, match=r"pip install torch==2\.13\.0"):
+        torch_training.main(["--no-plot"])

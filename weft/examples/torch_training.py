@@ -42,7 +42,9 @@ HIT_RADIUS = 0.15  # m: a target is hit if the ball passes within this distance 
 
 
 def make_flight_step(real):
-    """The step kernel for `real` = wp.float32 (training) or wp.float64 (gradcheck)."""
+    """The step kernel for `real` = wp.float32 (training) or wp.float64 (gradcheck). (The
+    annotations name this function's locals, which is why this module does not use
+    `from __future__ import annotations`: weft evaluates string annotations in the globals.)"""
     vec = wp.vec2d if real is wp.float64 else wp.vec2
 
     @wp.kernel
@@ -58,10 +60,8 @@ def make_flight_step(real):
     return flight_step
 
 
-# Tensors in, tensors out: step(x, v, gravity, wind, drag, dt) -> (x_next, v_next), with (n, 2)
-# tensors for the vec2 arrays; gravity, wind, drag and dt are plain Python values.
-flight_step = weft.torch.wrap(make_flight_step(wp.float32), outputs=["x_next", "v_next"])
-flight_step64 = weft.torch.wrap(make_flight_step(wp.float64), outputs=["x_next", "v_next"])
+KERNELS = {wp.float32: make_flight_step(wp.float32), wp.float64: make_flight_step(wp.float64)}
+_OPS: dict = {}
 
 
 def _import_torch():
@@ -73,11 +73,22 @@ def _import_torch():
     return torch
 
 
-def fly(v0, steps: int, step=flight_step, path=None):
+def step_op(real=wp.float32):
+    """The step as a differentiable torch function (made once, on first use):
+    step(x, v, gravity, wind, drag, dt) -> (x_next, v_next). The vec2 arrays are (n, 2)
+    tensors; gravity, wind, drag and dt are plain Python values."""
+    if real not in _OPS:
+        _import_torch()
+        _OPS[real] = weft.torch.wrap(KERNELS[real], outputs=["x_next", "v_next"])
+    return _OPS[real]
+
+
+def fly(v0, steps: int, path=None):
     """Positions of the balls launched from the origin with velocities `v0` ((n, 2) tensor)
     after `steps` steps of FLIGHT_TIME / steps: one call of the weft op per step, which
     autograd chains. `path`, a list, collects the (detached) positions."""
     torch = _import_torch()
+    step = step_op(wp.float64 if v0.dtype == torch.float64 else wp.float32)
     dt = FLIGHT_TIME / steps
     x, v = torch.zeros_like(v0), v0
     for _ in range(steps):
@@ -163,9 +174,11 @@ def check_op_gradient(balls: int = 3, steps: int = 4, seed: int = 0) -> bool:
     v0 = (torch.tensor([12.0, 8.0], dtype=torch.float64)
           + 5.0 * torch.randn(balls, 2, generator=g, dtype=torch.float64)).requires_grad_()
 
+    step = step_op(wp.float64)
+
     def flight(x, v):
         for _ in range(steps):
-            x, v = flight_step64(x, v, GRAVITY, WIND, DRAG, 0.1)
+            x, v = step(x, v, GRAVITY, WIND, DRAG, 0.1)
         return x, v
 
     return torch.autograd.gradcheck(flight, (x0, v0), eps=1e-6, atol=1e-7, rtol=1e-5, raise_exception=False)
@@ -218,7 +231,7 @@ def train(iters: int = 800, batch: int = 128, steps: int = 40, lr: float = 3e-2,
         loss.backward()  # through every step of the flight, into the weights
         optimizer.step()
         schedule.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
         if (k + 1) % eval_every == 0 or k + 1 == iters:
             test_losses.append((k + 1, held_out_loss()))
         if not quiet:
@@ -273,6 +286,7 @@ def plot(r: dict, out: str, shown: int = 7):
     ax1.plot([], [], "k-", lw=1.5, label="learned aim")
     ax1.plot([], [], "ko", mfc="none", label="held-out targets")
     ax1.axhline(0.0, color="0.3", lw=0.8)
+    ax1.set_ylim(bottom=-1.0)  # no ground in the model: the short drag-free flights go on below it
     ax1.set_aspect("equal")
     ax1.set_xlabel("distance (m)")
     ax1.set_ylabel("height (m)")
@@ -308,8 +322,9 @@ def main(argv=None):
     except ImportError as e:
         raise SystemExit(str(e)) from None
 
-    # The network and the batches are tiny: torch's intra-op thread pool costs more here than
-    # it gains (weft launches this small run on one thread too).
+    # The network and the batches are tiny: torch's intra-op threads gain nothing here, and on a
+    # busy machine they slow every op down waiting for each other (weft runs launches this
+    # small on one thread too). Restored afterwards.
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
