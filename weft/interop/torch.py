@@ -100,7 +100,9 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None) -> array:
     """A weft array viewing tensor `t`'s memory (no copy; strided tensors give strided
     arrays). `dtype`: None for `t`'s scalar type, or a vector/matrix type whose components
     are `t`'s trailing dimensions. `requires_grad` (default `t.requires_grad`): the array's
-    `.grad` views `grad`, else `t.grad`, which is created (zeros) if `t` has none."""
+    `.grad` views `grad`, else `t.grad`, which is created (zeros) if `t` has none. (In a
+    torch.autograd.Function's backward, return fresh gradient arrays, not this shared
+    `.grad`: torch would add the gradient to itself.)"""
     torch = _torch()
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch: expected a torch.Tensor, got {type(t).__name__}")
