@@ -39,6 +39,7 @@ class _Param:
         if self.is_array:
             self.dtype = t.dtype
             self.components = t.dtype.np_shape if isinstance(t.dtype, (Vector, Matrix)) else ()
+            self.ndim = t.ndim
             self.tensor_ndim = t.ndim + len(self.components)
             self.torch_dtype = dtype_to_torch(t.dtype)
 
@@ -65,6 +66,10 @@ class TorchOp:
                        for k, (name, t) in enumerate(params.items())]
         self.inputs = [p for p in self.params if not p.is_output]
         self.outputs = [p for p in self.params if p.is_output]
+        for position, p in enumerate(self.inputs):
+            p.position = position  # where the caller passes it
+        self.array_inputs = [p for p in self.inputs if p.is_array]
+        self.plain_inputs = [p for p in self.inputs if not p.is_array]
         if not self.outputs:
             raise ValueError(f"weft.torch.wrap: kernel '{self.name}' needs at least one output")
         reads, writes = kernel.array_effects()
@@ -122,26 +127,27 @@ class TorchOp:
         into, dims)."""
         torch = _torch()
         tensors = [None] * len(self.params)
-        for p, value in zip(self.inputs, values):
-            if p.is_array:
-                self._check_tensor(p, value)
-                tensors[p.index] = value
+        for p in self.array_inputs:
+            t = values[p.position]
+            if type(t) is not torch.Tensor or t.dtype is not p.torch_dtype or not t.is_cpu or \
+                    t.dim() != p.tensor_ndim or (p.components and not _components_packed(t, p)):
+                self._check_tensor(p, t)  # raises, naming what is wrong (or accepts a subclass)
+            tensors[p.index] = t
         dims = self._dims(tensors, values)
         outs = []
         for p in self.outputs:
-            shape = self._output_shape(p, dims, tensors, values)
+            shape = dims if p.shape is None and len(dims) == p.ndim else self._output_shape(p, dims, tensors, values)
             t = torch.zeros(shape + p.components, dtype=p.torch_dtype)
             outs.append(t)
             tensors[p.index] = t
-        spec = tuple(t.is_contiguous() if t is not None else False for t in tensors)
-        ck = self.kernel.compiled(spec)
+        ck = self.kernel.compiled(tuple([t is not None and t.is_contiguous() for t in tensors]))
         args = ck.args_type()
-        for p, value in zip(self.inputs, values):
-            if not p.is_array:
-                setattr(args, f"p{p.index}", ck.packers[p.index](_plain(value)))
+        offsets = _field_offsets(ck.args_type)
+        for p in self.plain_inputs:
+            setattr(args, ck.field_names[p.index], ck.packers[p.index](_plain(values[p.position])))
         for k, t in enumerate(tensors):
             if t is not None:
-                _pack_tensor(args, k, t, self.params[k])
+                _pack_tensor(args, offsets[k], t, self.params[k])
         synchronize_with_torch("cpu")
         _run(ck, args, dims)
         return outs, args, tensors, dims
@@ -174,14 +180,15 @@ class TorchOp:
             tuple(None if adj[k] is None else adj[k].is_contiguous() for k in floats)
         ck = self.kernel.compiled(spec, adjoint=True)
         adj_args = ck.args_type()
+        offsets = _field_offsets(ck.args_type)
         for k in range(n):
             if primal[k] is not tensors[k]:  # an output's zeros, in place of what the forward wrote
-                _pack_tensor(adj_args, k, primal[k], self.params[k])
+                _pack_tensor(adj_args, offsets[k], primal[k], self.params[k])
             else:
                 setattr(adj_args, f"p{k}", getattr(args, f"p{k}"))
         for at, k in enumerate(floats):
             if adj[k] is not None:
-                _pack_tensor(adj_args, n + at, adj[k], self.params[k])
+                _pack_tensor(adj_args, offsets[n + at], adj[k], self.params[k])
         synchronize_with_torch("cpu")
         _run(ck, adj_args, dims)
         return result
@@ -246,12 +253,11 @@ def _components_packed(t, p: _Param) -> bool:
 _DESCRIPTOR = {ndim: struct.Struct(f"=Q{2 * ndim}q") for ndim in range(1, 5)}
 
 
-def _pack_tensor(args, k: int, t, p: _Param):
-    """Write tensor `t`'s memory as array argument `k` into argument block `args`."""
+def _pack_tensor(args, offset: int, t, p: _Param):
+    """Write tensor `t`'s memory as an array argument at `offset` in argument block `args`."""
     ndim = p.type.ndim
     item = t.element_size()
-    _DESCRIPTOR[ndim].pack_into(args, _field_offsets(type(args))[k], t.data_ptr(), *t.shape[:ndim],
-                                *[s * item for s in t.stride()[:ndim]])
+    _DESCRIPTOR[ndim].pack_into(args, offset, t.data_ptr(), *t.shape[:ndim], *[s * item for s in t.stride()[:ndim]])
 
 
 @functools.cache

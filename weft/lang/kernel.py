@@ -18,6 +18,7 @@ from ..ir.printer import format_function
 from ..runtime.array import array
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
+from ..utils import MODULE_OPTIONS
 from .errors import CompileError
 from .function import signature_types
 from .source import ParsedSource
@@ -135,7 +136,6 @@ class Kernel:
     @property
     def fast_math(self) -> bool:
         """`set_module_options({"fast_math": ...})` of the kernel's module, else the config."""
-        from ..utils import MODULE_OPTIONS
         return MODULE_OPTIONS.get(self.module, {}).get("fast_math", config.fast_math)
 
     @property
@@ -158,7 +158,6 @@ class Kernel:
     @property
     def enable_backward(self) -> bool:
         """The kernel's own option, else its module's, else `config.enable_backward`."""
-        from ..utils import MODULE_OPTIONS
         own = self.options.get("enable_backward")
         if own is not None:
             return own
