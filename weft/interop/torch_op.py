@@ -14,13 +14,13 @@ are not arrays (a `vec3`, a `float`) get no gradient.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import numbers
 import struct
 
 from ..lang.kernel import Kernel
-from ..runtime.launch import run, set_launch_shape
+from ..runtime.array import packed_strides
+from ..runtime.launch import run_block
 from ..types import ArrayType, Matrix, Vector
 from .torch import _torch, dtype_to_torch, from_torch, synchronize_with_torch
 
@@ -39,6 +39,7 @@ class _Param:
         if self.is_array:
             self.dtype = t.dtype
             self.components = t.dtype.np_shape if isinstance(t.dtype, (Vector, Matrix)) else ()
+            self.component_strides = packed_strides(self.components, 1)  # in elements, as torch
             self.ndim = t.ndim
             self.tensor_ndim = t.ndim + len(self.components)
             self.torch_dtype = dtype_to_torch(t.dtype)
@@ -129,8 +130,7 @@ class TorchOp:
         tensors = [None] * len(self.params)
         for p in self.array_inputs:
             t = values[p.position]
-            if type(t) is not torch.Tensor or t.dtype is not p.torch_dtype or not t.is_cpu or \
-                    t.dim() != p.tensor_ndim or (p.components and not _components_packed(t, p)):
+            if type(t) is not torch.Tensor or not _fits(t, p):
                 self._check_tensor(p, t)  # raises, naming what is wrong (or accepts a subclass)
             tensors[p.index] = t
         dims = self._dims(tensors, values)
@@ -149,7 +149,7 @@ class TorchOp:
             if t is not None:
                 _pack_tensor(args, offsets[k], t, self.params[k])
         synchronize_with_torch("cpu")
-        _run(ck, args, dims)
+        run_block(ck, dims, args)
         return outs, args, tensors, dims
 
     def backward(self, args, tensors, dims, grads, needs_grad) -> list:
@@ -190,7 +190,7 @@ class TorchOp:
             if adj[k] is not None:
                 _pack_tensor(adj_args, offsets[n + at], adj[k], self.params[k])
         synchronize_with_torch("cpu")
-        _run(ck, adj_args, dims)
+        run_block(ck, dims, adj_args)
         return result
 
     # Helpers --------------------------------------------------------------------------------
@@ -200,8 +200,7 @@ class TorchOp:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"op '{self.name}', input '{p.name}': expected a torch.Tensor, got "
                             f"{type(t).__name__}")
-        if t.dtype is p.torch_dtype and t.is_cpu and t.dim() == p.tensor_ndim and \
-                (not p.components or _components_packed(t, p)):
+        if _fits(t, p):
             return
         try:  # from_torch explains dtype and layout problems
             from_torch(t, p.dtype, requires_grad=False)
@@ -212,11 +211,11 @@ class TorchOp:
 
     def _dims(self, tensors, values):
         if self.dim is None:
-            first = next((p for p in self.inputs if p.is_array), None)
-            if first is None:
+            if not self.array_inputs:
                 raise ValueError(f"op '{self.name}' has no array input to take its launch shape from: "
                                  "pass dim= to weft.torch.wrap")
-            return tuple(tensors[first.index].shape[:first.type.ndim])
+            first = self.array_inputs[0]
+            return tuple(tensors[first.index].shape[:first.ndim])
         dims = self.dim(*values) if callable(self.dim) else self.dim
         return (int(dims),) if isinstance(dims, numbers.Integral) else tuple(int(d) for d in dims)
 
@@ -229,24 +228,26 @@ class TorchOp:
             if source is None:
                 raise ValueError(f"op '{self.name}': output '{p.name}' is shaped like '{shape}', "
                                  "which is not an array input")
-            shape = tuple(tensors[source.index].shape[:source.type.ndim])
+            shape = tuple(tensors[source.index].shape[:source.ndim])
         elif callable(shape):
             shape = shape(*values)
         shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
-        if len(shape) != p.type.ndim:
-            raise ValueError(f"op '{self.name}': output '{p.name}' has {p.type.ndim} dimension(s), but "
+        if len(shape) != p.ndim:
+            raise ValueError(f"op '{self.name}': output '{p.name}' has {p.ndim} dimension(s), but "
                              f"its shape would be {shape}; give its shape in outputs={{'{p.name}': ...}}")
         return shape
+
+
+def _fits(t, p: _Param) -> bool:
+    """Whether tensor `t` can be passed as array parameter `p` as it is."""
+    return t.dtype is p.torch_dtype and t.is_cpu and t.dim() == p.tensor_ndim and \
+        (not p.components or _components_packed(t, p))
 
 
 def _components_packed(t, p: _Param) -> bool:
     """Whether tensor `t` holds the components of each element of `p` next to each other."""
     k = len(p.components)
-    expected, step = [], 1
-    for extent in reversed(p.components):
-        expected.append(step)
-        step *= extent
-    return tuple(t.shape[-k:]) == p.components and t.stride()[-k:] == tuple(reversed(expected))
+    return tuple(t.shape[-k:]) == p.components and t.stride()[-k:] == p.component_strides
 
 
 # an array descriptor (types/layout.py): data pointer, shape[ndim], byte strides[ndim]
@@ -255,7 +256,7 @@ _DESCRIPTOR = {ndim: struct.Struct(f"=Q{2 * ndim}q") for ndim in range(1, 5)}
 
 def _pack_tensor(args, offset: int, t, p: _Param):
     """Write tensor `t`'s memory as an array argument at `offset` in argument block `args`."""
-    ndim = p.type.ndim
+    ndim = p.ndim
     item = t.element_size()
     _DESCRIPTOR[ndim].pack_into(args, offset, t.data_ptr(), *t.shape[:ndim], *[s * item for s in t.stride()[:ndim]])
 
@@ -264,17 +265,6 @@ def _pack_tensor(args, offset: int, t, p: _Param):
 def _field_offsets(args_type) -> list:
     """Byte offset of each argument in a compiled kernel's argument block type."""
     return [getattr(args_type, name).offset for name, _ in args_type._fields_]
-
-
-def _run(ck, args, dims):
-    """Run compiled kernel `ck` on argument block `args` (the kernel's context is shared, so
-    under its lock)."""
-    ck.check_dims(dims)
-    with ck.lock:
-        if dims != ck.last_dims:
-            ck.last_total = set_launch_shape(ck.ctx, dims)
-            ck.last_dims = dims
-        run(ck, args, ck.ctx, ck.last_total, ctypes.addressof(args), ck.ctx_ptr)
 
 
 def _plain(value):

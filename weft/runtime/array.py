@@ -140,12 +140,7 @@ class array:  # noqa: N801 - Warp's name
         self.size = math.prod(self.shape)
         self._desc = None
         self._type = ArrayType(dtype, ndim)
-        # C-order strides of the whole storage, components included
-        c_strides, step = [], storage.itemsize
-        for extent in reversed(storage.shape):
-            c_strides.append(step)
-            step *= extent
-        c_strides = tuple(reversed(c_strides))
+        c_strides = packed_strides(storage.shape, storage.itemsize)  # components included
         inner = storage.strides[ndim:] == c_strides[ndim:]
         self.is_contiguous = bool(inner and (self.size <= 1 or self.strides == c_strides[:ndim]))
         self._item_size = storage.itemsize * math.prod(trailing)
@@ -391,6 +386,15 @@ def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) ->
                  requires_grad=requires_grad)
 
 
+def packed_strides(shape, itemsize: int) -> tuple:
+    """The strides (in bytes, or elements for `itemsize` 1) of C-order memory of `shape`."""
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
 def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
     DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
@@ -411,8 +415,7 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
         if storage.shape[storage.ndim - len(trailing):] != trailing:
             raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
                              f"components of {t!r}")
-        packed = np.empty((1,) + trailing, np_scalar).strides[1:]
-        if storage.strides[storage.ndim - len(trailing):] != packed:
+        if storage.strides[storage.ndim - len(trailing):] != packed_strides(trailing, storage.itemsize):
             broadcast = " (it is broadcast, e.g. the gradient of a sum)" if 0 in storage.strides else ""
             raise ValueError(f"{what}: the components of each {t!r} are not contiguous in memory "
                              f"(strides {storage.strides}){broadcast}; make it contiguous first")

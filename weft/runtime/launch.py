@@ -366,7 +366,18 @@ def run_compiled(ck, dims: tuple, params: list):
     ck.check_dims(dims)
     with ck.lock:  # the compiled kernel's own argument block and context are reused
         ck.pack_cached(params)
-        if dims != ck.last_dims:
-            ck.last_total = set_launch_shape(ck.ctx, dims)
-            ck.last_dims = dims
-        run(ck, ck.args, ck.ctx, ck.last_total, ck.args_ptr, ck.ctx_ptr)
+        _run_locked(ck, dims, ck.args, ck.args_ptr)
+
+
+def run_block(ck, dims: tuple, args):
+    """Run compiled kernel `ck` now on an argument block `args` the caller packed."""
+    ck.check_dims(dims)
+    with ck.lock:  # the context is the kernel's own
+        _run_locked(ck, dims, args, ctypes.addressof(args))
+
+
+def _run_locked(ck, dims, args, args_ptr):
+    if dims != ck.last_dims:
+        ck.last_total = set_launch_shape(ck.ctx, dims)
+        ck.last_dims = dims
+    run(ck, args, ck.ctx, ck.last_total, args_ptr, ck.ctx_ptr)
