@@ -10,46 +10,15 @@ import pytest
 
 import weft as wp
 
-SCALARS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-           "float16", "float32", "float64"]
-
-
-def _copy_kernel(t):
-    @wp.kernel
-    def copy(src: wp.array(dtype=t), dst: wp.array(dtype=t)):
-        i = wp.tid()
-        dst[i] = src[i]
-    return copy
-
-
-COPY = {name: _copy_kernel(getattr(wp, name)) for name in SCALARS}
-
-
-@wp.kernel
-def affine(a: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    out[i] = a[i] * 2.0 + 1.0
+from .common import COPY, SCALARS, affine
+from .common import other as _other
+from .common import values as _values
 
 
 @wp.kernel
 def vec_sum(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
     i = wp.tid()
     out[i] = a[i][0] + a[i][1] + a[i][2]
-
-
-def _values(name, n=6):
-    if name == "bool":
-        return np.array([True, False, True, True, False, True][:n])
-    dt = np.dtype(name)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return np.array([info.min, info.max, 0, 1, 2, 3][:n], dtype=dt)
-    return np.array([-1.5, 0.25, 1000.0, 0.0, 2.0, 3.0][:n], dtype=dt)
-
-
-def _other(name, n=6):
-    """Values of dtype `name` different from `_values` at every position."""
-    return ~_values(name, n) if name == "bool" else _values(name, n)[::-1].copy()
 
 
 class FakeDevice:

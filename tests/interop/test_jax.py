@@ -9,29 +9,15 @@ import pytest
 
 import weft as wp
 
+from .common import COPY, affine, values
+from .common import SCALARS as ALL_SCALARS
+
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 pytest.importorskip("jax.dlpack")
 
 # JAX's default (32-bit) dtypes; 64-bit ones need x64 mode (see test_float64_and_int64_under_x64)
-SCALARS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "float32"]
-
-
-def _copy_kernel(t):
-    @wp.kernel
-    def copy(src: wp.array(dtype=t), dst: wp.array(dtype=t)):
-        i = wp.tid()
-        dst[i] = src[i]
-    return copy
-
-
-COPY = {name: _copy_kernel(getattr(wp, name)) for name in SCALARS}
-
-
-@wp.kernel
-def affine(a: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    out[i] = a[i] * 2.0 + 1.0
+SCALARS = [name for name in ALL_SCALARS if name not in ("int64", "uint64", "float64")]
 
 
 @wp.kernel
@@ -47,13 +33,7 @@ def scale64(a: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
 
 
 def _values(name, n=8):
-    if name == "bool":
-        return np.array([True, False, True, True, False, True, False, False][:n])
-    dt = np.dtype(name)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return np.array([info.min, info.max, 0, 1, 2, 3, 4, 5][:n], dtype=dt)
-    return np.array([-1.5, 0.25, 1000.0, 0.0, 2.0, 3.0, 4.0, 5.0][:n], dtype=dt)
+    return values(name, n)
 
 
 def _aligned(name, n, alignment=64):

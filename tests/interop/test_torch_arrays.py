@@ -10,33 +10,16 @@ import pytest
 
 import weft as wp
 
+from .common import COPY, SCALARS, affine
+from .common import other as _other
+from .common import values as _values
+
 torch = pytest.importorskip("torch")
-
-SCALARS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-           "float16", "float32", "float64"]
-
-
-def _copy_kernel(t):
-    @wp.kernel
-    def copy(src: wp.array(dtype=t), dst: wp.array(dtype=t)):
-        i = wp.tid()
-        dst[i] = src[i]
-    return copy
-
-
-COPY = {name: _copy_kernel(getattr(wp, name)) for name in SCALARS}
-
 
 @wp.kernel
 def copy2d(src: wp.array2d(dtype=float), dst: wp.array2d(dtype=float)):
     i, j = wp.tid()
     dst[i, j] = src[i, j]
-
-
-@wp.kernel
-def affine(a: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    out[i] = a[i] * 2.0 + 1.0
 
 
 @wp.kernel
@@ -75,24 +58,6 @@ def _torch_dtype(name):
     if t is None:
         pytest.skip(f"this torch has no {name}")
     return t
-
-
-def _values(name, n=6):
-    """Values of numpy dtype `name`, including its extremes for integers."""
-    if name == "bool":
-        return np.array([True, False, True, True, False, True][:n])
-    dt = np.dtype(name)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return np.array([info.min, info.max, 0, 1, 2, 3][:n], dtype=dt)
-    return np.array([-1.5, 0.25, 1000.0, 0.0, 2.0, 3.0][:n], dtype=dt)
-
-
-def _other(name, n=6):
-    """Values of dtype `name` different from `_values` at every position."""
-    if name == "bool":
-        return ~_values(name, n)
-    return _values(name, n)[::-1].copy()
 
 
 # Scalar dtypes: zero copy in both directions ------------------------------------------------------
