@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+import types
 
 #: Number of CPU threads a launch may use (None: all cores).
 num_threads: int | None = None
@@ -26,3 +28,18 @@ enable_backward: bool = True
 adstack_limit: int = 1 << 30
 #: Also check `weft.verify` after every pass (slower compiles; for weft's own tests).
 verify_ir: bool = False
+
+
+class _Settings(types.ModuleType):
+    """This module: each assignment to a setting counts in `changes`, so that code keeping
+    what it looked up under the current settings (a compiled kernel) knows to look again."""
+
+    changes: int = 0
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name != "changes":
+            super().__setattr__("changes", self.changes + 1)
+
+
+sys.modules[__name__].__class__ = _Settings

@@ -48,8 +48,10 @@ def set_module_options(options: dict, module=None) -> None:
     for key in options:
         if key not in _KNOWN + _IGNORED:
             raise ValueError(f"unknown module option {key!r}; known: {', '.join(_KNOWN)}")
+    from . import config
     MODULE_OPTIONS.setdefault(_module_name(module, 1), {}).update(
         {k: v for k, v in options.items() if k in _KNOWN})
+    config.changes += 1  # kernels of that module may compile differently now
 
 
 def get_module_options(module=None) -> dict:

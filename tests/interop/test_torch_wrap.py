@@ -487,6 +487,95 @@ def test_input_changed_in_place_before_backward_is_detected():
         out.sum().backward()
 
 
+# Calls with changing layouts and settings ------------------------------------------------------
+# Calls with the same tensor layouts share a plan (an argument block with shapes and strides
+# written, and the compiled kernel); these check that a call never runs on a stale one.
+@wp.kernel
+def checked_sqrt(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    assert x[i] >= wp.float64(0.0)
+    y[i] = wp.sqrt(wp.abs(x[i]))
+
+
+def _scale_sin(x, a):
+    return a * torch.sin(x) * x
+
+
+def test_changing_layouts_between_calls():
+    base = _randn(16, seed=31)
+    calls = [base[:8], base[::2], base[3:8], base[:8], base[1::3], base.detach()[:8].clone(), base[::2]]
+    for x in calls:
+        torch.testing.assert_close(scale_sin_op(x, 0.5), _scale_sin(x, 0.5), rtol=1e-14, atol=1e-14)
+    (g,) = torch.autograd.grad(scale_sin_op(base[1::3], 2.0).sum(), base)
+    (expected,) = torch.autograd.grad(_scale_sin(base[1::3], 2.0).sum(), base)
+    torch.testing.assert_close(g, expected, rtol=1e-14, atol=1e-14)
+    # more layouts than one op keeps plans for
+    for n in range(1, 80):
+        x = base.detach()[:n % 16 + 1] if n < 40 else base.detach()[::n % 4 + 1]
+        torch.testing.assert_close(scale_sin_op(x, 1.5), _scale_sin(x, 1.5), rtol=1e-14, atol=1e-14)
+
+
+def test_changing_settings_between_calls_recompiles():
+    op = wp.torch.wrap(checked_sqrt, outputs=["y"])
+    x = torch.tensor([4.0, -1.0, 9.0], dtype=F64)
+    saved = wp.config.mode
+    try:
+        wp.config.mode = "release"  # asserts are not compiled
+        torch.testing.assert_close(op(x), torch.tensor([2.0, 1.0, 3.0], dtype=F64))
+        wp.config.mode = "debug"
+        with pytest.raises(AssertionError, match="checked_sqrt"):
+            op(x)
+        wp.config.mode = "release"
+        torch.testing.assert_close(op(x), torch.tensor([2.0, 1.0, 3.0], dtype=F64))
+    finally:
+        wp.config.mode = saved
+
+
+def test_module_options_count_as_a_settings_change():
+    before = wp.config.changes
+    wp.set_module_options({"fast_math": False})
+    assert wp.config.changes > before
+
+
+def test_outputs_dropped_before_backward():
+    """The adjoint needs the inputs, not the outputs: an output the caller dropped (its
+    memory freed) takes no part in backward."""
+    x, w = _randn(6, seed=32), _randn(6, seed=33)
+    y, z = two_outputs_op(x, w)
+    del z
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, w.detach())
+    torch.testing.assert_close(w.grad, x.detach())
+
+    back = wp.torch.wrap(read_back_output, outputs=["y", "z"])
+    x = _randn(6, seed=34)
+    y, z = back(x)
+    del y
+    (g,) = torch.autograd.grad(z.sum(), x)
+    torch.testing.assert_close(g, 4.0 * torch.sin(x) * torch.cos(x), rtol=1e-13, atol=1e-14)
+
+
+def test_tensor_left_over_from_a_torch_func_transform():
+    """A tensor that escaped `torch.func.grad` is unwrapped, as torch.autograd.Function does."""
+    leaked = []
+
+    def f(t):
+        leaked.append(t)
+        return (t * t).sum()
+
+    inner = _randn(5, seed=35, requires_grad=False)
+    torch.func.grad(f)(inner)
+    (dead,) = leaked
+    assert torch._C._functorch.is_dead_tensor_wrapper(dead)
+    x = _randn(5, seed=36)
+    y, z = two_outputs_op(x, dead)
+    torch.testing.assert_close(y, x * inner)
+    y.sum().backward()
+    torch.testing.assert_close(x.grad, inner)
+    with torch.no_grad():
+        torch.testing.assert_close(scale_sin_op(dead, 2.0), _scale_sin(inner, 2.0))
+
+
 # Training and tapes ------------------------------------------------------------------------------
 class DampedOscillator(torch.nn.Module):
     def __init__(self):

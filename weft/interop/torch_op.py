@@ -14,13 +14,17 @@ are not arrays (a `vec3`, a `float`) get no gradient.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import numbers
+import operator
 import struct
 
+from .. import config
 from ..lang.kernel import Kernel
 from ..runtime.array import packed_strides
-from ..runtime.launch import run_block
+from ..runtime.device import CPU
+from ..runtime.launch import run_block, run_locked
 from ..types import ArrayType, Matrix, Vector
 from .torch import _torch, dtype_to_torch, from_torch, synchronize_with_torch
 
@@ -43,6 +47,25 @@ class _Param:
             self.ndim = t.ndim
             self.tensor_ndim = t.ndim + len(self.components)
             self.torch_dtype = dtype_to_torch(t.dtype)
+
+
+class _Plan:
+    """What calls with one layout of input tensors share: an argument block with every shape
+    and stride written (data pointers and plain values are filled in per call)."""
+
+    __slots__ = ("spec", "dims", "template", "outputs", "input_pointers", "output_pointers", "plain_fields",
+                 "compiled", "settings")
+
+    def __init__(self, spec, dims, template, outputs, input_pointers, output_pointers, plain_fields):
+        self.spec = spec  # which array parameters are contiguous: picks the compiled kernel
+        self.dims = dims  # the launch shape
+        self.template = template  # the argument block (bytes), data pointers zero, plain values unset
+        self.outputs = outputs  # (tensor shape, torch dtype) of each output
+        self.input_pointers = input_pointers  # (input position, byte offset of its data pointer)
+        self.output_pointers = output_pointers  # byte offset of each output's data pointer
+        self.plain_fields = plain_fields  # (input position, field name, packer) of each plain input
+        self.compiled = None  # the kernel for `spec`, compiled under config.changes == settings
+        self.settings = -1
 
 
 class TorchOp:
@@ -71,6 +94,12 @@ class TorchOp:
             p.position = position  # where the caller passes it
         self.array_inputs = [p for p in self.inputs if p.is_array]
         self.plain_inputs = [p for p in self.inputs if not p.is_array]
+        self.float_inputs = [p for p in self.array_inputs if p.is_float]  # those with gradients
+        self.array_positions = [p.position for p in self.array_inputs]
+        # the array inputs among the op's arguments, as a tuple (itemgetter is the fastest way)
+        positions = self.array_positions
+        self.array_values = operator.itemgetter(*positions) if len(positions) > 1 else \
+            (lambda values, k=positions[0]: (values[k],)) if positions else (lambda values: ())
         if not self.outputs:
             raise ValueError(f"weft.torch.wrap: kernel '{self.name}' needs at least one output")
         reads, writes = kernel.array_effects()
@@ -83,6 +112,8 @@ class TorchOp:
         self.read_outputs = {p.index for p in self.outputs if p.index in reads}
         self.has_integer_outputs = not all(p.is_float for p in self.outputs)
         self.dim = dim
+        self.dynamic_shapes = callable(dim) or any(callable(p.shape) for p in self.outputs)
+        self._plans: dict = {}  # per layout of the input tensors (and shapes, if dynamic)
         self.__name__ = self.name
         self.__doc__ = kernel.__doc__
 
@@ -94,19 +125,32 @@ class TorchOp:
         """Run the op on tensors (array inputs) and Python values (the other inputs), in the
         kernel's parameter order without the outputs. Returns the output tensor(s)."""
         torch = _torch()
-        values = self._bind(args, kwargs)
-        if torch.is_grad_enabled() and any(isinstance(v, torch.Tensor) and v.requires_grad for v in values):
-            outs = _function().apply(self, *values)
-        else:
-            outs = self.forward(values)[0]
+        values = args if not kwargs and len(args) == len(self.inputs) else self._bind(args, kwargs)
+        try:
+            if torch.is_grad_enabled() and self._needs_graph(values):
+                outs = _apply(self, values)
+            else:
+                outs = self.forward(values)[0]
+        except _DeadWrapper:
+            # a tensor left over from a finished torch.func transform: unwrap them all, as
+            # torch.autograd.Function.apply does (checked only when one is met: it is rare)
+            unwrap = torch._C._functorch.unwrap_if_dead
+            return self(*[unwrap(v) if isinstance(v, torch.Tensor) else v for v in values])
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _needs_graph(self, values) -> bool:
+        for p in self.float_inputs:
+            try:
+                if values[p.position].requires_grad:
+                    return True
+            except AttributeError:  # not a tensor: forward says so
+                return False
+        return False
 
     def _bind(self, args, kwargs) -> list:
         if len(args) > len(self.inputs):
             raise TypeError(f"op '{self.name}' takes {len(self.inputs)} inputs "
                             f"({', '.join(p.name for p in self.inputs)}), got {len(args)}")
-        if not kwargs and len(args) == len(self.inputs):
-            return list(args)
         values = list(args) + [_MISSING] * (len(self.inputs) - len(args))
         for name, value in kwargs.items():
             at = next((k for k, p in enumerate(self.inputs) if p.name == name), None)
@@ -121,76 +165,130 @@ class TorchOp:
         return values
 
     # Forward and backward -------------------------------------------------------------------
-    # Tensors go straight into the kernel's argument block (pointer, shape, byte strides):
-    # making weft arrays of them would cost more than the launch itself.
+    # Tensors go straight into the kernel's argument block: making weft arrays of them would
+    # cost more than the launch itself. Calls with the same tensor layouts share a _Plan, so
+    # a call only writes data pointers and plain values into a copy of the plan's block.
     def forward(self, values):
-        """Launch the kernel: (output tensors, the packed arguments, the tensors they point
-        into, dims)."""
+        """Launch the kernel: (output tensors, the argument block, the plan)."""
         torch = _torch()
-        tensors = [None] * len(self.params)
+        key = []
+        try:
+            for k in self.array_positions:
+                t = values[k]
+                key += (t.dtype, t.is_cpu, t.shape, t.stride())
+            key = tuple(key)
+        except (AttributeError, RuntimeError):  # not a tensor, or no strides (sparse): the plan says why
+            key = None
+        if self.dynamic_shapes and key is not None:  # shapes from the user's callables
+            dims = self._dims(values)
+            key = (key, dims, tuple([self._output_shape(p, values, dims) for p in self.outputs]))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._make_plan(values, key)
+        outs = [torch.zeros(*shape, dtype=dtype) for shape, dtype in plan.outputs]
+        ck = plan.compiled
+        if plan.settings != config.changes:
+            ck = plan.compiled = self.kernel.compiled(plan.spec)
+            plan.settings = config.changes
+        args = ck.args_type.from_buffer_copy(plan.template)
+        try:
+            for position, offset in plan.input_pointers:
+                _POINTER.pack_into(args, offset, values[position].data_ptr())
+        except RuntimeError:  # no storage: a tensor wrapped by torch.func?
+            for position, _ in plan.input_pointers:
+                if torch._C._functorch.is_dead_tensor_wrapper(values[position]):
+                    raise _DeadWrapper from None
+            raise
+        for t, offset in zip(outs, plan.output_pointers):
+            _POINTER.pack_into(args, offset, t.data_ptr())
+        for position, field, packer in plan.plain_fields:
+            value = values[position]
+            setattr(args, field, packer(value if type(value) in _NUMBERS else _plain(value)))
+        synchronize_with_torch(CPU)
+        with ck.lock:  # the kernel's context (launch shape, error report) is shared
+            run_locked(ck, plan.dims, args, ctypes.addressof(args))
+        return outs, args, plan
+
+    def _make_plan(self, values, key) -> _Plan:
+        """Check the tensors in `values` (raising errors that name the input) and lay out
+        calls like this one."""
+        torch = _torch()
         for p in self.array_inputs:
             t = values[p.position]
-            if type(t) is not torch.Tensor or not _fits(t, p):
-                self._check_tensor(p, t)  # raises, naming what is wrong (or accepts a subclass)
-            tensors[p.index] = t
-        dims = self._dims(tensors, values)
-        outs = []
+            if not isinstance(t, torch.Tensor) or not _fits(t, p):
+                self._check_tensor(p, t)
+        dims = self._dims(values)
+        shapes = [self._output_shape(p, values, dims) + p.components for p in self.outputs]
+        spec = [False] * len(self.params)  # plain values are not arrays
+        for p in self.array_inputs:
+            spec[p.index] = values[p.position].is_contiguous()
         for p in self.outputs:
-            shape = dims if p.shape is None and len(dims) == p.ndim else self._output_shape(p, dims, tensors, values)
-            t = torch.zeros(shape + p.components, dtype=p.torch_dtype)
-            outs.append(t)
-            tensors[p.index] = t
-        ck = self.kernel.compiled(tuple([t is not None and t.is_contiguous() for t in tensors]))
+            spec[p.index] = True  # fresh zeros
+        spec = tuple(spec)
+        ck = self.kernel.compiled(spec)
+        ck.check_dims(dims)
         args = ck.args_type()
         offsets = _field_offsets(ck.args_type)
-        for p in self.plain_inputs:
-            setattr(args, ck.field_names[p.index], ck.packers[p.index](_plain(values[p.position])))
-        for k, t in enumerate(tensors):
-            if t is not None:
-                _pack_tensor(args, offsets[k], t, self.params[k])
-        synchronize_with_torch("cpu")
-        run_block(ck, dims, args)
-        return outs, args, tensors, dims
+        for p in self.array_inputs:
+            t = values[p.position]
+            _pack_descriptor(args, offsets[p.index], 0, t.shape[:p.ndim], t.stride()[:p.ndim], t.element_size())
+        for p, shape in zip(self.outputs, shapes):
+            _pack_descriptor(args, offsets[p.index], 0, shape[:p.ndim], packed_strides(shape, 1)[:p.ndim],
+                             p.torch_dtype.itemsize)
+        plan = _Plan(
+            spec=spec, dims=dims,
+            template=bytes(args), outputs=[(shape, p.torch_dtype) for p, shape in zip(self.outputs, shapes)],
+            input_pointers=[(p.position, offsets[p.index]) for p in self.array_inputs],
+            output_pointers=[offsets[p.index] for p in self.outputs],
+            plain_fields=[(p.position, ck.field_names[p.index], ck.packers[p.index]) for p in self.plain_inputs])
+        if key is not None:
+            if len(self._plans) >= _MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
 
-    def backward(self, args, tensors, dims, grads, needs_grad) -> list:
+    def backward(self, args, plan, inputs, grads, needs_grad) -> list:
         """Launch the adjoint with `grads` (one per output, None where torch has none) as the
-        outputs' adjoints; returns the gradient tensor of each input (None where none)."""
+        outputs' adjoints; returns the gradient tensor of each input (None where none).
+        `args`, `plan`: the forward's; `inputs`: its array inputs.
+
+        The outputs' memory need not be alive: the adjoint never touches an array the
+        kernel only writes (its replay skips stores), and outputs the kernel reads are
+        replayed from fresh zeros."""
         torch = _torch()
         n = len(self.params)
         adj = [None] * n
         result = [None] * len(self.inputs)
-        for k, p in enumerate(self.inputs):
-            if p.is_float and needs_grad[k]:
-                result[k] = adj[p.index] = torch.zeros(tensors[p.index].shape, dtype=p.torch_dtype)
+        for p, t in zip(self.array_inputs, inputs):
+            if p.is_float and needs_grad[p.position]:
+                result[p.position] = adj[p.index] = torch.zeros(t.shape, dtype=p.torch_dtype)
         if not any(r is not None for r in result):
             return result
-        primal = list(tensors)
-        for p, g in zip(self.outputs, grads):
+        replayed = {}  # outputs the forward read: zeros again, as it started
+        for p, g, (shape, dtype) in zip(self.outputs, grads, plan.outputs):
             if not p.is_float:
                 continue
             if p.index in self.read_outputs:
-                # the forward read zeros there; the adjoint writes the gradient: own copies
-                primal[p.index] = torch.zeros_like(tensors[p.index])
-                g = torch.zeros_like(tensors[p.index]) if g is None else g.clone(memory_format=torch.contiguous_format)
+                replayed[p.index] = torch.zeros(shape, dtype=dtype)
+                # the adjoint writes this gradient: its own copy
+                g = torch.zeros(shape, dtype=dtype) if g is None else g.clone(memory_format=torch.contiguous_format)
             elif g is not None and p.components and not _components_packed(g, p):
                 g = g.contiguous()  # a broadcast gradient (of a sum): vectors need their components
             adj[p.index] = g
         floats = self.kernel.adjoint_param_indices
-        spec = tuple(t.is_contiguous() if t is not None else False for t in primal) + \
-            tuple(None if adj[k] is None else adj[k].is_contiguous() for k in floats)
+        spec = plan.spec + tuple(None if adj[k] is None else adj[k].is_contiguous() for k in floats)
         ck = self.kernel.compiled(spec, adjoint=True)
         adj_args = ck.args_type()
         offsets = _field_offsets(ck.args_type)
-        for k in range(n):
-            if primal[k] is not tensors[k]:  # an output's zeros, in place of what the forward wrote
-                _pack_tensor(adj_args, offsets[k], primal[k], self.params[k])
-            else:
-                setattr(adj_args, f"p{k}", getattr(args, f"p{k}"))
+        # the primal arguments are the block's first fields, laid out as in the forward's
+        ctypes.memmove(ctypes.addressof(adj_args), ctypes.addressof(args), offsets[n])
+        for k, t in replayed.items():
+            _pack_tensor(adj_args, offsets[k], t, self.params[k])
         for at, k in enumerate(floats):
             if adj[k] is not None:
                 _pack_tensor(adj_args, offsets[n + at], adj[k], self.params[k])
         synchronize_with_torch("cpu")
-        run_block(ck, dims, adj_args)
+        run_block(ck, plan.dims, adj_args)
         return result
 
     # Helpers --------------------------------------------------------------------------------
@@ -209,17 +307,19 @@ class TorchOp:
         raise ValueError(f"op '{self.name}', input '{p.name}': expected a tensor with {p.tensor_ndim} "
                          f"dimension(s) for {p.type!r}, got shape {tuple(t.shape)}")
 
-    def _dims(self, tensors, values):
+    def _dims(self, values) -> tuple:
+        """The launch shape for the inputs `values` (their tensors checked)."""
         if self.dim is None:
             if not self.array_inputs:
                 raise ValueError(f"op '{self.name}' has no array input to take its launch shape from: "
                                  "pass dim= to weft.torch.wrap")
             first = self.array_inputs[0]
-            return tuple(tensors[first.index].shape[:first.ndim])
+            return tuple(values[first.position].shape[:first.ndim])
         dims = self.dim(*values) if callable(self.dim) else self.dim
         return (int(dims),) if isinstance(dims, numbers.Integral) else tuple(int(d) for d in dims)
 
-    def _output_shape(self, p: _Param, dims, tensors, values) -> tuple:
+    def _output_shape(self, p: _Param, values, dims) -> tuple:
+        """The shape of output `p` (without its components) for the inputs `values`."""
         shape = p.shape
         if shape is None:
             shape = dims
@@ -228,7 +328,7 @@ class TorchOp:
             if source is None:
                 raise ValueError(f"op '{self.name}': output '{p.name}' is shaped like '{shape}', "
                                  "which is not an array input")
-            shape = tuple(tensors[source.index].shape[:source.ndim])
+            shape = tuple(values[source.position].shape[:source.ndim])
         elif callable(shape):
             shape = shape(*values)
         shape = (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
@@ -240,7 +340,7 @@ class TorchOp:
 
 def _fits(t, p: _Param) -> bool:
     """Whether tensor `t` can be passed as array parameter `p` as it is."""
-    return t.dtype is p.torch_dtype and t.is_cpu and t.dim() == p.tensor_ndim and \
+    return t.dtype is p.torch_dtype and t.is_cpu and t.layout is _torch().strided and t.dim() == p.tensor_ndim and \
         (not p.components or _components_packed(t, p))
 
 
@@ -254,11 +354,20 @@ def _components_packed(t, p: _Param) -> bool:
 _DESCRIPTOR = {ndim: struct.Struct(f"=Q{2 * ndim}q") for ndim in range(1, 5)}
 
 
+_POINTER = struct.Struct("=Q")  # a descriptor's first field
+_NUMBERS = (float, int, bool)  # plain values the packers take as they are
+_MAX_PLANS = 64  # per op; more layouts than this start the cache afresh
+
+
 def _pack_tensor(args, offset: int, t, p: _Param):
-    """Write tensor `t`'s memory as an array argument at `offset` in argument block `args`."""
+    """Write tensor `t`'s memory as array argument `p` at `offset` in argument block `args`."""
     ndim = p.ndim
-    item = t.element_size()
-    _DESCRIPTOR[ndim].pack_into(args, offset, t.data_ptr(), *t.shape[:ndim], *[s * item for s in t.stride()[:ndim]])
+    _pack_descriptor(args, offset, t.data_ptr(), t.shape[:ndim], t.stride()[:ndim], t.element_size())
+
+
+def _pack_descriptor(args, offset: int, pointer: int, shape, strides, itemsize: int):
+    """Write an array descriptor at `offset` in `args`; `strides` in elements, as torch's."""
+    _DESCRIPTOR[len(shape)].pack_into(args, offset, pointer, *shape, *[s * itemsize for s in strides])
 
 
 @functools.cache
@@ -275,6 +384,10 @@ def _plain(value):
     return value
 
 
+class _DeadWrapper(Exception):
+    """An input is a tensor left over from a finished torch.func transform."""
+
+
 class _Missing:
     def __repr__(self):
         return "<missing>"
@@ -282,22 +395,25 @@ class _Missing:
 
 _MISSING = _Missing()
 _FUNCTION = None
+_FUNCTION_APPLY = None
 
 
 def _function():
     """The torch.autograd.Function running TorchOps (made once torch is imported)."""
-    global _FUNCTION
+    global _FUNCTION, _FUNCTION_APPLY
     if _FUNCTION is None:
         torch = _torch()
 
         class KernelFunction(torch.autograd.Function):
             @staticmethod
             def forward(ctx, op, *values):
-                outs, args, tensors, dims = op.forward(values)
-                ctx.op, ctx.args, ctx.tensors, ctx.dims = op, args, tensors, dims
-                ctx.set_materialize_grads(False)
-                # saved so that torch raises if an input is changed in place before backward
-                ctx.save_for_backward(*[v for v in values if isinstance(v, torch.Tensor)])
+                outs, args, plan = op.forward(values)
+                ctx.state = (op, args, plan)
+                if len(outs) > 1:
+                    ctx.set_materialize_grads(False)  # backward takes None for an unused output
+                # the array inputs stay alive for `args`, and torch raises if one is changed
+                # in place before backward
+                ctx.save_for_backward(*op.array_values(values))
                 if op.has_integer_outputs:
                     ctx.mark_non_differentiable(*[t for t, p in zip(outs, op.outputs) if not p.is_float])
                 return tuple(outs)
@@ -305,12 +421,28 @@ def _function():
             @staticmethod
             @torch.autograd.function.once_differentiable
             def backward(ctx, *grads):
-                ctx.saved_tensors  # noqa: B018 - raises if an input was changed in place
+                op, args, plan = ctx.state
                 needs = ctx.needs_input_grad[1:]
-                return (None, *ctx.op.backward(ctx.args, ctx.tensors, ctx.dims, grads, needs))
+                return (None, *op.backward(args, plan, ctx.saved_tensors, grads, needs))
 
         _FUNCTION = KernelFunction
+        # Function.apply is a Python wrapper (3 us a call) around this C entry point; the
+        # wrapper's other work only matters under functorch transforms, checked in _apply
+        _FUNCTION_APPLY = getattr(torch._C, "_FunctionBase", None)
+        if _FUNCTION_APPLY is not None and "apply" in vars(_FUNCTION_APPLY):
+            _FUNCTION_APPLY = vars(_FUNCTION_APPLY)["apply"].__get__(None, KernelFunction)
+        else:
+            _FUNCTION_APPLY = KernelFunction.apply
     return _FUNCTION
+
+
+def _apply(op: TorchOp, values) -> tuple:
+    """Run `op` on `values` through KernelFunction, recording the autograd graph."""
+    if _FUNCTION_APPLY is None:
+        _function()
+    if _torch()._C._are_functorch_transforms_active():
+        return _FUNCTION.apply(op, *values)
+    return _FUNCTION_APPLY(op, *values)
 
 
 def wrap(kernel: Kernel, outputs, dim=None) -> TorchOp:

@@ -366,17 +366,18 @@ def run_compiled(ck, dims: tuple, params: list):
     ck.check_dims(dims)
     with ck.lock:  # the compiled kernel's own argument block and context are reused
         ck.pack_cached(params)
-        _run_locked(ck, dims, ck.args, ck.args_ptr)
+        run_locked(ck, dims, ck.args, ck.args_ptr)
 
 
 def run_block(ck, dims: tuple, args):
     """Run compiled kernel `ck` now on an argument block `args` the caller packed."""
     ck.check_dims(dims)
     with ck.lock:  # the context is the kernel's own
-        _run_locked(ck, dims, args, ctypes.addressof(args))
+        run_locked(ck, dims, args, ctypes.addressof(args))
 
 
-def _run_locked(ck, dims, args, args_ptr):
+def run_locked(ck, dims, args, args_ptr):
+    """Run `ck` on block `args` at address `args_ptr`, holding `ck.lock`, with `dims` checked."""
     if dims != ck.last_dims:
         ck.last_total = set_launch_shape(ck.ctx, dims)
         ck.last_dims = dims
