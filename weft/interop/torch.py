@@ -19,7 +19,7 @@ PyTorch is imported on first use, so `import weft` does not need it.
 from __future__ import annotations
 
 from ..runtime.array import array, view_of
-from ..runtime.device import Device, get_device
+from ..runtime.device import CPU, Device, get_device
 from ..types import Matrix, Scalar, Vector
 from ..types.scalars import scalar_by_name
 
@@ -91,6 +91,8 @@ def synchronize_with_torch(device) -> None:
     """Order weft's next launch on `device` after the work torch has queued there, and
     torch's next op after weft's launches. On the CPU both run to completion before
     returning, so there is nothing to wait for (see the module docstring for CUDA)."""
+    if device is CPU:  # the wrapped ops' path, once per call
+        return
     device = get_device(device)
     if not device.is_cpu:  # unreachable until weft has a CUDA backend: get_device refuses
         raise NotImplementedError(f"synchronising weft with torch on {device}")

@@ -94,8 +94,8 @@ class TorchOp:
             p.position = position  # where the caller passes it
         self.array_inputs = [p for p in self.inputs if p.is_array]
         self.plain_inputs = [p for p in self.inputs if not p.is_array]
-        self.float_inputs = [p for p in self.array_inputs if p.is_float]  # those with gradients
         self.array_positions = [p.position for p in self.array_inputs]
+        self.float_positions = [p.position for p in self.array_inputs if p.is_float]  # with gradients
         # the array inputs among the op's arguments, as a tuple (itemgetter is the fastest way)
         positions = self.array_positions
         self.array_values = operator.itemgetter(*positions) if len(positions) > 1 else \
@@ -126,26 +126,25 @@ class TorchOp:
         kernel's parameter order without the outputs. Returns the output tensor(s)."""
         torch = _torch()
         values = args if not kwargs and len(args) == len(self.inputs) else self._bind(args, kwargs)
+        graph = False  # whether torch records the call: some float input needs a gradient
+        if torch.is_grad_enabled():
+            for k in self.float_positions:
+                if getattr(values[k], "requires_grad", False):  # not a tensor: forward says so
+                    graph = True
+                    break
         try:
-            if torch.is_grad_enabled() and self._needs_graph(values):
-                outs = _apply(self, values)
-            else:
+            if not graph:
                 outs = self.forward(values)[0]
+            elif _FUNCTION_APPLY is not None and not torch._C._are_functorch_transforms_active():
+                outs = _FUNCTION_APPLY(self, *values)
+            else:  # torch.func transforms need the Python-level apply
+                outs = _function().apply(self, *values)
         except _DeadWrapper:
             # a tensor left over from a finished torch.func transform: unwrap them all, as
             # torch.autograd.Function.apply does (checked only when one is met: it is rare)
             unwrap = torch._C._functorch.unwrap_if_dead
             return self(*[unwrap(v) if isinstance(v, torch.Tensor) else v for v in values])
         return outs[0] if len(outs) == 1 else tuple(outs)
-
-    def _needs_graph(self, values) -> bool:
-        for p in self.float_inputs:
-            try:
-                if values[p.position].requires_grad:
-                    return True
-            except AttributeError:  # not a tensor: forward says so
-                return False
-        return False
 
     def _bind(self, args, kwargs) -> list:
         if len(args) > len(self.inputs):
@@ -185,7 +184,9 @@ class TorchOp:
         plan = self._plans.get(key)
         if plan is None:
             plan = self._make_plan(values, key)
-        outs = [torch.zeros(*shape, dtype=dtype) for shape, dtype in plan.outputs]
+        outs = []  # a loop, not a comprehension: no function call on this path (Python 3.11)
+        for shape, dtype in plan.outputs:
+            outs.append(torch.zeros(*shape, dtype=dtype))
         ck = plan.compiled
         if plan.settings != config.changes:
             ck = plan.compiled = self.kernel.compiled(plan.spec)
@@ -426,23 +427,15 @@ def _function():
                 return (None, *op.backward(args, plan, ctx.saved_tensors, grads, needs))
 
         _FUNCTION = KernelFunction
-        # Function.apply is a Python wrapper (3 us a call) around this C entry point; the
-        # wrapper's other work only matters under functorch transforms, checked in _apply
+        # Function.apply is a Python wrapper (3 us a call) around this C entry point. Its other
+        # work only matters under torch.func transforms (TorchOp.__call__ checks for them)
+        # and for tensors left over from one (TorchOp.__call__ unwraps those when met).
         _FUNCTION_APPLY = getattr(torch._C, "_FunctionBase", None)
         if _FUNCTION_APPLY is not None and "apply" in vars(_FUNCTION_APPLY):
             _FUNCTION_APPLY = vars(_FUNCTION_APPLY)["apply"].__get__(None, KernelFunction)
         else:
             _FUNCTION_APPLY = KernelFunction.apply
     return _FUNCTION
-
-
-def _apply(op: TorchOp, values) -> tuple:
-    """Run `op` on `values` through KernelFunction, recording the autograd graph."""
-    if _FUNCTION_APPLY is None:
-        _function()
-    if _torch()._C._are_functorch_transforms_active():
-        return _FUNCTION.apply(op, *values)
-    return _FUNCTION_APPLY(op, *values)
 
 
 def wrap(kernel: Kernel, outputs, dim=None) -> TorchOp:
