@@ -8,6 +8,8 @@ that per-call overhead dominates. Variants, each ``count`` calls per sample:
   ``torch.no_grad()``: allocates the output tensor and launches.
 - "op, graph": the same with ``x.requires_grad``: also records the torch autograd node.
 - "op, fwd+bwd": the graph call, then ``torch.autograd.grad`` through it (adjoint launch).
+- torch's own ops for the same saxpy (``A * x + y``, two ops) in the three "op" modes: what
+  a wrapped op costs against native torch.
 - "hand-written": the Warp pattern every Warp user writes: a ``torch.autograd.Function``
   whose forward wraps the tensors with ``wp.from_torch``, allocates the output with
   ``wp.zeros`` and returns ``wp.to_torch`` of it (Warp and weft run the same code).
@@ -94,6 +96,32 @@ def build_op(wp, count: int, mode: str) -> Case:
     return Case(run, None, check, count)
 
 
+def build_torch_ops(torch, count: int, mode: str) -> Case:
+    """torch's own ops for the same saxpy (``A * x + y``: two ops), as in ``build_op``."""
+    x, y = _inputs(torch, requires_grad=mode != "no grad")
+    state = {}
+
+    def run():
+        if mode == "no grad":
+            with torch.no_grad():
+                for _ in range(count):
+                    state["out"] = A * x + y
+        elif mode == "graph":
+            for _ in range(count):
+                state["out"] = A * x + y
+        else:
+            for _ in range(count):
+                out = A * x + y
+                state["out"], = torch.autograd.grad(out, x, torch.ones_like(out))
+
+    def check():
+        if mode == "fwd+bwd":
+            return compare(state["out"].numpy(), np.full(N, A), 1e-6)
+        return compare(state["out"].detach().numpy(), _expected(x, y), 1e-6)
+
+    return Case(run, None, check, count)
+
+
 def build_hand_written(wp, count: int) -> Case:
     """Warp or weft: the hand-written torch.autograd.Function's forward, ``count`` calls."""
     import torch
@@ -126,8 +154,9 @@ def run() -> Report:
         return secs * 1e6
 
     specs = [Spec(peer, functools.partial(build_bare, count=count), "bare launch") for peer in ("weft", "warp")]
-    specs += [Spec("weft", functools.partial(build_op, count=count, mode=mode), f"op, {mode}")
-              for mode in ("no grad", "graph", "fwd+bwd")]
+    for mode in ("no grad", "graph", "fwd+bwd"):
+        specs += [Spec("weft", functools.partial(build_op, count=count, mode=mode), f"op, {mode}"),
+                  Spec("torch", functools.partial(build_torch_ops, count=count, mode=mode), f"op, {mode}")]
     specs += [Spec(peer, functools.partial(build_hand_written, count=count), "hand-written")
               for peer in ("weft", "warp")]
     rows = measure_all(specs, us)

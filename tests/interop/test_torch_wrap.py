@@ -477,6 +477,29 @@ def test_out_of_bounds_access_raises_index_error():
     _gradcheck(op_ok, (x,))
 
 
+def test_second_derivatives_are_refused():
+    """The adjoint is not itself differentiable: asking for a second derivative is an error,
+    while create_graph=True alone still gives the gradient. Both with a constant incoming
+    gradient (of a sum), and one that depends on x (of a square)."""
+    x = _randn(5, seed=37)
+    expected = 2.0 * (torch.cos(x) * x + torch.sin(x)).detach()
+    (g,) = torch.autograd.grad(scale_sin_op(x, 2.0).sum(), x, create_graph=True)
+    torch.testing.assert_close(g, expected)
+    with pytest.raises(RuntimeError, match="op 'scale_sin': second derivatives are not supported"):
+        torch.autograd.grad(g.sum() + (x * x).sum(), x)
+    y = scale_sin_op(x, 2.0)
+    (g,) = torch.autograd.grad((y * y).sum(), x, create_graph=True)
+    torch.testing.assert_close(g, 2.0 * y.detach() * expected)
+    with pytest.raises(RuntimeError, match="second derivatives are not supported"):
+        torch.autograd.grad(g.sum(), x)
+    # through the incoming gradient only: d/dw of d/dx sum(w * y)
+    w = _randn(5, seed=38)
+    (g,) = torch.autograd.grad((w * scale_sin_op(x, 2.0)).sum(), x, create_graph=True)
+    torch.testing.assert_close(g, w.detach() * expected)
+    with pytest.raises(RuntimeError, match="second derivatives are not supported"):
+        torch.autograd.grad(g.sum(), w)
+
+
 def test_input_changed_in_place_before_backward_is_detected():
     x = _randn(5, seed=29)
     y = x * 1.0

@@ -260,35 +260,38 @@ class TorchOp:
         n = len(self.params)
         adj = [None] * n
         result = [None] * len(self.inputs)
+        wanted = False
         for p, t in zip(self.array_inputs, inputs):
             if p.is_float and needs_grad[p.position]:
-                result[p.position] = adj[p.index] = torch.zeros(t.shape, dtype=p.torch_dtype)
-        if not any(r is not None for r in result):
+                result[p.position] = adj[p.index] = torch.zeros(*t.shape, dtype=p.torch_dtype)  # *: faster
+                wanted = True
+        if not wanted:
             return result
-        replayed = {}  # outputs the forward read: zeros again, as it started
+        replayed = []  # outputs the forward read: zeros again, as it started
         for p, g, (shape, dtype) in zip(self.outputs, grads, plan.outputs):
             if not p.is_float:
                 continue
             if p.index in self.read_outputs:
-                replayed[p.index] = torch.zeros(shape, dtype=dtype)
+                replayed.append((p, torch.zeros(*shape, dtype=dtype)))
                 # the adjoint writes this gradient: its own copy
-                g = torch.zeros(shape, dtype=dtype) if g is None else g.clone(memory_format=torch.contiguous_format)
+                g = torch.zeros(*shape, dtype=dtype) if g is None else g.clone(memory_format=torch.contiguous_format)
             elif g is not None and p.components and not _components_packed(g, p):
                 g = g.contiguous()  # a broadcast gradient (of a sum): vectors need their components
             adj[p.index] = g
-        floats = self.kernel.adjoint_param_indices
-        spec = plan.spec + tuple(None if adj[k] is None else adj[k].is_contiguous() for k in floats)
-        ck = self.kernel.compiled(spec, adjoint=True)
+        spec = list(plan.spec)
+        for k in self.kernel.adjoint_param_indices:
+            spec.append(None if adj[k] is None else adj[k].is_contiguous())
+        ck = self.kernel.compiled(tuple(spec), adjoint=True)
         adj_args = ck.args_type()
         offsets = _field_offsets(ck.args_type)
         # the primal arguments are the block's first fields, laid out as in the forward's
         ctypes.memmove(ctypes.addressof(adj_args), ctypes.addressof(args), offsets[n])
-        for k, t in replayed.items():
-            _pack_tensor(adj_args, offsets[k], t, self.params[k])
-        for at, k in enumerate(floats):
+        for p, t in replayed:
+            _pack_tensor(adj_args, offsets[p.index], t, p)
+        for at, k in enumerate(self.kernel.adjoint_param_indices):
             if adj[k] is not None:
                 _pack_tensor(adj_args, offsets[n + at], adj[k], self.params[k])
-        synchronize_with_torch("cpu")
+        synchronize_with_torch(CPU)
         run_block(ck, plan.dims, adj_args)
         return result
 
@@ -363,7 +366,8 @@ _MAX_PLANS = 64  # per op; more layouts than this start the cache afresh
 def _pack_tensor(args, offset: int, t, p: _Param):
     """Write tensor `t`'s memory as array argument `p` at `offset` in argument block `args`."""
     ndim = p.ndim
-    _pack_descriptor(args, offset, t.data_ptr(), t.shape[:ndim], t.stride()[:ndim], t.element_size())
+    _DESCRIPTOR[ndim].pack_into(args, offset, t.data_ptr(), *t.shape[:ndim],
+                                *map(t.element_size().__mul__, t.stride()[:ndim]))
 
 
 def _pack_descriptor(args, offset: int, pointer: int, shape, strides, itemsize: int):
@@ -405,6 +409,31 @@ def _function():
     if _FUNCTION is None:
         torch = _torch()
 
+        def kernel_backward(ctx, *grads):
+            op, args, plan = ctx.state
+            needs = ctx.needs_input_grad[1:]
+            return (None, *op.backward(args, plan, ctx.saved_tensors, grads, needs))
+
+        def backward_without_second_derivatives(ctx, *grads):
+            """Under create_graph=True: the gradients, made to raise an error where a second
+            derivative reaches them (the adjoint kernel is not differentiable)."""
+            with torch.no_grad():
+                result = kernel_backward(ctx, *grads)
+            # Each gradient passes through a node that raises when reached, linked to every
+            # tensor it depends on (the inputs and incoming gradients that require grad) by
+            # adding t[:0].sum(), an exact zero. torch's once_differentiable links to the
+            # incoming gradients only, so a second derivative w.r.t. an input goes silently
+            # missing where those are constants (the gradient of a sum).
+            anchor = 0.0
+            for t in (*ctx.saved_tensors, *grads):
+                if t is not None and t.requires_grad:
+                    anchor = anchor + t.reshape(-1)[:0].sum()
+            message = f"weft.torch.wrap op '{ctx.state[0].name}': second derivatives are not supported " \
+                "(the adjoint kernel is not differentiable)"
+            refuse = torch._C._functions.DelayedError(message.encode(), len(result))
+            marked = refuse(*[None if g is None else g + anchor for g in result])
+            return marked if isinstance(marked, tuple) else (marked,)
+
         class KernelFunction(torch.autograd.Function):
             @staticmethod
             def forward(ctx, op, *values):
@@ -420,11 +449,10 @@ def _function():
                 return tuple(outs)
 
             @staticmethod
-            @torch.autograd.function.once_differentiable
             def backward(ctx, *grads):
-                op, args, plan = ctx.state
-                needs = ctx.needs_input_grad[1:]
-                return (None, *op.backward(args, plan, ctx.saved_tensors, grads, needs))
+                if torch.is_grad_enabled():  # create_graph=True
+                    return backward_without_second_derivatives(ctx, *grads)
+                return kernel_backward(ctx, *grads)
 
         _FUNCTION = KernelFunction
         # Function.apply is a Python wrapper (3 us a call) around this C entry point. Its other
