@@ -76,6 +76,7 @@ class TorchOp:
             raise TypeError(f"weft.torch.wrap: expected a @weft.kernel, got {type(kernel).__name__}")
         self.kernel = kernel
         self.name = kernel.name
+        self._torch = _torch()  # the module
         shapes = dict(outputs) if isinstance(outputs, dict) else {name: None for name in outputs}
         params = kernel.params
         for name in shapes:
@@ -124,7 +125,7 @@ class TorchOp:
     def __call__(self, *args, **kwargs):
         """Run the op on tensors (array inputs) and Python values (the other inputs), in the
         kernel's parameter order without the outputs. Returns the output tensor(s)."""
-        torch = _torch()
+        torch = self._torch  # (a function call costs more, here)
         values = args if not kwargs and len(args) == len(self.inputs) else self._bind(args, kwargs)
         graph = False  # whether torch records the call: some float input needs a gradient
         if torch.is_grad_enabled():
@@ -169,7 +170,7 @@ class TorchOp:
     # a call only writes data pointers and plain values into a copy of the plan's block.
     def forward(self, values):
         """Launch the kernel: (output tensors, the argument block, the plan)."""
-        torch = _torch()
+        torch = self._torch
         key = []
         try:
             for k in self.array_positions:
