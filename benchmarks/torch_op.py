@@ -67,11 +67,9 @@ def build_bare(wp, count: int) -> Case:
     return Case(run, None, lambda: compare(out.numpy(), _expected(x, y), 1e-6), count)
 
 
-def build_op(wp, count: int, mode: str) -> Case:
-    """weft only: ``count`` calls of the wrapped op (mode: "no grad", "graph", "fwd+bwd")."""
-    import torch
-
-    op = wp.torch.wrap(make_kernel(wp), outputs=["out"])
+def _calls(torch, saxpy, count: int, mode: str) -> Case:
+    """``count`` calls of ``saxpy(x, y, a)`` on tensors in ``mode``: "no grad", "graph"
+    (x requires grad) or "fwd+bwd" (then ``torch.autograd.grad`` w.r.t. x)."""
     x, y = _inputs(torch, requires_grad=mode != "no grad")
     state = {}
 
@@ -79,13 +77,13 @@ def build_op(wp, count: int, mode: str) -> Case:
         if mode == "no grad":
             with torch.no_grad():
                 for _ in range(count):
-                    state["out"] = op(x, y, A)
+                    state["out"] = saxpy(x, y, A)
         elif mode == "graph":
             for _ in range(count):
-                state["out"] = op(x, y, A)
+                state["out"] = saxpy(x, y, A)
         else:
             for _ in range(count):
-                out = op(x, y, A)
+                out = saxpy(x, y, A)
                 state["out"], = torch.autograd.grad(out, x, torch.ones_like(out))
 
     def check():
@@ -94,32 +92,18 @@ def build_op(wp, count: int, mode: str) -> Case:
         return compare(state["out"].detach().numpy(), _expected(x, y), 1e-6)
 
     return Case(run, None, check, count)
+
+
+def build_op(wp, count: int, mode: str) -> Case:
+    """weft only: the wrapped op, ``count`` calls in ``mode`` (see ``_calls``)."""
+    import torch
+
+    return _calls(torch, wp.torch.wrap(make_kernel(wp), outputs=["out"]), count, mode)
 
 
 def build_torch_ops(torch, count: int, mode: str) -> Case:
-    """torch's own ops for the same saxpy (``A * x + y``: two ops), as in ``build_op``."""
-    x, y = _inputs(torch, requires_grad=mode != "no grad")
-    state = {}
-
-    def run():
-        if mode == "no grad":
-            with torch.no_grad():
-                for _ in range(count):
-                    state["out"] = A * x + y
-        elif mode == "graph":
-            for _ in range(count):
-                state["out"] = A * x + y
-        else:
-            for _ in range(count):
-                out = A * x + y
-                state["out"], = torch.autograd.grad(out, x, torch.ones_like(out))
-
-    def check():
-        if mode == "fwd+bwd":
-            return compare(state["out"].numpy(), np.full(N, A), 1e-6)
-        return compare(state["out"].detach().numpy(), _expected(x, y), 1e-6)
-
-    return Case(run, None, check, count)
+    """torch's own ops for the same saxpy (``a * x + y``: two ops), as ``build_op``."""
+    return _calls(torch, lambda x, y, a: a * x + y, count, mode)
 
 
 def build_hand_written(wp, count: int) -> Case:

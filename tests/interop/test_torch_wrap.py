@@ -599,6 +599,14 @@ def test_tensor_left_over_from_a_torch_func_transform():
         torch.testing.assert_close(scale_sin_op(dead, 2.0), _scale_sin(inner, 2.0))
 
 
+def test_torch_func_transforms_are_refused_clearly():
+    x = _randn(3, 5, seed=39, requires_grad=False)
+    with pytest.raises(TypeError, match="op 'scale_sin', input 'x': torch.func transforms"):
+        torch.func.vmap(lambda row: scale_sin_op(row, 2.0))(x)
+    with pytest.raises(RuntimeError, match="functorch transforms"):  # torch's own message
+        torch.func.grad(lambda row: scale_sin_op(row, 2.0).sum())(x[0])
+
+
 # Training and tapes ------------------------------------------------------------------------------
 class DampedOscillator(torch.nn.Module):
     def __init__(self):

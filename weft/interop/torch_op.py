@@ -197,9 +197,7 @@ class TorchOp:
             for position, offset in plan.input_pointers:
                 _POINTER.pack_into(args, offset, values[position].data_ptr())
         except RuntimeError:  # no storage: a tensor wrapped by torch.func?
-            for position, _ in plan.input_pointers:
-                if torch._C._functorch.is_dead_tensor_wrapper(values[position]):
-                    raise _DeadWrapper from None
+            self._check_not_wrapped(values)
             raise
         for t, offset in zip(outs, plan.output_pointers):
             _POINTER.pack_into(args, offset, t.data_ptr())
@@ -219,6 +217,7 @@ class TorchOp:
             t = values[p.position]
             if not isinstance(t, torch.Tensor) or not _fits(t, p):
                 self._check_tensor(p, t)
+        self._check_not_wrapped(values)
         dims = self._dims(values)
         shapes = [self._output_shape(p, values, dims) + p.components for p in self.outputs]
         spec = [False] * len(self.params)  # plain values are not arrays
@@ -311,6 +310,18 @@ class TorchOp:
             raise type(e)(f"op '{self.name}', input '{p.name}': {e}") from None
         raise ValueError(f"op '{self.name}', input '{p.name}': expected a tensor with {p.tensor_ndim} "
                          f"dimension(s) for {p.type!r}, got shape {tuple(t.shape)}")
+
+    def _check_not_wrapped(self, values):
+        """Raise _DeadWrapper for a tensor left over from a finished torch.func transform, or
+        a clear error for one inside a transform running now (they have no memory to pass)."""
+        functorch = self._torch._C._functorch
+        for p in self.array_inputs:
+            t = values[p.position]
+            if functorch.is_dead_tensor_wrapper(t):
+                raise _DeadWrapper
+            if functorch.is_functorch_wrapped_tensor(t):
+                raise TypeError(f"op '{self.name}', input '{p.name}': torch.func transforms (vmap, grad, jacrev, "
+                                "...) are not supported by weft.torch ops")
 
     def _dims(self, values) -> tuple:
         """The launch shape for the inputs `values` (their tensors checked)."""
