@@ -5,8 +5,10 @@ Gradients pass `torch.autograd.gradcheck` in float64 (one output, two outputs, v
 reads); integer outputs are not differentiable; `torch.no_grad()` builds no graph; inputs that
 do not require grad get none; non-array arguments take numbers, tuples and tensors; clear
 errors for kernels that write their inputs, bad output names, wrong dtypes and shapes, and
-out-of-bounds accesses; torch's incoming gradients are never changed; a small model trains
-through a wrapped kernel; wrapped calls are not recorded on a `wp.Tape`.
+out-of-bounds accesses; torch's incoming gradients are never changed; calls with changing
+tensor layouts and settings never run a stale plan; outputs dropped before backward; tensors
+left over from torch.func; second derivatives and torch.func transforms are refused clearly;
+a small model trains through a wrapped kernel; wrapped calls are not recorded on a `wp.Tape`.
 """
 
 import numpy as np
