@@ -319,6 +319,11 @@ class _M:
     def sel(self, c, a, b):
         return self.b.select(c, self.val(a), self.val(b))
 
+    def clamp(self, x, lo: float, hi: float):
+        """x limited to [lo, hi]; NaN gives hi (finite: no poison downstream)."""
+        x = self.sel(self.lt(x, hi), x, hi)
+        return self.sel(self.gt(x, lo), x, lo)
+
     def and_(self, a, b):
         return self.b.and_(a, b)
 
@@ -380,11 +385,7 @@ def _exp_core(m: _M, x, adj: int = 0, xlo=None, precise: bool = False):
     """exp(x + xlo) * 2**adj.  NaN is not handled (caller selects).
     precise=False (~1 ulp) skips the double-word polynomial sum that
     precise=True (~0.6 ulp) and a non-None xlo use."""
-    lo, hi = (-746.0, 712.0) if m.d else (-104.0, 90.0)
-    xc = m.sel(m.lt(x, hi), x, hi)          # NaN -> hi (finite, no poison)
-    xc = m.sel(m.gt(xc, lo), xc, lo)
-    n = m.rint(m.mul(xc, float(_LOG2E)))
-    r, rlo = _exp_reduce(m, xc, n)
+    xc, n, r, rlo = _exp_reduce(m, x, *((-746.0, 712.0) if m.d else (-104.0, 90.0)))
     if xlo is not None:
         # a clamped argument overflows / underflows anyway; its low part
         # may be huge (pow with |y| ~ 1e300) and must not leak in
@@ -403,23 +404,22 @@ def _exp_sum(m: _M, r, rlo, precise: bool):
 
 def _exp_dw(m: _M, x, adj: int = 0):
     """exp(x) * 2**adj as hi + lo (x not NaN, result not subnormal)."""
-    lo, hi = (-746.0, 712.0) if m.d else (-104.0, 90.0)
-    xc = m.sel(m.lt(x, hi), x, hi)
-    xc = m.sel(m.gt(xc, lo), xc, lo)
-    n = m.rint(m.mul(xc, float(_LOG2E)))
-    r, rlo = _exp_reduce(m, xc, n)
+    _, n, r, rlo = _exp_reduce(m, x, *((-746.0, 712.0) if m.d else (-104.0, 90.0)))
     ph, pl = _exp_poly(m, r, rlo)
     return m.scale(ph, n, adj), m.scale(pl, n, adj)
 
 
-def _exp_reduce(m: _M, xc, n):
-    """r + rlo = xc - n*ln2 (Cody-Waite with fma; rlo = rounding error)."""
+def _exp_reduce(m: _M, x, lo: float, hi: float):
+    """x clamped to [lo, hi] as xc = n*ln2 + r + rlo: (xc, n, r, rlo), with n integral and
+    |r| <= ln2/2 (Cody-Waite with fma; rlo = rounding error)."""
+    xc = m.clamp(x, lo, hi)
+    n = m.rint(m.mul(xc, float(_LOG2E)))
     ln2_hi, ln2_lo = m.parts(_LN2, 2)
     nn = m.neg(n)
     r1 = m.fma(nn, ln2_hi, xc)              # exact: n*ln2_hi cancels xc
     r = m.fma(nn, ln2_lo, r1)
     rlo = m.fma(nn, ln2_lo, m.sub(r1, r))   # r1 - r is exact (Sterbenz)
-    return r, rlo
+    return xc, n, r, rlo
 
 
 def _expm1_poly(m: _M, r, rlo):
@@ -441,9 +441,7 @@ def _exp(m: _M, x):
 
 
 def _exp2(m: _M, x):
-    lo, hi = (-1076.0, 1025.0) if m.d else (-151.0, 129.0)
-    xc = m.sel(m.lt(x, hi), x, hi)
-    xc = m.sel(m.gt(xc, lo), xc, lo)
+    xc = m.clamp(x, *((-1076.0, 1025.0) if m.d else (-151.0, 129.0)))
     n = m.rint(xc)
     r = m.sub(xc, n)                        # exact, |r| <= 1/2
     rh, rl = _mul_split(m, r, 0.0, _LN2)    # |r*ln2| <= ln2/2
@@ -453,11 +451,7 @@ def _exp2(m: _M, x):
 
 def _expm1_dw(m: _M, x):
     """expm1(x) as hi + lo, without NaN / signed-zero handling."""
-    lo, hi = (-50.0, 710.0) if m.d else (-30.0, 89.0)
-    xc = m.sel(m.lt(x, hi), x, hi)
-    xc = m.sel(m.gt(xc, lo), xc, lo)
-    n = m.rint(m.mul(xc, float(_LOG2E)))
-    r, rlo = _exp_reduce(m, xc, n)
+    _, n, r, rlo = _exp_reduce(m, x, *((-50.0, 710.0) if m.d else (-30.0, 89.0)))
     em, eml = _expm1_poly(m, r, rlo)
     # expm1(x) = 2^n (1 + em) - 1 = 2 * (t*em + (t - 1/2)),  t = 2^(n-1);
     # t*em, t*eml and t - 1/2 are exact, so only the final sum rounds.
@@ -624,9 +618,7 @@ def _sincos_core(m: _M, x, precise: bool):
         rlo = None
     # |r| <= pi/4 plus the error of q; clamping only matters past the
     # accurate range, where it keeps the polynomials bounded
-    rmax = 0.9
-    r = m.sel(m.lt(r, rmax), r, rmax)
-    r = m.sel(m.gt(r, -rmax), r, -rmax)
+    r = m.clamp(r, -0.9, 0.9)
     qm = m.sub(q, m.mul(m.floor(m.mul(q, 0.25)), 4.0))   # q mod 4, in float
     qi = m.to_int(qm)
     z = m.mul(r, r)
@@ -878,8 +870,7 @@ def _erf(m: _M, x):
     ps = m.fma(a, m.horner(z, m.coef(_ERF)), a)
     # a >= 1: erf = 1 - exp(-a^2) * F(1/(1+a)); a^2 carried as hi + lo
     amax = 6.0 if m.d else 4.0                # erf rounds to 1 beyond
-    ab = m.sel(m.lt(a, amax), a, amax)
-    ab = m.sel(m.gt(ab, 1.0), ab, 1.0)
+    ab = m.clamp(a, 1.0, amax)
     zh = m.mul(ab, ab)
     zl = m.fma(ab, ab, m.neg(zh))
     ex = _exp_core(m, m.neg(zh), xlo=m.neg(zl))
