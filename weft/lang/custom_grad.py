@@ -36,20 +36,20 @@ def _zero_like(ctx, args, kwargs):
 
 def func_grad(func: Func):
     """Decorator: the function below replaces the adjoint of @func `func`."""
-    _require_func(func, "func_grad")
-
-    def register(pyfunc):
-        func.custom_grad = pyfunc
-        return pyfunc
-    return register
+    return _replacing(func, "func_grad", "custom_grad")
 
 
 def func_replay(func: Func):
     """Decorator: the function below replaces the replay of @func `func` in adjoint kernels."""
-    _require_func(func, "func_replay")
+    return _replacing(func, "func_replay", "custom_replay")
+
+
+def _replacing(func: Func, decorator: str, attribute: str):
+    """A decorator storing the function below as `func.<attribute>`."""
+    _require_func(func, decorator)
 
     def register(pyfunc):
-        func.custom_replay = pyfunc
+        setattr(func, attribute, pyfunc)
         return pyfunc
     return register
 
