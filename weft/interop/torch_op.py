@@ -378,13 +378,12 @@ _MAX_PLANS = 64  # per op; more layouts than this start the cache afresh
 def _pack_tensor(args, offset: int, t, p: _Param):
     """Write tensor `t`'s memory as array argument `p` at `offset` in argument block `args`."""
     ndim = p.ndim
-    _DESCRIPTOR[ndim].pack_into(args, offset, t.data_ptr(), *t.shape[:ndim],
-                                *map(t.element_size().__mul__, t.stride()[:ndim]))
+    _pack_descriptor(args, offset, t.data_ptr(), t.shape[:ndim], t.stride()[:ndim], t.element_size())
 
 
 def _pack_descriptor(args, offset: int, pointer: int, shape, strides, itemsize: int):
     """Write an array descriptor at `offset` in `args`; `strides` in elements, as torch's."""
-    _DESCRIPTOR[len(shape)].pack_into(args, offset, pointer, *shape, *[s * itemsize for s in strides])
+    _DESCRIPTOR[len(shape)].pack_into(args, offset, pointer, *shape, *map(itemsize.__mul__, strides))
 
 
 @functools.cache
