@@ -1,6 +1,7 @@
 """Kernels and sample values shared by the interop tests."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -40,3 +41,12 @@ def values(name, n=6):
 def other(name, n=6):
     """Values of dtype `name` different from `values` at every position."""
     return ~values(name, n) if name == "bool" else values(name, n)[::-1].copy()
+
+
+def torch_dtype(name):
+    """torch's dtype called `name`; the test is skipped where torch (or that dtype) is missing."""
+    torch = pytest.importorskip("torch")
+    t = getattr(torch, name, None)
+    if t is None:
+        pytest.skip(f"this torch has no {name}")
+    return t

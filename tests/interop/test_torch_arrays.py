@@ -10,7 +10,7 @@ import pytest
 
 import weft as wp
 
-from .common import COPY, SCALARS, affine
+from .common import COPY, SCALARS, affine, torch_dtype
 from .common import other as _other
 from .common import values as _values
 
@@ -53,17 +53,10 @@ def square_sum(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), los
     wp.atomic_add(loss, 0, y[i])
 
 
-def _torch_dtype(name):
-    t = getattr(torch, name, None)
-    if t is None:
-        pytest.skip(f"this torch has no {name}")
-    return t
-
-
 # Scalar dtypes: zero copy in both directions ------------------------------------------------------
 @pytest.mark.parametrize("name", SCALARS)
 def test_from_torch_shares_memory_for_every_scalar_dtype(name):
-    tdt = _torch_dtype(name)
+    tdt = torch_dtype(name)
     t = torch.from_numpy(_values(name))
     assert t.dtype == tdt
     a = wp.from_torch(t)
@@ -88,7 +81,7 @@ def test_from_torch_shares_memory_for_every_scalar_dtype(name):
 
 @pytest.mark.parametrize("name", SCALARS)
 def test_to_torch_shares_memory_for_every_scalar_dtype(name):
-    tdt = _torch_dtype(name)
+    tdt = torch_dtype(name)
     a = wp.array(_values(name))
     t = wp.to_torch(a)
     assert t.dtype == tdt and tuple(t.shape) == (6,)
@@ -115,7 +108,7 @@ def test_torch_in_place_ops_on_views_of_weft_memory():
 
 @pytest.mark.parametrize("name", SCALARS)
 def test_dtype_maps(name):
-    tdt = _torch_dtype(name)
+    tdt = torch_dtype(name)
     assert wp.dtype_from_torch(tdt) is getattr(wp, name)
     assert wp.dtype_to_torch(getattr(wp, name)) == tdt
 
