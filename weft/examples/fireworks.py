@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 import weft as wp
+from weft.examples import drag_reference
 
 GRAVITY = (0.0, -9.81)
 WIND = (4.0, 0.0)  # m/s: a cross wind blowing to the right
@@ -91,15 +92,7 @@ class Volley:
 
 def numpy_flight(v0: np.ndarray, steps: int, dt: float) -> np.ndarray:
     """The same physics in float64 numpy; returns the positions, (steps + 1, n, 2)."""
-    g, wind = np.array(GRAVITY), np.array(WIND)
-    x, v = np.zeros_like(v0, dtype=np.float64), v0.astype(np.float64)
-    path = [x]
-    for _ in range(steps):
-        rel = v - wind
-        v = v + (g - DRAG * np.linalg.norm(rel, axis=1, keepdims=True) * rel) * dt
-        x = x + v * dt
-        path.append(x)
-    return np.stack(path)
+    return drag_reference.numpy_flight(v0, steps, dt, GRAVITY, WIND, DRAG)
 
 
 def make_problem(shells: int, seed: int = 7) -> np.ndarray:

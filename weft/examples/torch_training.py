@@ -32,6 +32,7 @@ import numpy as np
 
 import weft as wp
 import weft.torch
+from weft.examples import drag_reference
 
 GRAVITY = (0.0, -9.81)
 WIND = (-4.0, 0.0)  # m/s: a head wind, blowing back towards the launcher
@@ -113,16 +114,7 @@ def torch_fly(v0, steps: int):
 
 def numpy_flight(v0: np.ndarray, steps: int) -> np.ndarray:
     """The same physics in float64 numpy; returns the positions, (steps + 1, n, 2)."""
-    dt = FLIGHT_TIME / steps
-    g, wind = np.array(GRAVITY), np.array(WIND)
-    x, v = np.zeros_like(v0, dtype=np.float64), v0.astype(np.float64)
-    path = [x]
-    for _ in range(steps):
-        rel = v - wind
-        v = v + (g - DRAG * np.linalg.norm(rel, axis=1, keepdims=True) * rel) * dt
-        x = x + v * dt
-        path.append(x)
-    return np.stack(path)
+    return drag_reference.numpy_flight(v0, steps, FLIGHT_TIME / steps, GRAVITY, WIND, DRAG)
 
 
 def drag_free_aim(targets):
