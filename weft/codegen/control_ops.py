@@ -1,0 +1,284 @@
+"""Lowering of structured control flow (if, for, while, func regions) and the AD stack (push, pop)."""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..ir.core import Block, constant_value, walk
+from .llvm_types import (
+    CTX_TYPE,
+    I1,
+    I8,
+    I32,
+    I64,
+    PTR,
+    STACK_TYPE,
+    _all_of,
+    _indices,
+    _slot_offsets,
+    llvm_type,
+)
+
+
+class ControlOps:
+    """Control-flow and AD-stack lowerings of `KernelCodegen`."""
+
+    # Control flow --------------------------------------------------------------------------
+    def _region(self, block: Block, args=()):
+        """Emit a region's ops; return the LLVM values it yields."""
+        for a, v in zip(block.args, args):
+            self.values[a.id] = v
+        for op in block.ops[:-1]:
+            self.emit(op)
+        return [self.v(x) for x in block.ops[-1].operands]
+
+    def op_func_region(self, op):
+        return self._region(op.regions[0], [self.v(x) for x in op.operands])
+
+    def op_if(self, op):
+        b = self.builder
+        then_bb = self.func.append_basic_block("if.then")
+        else_bb = self.func.append_basic_block("if.else")
+        merge = self.func.append_basic_block("if.end")
+        b.cbranch(self.v(op.operands[0]), then_bb, else_bb)
+        incoming = []
+        for bb, region in ((then_bb, op.regions[0]), (else_bb, op.regions[1])):
+            b.position_at_end(bb)
+            vals = self._region(region)
+            incoming.append((vals, b.block))
+            b.branch(merge)
+        b.position_at_end(merge)
+        return self._merge([r.type for r in op.results], incoming)
+
+    def _merge(self, types, incoming):
+        """Phis joining the values each (values, block) pair brings, leaf by leaf."""
+        results = []
+        for k, t in enumerate(types):
+            phis = [self.builder.phi(lt) for lt in self.leaf_types(t)]
+            for vals, bb in incoming:
+                for phi, leaf in zip(phis, self.leaves(vals[k], t)):
+                    phi.add_incoming(leaf, bb)
+            results.append(self.from_leaves(t, iter(phis)))
+        return results
+
+    def _loop_phis(self, values, pre):
+        """Header phis for loop-carried values entering from block `pre`: (reps, phi lists)."""
+        reps, all_phis = [], []
+        for x in values:
+            phis = [self.builder.phi(lt) for lt in self.leaf_types(x.type)]
+            for phi, leaf in zip(phis, self.leaves(self.v(x), x.type)):
+                phi.add_incoming(leaf, pre)
+            reps.append(self.from_leaves(x.type, iter(phis)))
+            all_phis.append((phis, x.type))
+        return reps, all_phis
+
+    def _close_loop(self, all_phis, new_values):
+        for (phis, t), rep in zip(all_phis, new_values):
+            for phi, leaf in zip(phis, self.leaves(rep, t)):
+                phi.add_incoming(leaf, self.builder.block)
+
+    def op_for(self, op):
+        start, stop, step, *inits = op.operands
+        guard = self._loop_guard(op) if self.bounds_checks else None
+        if guard is None:
+            return self._emit_for(op, self.active)
+        b = self.builder
+        fast_bb = self.func.append_basic_block("for.fast")
+        slow_bb = self.func.append_basic_block("for.checked")
+        merge = self.func.append_basic_block("for.done")
+        b.cbranch(guard, fast_bb, slow_bb)
+        incoming = []
+        for bb, active in ((fast_bb, self.active | {("loop", id(op))}), (slow_bb, self.active)):
+            b.position_at_end(bb)
+            incoming.append((self._emit_for(op, active), b.block))
+            b.branch(merge)
+        b.position_at_end(merge)
+        return self._merge([r.type for r in op.results], incoming)
+
+    def _loop_guard(self, op):
+        """For a loop with a positive constant step: the condition under which every access in
+        its body indexed by the loop variable (and otherwise by proven indices) is in bounds."""
+        start, stop, step = op.operands[:3]
+        step_value = constant_value(step)
+        if step_value is None or step_value <= 0:
+            return None
+        iv = op.regions[0].args[0]
+        b = self.builder
+        conds = []
+        for inner in walk(op.regions[0]):
+            site = self.site_of.get(id(inner))
+            if site is None or inner.name not in ("load", "store", "atomic", "view"):
+                continue
+            arr = inner.operands[0]
+            idx = _indices(inner)
+            if arr.id not in self.param_ids or not any(i is iv for i in idx):
+                continue
+            conds_here, requires = [], {("loop", id(op))}
+            for d, i in enumerate(idx):
+                extent = self._shape(self.values[arr.id], d)
+                kind = self._index_kind(i)
+                if i is iv:
+                    conds_here.append(self._range_in_bounds(start, stop, extent))
+                elif kind is not None and kind[0] == "const":
+                    conds_here.append(self._constant_in_bounds(kind[1], extent))
+                elif kind is not None and getattr(site, "tid_proven", False):
+                    requires.add("tid")  # proven by the thread guard, in the fast copy only
+                else:
+                    conds_here = None
+                    break
+            if conds_here is None:
+                continue
+            conds.extend(conds_here)
+            site.requires = frozenset(requires)
+        if not conds:
+            return None
+        ok = _all_of(b, conds)
+        cmp = b.icmp_signed if start.type.is_signed else b.icmp_unsigned
+        empty = cmp(">=", self.v(start), self.v(stop))
+        return b.or_(empty, ok)
+
+    def _emit_for(self, op, active):
+        saved_active = self.active
+        self.active = active
+        start, stop, step, *inits = op.operands
+        b = self.builder
+        t = start.type
+        step_value = constant_value(step)
+        # A unit step cannot overflow the counter (it stops at `stop`); any other step can
+        # jump past the type's range, so such counters run in 64 bits.
+        wide = step_value not in (1, -1) and t.bits < 64
+        ext = (b.sext if t.is_signed else b.zext) if wide else (lambda v, _ty: v)
+        ctype = I64 if wide else llvm_type(t)
+        signed = t.is_signed or wide
+        lo, hi, st = (ext(self.v(x), I64) for x in (start, stop, step))
+        pre = b.block
+        header = self.func.append_basic_block("for.header")
+        body = self.func.append_basic_block("for.body")
+        exit_ = self.func.append_basic_block("for.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        iv = b.phi(ctype, "i")
+        iv.add_incoming(lo, pre)
+        carried, phis = self._loop_phis(inits, pre)
+        cmp = b.icmp_signed if signed else b.icmp_unsigned
+        if step_value is not None:
+            go = cmp("<" if step_value > 0 else ">", iv, hi)
+        elif not t.is_signed:
+            go = cmp("<", iv, hi)
+        else:
+            up = b.icmp_signed(">", st, st.type(0))
+            go = b.select(up, cmp("<", iv, hi), cmp(">", iv, hi))
+        b.cbranch(go, body, exit_)
+        b.position_at_end(body)
+        iv_value = b.trunc(iv, llvm_type(t)) if wide else iv
+        vals = self._region(op.regions[0], [iv_value] + carried)
+        iv.add_incoming(b.add(iv, st, flags=("nsw",) if signed else ()), b.block)
+        self._close_loop(phis, vals)
+        b.branch(header)
+        b.position_at_end(exit_)
+        self.active = saved_active
+        return carried
+
+    def op_while(self, op):
+        b = self.builder
+        pre = b.block
+        header = self.func.append_basic_block("while.header")
+        body = self.func.append_basic_block("while.body")
+        exit_ = self.func.append_basic_block("while.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        carried, phis = self._loop_phis(op.operands, pre)
+        (go,) = self._region(op.regions[0], carried)
+        b.cbranch(go, body, exit_)
+        b.position_at_end(body)
+        vals = self._region(op.regions[1], carried)
+        self._close_loop(phis, vals)
+        b.branch(header)
+        b.position_at_end(exit_)
+        return carried
+
+    # AD stack -----------------------------------------------------------------------------
+    def _stack_field(self, k):
+        return self.builder.gep(self.stack, [I32(0), I32(k)])  # a typed pointer (alloca)
+
+    def _scratch(self):
+        return self.builder.load(self.builder.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+
+    def op_push(self, op):
+        """Append the operands' scalars to the stack, growing it (realloc) when full. If it
+        cannot grow (the limit in the launch context, or no memory) the error is recorded
+        and the values go to scratch memory, so the launch ends cleanly and reports it."""
+        b = self.builder
+        leaves = [leaf for v in op.operands for leaf in self.leaves(self.v(v), v.type)]
+        offsets, frame = _slot_offsets([leaf.type for leaf in leaves])
+        size_ptr, cap_ptr = self._stack_field(1), self._stack_field(2)
+        size = b.load(size_ptr, typ=I64)
+        need = b.add(size, I64(frame))
+        fits = b.icmp_unsigned("<=", need, b.load(cap_ptr, typ=I64))
+        before = b.block
+        with b.if_then(b.not_(fits), likely=False):
+            limit = b.load(b.gep(self.ctx_ptr, [I32(0), I32(6)], source_etype=CTX_TYPE), typ=I64)
+            stack = b.bitcast(self.stack, PTR)
+            grown = b.call(self._stack_grow(), [stack, need, limit])
+            grow_block = b.block
+        ok = b.phi(I1)
+        ok.add_incoming(I1(1), before)
+        ok.add_incoming(grown, grow_block)
+        self._check(op, ok, [], [])
+        top = b.gep(b.load(self._stack_field(0), typ=PTR), [size], source_etype=I8)
+        ptr = b.select(ok, top, self._scratch())
+        for offset, leaf in zip(offsets, leaves):
+            slot = b.gep(ptr, [I64(offset)], source_etype=I8)
+            b.store(b.zext(leaf, I8) if leaf.type == I1 else leaf, slot)
+        b.store(b.select(ok, need, size), size_ptr)
+
+    def op_pop(self, op):
+        b = self.builder
+        types = [lt for r in op.results for lt in self.leaf_types(r.type)]
+        offsets, frame_bytes = _slot_offsets(types)
+        size_ptr = self._stack_field(1)
+        size = b.load(size_ptr, typ=I64)
+        frame = I64(frame_bytes)
+        ok = b.icmp_unsigned(">=", size, frame)  # false only after a failed push
+        rest = b.sub(size, frame)
+        top = b.gep(b.load(self._stack_field(0), typ=PTR), [rest], source_etype=I8)
+        ptr = b.select(ok, top, self._scratch())
+        leaves = []
+        for offset, lt in zip(offsets, types):
+            slot = b.gep(ptr, [I64(offset)], source_etype=I8)
+            leaves.append(b.icmp_unsigned("!=", b.load(slot, typ=I8), I8(0)) if lt == I1 else b.load(slot, typ=lt))
+        b.store(b.select(ok, rest, size), size_ptr)
+        it = iter(leaves)
+        return [self.from_leaves(r.type, it) for r in op.results]
+
+    def _stack_grow(self):
+        """`grow(stack, need, limit) -> ok`: realloc to max(need, 2 x capacity, 4 KiB), never
+        beyond `limit` bytes."""
+        f = self.module.globals.get("weft_stack_grow")
+        if f is not None:
+            return f
+        f = ir.Function(self.module, ir.FunctionType(I1, [PTR, I64, I64]), "weft_stack_grow")
+        f.linkage = "internal"
+        f.attributes.add("noinline")
+        f.attributes.add("cold")
+        realloc = ir.Function(self.module, ir.FunctionType(PTR, [PTR, I64]), "realloc")
+        st, need, limit = f.args
+        b = ir.IRBuilder(f.append_basic_block())
+        fail, attempt, done = (f.append_basic_block(n) for n in ("fail", "attempt", "done"))
+        field = [b.gep(st, [I32(0), I32(k)], source_etype=STACK_TYPE) for k in range(3)]
+        b.cbranch(b.icmp_unsigned(">", need, limit), fail, attempt)
+        b.position_at_end(attempt)
+        cap = b.mul(b.load(field[2], typ=I64), I64(2))
+        cap = b.select(b.icmp_unsigned(">", cap, need), cap, need)
+        cap = b.select(b.icmp_unsigned(">", cap, I64(4096)), cap, I64(4096))
+        cap = b.select(b.icmp_unsigned(">", cap, limit), limit, cap)
+        data = b.call(realloc, [b.load(field[0], typ=PTR), cap])
+        b.cbranch(b.icmp_unsigned("==", data, ir.Constant(PTR, None)), fail, done)
+        b.position_at_end(done)
+        b.store(data, field[0])
+        b.store(cap, field[2])
+        b.ret(I1(1))
+        b.position_at_end(fail)
+        b.ret(I1(0))
+        return f
+

@@ -1,0 +1,163 @@
+"""Lowering of scalar ops: constants, arithmetic, comparisons, casts, selects, builtin calls."""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..builtins.registry import Primitive
+from ..types import Scalar
+from .llvm_types import (
+    I64,
+    llvm_type,
+)
+
+
+class ScalarOps:
+    """Scalar op lowerings of `KernelCodegen`."""
+
+    def op_const(self, op):
+        t = op.result.type
+        return llvm_type(t)(op.attrs["value"])
+
+    def op_binary(self, op):
+        a, c = (self.v(x) for x in op.operands)
+        t = op.operands[0].type
+        kind = op.attrs["op"]
+        b = self.builder
+        if t.is_float:
+            if t.bits == 16:
+                a, c = b.fpext(a, self.f32), b.fpext(c, self.f32)
+            r = self._float_binary(kind, a, c)
+            return b.fptrunc(r, self.f16) if t.bits == 16 else r
+        if t.is_bool:
+            return {"bitand": b.and_, "bitor": b.or_, "bitxor": b.xor}[kind](a, c)
+        signed = t.is_signed
+        flags = ("nsw",) if signed else ()
+        if kind == "add":
+            return b.add(a, c, flags=flags)
+        if kind == "sub":
+            return b.sub(a, c, flags=flags)
+        if kind == "mul":
+            return b.mul(a, c, flags=flags)
+        if kind in ("div", "floordiv", "mod"):
+            return self._int_division(op, kind, a, c, signed)
+        if kind == "bitand":
+            return b.and_(a, c)
+        if kind == "bitor":
+            return b.or_(a, c)
+        if kind == "bitxor":
+            return b.xor(a, c)
+        if kind in ("shl", "shr"):
+            # shifting by the width or more is poison in LLVM: define it (0, or the sign)
+            too_far = b.icmp_unsigned(">=", c, c.type(t.bits))
+            if kind == "shl":
+                return b.select(too_far, a.type(0), b.shl(a, c))
+            if not signed:
+                return b.select(too_far, a.type(0), b.lshr(a, c))
+            return b.ashr(a, b.select(too_far, c.type(t.bits - 1), c))
+        raise NotImplementedError(kind)
+
+    def _float_binary(self, kind, a, c):
+        b = self.builder
+        if kind == "add":
+            return b.fadd(a, c, flags=self.fmf)
+        if kind == "sub":
+            return b.fsub(a, c, flags=self.fmf)
+        if kind == "mul":
+            return b.fmul(a, c, flags=self.fmf)
+        if kind == "div":
+            return b.fdiv(a, c, flags=self.fmf)
+        if kind == "mod":  # C fmod: the sign of the dividend, as Warp
+            return b.frem(a, c)
+        if kind == "floordiv":
+            return self.call_intrinsic("llvm.floor", [b.fdiv(a, c, flags=self.fmf)])
+        raise NotImplementedError(kind)
+
+    def _int_division(self, op, kind, a, c, signed):
+        """Integer /, // and %, as C (/ truncates, % keeps the dividend's sign) and // floors.
+        A zero divisor records an error instead of trapping (which would kill the process)."""
+        b = self.builder
+        zero = c.type(0)
+        bad = b.icmp_unsigned("==", c, zero)
+        if signed:  # INT_MIN / -1 also traps on x86
+            int_min = c.type(-(1 << (c.type.width - 1)))
+            bad_overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, c.type(-1)))
+            safe = b.select(b.or_(bad, bad_overflow), c.type(1), c)
+        else:
+            safe = b.select(bad, c.type(1), c)
+        self._check(op, b.not_(bad), [b.zext(c, I64) if not signed else b.sext(c, I64)], [I64(0)])
+        if kind == "div":
+            return b.sdiv(a, safe) if signed else b.udiv(a, safe)
+        if kind == "mod":
+            return b.srem(a, safe) if signed else b.urem(a, safe)
+        if not signed:
+            return b.udiv(a, safe)
+        q = b.sdiv(a, safe)
+        r = b.srem(a, safe)
+        # floor: subtract one where the remainder is nonzero and has the other sign
+        adjust = b.and_(b.icmp_signed("!=", r, r.type(0)),
+                        b.icmp_signed("<", b.xor(r, safe), r.type(0)))
+        return b.sub(q, b.zext(adjust, q.type))
+
+    def op_unary(self, op):
+        (a,) = (self.v(x) for x in op.operands)
+        t = op.operands[0].type
+        b = self.builder
+        kind = op.attrs["op"]
+        if kind == "not":
+            return b.not_(a) if t.is_bool else b.icmp_unsigned("==", a, a.type(0))
+        if kind == "invert":
+            return b.not_(a)
+        return b.fneg(a) if t.is_float else b.neg(a)
+
+    def op_cmp(self, op):
+        a, c = (self.v(x) for x in op.operands)
+        t = op.operands[0].type
+        pred = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op.attrs["pred"]]
+        b = self.builder
+        if t.is_float:
+            if pred == "!=":
+                return b.fcmp_unordered(pred, a, c)  # NaN != NaN is true, as in Python
+            return b.fcmp_ordered(pred, a, c)
+        if t.is_signed and not t.is_bool:
+            return b.icmp_signed(pred, a, c)
+        return b.icmp_unsigned(pred, a, c)
+
+    def op_cast(self, op):
+        return self.convert(self.v(op.operands[0]), op.operands[0].type, op.result.type)
+
+    def convert(self, x, src: Scalar, dst: Scalar):
+        b = self.builder
+        to = llvm_type(dst)
+        if src is dst:
+            return x
+        if dst.is_bool:
+            return b.fcmp_unordered("!=", x, x.type(0)) if src.is_float else b.icmp_unsigned("!=", x, x.type(0))
+        if src.is_float and dst.is_float:
+            return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
+        if src.is_float:
+            # saturating: an out-of-range float (or NaN) gives the nearest int (0), never poison
+            kind = "fptosi" if dst.is_signed else "fptoui"
+            name = f"llvm.{kind}.sat.i{dst.bits}.f{src.bits}"
+            fn = self.module.globals.get(name) or ir.Function(self.module, ir.FunctionType(to, [x.type]), name)
+            return b.call(fn, [x])
+        if dst.is_float:
+            return b.sitofp(x, to) if src.is_signed and not src.is_bool else b.uitofp(x, to)
+        if dst.bits == src.bits:
+            return x
+        if dst.bits < src.bits:
+            return b.trunc(x, to)
+        return b.sext(x, to) if src.is_signed and not src.is_bool else b.zext(x, to)
+
+    def op_select(self, op):
+        c, a, d = op.operands
+        t = a.type
+        cond = self.v(c)
+        picked = [self.builder.select(cond, x, y) for x, y in zip(self.leaves(self.v(a), t), self.leaves(self.v(d), t))]
+        return self.from_leaves(t, iter(picked))
+
+    def op_call(self, op):
+        prim: Primitive = op.attrs["fn"]
+        args = [self.v(x) for x in op.operands]
+        return prim.lower(self, args, op)
+

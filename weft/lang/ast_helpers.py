@@ -1,0 +1,172 @@
+"""Module-level helpers of the frontend: operator tables, constant folding, AST queries."""
+
+from __future__ import annotations
+
+import ast
+import builtins as py_builtins
+import math
+import operator
+
+import numpy as np
+
+from ..ir.core import Value
+from ..types import bool_
+from . import promotion
+
+_BIN_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+            ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul",
+            ast.BitAnd: "bitand", ast.BitOr: "bitor", ast.BitXor: "bitxor",
+            ast.LShift: "shl", ast.RShift: "shr"}
+
+
+_CMP_OPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
+            ast.GtE: "ge"}
+
+
+_PY_FOLD = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+            "div": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+            "pow": operator.pow, "bitand": operator.and_, "bitor": operator.or_,
+            "bitxor": operator.xor, "shl": operator.lshift, "shr": operator.rshift,
+            "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+            "gt": operator.gt, "ge": operator.ge}
+
+
+# Python builtins that mean a weft builtin inside kernels.
+_PY_ALIASES = {py_builtins.abs: "abs", py_builtins.min: "min", py_builtins.max: "max",
+               py_builtins.round: "round", py_builtins.len: "len", py_builtins.print: "print",
+               py_builtins.pow: "pow"}
+
+
+_RET, _RETVAL = "__return", "__retval"
+
+
+class Undefined:
+    """A name that exists on some paths only (a branch, a loop body). Using it is an error."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
+class NeedReturnType(Exception):
+    """Raised on the first `return` of a func with early returns and no annotation."""
+
+    def __init__(self, type_):
+        self.type = type_
+
+
+def fold_constants(op: str, a, b):
+    """`a op b` for two compile-time numbers, with the kernel's run-time semantics (C's and
+    Warp's, not Python's): int `/` truncates, `%` keeps the dividend's sign (fmod for floats)."""
+    ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b))
+    if op in ("div", "mod", "floordiv") and b == 0:
+        raise ZeroDivisionError("division by zero")
+    if ints and op == "div":
+        q = abs(int(a)) // abs(int(b))
+        return q if (a < 0) == (b < 0) else -q
+    if op == "mod":
+        if ints:
+            return int(a) - int(b) * fold_constants("div", a, b)
+        return math.fmod(a, b)
+    return _PY_FOLD[op](a, b)
+
+
+# AST helpers ---------------------------------------------------------------------------------
+def _walk_stmts(stmts, own_loop=False):
+    """Nodes of statements, not entering nested functions (nor nested loops if own_loop:
+    their break/continue belong to them, though a return inside still counts)."""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            continue
+        if own_loop and isinstance(n, (ast.For, ast.While)):
+            stack.extend(r for r in ast.walk(n) if isinstance(r, ast.Return))
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _has_early_return(body) -> bool:
+    returns = [n for n in _walk_stmts(body) if isinstance(n, ast.Return)]
+    return any(r is not body[-1] for r in returns)
+
+
+def _assigned_names(stmts) -> set[str]:
+    """Names a block may rebind: assignment targets, components assigned, in-place state."""
+    names = set()
+    for n in _walk_stmts(stmts):
+        targets = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        elif isinstance(n, ast.For):
+            targets = [n.target]
+        elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
+            names.add(n.args[0].id)  # possibly an in-place argument (random state)
+        for t in targets:
+            names |= _target_names(t)
+    return names
+
+
+def _target_names(target) -> set[str]:
+    """The local names an assignment target rebinds: `v[i] = x` rebinds v (a functional
+    update of a local composite), not i."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(e) for e in target.elts))
+    if isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+        return _target_names(target.value)
+    return set()
+
+
+def _as_load(target):
+    return ast.fix_missing_locations(ast.copy_location(_to_load(target), target))
+
+
+def _to_load(node):
+    node = _copy(node)
+    for sub in ast.walk(node):
+        if hasattr(sub, "ctx"):
+            sub.ctx = ast.Load()
+    return node
+
+
+def _copy(node):
+    import copy
+    return copy.deepcopy(node)
+
+
+def _ordered_union(*dicts):
+    seen = {}
+    for d in dicts:
+        for k in d:
+            seen[k] = None
+    return list(seen)
+
+
+def _merged_type(t, e):
+    """The type of an `if` result: that of its Value side, or for two weak constants the
+    type their Python arithmetic gives (1 and 2.5: float32)."""
+    for v in (t, e):
+        if isinstance(v, Value):
+            return v.type
+    if isinstance(t, bool) and isinstance(e, bool):
+        return bool_
+    return promotion.default_type(t + e)
+
+
+def _same_constant(a, b) -> bool:
+    try:
+        return a is b or (type(a) is type(b) and bool(a == b))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _hint(name: str) -> str:
+    return name if name.isidentifier() and not name.startswith("__") else ""
+
+
+def _describe(x) -> str:
+    return getattr(x, "__name__", None) or getattr(x, "name", None) or type(x).__name__

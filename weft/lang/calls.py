@@ -1,0 +1,134 @@
+"""Frontend calls: builtins, funcs, types as constructors, and conversions of values."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..builtins import arith
+from ..builtins.registry import BUILTINS, Builtin
+from ..ir.core import Value
+from ..types import (
+    PYTHON_TYPES,
+    CompositeValue,
+    Matrix,
+    Scalar,
+    TupleType,
+    Type,
+    Vector,
+    bool_,
+)
+from . import promotion
+from .ast_helpers import (
+    _PY_ALIASES,
+    _describe,
+)
+
+
+class CallsMixin:
+    """Call handling of `FunctionCompiler`: dispatch to builtins, funcs and types; value coercion."""
+
+    def expr_Call(self, node):
+        func = self.expr(node.func)
+        if func is arith.STATIC:
+            if len(node.args) != 1:
+                self.error("static() takes one expression", node)
+            return self.py_eval(node.args[0])
+        args = [self.expr(a) for a in node.args]
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self.error("*args in calls is not supported", node)
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        if None in kwargs:
+            self.error("**kwargs in calls is not supported", node)
+        return self.call(func, args, kwargs, node)
+
+    def call(self, func, args, kwargs, node):
+        from .function import Func
+
+        if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
+            builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
+            result = builtin.expand(self, args, kwargs)
+            if builtin.inout:
+                result = self._rebind_inout(builtin, node, result)
+            return result
+        if isinstance(func, Func):
+            return func.emit_call(self, args, kwargs, node)
+        if func in PYTHON_TYPES:
+            func = PYTHON_TYPES[func]
+        if isinstance(func, Type):
+            return arith.construct(self, func, args, kwargs)
+        if func in (range,):
+            self.error("range(...) can only be used in a for loop", node)
+        if callable(func) and all(not isinstance(a, Value) for a in [*args, *kwargs.values()]):
+            try:
+                return func(*args, **kwargs)  # a Python function of constants: fold it
+            except Exception as e:  # noqa: BLE001
+                self.error(f"calling {_describe(func)} at compile time failed: {e}", node)
+        self.error(f"'{_describe(func)}' cannot be called inside a kernel (not a weft builtin, "
+                   f"@weft.func or type)", node)
+
+    def _rebind_inout(self, builtin, node, result):
+        new_states, value = result
+        for pos, new_state in zip(builtin.inout, new_states):
+            arg = node.args[pos] if pos < len(node.args) else None
+            if not isinstance(arg, ast.Name) or not isinstance(self.scope.get(arg.id), Value):
+                self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
+                           f"(it is updated in place)", node)
+            self.scope[arg.id] = new_state
+        return value
+
+    def _is_tid(self, func_node) -> bool:
+        f = self.py_eval_or_none(func_node)
+        return isinstance(f, Builtin) and f.name == "tid"
+
+    # Helpers used by builtins --------------------------------------------------------------
+    def materialize(self, x) -> Value:
+        """A Value for `x`: Values pass through; weak constants get their default type."""
+        if isinstance(x, Value):
+            return x
+        if isinstance(x, tuple):
+            parts = [self.materialize(p) for p in x]
+            return self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
+        if promotion.is_weak(x):
+            t = promotion.default_type(x)
+            if not promotion.fits(x, t):
+                self.error(f"the constant {x!r} does not fit {t!r}; give it a type, e.g. "
+                           f"int64({x!r})")
+            return self.b.const(x.item() if isinstance(x, np.generic) else x, t)
+        if isinstance(x, CompositeValue):
+            return self.b.construct(x.type, [self.b.const(c, x.type.dtype) for c in x._data])
+        self.error(f"{_describe(x)} is not a value")
+
+    def coerce(self, x, want, node=None, what="value"):
+        """`x` as a Value of type `want`: weak constants convert if they fit; else an error."""
+        if isinstance(x, Value):
+            if x.type is want:
+                return x
+            self.error(f"{what} has type {x.type!r} but {want!r} is expected"
+                       + (f"; convert it with {want!r}(...)" if isinstance(want, Scalar) else ""),
+                       node)
+        if promotion.is_weak(x):
+            target = want if isinstance(want, Scalar) else None
+            if target is not None:
+                if not promotion.fits(x, target):
+                    self.error(f"{what}: the constant {x!r} does not fit {want!r}", node)
+                return self.b.const(x.item() if isinstance(x, np.generic) else x, target)
+            if isinstance(want, (Vector, Matrix)):
+                self.error(f"{what}: expected {want!r}, got the number {x!r}", node)
+        v = self.materialize(x)
+        return self.coerce(v, want, node, what)
+
+    def condition(self, node):
+        c = self.expr(node)
+        return self.truth(c)
+
+    def truth(self, c):
+        if not isinstance(c, Value):
+            return bool(c)
+        if c.type is bool_:
+            return c
+        if isinstance(c.type, Scalar):
+            return self.b.cmp("ne", c, self.b.const(0, c.type))
+        self.error(f"a {c.type!r} cannot be used as a condition")
+

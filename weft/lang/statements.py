@@ -1,0 +1,461 @@
+"""Frontend statements: assignment, control flow (if, for, while, break/continue/return), assert."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..builtins import arith
+from ..ir.core import Block, Value, constant_value
+from ..types import (
+    ArrayType,
+    Composite,
+    Scalar,
+    TupleType,
+    Vector,
+    bool_,
+    int32,
+)
+from . import promotion
+from .ast_helpers import (
+    _BIN_OPS,
+    _RET,
+    _RETVAL,
+    NeedReturnType,
+    Undefined,
+    _as_load,
+    _assigned_names,
+    _hint,
+    _merged_type,
+    _ordered_union,
+    _same_constant,
+    _walk_stmts,
+)
+
+
+class StatementsMixin:
+    """Statement visitors of `FunctionCompiler` and the structured control flow they emit."""
+
+    # Statements ----------------------------------------------------------------------------
+    def visit_block(self, stmts):
+        """Visit statements; after one that may jump (break/continue/return), guard the rest."""
+        for k, stmt in enumerate(stmts):
+            self.b.loc = self.loc(stmt)
+            ends = self.visit_stmt(stmt)
+            rest = stmts[k + 1:]
+            if ends or not rest:
+                return
+            if self._may_jump(stmt):
+                self.b.loc = self.loc(rest[0])
+                self.emit_if(self.not_jumped(), lambda rest=rest: self.visit_block(rest), None)
+                return
+
+    def visit_stmt(self, node) -> bool:
+        """Visit one statement; True if it unconditionally leaves the block."""
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            self.error(f"unsupported construct: {type(node).__name__} statement", node)
+        return bool(method(node))
+
+    def stmt_Pass(self, node):
+        pass
+
+    def stmt_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a string used as a comment
+        self.expr(node.value)
+
+    def stmt_Assign(self, node):
+        if len(node.targets) != 1:
+            self.error("chained assignment (a = b = c) is not supported", node)
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple):
+            self.assign_tuple(target, node.value)
+        else:
+            self.assign(target, self.expr(node.value))
+
+    def stmt_AnnAssign(self, node):
+        if node.value is None:
+            self.error("a declaration needs a value: write `x: float = 0.0`", node)
+        want = self.resolve_type(self.py_eval(node.annotation), node.annotation)
+        self.assign(node.target, self.coerce(self.expr(node.value), want, node.value))
+
+    def stmt_AugAssign(self, node):
+        op = _BIN_OPS.get(type(node.op))
+        if op is None:
+            self.error(f"unsupported operator {type(node.op).__name__}=", node)
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            base = self.expr(target.value)
+            if isinstance(base, Value) and isinstance(base.type, ArrayType) and op in ("add", "sub"):
+                # As in Warp: `a[i] += x` on an array element is an atomic add.
+                indices = self.indices(target.slice, base.type.ndim, target)
+                value = self.expr(node.value)
+                arith.atomic(self, "add" if op == "add" else "sub", base, indices, value)
+                return
+        current = self.expr(_as_load(target))
+        self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def assign_tuple(self, target: ast.Tuple, value_node):
+        if isinstance(value_node, ast.Call) and self._is_tid(value_node.func):
+            if value_node.args or value_node.keywords:
+                self.error("tid() takes no arguments", value_node)
+            for dim, elt in enumerate(target.elts):
+                v = self.b.op("tid", [], [int32], {"dim": dim, "of": len(target.elts)}).result
+                self.assign(elt, v)
+            return
+        if isinstance(value_node, ast.Tuple):
+            values = [self.expr(e) for e in value_node.elts]  # all evaluated before any store
+        else:
+            v = self.expr(value_node)
+            if isinstance(v, tuple):
+                values = list(v)
+            elif isinstance(v, Value) and isinstance(v.type, (TupleType, Vector)):
+                values = [self.b.extract(v, i) for i in range(v.type.num_components)]
+            else:
+                self.error("cannot unpack this value", value_node)
+        if len(values) != len(target.elts):
+            self.error(f"cannot unpack {len(values)} values into {len(target.elts)} names", target)
+        for elt, v in zip(target.elts, values):
+            self.assign(elt, v)
+
+    def assign(self, target, value):
+        """Bind or store `value` to an assignment target (name, array element, component)."""
+        self.b.loc = self.loc(target)
+        if isinstance(target, ast.Name):
+            if target.id in self.param_types and isinstance(self.param_types[target.id], ArrayType):
+                self.error(f"cannot rebind array parameter '{target.id}'", target)
+            old = self.scope.get(target.id)
+            if isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
+                value = self.coerce(value, old.type, target, what=f"'{target.id}'")
+            elif promotion.is_weak(value):
+                value = self.materialize(value)
+            self.scope[target.id] = value
+            return
+        if isinstance(target, ast.Subscript):
+            base = self.expr(target.value)
+            if isinstance(base, Value) and isinstance(base.type, ArrayType):
+                indices = self.indices(target.slice, base.type.ndim, target)
+                if len(indices) != base.type.ndim:
+                    self.error("assignment to an array needs one index per dimension", target)
+                arith.store(self, base, indices, value)
+                return
+            if isinstance(base, Value) and isinstance(base.type, Composite):
+                updated = arith.set_item(self, base, self.subscript_key(target.slice), value)
+                self.assign(target.value, updated)
+                return
+            self.error("cannot assign to an element of this value", target)
+        if isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if isinstance(base, Value) and isinstance(base.type, Composite):
+                updated = arith.set_attr(self, base, target.attr, value)
+                self.assign(target.value, updated)
+                return
+            self.error(f"cannot assign to attribute '{target.attr}' of this value", target)
+        self.error(f"unsupported assignment target: {type(target).__name__}", target)
+
+    def stmt_If(self, node):
+        cond = self.condition(node.test)
+        if not isinstance(cond, Value):  # a compile-time condition selects one branch
+            self.visit_block(node.body if cond else node.orelse)
+            return
+        self.emit_if(cond, lambda: self.visit_block(node.body),
+                     (lambda: self.visit_block(node.orelse)) if node.orelse else None)
+
+    def stmt_Return(self, node):
+        value = self.expr(node.value) if node.value is not None else None
+        if self.kind == "kernel" and value is not None:
+            self.error("kernels cannot return a value; write the result to an array", node)
+        if value is not None:
+            value = self.return_value(value, node)
+        if not self.early_return:
+            self.b.op("return", [value] if value is not None else [])
+            return True
+        if value is not None:
+            self.scope[_RETVAL] = value
+        self.scope[_RET] = self.b.const(True, bool_)
+        return True
+
+    def return_value(self, value, node):
+        if isinstance(value, tuple):
+            parts = [self.materialize(v) for v in value]
+            value = self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
+        if self.ret_type is None:
+            value = self.materialize(value)
+            if self.early_return:
+                raise NeedReturnType(value.type)
+            self.ret_type = value.type
+        return self.coerce(value, self.ret_type, node, what="the return value")
+
+    def stmt_Break(self, node):
+        if not self.loops:
+            self.error("'break' outside a loop", node)
+        self.scope[self.loops[-1]["break"]] = self.b.const(True, bool_)
+        return True
+
+    def stmt_Continue(self, node):
+        if not self.loops:
+            self.error("'continue' outside a loop", node)
+        self.scope[self.loops[-1]["continue"]] = self.b.const(True, bool_)
+        return True
+
+    def stmt_Assert(self, node):
+        from .. import config
+        if not config.mode == "debug":
+            return
+        cond = self.condition(node.test)
+        if not isinstance(cond, Value):
+            if not cond:
+                self.error("assertion is always false", node)
+            return
+        message = ast.unparse(node.test)  # (node line numbers are the file's, not the text's)
+        self.b.op("assert", [cond], [], {"message": message})
+
+    def stmt_For(self, node):
+        if node.orelse:
+            self.error("for/else is not supported", node)
+        it = node.iter
+        if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
+            self.error("for loops must iterate over range(...)", it)
+        if not isinstance(node.target, ast.Name):
+            self.error("the loop variable must be a plain name", node.target)
+        bounds = [self.expr(a) for a in it.args]
+        if not 1 <= len(bounds) <= 3 or it.keywords:
+            self.error("range takes 1 to 3 positional arguments", it)
+        if len(bounds) == 1:
+            bounds = [0, bounds[0]]
+        start, stop, step = (bounds + [1])[:3]
+        start, stop, step = self.range_bounds(start, stop, step, it)
+        if self._loop_needs_while(node):
+            self.emit_while_range(node, start, stop, step)
+        else:
+            self.emit_for(node, start, stop, step)
+
+    def stmt_While(self, node):
+        if node.orelse:
+            self.error("while/else is not supported", node)
+        self.emit_while(node, node.test, prologue=None)
+
+    def stmt_FunctionDef(self, node):
+        self.error("nested function definitions are not supported; use @weft.func", node)
+
+    # Control flow --------------------------------------------------------------------------
+    def emit_if(self, cond: Value, then_fn, else_fn):
+        """Build an `if` op; names rebound in either branch become its results."""
+        before = self.scope
+        loc = self.b.loc
+        blocks, scopes = [], []
+        for visit in (then_fn, else_fn):
+            block = Block()
+            self.scope = dict(before)
+            with self.b.at(block):
+                if visit is not None:
+                    visit()
+            blocks.append(block)
+            scopes.append(self.scope)
+        self.b.loc = loc  # the `if` itself, and errors about merging its branches
+        names, merged = [], {}
+        for name in _ordered_union(before, *scopes):
+            t, e = scopes[0].get(name), scopes[1].get(name)
+            if t is e:
+                if t is not None:
+                    merged[name] = t
+                continue
+            if isinstance(t, Value) and isinstance(e, Value):
+                if t.type is not e.type:
+                    what = "the conditional expression" if name == "__ifexp" else f"'{name}'"
+                    self.error(f"{what} is {t.type!r} in one branch and {e.type!r} in the other")
+                names.append(name)
+            elif name == _RETVAL and (isinstance(t, Value) or isinstance(e, Value)):
+                names.append(name)  # defined on the returning path only: fill with zero
+            elif t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
+                merged[name] = Undefined(f"'{name}' is assigned in only one branch of the "
+                                         f"if at line {self.b.loc.line}; assign it before the if")
+            elif _same_constant(t, e):
+                merged[name] = t
+            elif all(isinstance(v, Value) or promotion.is_weak(v) for v in (t, e)):
+                names.append(name)  # a weak constant on one side takes the other side's type
+            else:
+                merged[name] = Undefined(f"'{name}' holds different compile-time objects "
+                                         f"after the if at line {self.b.loc.line}")
+        types = [_merged_type(scopes[0].get(name), scopes[1].get(name)) for name in names]
+        for block, scope in zip(blocks, scopes):
+            with self.b.at(block):
+                vals = []
+                for name, ty in zip(names, types):
+                    v = scope.get(name)
+                    if promotion.is_weak(v):
+                        v = self.coerce(v, ty, what="the conditional expression"
+                                        if name == "__ifexp" else f"'{name}'")
+                    vals.append(v if isinstance(v, Value) else arith.zero(self, ty))
+                self.b.op("yield", vals)
+        op = self.b.op("if", [cond], types, regions=blocks)
+        for name, result in zip(names, op.results):
+            result.hint = _hint(name)
+            merged[name] = result
+        self.scope = merged
+
+    def emit_if_value(self, cond: Value, then_value, else_value, slot: str):
+        """An `if` giving one value, made by `then_value()` or `else_value()` in its branch.
+        The value travels through the scope under the internal name `slot`, so the branches
+        merge it like any variable (names they rebind stay rebound; `slot` is removed)."""
+        def branch(make):
+            def visit():
+                value = make()  # may replace self.scope (an `and` inside does)
+                self.scope[slot] = value
+            return visit
+        self.emit_if(cond, branch(then_value), branch(else_value))
+        return self.scope.pop(slot)
+
+    def emit_for(self, node, start, stop, step):
+        carried = self._carried_names(node)
+        inits = [self.scope[n] for n in carried]
+        trip = None
+        if all(constant_value(o) is not None for o in (start, stop, step)):
+            lo, hi, st = (constant_value(o) for o in (start, stop, step))
+            trip = len(range(lo, hi, st))
+        body = Block([start.type] + [v.type for v in inits], [node.target.id] + carried)
+        before = self.scope
+        self.scope = dict(before)
+        self.scope.update(zip(carried, body.args[1:]))
+        self.scope[node.target.id] = body.args[0]
+        self.loops.append({"break": None, "continue": self.fresh("continue")})
+        with self.b.at(body):
+            self.scope[self.loops[-1]["continue"]] = self.b.const(False, bool_)
+            self.visit_block(node.body)
+            self._yield_carried(carried, body, node)
+        self.loops.pop()
+        attrs = {"trip_count": trip} if trip is not None else {}
+        self.b.loc = self.loc(node)
+        op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
+        self._after_loop(before, node, carried, op.results)
+
+    def emit_while_range(self, node, start, stop, step):
+        """A range loop that can break or return, lowered to a while over a counter."""
+        counter = self.fresh("counter")
+        self.scope[counter] = start
+        cont = (node.target.id, counter, step)
+        test = ("range", counter, stop, step)
+        self.emit_while(node, test, prologue=cont)
+
+    def emit_while(self, node, test, prologue):
+        brk, cont = self.fresh("break"), self.fresh("continue")
+        self.scope[brk] = self.b.const(False, bool_)
+        extra = [brk] + ([prologue[1]] if prologue else [])
+        carried = extra + [n for n in self._carried_names(node) if n not in extra]
+        inits = [self.scope[n] for n in carried]
+        types = [v.type for v in inits]
+        before = self.scope
+        cond_block = Block(types, carried)
+        body = Block(types, carried)
+        # The condition: false once broken or returned, else the user's test (not evaluated
+        # after a break, as in Python).
+        self.scope = dict(before)
+        self.scope.update(zip(carried, cond_block.args))
+        with self.b.at(cond_block):
+            stop_now = self.jump_flag([brk])
+            self.b.loc = self.loc(node)
+
+            go = self.emit_if_value(stop_now, lambda: self.b.const(False, bool_),
+                                    lambda: self._while_test(test, node), "__c")
+            self.b.op("yield", [go])
+        self.scope = dict(before)
+        self.scope.update(zip(carried, body.args))
+        self.loops.append({"break": brk, "continue": cont})
+        with self.b.at(body):
+            self.scope[cont] = self.b.const(False, bool_)
+            if prologue is not None:
+                target, counter, step = prologue
+                self.scope[target] = self.scope[counter]
+                self.scope[counter] = self.b.add(self.scope[counter], step)
+            self.visit_block(node.body)
+            self._yield_carried(carried, body, node)
+        self.loops.pop()
+        self.b.loc = self.loc(node)
+        op = self.b.op("while", inits, types, regions=[cond_block, body])
+        self._after_loop(before, node, carried, op.results)
+
+    def _while_test(self, test, node):
+        if isinstance(test, tuple):  # a range counter
+            _, counter, stop, step = test
+            i = self.scope[counter]
+            if constant_value(step) is not None:
+                return self.b.cmp("lt" if constant_value(step) > 0 else "gt", i, stop)
+            up = self.b.cmp("gt", step, self.b.const(0, step.type))
+            return self.b.select(up, self.b.cmp("lt", i, stop), self.b.cmp("gt", i, stop))
+        cond = self.condition(test)
+        return cond if isinstance(cond, Value) else self.b.const(bool(cond), bool_)
+
+    def _yield_carried(self, carried, body, node):
+        vals = []
+        for name, arg in zip(carried, body.args[-len(carried):] if carried else []):
+            v = self.scope.get(name)
+            if isinstance(v, Undefined) or v is None:
+                v = arg  # only assigned on a path that then left the iteration
+            if v.type is not arg.type:
+                self.error(f"'{name}' changes type in the loop body, from {arg.type!r} to "
+                           f"{v.type!r}; give it the right type before the loop", node)
+            vals.append(v)
+        self.b.op("yield", vals)
+
+    def _after_loop(self, before, node, carried, results):
+        after = dict(before)
+        for name, r in zip(carried, results):
+            r.hint = _hint(name)
+            after[name] = r
+        for name in _assigned_names(node.body) | ({node.target.id} if hasattr(node, "target") else set()):
+            if name not in after:
+                after[name] = Undefined(f"'{name}' is assigned inside the loop at line "
+                                        f"{node.lineno} and is not available after it; "
+                                        f"assign it before the loop")
+        self.scope = after
+
+    def _carried_names(self, node) -> list[str]:
+        names = [n for n in _assigned_names(node.body)
+                 if isinstance(self.scope.get(n), Value)
+                 and not isinstance(self.scope[n].type, ArrayType)]
+        if any(isinstance(n, ast.Return) for n in _walk_stmts(node.body)):
+            names += [n for n in (_RET, _RETVAL) if n in self.scope and n not in names]
+        return names
+
+    def _loop_needs_while(self, node) -> bool:
+        return any(isinstance(n, (ast.Break, ast.Return)) for n in _walk_stmts(node.body, own_loop=True))
+
+    def _may_jump(self, stmt) -> bool:
+        if not (self.loops or self.early_return):
+            return False
+        return any(isinstance(n, (ast.Break, ast.Continue, ast.Return))
+                   for n in _walk_stmts([stmt], own_loop=True))
+
+    def jump_flag(self, extra=()) -> Value | None:
+        """True once this iteration/function should stop (break, continue or return)."""
+        flags = [self.scope[n] for n in extra if n in self.scope]
+        if self.loops:
+            for key in ("break", "continue"):
+                n = self.loops[-1][key]
+                if n and isinstance(self.scope.get(n), Value):
+                    flags.append(self.scope[n])
+        if isinstance(self.scope.get(_RET), Value):
+            flags.append(self.scope[_RET])
+        result = flags[0] if flags else self.b.const(False, bool_)
+        for f in flags[1:]:
+            result = self.b.select(result, result, f)  # result or f
+        return result
+
+    def not_jumped(self) -> Value:
+        return self.b.unary("not", self.jump_flag())
+
+    def range_bounds(self, start, stop, step, node):
+        vals = [start, stop, step]
+        typed = [v.type for v in vals if isinstance(v, Value)]
+        t = typed[0] if typed else int32
+        if isinstance(step, (int, np.integer)) and step == 0:
+            self.error("range() step must not be zero", node)
+        out = []
+        for v in vals:
+            if isinstance(v, Value) and not (isinstance(v.type, Scalar) and v.type.is_int):
+                self.error(f"range() bounds must be integers, got {v.type!r}", node)
+            out.append(self.coerce(v, t, node, "range bound"))
+        return out
+
