@@ -32,6 +32,7 @@ from .ast_helpers import (
     _same_constant,
     _walk_stmts,
 )
+from .errors import KERNEL_RETURN_MESSAGE
 
 
 class StatementsMixin:
@@ -164,9 +165,9 @@ class StatementsMixin:
                      (lambda: self.visit_block(node.orelse)) if node.orelse else None)
 
     def stmt_Return(self, node):
+        if self.kind == "kernel" and node.value is not None:  # (`return None` included, as in Warp)
+            self.error(KERNEL_RETURN_MESSAGE, node, kind=TypeError)
         value = self.expr(node.value) if node.value is not None else None
-        if self.kind == "kernel" and value is not None:
-            self.error("kernels cannot return a value; write the result to an array", node)
         if value is not None:
             value = self.return_value(value, node)
         if not self.early_return:

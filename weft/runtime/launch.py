@@ -343,6 +343,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
+    if kernel.is_generic:  # compiled for the types of these arguments
+        kernel = kernel.specialize(params)
     names = kernel.arg_names
     if len(params) != len(names):
         raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
