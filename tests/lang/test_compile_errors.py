@@ -312,7 +312,7 @@ def bad_attribute(a: wp.array(dtype=float)):
     (defined_in_loop, ("a[0] = z", "z"), "'z' is assigned inside the loop"),
     (loop_changes_type, "s = float(j)", "'s' has type float32 but int32 is expected"),
     (literal_too_big, "k = 3000000000", "the constant 3000000000 does not fit int32"),
-    (kernel_returns_value, "return a[0]", "kernels cannot return a value"),
+    (kernel_returns_value, "return a[0]", "kernels cannot return values"),
     (conditional_expression_types, "x if x > 0.0",
      "the conditional expression is float32 in one branch and float64 in the other"),
     (conditional_expression_fraction_for_int, "k if a[0]", "the constant 1.5 does not fit int32"),
