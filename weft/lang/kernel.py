@@ -292,6 +292,10 @@ class Kernel:
         self.arg_names  # noqa: B018 - fills _array_params
         return self._array_params
 
+    def contiguous_spec(self) -> tuple:
+        """The specialisation of a launch whose arrays are all contiguous."""
+        return tuple(isinstance(t, ArrayType) for t in self.params.values())
+
     def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;

@@ -85,10 +85,17 @@ class Module:
     get_module_hash = hash_module
 
     def load(self, device=None, block_dim=None) -> bool:
-        """Compile every non-generic kernel of the module now (for the CPU)."""
+        """Compile the module's kernels now, ahead of their first launch (for contiguous
+        arrays, the common case). A kernel that does not compile is skipped here: it reports
+        its error where it is launched, as weft compiles each kernel on its own."""
+        from .errors import CompileError
         for kernel in list(self.kernels.values()):
-            if not kernel.is_generic:
-                kernel.ir()
+            if kernel.is_generic:
+                continue
+            try:
+                kernel.compiled(kernel.contiguous_spec())
+            except (CompileError, TypeError):
+                pass
         return True
 
     def __repr__(self):

@@ -29,6 +29,7 @@ from .ast_helpers import (
     _hint,
     _merged_type,
     _ordered_union,
+    _read_outside,
     _same_constant,
     _walk_stmts,
 )
@@ -309,8 +310,22 @@ class StatementsMixin:
         self.emit_if(cond, branch(then_value), branch(else_value))
         return self.scope.pop(slot)
 
+    def _last_index(self, node, start):
+        """If the loop variable is read after the loop, where its last value travels (a
+        loop-carried slot, as Python keeps it): (slot name, value if the loop never runs)."""
+        name = node.target.id
+        if not _read_outside(self.src.tree, name, node):
+            return None
+        prior = self.scope.get(name)
+        return name, prior if isinstance(prior, Value) and prior.type is start.type else start
+
     def emit_for(self, node, start, stop, step):
         carried = self._carried_names(node)
+        last = self._last_index(node, start)
+        if last is not None:
+            slot = self.fresh("last")
+            self.scope[slot] = last[1]
+            carried.append(slot)
         inits = [self.scope[n] for n in carried]
         trip = None
         if all(constant_value(o) is not None for o in (start, stop, step)):
@@ -324,6 +339,8 @@ class StatementsMixin:
         self.loops.append({"break": None, "continue": self.fresh("continue")})
         with self.b.at(body):
             self.scope[self.loops[-1]["continue"]] = self.b.const(False, bool_)
+            if last is not None:
+                self.scope[slot] = body.args[0]
             self.visit_block(node.body)
             self._yield_carried(carried, body, node)
         self.loops.pop()
@@ -331,6 +348,8 @@ class StatementsMixin:
         self.b.loc = self.loc(node)
         op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
         self._after_loop(before, node, carried, op.results)
+        if last is not None:
+            self.scope[node.target.id] = self.scope.pop(slot)
 
     def emit_while_range(self, node, start, stop, step):
         """A range loop that can break or return, lowered to a while over a counter."""
@@ -338,12 +357,15 @@ class StatementsMixin:
         self.scope[counter] = start
         cont = (node.target.id, counter, step)
         test = ("range", counter, stop, step)
-        self.emit_while(node, test, prologue=cont)
+        last = self._last_index(node, start)
+        if last is not None:  # carried like a variable the body assigns
+            self.scope[node.target.id] = last[1]
+        self.emit_while(node, test, prologue=cont, keep=[node.target.id] if last is not None else [])
 
-    def emit_while(self, node, test, prologue):
+    def emit_while(self, node, test, prologue, keep=()):
         brk, cont = self.fresh("break"), self.fresh("continue")
         self.scope[brk] = self.b.const(False, bool_)
-        extra = [brk] + ([prologue[1]] if prologue else [])
+        extra = [brk] + ([prologue[1]] if prologue else []) + list(keep)
         carried = extra + [n for n in self._carried_names(node) if n not in extra]
         inits = [self.scope[n] for n in carried]
         types = [v.type for v in inits]
@@ -405,7 +427,7 @@ class StatementsMixin:
         for name, r in zip(carried, results):
             r.hint = _hint(name)
             after[name] = r
-        for name in _assigned_names(node.body) | ({node.target.id} if hasattr(node, "target") else set()):
+        for name in _assigned_names(node.body, calls=False) | ({node.target.id} if hasattr(node, "target") else set()):
             if name not in after:
                 after[name] = Undefined(f"'{name}' is assigned inside the loop at line "
                                         f"{node.lineno} and is not available after it; "
