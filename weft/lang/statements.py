@@ -57,7 +57,7 @@ class StatementsMixin:
         """Visit one statement; True if it unconditionally leaves the block."""
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            self.error(f"unsupported construct: {type(node).__name__} statement", node)
+            self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node)
         return bool(method(node))
 
     def stmt_Pass(self, node):
@@ -72,6 +72,10 @@ class StatementsMixin:
         if len(node.targets) != 1:
             self.error("chained assignment (a = b = c) is not supported", node)
         target = node.targets[0]
+        if isinstance(node.value, ast.List):
+            self.error("List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+                       "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+                       node.value)
         if isinstance(target, ast.Tuple):
             self.assign_tuple(target, node.value)
         else:
