@@ -56,6 +56,7 @@ class CallsMixin:
 
     def call(self, func, args, kwargs, node):
         from .function import Func
+        from .grad import GradOf
 
         if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
             builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
@@ -63,7 +64,7 @@ class CallsMixin:
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)
             return result
-        if isinstance(func, Func):
+        if isinstance(func, (Func, GradOf)):
             return func.emit_call(self, args, kwargs, node)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]

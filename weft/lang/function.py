@@ -144,13 +144,16 @@ class Func:
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
 
-    def emit_call(self, ctx, args, kwargs, node):
-        overload, bound = self._resolve(ctx, args, kwargs, node)
-        types, values = bound
+    def instance_for(self, ctx, args, kwargs, node):
+        """The instance a call with these arguments compiles to, and the argument values."""
+        overload, (types, values) = self._resolve(ctx, args, kwargs, node)
         key = (id(overload), tuple(types.values()))
         if key not in self.instances:
             self.instances[key] = FuncInstance(self, overload, types)
-        instance = self.instances[key]
+        return self.instances[key], values
+
+    def emit_call(self, ctx, args, kwargs, node):
+        instance, values = self.instance_for(ctx, args, kwargs, node)
         callee = instance.ir()
         result_types = [] if callee.ret_type is None else [callee.ret_type]
         op = ctx.b.op("call_func", values, result_types, {"func": instance})
