@@ -8,6 +8,7 @@ import numpy as np
 
 from ..builtins import arith
 from ..builtins.registry import BUILTINS, Builtin
+from ..builtins.signatures import positional
 from ..ir.core import Value
 from ..types import (
     PYTHON_TYPES,
@@ -60,6 +61,8 @@ class CallsMixin:
 
         if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
             builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
+            if kwargs and (ordered := positional(builtin.name, args, kwargs)) is not None:
+                args, kwargs = ordered, {}  # keyword arguments by Warp's parameter names
             result = builtin.expand(self, args, kwargs)
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)

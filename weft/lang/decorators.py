@@ -53,6 +53,8 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
         if entry_point_abi != "external_constant_params":
             raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', "
                              f"got {entry_point_abi!r}")
+        if enable_backward is not False:
+            raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
         raise NotImplementedError("entry_point_abi='external_constant_params' makes a CUDA entry point; "
                                   "weft compiles kernels for the CPU only")
     if module_options is not None:
