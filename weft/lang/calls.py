@@ -67,6 +67,8 @@ class CallsMixin:
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)
             return result
+        if func is type and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return args[0].type  # a weft type: callable as a constructor or cast
         if isinstance(func, (Func, GradOf)):
             return func.emit_call(self, args, kwargs, node)
         if func in PYTHON_TYPES:
