@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import types as pytypes
+import typing
+from collections.abc import Callable
 
 from ..types import StructType
 from . import overloads
@@ -86,6 +88,18 @@ def _positive_int(value, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{what} must be a positive int, got {value!r}")
     return value
+
+
+_Params = typing.ParamSpec("_Params")
+_Return = typing.TypeVar("_Return")
+
+
+@typing.overload
+def func(f: Callable[_Params, _Return]) -> Callable[_Params, _Return]: ...
+
+
+@typing.overload
+def func(f: None = None, **options) -> Callable[[Callable[_Params, _Return]], Callable[_Params, _Return]]: ...
 
 
 def func(f=None, **options):

@@ -161,12 +161,17 @@ class Func:
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal
-        has its default type: `f(1)` picks an `int` overload over a `float` one); failing
-        that, the first one they convert to."""
+        has its default type: `f(1)` picks an `int` overload over a `float` one), concrete
+        overloads before generic ones; failing that, the first one they convert to."""
         errors = []
-        for exact in (True, False) if len(self.overloads) > 1 else (False,):
+        if len(self.overloads) == 1:
+            passes = [(False, self.overloads)]
+        else:
+            concrete = [o for o in self.overloads if not any(is_generic(t) for t in o.params.values())]
+            passes = [(True, concrete), (True, self.overloads), (False, self.overloads)]
+        for exact, overloads in passes:
             errors.clear()
-            for overload in self.overloads:
+            for overload in overloads:
                 bound = self._bind(ctx, overload, args, kwargs, errors, exact)
                 if bound is not None:
                     return overload, bound
