@@ -256,6 +256,8 @@ def get_attr(ctx, v: Value, name: str):
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .vector import transform_part
         return transform_part(ctx, v, name)
+    if isinstance(t, (Vector, Matrix)) and name == "dtype":
+        return t.dtype  # the component type (a compile-time value)
     if isinstance(t, ArrayType):
         if name == "shape":
             return tuple(ctx.b.op("array_shape", [v], [int32], {"dim": d}).result

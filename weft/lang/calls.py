@@ -8,6 +8,7 @@ import numpy as np
 
 from ..builtins import arith
 from ..builtins.registry import BUILTINS, Builtin
+from ..builtins.signatures import positional
 from ..ir.core import Value
 from ..types import (
     PYTHON_TYPES,
@@ -30,7 +31,7 @@ class CallsMixin:
     """Call handling of `FunctionCompiler`: dispatch to builtins, funcs and types; value coercion."""
 
     def expr_Call(self, node):
-        func = self.expr(node.func)
+        func = self.callee(node.func)
         if func is arith.STATIC:
             if len(node.args) != 1:
                 self.error("static() takes one expression", node)
@@ -43,16 +44,32 @@ class CallsMixin:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
 
+    def callee(self, func_node):
+        """What a call calls; a function missing from a module is reported as such."""
+        if isinstance(func_node, ast.Attribute):
+            base = self.expr(func_node.value)
+            if isinstance(base, Value):
+                return arith.get_attr(self, base, func_node.attr)
+            if not hasattr(base, func_node.attr):
+                self.error(f"Could not find function {ast.unparse(func_node)}", func_node, kind=AttributeError)
+            return getattr(base, func_node.attr)
+        return self.expr(func_node)
+
     def call(self, func, args, kwargs, node):
         from .function import Func
+        from .grad import GradOf
 
         if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
             builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
+            if kwargs and (ordered := positional(builtin.name, args, kwargs)) is not None:
+                args, kwargs = ordered, {}  # keyword arguments by Warp's parameter names
             result = builtin.expand(self, args, kwargs)
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)
             return result
-        if isinstance(func, Func):
+        if func is type and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return args[0].type  # a weft type: callable as a constructor or cast
+        if isinstance(func, (Func, GradOf)):
             return func.emit_call(self, args, kwargs, node)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]

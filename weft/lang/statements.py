@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import types
 
 import numpy as np
 
@@ -29,9 +30,19 @@ from .ast_helpers import (
     _hint,
     _merged_type,
     _ordered_union,
+    _read_outside,
     _same_constant,
     _walk_stmts,
 )
+from .errors import KERNEL_RETURN_MESSAGE
+from .returns import annotated_return
+
+
+def _is_function(x) -> bool:
+    from ..builtins.registry import Builtin
+    from .function import Func
+    from .grad import GradOf
+    return isinstance(x, (Func, Builtin, GradOf, types.FunctionType))
 
 
 class StatementsMixin:
@@ -55,7 +66,7 @@ class StatementsMixin:
         """Visit one statement; True if it unconditionally leaves the block."""
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            self.error(f"unsupported construct: {type(node).__name__} statement", node)
+            self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node)
         return bool(method(node))
 
     def stmt_Pass(self, node):
@@ -70,6 +81,10 @@ class StatementsMixin:
         if len(node.targets) != 1:
             self.error("chained assignment (a = b = c) is not supported", node)
         target = node.targets[0]
+        if isinstance(node.value, ast.List):
+            self.error("List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+                       "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+                       node.value)
         if isinstance(target, ast.Tuple):
             self.assign_tuple(target, node.value)
         else:
@@ -94,8 +109,22 @@ class StatementsMixin:
                 value = self.expr(node.value)
                 arith.atomic(self, "add" if op == "add" else "sub", base, indices, value)
                 return
+        if isinstance(target, ast.Name):
+            self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def check_rebind(self, name, old, new, node):
+        """A local bound to a function keeps it: a kernel has no function pointers, and a
+        function rebound in a loop or branch would be the wrong one on some paths."""
+        from .grad import GradOf
+        if not _is_function(old):
+            return
+        if isinstance(old, GradOf):
+            self.error(f"Cannot reassign local '{name}': it holds wp.grad({old.target.name}); "
+                       "use another name", node)
+        what = "another function" if _is_function(new) else "a non-function value"
+        self.error(f"Error rebinding function-valued local '{name}' to {what}; use another name", node)
 
     def assign_tuple(self, target: ast.Tuple, value_node):
         if isinstance(value_node, ast.Call) and self._is_tid(value_node.func):
@@ -127,6 +156,8 @@ class StatementsMixin:
             if target.id in self.param_types and isinstance(self.param_types[target.id], ArrayType):
                 self.error(f"cannot rebind array parameter '{target.id}'", target)
             old = self.scope.get(target.id)
+            if old is not value:
+                self.check_rebind(target.id, old, value, target)
             if isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
@@ -164,9 +195,9 @@ class StatementsMixin:
                      (lambda: self.visit_block(node.orelse)) if node.orelse else None)
 
     def stmt_Return(self, node):
+        if self.kind == "kernel" and node.value is not None:  # (`return None` included, as in Warp)
+            self.error(KERNEL_RETURN_MESSAGE, node, kind=TypeError)
         value = self.expr(node.value) if node.value is not None else None
-        if self.kind == "kernel" and value is not None:
-            self.error("kernels cannot return a value; write the result to an array", node)
         if value is not None:
             value = self.return_value(value, node)
         if not self.early_return:
@@ -178,6 +209,8 @@ class StatementsMixin:
         return True
 
     def return_value(self, value, node):
+        if self.ret_annotated:
+            return annotated_return(self, value, node)
         if isinstance(value, tuple):
             parts = [self.materialize(v) for v in value]
             value = self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
@@ -308,8 +341,22 @@ class StatementsMixin:
         self.emit_if(cond, branch(then_value), branch(else_value))
         return self.scope.pop(slot)
 
+    def _last_index(self, node, start):
+        """If the loop variable is read after the loop, where its last value travels (a
+        loop-carried slot, as Python keeps it): (slot name, value if the loop never runs)."""
+        name = node.target.id
+        if not _read_outside(self.src.tree, name, node):
+            return None
+        prior = self.scope.get(name)
+        return name, prior if isinstance(prior, Value) and prior.type is start.type else start
+
     def emit_for(self, node, start, stop, step):
         carried = self._carried_names(node)
+        last = self._last_index(node, start)
+        if last is not None:
+            slot = self.fresh("last")
+            self.scope[slot] = last[1]
+            carried.append(slot)
         inits = [self.scope[n] for n in carried]
         trip = None
         if all(constant_value(o) is not None for o in (start, stop, step)):
@@ -323,6 +370,8 @@ class StatementsMixin:
         self.loops.append({"break": None, "continue": self.fresh("continue")})
         with self.b.at(body):
             self.scope[self.loops[-1]["continue"]] = self.b.const(False, bool_)
+            if last is not None:
+                self.scope[slot] = body.args[0]
             self.visit_block(node.body)
             self._yield_carried(carried, body, node)
         self.loops.pop()
@@ -330,6 +379,8 @@ class StatementsMixin:
         self.b.loc = self.loc(node)
         op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
         self._after_loop(before, node, carried, op.results)
+        if last is not None:
+            self.scope[node.target.id] = self.scope.pop(slot)
 
     def emit_while_range(self, node, start, stop, step):
         """A range loop that can break or return, lowered to a while over a counter."""
@@ -337,12 +388,15 @@ class StatementsMixin:
         self.scope[counter] = start
         cont = (node.target.id, counter, step)
         test = ("range", counter, stop, step)
-        self.emit_while(node, test, prologue=cont)
+        last = self._last_index(node, start)
+        if last is not None:  # carried like a variable the body assigns
+            self.scope[node.target.id] = last[1]
+        self.emit_while(node, test, prologue=cont, keep=[node.target.id] if last is not None else [])
 
-    def emit_while(self, node, test, prologue):
+    def emit_while(self, node, test, prologue, keep=()):
         brk, cont = self.fresh("break"), self.fresh("continue")
         self.scope[brk] = self.b.const(False, bool_)
-        extra = [brk] + ([prologue[1]] if prologue else [])
+        extra = [brk] + ([prologue[1]] if prologue else []) + list(keep)
         carried = extra + [n for n in self._carried_names(node) if n not in extra]
         inits = [self.scope[n] for n in carried]
         types = [v.type for v in inits]
@@ -404,7 +458,7 @@ class StatementsMixin:
         for name, r in zip(carried, results):
             r.hint = _hint(name)
             after[name] = r
-        for name in _assigned_names(node.body) | ({node.target.id} if hasattr(node, "target") else set()):
+        for name in _assigned_names(node.body, calls=False) | ({node.target.id} if hasattr(node, "target") else set()):
             if name not in after:
                 after[name] = Undefined(f"'{name}' is assigned inside the loop at line "
                                         f"{node.lineno} and is not available after it; "
