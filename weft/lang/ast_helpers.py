@@ -121,6 +121,30 @@ def _target_names(target) -> set[str]:
     return set()
 
 
+def _read_outside(tree, node, name: str) -> bool:
+    """Whether `tree` reads `name` anywhere outside the subtree `node`."""
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if n is node:
+            continue
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+            return True
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def _static_expression_names(stmts, evaluate):
+    """For each `static(...)` call in the statements, the set of names its argument reads.
+    `evaluate(func_node)` resolves a call's function (the compiler's Python evaluation)."""
+    from ..builtins.arith import STATIC
+    for n in _walk_stmts(stmts):
+        if isinstance(n, ast.Call) and n.args and isinstance(n.func, (ast.Name, ast.Attribute)) \
+                and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "static" \
+                and evaluate(n.func) is STATIC:
+            yield {m.id for m in ast.walk(n.args[0]) if isinstance(m, ast.Name)}
+
+
 def _as_load(target):
     return ast.fix_missing_locations(ast.copy_location(_to_load(target), target))
 

@@ -29,7 +29,9 @@ from .ast_helpers import (
     _hint,
     _merged_type,
     _ordered_union,
+    _read_outside,
     _same_constant,
+    _static_expression_names,
     _walk_stmts,
 )
 
@@ -227,7 +229,10 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
-        if self._loop_needs_while(node):
+        values = self._static_unroll_values(node, start, stop, step)
+        if values is not None:
+            self.emit_unrolled(node, values)
+        elif self._loop_needs_while(node):
             self.emit_while_range(node, start, stop, step)
         else:
             self.emit_for(node, start, stop, step)
@@ -308,8 +313,81 @@ class StatementsMixin:
         self.emit_if(cond, branch(then_value), branch(else_value))
         return self.scope.pop(slot)
 
+    def _static_unroll_values(self, node, start, stop, step):
+        """The index values of a loop to unroll at compile time, or None. As in Warp, a
+        constant-range loop whose index a `static(...)` expression in its body reads is
+        unrolled, so that the index is a constant in each copy of the body."""
+        bounds = [constant_value(v) for v in (start, stop, step)]
+        if any(b is None for b in bounds):
+            return None
+        if not any(node.target.id in names
+                   for names in _static_expression_names(node.body, self.py_eval_or_none)):
+            return None
+        return range(*bounds)
+
+    def emit_unrolled(self, node, values):
+        """The body once per index value, the index a compile-time constant in each copy.
+        `continue` skips the rest of its copy; `break` and `return` skip the later copies."""
+        brk, cont = self.fresh("break"), self.fresh("continue")
+        can_break = any(isinstance(n, ast.Break) for n in _walk_stmts(node.body, own_loop=True))
+        if can_break:
+            self.scope[brk] = self.b.const(False, bool_)
+        self.loops.append({"break": brk if can_break else None, "continue": cont})
+        for k, value in enumerate(values):
+            def iteration(value=value):
+                self.scope[cont] = self.b.const(False, bool_)
+                self.scope[node.target.id] = value
+                self.visit_block(node.body)
+            stopped = [self.scope[n] for n in (brk, _RET) if isinstance(self.scope.get(n), Value)]
+            if k > 0 and stopped:
+                self.b.loc = self.loc(node)
+                flag = stopped[0] if len(stopped) == 1 else self.b.select(stopped[0], stopped[0], stopped[1])
+                self.emit_if(self.b.unary("not", flag), iteration, None)
+            else:
+                iteration()
+        self.loops.pop()
+        for name in (brk, cont):
+            self.scope.pop(name, None)
+
+    def _keep_index_after_loop(self, node, start, stop=None, step=None):
+        """Python keeps a loop's index after the loop (its last value). When the function
+        reads the name outside the loop, the index becomes a loop-carried value; or, for a
+        constant range whose body does not rebind it, the constant last value (set by
+        `_index_after_loop`)."""
+        name = node.target.id
+        if not _read_outside(self.src.tree, node, name):
+            return False
+        if self._constant_last_index(node, start, stop, step) is not None:
+            return False
+        old = self.scope.get(name)
+        if not (isinstance(old, Value) and old.type is start.type):
+            self.scope[name] = start  # (an empty loop leaves the start value)
+        return True
+
+    def _constant_last_index(self, node, start, stop, step):
+        """(last index value,) of a constant, non-empty range whose body does not rebind the
+        index; () for an empty constant range; None otherwise."""
+        bounds = [constant_value(v) if isinstance(v, Value) else None for v in (start, stop, step)]
+        if any(b is None for b in bounds) or node.target.id in _assigned_names(node.body):
+            return None
+        r = range(*bounds)
+        return (r[-1],) if len(r) else ()
+
+    def _index_after_loop(self, node, start, stop, step, before):
+        last = self._constant_last_index(node, start, stop, step)
+        name = node.target.id
+        if last is None:
+            return
+        if last:
+            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+        elif name in before:
+            self.scope[name] = before[name]
+
     def emit_for(self, node, start, stop, step):
+        keep_index = self._keep_index_after_loop(node, start, stop, step)
         carried = self._carried_names(node)
+        if keep_index and node.target.id not in carried:
+            carried.append(node.target.id)
         inits = [self.scope[n] for n in carried]
         trip = None
         if all(constant_value(o) is not None for o in (start, stop, step)):
@@ -330,11 +408,13 @@ class StatementsMixin:
         self.b.loc = self.loc(node)
         op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
         self._after_loop(before, node, carried, op.results)
+        self._index_after_loop(node, start, stop, step, before)
 
     def emit_while_range(self, node, start, stop, step):
         """A range loop that can break or return, lowered to a while over a counter."""
         counter = self.fresh("counter")
         self.scope[counter] = start
+        self._keep_index_after_loop(node, start)  # (a break may end it early: carried)
         cont = (node.target.id, counter, step)
         test = ("range", counter, stop, step)
         self.emit_while(node, test, prologue=cont)
@@ -343,6 +423,8 @@ class StatementsMixin:
         brk, cont = self.fresh("break"), self.fresh("continue")
         self.scope[brk] = self.b.const(False, bool_)
         extra = [brk] + ([prologue[1]] if prologue else [])
+        if prologue and isinstance(self.scope.get(prologue[0]), Value):
+            extra.append(prologue[0])  # the index, kept after the loop
         carried = extra + [n for n in self._carried_names(node) if n not in extra]
         inits = [self.scope[n] for n in carried]
         types = [v.type for v in inits]
