@@ -176,6 +176,8 @@ def _merged_type(t, e):
     for v in (t, e):
         if isinstance(v, Value):
             return v.type
+    if t is None or e is None:  # a constant on one path only
+        return promotion.default_type(e if t is None else t)
     if isinstance(t, bool) and isinstance(e, bool):
         return bool_
     return promotion.default_type(t + e)

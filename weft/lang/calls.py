@@ -11,6 +11,7 @@ from ..builtins.registry import BUILTINS, Builtin
 from ..ir.core import Value
 from ..types import (
     PYTHON_TYPES,
+    ArrayType,
     CompositeValue,
     Matrix,
     Scalar,
@@ -20,6 +21,7 @@ from ..types import (
     Type,
     Vector,
     bool_,
+    int32,
 )
 from . import promotion
 from .ast_helpers import (
@@ -160,5 +162,13 @@ class CallsMixin:
             return c
         if isinstance(c.type, Scalar):
             return self.b.cmp("ne", c, self.b.const(0, c.type))
+        if isinstance(c.type, ArrayType):  # as in Warp: an array is true unless it is null
+            sizes = [self.b.op("array_shape", [c], [int32], {"dim": d}).result
+                     for d in range(c.type.ndim)]
+            zero = self.b.const(0, int32)
+            result = self.b.cmp("ne", sizes[0], zero)
+            for size in sizes[1:]:
+                result = self.b.select(result, self.b.cmp("ne", size, zero), result)
+            return result
         self.error(f"a {c.type!r} cannot be used as a condition")
 

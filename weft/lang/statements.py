@@ -162,8 +162,12 @@ class StatementsMixin:
         if not isinstance(cond, Value):  # a compile-time condition selects one branch
             self.visit_block(node.body if cond else node.orelse)
             return
+        # A name assigned in one branch only and read elsewhere is zero on the other path
+        # (as in Warp, whose locals start at zero).
+        one_sided = {n for n in _assigned_names(node.body) ^ _assigned_names(node.orelse)
+                     if _read_outside(self.src.tree, node, n)}
         self.emit_if(cond, lambda: self.visit_block(node.body),
-                     (lambda: self.visit_block(node.orelse)) if node.orelse else None)
+                     (lambda: self.visit_block(node.orelse)) if node.orelse else None, one_sided)
 
     def stmt_Return(self, node):
         value = self.expr(node.value) if node.value is not None else None
@@ -246,8 +250,9 @@ class StatementsMixin:
         self.error("nested function definitions are not supported; use @weft.func", node)
 
     # Control flow --------------------------------------------------------------------------
-    def emit_if(self, cond: Value, then_fn, else_fn):
-        """Build an `if` op; names rebound in either branch become its results."""
+    def emit_if(self, cond: Value, then_fn, else_fn, one_sided=frozenset()):
+        """Build an `if` op; names rebound in either branch become its results. A name in
+        `one_sided` that only one branch defines is zero on the other."""
         before = self.scope
         loc = self.b.loc
         blocks, scopes = [], []
@@ -272,8 +277,9 @@ class StatementsMixin:
                     what = "the conditional expression" if name == "__ifexp" else f"'{name}'"
                     self.error(f"{what} is {t.type!r} in one branch and {e.type!r} in the other")
                 names.append(name)
-            elif name == _RETVAL and (isinstance(t, Value) or isinstance(e, Value)):
-                names.append(name)  # defined on the returning path only: fill with zero
+            elif (name == _RETVAL or name in one_sided) and (t is None or e is None) \
+                    and any(isinstance(v, Value) or promotion.is_weak(v) for v in (t, e)):
+                names.append(name)  # defined on one path only: zero on the other
             elif t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 merged[name] = Undefined(f"'{name}' is assigned in only one branch of the "
                                          f"if at line {self.b.loc.line}; assign it before the if")
