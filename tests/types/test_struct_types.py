@@ -229,3 +229,16 @@ def test_struct_array_from_values_and_fill():
         sa.fill_(1.0)
     with pytest.raises(TypeError, match="struct arrays need numpy data"):
         wp.array(np.zeros(2, np.float32), dtype=Inner)
+
+
+def test_array_list_gives_struct_instances_and_vectors():
+    a = wp.zeros(2, dtype=Inner)
+    a.fill_(Inner(a=1.5, b=wp.vec2(1.0, 2.0)))
+    items = a.list()
+    assert len(items) == 2 and isinstance(items[0], Inner.cls)
+    assert items[1].a == 1.5 and items[1].b == wp.vec2(1.0, 2.0)
+    o = wp.zeros(1, dtype=Outer).list()[0]
+    assert o.arr is None and o.h == 0 and isinstance(o.inner, Inner.cls)
+    m = wp.zeros((2, 2), dtype=wp.vec3).list()
+    assert len(m) == 4 and m[0] == wp.vec3(0.0, 0.0, 0.0)
+    assert wp.array([[1, 2], [3, 4]], dtype=int).list() == [1, 2, 3, 4]

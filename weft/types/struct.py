@@ -99,6 +99,8 @@ class StructType(Composite):
             if isinstance(t, StructType):
                 out.__dict__[name].assign(t.from_record(value))
             elif isinstance(t, Scalar):
+                if t.is_float and t.bits == 16:  # stored as its raw bits (see layout)
+                    value = np.asarray(value, dtype=np.uint16).view(np.float16)[()]
                 setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
             elif not getattr(t, "is_array", False):
                 setattr(out, name, value)
