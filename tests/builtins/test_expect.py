@@ -32,7 +32,7 @@ def test_checks_print_only_when_they_fail(tmp_path):
     """, tmp_path)
     lines = out.splitlines()
     assert lines[0] == "passing done 2.0"
-    assert any("expect_eq() failed" in line and "2.5 != 2" in line for line in lines)
-    assert any("expect_near() failed" in line and "[2.5, 2.5]" in line for line in lines)
+    assert any("expect_eq failed" in line and "2.5 != 2" in line for line in lines)
+    assert any("expect_near failed" in line and "[2.5, 2.5]" in line for line in lines)
     assert "failing done 2.5" in lines
     assert sum("failed" in line for line in lines) == 3

@@ -1,8 +1,5 @@
-"""Checks in kernels that report, not stop: `expect_eq`, `expect_neq`, `expect_near`.
-
-As in Warp, a failed check prints a line (with the source location) and the kernel goes
-on; tests look for the output. From Python scope they compare values and print the same.
-"""
+"""expect_eq, expect_neq, expect_near: checks that print a message when they fail and let
+the kernel go on (Warp's behaviour; `assert` is the check that stops a kernel)."""
 
 from __future__ import annotations
 
@@ -11,84 +8,101 @@ import numpy as np
 from ..ir.core import Value
 from ..types import Composite, Scalar, bool_
 from . import arith
-from .registry import builtin
+from .misc import _format
+from .registry import BUILTINS, builtin
 
 
-def _report(ctx, failed: Value, what: str, a, b, relation: str):
-    """Print `what` with both values when `failed` is true."""
-    from .misc import print_
+def _report(ctx, name: str, failed, a, b, relation: str):
+    """Print `name(a, b) failed: a relation b` where `failed` (a bool Value or a constant) holds."""
+    def emit():
+        pieces, values = [f"{name} failed at {ctx.b.loc}: "], []
+        _format(ctx, a, pieces, values)
+        pieces.append(f" {relation} ")
+        _format(ctx, b, pieces, values)
+        pieces.append("\n")
+        ctx.b.op("print", values, [], {"fmt": tuple(pieces)})
+    if isinstance(failed, Value):
+        ctx.emit_if(failed, emit, None)
+    elif failed:
+        emit()
 
-    loc = ctx.b.loc
-    where = f"{loc.file}:{loc.line}" if loc is not None else "?"
 
-    def then():
-        print_.expand(ctx, [f"Error, {what} failed at {where}:", a, relation, b], {})
-    ctx.emit_if(failed, then, None)
-
-
-def _equal(ctx, a, b) -> Value:
-    eq = arith.compare(ctx, "eq", a, b)
-    return eq if isinstance(eq, Value) else ctx.b.const(bool(eq), bool_)
+def _two_args(ctx, name, args, kwargs):
+    if len(args) != 2 or kwargs:
+        ctx.error(f"{name}(a, b) takes two arguments")
+    return args
 
 
 def _py_values(a, b):
     return np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
 
 
-def _py_expect_eq(a, b):
-    x, y = _py_values(a, b)
-    if x.shape != y.shape or not np.array_equal(x, y):
-        print(f"Error, expect_eq() failed: {a} != {b}")
+def _py_eq(a, b):
+    if np.shape(a) != np.shape(b):
+        return False
+    return bool(np.all(np.asarray(a) == np.asarray(b)))
 
 
-def _py_expect_neq(a, b):
-    x, y = _py_values(a, b)
-    if x.shape == y.shape and np.array_equal(x, y):
-        print(f"Error, expect_neq() failed: {a} == {b}")
+def _py_expect(name, relation, failed_rule):
+    def check(a, b, *rest):
+        if failed_rule(a, b, *rest):
+            print(f"{name} failed: {a} {relation} {b}")
+    return check
 
 
-def _py_expect_near(a, b, tolerance=1e-6):
-    x, y = _py_values(a, b)
-    if x.shape != y.shape or not (np.abs(x - y) <= tolerance).all():
-        print(f"Error, expect_near() failed: {a} and {b} differ by more than {tolerance}")
-
-
-@builtin("expect_eq", py_impl=_py_expect_eq)
+@builtin("expect_eq", py_impl=_py_expect("expect_eq", "!=", lambda a, b: not _py_eq(a, b)))
 def expect_eq(ctx, args, kwargs):
-    """expect_eq(a, b): print an error if a != b (scalars, vectors, matrices, structs)."""
-    a, b = _two(ctx, "expect_eq", args, kwargs)
-    _report(ctx, ctx.b.unary("not", _equal(ctx, a, b)), "expect_eq()", a, b, "!=")
+    """expect_eq(a, b): print a message if a != b (scalars, vectors, matrices)."""
+    a, b = _two_args(ctx, "expect_eq", args, kwargs)
+    if not isinstance(a, Value) and not isinstance(b, Value):
+        _report(ctx, "expect_eq", not _py_eq(a, b), a, b, "!=")
+        return
+    _report(ctx, "expect_eq", arith.compare(ctx, "ne", a, b), *arith.unify(ctx, a, b), "!=")
 
 
-@builtin("expect_neq", py_impl=_py_expect_neq)
+@builtin("expect_neq", py_impl=_py_expect("expect_neq", "==", _py_eq))
 def expect_neq(ctx, args, kwargs):
-    """expect_neq(a, b): print an error if a == b."""
-    a, b = _two(ctx, "expect_neq", args, kwargs)
-    _report(ctx, _equal(ctx, a, b), "expect_neq()", a, b, "==")
+    """expect_neq(a, b): print a message if a == b."""
+    a, b = _two_args(ctx, "expect_neq", args, kwargs)
+    if not isinstance(a, Value) and not isinstance(b, Value):
+        _report(ctx, "expect_neq", _py_eq(a, b), a, b, "==")
+        return
+    _report(ctx, "expect_neq", arith.compare(ctx, "eq", a, b), *arith.unify(ctx, a, b), "==")
 
 
-@builtin("expect_near", py_impl=_py_expect_near)
+def _py_far(a, b, tolerance=1.0e-6):
+    x, y = _py_values(a, b)
+    return bool(np.any(np.abs(x - y) > tolerance))
+
+
+@builtin("expect_near", py_impl=_py_expect("expect_near", "is not near", _py_far))
 def expect_near(ctx, args, kwargs):
-    """expect_near(a, b, tolerance=1e-6): print an error if a component of a and b differ
-    by more than the tolerance."""
-    tolerance = kwargs.pop("tolerance", args[2] if len(args) > 2 else 1e-6)
-    a, b = _two(ctx, "expect_near", args[:2], kwargs)
+    """expect_near(a, b, tolerance=1e-6): print a message if a component of a and b differ
+    by more than the tolerance (floats and vectors of floats)."""
+    names = ("a", "b", "tolerance")
+    given = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names or k in given:
+            ctx.error(f"expect_near: unexpected or repeated argument '{k}'")
+        given[k] = v
+    if "a" not in given or "b" not in given:
+        ctx.error("expect_near(a, b, tolerance=1e-6) needs a and b")
+    a, b = given["a"], given["b"]
+    tolerance = given.get("tolerance", 1.0e-6)
+    if not isinstance(a, Value) and not isinstance(b, Value) and not isinstance(tolerance, Value):
+        _report(ctx, "expect_near", _py_far(a, b, tolerance), a, b, "is not near")
+        return
     a, b = arith.unify(ctx, a, b)
-    if a.type is not b.type or not isinstance(a.type, (Scalar, Composite)):
-        ctx.error(f"expect_near: cannot compare {a.type!r} with {b.type!r}")
-    xs = ctx.b.components(a) if isinstance(a.type, Composite) else [a]
-    ys = ctx.b.components(b) if isinstance(b.type, Composite) else [b]
-    tol = ctx.coerce(tolerance, xs[0].type, what="tolerance")
-    failed = ctx.b.const(False, bool_)
-    for x, y in zip(xs, ys):
-        d = ctx.b.sub(x, y)
-        size = ctx.b.select(ctx.b.cmp("lt", d, ctx.b.const(0, d.type)), ctx.b.neg(d), d)
-        off = ctx.b.unary("not", ctx.b.cmp("le", size, tol))  # (NaN fails too)
-        failed = ctx.b.select(failed, failed, off)
-    _report(ctx, failed, "expect_near()", a, b, "is not near")
-
-
-def _two(ctx, name, args, kwargs):
-    if kwargs or len(args) != 2:
-        ctx.error(f"{name}(a, b) takes two values")
-    return args
+    if isinstance(a.type, Composite):
+        parts = list(zip(ctx.b.components(a), ctx.b.components(b)))
+    elif isinstance(a.type, Scalar) and a.type.is_float:
+        parts = [(a, b)]
+    else:
+        ctx.error(f"expect_near compares floats or vectors of floats, got {a.type!r}")
+    failed = None
+    for x, y in parts:
+        tol = ctx.coerce(tolerance, x.type) if not isinstance(tolerance, Value) else tolerance
+        far = ctx.b.cmp("gt", BUILTINS["abs"].expand(ctx, [arith.binary(ctx, "sub", x, y)], {}), tol)
+        failed = far if failed is None else ctx.b.select(failed, failed, far)
+    _report(ctx, "expect_near", failed if failed is not None else ctx.b.const(False, bool_),
+            a, b, "is not near")

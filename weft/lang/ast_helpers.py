@@ -91,8 +91,9 @@ def _has_early_return(body) -> bool:
     return any(r is not body[-1] for r in returns)
 
 
-def _assigned_names(stmts) -> set[str]:
-    """Names a block may rebind: assignment targets, components assigned, in-place state."""
+def _assigned_names(stmts, calls: bool = True) -> set[str]:
+    """Names a block may rebind: assignment targets, components assigned, and (if `calls`)
+    in-place state (a name passed first to a call)."""
     names = set()
     for n in _walk_stmts(stmts):
         targets = []
@@ -102,11 +103,17 @@ def _assigned_names(stmts) -> set[str]:
             targets = [n.target]
         elif isinstance(n, ast.For):
             targets = [n.target]
-        elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
+        elif calls and isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
             names.add(n.args[0].id)  # possibly an in-place argument (random state)
         for t in targets:
             names |= _target_names(t)
     return names
+
+
+def _read_outside(tree, name: str, inside) -> bool:
+    """Whether `name` is read anywhere in `tree` outside the lines of statement `inside`."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and not inside.lineno <= n.lineno <= inside.end_lineno for n in ast.walk(tree))
 
 
 def _target_names(target) -> set[str]:
@@ -119,19 +126,6 @@ def _target_names(target) -> set[str]:
     if isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
         return _target_names(target.value)
     return set()
-
-
-def _read_outside(tree, node, name: str) -> bool:
-    """Whether `tree` reads `name` anywhere outside the subtree `node`."""
-    stack = [tree]
-    while stack:
-        n = stack.pop()
-        if n is node:
-            continue
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
-            return True
-        stack.extend(ast.iter_child_nodes(n))
-    return False
 
 
 def _static_expression_names(stmts, evaluate):

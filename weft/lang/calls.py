@@ -35,7 +35,7 @@ class CallsMixin:
     """Call handling of `FunctionCompiler`: dispatch to builtins, funcs and types; value coercion."""
 
     def expr_Call(self, node):
-        func = self.expr(node.func)
+        func = self.callee(node.func)
         if func is arith.STATIC:
             if len(node.args) != 1 or node.keywords:
                 self.error("static() takes one expression", node)
@@ -47,6 +47,17 @@ class CallsMixin:
         if None in kwargs:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
+
+    def callee(self, func_node):
+        """What a call calls; a function missing from a module is reported as such."""
+        if isinstance(func_node, ast.Attribute):
+            base = self.expr(func_node.value)
+            if isinstance(base, Value):
+                return arith.get_attr(self, base, func_node.attr)
+            if not hasattr(base, func_node.attr):
+                self.error(f"Could not find function {ast.unparse(func_node)}", func_node, kind=AttributeError)
+            return getattr(base, func_node.attr)
+        return self.expr(func_node)
 
     def call(self, func, args, kwargs, node):
         from .function import Func

@@ -35,7 +35,7 @@ class ExpressionsMixin:
     def expr(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            self.error(f"unsupported construct: {type(node).__name__} expression", node)
+            self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node)
         saved = self.b.loc
         self.b.loc = self.loc(node)
         try:
@@ -60,7 +60,7 @@ class ExpressionsMixin:
             return v
         found, value = self.src.lookup(name)
         if not found:
-            self.error(f"undefined name '{name}'", node)
+            self.error(f"Referencing undefined symbol: {name}", node, kind=KeyError)
         return value
 
     def expr_Attribute(self, node):
@@ -70,7 +70,7 @@ class ExpressionsMixin:
         try:
             return getattr(base, node.attr)
         except AttributeError:
-            self.error(f"'{_describe(base)}' has no attribute '{node.attr}'", node)
+            self.error(f"`{node.attr}` is not an attribute of '{_describe(base)}'", node, kind=AttributeError)
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)

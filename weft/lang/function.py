@@ -8,7 +8,7 @@ import typing
 from ..ir.core import Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
-from ..types import ArrayType, Type, resolve
+from ..types import ArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray
 from . import promotion
 from .errors import CompileError
@@ -18,31 +18,46 @@ GENERIC = object()  # a parameter whose type comes from the call
 
 
 def resolve_annotation(annotation, where: str):
-    """A parameter annotation as a weft type, or GENERIC for Any/TypeVar/missing."""
+    """A parameter annotation as a weft type, or GENERIC for Any/TypeVar/missing.
+    `tuple[int, float]` (a func returning several values) is a TupleType."""
     if annotation is inspect.Parameter.empty or annotation is typing.Any \
             or isinstance(annotation, typing.TypeVar):
         return GENERIC
-    if isinstance(annotation, AnyArray):
+    if isinstance(annotation, AnyArray) or getattr(annotation, "is_generic", False):
         return annotation
+    if typing.get_origin(annotation) is tuple:
+        parts = typing.get_args(annotation)
+        if not parts or Ellipsis in parts:
+            raise TypeError(f"{where}: a tuple annotation lists the type of each element, "
+                            f"e.g. tuple[int, float]")
+        elements = [resolve_annotation(p, where) for p in parts]
+        if any(is_generic(e) for e in elements):
+            return GENERIC
+        return TupleType(tuple(elements))
     t = resolve(annotation)
     if t is None:
         raise TypeError(f"{where}: {annotation!r} is not a weft type")
     return t
 
 
+def is_generic(t) -> bool:
+    """Whether a resolved annotation leaves the type open (filled in per call or launch)."""
+    return t is GENERIC or isinstance(t, AnyArray) or bool(getattr(t, "is_generic", False))
+
+
 def signature_types(pyfunc, kind: str) -> dict:
-    """Parameter name -> weft type (or GENERIC), from the annotations."""
+    """Parameter name -> weft type (or GENERIC), from the annotations. A kernel's parameters
+    must all be annotated (`Any` makes the kernel generic)."""
     hints = _annotations(pyfunc)
     out = {}
     for name, param in inspect.signature(pyfunc).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"{pyfunc.__qualname__}: *args/**kwargs parameters are not supported")
         annotation = hints.get(name, inspect.Parameter.empty)
-        t = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
-        if kind == "kernel" and (t is GENERIC or isinstance(t, AnyArray)):
+        if kind == "kernel" and annotation is inspect.Parameter.empty:
             raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
                             f"annotation, e.g. `{name}: weft.array(dtype=float)`")
-        out[name] = t
+        out[name] = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
     return out
 
 
@@ -117,7 +132,14 @@ class Func:
         self.__wrapped__ = pyfunc
 
     def add_overload(self, pyfunc):
-        self.overloads.append(Overload(pyfunc))
+        """Add an overload; one with the same parameter types replaces the earlier one."""
+        new = Overload(pyfunc)
+        same = [k for k, o in enumerate(self.overloads) if list(o.params.values()) == list(new.params.values())]
+        if same:
+            self.overloads[same[0]] = new
+        else:
+            self.overloads.append(new)
+        self.instances.clear()
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")

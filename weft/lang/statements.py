@@ -34,6 +34,7 @@ from .ast_helpers import (
     _static_expression_names,
     _walk_stmts,
 )
+from .errors import KERNEL_RETURN_MESSAGE
 
 
 class StatementsMixin:
@@ -57,7 +58,7 @@ class StatementsMixin:
         """Visit one statement; True if it unconditionally leaves the block."""
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            self.error(f"unsupported construct: {type(node).__name__} statement", node)
+            self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node)
         return bool(method(node))
 
     def stmt_Pass(self, node):
@@ -72,6 +73,10 @@ class StatementsMixin:
         if len(node.targets) != 1:
             self.error("chained assignment (a = b = c) is not supported", node)
         target = node.targets[0]
+        if isinstance(node.value, ast.List):
+            self.error("List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+                       "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+                       node.value)
         if isinstance(target, ast.Tuple):
             self.assign_tuple(target, node.value)
         else:
@@ -165,14 +170,14 @@ class StatementsMixin:
         # A name assigned in one branch only and read elsewhere is zero on the other path
         # (as in Warp, whose locals start at zero).
         one_sided = {n for n in _assigned_names(node.body) ^ _assigned_names(node.orelse)
-                     if _read_outside(self.src.tree, node, n)}
+                     if _read_outside(self.src.tree, n, node)}
         self.emit_if(cond, lambda: self.visit_block(node.body),
                      (lambda: self.visit_block(node.orelse)) if node.orelse else None, one_sided)
 
     def stmt_Return(self, node):
+        if self.kind == "kernel" and node.value is not None:  # (`return None` included, as in Warp)
+            self.error(KERNEL_RETURN_MESSAGE, node, kind=TypeError)
         value = self.expr(node.value) if node.value is not None else None
-        if self.kind == "kernel" and value is not None:
-            self.error("kernels cannot return a value; write the result to an array", node)
         if value is not None:
             value = self.return_value(value, node)
         if not self.early_return:
@@ -361,7 +366,7 @@ class StatementsMixin:
         constant range whose body does not rebind it, the constant last value (set by
         `_index_after_loop`)."""
         name = node.target.id
-        if not _read_outside(self.src.tree, node, name):
+        if not _read_outside(self.src.tree, name, node):
             return False
         if self._constant_last_index(node, start, stop, step) is not None:
             return False
@@ -492,7 +497,7 @@ class StatementsMixin:
         for name, r in zip(carried, results):
             r.hint = _hint(name)
             after[name] = r
-        for name in _assigned_names(node.body) | ({node.target.id} if hasattr(node, "target") else set()):
+        for name in _assigned_names(node.body, calls=False) | ({node.target.id} if hasattr(node, "target") else set()):
             if name not in after:
                 after[name] = Undefined(f"'{name}' is assigned inside the loop at line "
                                         f"{node.lineno} and is not available after it; "
