@@ -57,7 +57,7 @@ def unify(ctx, a, b):
     sa, sb = promotion.scalar_of(a.type), promotion.scalar_of(b.type)
     if sa is not None and sb is not None and sa is not sb:
         ctx.error(f"operands have different types {a.type!r} and {b.type!r}; "
-                  f"convert one explicitly, e.g. {sb!r}(x)")
+                  f"convert one explicitly, e.g. {sb!r}(x)", kind=TypeError)
     return a, b
 
 
