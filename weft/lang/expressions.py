@@ -13,6 +13,7 @@ from ..types import (
     ArrayType,
     CompositeValue,
     Scalar,
+    StructType,
     bool_,
     int32,
     int64,
@@ -66,6 +67,10 @@ class ExpressionsMixin:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         if isinstance(base, Value):
+            t = base.type
+            if isinstance(t, StructType) and node.attr not in t.fields:
+                self.error(f"`{node.attr}` is not an attribute of '{ast.unparse(node.value)}' "
+                           f"({t.key})", node, kind=AttributeError)
             return arith.get_attr(self, base, node.attr)
         try:
             return getattr(base, node.attr)

@@ -63,10 +63,18 @@ def signature_types(pyfunc, kind: str) -> dict:
 
 def _annotations(pyfunc) -> dict:
     raw = dict(getattr(pyfunc, "__annotations__", {}))
+    # (the function's closure too: `x: dtype` where dtype is a variable of the enclosing function)
+    cells = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
+    closure = {}
+    for name, cell in cells.items():
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            pass
     for k, v in raw.items():
         if isinstance(v, str):  # from __future__ import annotations
             try:
-                raw[k] = eval(v, pyfunc.__globals__)  # noqa: S307 - the user's own annotation
+                raw[k] = eval(v, pyfunc.__globals__, closure)  # noqa: S307 - the user's own annotation
             except Exception as e:  # noqa: BLE001
                 raise TypeError(f"{pyfunc.__qualname__}: cannot evaluate annotation {v!r}: {e}") from None
     return raw

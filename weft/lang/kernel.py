@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import re
 import threading
 import time
 
@@ -123,7 +124,8 @@ class Kernel:
                  source=None, enable_backward=None):
         self.func = func
         self.name = func.__name__
-        self.key = key or f"{func.__module__}.{func.__qualname__}"
+        # Warp's key: the qualified name as an identifier (`Outer.<locals>.k` -> `Outer__locals__k`)
+        self.key = key or re.sub(r"[^0-9a-zA-Z_]+", "", func.__qualname__.replace(".", "__"))
         self.options = dict(options or {})
         if enable_backward is not None:
             self.options["enable_backward"] = enable_backward
