@@ -118,9 +118,13 @@ class Func:
 
     def add_overload(self, pyfunc):
         self.overloads.append(Overload(pyfunc))
+        self.__dict__.pop("_pyscope_entries", None)  # Python-scope calls resolve anew
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
+        """From Python scope: the func compiled for these argument types and run once, so
+        that the result is what a kernel computes (lang/pyscope.py)."""
+        from .pyscope import call_func
+        return call_func(self, args, kwargs)
 
     def emit_call(self, ctx, args, kwargs, node):
         overload, bound = self._resolve(ctx, args, kwargs, node)
