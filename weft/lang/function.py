@@ -118,7 +118,6 @@ class Func:
 
     def add_overload(self, pyfunc):
         self.overloads.append(Overload(pyfunc))
-        self.__dict__.pop("_pyscope_entries", None)  # Python-scope calls resolve anew
 
     def __call__(self, *args, **kwargs):
         """From Python scope: the func compiled for these argument types and run once, so

@@ -190,11 +190,13 @@ def _build(callee, name, args, kwargs, constant_ints):
 
 
 def _cache_of(callee) -> dict:
-    """Compiled entries of `callee`, held by the callee so that they live as long as it."""
-    cache = callee.__dict__.get("_pyscope_entries")
-    if cache is None:
-        cache = callee.__dict__.setdefault("_pyscope_entries", {})
-    return cache
+    """Compiled entries of `callee`, held by the callee so that they live as long as it; a
+    func's are dropped when its overloads change (an overload added or replaced)."""
+    version = tuple(callee.overloads) if hasattr(callee, "overloads") else None
+    held = callee.__dict__.get("_pyscope_entries")
+    if held is None or held[0] != version:
+        held = callee.__dict__["_pyscope_entries"] = (version, {})
+    return held[1]
 
 
 _FILE_PREFIX = "<weft python-scope call"
