@@ -14,7 +14,6 @@ from ..types import (
     CompositeValue,
     Matrix,
     Scalar,
-    StructValue,
     TupleType,
     Type,
     Vector,
@@ -99,10 +98,6 @@ class CallsMixin:
             return self.b.const(x.item() if isinstance(x, np.generic) else x, t)
         if isinstance(x, CompositeValue):
             return self.b.construct(x.type, [self.b.const(c, x.type.dtype) for c in x._data])
-        if isinstance(x, StructValue):  # a struct built in Python scope (e.g. by wp.static)
-            t = x._type
-            return self.b.construct(t, [self.coerce(getattr(x, n), ft, what=f"field {n} of {t.name}")
-                                        for n, ft in t.fields.items()])
         self.error(f"{_describe(x)} is not a value")
 
     def coerce(self, x, want, node=None, what="value"):
