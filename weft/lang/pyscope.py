@@ -29,6 +29,7 @@ import threading
 
 import numpy as np
 
+from .. import config
 from ..types import (
     ArrayType,
     Composite,
@@ -169,7 +170,9 @@ def _argument_types(args, kwargs, constant_ints: bool):
 def _split(args, kwargs, constant_ints: bool):
     """(the cache key of each argument: its type or constant; the runtime values)."""
     kinds, values = [], []
-    for x, t in zip((*args, *kwargs.values()), _argument_types(args, kwargs, constant_ints)):
+    arguments = (*args, *kwargs.values())
+    types = _argument_types(args, kwargs, True) if constant_ints else map(value_type, arguments)
+    for x, t in zip(arguments, types):
         if t is None:
             kinds.append(_constant_key(x))
         else:
@@ -243,13 +246,22 @@ class _Entry:
         n_args = len(self.kernel.arg_names) - len(outputs)
         self.spec = self.kernel.specialization([None] * n_args + outputs)
         self.lock = threading.Lock()
+        self.last = (None, None)  # (settings, compiled kernel) of the last call
+
+    def _compiled(self, params):
+        """The native kernel under the current settings; the last one is kept, so that a
+        call without array arguments does not look it up again."""
+        if self.has_arrays:
+            return self.kernel.compiled(self.kernel.specialization(params))
+        settings = (config.bounds_checks, config.fast_math, config.mode)
+        if self.last[0] != settings:
+            self.last = (settings, self.kernel.compiled(self.spec))
+        return self.last[1]
 
     def __call__(self, values):
         params = [*values, *self.outputs]
-        kernel = self.kernel
         with self.lock:  # the result arrays are this entry's own
-            ck = kernel.compiled(kernel.specialization(params) if self.has_arrays else self.spec)
-            self.run(ck, (1,), params)
+            self.run(self._compiled(params), (1,), params)
             results = [read(storage[0]) for read, storage in self.readers]
         if self.result_type is None:
             return None
