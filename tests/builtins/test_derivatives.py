@@ -188,6 +188,7 @@ CASES = [
     _case("floordiv", "wp.floordiv(a, b)", F(-5, 5), F(-2, 2), exact_zero=True, variant="builtin",
           keep=lambda a, b: (np.abs(b) > 0.5) & off_grid(a / b)),
     _case("neg", "wp.neg(a)", Q, out="quatd", variant="builtin"),
+    _case("div_approx", "wp.div_approx(a, b)", M(2), F(), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
     _case("pos", "wp.pos(a)", M(2), out="mat22d"),
     # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
     _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),

@@ -99,6 +99,7 @@ CASES = [
     (wp.pos, (v3,), wp.vec3),
     (wp.mod, (wp.vec3(5.5, -7.0, 3.0), wp.vec3(2.0, 2.0, -2.0)), wp.vec3),
     (wp.div, (-7, 2), wp.int32),
+    (wp.div_approx, (2.0, w3), wp.vec3),
     (wp.floordiv, (-7, 2), wp.int32),
     (wp.mod, (-7, 2), wp.int32),
     (wp.bit_and, (12, 10), wp.int32),

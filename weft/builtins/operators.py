@@ -67,3 +67,16 @@ def unot(ctx, args, kwargs):
     if not x.type.is_scalar or x.type.is_float:
         ctx.error(f"unot() needs a bool or an integer, got {x.type!r}")
     return ctx.b.unary("not", ctx.truth(x))
+
+
+@builtin("div_approx")
+def div_approx(ctx, args, kwargs):
+    """`a / b` for floats (scalars, or a composite and a scalar). Warp may use approximate
+    GPU intrinsics here; on the CPU it divides exactly, and so does weft."""
+    if len(args) != 2 or kwargs:
+        ctx.error("div_approx(a, b) takes two arguments")
+    result = ctx.binop("div", args[0], args[1], None)
+    t = result.type if isinstance(result, Value) else None
+    if t is None or not getattr(t, "dtype", t).is_float:
+        ctx.error(f"div_approx() needs float operands, got {t or type(result).__name__}")
+    return result
