@@ -246,9 +246,16 @@ def test_func_mismatch():
         over(wp.vec3())
 
 
+@wp.func
+def thread_offset(x: int):
+    return x + wp.tid()
+
+
 def test_bad_values():
     with pytest.raises(RuntimeError, match=r"tid\(\) can only be called inside a kernel"):
         wp.tid()
+    with pytest.raises(RuntimeError, match=r"thread_offset\(\) uses weft.tid\(\)"):
+        thread_offset(1)
     with pytest.raises(ValueError, match="does not fit int32"):
         wp.abs(2**40)
     with pytest.raises(TypeError, match="lists or numpy arrays"):

@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from .. import config
+from ..ir.core import walk
 from ..types import (
     ArrayType,
     Composite,
@@ -235,6 +236,9 @@ class _Entry:
             stores.append(f"r{j}[0] = _r[{j}]" if isinstance(self.result_type, TupleType) else f"r{j}[0] = _r")
         body = [f"_r = {call}", *stores] if stores else [call]
         self.kernel = _make_kernel(name, env, params, body)
+        if any(op.name == "tid" for op in walk(self.kernel.ir().body)):
+            raise RuntimeError(f"{name}() uses weft.tid(), which only exists inside a kernel: "
+                               "it cannot be called from Python scope")
         from ..runtime.array import zeros
         from ..runtime.launch import run_compiled
         self.run = run_compiled
