@@ -286,3 +286,23 @@ def test_cached_per_argument_types():
     assert len(entries) == n
     assert wp.length(wp.vec2d(6.0, 8.0)) == 10.0
     assert len(entries) == n + 1
+
+
+@wp.func
+def divide_by_zero(x: float):
+    return x / 0.0
+
+
+@wp.func
+def third(x: float):
+    return x / 3.0
+
+
+def test_funcs_compute_as_kernels_do_not_as_python():
+    """A deliberate difference from Warp, which runs a func's Python body when it is called
+    from Python: there `divide_by_zero(1.0)` raises ZeroDivisionError and `third(1.0)` is
+    computed in float64. weft runs the compiled func, so Python scope and kernels agree:
+    float32 arithmetic, and division by zero gives inf as in any kernel."""
+    assert divide_by_zero(1.0) == math.inf
+    assert third(1.0) == float(np.float32(1.0) / np.float32(3.0)) != 1.0 / 3.0
+    assert third(1.0) == in_kernel(third, 1.0, result_type=wp.float32)
