@@ -150,7 +150,10 @@ class Func:
         self.instances.clear()
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
+        """From Python scope: the func compiled for these argument types and run once, so
+        that the result is what a kernel computes (lang/pyscope.py)."""
+        from .pyscope import call_func
+        return call_func(self, args, kwargs)
 
     def instance_for(self, ctx, args, kwargs, node):
         """The instance a call with these arguments compiles to, and the argument values."""
