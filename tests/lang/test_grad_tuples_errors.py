@@ -148,3 +148,15 @@ def test_expect_builtins_print_failures_only(capfd):
     wp.launch(checks, dim=1, inputs=[1.0])
     out = capfd.readouterr().out
     assert "expect_eq failed" in out and "1 != 2" in out and "expect_near failed" in out
+
+
+GLOBAL_ARRAY = wp.zeros(3)
+
+
+def test_global_arrays_are_refused():
+    @wp.kernel
+    def reads_global(out: wp.array(dtype=float)):
+        out[0] = GLOBAL_ARRAY[0]
+
+    with pytest.raises(TypeError, match="Invalid external reference type.*GLOBAL_ARRAY"):
+        wp.launch(reads_global, dim=1, inputs=[wp.zeros(1)])
