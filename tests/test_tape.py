@@ -147,13 +147,18 @@ def test_record_tape_false_is_not_recorded():
     assert not x.grad.numpy().any()  # scale's adjoint did not run
 
 
-def test_nested_tapes_record_on_the_innermost():
+def test_nested_tapes_are_refused_as_in_warp():
     x = wp.array(np.array([1.0, 2.0]), dtype=F64, requires_grad=True)
     loss = wp.zeros(1, dtype=F64, requires_grad=True)
     with wp.Tape() as outer:
-        with wp.Tape() as inner:
-            wp.launch(square_sum, 2, inputs=[x, loss])
-    assert len(inner.launches) == 1 and outer.launches == []
+        with pytest.raises(RuntimeError, match="already recording"):
+            with wp.Tape():
+                pass
+        wp.launch(square_sum, 2, inputs=[x, loss])  # the outer tape still records
+    assert len(outer.launches) == 1
+    with wp.Tape() as again:  # and a tape can record once the first one is closed
+        wp.launch(square_sum, 2, inputs=[x, loss])
+    assert len(again.launches) == 1
 
 
 # record_func ----------------------------------------------------------------------------------
