@@ -4,9 +4,9 @@ struct (the `.grad` of the struct's arrays, nested structs alike), built by the 
 none; overwrites of struct-held arrays are snapshotted like plain arrays."""
 
 import numpy as np
-from autodiff.helpers import F64
 
 import weft as wp
+from autodiff.helpers import F64
 
 
 @wp.struct

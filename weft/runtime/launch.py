@@ -345,8 +345,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
     `inputs + outputs`. With `adjoint=True`, run its adjoint instead: `adj_inputs +
     adj_outputs` give one adjoint per argument (`None` for an array: its own `.grad`; see
-    `adjoint_arguments`); input adjoints are accumulated, and the adjoints of arrays the kernel only writes are read and left
-    unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
+    `adjoint_arguments`); input adjoints are accumulated, and the adjoints of arrays the
+    kernel only writes are read and left unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
     `record_cmd=True`, return a `Launch` to run later instead. Inside `with Tape():`
     forward launches are recorded unless `record_tape=False`."""
     if not isinstance(kernel, Kernel):
