@@ -26,6 +26,7 @@ from .lang.custom_grad import func_grad, func_replay  # noqa: E402
 from .lang.decorators import constant, func, kernel, struct  # noqa: E402
 from .lang.errors import CompileError, WeftError  # noqa: E402
 from .lang.kernel import Kernel
+from .lang.native import func_native  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,
     clone,

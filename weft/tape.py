@@ -250,6 +250,8 @@ class Tape:
                 continue
             adj = [self.get_adjoint(src) for src in entry.grad_of]
             kernel = entry.kernel
+            if not kernel.enable_backward and not _carries_gradient(kernel, adj):
+                continue  # a forward-only kernel whose outputs no gradient reached: nothing to do
             params = adjoint_arguments(kernel, entry.params, adj)
             # consume: adjoints of overwritten elements must not reach earlier launches
             # (except those of arrays with retain_grad)
@@ -317,6 +319,12 @@ class Tape:
         return text
 
 
+def _carries_gradient(kernel, adj) -> bool:
+    """Whether an adjoint of an array `kernel` writes is nonzero (its adjoint has work)."""
+    writes = kernel.array_effects()[1]
+    return any(a is not None and a.numpy().any() for k in writes for a in _arrays_in(_value_at(adj, k)))
+
+
 # Adjoint structs -------------------------------------------------------------------------------
 def adjoint_struct(value):
     """A struct of `value`'s type whose arrays are the `.grad` of `value`'s arrays (None
@@ -357,15 +365,20 @@ def _arrays_in(value) -> list:
     return []
 
 
-def _argument_array(params, key):
-    """The array a launch argument key names: params[k], or a field (path) of struct params[k]."""
-    from .runtime.array import array
+def _value_at(values, key):
+    """values[k] for a key k; for (k, path), the field of struct values[k] the path leads to."""
     if isinstance(key, int):
-        value = params[key]
-    else:
-        value = params[key[0]]
-        for index in key[1]:
-            value = getattr(value, value._type.field_names[index], None) if value is not None else None
+        return values[key]
+    value = values[key[0]]
+    for index in key[1]:
+        value = getattr(value, value._type.field_names[index], None) if value is not None else None
+    return value
+
+
+def _argument_array(params, key):
+    """The array a launch argument key names (see `_value_at`), or None."""
+    from .runtime.array import array
+    value = _value_at(params, key)
     return value if isinstance(value, array) else None
 
 

@@ -340,8 +340,8 @@ class _Reverse:
     def replay_func_region(self, op: Op, push: bool):
         """Splice in the func's body, or its custom replay. With a custom grad the body is
         not reversed, so its loops need not push."""
-        func = op.attrs["func"].func
-        if func.custom_replay is not None:
+        instance = op.attrs["func"]
+        if instance.custom_replay is not None:
             from ..lang.custom_grad import replay_ir
             fn = _cached(op.attrs["func"], "replay", lambda: replay_ir(op.attrs["func"]))
             args, ops = fn.params, fn.body.ops
@@ -349,7 +349,7 @@ class _Reverse:
             args, ops = op.regions[0].args, op.regions[0].ops
         for a, v in zip(args, op.operands):
             self.map[a.id] = self.m(v)
-        self.replay(ops[:-1], push and func.custom_grad is None)
+        self.replay(ops[:-1], push and instance.custom_grad is None)
         for r, v in zip(op.results, ops[-1].operands):
             self.map[r.id] = self.m(v)
         self.spliced[id(op)] = (args, ops)
@@ -687,7 +687,7 @@ class _Reverse:
 
     def rev_func_region(self, op):
         instance = op.attrs["func"]
-        if instance.func.custom_grad is None:
+        if instance.custom_grad is None:
             args, ops = self.spliced[id(op)]
             for v, r in zip(ops[-1].operands, op.results):
                 self.accum(v, self.get(r))
@@ -696,21 +696,36 @@ class _Reverse:
                 self.accum(v, self.get(a))
             return
         from ..ir.passes import clone_op
-        from ..lang.custom_grad import grad_ir
+        from ..lang.custom_grad import grad_ir, result_types
         active = [k for k, v in enumerate(op.operands) if active_types(v.type)]
+        arrays = [k for k, v in enumerate(op.operands) if has_adjoint_array(v.type) and isinstance(v.type, ArrayType)]
         names = list(instance.param_types)
-        fn = _cached(instance, ("grad", tuple(active)), lambda: grad_ir(instance, [names[k] for k in active]))
+        fn = _cached(instance, ("grad", tuple(active), tuple(arrays)),
+                     lambda: grad_ir(instance, [names[k] for k in active], [names[k] for k in arrays]))
         inputs = [self.m(v) for v in op.operands]
         for r in op.results:
-            if not isinstance(r.type, (Scalar, Vector, Matrix)):
-                self.error(f"a func_grad for a func returning {r.type!r} is not supported", op)
-            inputs.append(self.value_from(r.type, self.get(r)))
+            leaves = iter(self.get(r))
+            for t in result_types(r.type):
+                if not isinstance(t, (Scalar, Vector, Matrix)):
+                    self.error(f"a func_grad for a func returning {t!r} is not supported", op)
+                inputs.append(self.value_from(t, [next(leaves) for _ in active_types(t)]))
+        for k in arrays:
+            adj_arr = self.adj_array(op.operands[k], op)
+            inputs.append(adj_arr if adj_arr is not None else self.b.op("null_array", [], [op.operands[k].type]).result)
         mapping = {p.id: v for p, v in zip(fn.params, inputs)}
         for inner in fn.body.ops[:-1]:
             self.b.block.ops.append(clone_op(inner, mapping))
         (grads,) = [mapping.get(v.id, v) for v in fn.body.ops[-1].operands]
         for j, k in enumerate(active):
-            self.accum(op.operands[k], self.leaves_of(self.b.extract(grads, j)))
+            self.accum(op.operands[k], self.float_leaves(self.b.extract(grads, j)))
+
+    def float_leaves(self, v: Value) -> list[Value]:
+        """The float leaves of `v` (as `active_types` orders them): a struct's fields' leaves."""
+        if isinstance(v.type, (StructType, TupleType)):
+            parts = v.type.fields.values() if isinstance(v.type, StructType) else v.type.elements
+            return [leaf for k, t in enumerate(parts) if active_types(t)
+                    for leaf in self.float_leaves(self.b.extract(v, k))]
+        return self.leaves_of(v) if active_types(v.type) else []
 
     def rev_for(self, op):
         self._rev_loop(op, op.operands[3:], op.regions[0].args[1:])
