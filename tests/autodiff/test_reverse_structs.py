@@ -1,7 +1,12 @@
-"""Gradients through arrays held in struct parameters: the adjoint kernel takes an adjoint
-struct (the `.grad` of the struct's arrays, nested structs alike), built by the Tape and by
+"""Structs and gradients.
+
+Arrays held in struct parameters: the adjoint kernel takes an adjoint struct (the `.grad`
+of the struct's arrays, nested structs alike), built by the Tape and by
 `launch(..., adjoint=True)` where the caller passes None; fields without gradient take
-none; overwrites of struct-held arrays are snapshotted like plain arrays."""
+none; overwrites of struct-held arrays are snapshotted like plain arrays.
+
+Arrays of structs: their gradient is an array of the same struct type whose float fields
+(vector components included) hold the gradients; other fields stay zero."""
 
 import numpy as np
 
@@ -120,3 +125,51 @@ def test_struct_array_overwritten_later_is_snapshotted():
     np.testing.assert_allclose(p.x.numpy(), 3 * X)
     tape.backward(grads={z: np.ones(3)})
     np.testing.assert_allclose(p.y.grad.numpy(), 2.0 * X)  # the x that product read, not 3x
+
+
+@wp.struct
+class Particle:
+    pos: F64
+    vel: wp.vec3d
+    count: int
+
+
+@wp.kernel
+def particle_energy(p: wp.array(dtype=Particle), e: wp.array(dtype=F64)):
+    i = wp.tid()
+    e[i] = p[i].pos * p[i].vel[1] + F64(p[i].count)
+
+
+@wp.kernel
+def make_particles(x: wp.array(dtype=F64), p: wp.array(dtype=Particle)):
+    i = wp.tid()
+    s = Particle()
+    s.pos = x[i] * 2.0
+    s.vel = wp.vec3d(0.0, x[i], 1.0)
+    s.count = 3
+    p[i] = s
+
+
+def test_gradients_of_arrays_of_structs():
+    p = wp.array([Particle(pos=2.0, vel=wp.vec3d(1.0, 3.0, 0.5), count=4)] * 2, dtype=Particle, requires_grad=True)
+    e = wp.zeros(2, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(particle_energy, 2, inputs=[p, e])
+    tape.backward(grads={e: np.array([1.0, 2.0])})
+    grad = p.grad.numpy()
+    np.testing.assert_allclose(grad["pos"], [3.0, 6.0])
+    np.testing.assert_allclose(grad["vel"], [[0.0, 2.0, 0.0], [0.0, 4.0, 0.0]])
+    assert not grad["count"].any()
+
+
+def test_arrays_of_structs_written_then_read():
+    x = wp.array(X, dtype=F64, requires_grad=True)
+    p = wp.zeros(3, dtype=Particle, requires_grad=True)
+    e = wp.zeros(3, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(make_particles, 3, inputs=[x, p])
+        wp.launch(particle_energy, 3, inputs=[p, e])
+    np.testing.assert_allclose(e.numpy(), 2 * X * X + 3)
+    tape.backward(grads={e: np.ones(3)})
+    np.testing.assert_allclose(x.grad.numpy(), 4 * X)
+    assert not p.grad.numpy()["pos"].any()  # consumed by make_particles' store

@@ -282,11 +282,26 @@ class _Reverse:
         return [self.zero(lt) if g is None else g for lt, g in zip(active_types(t), leaves)]
 
     def value_from(self, t, leaves) -> Value:
-        """A value of float type `t` (scalar or vector/matrix) with the given leaves."""
+        """A value of type `t` (scalar, vector/matrix of floats, or struct) whose float leaves
+        are `leaves` (a struct's other fields are zero)."""
         leaves = self.materialize(t, leaves)
         if isinstance(t, Scalar):
             return leaves[0]
+        if isinstance(t, StructType):
+            it = iter(leaves)
+            return self.b.construct(t, [self.value_from(ft, [next(it) for _ in active_types(ft)])
+                                        if active_types(ft) else self.zero_value(ft) for ft in t.fields.values()])
         return self.b.construct(t, leaves)
+
+    def zero_value(self, t) -> Value:
+        """A zero of any type a struct field may have (a null array for an array)."""
+        if isinstance(t, ArrayType):
+            return self.b.op("null_array", [], [t]).result
+        if isinstance(t, Scalar):
+            return self.b.const(False if t.is_bool else 0, t)
+        if isinstance(t, (Vector, Matrix)):
+            return self.b.construct(t, [self.zero_value(t.dtype)] * t.num_components)
+        return self.b.construct(t, [self.zero_value(ft) for ft in t.fields.values()])
 
     def leaves_of(self, v: Value) -> list[Value]:
         if isinstance(v.type, Scalar):
@@ -594,8 +609,8 @@ class _Reverse:
         return guarded.results[0] if types else None
 
     def _check_dtype(self, arr: Value, op: Op):
-        if isinstance(arr.type.dtype, (StructType, TupleType)):
-            self.error(f"gradients of arrays of structs ('{arr.hint}') are not supported", op)
+        if op.name == "atomic" and isinstance(arr.type.dtype, (StructType, TupleType)):
+            self.error(f"gradients of atomics on arrays of structs ('{arr.hint}') are not supported", op)
 
     def rev_load(self, op):
         arr, *idx = op.operands
@@ -629,7 +644,7 @@ class _Reverse:
                 self.b.op("store", [adj_arr] + index + [zero])
             return g
 
-        self.accum(x, self.leaves_of(self.when_present(adj_arr, read_and_consume, x.type)))
+        self.accum(x, self.float_leaves(self.when_present(adj_arr, read_and_consume, x.type)))
 
     def rev_atomic(self, op):
         arr, *idx, x = op.operands
