@@ -245,7 +245,7 @@ class FunctionProblem(Problem):
         self.in_labels = _parameter_names(function, len(self.args))
         self.saved = _Saved(self.args)
         try:
-            with tape_module.Tape() as tape:
+            with _no_tape(), tape_module.Tape() as tape:  # (a tape of its own, beside the caller's)
                 returned = self._outputs(function(*self.args))
         finally:
             self.restore()
@@ -338,8 +338,9 @@ def recorded_problem(entry, index: int) -> RecordedProblem:
         original = entry.grad_of[k]
         return original is not None and original.requires_grad and is_float_array(entry.params[k])
 
-    in_pos = {k: k for k in sorted(reads) if wanted(k)}
-    out_pos = {k: k for k in sorted(writes) if wanted(k)}
+    # (arrays held in structs are left out: a problem's inputs are the launch's arguments)
+    in_pos = {k: k for k in sorted(k for k in reads if isinstance(k, int)) if wanted(k)}
+    out_pos = {k: k for k in sorted(k for k in writes if isinstance(k, int)) if wanted(k)}
     names = kernel.arg_names
     return RecordedProblem(f"kernel '{kernel.name}' (tape launch {index})", kernel, entry.dims, entry.params,
                            names, names, in_pos, out_pos, entry.device)
