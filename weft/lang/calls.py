@@ -8,6 +8,7 @@ import numpy as np
 
 from ..builtins import arith
 from ..builtins.registry import BUILTINS, Builtin
+from ..builtins.signatures import positional
 from ..ir.core import Value
 from ..types import (
     PYTHON_TYPES,
@@ -61,14 +62,19 @@ class CallsMixin:
 
     def call(self, func, args, kwargs, node):
         from .function import Func
+        from .grad import GradOf
 
         if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
             builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
+            if kwargs and (ordered := positional(builtin.name, args, kwargs)) is not None:
+                args, kwargs = ordered, {}  # keyword arguments by Warp's parameter names
             result = builtin.expand(self, args, kwargs)
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)
             return result
-        if isinstance(func, Func):
+        if func is type and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return args[0].type  # a weft type: callable as a constructor or cast
+        if isinstance(func, (Func, GradOf)):
             return func.emit_call(self, args, kwargs, node)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]

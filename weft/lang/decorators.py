@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import types as pytypes
+import typing
+from collections.abc import Callable
 
 from ..types import StructType
 from . import overloads
@@ -53,6 +55,8 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
         if entry_point_abi != "external_constant_params":
             raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', "
                              f"got {entry_point_abi!r}")
+        if enable_backward is not False:
+            raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
         raise NotImplementedError("entry_point_abi='external_constant_params' makes a CUDA entry point; "
                                   "weft compiles kernels for the CPU only")
     if module_options is not None:
@@ -84,6 +88,18 @@ def _positive_int(value, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{what} must be a positive int, got {value!r}")
     return value
+
+
+_Params = typing.ParamSpec("_Params")
+_Return = typing.TypeVar("_Return")
+
+
+@typing.overload
+def func(f: Callable[_Params, _Return]) -> Callable[_Params, _Return]: ...
+
+
+@typing.overload
+def func(f: None = None, **options) -> Callable[[Callable[_Params, _Return]], Callable[_Params, _Return]]: ...
 
 
 def func(f=None, **options):

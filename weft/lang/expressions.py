@@ -62,6 +62,10 @@ class ExpressionsMixin:
         found, value = self.src.lookup(name)
         if not found:
             self.error(f"Referencing undefined symbol: {name}", node, kind=KeyError)
+        from ..runtime.array import array
+        if isinstance(value, array):  # its contents would be frozen into the code
+            self.error(f"Invalid external reference type: {type(value)}: '{name}' is an array from "
+                       "outside the kernel; pass it as a parameter", node, kind=TypeError)
         return value
 
     def expr_Attribute(self, node):

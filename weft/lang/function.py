@@ -150,15 +150,21 @@ class Func:
         self.instances.clear()
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
+        """From Python scope: the func compiled for these argument types and run once, so
+        that the result is what a kernel computes (lang/pyscope.py)."""
+        from .pyscope import call_func
+        return call_func(self, args, kwargs)
 
-    def emit_call(self, ctx, args, kwargs, node):
-        overload, bound = self._resolve(ctx, args, kwargs, node)
-        types, values = bound
+    def instance_for(self, ctx, args, kwargs, node):
+        """The instance a call with these arguments compiles to, and the argument values."""
+        overload, (types, values) = self._resolve(ctx, args, kwargs, node)
         key = (id(overload), tuple(types.values()))
         if key not in self.instances:
             self.instances[key] = FuncInstance(self, overload, types)
-        instance = self.instances[key]
+        return self.instances[key], values
+
+    def emit_call(self, ctx, args, kwargs, node):
+        instance, values = self.instance_for(ctx, args, kwargs, node)
         callee = instance.ir()
         result_types = [] if callee.ret_type is None else [callee.ret_type]
         op = ctx.b.op("call_func", values, result_types, {"func": instance})
@@ -166,12 +172,17 @@ class Func:
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal
-        has its default type: `f(1)` picks an `int` overload over a `float` one); failing
-        that, the first one they convert to."""
+        has its default type: `f(1)` picks an `int` overload over a `float` one), concrete
+        overloads before generic ones; failing that, the first one they convert to."""
         errors = []
-        for exact in (True, False) if len(self.overloads) > 1 else (False,):
+        if len(self.overloads) == 1:
+            passes = [(False, self.overloads)]
+        else:
+            concrete = [o for o in self.overloads if not any(is_generic(t) for t in o.params.values())]
+            passes = [(True, concrete), (True, self.overloads), (False, self.overloads)]
+        for exact, overloads in passes:
             errors.clear()
-            for overload in self.overloads:
+            for overload in overloads:
                 bound = self._bind(ctx, overload, args, kwargs, errors, exact)
                 if bound is not None:
                     return overload, bound

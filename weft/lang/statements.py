@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import types
 
 import numpy as np
 
@@ -35,6 +36,14 @@ from .ast_helpers import (
     _walk_stmts,
 )
 from .errors import KERNEL_RETURN_MESSAGE
+from .returns import annotated_return
+
+
+def _is_function(x) -> bool:
+    from ..builtins.registry import Builtin
+    from .function import Func
+    from .grad import GradOf
+    return isinstance(x, (Func, Builtin, GradOf, types.FunctionType))
 
 
 class StatementsMixin:
@@ -101,8 +110,22 @@ class StatementsMixin:
                 value = self.expr(node.value)
                 arith.atomic(self, "add" if op == "add" else "sub", base, indices, value)
                 return
+        if isinstance(target, ast.Name):
+            self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def check_rebind(self, name, old, new, node):
+        """A local bound to a function keeps it: a kernel has no function pointers, and a
+        function rebound in a loop or branch would be the wrong one on some paths."""
+        from .grad import GradOf
+        if not _is_function(old):
+            return
+        if isinstance(old, GradOf):
+            self.error(f"Cannot reassign local '{name}': it holds wp.grad({old.target.name}); "
+                       "use another name", node)
+        what = "another function" if _is_function(new) else "a non-function value"
+        self.error(f"Error rebinding function-valued local '{name}' to {what}; use another name", node)
 
     def assign_tuple(self, target: ast.Tuple, value_node):
         if isinstance(value_node, ast.Call) and self._is_tid(value_node.func):
@@ -134,6 +157,8 @@ class StatementsMixin:
             if target.id in self.param_types and isinstance(self.param_types[target.id], ArrayType):
                 self.error(f"cannot rebind array parameter '{target.id}'", target)
             old = self.scope.get(target.id)
+            if old is not value:
+                self.check_rebind(target.id, old, value, target)
             if isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
@@ -189,6 +214,8 @@ class StatementsMixin:
         return True
 
     def return_value(self, value, node):
+        if self.ret_annotated:
+            return annotated_return(self, value, node)
         if isinstance(value, tuple):
             parts = [self.materialize(v) for v in value]
             value = self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
