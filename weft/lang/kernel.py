@@ -132,6 +132,7 @@ class Kernel:
         self.code_transformers = list(code_transformers or ())
         self.source = source  # the function's source text, if not the one in its file
         self.__doc__ = func.__doc__
+        self.__module__ = func.__module__  # (as Warp's: `wp.get_module(k.__module__)`)
         self.__wrapped__ = func
         self.overloads: dict = {}  # argument types -> concrete Kernel (generic kernels)
         self.generic_parent = None
