@@ -418,10 +418,15 @@ def warn_overwrite(a, where: dict):
                 f"{where['filename']}:{where['lineno']}")
     else:
         what = f"Array {_short(a)} is being written to"
-    warnings.warn(f"{what} but has already been read from in a previous launch. This may corrupt "
-                  "gradient computation in the backward pass. (weft's Tape keeps a copy of the old "
-                  "contents for the recorded kernel launches, so their adjoints stay right; steps "
-                  "recorded with record_func see the new contents.)", UserWarning, stacklevel=_user_stacklevel())
+    message = (f"{what} but has already been read from in a previous launch. This may corrupt "
+               "gradient computation in the backward pass. (weft's Tape keeps a copy of the old "
+               "contents for the recorded kernel launches, so their adjoints stay right; steps "
+               "recorded with record_func see the new contents.)")
+    frame = _user_frame()
+    filename, lineno = (frame.f_code.co_filename, frame.f_lineno) if frame else ("weft", 0)
+    # (explicit, without a registry: each overwrite is reported, as Warp logs each one)
+    warnings.warn_explicit(message, UserWarning, filename, lineno,
+                           module=frame.f_globals.get("__name__") if frame else None)
 
 
 def _short(a) -> str:
@@ -431,20 +436,18 @@ def _short(a) -> str:
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _caller_outside_weft() -> tuple:
-    """(file, line) of the innermost frame outside the weft package: the user's call."""
+def _user_frame():
+    """The innermost frame outside the weft package: the user's call (None if there is none)."""
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         frame = frame.f_back
+    return frame
+
+
+def _caller_outside_weft() -> tuple:
+    """(file, line) of the user's call."""
+    frame = _user_frame()
     return (None, None) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
-
-
-def _user_stacklevel() -> int:
-    """The `stacklevel` for warnings.warn that points at the user's frame."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 # Helpers ---------------------------------------------------------------------------------------

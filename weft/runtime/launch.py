@@ -289,7 +289,7 @@ class Launch:
 
 def default_arguments(kernel, adjoint: bool) -> list:
     """Arguments for a Launch made without any: arrays None, numbers, vectors and structs
-    zero (adjoint arrays: those of default_adjoint)."""
+    zero (adjoints: those of default_adjoint)."""
     out = []
     for t in kernel.params.values():
         if isinstance(t, ArrayType):
@@ -330,7 +330,7 @@ def default_adjoint(kernel, k: int, primal):
     elif isinstance(primal, StructValue):
         from ..tape import adjoint_struct
         adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
-        return adjoint if adjoint is not None else primal._type()
+        return adjoint if adjoint is not None else StructValue(primal._type)
     return missing_adjoint(kernel, k, primal)
 
 
