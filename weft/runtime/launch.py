@@ -15,6 +15,7 @@ from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
+from . import capture
 from .array import array
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -354,6 +355,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
     if record_cmd:
         return Launch(kernel, dims, params, device, adjoint)
+    if capture.recording is not None:  # inside a graph capture: runs when the graph does
+        capture.record_launch(Launch(kernel, dims, params, device, adjoint))
+        return None
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
