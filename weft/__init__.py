@@ -6,6 +6,7 @@
 __version__ = "0.1.0"
 
 from . import (
+    _src,  # noqa: E402 - Warp's internal module paths (thin re-exports)
     autograd,  # noqa: E402
     config,  # noqa: E402
     torch,  # noqa: E402 - weft.torch.wrap; imports PyTorch only when used
@@ -111,7 +112,23 @@ from .types import (  # noqa: E402
 from .types import bool_ as bool  # noqa: E402,A001 - Warp's name
 from .types import float32 as float  # noqa: E402,A001
 from .types import int32 as int  # noqa: E402,A001
-from .utils import ScopedTimer, get_module_options, set_module_options
+from .utils import (  # noqa: E402
+    TIMING_ALL,
+    TIMING_GRAPH,
+    TIMING_KERNEL,
+    TIMING_KERNEL_BUILTIN,
+    TIMING_MEMCPY,
+    TIMING_MEMSET,
+    ScopedLogLevel,
+    ScopedTimer,
+    TimingResult,
+    get_module_options,
+    set_module_options,
+    timing_begin,
+    timing_end,
+    timing_print,
+    transform_expand,
+)
 
 vec = vector
 mat = matrix
