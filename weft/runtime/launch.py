@@ -15,6 +15,7 @@ from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
+from . import capture, diagnostics
 from .array import array
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -437,11 +438,19 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
+    if capture.recording is not None:  # inside a graph capture: runs when the graph does
+        capture.record_launch(Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
+                                     max_blocks=max_blocks, block_dim=block_dim))
+        return None
+    if config.print_launches:
+        diagnostics.print_launch(kernel, dims, params, device)
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
     run_compiled(ck, dims, params)
+    if config.verify_fp:
+        diagnostics.verify_fp(kernel, params)
 
 
 def run_compiled(ck, dims: tuple, params: list):
