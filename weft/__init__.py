@@ -12,7 +12,7 @@ from . import (
 )
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
-from .interop.dlpack import from_dlpack  # noqa: E402
+from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .interop.jax import (  # noqa: E402
     device_from_jax,
     device_to_jax,
@@ -30,6 +30,8 @@ from .interop.torch import (  # noqa: E402
     dtype_from_torch,
     dtype_to_torch,
     from_torch,
+    stream_from_torch,
+    stream_to_torch,
     to_torch,
 )
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
