@@ -45,12 +45,34 @@ def export(a: array, stream=None, max_version=None, dl_device=None, copy=None):
         raise BufferError(f"an array with negative strides {a.strides} (a reversed view) is not exported "
                           "through DLPack (consumers such as torch mishandle it); use .contiguous() first")
     kwargs = {k: v for k, v in (("max_version", max_version), ("copy", copy)) if v is not None}
+    view = _writable(a.numpy())
     try:
-        return a.numpy().__dlpack__(**kwargs)
+        return view.__dlpack__(**kwargs)
     except TypeError:  # numpy before 2.1 takes no keywords: the legacy capsule
         if copy:
-            return np.array(a.numpy()).__dlpack__()
-        return a.numpy().__dlpack__()
+            return np.array(view).__dlpack__()
+        return view.__dlpack__()
+
+
+class _Interface:
+    """An `__array_interface__` holder: numpy views its memory without a copy, and it
+    keeps the array it describes alive."""
+
+    def __init__(self, interface, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _writable(view: np.ndarray) -> np.ndarray:
+    """`view`, writable. A weft array's memory is writable by kernels even where its numpy
+    view is flagged read-only (an array made from a read-only buffer, as np.asarray of a
+    JAX array gives); numpy refuses to export such a view to legacy DLPack consumers
+    (which cannot mark it read-only), so the export sees the memory as it is."""
+    if view.flags.writeable:
+        return view
+    interface = dict(view.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, view))
 
 
 def to_dlpack(a: array):
@@ -114,8 +136,8 @@ def from_dlpack(source, dtype=None) -> array:
     if kind not in (CPU, CUDA_HOST):
         name = _DEVICE_NAMES.get(int(kind))
         raise UnsupportedDeviceError(f"from_dlpack: Unsupported source device for DLPack: device_type={kind}, "
-                                     f"device_id={index} (DLPack device {name or kind}:{index}): weft arrays live on the "
-                                     "CPU")
+                                     f"device_id={index} (DLPack device {name or kind}:{index}): weft arrays "
+                                     "live on the CPU")
     if not isinstance(source, _Capsule):
         capsule = source.__dlpack__()
         if type(capsule).__name__ != "PyCapsule":
