@@ -464,3 +464,50 @@ def test_grad_memory_outlives_the_tensor():
     del t
     gc.collect()
     np.testing.assert_array_equal(a.grad.numpy(), np.full(100, 2.0))
+
+
+# Warp's from_torch options ---------------------------------------------------------------------------
+@pytest.mark.parametrize("tname,wname", [("int32", "uint32"), ("int64", "uint64"), ("int16", "uint16"),
+                                         ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")])
+def test_from_torch_reinterprets_integers_of_the_same_size(tname, wname):
+    t = torch.tensor([0, 1, 1, 0], dtype=getattr(torch, tname))
+    a = wp.from_torch(t, dtype=getattr(wp, wname))
+    assert a.dtype is getattr(wp, wname) and a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy(), [0, 1, 1, 0])
+
+
+def test_from_torch_refuses_other_dtype_changes():
+    with pytest.raises(TypeError, match="Incompatible data types"):
+        wp.from_torch(torch.zeros(3, dtype=torch.bool), dtype=wp.float32)
+    with pytest.raises(RuntimeError, match="Incompatible data types"):  # Warp's exception type, too
+        wp.from_torch(torch.zeros(3, dtype=torch.float32), dtype=wp.int32)
+
+
+def test_from_torch_return_ctype_describes_the_memory():
+    t = torch.zeros((10, 3), dtype=torch.float32)
+    d = wp.from_torch(t, dtype=wp.vec3, return_ctype=True)
+    assert (d.data, d.grad, d.ndim, d.shape[0], d.strides[0]) == (t.data_ptr(), 0, 1, 10, 12)
+    g = torch.zeros_like(t)
+    assert wp.from_torch(t, dtype=wp.vec3, grad=g, return_ctype=True).grad == g.data_ptr()
+    d = wp.from_torch(t, dtype=wp.vec3, requires_grad=True, return_ctype=True)
+    assert d.grad == t.grad.data_ptr()
+    s = wp.from_torch(torch.zeros((4, 6))[:, ::2], return_ctype=True)
+    assert (s.ndim, tuple(s.shape[:2]), tuple(s.strides[:2])) == (2, (4, 3), (24, 8))
+
+
+def test_from_torch_grad_may_be_a_weft_array_and_retain_grad_is_kept():
+    t = torch.zeros((5, 2), dtype=torch.float32)
+    g = wp.zeros(5, dtype=wp.vec2)
+    a = wp.from_torch(t, dtype=wp.vec2, grad=g)
+    assert a.requires_grad and a.grad is g
+    with pytest.raises(ValueError, match="grad= must be an array of vec2f with shape"):
+        wp.from_torch(t, dtype=wp.vec2, grad=wp.zeros(4, dtype=wp.vec2))
+    assert wp.from_torch(t, requires_grad=True, retain_grad=True).retain_grad
+    assert not wp.from_torch(t, requires_grad=True).retain_grad
+
+
+def test_torch_streams_are_cuda_only():
+    with pytest.raises(RuntimeError, match="CUDA devices only"):
+        wp.stream_from_torch(torch.device("cpu"))
+    with pytest.raises(RuntimeError, match="CUDA devices only"):
+        wp.stream_to_torch("cpu")
