@@ -511,3 +511,26 @@ def test_torch_streams_are_cuda_only():
         wp.stream_from_torch(torch.device("cpu"))
     with pytest.raises(RuntimeError, match="CUDA devices only"):
         wp.stream_to_torch("cpu")
+
+
+@wp.kernel
+def inc_vec3(a: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = a[i] + wp.vec3(1.0)
+
+
+def test_launch_takes_tensors_and_numpy_arrays_as_views():
+    """Warp's rule: an array argument may be any object showing its CPU memory through
+    __array_interface__ or __array__() (a torch tensor, a numpy array); the kernel works on
+    that memory (strided views included)."""
+    s = torch.arange(6, dtype=torch.float32)
+    wp.launch(affine, 6, inputs=[s, s])
+    np.testing.assert_array_equal(s.numpy(), np.arange(6) * 2.0 + 1.0)
+    v = torch.zeros((4, 3))
+    wp.launch(inc_vec3, 4, inputs=[v])
+    assert (v == 1.0).all()
+    strided, n = torch.zeros(8)[::2], np.zeros(4, np.float32)
+    wp.launch(affine, 4, inputs=[n, strided])
+    assert strided.tolist() == [1.0] * 4
+    with pytest.raises(TypeError, match="argument 'a'.*holds float64 values"):
+        wp.launch(affine, 4, inputs=[torch.zeros(4, dtype=torch.float64), strided])
