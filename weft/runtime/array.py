@@ -163,7 +163,15 @@ class array:  # noqa: N801 - Warp's name
         return a.copy() if copy and a is self._np else a
 
     def list(self):
-        return self._np.tolist()
+        """The elements as a flat Python list: numbers, vector/matrix values, struct
+        instances (whose array fields come back as None), as Warp's `list()`."""
+        t = self.dtype
+        if isinstance(t, StructType):
+            return [t.from_record(r) for r in self._np.reshape(-1)]
+        if isinstance(t, (Vector, Matrix)):
+            flat = self._np.reshape(-1, t.num_components)
+            return [CompositeValue(t, row.copy()) for row in flat]
+        return self._np.reshape(-1).tolist()
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule viewing this array's memory (see weft/interop/dlpack.py)."""
