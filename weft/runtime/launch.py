@@ -16,7 +16,7 @@ from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, Struc
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
 from . import capture, diagnostics
-from .array import array
+from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
 
@@ -82,13 +82,27 @@ def make_packer(kernel, name, t):
     return lambda value: pack_value(kernel, name, t, value)
 
 
+def _foreign_array(kernel, name, t, value) -> array:
+    """A weft array viewing the memory of `value`, an array of another library that shows
+    its CPU memory through `__array_interface__` or `__array__()` (numpy arrays, torch CPU
+    tensors: Warp's rule). The caller's object keeps the memory alive during the launch."""
+    if not (hasattr(value, "__array_interface__") or hasattr(value, "__array__")) or isinstance(value, str):
+        _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+    try:
+        storage = np.asarray(value)
+        return view_of(storage, t.dtype, f"kernel '{kernel.name}', argument '{name}'")
+    except (TypeError, ValueError, RuntimeError) as e:
+        _fail(kernel, name, f"a weft array of {t.dtype!r} (or memory viewable as one)",
+              f"{type(value).__name__} ({e})")
+
+
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
         if not isinstance(value, array):
-            _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+            value = _foreign_array(kernel, name, t, value)
         if value.dtype is not t.dtype or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
         if not value.device.is_cpu:
