@@ -54,8 +54,11 @@ from .runtime.device import (  # noqa: E402
 from .runtime.launch import Launch, launch  # noqa: E402
 from .tape import Tape  # noqa: E402
 from .types import *  # noqa: E402,F403
-from .types import (  # noqa: E402
+from .types import AnyScalar as Scalar  # noqa: E402 - Warp's generic annotation, not the metatype
+from .types import (  # noqa: E402  # noqa: E402
     ArrayType,
+    Float,
+    Int,
     matrix,
     quaternion,
     transformation,
@@ -69,6 +72,7 @@ from .utils import ScopedTimer, get_module_options, set_module_options
 vec = vector
 mat = matrix
 types = __import__("weft.types", fromlist=["types"])
+_src = __import__("weft._src", fromlist=["types"])  # Warp 1.19's internal module paths
 
 # Every builtin is a module attribute: weft.sin, weft.dot, weft.atomic_add, ...
 globals().update({name: b for name, b in _BUILTINS.items()})

@@ -10,6 +10,7 @@ from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import ArrayType, Type, resolve
 from ..types.array_type import AnyArray
+from ..types.generic import TypePattern
 from . import promotion
 from .errors import CompileError
 from .source import ParsedSource
@@ -22,7 +23,7 @@ def resolve_annotation(annotation, where: str):
     if annotation is inspect.Parameter.empty or annotation is typing.Any \
             or isinstance(annotation, typing.TypeVar):
         return GENERIC
-    if isinstance(annotation, AnyArray):
+    if isinstance(annotation, (AnyArray, TypePattern)):
         return annotation
     t = resolve(annotation)
     if t is None:
@@ -39,7 +40,7 @@ def signature_types(pyfunc, kind: str) -> dict:
             raise TypeError(f"{pyfunc.__qualname__}: *args/**kwargs parameters are not supported")
         annotation = hints.get(name, inspect.Parameter.empty)
         t = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
-        if kind == "kernel" and (t is GENERIC or isinstance(t, AnyArray)):
+        if kind == "kernel" and (t is GENERIC or isinstance(t, (AnyArray, TypePattern))):
             raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
                             f"annotation, e.g. `{name}: weft.array(dtype=float)`")
         out[name] = t
@@ -178,6 +179,11 @@ class Func:
                 v = arg
             elif want is GENERIC:
                 v = ctx.materialize(arg)
+            elif isinstance(want, TypePattern):  # Int, Float, vector(length=Any, ...), ...
+                v = ctx.materialize(arg)
+                if not want.matches(v.type):
+                    errors.append(f"'{name}' expects {want!r}, got {v.type!r}")
+                    return None
             elif isinstance(arg, Value) and arg.type is not want:
                 if isinstance(want, ArrayType) or len(self.overloads) > 1 or not isinstance(want, Type):
                     errors.append(f"'{name}' expects {want!r}, got {arg.type!r}")
