@@ -37,6 +37,7 @@ from .lang.errors import (  # noqa: E402
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, get_module  # noqa: E402
+from .lang.native import func_native  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,
     clone,

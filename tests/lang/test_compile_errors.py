@@ -174,13 +174,6 @@ def branches_disagree(a: wp.array(dtype=float)):
 
 
 @wp.kernel
-def defined_in_one_branch(a: wp.array(dtype=float)):
-    if a[0] > 0.0:
-        y = 1.0
-    a[0] = y
-
-
-@wp.kernel
 def defined_in_loop(a: wp.array(dtype=float)):
     for j in range(3):
         z = float(j)
@@ -308,7 +301,6 @@ def bad_attribute(a: wp.array(dtype=float)):
     (stores_wrong_type, "a[0] = k", "int32"),
     (rebinds_with_other_type, "x = k", "'x' has type int32 but float32 is expected"),
     (branches_disagree, "if a[0] > 0.0", "'x' is float32 in one branch and int32 in the other"),
-    (defined_in_one_branch, ("a[0] = y", "y"), "'y' is assigned in only one branch"),
     (defined_in_loop, ("a[0] = z", "z"), "'z' is assigned inside the loop"),
     (loop_changes_type, "s = float(j)", "'s' has type float32 but int32 is expected"),
     (literal_too_big, "k = 3000000000", "the constant 3000000000 does not fit int32"),
@@ -335,9 +327,7 @@ def test_names_and_types(kernel, caret_at, message):
     check_points_at(compile_error(kernel), kernel, caret_at, message)
 
 
-def test_messages_name_the_line_of_the_if_or_loop():
-    if_line = source_line(defined_in_one_branch, "if a[0] > 0.0")
-    assert f"of the if at line {if_line};" in str(compile_error(defined_in_one_branch))
+def test_messages_name_the_line_of_the_loop():
     loop_line = source_line(defined_in_loop, "for j in range(3)")
     assert f"inside the loop at line {loop_line} " in str(compile_error(defined_in_loop))
 

@@ -128,6 +128,17 @@ def _target_names(target) -> set[str]:
     return set()
 
 
+def _static_expression_names(stmts, evaluate):
+    """For each `static(...)` call in the statements, the set of names its argument reads.
+    `evaluate(func_node)` resolves a call's function (the compiler's Python evaluation)."""
+    from ..builtins.arith import STATIC
+    for n in _walk_stmts(stmts):
+        if isinstance(n, ast.Call) and n.args and isinstance(n.func, (ast.Name, ast.Attribute)) \
+                and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "static" \
+                and evaluate(n.func) is STATIC:
+            yield {m.id for m in ast.walk(n.args[0]) if isinstance(m, ast.Name)}
+
+
 def _as_load(target):
     return ast.fix_missing_locations(ast.copy_location(_to_load(target), target))
 
@@ -159,6 +170,8 @@ def _merged_type(t, e):
     for v in (t, e):
         if isinstance(v, Value):
             return v.type
+    if t is None or e is None:  # a constant on one path only
+        return promotion.default_type(e if t is None else t)
     if isinstance(t, bool) and isinstance(e, bool):
         return bool_
     return promotion.default_type(t + e)

@@ -67,11 +67,11 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
                              "for the options of a shared module")
 
     def wrap(pyfunc):
-        key = name or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
-        target = unique_module(key) if module == "unique" else module
+        base = name or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        target = unique_module(base) if module == "unique" else module
         if module_options:
             target.options.update(module_options)
-        return Kernel(pyfunc, key=key, module=target, options=options)
+        return Kernel(pyfunc, key=name, module=target, options=options)  # (no name: Warp's key)
     return wrap(f) if f is not None else wrap
 
 

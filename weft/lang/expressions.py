@@ -13,6 +13,7 @@ from ..types import (
     ArrayType,
     CompositeValue,
     Scalar,
+    StructType,
     bool_,
     int32,
     int64,
@@ -70,6 +71,10 @@ class ExpressionsMixin:
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         if isinstance(base, Value):
+            t = base.type
+            if isinstance(t, StructType) and node.attr not in t.fields:
+                self.error(f"`{node.attr}` is not an attribute of '{ast.unparse(node.value)}' "
+                           f"({t.key})", node, kind=AttributeError)
             return arith.get_attr(self, base, node.attr)
         try:
             return getattr(base, node.attr)
@@ -194,7 +199,9 @@ class ExpressionsMixin:
     def indices(self, slice_node, ndim, node):
         key = self.subscript_key(slice_node)
         if len(key) > ndim:
-            self.error(f"too many indices for an array of {ndim} dimension(s)", node)
+            self.error(f"Incorrect number of indices specified for array indexing: too many "
+                       f"indices ({len(key)}) for an array of {ndim} dimension(s)", node,
+                       kind=IndexError)
         out = []
         for k in key:
             if isinstance(k, Value):

@@ -63,10 +63,18 @@ def signature_types(pyfunc, kind: str) -> dict:
 
 def _annotations(pyfunc) -> dict:
     raw = dict(getattr(pyfunc, "__annotations__", {}))
+    # (the function's closure too: `x: dtype` where dtype is a variable of the enclosing function)
+    cells = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
+    closure = {}
+    for name, cell in cells.items():
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            pass
     for k, v in raw.items():
         if isinstance(v, str):  # from __future__ import annotations
             try:
-                raw[k] = eval(v, pyfunc.__globals__)  # noqa: S307 - the user's own annotation
+                raw[k] = eval(v, pyfunc.__globals__, closure)  # noqa: S307 - the user's own annotation
             except Exception as e:  # noqa: BLE001
                 raise TypeError(f"{pyfunc.__qualname__}: cannot evaluate annotation {v!r}: {e}") from None
     return raw
@@ -82,6 +90,16 @@ class FuncInstance:
         self.name = f"{func.name}({', '.join(map(repr, param_types.values()))})"
         self._ir = None
         self._compiling = False
+
+    @property
+    def custom_grad(self):
+        """The @func_grad function of this instance's overload, or None."""
+        return self.overload.custom_grad
+
+    @property
+    def custom_replay(self):
+        """The @func_replay function of this instance's overload, or None."""
+        return self.overload.custom_replay
 
     def ir(self):
         if self._ir is None:
@@ -110,6 +128,8 @@ class Overload:
         self.defaults = {n: p.default for n, p in inspect.signature(pyfunc).parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self._source = None
+        self.custom_grad = None    # set by @weft.func_grad(f)
+        self.custom_replay = None  # set by @weft.func_replay(f)
 
     @property
     def source(self) -> ParsedSource:
@@ -126,8 +146,6 @@ class Func:
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         self.overloads = [Overload(pyfunc)]
         self.instances: dict = {}
-        self.custom_grad = None    # set by @weft.func_grad(f)
-        self.custom_replay = None  # set by @weft.func_replay(f)
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
 
@@ -142,7 +160,10 @@ class Func:
         self.instances.clear()
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
+        """From Python scope: the func compiled for these argument types and run once, so
+        that the result is what a kernel computes (lang/pyscope.py)."""
+        from .pyscope import call_func
+        return call_func(self, args, kwargs)
 
     def instance_for(self, ctx, args, kwargs, node):
         """The instance a call with these arguments compiles to, and the argument values."""

@@ -32,6 +32,7 @@ from .ast_helpers import (
     _ordered_union,
     _read_outside,
     _same_constant,
+    _static_expression_names,
     _walk_stmts,
 )
 from .errors import KERNEL_RETURN_MESSAGE
@@ -191,8 +192,12 @@ class StatementsMixin:
         if not isinstance(cond, Value):  # a compile-time condition selects one branch
             self.visit_block(node.body if cond else node.orelse)
             return
+        # A name assigned in one branch only and read elsewhere is zero on the other path
+        # (as in Warp, whose locals start at zero).
+        one_sided = {n for n in _assigned_names(node.body) ^ _assigned_names(node.orelse)
+                     if _read_outside(self.src.tree, n, node)}
         self.emit_if(cond, lambda: self.visit_block(node.body),
-                     (lambda: self.visit_block(node.orelse)) if node.orelse else None)
+                     (lambda: self.visit_block(node.orelse)) if node.orelse else None, one_sided)
 
     def stmt_Return(self, node):
         if self.kind == "kernel" and node.value is not None:  # (`return None` included, as in Warp)
@@ -260,7 +265,10 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
-        if self._loop_needs_while(node):
+        values = self._static_unroll_values(node, start, stop, step)
+        if values is not None:
+            self.emit_unrolled(node, values)
+        elif self._loop_needs_while(node):
             self.emit_while_range(node, start, stop, step)
         else:
             self.emit_for(node, start, stop, step)
@@ -274,8 +282,9 @@ class StatementsMixin:
         self.error("nested function definitions are not supported; use @weft.func", node)
 
     # Control flow --------------------------------------------------------------------------
-    def emit_if(self, cond: Value, then_fn, else_fn):
-        """Build an `if` op; names rebound in either branch become its results."""
+    def emit_if(self, cond: Value, then_fn, else_fn, one_sided=frozenset()):
+        """Build an `if` op; names rebound in either branch become its results. A name in
+        `one_sided` that only one branch defines is zero on the other."""
         before = self.scope
         loc = self.b.loc
         blocks, scopes = [], []
@@ -300,8 +309,9 @@ class StatementsMixin:
                     what = "the conditional expression" if name == "__ifexp" else f"'{name}'"
                     self.error(f"{what} is {t.type!r} in one branch and {e.type!r} in the other")
                 names.append(name)
-            elif name == _RETVAL and (isinstance(t, Value) or isinstance(e, Value)):
-                names.append(name)  # defined on the returning path only: fill with zero
+            elif (name == _RETVAL or name in one_sided) and (t is None or e is None) \
+                    and any(isinstance(v, Value) or promotion.is_weak(v) for v in (t, e)):
+                names.append(name)  # defined on one path only: zero on the other
             elif t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 merged[name] = Undefined(f"'{name}' is assigned in only one branch of the "
                                          f"if at line {self.b.loc.line}; assign it before the if")
@@ -341,22 +351,81 @@ class StatementsMixin:
         self.emit_if(cond, branch(then_value), branch(else_value))
         return self.scope.pop(slot)
 
-    def _last_index(self, node, start):
-        """If the loop variable is read after the loop, where its last value travels (a
-        loop-carried slot, as Python keeps it): (slot name, value if the loop never runs)."""
+    def _static_unroll_values(self, node, start, stop, step):
+        """The index values of a loop to unroll at compile time, or None. As in Warp, a
+        constant-range loop whose index a `static(...)` expression in its body reads is
+        unrolled, so that the index is a constant in each copy of the body."""
+        bounds = [constant_value(v) for v in (start, stop, step)]
+        if any(b is None for b in bounds):
+            return None
+        if not any(node.target.id in names
+                   for names in _static_expression_names(node.body, self.py_eval_or_none)):
+            return None
+        return range(*bounds)
+
+    def emit_unrolled(self, node, values):
+        """The body once per index value, the index a compile-time constant in each copy.
+        `continue` skips the rest of its copy; `break` and `return` skip the later copies."""
+        brk, cont = self.fresh("break"), self.fresh("continue")
+        can_break = any(isinstance(n, ast.Break) for n in _walk_stmts(node.body, own_loop=True))
+        if can_break:
+            self.scope[brk] = self.b.const(False, bool_)
+        self.loops.append({"break": brk if can_break else None, "continue": cont})
+        for k, value in enumerate(values):
+            def iteration(value=value):
+                self.scope[cont] = self.b.const(False, bool_)
+                self.scope[node.target.id] = value
+                self.visit_block(node.body)
+            stopped = [self.scope[n] for n in (brk, _RET) if isinstance(self.scope.get(n), Value)]
+            if k > 0 and stopped:
+                self.b.loc = self.loc(node)
+                flag = stopped[0] if len(stopped) == 1 else self.b.select(stopped[0], stopped[0], stopped[1])
+                self.emit_if(self.b.unary("not", flag), iteration, None)
+            else:
+                iteration()
+        self.loops.pop()
+        for name in (brk, cont):
+            self.scope.pop(name, None)
+
+    def _keep_index_after_loop(self, node, start, stop=None, step=None):
+        """Python keeps a loop's index after the loop (its last value). When the function
+        reads the name outside the loop, the index becomes a loop-carried value; or, for a
+        constant range whose body does not rebind it, the constant last value (set by
+        `_index_after_loop`)."""
         name = node.target.id
         if not _read_outside(self.src.tree, name, node):
+            return False
+        if self._constant_last_index(node, start, stop, step) is not None:
+            return False
+        old = self.scope.get(name)
+        if not (isinstance(old, Value) and old.type is start.type):
+            self.scope[name] = start  # (an empty loop leaves the start value)
+        return True
+
+    def _constant_last_index(self, node, start, stop, step):
+        """(last index value,) of a constant, non-empty range whose body does not rebind the
+        index; () for an empty constant range; None otherwise."""
+        bounds = [constant_value(v) if isinstance(v, Value) else None for v in (start, stop, step)]
+        if any(b is None for b in bounds) or node.target.id in _assigned_names(node.body):
             return None
-        prior = self.scope.get(name)
-        return name, prior if isinstance(prior, Value) and prior.type is start.type else start
+        r = range(*bounds)
+        return (r[-1],) if len(r) else ()
+
+    def _index_after_loop(self, node, start, stop, step, before):
+        last = self._constant_last_index(node, start, stop, step)
+        name = node.target.id
+        if last is None:
+            return
+        if last:
+            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+        elif name in before:
+            self.scope[name] = before[name]
 
     def emit_for(self, node, start, stop, step):
+        keep_index = self._keep_index_after_loop(node, start, stop, step)
         carried = self._carried_names(node)
-        last = self._last_index(node, start)
-        if last is not None:
-            slot = self.fresh("last")
-            self.scope[slot] = last[1]
-            carried.append(slot)
+        if keep_index and node.target.id not in carried:
+            carried.append(node.target.id)
         inits = [self.scope[n] for n in carried]
         trip = None
         if all(constant_value(o) is not None for o in (start, stop, step)):
@@ -370,8 +439,6 @@ class StatementsMixin:
         self.loops.append({"break": None, "continue": self.fresh("continue")})
         with self.b.at(body):
             self.scope[self.loops[-1]["continue"]] = self.b.const(False, bool_)
-            if last is not None:
-                self.scope[slot] = body.args[0]
             self.visit_block(node.body)
             self._yield_carried(carried, body, node)
         self.loops.pop()
@@ -379,24 +446,23 @@ class StatementsMixin:
         self.b.loc = self.loc(node)
         op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
         self._after_loop(before, node, carried, op.results)
-        if last is not None:
-            self.scope[node.target.id] = self.scope.pop(slot)
+        self._index_after_loop(node, start, stop, step, before)
 
     def emit_while_range(self, node, start, stop, step):
         """A range loop that can break or return, lowered to a while over a counter."""
         counter = self.fresh("counter")
         self.scope[counter] = start
+        self._keep_index_after_loop(node, start)  # (a break may end it early: carried)
         cont = (node.target.id, counter, step)
         test = ("range", counter, stop, step)
-        last = self._last_index(node, start)
-        if last is not None:  # carried like a variable the body assigns
-            self.scope[node.target.id] = last[1]
-        self.emit_while(node, test, prologue=cont, keep=[node.target.id] if last is not None else [])
+        self.emit_while(node, test, prologue=cont)
 
-    def emit_while(self, node, test, prologue, keep=()):
+    def emit_while(self, node, test, prologue):
         brk, cont = self.fresh("break"), self.fresh("continue")
         self.scope[brk] = self.b.const(False, bool_)
-        extra = [brk] + ([prologue[1]] if prologue else []) + list(keep)
+        extra = [brk] + ([prologue[1]] if prologue else [])
+        if prologue and isinstance(self.scope.get(prologue[0]), Value):
+            extra.append(prologue[0])  # the index, kept after the loop
         carried = extra + [n for n in self._carried_names(node) if n not in extra]
         inits = [self.scope[n] for n in carried]
         types = [v.type for v in inits]
