@@ -52,3 +52,14 @@ def test_cast_of_structs_and_vectors():
     wp.launch(pun, dim=1, inputs=[out, vec])
     assert out.numpy()[0] == 0x007B4000
     np.testing.assert_array_equal(vec.numpy()[0], [2.0, np.int16(123).view(np.float16)])
+
+
+def test_cast_is_not_differentiable():
+    @wp.kernel
+    def through_bits(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        halves = wp.cast(x[0], wp.vec2h)
+        y[0] = float(halves[0]) + float(halves[1])
+
+    x, y = wp.ones(1, requires_grad=True), wp.zeros(1, requires_grad=True)
+    with pytest.raises(wp.WarpCodegenError, match="bitcast"):
+        wp.launch(through_bits, dim=1, inputs=[x, y], adjoint=True, adj_inputs=[None, None])
