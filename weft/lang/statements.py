@@ -417,7 +417,8 @@ class StatementsMixin:
         if last is None:
             return
         if last:
-            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+            # a variable like any other (a later loop may rebind it: it must be carried there)
+            self.scope[name] = self.b.const(last[0], start.type)
         elif name in before:
             self.scope[name] = before[name]
 
