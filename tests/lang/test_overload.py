@@ -82,3 +82,26 @@ def test_overload_errors():
         wp.overload(generic_fill, {"value": int})  # `a` is still generic
     with pytest.raises(TypeError, match="cannot infer"):
         wp.launch(generic_fill, dim=1, inputs=[wp.zeros(1), "text"])
+
+
+@wp.func
+def first(a: wp.array(dtype=Any)):
+    return a[0]
+
+
+@wp.func
+def first(a: wp.array(dtype=wp.float64)):  # noqa: F811 - a concrete overload
+    return a[0] * 2.0
+
+
+@wp.kernel
+def use_first(a: wp.array(dtype=float), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(first(a)) + first(b)
+
+
+def test_user_overloads_lists_concrete_overloads_and_generic_instances():
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(use_first, dim=1, inputs=[wp.ones(1), wp.ones(1, dtype=wp.float64), out])
+    assert out.numpy()[0] == 3.0
+    signatures = set(first.user_overloads)
+    assert signatures == {"array(dtype=float64, ndim=1)", "array(dtype=float32, ndim=1)"}

@@ -80,6 +80,10 @@ def _annotations(pyfunc) -> dict:
     return raw
 
 
+def _signature(types) -> str:
+    return ", ".join(map(repr, types))
+
+
 class FuncInstance:
     """One func compiled for one tuple of argument types."""
 
@@ -148,6 +152,19 @@ class Func:
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
+
+    @property
+    def user_overloads(self) -> dict:
+        """Warp's view of the overloads: a signature (its parameter types) -> the overload,
+        for each overload written with concrete types and each instance of a generic one
+        (compiled for the types of a call)."""
+        out = {}
+        for overload in self.overloads:
+            if not any(is_generic(t) for t in overload.params.values()):
+                out[_signature(overload.params.values())] = overload
+        for instance in self.instances.values():
+            out.setdefault(_signature(instance.param_types.values()), instance)
+        return out
 
     def add_overload(self, pyfunc):
         """Add an overload; one with the same parameter types replaces the earlier one."""
