@@ -292,11 +292,11 @@ class Kernel:
         spec = [False] * len(args)
         arrays = self._array_params if self._array_params is not None else self._init_params()
         for k in arrays:
-            spec[k] = getattr(args[k], "is_contiguous", False)
+            spec[k] = getattr(args[k], "is_contiguous", False) is True  # (torch: a method)
         if adjoint:  # None marks an adjoint array not given: a variant without it
             n = len(self._arg_names)
             for k in range(n, len(args)):
-                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False)
+                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False) is True
         return tuple(spec)
 
     def _absent(self, spec) -> frozenset:
