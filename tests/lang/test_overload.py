@@ -105,3 +105,30 @@ def test_user_overloads_lists_concrete_overloads_and_generic_instances():
     assert out.numpy()[0] == 3.0
     signatures = set(first.user_overloads)
     assert signatures == {"array(dtype=float64, ndim=1)", "array(dtype=float32, ndim=1)"}
+
+
+@wp.func
+def component_sum(v: wp.types.vector(3, wp.Int)) -> wp.Int:
+    return v[0] + v[1] + v[2]
+
+
+@wp.func
+def as_float(x: wp.Float) -> wp.Int:
+    return x
+
+
+def test_generic_return_annotations_are_inferred_then_checked():
+    @wp.kernel
+    def sums(out: wp.array(dtype=wp.int16)):
+        out[0] = component_sum(wp.vec3s(1, 2, 3))
+
+    out = wp.zeros(1, dtype=wp.int16)
+    wp.launch(sums, dim=1, inputs=[out])
+    assert out.numpy()[0] == 6
+
+    @wp.kernel
+    def wrong():
+        as_float(1.0)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="annotated as `Int` but the code returns a value of type"):
+        wp.launch(wrong, dim=1)

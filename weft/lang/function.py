@@ -11,7 +11,7 @@ from ..ir.verify import verify
 from ..types import ArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray
 from . import promotion
-from .errors import CompileError
+from .errors import CompileError, WarpCodegenTypeError
 from .source import ParsedSource
 
 GENERIC = object()  # a parameter whose type comes from the call
@@ -112,9 +112,16 @@ class FuncInstance:
             self._compiling = True
             try:
                 from .frontend import FunctionCompiler
+                ret = self.overload.ret_type
+                open_ret = ret if is_generic(ret) else None  # `-> wp.Float`: inferred, then checked
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
-                                      self.overload.ret_type)
-                self._ir = inline_calls(verify(fc.compile()))
+                                      None if open_ret is not None else ret)
+                fn = fc.compile()
+                if open_ret is not None and not (fn.ret_type is not None and open_ret.matches(fn.ret_type)):
+                    raise WarpCodegenTypeError(
+                        f"The function `{self.func.name}` has its return type annotated as `{open_ret!r}` "
+                        f"but the code returns a value of type `{fn.ret_type!r}`.", fn.loc, self.func.name)
+                self._ir = inline_calls(verify(fn))
             finally:
                 self._compiling = False
         return self._ir
