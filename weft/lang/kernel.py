@@ -12,6 +12,7 @@ import inspect
 import re
 import threading
 import time
+import weakref
 
 from .. import config
 from ..ir.core import Loc, walk
@@ -91,13 +92,21 @@ class CompiledKernel:
 
     def pack_cached(self, values):
         """Pack into the kernel's own block, skipping arguments identical to the last launch
-        (arrays never change pointer or shape, so identity is enough)."""
+        (arrays never change pointer or shape, so identity is enough). Arrays are held by
+        weak reference: a launch does not keep its arrays alive."""
         last = self.last_values
         args = self.args
         for k, value in enumerate(values):
-            if value is not last[k] or type(value) not in _UNCHANGING:
-                setattr(args, self.field_names[k], self.packers[k](value))
+            held = last[k]
+            if type(value) is array:
+                if type(held) is weakref.ref and held() is value:
+                    continue
+                last[k] = weakref.ref(value)
+            elif value is held and type(value) in _UNCHANGING:
+                continue
+            else:
                 last[k] = value
+            setattr(args, self.field_names[k], self.packers[k](value))
 
     def pack(self, values, into=None):
         """The argument block for `values` (written into `into` if given)."""
