@@ -29,7 +29,7 @@ from ..types import (
     scalar_from_numpy,
     vector,
 )
-from ..types.layout import array_descriptor, ctype_of
+from ..types.layout import array_descriptor
 from .device import get_device
 
 
@@ -40,7 +40,7 @@ def element_numpy(dtype):
     if isinstance(dtype, (Vector, Matrix)):
         return dtype.dtype.np_dtype, dtype.np_shape
     if isinstance(dtype, StructType):
-        return np.dtype(ctype_of(dtype)), ()
+        return np.dtype(dtype.numpy_dtype()), ()
     raise TypeError(f"arrays cannot hold {dtype!r}")
 
 
