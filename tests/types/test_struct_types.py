@@ -261,3 +261,10 @@ def test_numpy_view_of_struct_arrays_has_component_shapes():
     assert n["h"].dtype == np.float16 and n["h"][0] == 1.5
     assert n["v"].shape == (2, 2)
     assert a.list()[1].h == 1.5
+
+
+def test_ctype_of_an_instance_is_its_packed_form():
+    o = Outer(n=7, d=0.25)
+    packed = o.__ctype__()
+    assert isinstance(packed, ctypes.Structure) and ctypes.sizeof(packed) == Outer.size
+    assert packed.n == 7 and packed.d == 0.25

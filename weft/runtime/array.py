@@ -191,6 +191,8 @@ class array:  # noqa: N801 - Warp's name
             self._desc = desc
         return self._desc
 
+    __ctype__ = descriptor  # (Warp's name for the packed form)
+
     # Gradients ------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:

@@ -196,6 +196,11 @@ class StructValue:
             setattr(out, name, value)
         return out
 
+    def __ctype__(self):
+        """This value packed as kernels receive it (a ctypes structure; Warp's name)."""
+        from ..runtime.launch import pack_value  # (the one packing rule, shared with launches)
+        return pack_value(None, self._type.name, self._type, self)
+
     def numpy_dtype(self) -> dict:
         return self._type.numpy_dtype()
 
