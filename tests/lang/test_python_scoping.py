@@ -82,3 +82,25 @@ def test_leaked_index_is_carried_by_a_later_loop():
     out = wp.zeros(1, dtype=int)
     wp.launch(index_rebound_in_a_later_loop, 1, inputs=[out])
     assert out.numpy()[0] == 4
+
+
+@wp.kernel
+def backwards(n: int, step: int, out: wp.array(dtype=int)):
+    k = 0
+    for i in reversed(range(1, n, step)):
+        out[k] = i
+        k += 1
+    for j in reversed(range(4)):
+        out[k] = j
+        k += 1
+    for m in reversed(range(n, 0, -step)):
+        out[k] = m
+        k += 1
+
+
+def test_reversed_ranges():
+    for n, step in ((8, 3), (1, 2), (7, 2)):
+        out = wp.full(32, -1, dtype=int)
+        wp.launch(backwards, 1, inputs=[n, step, out])
+        want = [*reversed(range(1, n, step)), *reversed(range(4)), *reversed(range(n, 0, -step))]
+        assert out.numpy()[: len(want)].tolist() == want and out.numpy()[len(want)] == -1

@@ -280,8 +280,12 @@ class StatementsMixin:
         if node.orelse:
             self.error("for/else is not supported", node)
         it = node.iter
+        backwards = (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
+                     and len(it.args) == 1 and not it.keywords)
+        if backwards:
+            it = it.args[0]
         if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
-            self.error("for loops must iterate over range(...)", it)
+            self.error("for loops must iterate over range(...) or reversed(range(...))", it)
         if not isinstance(node.target, ast.Name):
             self.error("the loop variable must be a plain name", node.target)
         bounds = [self.expr(a) for a in it.args]
@@ -291,6 +295,8 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
+        if backwards:
+            start, stop, step = self.reversed_range(start, stop, step)
         values = self._static_unroll_values(node, start, stop, step)
         if values is not None:
             self.emit_unrolled(node, values)
@@ -592,6 +598,28 @@ class StatementsMixin:
 
     def not_jumped(self) -> Value:
         return self.b.unary("not", self.jump_flag())
+
+    def reversed_range(self, start, stop, step):
+        """The bounds of `reversed(range(start, stop, step))`: range(last, start - step,
+        -step), where last = start + (n - 1) * step and n is the range's length (an empty
+        range stays empty)."""
+        b = self.b
+        bounds = [constant_value(v) for v in (start, stop, step)]
+        if all(v is not None for v in bounds):
+            r = range(*bounds)[::-1]
+            return [b.const(x, start.type) for x in (r.start, r.stop, r.step)]
+        zero, one = b.const(0, start.type), b.const(1, start.type)
+
+        def length(lo, hi, size):  # len(range(lo, hi, size)) for size > 0, C division
+            n = b.div(b.sub(b.add(b.sub(hi, lo), size), one), size)
+            return b.select(b.cmp("gt", hi, lo), n, zero)
+        up = length(start, stop, step)
+        down = length(stop, start, b.neg(step))
+        known = constant_value(step)
+        n = up if known is not None and known > 0 else down if known is not None else \
+            b.select(b.cmp("gt", step, zero), up, down)
+        last = b.add(start, b.mul(b.sub(n, one), step))
+        return [last, b.sub(start, step), b.neg(step)]
 
     def range_bounds(self, start, stop, step, node):
         vals = [start, stop, step]
