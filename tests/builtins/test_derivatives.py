@@ -190,6 +190,10 @@ CASES = [
     _case("neg", "wp.neg(a)", Q, out="quatd", variant="builtin"),
     _case("div_approx", "wp.div_approx(a, b)", M(2), F(), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
     _case("pos", "wp.pos(a)", M(2), out="mat22d"),
+    # angles (builtins/angles.py)
+    _case("degrees", "wp.degrees(a)", F()),
+    _case("radians", "wp.radians(a)", F()),
+    _case("quat_rpy", "wp.quat_rpy(a, b, c)", F(-3, 3), F(-1.5, 1.5), F(-3, 3), out="quatd"),
     # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
     _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),
     _case("atomic_sub", "", V(), out="vec3d", stmt="wp.atomic_sub(out, i, a)"),
