@@ -251,6 +251,11 @@ def thread_offset(x: int):
     return x + wp.tid()
 
 
+@wp.func
+def first_row(a: wp.array2d(dtype=float)):
+    return a[0]
+
+
 def test_bad_values():
     with pytest.raises(RuntimeError, match=r"tid\(\) can only be called inside a kernel"):
         wp.tid()
@@ -258,8 +263,11 @@ def test_bad_values():
         thread_offset(1)
     with pytest.raises(ValueError, match="does not fit int32"):
         wp.abs(2**40)
-    with pytest.raises(TypeError, match="lists or numpy arrays"):
-        wp.length([1.0, 2.0, 3.0])
+    for sequence in ([1.0, 2.0, 3.0], (1.0, 2.0, 3.0), np.ones(3, dtype=np.float32)):
+        with pytest.raises(TypeError, match="lists, tuples or numpy arrays"):
+            wp.length(sequence)
+    with pytest.raises(TypeError, match="returns an array"):
+        first_row(wp.zeros((2, 2)))
 
 
 def test_overload_added_after_a_call():

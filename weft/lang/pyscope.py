@@ -30,7 +30,7 @@ import threading
 import numpy as np
 
 from .. import config
-from ..ir.core import walk
+from ..ir.core import Value, walk
 from ..types import (
     ArrayType,
     Composite,
@@ -109,10 +109,14 @@ def value_type(x):
     composite = getattr(type(x), "_weft_type", None)  # composite values as classes, if any
     if isinstance(composite, Composite):
         return composite
-    if isinstance(x, (list, np.ndarray)):
-        raise TypeError("builtins and funcs cannot be called with lists or numpy arrays in "
-                        "Python scope; use a weft type such as weft.vec3, weft.mat33, "
+    if isinstance(x, (list, np.ndarray)) or (isinstance(x, tuple) and any(
+            isinstance(e, (numbers.Number, tuple, list)) for e in x)):
+        raise TypeError("builtins and funcs cannot be called with lists, tuples or numpy arrays "
+                        "in Python scope; use a weft type such as weft.vec3, weft.mat33, "
                         "weft.quat or weft.transform")
+    if isinstance(x, Value):
+        raise TypeError("a value of a kernel being compiled cannot be passed to a Python-scope "
+                        "call (call the builtin or func inside the kernel instead)")
     return None
 
 
@@ -229,6 +233,8 @@ class _Entry:
         self.result_type = _result_type(name, env, params, call)
         self.result_types = list(self.result_type.elements) if isinstance(self.result_type, TupleType) \
             else [] if self.result_type is None else [self.result_type]
+        if any(isinstance(t, ArrayType) for t in self.result_types):
+            raise TypeError(f"{name}() returns an array, which cannot be returned to Python scope")
         stores = []
         for j, rt in enumerate(self.result_types):
             env[f"_R{j}"] = ArrayType(rt, 1)
