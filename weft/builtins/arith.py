@@ -57,7 +57,7 @@ def unify(ctx, a, b):
     sa, sb = promotion.scalar_of(a.type), promotion.scalar_of(b.type)
     if sa is not None and sb is not None and sa is not sb:
         ctx.error(f"operands have different types {a.type!r} and {b.type!r}; "
-                  f"convert one explicitly, e.g. {sb!r}(x)")
+                  f"convert one explicitly, e.g. {sb!r}(x)", kind=TypeError)
     return a, b
 
 
@@ -192,6 +192,8 @@ def construct(ctx, t, args, kwargs) -> Value:
                 if not np.isfinite(x):
                     ctx.error(f"{t!r}({x!r}): not a finite number")
                 value = int(x)  # an explicit conversion truncates, as in C
+            if t.is_int and not promotion.fits(value, t):
+                value = _wrap_int(int(value), t)  # an explicit conversion wraps, as in C
             if not promotion.fits(value, t):
                 ctx.error(f"{t!r}({x!r}): the value does not fit {t!r}")
             return ctx.coerce(value, t)
@@ -213,6 +215,14 @@ def construct(ctx, t, args, kwargs) -> Value:
     if isinstance(t, (Vector, Matrix)):
         return construct_composite(ctx, t, args, kwargs)
     ctx.error(f"cannot construct a {t!r} inside a kernel")
+
+
+def _wrap_int(value: int, t) -> int:
+    """`value` converted to integer type `t` as C converts: modulo 2**bits."""
+    value %= 1 << t.bits
+    if t.is_signed and value >= 1 << (t.bits - 1):
+        value -= 1 << t.bits
+    return value
 
 
 def construct_composite(ctx, t, args, kwargs) -> Value:
@@ -261,6 +271,8 @@ def get_attr(ctx, v: Value, name: str):
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .vector import transform_part
         return transform_part(ctx, v, name)
+    if isinstance(t, (Vector, Matrix)) and name == "dtype":
+        return t.dtype  # the component type (a compile-time value)
     if isinstance(t, ArrayType):
         if name == "shape":
             return tuple(ctx.b.op("array_shape", [v], [int32], {"dim": d}).result

@@ -8,19 +8,22 @@ when the IR, the options and the host are unchanged.
 from __future__ import annotations
 
 import ctypes
+import inspect
+import re
 import threading
 import time
 
 from .. import config
-from ..ir.core import walk
+from ..ir.core import Loc, walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
 from ..runtime.array import array
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
-from ..utils import MODULE_OPTIONS
-from .errors import CompileError
-from .function import signature_types
+from . import overloads as _overloads
+from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
+from .function import _annotations, is_generic, signature_types
+from .module import Module, get_module, unique_module
 from .source import ParsedSource
 
 # Argument types whose packed form cannot change while the object lives (an array's
@@ -111,32 +114,78 @@ class CompiledKernel:
 
 
 class Kernel:
-    def __init__(self, pyfunc, enable_backward=None, module=None):
-        self.func = pyfunc
-        self.name = pyfunc.__name__
-        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
-        self.module = module or pyfunc.__module__
-        self.options = {"enable_backward": enable_backward}
-        self.__doc__ = pyfunc.__doc__
-        self.__wrapped__ = pyfunc
+    """A kernel: its Python function, IR and compiled variants. `@weft.kernel` makes one;
+    `Kernel(func=f, key=..., module=..., options=..., code_transformers=[...])` is Warp's
+    constructor (`code_transformers`: `ast.NodeTransformer`s applied to the function's AST
+    before it is compiled). A kernel with `Any` (or typevar) parameters is generic: each
+    launch compiles it for its arguments' types (see `overload`)."""
+
+    def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
+                 source=None, enable_backward=None):
+        self.func = func
+        self.name = func.__name__
+        # Warp's key: the qualified name as an identifier (`Outer.<locals>.k` -> `Outer__locals__k`)
+        self.key = key or re.sub(r"[^0-9a-zA-Z_]+", "", func.__qualname__.replace(".", "__"))
+        self.options = dict(options or {})
+        if enable_backward is not None:
+            self.options["enable_backward"] = enable_backward
+        self.code_transformers = list(code_transformers or ())
+        self.source = source  # the function's source text, if not the one in its file
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__  # (as Warp's: `wp.get_module(k.__module__)`)
+        self.__wrapped__ = func
+        self.overloads: dict = {}  # argument types -> concrete Kernel (generic kernels)
+        self.generic_parent = None
         self._params = None
+        self._generic = None
         self._arg_names = None
         self._array_params = None
         self._adjoint_params = None
         self._ir: dict = {}
         self._compiled: dict = {}
+        self.module = _module_for(module, func, self.key)
+        self.module.register_kernel(self)
+
+    def parsed_source(self) -> ParsedSource:
+        return ParsedSource(self.func, self.code_transformers, self.source)
+
+    @property
+    def source_text(self) -> str:
+        return self.parsed_source().text
+
+    @property
+    def is_generic(self) -> bool:
+        """Whether a parameter's type is left open (`Any`, a typevar, `array(dtype=Any)`)."""
+        if self._generic is None:
+            self._generic = any(is_generic(t) for t in self.params.values())
+        return self._generic
+
+    def overload(self, arg_types) -> Kernel:
+        """The kernel compiled for these concrete parameter types (a list in parameter
+        order, or a dict naming the generic parameters to fix)."""
+        return _overloads.add(self, arg_types)
+
+    def specialize(self, args) -> Kernel:
+        """The concrete kernel for the values a launch passes (a generic kernel's overload
+        for their types; the kernel itself if it is not generic)."""
+        return _overloads.for_arguments(self, args) if self.is_generic else self
 
     @property
     def params(self) -> dict:
-        """Parameter name -> weft type, from the annotations."""
+        """Parameter name -> weft type, from the annotations (or the overload's types);
+        generic parameters are `function.GENERIC` or an open array type."""
         if self._params is None:
             self._params = signature_types(self.func, "kernel")
         return self._params
 
     @property
+    def arg_types(self) -> list:
+        return list(self.params.values())
+
+    @property
     def fast_math(self) -> bool:
         """`set_module_options({"fast_math": ...})` of the kernel's module, else the config."""
-        return MODULE_OPTIONS.get(self.module, {}).get("fast_math", config.fast_math)
+        return self.module.options["fast_math"]
 
     @property
     def arg_names(self) -> list[str]:
@@ -151,9 +200,20 @@ class Kernel:
         ir = self._ir.get(config.mode)
         if ir is None:
             from .frontend import FunctionCompiler
-            fc = FunctionCompiler(ParsedSource(self.func), "kernel", self.name, self.params)
+            self._check_concrete()
+            fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
             ir = self._ir[config.mode] = run_pipeline(fc.compile(), check=True)
         return ir
+
+    def _check_concrete(self):
+        loc = Loc(inspect.getsourcefile(self.func) or "<unknown>", self.func.__code__.co_firstlineno, 0)
+        if self.is_generic:
+            open_params = [n for n, t in self.params.items() if is_generic(t)]
+            raise CompileError(f"kernel {self.name} is generic (parameters {', '.join(open_params)}): "
+                               "launch it, or make an overload with weft.overload(kernel, [types])", loc)
+        ret = _annotations(self.func).get("return", None)
+        if ret is not None and ret is not type(None):
+            raise WarpCodegenTypeError(KERNEL_RETURN_MESSAGE, loc, self.name)
 
     @property
     def enable_backward(self) -> bool:
@@ -161,19 +221,20 @@ class Kernel:
         own = self.options.get("enable_backward")
         if own is not None:
             return own
-        return MODULE_OPTIONS.get(self.module, {}).get("enable_backward", config.enable_backward)
+        return self.module.options["enable_backward"]
 
-    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True):
+    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True, retain: frozenset = frozenset()):
         """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array of
         floats (see autodiff/reverse.py). `absent`: parameter indices whose adjoint array
         is not given (None): the variant neither reads nor writes it. `consume=False`: the
         adjoints of arrays the kernel only writes are read and left as they were (what a
         user's adjoint launch wants: a PyTorch grad_output must not be changed); a Tape
-        consumes them, since an earlier launch may have written the same elements."""
+        consumes them, since an earlier launch may have written the same elements, except
+        those of the parameters in `retain` (arrays with `retain_grad`)."""
         if not self.enable_backward:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
-        keep = frozenset() if consume else self.write_only_params
+        keep = (frozenset() if consume else self.write_only_params) | retain
         key = ("adjoint", config.mode, absent, keep)
         ir = self._ir.get(key)
         if ir is None:
@@ -189,20 +250,32 @@ class Kernel:
 
     @property
     def write_only_params(self) -> frozenset:
-        """Indices of the float arrays the kernel writes and never reads."""
+        """The float arrays the kernel writes and never reads (as in `array_effects`)."""
+        from ..autodiff.reverse import has_adjoint_array
         reads, writes = self.array_effects()
-        return frozenset(k for k in self.adjoint_param_indices if k in writes and k not in reads)
+        return frozenset(key for key in writes if key not in reads and has_adjoint_array(self.array_type_at(key)))
 
     def array_effects(self) -> tuple[frozenset, frozenset]:
-        """Indices of the array parameters the kernel reads and of those it writes."""
+        """The arrays the kernel reads and those it writes: parameter indices, and
+        (index, field path) for arrays held in struct parameters."""
         effects = self._ir.get(("effects", config.mode))
         if effects is None:
             from ..autodiff.reverse import array_effects
             fn = self.ir()
-            reads, writes = array_effects(fn)
-            effects = tuple(frozenset(k for k, p in enumerate(fn.params) if p.id in ids) for ids in (reads, writes))
+            position = {p.id: k for k, p in enumerate(fn.params)}
+            effects = tuple(frozenset(position[pid] if not path else (position[pid], path)
+                                      for pid, path in keys if pid in position)
+                            for keys in array_effects(fn))
             self._ir[("effects", config.mode)] = effects
         return effects
+
+    def array_type_at(self, key):
+        """The type of the array `key` names (a parameter index or (index, field path))."""
+        k, path = (key, ()) if isinstance(key, int) else key
+        t = list(self.params.values())[k]
+        for index in path:
+            t = list(t.fields.values())[index]
+        return t
 
     def specialization(self, args, adjoint: bool = False) -> tuple:
         """Which arguments are contiguous arrays (a compiled variant per pattern); for an
@@ -210,11 +283,11 @@ class Kernel:
         spec = [False] * len(args)
         arrays = self._array_params if self._array_params is not None else self._init_params()
         for k in arrays:
-            spec[k] = getattr(args[k], "is_contiguous", False)
+            spec[k] = getattr(args[k], "is_contiguous", False) is True  # (torch: a method)
         if adjoint:  # None marks an adjoint array not given: a variant without it
             n = len(self._arg_names)
             for k in range(n, len(args)):
-                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False)
+                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False) is True
         return tuple(spec)
 
     def _absent(self, spec) -> frozenset:
@@ -235,28 +308,35 @@ class Kernel:
         self.arg_names  # noqa: B018 - fills _array_params
         return self._array_params
 
-    def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False) -> CompiledKernel:
+    def contiguous_spec(self) -> tuple:
+        """The specialisation of a launch whose arrays are all contiguous."""
+        return tuple(isinstance(t, ArrayType) for t in self.params.values())
+
+    def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False,
+                 retain: frozenset = frozenset()) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
-        `consume` is adjoint_ir's (one variant where the kernel has no write-only arrays)."""
+        `consume` and `retain` are adjoint_ir's (one variant where the kernel has no
+        write-only arrays)."""
         consume = adjoint and consume and bool(self.write_only_params)
-        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume)
+        retain = retain if adjoint else frozenset()
+        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume, retain)
         ck = self._compiled.get(key)
         if ck is None:
             try:
-                ck = self._compiled[key] = self._compile(spec, adjoint, consume)
+                ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
                 raise err.with_traceback(None) from None
         return ck
 
-    def _compile(self, spec, adjoint=False, consume=False) -> CompiledKernel:
+    def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:
         from ..codegen import cpu
         from ..codegen.llvm import KernelCodegen
 
         start = time.perf_counter()
-        fn = self.adjoint_ir(self._absent(spec), consume) if adjoint else self.ir()
+        fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
         options = (config.bounds_checks, self.fast_math, config.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
@@ -293,3 +373,17 @@ class Kernel:
 
     def __repr__(self):
         return f"<weft kernel {self.key}>"
+
+
+def _module_for(module, func, key) -> Module:
+    """The module a kernel belongs to: its Python module's by default, a new one of its own
+    for `"unique"`, else the one named or given."""
+    if module is None:
+        return get_module(func.__module__)
+    if module == "unique":
+        return unique_module(key)
+    if isinstance(module, str):
+        return get_module(module)
+    if isinstance(module, Module):
+        return module
+    raise TypeError(f"kernel {key}: module must be a name, \"unique\" or a module, got {module!r}")

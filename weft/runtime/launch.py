@@ -12,10 +12,11 @@ from .. import config
 from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
-from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
+from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
-from .array import array
+from . import capture, diagnostics
+from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
 
@@ -81,13 +82,27 @@ def make_packer(kernel, name, t):
     return lambda value: pack_value(kernel, name, t, value)
 
 
+def _foreign_array(kernel, name, t, value) -> array:
+    """A weft array viewing the memory of `value`, an array of another library that shows
+    its CPU memory through `__array_interface__` or `__array__()` (numpy arrays, torch CPU
+    tensors: Warp's rule). The caller's object keeps the memory alive during the launch."""
+    if not (hasattr(value, "__array_interface__") or hasattr(value, "__array__")) or isinstance(value, str):
+        _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+    try:
+        storage = np.asarray(value)
+        return view_of(storage, t.dtype, f"kernel '{kernel.name}', argument '{name}'")
+    except (TypeError, ValueError, RuntimeError) as e:
+        _fail(kernel, name, f"a weft array of {t.dtype!r} (or memory viewable as one)",
+              f"{type(value).__name__} ({e})")
+
+
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
         if not isinstance(value, array):
-            _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+            value = _foreign_array(kernel, name, t, value)
         if value.dtype is not t.dtype or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
         if not value.device.is_cpu:
@@ -176,18 +191,34 @@ def _product(dims) -> int:
 class Launch:
     """A launch with its arguments packed, ready to run again with little overhead. With
     `adjoint=True` it runs the adjoint kernel: `params` are then the primal arguments and
-    the adjoint arrays (see `adjoint_arguments`)."""
+    the adjoint arrays (see `adjoint_arguments`).
 
-    def __init__(self, kernel, dims, params, device, adjoint=False):
+    `launch(..., record_cmd=True)` makes one; `Launch(kernel, device)` (Warp's form) makes
+    one with default arguments (arrays None, numbers and composites zero) and no threads,
+    to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr`, `bounds`,
+    `max_blocks` and `block_dim` are Warp's CUDA launch details, kept but unused on the CPU."""
+
+    def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
+                 max_blocks=0, block_dim=256, adjoint=False, *, dims=None):
+        if kernel.is_generic:
+            raise TypeError(f"kernel '{kernel.name}' is generic: make a Launch of one of its overloads "
+                            "(weft.overload(kernel, [types])) or launch it with arguments")
         self.kernel = kernel
-        self.device = device
+        self.device = get_device(device)
         self.adjoint = adjoint
-        self.params = list(params)
+        self.max_blocks = max_blocks
+        self.block_dim = block_dim
+        self.params = list(params) if params is not None else default_arguments(kernel, adjoint)
+        self._adjoints_given = set()  # parameters whose adjoint array was set explicitly
+        self._struct_params = [k for k, t in enumerate(kernel.params.values()) if isinstance(t, StructType)]
         self.spec = kernel.specialization(self.params, adjoint)
         self.compiled = kernel.compiled(self.spec, adjoint)
         self.args = self.compiled.pack(self.params)
         self.ctx = LaunchContext.for_kernel(self.compiled)
-        self.set_dim(dims)
+        if dims is None:  # nothing to run until set_dim
+            self.dims, self.total = (0,), set_launch_shape(self.ctx, (0,))
+        else:
+            self.set_dim(dims)
 
     def set_dim(self, dim):
         self.dims = normalize_dim(self.kernel, dim)
@@ -207,8 +238,19 @@ class Launch:
             if index not in arrays:
                 return  # not an array of floats: it has no adjoint argument
             if value is None:
-                value = missing_adjoint(self.kernel, index, self.params[index])
-            index = n + arrays.index(index)
+                self._adjoints_given.discard(index)
+                value = default_adjoint(self.kernel, index, self.params[index])
+            else:
+                self._adjoints_given.add(index)
+            self._set(n + arrays.index(index), value)
+            return
+        self._set(index, value)
+        if self.adjoint and index in self.kernel.adjoint_param_indices and index not in self._adjoints_given:
+            # an adjoint not given follows its primal (its .grad), as in an adjoint launch
+            arrays = self.kernel.adjoint_param_indices
+            self._set(n + arrays.index(index), default_adjoint(self.kernel, index, value))
+
+    def _set(self, index: int, value):
         packed = self.compiled.packers[index](value)
         self.params[index] = value
         spec = self.kernel.specialization(self.params, self.adjoint)
@@ -219,11 +261,32 @@ class Launch:
             self.compiled = self.kernel.compiled(spec, self.adjoint)
             self.args = self.compiled.pack(self.params)
 
-    def set_param_by_name(self, name: str, value, adjoint: bool = False):
+    def set_param_at_index_from_ctype(self, index: int, value, adjoint: bool = False):
+        """Set argument `index` from its packed (ctypes) form, without conversion."""
+        n = len(self.kernel.arg_names)
+        if adjoint:
+            index = n + self.kernel.adjoint_param_indices.index(index)
+        field = f"p{index}"
+        if isinstance(value, ctypes.Structure):
+            offset, size = getattr(type(self.args), field).offset, getattr(type(self.args), field).size
+            if ctypes.sizeof(value) != size:
+                raise TypeError(f"kernel '{self.kernel.name}', argument {index}: a packed value of "
+                                f"{ctypes.sizeof(value)} bytes where {size} are expected")
+            ctypes.memmove(ctypes.addressof(self.args) + offset, ctypes.addressof(value), size)
+        else:
+            setattr(self.args, field, self.compiled.packers[index](value))
+
+    def set_param_by_name_from_ctype(self, name: str, value, adjoint: bool = False):
+        self.set_param_at_index_from_ctype(self._index(name), value, adjoint)
+
+    def _index(self, name: str) -> int:
         if name not in self.kernel.arg_names:
             raise KeyError(f"kernel '{self.kernel.name}' has no parameter '{name}' "
                            f"(it has {', '.join(self.kernel.arg_names)})")
-        self.set_param_at_index(self.kernel.arg_names.index(name), value, adjoint)
+        return self.kernel.arg_names.index(name)
+
+    def set_param_by_name(self, name: str, value, adjoint: bool = False):
+        self.set_param_at_index(self._index(name), value, adjoint)
 
     def set_params(self, values):
         for k, v in enumerate(values):
@@ -234,15 +297,32 @@ class Launch:
             self.set_param_at_index(k, v, adjoint=True)
 
     def launch(self, stream=None):
+        for k in self._struct_params:  # mutable: their fields may have changed since
+            setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
         run(self.compiled, self.args, self.ctx, self.total)
 
 
+def default_arguments(kernel, adjoint: bool) -> list:
+    """Arguments for a Launch made without any: arrays None, numbers, vectors and structs
+    zero (adjoints: those of default_adjoint)."""
+    out = []
+    for t in kernel.params.values():
+        if isinstance(t, ArrayType):
+            out.append(None)
+        elif isinstance(t, (Scalar, Vector, Matrix, StructType)):
+            out.append(t() if isinstance(t, StructType) else False if t is bool_ else t(0))
+        else:
+            out.append(None)
+    if adjoint:
+        out.extend(default_adjoint(kernel, k, out[k]) for k in kernel.adjoint_param_indices)
+    return out
+
+
 def adjoint_arguments(kernel, params, adj_params) -> list:
-    """The adjoint kernel's arguments: the primal ones, then the adjoint array of each array
-    parameter. `None` there means no gradient is wanted through that array (see
-    `missing_adjoint`).
-    Entries for parameters that are not arrays of floats are ignored (None or zero, as in
-    Warp)."""
+    """The adjoint kernel's arguments: the primal ones, then the adjoint of each parameter
+    that has one (see `default_adjoint` for a `None` given there). Entries for parameters
+    without an adjoint (scalars, vectors, integer arrays) are ignored: None or zero, as in
+    Warp."""
     names = kernel.arg_names
     adj_params = list(adj_params)
     if len(adj_params) != len(names):
@@ -250,15 +330,30 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
                         f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
                         f"got {len(adj_params)}")
     out = list(params)
-    out.extend(adj_params[k] if adj_params[k] is not None else missing_adjoint(kernel, k, params[k])
+    out.extend(adj_params[k] if adj_params[k] is not None else default_adjoint(kernel, k, params[k])
                for k in kernel.adjoint_param_indices)
     return out
 
 
+def default_adjoint(kernel, k: int, primal):
+    """The adjoint of argument `k` when the caller gives None (Warp's rule): an array's own
+    `.grad`, a struct's adjoint struct (the `.grad` of its arrays); for an array without
+    one, `missing_adjoint`."""
+    if isinstance(primal, array):
+        if primal.grad is not None:
+            return primal.grad
+    elif isinstance(primal, StructValue):
+        from ..tape import adjoint_struct
+        adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
+        return adjoint if adjoint is not None else StructValue(primal._type)
+    return missing_adjoint(kernel, k, primal)
+
+
 def missing_adjoint(kernel, k: int, primal):
-    """What stands in for an adjoint array not given: None (a variant of the adjoint leaves
-    it out), except where the kernel both reads and writes the array: there a gradient can
-    pass through memory inside the kernel (store, then load), so a zero array carries it."""
+    """What stands in for an adjoint array that does not exist: None (a variant of the
+    adjoint leaves it out, so no gradient flows through that array), except where the
+    kernel both reads and writes the array: there a gradient can pass through memory inside
+    the kernel (store, then load), so a zero array carries it."""
     reads, writes = kernel.array_effects()
     if k in reads and k in writes and isinstance(primal, array):
         return array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
@@ -330,9 +425,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
            block_dim=256):
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
     `inputs + outputs`. With `adjoint=True`, run its adjoint instead: `adj_inputs +
-    adj_outputs` give one adjoint per argument (see `adjoint_arguments`); input adjoints
-    are accumulated, and the adjoints of arrays the kernel only writes are read and left
-    unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
+    adj_outputs` give one adjoint per argument (`None` for an array: its own `.grad`; see
+    `adjoint_arguments`); input adjoints are accumulated, and the adjoints of arrays the
+    kernel only writes are read and left unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
     `record_cmd=True`, return a `Launch` to run later instead. Inside `with Tape():`
     forward launches are recorded unless `record_tape=False`."""
     if not isinstance(kernel, Kernel):
@@ -343,6 +438,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
+    if kernel.is_generic:  # compiled for the types of these arguments
+        kernel = kernel.specialize(params)
     names = kernel.arg_names
     if len(params) != len(names):
         raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
@@ -353,12 +450,21 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         # (a recorded command runs later, possibly many times: tapes do not see it)
         tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
     if record_cmd:
-        return Launch(kernel, dims, params, device, adjoint)
+        return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
+                      max_blocks=max_blocks, block_dim=block_dim)
+    if capture.recording is not None:  # inside a graph capture: runs when the graph does
+        capture.record_launch(Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
+                                     max_blocks=max_blocks, block_dim=block_dim))
+        return None
+    if config.print_launches:
+        diagnostics.print_launch(kernel, dims, params, device)
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
     run_compiled(ck, dims, params)
+    if config.verify_fp:
+        diagnostics.verify_fp(kernel, params)
 
 
 def run_compiled(ck, dims: tuple, params: list):
