@@ -222,6 +222,14 @@ def test_funcs_inside_static():
     assert out.numpy()[0] == 9.0
     assert vs.numpy()[0].tolist() == [0.0, np.float32(0.6), np.float32(0.8)]
 
+    @wp.kernel
+    def struct_k(bodies: wp.array(dtype=Body)):
+        bodies[0] = wp.static(make_body(wp.vec3(1.0, 0.0, 0.0), 2.0))
+
+    bodies = wp.zeros(1, dtype=Body)
+    wp.launch(struct_k, 1, inputs=[bodies])
+    assert bodies.numpy()[0]["mass"] == 2.0
+
 
 def test_random_state_argument():
     state = wp.rand_init(42)
