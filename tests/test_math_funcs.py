@@ -39,3 +39,18 @@ def test_in_kernels_with_gradients():
     v = np.array([0.5, -1.0, 2.0])
     expected = v / (2.0 * np.sqrt(1.0 + v @ v / 4.0)) + np.sign(v)
     np.testing.assert_allclose(x.grad.numpy()[0], expected, rtol=1e-5)
+
+
+def test_constants():
+    import math
+    assert (wp.pi, wp.PI, wp.HALF_PI, wp.TAU, wp.e) == (math.pi, math.pi, math.pi / 2, math.tau, math.e)
+    assert wp.LOG2E == 1 / math.log(2) and wp.LOG10E == math.log10(math.e) and wp.LN10 == math.log(10)
+    assert wp.PHI == (1 + math.sqrt(5)) / 2 and wp.inf == math.inf and math.isnan(wp.NAN)
+
+    @wp.kernel
+    def k(out: wp.array(dtype=wp.float64)):
+        out[0] = wp.float64(2.0) * wp.half_pi  # a weak constant: float64 here
+
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(k, 1, inputs=[out])
+    assert out.numpy()[0] == math.pi
