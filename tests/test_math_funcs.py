@@ -54,3 +54,41 @@ def test_constants():
     out = wp.zeros(1, dtype=wp.float64)
     wp.launch(k, 1, inputs=[out])
     assert out.numpy()[0] == math.pi
+
+
+def _quat_distance(a, b):
+    """Distance between two rotations (q and -q are the same rotation)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return min(np.linalg.norm(a - b), np.linalg.norm(a + b))
+
+
+def _axis_rotation(axis, angle):
+    return wp.quat_from_axis_angle(wp.vec3(*np.eye(3)[axis]), angle)
+
+
+SEQUENCES = [(i, j, k) for i in range(3) for j in range(3) for k in range(3) if i != j and j != k]
+
+
+@pytest.mark.parametrize("seq", SEQUENCES)
+def test_euler_round_trip(seq):
+    i, j, k = seq
+    half_pi = wp.HALF_PI
+    for angles in [(0.31, -0.27, 0.41), (0.6, 0.2, -0.9), (0.3, 0.0, 0.5)]:
+        for second in (angles[1], half_pi - 1e-4, -half_pi + 1e-4, half_pi, 2.0):
+            e = wp.vec3(angles[0], angles[1], angles[2])
+            e[j] = second
+            q = wp.quat_from_euler(e, i, j, k)
+            expected = _axis_rotation(k, e[k]) * _axis_rotation(j, e[j]) * _axis_rotation(i, e[i])
+            assert _quat_distance(q, expected) < 1e-6
+            back = wp.quat_to_euler(q, i, j, k)
+            third = back[k] if i != k else back[3 - i - j]
+            rebuilt = _axis_rotation(k, third) * _axis_rotation(j, back[j]) * _axis_rotation(i, back[i])
+            assert _quat_distance(rebuilt, q) < 1e-5, (e, back)
+
+
+def test_euler_conventions():
+    np.testing.assert_allclose(wp.quat_from_euler(wp.vec3(0.2, -0.1, 0.3), 0, 1, 2).numpy(),
+                               wp.quat_rpy(0.2, -0.1, 0.3).numpy(), atol=1e-7)
+    # a rotation about x decomposed in the sequence z, y, x: all of it is the x angle
+    e = wp.quat_to_euler(wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), 0.2), 2, 1, 0)
+    np.testing.assert_allclose(e.numpy(), [0.2, 0.0, 0.0], atol=1e-7)
