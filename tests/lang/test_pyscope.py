@@ -322,3 +322,16 @@ def test_funcs_compute_as_kernels_do_not_as_python():
     assert divide_by_zero(1.0) == math.inf
     assert third(1.0) == float(np.float32(1.0) / np.float32(3.0)) != 1.0 / 3.0
     assert third(1.0) == in_kernel(third, 1.0, result_type=wp.float32)
+
+
+def test_settings_apply_to_later_calls():
+    v = wp.vec3(1.0, 2.0, 3.0)
+    assert wp.length(v) == wp.length(v)
+    saved = wp.config.bounds_checks
+    try:
+        wp.config.bounds_checks = not saved
+        assert wp.length(v) == float(np.float32(np.sqrt(np.float32(14.0))))
+        entry = wp.length.__dict__["_pyscope_entries"][1][((wp.vec3,), (), False)]
+        assert entry.last[0] == wp.config.changes  # the kernel of the new settings
+    finally:
+        wp.config.bounds_checks = saved

@@ -12,8 +12,9 @@ Argument values (the kernel's parameters):
   scope (no adapting to the other operands: `weft.mul(weft.float64(2), 3)` matches nothing);
 - weft scalars (numpy scalars), vectors, matrices, quaternions, transforms, struct values
   and arrays have their own types.
-Anything else (types, strings, None, tuples, funcs) is a compile-time constant of the call,
-as the same expression would be inside a kernel.
+Anything else (types, strings, None, funcs) is a compile-time constant of the call, as the
+same expression would be inside a kernel. Lists, tuples and numpy arrays of numbers are
+refused, as in Warp: a vector is passed as a weft vector.
 
 Results come back as Warp returns them: `float32`, `int32` and `bool` as Python numbers,
 other scalars as weft scalars (numpy), composites as their weft values, a tuple for a func
@@ -263,7 +264,7 @@ class _Entry:
         call without array arguments does not look it up again."""
         if self.has_arrays:
             return self.kernel.compiled(self.kernel.specialization(params))
-        settings = (config.bounds_checks, config.fast_math, config.mode)
+        settings = config.changes  # counts every change of a setting
         if self.last[0] != settings:
             self.last = (settings, self.kernel.compiled(self.spec))
         return self.last[1]
