@@ -161,6 +161,9 @@ types = __import__("weft.types", fromlist=["types"])
 
 # Every builtin is a module attribute: weft.sin, weft.dot, weft.atomic_add, ...
 globals().update({name: b for name, b in _BUILTINS.items()})
+from .constants import *  # noqa: E402,F403 - pi, HALF_PI, e, inf, ... as in Warp
+from .math import *  # noqa: E402,F403 - norms and quaternion helpers, funcs as in warp.math
+
 for _name in ("quat", "transform"):  # the type names double as constructors
     globals()[_name] = getattr(types, _name)
 

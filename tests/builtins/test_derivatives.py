@@ -216,6 +216,13 @@ CASES = [
     _case("neg", "wp.neg(a)", Q, out="quatd", variant="builtin"),
     _case("div_approx", "wp.div_approx(a, b)", M(2), F(), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
     _case("pos", "wp.pos(a)", M(2), out="mat22d"),
+    # angles (builtins/angles.py)
+    _case("degrees", "wp.degrees(a)", F()),
+    _case("radians", "wp.radians(a)", F()),
+    _case("quat_rpy", "wp.quat_rpy(a, b, c)", F(-3, 3), F(-1.5, 1.5), F(-3, 3), out="quatd"),
+    # reductions (builtins/reductions.py)
+    _case("ddot", "wp.ddot(a, b)", M(3), M(3)),
+    _case("get_diag", "wp.get_diag(a)", M(3), out="vec3d"),
     # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
     _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),
     _case("atomic_sub", "", V(), out="vec3d", stmt="wp.atomic_sub(out, i, a)"),
@@ -254,6 +261,8 @@ EXCLUDED = {
     "atomic_max": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
     **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert")},
     "unot": "bool result",
+    "argmin": "integer result", "argmax": "integer result",
+    "cast": "bit reinterpretation, not differentiable",
     "print": "side effect only, skipped by the replay",
     "printf": "side effect only, skipped by the replay",
     "expect_eq": "a check that prints, skipped by the replay",
@@ -263,6 +272,7 @@ EXCLUDED = {
     "cast": "bit reinterpretation: the adjoint raises NotDifferentiableError (test_cast)",
 }
 EXCLUDED_PRIMITIVES = {
+    "bitcast": "wp.cast: bit reinterpretation, not differentiable",
     "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
     "bitcast": "bit reinterpretation (cast): not differentiable",
     "rand_pcg": "integer hash of the random state",
