@@ -332,17 +332,17 @@ def adjoint_struct(value):
     from .runtime.array import array
     from .types import ArrayType, StructType, StructValue
     t = value._type
-    out, found = StructValue(t), False
+    out, found = t(), False
     for name, ft in t.fields.items():
         f = getattr(value, name)
         if isinstance(ft, ArrayType):
             grad = f.grad if isinstance(f, array) else None
-            object.__setattr__(out, name, grad)
+            setattr(out, name, grad)
             found = found or grad is not None
         elif isinstance(ft, StructType) and isinstance(f, StructValue):
             inner = adjoint_struct(f)
             if inner is not None:
-                object.__setattr__(out, name, inner)
+                setattr(out, name, inner)
                 found = True
     return out if found else None
 

@@ -330,7 +330,7 @@ def default_adjoint(kernel, k: int, primal):
     elif isinstance(primal, StructValue):
         from ..tape import adjoint_struct
         adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
-        return adjoint if adjoint is not None else StructValue(primal._type)
+        return adjoint if adjoint is not None else primal._type()
     return missing_adjoint(kernel, k, primal)
 
 
