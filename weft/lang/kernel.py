@@ -132,6 +132,7 @@ class Kernel:
         self.code_transformers = list(code_transformers or ())
         self.source = source  # the function's source text, if not the one in its file
         self.__doc__ = func.__doc__
+        self.__module__ = func.__module__  # (as Warp's: `wp.get_module(k.__module__)`)
         self.__wrapped__ = func
         self.overloads: dict = {}  # argument types -> concrete Kernel (generic kernels)
         self.generic_parent = None
@@ -282,11 +283,11 @@ class Kernel:
         spec = [False] * len(args)
         arrays = self._array_params if self._array_params is not None else self._init_params()
         for k in arrays:
-            spec[k] = getattr(args[k], "is_contiguous", False)
+            spec[k] = getattr(args[k], "is_contiguous", False) is True  # (torch: a method)
         if adjoint:  # None marks an adjoint array not given: a variant without it
             n = len(self._arg_names)
             for k in range(n, len(args)):
-                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False)
+                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False) is True
         return tuple(spec)
 
     def _absent(self, spec) -> frozenset:

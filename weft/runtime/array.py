@@ -7,6 +7,7 @@ dimensions (an array of `vec3` of shape `(n,)` is stored as numpy `(n, 3)` float
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 
@@ -30,6 +31,7 @@ from ..types import (
     vector,
 )
 from ..types.layout import array_descriptor, ctype_of
+from . import capture
 from .device import get_device
 
 
@@ -253,7 +255,9 @@ class array:  # noqa: N801 - Warp's name
         data = src.numpy() if isinstance(src, array) else np.asarray(src)
         if data.shape != self._np.shape and data.size != self._np.size:
             raise ValueError(f"assign: shape {data.shape} does not match {self._np.shape}")
-        self._np[...] = data.reshape(self._np.shape)
+        data = data.reshape(self._np.shape)
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, data)):  # see capture.py
+            self._np[...] = data
         return self
 
     def fill_(self, value):
@@ -262,11 +266,13 @@ class array:  # noqa: N801 - Warp's name
             value = struct_record(self.dtype, value)
         elif isinstance(value, (tuple, list, CompositeValue)):
             value = np.asarray(value)
-        self._np[...] = value
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
+            self._np[...] = value
         return self
 
     def zero_(self):
-        self._np[...] = 0
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0)):
+            self._np[...] = 0
         return self
 
     def _index(self, key) -> tuple:
@@ -429,9 +435,13 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     from ..tape import active_tapes
     if active_tapes:
         active_tapes[-1].record_copy(dest, src, dest_offset, src_offset, n)
-    d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
-    if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
-        dest.numpy()[...] = d.reshape(dest.numpy().shape)
+    def run():
+        d, s = elements(dest), elements(src)
+        d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
+        if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
+            dest.numpy()[...] = d.reshape(dest.numpy().shape)
+    if not capture.record(run):  # inside a graph capture: runs when the graph does
+        run()
 
 
 def elements(a: array) -> np.ndarray:

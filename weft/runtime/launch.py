@@ -15,7 +15,8 @@ from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
-from .array import array
+from . import capture, diagnostics
+from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
 
@@ -81,13 +82,27 @@ def make_packer(kernel, name, t):
     return lambda value: pack_value(kernel, name, t, value)
 
 
+def _foreign_array(kernel, name, t, value) -> array:
+    """A weft array viewing the memory of `value`, an array of another library that shows
+    its CPU memory through `__array_interface__` or `__array__()` (numpy arrays, torch CPU
+    tensors: Warp's rule). The caller's object keeps the memory alive during the launch."""
+    if not (hasattr(value, "__array_interface__") or hasattr(value, "__array__")) or isinstance(value, str):
+        _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+    try:
+        storage = np.asarray(value)
+        return view_of(storage, t.dtype, f"kernel '{kernel.name}', argument '{name}'")
+    except (TypeError, ValueError, RuntimeError) as e:
+        _fail(kernel, name, f"a weft array of {t.dtype!r} (or memory viewable as one)",
+              f"{type(value).__name__} ({e})")
+
+
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
         if not isinstance(value, array):
-            _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+            value = _foreign_array(kernel, name, t, value)
         if value.dtype is not t.dtype or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
         if not value.device.is_cpu:
@@ -437,11 +452,19 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
+    if capture.recording is not None:  # inside a graph capture: runs when the graph does
+        capture.record_launch(Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
+                                     max_blocks=max_blocks, block_dim=block_dim))
+        return None
+    if config.print_launches:
+        diagnostics.print_launch(kernel, dims, params, device)
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
     run_compiled(ck, dims, params)
+    if config.verify_fp:
+        diagnostics.verify_fp(kernel, params)
 
 
 def run_compiled(ck, dims: tuple, params: list):
