@@ -298,3 +298,4 @@ def test_none_adjoint_leaves_that_array_out_of_the_adjoint():
     adjoint_fn = weighted.adjoint_ir(frozenset({1}))
     assert "adj_w" not in " ".join(op.operands[0].hint for op in adjoint_fn.body.ops
                                    if op.name in ("load", "store", "atomic"))
+
