@@ -206,7 +206,7 @@ class MeshAdjacency:
 
 
 MODULE_OPTIONS: dict[str, dict] = {}
-_KNOWN = ("fast_math", "enable_backward")
+_KNOWN = ("fast_math", "enable_backward", "deterministic")
 _IGNORED = ("max_unroll", "lineinfo", "cuda_output", "block_dim", "mode")
 
 

@@ -35,6 +35,11 @@ _UNCHANGING = (array, int, float, bool)
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
 
 
+def _has_float(t) -> bool:
+    from ..autodiff.reverse import active_types
+    return bool(active_types(t))
+
+
 def struct_layouts(fn) -> str:
     """Every struct type the kernel touches, with its fields' types and offsets: the IR text
     names structs only, and a changed struct must not reuse cached code."""
@@ -76,6 +81,9 @@ class CompiledKernel:
         self.tid_arities = {op.attrs["of"] for op in walk(fn.body) if op.name == "tid"} - {1}
         self.has_print = any(op.name == "print" for op in walk(fn.body))
         self.has_stack = any(op.name == "push" for op in walk(fn.body))
+        # float atomics: the result depends on the order of threads (see config.DeterministicMode)
+        self.order_dependent = any(op.name == "atomic" and not op.attrs.get("private")
+                                   and _has_float(op.operands[-1].type) for op in walk(fn.body))
         # work per thread, roughly: ops, and loops counted as 64 iterations
         self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
         from ..runtime.launch import LaunchContext, make_packer
@@ -190,6 +198,11 @@ class Kernel:
     @property
     def arg_types(self) -> list:
         return list(self.params.values())
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether the kernel's module (or `config.deterministic`) asks for bit-exact results."""
+        return bool(self.module.options["deterministic"])
 
     @property
     def fast_math(self) -> bool:

@@ -17,7 +17,7 @@ from ..utils import MODULE_OPTIONS
 
 _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
-_FROM_CONFIG = ("fast_math", "enable_backward", "mode")  # a module's defaults: the global settings
+_FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic")  # a module's defaults: the global settings
 
 
 class ModuleOptions(MutableMapping):
