@@ -99,6 +99,13 @@ def writes_its_input(a: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def rows_doubled(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    j = wp.tid()
+    for m in range(a.shape[0]):
+        b[m, j] = a[m, j] * 2.0
+
+
+@wp.kernel
 def no_tid(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[0] = a[0]
 
@@ -257,6 +264,16 @@ def test_differentiable_wrappers_fix_their_dims():
         wp.jax_kernel(add, enable_backward=True, output_dims=3)
     with pytest.raises(NotImplementedError, match="in_out_argnames"):
         wp.jax_kernel(accumulate, num_outputs=2, in_out_argnames=["b"], enable_backward=True)
+
+
+def test_grad_with_fewer_threads_than_array_dims_uses_the_forward_launch_dims():
+    op = wp.jax_kernel(rows_doubled, launch_dims=5, enable_backward=True)
+    a = _f32(3, 5)
+    (out,) = op(a)
+    assert out.shape == (3, 5)  # the first input's shape
+    np.testing.assert_array_equal(np.asarray(out), 2.0 * np.asarray(a))
+    g = jax.grad(lambda x: jnp.sum(op(x)[0] * jnp.arange(15.0).reshape(3, 5)))(a)
+    np.testing.assert_array_equal(np.asarray(g), 2.0 * np.arange(15.0).reshape(3, 5))  # no 3x over-count
 
 
 # Errors --------------------------------------------------------------------------------------------
