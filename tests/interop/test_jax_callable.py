@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from functools import partial
 
 import numpy as np
 import pytest
@@ -174,3 +175,25 @@ def test_shard_map_outputs_vary_like_their_inputs(tmp_path):
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-3000:]
+
+
+def test_a_function_with_side_effects_runs_even_when_its_outputs_are_unused():
+    calls = []
+
+    def counted(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        calls.append(a.shape)
+
+    pure = wp.jax_callable(counted)
+    effect = wp.jax_callable(counted, has_side_effect=True)
+
+    def unused(op, x):
+        op(x)
+        return x + 1.0
+
+    x = jnp.ones(3, dtype=jnp.float32)
+    jax.block_until_ready(jax.jit(partial(unused, pure))(x))
+    assert calls == []  # a pure op whose result is unused is removed
+    jax.block_until_ready(jax.jit(partial(unused, effect))(x))
+    assert calls == [(3,)]
+    (out,) = jax.vmap(effect)(jnp.ones((2, 3), dtype=jnp.float32))  # one call per batch element
+    assert out.shape == (2, 3) and len(calls) == 3

@@ -252,11 +252,17 @@ class HostCall:
         return tuple(outputs)
 
 
-def call_host(jax, host, arrays, out_types, vmap_method):
+def call_host(jax, host, arrays, out_types, vmap_method, has_side_effect=False):
     """Stage `host` as a JAX op on `arrays` with results `out_types` (a tuple of arrays).
+    `has_side_effect`: the op runs even where its outputs are unused (an `io_callback`,
+    which JAX neither removes nor batches other than one call per batch element).
     Inside `shard_map`, every output varies over the mesh axes that any input varies over
     (the op's data flow is opaque to JAX, so it assumes the most)."""
-    outputs = jax.pure_callback(host, tuple(out_types), *arrays, vmap_method=vmap_method)
+    if has_side_effect:
+        from jax.experimental import io_callback
+        outputs = io_callback(host, tuple(out_types), *arrays, ordered=False)
+    else:
+        outputs = jax.pure_callback(host, tuple(out_types), *arrays, vmap_method=vmap_method)
     varying = _varying_axes(jax, arrays)
     if varying:
         outputs = tuple(_cast_varying(jax, o, varying) for o in outputs)
