@@ -131,16 +131,21 @@ def _error(api_ptr, message: str):
     return api.error_create(ctypes.byref(args))
 
 
+def _answer_metadata(frame) -> bool:
+    """Answer XLA's question for the handler's API version, if that is what the call is."""
+    extension = frame.extension_start
+    if extension and extension.contents.type == _EXTENSION_METADATA:
+        metadata = ctypes.cast(extension, ctypes.POINTER(_MetadataExtension)).contents.metadata.contents
+        metadata.api_version.major_version, metadata.api_version.minor_version = 0, 1
+        metadata.traits = 0
+        return True
+    return False
+
+
 def _handle(frame_ptr):
     frame = frame_ptr.contents
     try:
-        extension = frame.extension_start
-        if extension and extension.contents.type == _EXTENSION_METADATA:  # XLA asks for the API version
-            metadata = ctypes.cast(extension, ctypes.POINTER(_MetadataExtension)).contents.metadata.contents
-            metadata.api_version.major_version, metadata.api_version.minor_version = 0, 1
-            metadata.traits = 0
-            return None
-        if frame.stage != _STAGE_EXECUTE:
+        if _answer_metadata(frame) or frame.stage != _STAGE_EXECUTE:
             return None
         call = _CALLS.get(_call_id(frame.attrs))
         if call is None:
@@ -176,3 +181,76 @@ def stage(jax, call, arrays, out_types, vmap_method, aliases, has_side_effect):
     op = jax.ffi.ffi_call(TARGET, tuple(out_types), vmap_method=vmap_method, input_output_aliases=aliases,
                           has_side_effect=has_side_effect)
     return op(*arrays, **{ATTRIBUTE: np.int64(call_id)})
+
+
+# Raw callbacks (Warp's register_ffi_callback) ---------------------------------------------------
+_DTYPES = {1: np.bool_, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64, 6: np.uint8, 7: np.uint16,
+           8: np.uint32, 9: np.uint64, 10: np.float16, 11: np.float32, 12: np.float64}
+_ATTR_ARRAY, _ATTR_STRING = 1, 4
+_callbacks: dict = {}  # name -> ctypes handler, kept alive
+
+
+class _Array(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int), ("size", ctypes.c_size_t), ("data", ctypes.c_void_p)]
+
+
+class CallContext:
+    """What a raw callback learns of its call besides its buffers: the CUDA stream (none on
+    the CPU) and the execution stage."""
+
+    def __init__(self, stage):
+        self.stream = None
+        self.stage = stage
+
+
+def _buffer_array(buffer_ptr) -> np.ndarray:
+    buffer = ctypes.cast(buffer_ptr, ctypes.POINTER(_Buffer)).contents
+    dtype = _DTYPES.get(buffer.dtype)
+    if dtype is None:
+        raise TypeError(f"XLA buffer of data type {buffer.dtype} has no numpy equivalent")
+    return _array(buffer_ptr, np.dtype(dtype))
+
+
+def _attributes(attrs: _Attrs) -> dict:
+    out = {}
+    for k in range(attrs.size):
+        span = attrs.names[k].contents
+        name = ctypes.string_at(span.ptr, span.len).decode()
+        kind = attrs.types[k]
+        if kind == _ATTR_SCALAR:
+            scalar = ctypes.cast(attrs.attrs[k], ctypes.POINTER(_Scalar)).contents
+            dtype = np.dtype(_DTYPES[scalar.dtype])
+            out[name] = np.frombuffer(ctypes.string_at(scalar.value, dtype.itemsize), dtype)[0].item()
+        elif kind == _ATTR_STRING:
+            value = ctypes.cast(attrs.attrs[k], ctypes.POINTER(_ByteSpan)).contents
+            out[name] = ctypes.string_at(value.ptr, value.len).decode()
+        elif kind == _ATTR_ARRAY:
+            array = ctypes.cast(attrs.attrs[k], ctypes.POINTER(_Array)).contents
+            dtype = np.dtype(_DTYPES[array.dtype])
+            out[name] = np.frombuffer(ctypes.string_at(array.data, dtype.itemsize * array.size), dtype).copy()
+        else:
+            raise TypeError(f"attribute '{name}': dictionaries are not supported")
+    return out
+
+
+def register_callback(jax, name: str, func):
+    """Register `func(inputs, outputs, attrs, ctx)` as the XLA FFI target `name` on the
+    CPU: `inputs` and `outputs` are numpy views of XLA's buffers (launch kernels on them,
+    fill the outputs), `attrs` a dict of the call's attributes, `ctx` a `CallContext`."""
+
+    def handle(frame_ptr):
+        frame = frame_ptr.contents
+        try:
+            if _answer_metadata(frame) or frame.stage != _STAGE_EXECUTE:
+                return None
+            inputs = [_buffer_array(frame.args.values[k]) for k in range(frame.args.size)]
+            outputs = [_buffer_array(frame.rets.values[k]) for k in range(frame.rets.size)]
+            func(inputs, outputs, _attributes(frame.attrs), CallContext(frame.stage))
+            return None
+        except BaseException as e:  # noqa: BLE001 - everything goes back to XLA as an error
+            return _error(frame.api, f"{type(e).__name__}: {e}")
+
+    handler = _Handler(handle)
+    with _lock:
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="cpu")
+        _callbacks[name] = handler
