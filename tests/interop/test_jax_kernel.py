@@ -337,3 +337,17 @@ def test_jax_experimental_and_src_paths_give_the_same_objects():
     assert jax_kernel is wp.jax_kernel is src_kernel is ffi_kernel
     assert jax_callable is wp.jax_callable
     assert get_jax_device().platform == "cpu"
+
+
+def test_the_pure_callback_fallback_computes_the_same(monkeypatch):
+    """Where JAX lacks the FFI, ops are pure_callbacks (outputs copied back by XLA)."""
+    from weft.interop import xla_ffi
+    monkeypatch.setattr(xla_ffi, "available", lambda jax: False)
+    a, b = _f32(2, 4), jnp.ones((2, 4), dtype=jnp.float32)
+    (out,) = jax.jit(jax.vmap(wp.jax_kernel(add, launch_dims=4)))(a, b)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(a) + 1.0)
+    b_out, c = wp.jax_kernel(accumulate, num_outputs=2, in_out_argnames=["b"], launch_dims=3)(_f32(3), _f32(3))
+    np.testing.assert_array_equal(np.asarray(b_out), 2.0 * np.arange(3))
+    op = wp.jax_kernel(square_sum, enable_backward=True, launch_dims=8)
+    da = jax.grad(lambda a: jnp.sum(op(a, jnp.ones(8, jnp.float32), 1.0)[0]))(_f32(8))
+    np.testing.assert_allclose(np.asarray(da), 2.0 * (np.arange(8) + 1.0))

@@ -4,19 +4,20 @@
     jax_add = weft.jax_kernel(add_kernel)            # inputs first, outputs last
     (y,) = jax.jit(lambda a, b: jax_add(a, b))(a, b)  # a JAX op: jit, vmap, grad
 
-Mechanism. A call becomes a `jax.pure_callback`: when XLA runs the op, it hands the
-callback the input buffers as host (numpy) arrays; weft views them as arrays without
-copying, launches the kernel (or calls the function) on freshly allocated outputs, and
-returns them to XLA, which copies them into its own output buffers. weft runs on the CPU,
-so the buffers need no device transfer. What one call costs beyond the kernel itself:
-entering Python from XLA's callback (a few tens of microseconds, with the GIL), zeroing
-the outputs and XLA's copy of them (one write and one read of each output), and a copy of
-each input-output argument. `jax.ffi.register_ffi_target` with a C handler would avoid the
-output copy and let in-out arguments alias; the callback is chosen because it composes
-with every JAX transformation through JAX's own rules and reports errors as Python
-exceptions.
+Mechanism. A call becomes an XLA FFI call (`jax.ffi.ffi_call`) of one target that weft
+registers on the CPU platform: a C function pointer made by ctypes (xla_ffi.py). When XLA
+runs the op it passes its own buffers; weft views them as arrays, zeroes the outputs (an
+in-out argument's output is its input's buffer, aliased by XLA), and launches the kernel
+(or calls the function) on them in place. What one call costs beyond the kernel: XLA's
+dispatch of a custom call, entering Python through ctypes (taking the GIL), viewing the
+buffers (a few microseconds each) and zeroing the outputs (one write of each). Measured
+on this project's shared 2-core machine (load average 5), best of 7: a 1024-element add
+takes 0.4 ms as a jax_kernel (jnp's own add: 0.2 ms; the weft launch alone: 0.05 ms);
+at 1M elements 5 ms (jnp: 0.9 ms; the launch alone: 2.2 ms). Where JAX lacks the FFI
+the op is a `jax.pure_callback` instead, which copies every input and output through
+numpy (1.3 ms and 23 ms for the same two cases).
 
-Transformations. `jax.jit`: the op is staged; the callback runs when the compiled
+Transformations. `jax.jit`: the op is staged; weft runs when the compiled
 computation does. `jax.vmap`: `vmap_method="sequential"` lets JAX run one call per batch
 element; `"broadcast_all"` and `"expand_dims"` pass the batch in one call, and weft
 launches once per batch element on views of it, so a kernel always sees the shapes it
