@@ -130,6 +130,21 @@ def array_key(arr: Value) -> tuple:
     return origin.id, path
 
 
+def _value_key(v: Value):
+    """What identifies an array or index value across separate ops that compute the same
+    thing: a constant by its value, an array by where it comes from (field path, views with
+    their indices); anything else by the value itself."""
+    owner = v.owner
+    if isinstance(owner, Op):
+        if owner.name == "const":
+            return ("const", repr(v.type), owner.attrs["value"])
+        if owner.name == "view":
+            return ("view", _value_key(owner.operands[0]), tuple(_value_key(i) for i in owner.operands[1:]))
+        if owner.name == "extract" and isinstance(v.type, ArrayType):
+            return ("field", array_key(v))
+    return v.id
+
+
 def _writes(blocks) -> set:
     return {array_key(op.operands[0]) for blk in blocks for op in walk(blk)
             if op.name in ("store", "atomic")}
@@ -197,7 +212,7 @@ class _Reverse:
         for op in ops:
             if op.name == "load":
                 root = array_key(op.operands[0])
-                key = (root, op.operands[0].id, tuple(v.id for v in op.operands[1:]))
+                key = (root, _value_key(op.operands[0]), tuple(_value_key(v) for v in op.operands[1:]))
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key]
                 elif root in written:
@@ -210,7 +225,8 @@ class _Reverse:
                 written.add(root)
                 forget({root})
                 if op.name == "store":
-                    stored[(root, op.operands[0].id, tuple(v.id for v in op.operands[1:-1]))] = op.operands[-1]
+                    stored[(root, _value_key(op.operands[0]), tuple(_value_key(v) for v in op.operands[1:-1]))] = \
+                        op.operands[-1]
             elif op.regions:
                 inner = _writes(op.regions)
                 loop = op.name in ("for", "while")
@@ -586,8 +602,10 @@ class _Reverse:
         owner = value.owner
         if isinstance(owner, Op) and owner.name == "extract" and isinstance(owner.operands[0].type, StructType):
             return self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
-        self.error(f"gradients through arrays of struct '{value.hint or '?'}' are not supported (only "
-                   "structs passed as kernel parameters have adjoint structs)", op)
+        where = "read from an array of structs" if isinstance(owner, Op) and owner.name == "load" else \
+            "made inside the kernel"
+        self.error(f"gradients through an array held in a struct {where} are not supported: only structs "
+                   "passed as kernel parameters have adjoint structs (pass the struct itself, or the array)", op)
 
     def when_present(self, adj_arr: Value, emit, result_type=None):
         """`emit()` (returning a value of `result_type`, or nothing), guarded where `adj_arr`
