@@ -313,12 +313,30 @@ def used_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.ar
     y[i] = old * 2.0
 
 
+@wp.struct
+class Holder:
+    values: wp.array(dtype=F64)
+
+
+@wp.kernel
+def read_through_held_array(holders: wp.array(dtype=Holder), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = holders[0].values[i] * 2.0
+
+
+def _holders():
+    h = Holder()
+    h.values = wp.array(X, dtype=F64)
+    return wp.array([h], dtype=Holder)
+
+
 REFUSALS = [
     (accumulate_then_read, [X, np.zeros(5), np.zeros(5), 3], "read here after this thread may have written"),
     (read_after_other_store, [X, np.array([1, 0, 2, 4, 3], np.int32), np.zeros(5), np.zeros(5)],
      "read here after this thread may have written"),
     (float_atomic_min, [X, np.zeros(1)], r"atomic_min\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
+    (read_through_held_array, [_holders, np.zeros(5)], "array held in a struct read from an array of structs"),
 ]
 
 
