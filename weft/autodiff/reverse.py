@@ -105,10 +105,34 @@ def _private_arrays(fn: Function) -> set:
 
 
 def array_root(arr: Value) -> Value:
-    """The parameter an array value views into (itself if it is not a view)."""
-    while isinstance(arr.owner, Op) and arr.owner.name == "view":
-        arr = arr.owner.operands[0]
+    """The array an array value views into (itself if it is not a view), seen through
+    structs built in the kernel (`State(state.x, ...).x` is `state.x`)."""
+    while isinstance(arr.owner, Op):
+        if arr.owner.name == "view":
+            arr = arr.owner.operands[0]
+            continue
+        source = field_source(arr)
+        if source is None:
+            break
+        arr = source
     return arr
+
+
+def field_source(v: Value) -> Value | None:
+    """For `v`, a field extracted from a struct built in the kernel (by `construct` and
+    `insert`), the value that field was built from; else None."""
+    if not (isinstance(v.owner, Op) and v.owner.name == "extract"):
+        return None
+    agg, k = v.owner.operands[0], v.owner.attrs["index"]
+    while isinstance(agg.owner, Op) and isinstance(agg.type, StructType):
+        if agg.owner.name == "construct":
+            return agg.owner.operands[k]
+        if agg.owner.name != "insert":
+            return None
+        if agg.owner.attrs["index"] == k:
+            return agg.owner.operands[1]
+        agg = agg.owner.operands[0]
+    return None
 
 
 def array_origin(arr: Value) -> tuple[Value, tuple]:
@@ -121,6 +145,8 @@ def array_origin(arr: Value) -> tuple[Value, tuple]:
             isinstance(arr.owner.operands[0].type, StructType):
         path.append(arr.owner.attrs["index"])
         arr = arr.owner.operands[0]
+        while (source := field_source(arr)) is not None:  # a struct built from another one's field
+            arr = source
     return arr, tuple(reversed(path))
 
 
@@ -588,6 +614,9 @@ class _Reverse:
             if adj_base.id in self.nullable:
                 self.nullable.add(view.id)
             return view
+        source = field_source(arr)
+        if source is not None:  # a field of a struct built in the kernel: the array it was built from
+            return self.adj_array(source, op)
         if isinstance(owner, Op) and owner.name == "extract":
             field = self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
             self.nullable.add(field.id)
@@ -599,6 +628,9 @@ class _Reverse:
         """The adjoint struct of struct value `value` (a parameter or a field of one)."""
         if value.id in self.adj_arrays:
             return self.adj_arrays[value.id]
+        source = field_source(value)
+        if source is not None:
+            return self.adj_struct(source, op)
         owner = value.owner
         if isinstance(owner, Op) and owner.name == "extract" and isinstance(owner.operands[0].type, StructType):
             return self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
