@@ -82,3 +82,19 @@ def test_leaked_index_is_carried_by_a_later_loop():
     out = wp.zeros(1, dtype=int)
     wp.launch(index_rebound_in_a_later_loop, 1, inputs=[out])
     assert out.numpy()[0] == 4
+
+
+@wp.kernel
+def backwards(a: int, b: int, s: int, out: wp.array(dtype=int), count: wp.array(dtype=int)):
+    c = int(0)
+    for i in reversed(range(a, b, s)):
+        out[c] = i
+        c += 1
+    count[0] = c
+
+
+def test_reversed_range():
+    for a, b, s in [(0, 10, 3), (10, 0, -3), (0, 0, 1), (5, 2, 1), (-3, 7, 2), (7, -3, -2)]:
+        out, count = wp.zeros(8, dtype=int), wp.zeros(1, dtype=int)
+        wp.launch(backwards, 1, inputs=[a, b, s, out, count])
+        assert out.numpy()[: count.numpy()[0]].tolist() == list(reversed(range(a, b, s)))

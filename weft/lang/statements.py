@@ -280,8 +280,13 @@ class StatementsMixin:
         if node.orelse:
             self.error("for/else is not supported", node)
         it = node.iter
+        backwards = isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
+        if backwards:
+            if len(it.args) != 1 or it.keywords:
+                self.error("reversed() takes one range(...)", it)
+            it = it.args[0]
         if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
-            self.error("for loops must iterate over range(...)", it)
+            self.error("for loops must iterate over range(...) or reversed(range(...))", it)
         if not isinstance(node.target, ast.Name):
             self.error("the loop variable must be a plain name", node.target)
         bounds = [self.expr(a) for a in it.args]
@@ -291,6 +296,8 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
+        if backwards:
+            start, stop, step = self.reversed_range(start, stop, step, it)
         values = self._static_unroll_values(node, start, stop, step)
         if values is not None:
             self.emit_unrolled(node, values)
@@ -592,6 +599,27 @@ class StatementsMixin:
 
     def not_jumped(self) -> Value:
         return self.b.unary("not", self.jump_flag())
+
+    def reversed_range(self, start, stop, step, node):
+        """Bounds of the range that runs `range(start, stop, step)` backwards."""
+        t = start.type
+        consts = [constant_value(v) for v in (start, stop, step)]
+        if all(c is not None for c in consts):
+            r = range(*consts)[::-1]
+            return [self.b.const(x, t) for x in (r.start, r.stop, r.step)]
+        if not t.is_signed:
+            self.error(f"reversed(range(...)) needs signed bounds, got {t!r}", node)
+
+        def op(name, a, b):
+            return arith.binary(self, name, a, b)
+        zero, one = self.b.const(0, t), self.b.const(1, t)
+        up = self.b.cmp("gt", step, zero)
+        span = self.b.select(up, op("sub", stop, start), op("sub", start, stop))  # along the step
+        size = self.b.select(up, step, arith.unary(self, "neg", step))
+        count = op("div", op("add", span, op("sub", size, one)), size)  # ceil(span / size)
+        count = self.b.select(self.b.cmp("gt", span, zero), count, zero)
+        first = op("add", start, op("mul", op("sub", count, one), step))
+        return first, op("sub", start, step), arith.unary(self, "neg", step)
 
     def range_bounds(self, start, stop, step, node):
         vals = [start, stop, step]
