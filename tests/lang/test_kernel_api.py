@@ -103,3 +103,19 @@ def test_kernels_cannot_return_values():
 
     with pytest.raises(TypeError, match="kernels cannot return values"):
         wp.launch(returns_none, dim=1, inputs=[1.0])
+
+
+def test_unique_kernels_declared_again_unchanged_are_reused():
+    def make(v, dtype):
+        @wp.kernel(module="unique")
+        def fill(a: wp.array(dtype=dtype)):
+            a[wp.tid()] = dtype(wp.static(v * 2.0))
+
+        return fill
+
+    k1, k2, k3 = make(1.0, float), make(2.0, float), make(1.0, wp.float64)
+    assert len({id(k1), id(k2), id(k3)}) == 3
+    assert make(1.0, float) is k1
+    a = wp.zeros(2)
+    wp.launch(k2, dim=2, inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), 4.0)
