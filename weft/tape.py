@@ -140,8 +140,11 @@ class Tape:
                 del by_array[key]
 
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
-        """Record `weft.copy` (about to run): its adjoint moves dest's gradient of the copied
-        range into src's gradient (dest's is consumed there, unless it has `retain_grad`)."""
+        """Record `weft.copy` (about to run; `count` 0: the rest of src): its adjoint moves
+        dest's gradient of the copied range into src's gradient (dest's is consumed there,
+        unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
+        bytes) has no gradient: a nonzero one reaching it is an error."""
+        count = count or src.size - src_offset
         if config.verify_autograd_array_access:
             if dest._is_read:
                 filename, lineno = _caller_outside_weft()
@@ -155,6 +158,11 @@ class Tape:
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
+            if dest.dtype is not src.dtype:
+                if src.grad is not None and g.any():
+                    raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
+                                       f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
+                return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
             if src.grad is not None:
