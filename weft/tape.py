@@ -159,14 +159,14 @@ class Tape:
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
             if dest.dtype is not src.dtype:
-                if src.grad is not None and g.any():
+                if src.grad is not None and (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
                     raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
                                        f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
                 return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
             if src.grad is not None:
-                src.grad.numpy()[_flat_index(src, src_offset, count)] += g
+                _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
         self.launches.append(_Func(backward, [dest, src]))
@@ -453,6 +453,31 @@ def _flat_index(a, offset: int, count: int) -> tuple:
     """Numpy indices of elements offset .. offset + count of `a` in row-major order (works
     for strided views, where a flat reshape would copy)."""
     return np.unravel_index(np.arange(offset, offset + count), a.shape)
+
+
+def _accumulate(storage: np.ndarray, index, g: np.ndarray):
+    """storage[index] += g for the float parts of the elements (struct records field by
+    field; integer and bool parts carry no gradient)."""
+    if g.dtype.names:
+        records = storage[index]  # (a copy: `index` is a fancy index)
+        _add_floats(records, g)
+        storage[index] = records
+    elif g.dtype.kind == "f":
+        storage[index] += g
+
+
+def _add_floats(target: np.ndarray, g: np.ndarray):
+    if g.dtype.names:
+        for name in g.dtype.names:
+            _add_floats(target[name], g[name])
+    elif g.dtype.kind == "f":
+        target += g
+
+
+def _nonzero(g: np.ndarray) -> bool:
+    if g.dtype.names:
+        return any(_nonzero(g[name]) for name in g.dtype.names)
+    return bool(np.any(g))
 
 
 def _root_id(a) -> int:
