@@ -74,12 +74,14 @@ class Module:
         return [k for k in self.kernels.values() if k.func.__qualname__ == qualname]
 
     def hash_module(self) -> str:
-        """A content hash of the module: its kernels' sources and its options."""
-        h = hashlib.sha256(self.name.encode())
+        """A content hash of the module: its kernels' sources, parameter types, values of
+        their static expressions, and its options (not its name: equal content, equal hash)."""
+        h = hashlib.sha256()
         for key in sorted(self.kernels):
             h.update(key.encode())
             h.update(self.kernels[key].source_text.encode())
             h.update(_types_signature(self.kernels[key]).encode())
+            h.update(_statics_signature(self.kernels[key]).encode())
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
         return h.hexdigest()
 
@@ -128,4 +130,21 @@ def _types_signature(kernel) -> str:
     for t in types:
         inner = t.dtype if isinstance(t, ArrayType) else t
         out.append(inner.signature() if isinstance(inner, StructType) else repr(t))
+    return ";".join(out)
+
+
+def _statics_signature(kernel) -> str:
+    """The values of the kernel's `static(...)` expressions evaluated when it was defined
+    (a func by its source), so that a kernel whose source is unchanged but whose static
+    values differ hashes differently."""
+    from .function import Func
+    out = []
+    for key, value in sorted(getattr(kernel, "_eager_statics", {}).items()):
+        if isinstance(value, Func):  # its overloads' Python code (their file may be gone)
+            codes = [o.pyfunc.__code__ for o in value.overloads]
+            text = value.name + "".join(f":{c.co_code.hex()}:{c.co_consts!r}:{c.co_names!r}"
+                                       for c in codes)
+        else:
+            text = f"{type(value).__name__}:{value!r}"
+        out.append(f"{key}={text}")
     return ";".join(out)
