@@ -2,6 +2,7 @@
 the loop, a name set in one branch of an `if`, and arrays as conditions."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -87,3 +88,15 @@ def test_reversed_ranges():
         wp.launch(backwards, 1, inputs=[n, step, out])
         want = [*reversed(range(1, n, step)), *reversed(range(4)), *reversed(range(n, 0, -step))]
         assert out.numpy()[: len(want)].tolist() == want and out.numpy()[len(want)] == -1
+
+
+def test_comparing_unequal_types_is_a_type_error():
+    @wp.kernel
+    def unequal(out: wp.array(dtype=int)):
+        x = wp.int32(10)
+        z = True
+        if x == 10 == z:
+            out[0] = 1
+
+    with pytest.raises(TypeError, match="different types int32 and bool"):
+        wp.launch(unequal, 1, inputs=[wp.zeros(1, dtype=int)])
