@@ -94,8 +94,9 @@ def test_comparing_unequal_types_is_a_type_error():
     @wp.kernel
     def unequal(out: wp.array(dtype=int)):
         x = wp.int32(10)
+        y = 10
         z = True
-        if x == 10 == z:
+        if x == y == z:
             out[0] = 1
 
     with pytest.raises(TypeError, match="different types int32 and bool"):
