@@ -69,6 +69,23 @@ def test_an_array_is_true_unless_it_is_null():
 
 
 @wp.kernel
+def index_rebound_in_a_later_loop(out: wp.array(dtype=int)):
+    for i in range(2):  # noqa: B007
+        pass
+    k = 0
+    while k < 3:
+        i = i + 1  # the leaked index is a variable: carried by this loop
+        k = k + 1
+    out[0] = i
+
+
+def test_leaked_index_is_carried_by_a_later_loop():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(index_rebound_in_a_later_loop, 1, inputs=[out])
+    assert out.numpy()[0] == 4
+
+
+@wp.kernel
 def backwards(n: int, step: int, out: wp.array(dtype=int)):
     k = 0
     for i in reversed(range(1, n, step)):

@@ -101,7 +101,7 @@ class StatementsMixin:
         op = _BIN_OPS.get(type(node.op))
         if op is None:
             self.error(f"unsupported operator {type(node.op).__name__}=", node)
-        target = node.target
+        target = self.target_evaluated_once(node.target)
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
             if isinstance(base, Value) and isinstance(base.type, ArrayType) and op in ("add", "sub"):
@@ -114,6 +114,32 @@ class StatementsMixin:
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def target_evaluated_once(self, target):
+        """`target` with each index expression in it evaluated now, once, into a temporary
+        name: `a[f(i)].x += v` reads and writes the same slot and calls f once, before v is
+        evaluated (Python's order)."""
+        if isinstance(target, ast.Attribute):
+            inner = self.target_evaluated_once(target.value)
+            return target if inner is target.value else ast.copy_location(
+                ast.Attribute(value=inner, attr=target.attr, ctx=target.ctx), target)
+        if not isinstance(target, ast.Subscript):
+            return target
+        inner = self.target_evaluated_once(target.value)
+        index = target.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if all(isinstance(p, (ast.Name, ast.Constant)) for p in parts) and inner is target.value:
+            return target
+        names = []
+        for part in parts:
+            if isinstance(part, (ast.Name, ast.Constant)):
+                names.append(part)
+                continue
+            temp = self.fresh("index")
+            self.scope[temp] = self.expr(part)
+            names.append(ast.copy_location(ast.Name(id=temp, ctx=ast.Load()), part))
+        index = ast.copy_location(ast.Tuple(elts=names, ctx=ast.Load()), index) if len(names) > 1 else names[0]
+        return ast.copy_location(ast.Subscript(value=inner, slice=index, ctx=target.ctx), target)
 
     def check_rebind(self, name, old, new, node):
         """A local bound to a function keeps it: a kernel has no function pointers, and a
@@ -239,8 +265,8 @@ class StatementsMixin:
         return True
 
     def stmt_Assert(self, node):
-        from .. import config
-        if not config.mode == "debug":
+        from .module import compile_mode
+        if compile_mode() != "debug":
             return
         cond = self.condition(node.test)
         if not isinstance(cond, Value):
@@ -423,7 +449,8 @@ class StatementsMixin:
         if last is None:
             return
         if last:
-            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+            # a variable like any other (a later loop may rebind it: it must be carried there)
+            self.scope[name] = self.b.const(last[0], start.type)
         elif name in before:
             self.scope[name] = before[name]
 
