@@ -2,6 +2,7 @@
 the loop, a name set in one branch of an `if`, and arrays as conditions."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -120,3 +121,16 @@ def test_reversed_range():
         out, count = wp.zeros(8, dtype=int), wp.zeros(1, dtype=int)
         wp.launch(backwards_counted, 1, inputs=[a, b, s, out, count])
         assert out.numpy()[: count.numpy()[0]].tolist() == list(reversed(range(a, b, s)))
+
+
+def test_comparing_unequal_types_is_a_type_error():
+    @wp.kernel
+    def unequal(out: wp.array(dtype=int)):
+        x = wp.int32(10)
+        y = 10
+        z = True
+        if x == y == z:
+            out[0] = 1
+
+    with pytest.raises(TypeError, match="different types int32 and bool"):
+        wp.launch(unequal, 1, inputs=[wp.zeros(1, dtype=int)])
