@@ -1,6 +1,8 @@
 """Builtins: every function a kernel can call, each defined once (see registry.py)."""
 
-from . import angles, cast, expect, math, misc, operators, random, reductions, special, vector  # noqa: F401 - registers
+from . import (  # noqa: F401 - registers the builtins
+    angles, cast, expect, math, misc, operators, random, reductions, rotation, special, vector,
+)
 from .registry import BUILTINS, PRIMITIVES, Builtin, Primitive
 
 __all__ = ["BUILTINS", "PRIMITIVES", "Builtin", "Primitive"]

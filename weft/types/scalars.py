@@ -6,6 +6,7 @@ Python scope converts a number (`weft.float32(1.5)`); inside a kernel it is a ca
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 
@@ -31,6 +32,7 @@ class Scalar(Type):
         self.bits = bits
         self.np_dtype = np.dtype(np_dtype)
         self.size = self.np_dtype.itemsize
+        self.__name__ = name
 
     @property
     def is_float(self) -> bool:
@@ -68,9 +70,11 @@ uint64 = Scalar("uint64", "u", 64, np.uint64)
 float16 = Scalar("float16", "f", 16, np.float16)
 float32 = Scalar("float32", "f", 32, np.float32)
 float64 = Scalar("float64", "f", 64, np.float64)
+# bfloat16: numpy has no such dtype; ml_dtypes (a dependency of jax) provides it
+bfloat16 = Scalar("bfloat16", "f", 16, ml_dtypes.bfloat16)
 
 SCALARS = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-           float16, float32, float64)
+           float16, bfloat16, float32, float64)
 _BY_NAME = {s.name: s for s in SCALARS}
 _BY_NP = {s.np_dtype: s for s in SCALARS}
 

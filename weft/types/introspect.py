@@ -1,0 +1,227 @@
+"""Warp's type introspection helpers (`wp.types.type_is_vector`, `type_size`, ...) and the
+numpy dtype mapping, over weft's types."""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+import typing
+
+import numpy as np
+
+from .array_type import AnyArray, ArrayType
+from .composite import Matrix, TupleType, Vector
+from .generic import TypePattern
+from .scalars import PYTHON_TYPES, SCALARS, Scalar, bool_
+from .struct import StructType, StructValue
+
+int_types = tuple(s for s in SCALARS if s.is_int)
+float_types = tuple(s for s in SCALARS if s.is_float)
+scalar_types = int_types + float_types
+scalar_and_bool_types = (*scalar_types, bool_)
+
+
+def _weft(t):
+    """`t` as a weft type where it is a Python one (float -> float32)."""
+    return PYTHON_TYPES.get(t, t) if isinstance(t, type) else t
+
+
+def type_is_int(t) -> bool:
+    return _weft(t) in int_types
+
+
+def type_is_float(t) -> bool:
+    return _weft(t) in float_types
+
+
+def type_is_scalar(t) -> bool:
+    return _weft(t) in scalar_types
+
+
+def _is_vector_type(t, flavor) -> bool:
+    return isinstance(t, Vector) and t.flavor == flavor
+
+
+def type_is_vector(t) -> bool:
+    return _is_vector_type(t, "vec")
+
+
+def type_is_quaternion(t) -> bool:
+    return _is_vector_type(t, "quat")
+
+
+def type_is_transformation(t) -> bool:
+    return _is_vector_type(t, "transform")
+
+
+def type_is_matrix(t) -> bool:
+    return isinstance(t, Matrix)
+
+
+def type_is_composite(t) -> bool:
+    return isinstance(t, (Vector, Matrix))
+
+
+def type_is_value(t) -> bool:
+    return t in (int, float, builtins.bool) or t in scalar_and_bool_types or type_is_composite(t)
+
+
+def type_is_struct(t) -> bool:
+    return isinstance(t, StructType)
+
+
+def type_is_array(t) -> bool:
+    return isinstance(t, (ArrayType, AnyArray))
+
+
+def type_is_tile(t) -> bool:
+    return False  # weft has no tiles
+
+
+def _type_of(x):
+    """The weft type of a Python-scope value, or None."""
+    t = getattr(x, "type", None)
+    if isinstance(t, (Vector, Matrix)):
+        return t
+    if isinstance(x, np.generic):
+        from .scalars import scalar_from_numpy
+        return scalar_from_numpy(x.dtype)
+    return PYTHON_TYPES.get(type(x))
+
+
+def is_int(x) -> bool:
+    return type_is_int(_type_of(x))
+
+
+def is_float(x) -> bool:
+    return type_is_float(_type_of(x))
+
+
+def is_scalar(x) -> bool:
+    return type_is_scalar(_type_of(x))
+
+
+def is_vector(x) -> bool:
+    return type_is_vector(_type_of(x))
+
+
+def is_quaternion(x) -> bool:
+    return type_is_quaternion(_type_of(x))
+
+
+def is_transformation(x) -> bool:
+    return type_is_transformation(_type_of(x))
+
+
+def is_matrix(x) -> bool:
+    return type_is_matrix(_type_of(x))
+
+
+def is_composite(x) -> bool:
+    return type_is_composite(_type_of(x))
+
+
+def is_value(x) -> bool:
+    return isinstance(x, (int, float, builtins.bool)) or is_scalar(x) or is_composite(x) \
+        or _type_of(x) is bool_
+
+
+def is_struct(x) -> bool:
+    return isinstance(x, StructValue)
+
+
+def is_array(x) -> bool:
+    """Whether `x` is a weft array (or an array annotation)."""
+    return isinstance(x, (ArrayType, AnyArray)) or getattr(x, "_is_weft_array", False)
+
+
+def is_tile(x) -> bool:
+    return False
+
+
+def type_size(t) -> int:
+    """Number of components: 1 for scalars and structs, the length of vectors and matrices."""
+    t = _weft(t)
+    if isinstance(t, (Vector, Matrix)):
+        return t.num_components
+    return 1
+
+
+def type_size_in_bytes(t) -> int:
+    t = _weft(t)
+    if t is typing.Any or isinstance(t, TypePattern):
+        raise TypeError("a concrete type is required")
+    if isinstance(t, (Scalar, Vector, Matrix, StructType)):
+        return t.size
+    if isinstance(t, type) and issubclass(t, (ctypes._SimpleCData, ctypes.Structure, ctypes.Array)):
+        return ctypes.sizeof(t)
+    raise TypeError(f"invalid data type: {t!r}")
+
+
+def type_scalar_type(t):
+    return getattr(_weft(t), "dtype", _weft(t))
+
+
+def type_ctype(t):
+    from .layout import ctype_of
+    return ctype_of(_weft(t))
+
+
+def type_length(t) -> int:
+    t = _weft(t)
+    if isinstance(t, (Vector, Matrix)):
+        return t.shape[0]
+    if isinstance(t, TupleType):
+        return len(t.elements)
+    return len(t)
+
+
+def types_equal(a, b) -> bool:
+    """Whether two types are the same once Python types are read as weft's."""
+    return _weft(a) is _weft(b)
+
+
+def type_repr(t) -> str:
+    if t is typing.Any:
+        return "Any"
+    t = _weft(t)
+    if isinstance(t, ArrayType):
+        return f"array(ndim={t.ndim}, dtype={type_repr(t.dtype)})"
+    if isinstance(t, AnyArray):
+        return f"array(ndim={t.ndim}, dtype=Any)"
+    name = getattr(t, "name", None) or getattr(t, "__name__", None)
+    return name if name is not None else repr(t)
+
+
+# numpy dtypes to weft scalars and back (Warp's `np_dtype_to_warp_type` and its inverse)
+np_dtype_to_warp_type = {}
+for _s in SCALARS:
+    np_dtype_to_warp_type[_s.np_dtype] = _s
+    np_dtype_to_warp_type[_s.np_dtype.type] = _s
+warp_type_to_np_dtype = {s: s.np_dtype.type for s in SCALARS}
+
+
+def dtype_from_numpy(numpy_dtype):
+    """The weft scalar type of a numpy dtype (or scalar type)."""
+    t = np_dtype_to_warp_type.get(numpy_dtype)
+    if t is None:
+        try:
+            t = np_dtype_to_warp_type.get(np.dtype(numpy_dtype))
+        except TypeError:
+            t = None
+    if t is None:
+        raise TypeError(f"cannot convert {numpy_dtype!r} to a weft type")
+    return t
+
+
+def dtype_to_numpy(weft_dtype):
+    """The numpy scalar type of a weft scalar type."""
+    t = warp_type_to_np_dtype.get(_weft(weft_dtype))
+    if t is None:
+        raise TypeError(f"cannot convert {weft_dtype!r} to a numpy type")
+    return t
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (
+    "annotations", "builtins", "ctypes", "typing", "np", "AnyArray", "ArrayType", "Matrix", "TupleType",
+    "Vector", "TypePattern", "PYTHON_TYPES", "SCALARS", "Scalar", "bool_", "StructType", "StructValue")]
