@@ -39,7 +39,7 @@ from .lang.errors import (  # noqa: E402
 )
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
-from .lang.module import Module, get_module  # noqa: E402
+from .lang.module import Module, force_load, get_module, load_module  # noqa: E402
 from .logger import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, get_logger, set_logger  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,

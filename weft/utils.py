@@ -205,31 +205,21 @@ class MeshAdjacency:
             print("Detected non-manifold edge")
 
 
-MODULE_OPTIONS: dict[str, dict] = {}
-_KNOWN = ("fast_math", "enable_backward")
-_IGNORED = ("max_unroll", "lineinfo", "cuda_output", "block_dim", "mode")
-
-
-def _module_name(module, depth: int) -> str:
-    if module is None:
-        return sys._getframe(depth + 1).f_globals.get("__name__", "__main__")
-    return module if isinstance(module, str) else module.__name__
+MODULE_OPTIONS: dict[str, dict] = {}  # module name -> options set on it (see lang/module.py)
 
 
 def set_module_options(options: dict, module=None) -> None:
-    """Options for the kernels of one Python module (the caller's by default), as Warp's:
-    `fast_math` lets LLVM reassociate float math there; `enable_backward` as in Warp."""
-    for key in options:
-        if key not in _KNOWN + _IGNORED:
-            raise ValueError(f"unknown module option {key!r}; known: {', '.join(_KNOWN)}")
-    from . import config
-    MODULE_OPTIONS.setdefault(_module_name(module, 1), {}).update(
-        {k: v for k, v in options.items() if k in _KNOWN})
-    config.changes += 1  # kernels of that module may compile differently now
+    """Set options of a module's kernels (the caller's Python module by default; a name, a
+    Python module or a weft Module), Warp's keys: `enable_backward`, `fast_math`, `mode`,
+    `optimization_level`, `cpu_compiler_flags`, ... (an unknown key is a ValueError)."""
+    from .lang.module import _resolve
+    target = _resolve(module, 1)
+    for key, value in options.items():
+        target.options[key] = value
 
 
-def get_module_options(module=None) -> dict:
-    from . import config
-    options = {"fast_math": config.fast_math, "enable_backward": config.enable_backward}
-    options.update(MODULE_OPTIONS.get(_module_name(module, 1), {}))
-    return options
+def get_module_options(module=None):
+    """The options of a module (the caller's by default): those set on it, else the
+    defaults (most follow weft.config)."""
+    from .lang.module import _resolve
+    return _resolve(module, 1).options

@@ -7,9 +7,11 @@ object file instead of running LLVM's optimiser and code generator.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import platform
+import threading
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -19,23 +21,44 @@ from . import cache
 _engines = []  # keep every execution engine (and so its code) alive
 
 
+_override = threading.local()  # a kernel's module options, while it compiles (see `target`)
+
+
+@contextlib.contextmanager
+def target(cpu_compiler_flags=None, optimization_level=None):
+    """Compile for these settings (a module's `cpu_compiler_flags` and `optimization_level`;
+    None: the `weft.config` ones) inside the block, on this thread."""
+    saved = getattr(_override, "value", None)
+    _override.value = (cpu_compiler_flags, optimization_level)
+    try:
+        yield
+    finally:
+        _override.value = saved
+
+
+def _setting(index: int, name: str):
+    from .. import config
+    override = getattr(_override, "value", None)
+    if override is not None and override[index] is not None:
+        return override[index]
+    return getattr(config, name)
+
+
 def target_cpu(flags: str | None = None) -> tuple[str, str]:
     """The CPU and features kernels are compiled for under `cpu_compiler_flags` (the
     setting if None): this machine's, or a generic CPU of its architecture for ""."""
-    from .. import config
-    flags = config.cpu_compiler_flags if flags is None else flags
+    flags = _setting(0, "cpu_compiler_flags") if flags is None else flags
     if flags is not None and "-march=native" not in flags.split():
         return "generic", ""
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 
 
 def opt_level() -> int:
-    from .. import config
-    level = config.optimization_level
+    level = _setting(1, "optimization_level")
     if level is None:
         return 3
     if level not in (0, 1, 2, 3):
-        raise ValueError(f"weft.config.optimization_level must be None or 0 to 3, got {level!r}")
+        raise ValueError(f"optimization_level must be None or 0 to 3, got {level!r}")
     return level
 
 

@@ -298,16 +298,25 @@ class Kernel:
         """The specialisation of a launch whose arrays are all contiguous."""
         return tuple(isinstance(t, ArrayType) for t in self.params.values())
 
+    @property
+    def target(self) -> tuple:
+        """The module's (cpu_compiler_flags, optimization_level); None: weft.config's."""
+        options = self.module.options
+        return options["cpu_compiler_flags"], options["optimization_level"]
+
     def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
         `consume` is adjoint_ir's (one variant where the kernel has no write-only arrays)."""
         consume = adjoint and consume and bool(self.write_only_params)
-        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume)
+        target = self.target
+        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume, target)
         ck = self._compiled.get(key)
         if ck is None:
+            from ..codegen import cpu
             try:
-                ck = self._compiled[key] = self._compile(spec, adjoint, consume)
+                with cpu.target(*target):
+                    ck = self._compiled[key] = self._compile(spec, adjoint, consume)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
