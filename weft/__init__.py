@@ -15,14 +15,26 @@ from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .codegen.cpu import get_cpu_kernel_cache_key  # noqa: E402
-from .interop.dlpack import from_dlpack  # noqa: E402
-from .interop.jax import dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: E402
+from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
+from .interop.jax import (  # noqa: E402
+    device_from_jax,
+    device_to_jax,
+    dtype_from_jax,
+    dtype_to_jax,
+    from_jax,
+    to_jax,
+)
+from .interop.jax_callable import clear_jax_callable_graph_cache, jax_callable  # noqa: E402
+from .interop.jax_ffi import JaxCallableGraphMode, JaxModulePreloadMode  # noqa: E402
+from .interop.jax_kernel import jax_kernel  # noqa: E402
 from .interop.torch import (  # noqa: E402
     device_from_torch,
     device_to_torch,
     dtype_from_torch,
     dtype_to_torch,
     from_torch,
+    stream_from_torch,
+    stream_to_torch,
     to_torch,
 )
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
@@ -40,6 +52,7 @@ from .lang.errors import (  # noqa: E402
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, force_load, get_module, load_module  # noqa: E402
+from .lang.native import func_native  # noqa: E402
 from .logger import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, get_logger, set_logger  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,

@@ -27,6 +27,9 @@ quiet: bool = True
 enable_backward: bool = True
 #: Bytes one thread's AD stack (loop-carried values saved by adjoint kernels) may grow to.
 adstack_limit: int = 1 << 30
+#: Warn when a recorded launch overwrites an array that an earlier recorded launch read (Warp's
+#: check; weft's Tape keeps a copy for the kernels' adjoints, see weft/tape.py).
+verify_autograd_array_access: bool = False
 #: Also check `weft.verify` after every pass (slower compiles; for weft's own tests).
 verify_ir: bool = False
 

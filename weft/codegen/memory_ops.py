@@ -7,7 +7,7 @@ import ctypes
 import llvmlite.ir as ir
 
 from ..ir.core import Value
-from ..types import ArrayType, Scalar, bool_
+from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bool_
 from ..types.layout import ctype_of
 from .llvm_types import (
     CTX_TYPE,
@@ -118,6 +118,10 @@ class MemoryOps:
         t = value.type
         b = self.builder
         kind = op.attrs["op"]
+        if isinstance(t, StructType):  # (adjoints of arrays of structs) each float leaf atomically
+            old = self.load_value(ptr, t)
+            self._atomic_members(kind, t, ptr, self.v(value))
+            return old
         if op.attrs.get("private"):
             # an adjoint accumulating into elements only this thread touches: a plain
             # read-add-write, which vectorises
@@ -133,6 +137,15 @@ class MemoryOps:
             p = b.gep(ptr, [I64(k * comp_size)], source_etype=I8, inbounds=True)
             old.append(self._atomic_scalar(kind, t.dtype, p, x))
         return old
+
+    def _atomic_members(self, kind, t, ptr, rep):
+        """Atomic `kind` of each float member of composite value `rep` (of type `t`) into `ptr`."""
+        for k, (part, ct) in enumerate(zip(rep, _members(t))):
+            if isinstance(ct, Scalar):
+                if ct.is_float:
+                    self._atomic_scalar(kind, ct, self._member_ptr(ptr, t, k), part)
+            elif isinstance(ct, (Vector, Matrix, StructType)):
+                self._atomic_members(kind, ct, self._member_ptr(ptr, t, k), part)
 
     def _atomic_scalar(self, kind, t, ptr, x):
         if t.is_float:

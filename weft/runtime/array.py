@@ -70,8 +70,14 @@ class array:  # noqa: N801 - Warp's name
     """An array of `dtype` elements. `array(dtype=float)` with no data or shape is the type
     annotation `ArrayType(float32, 1)` (also `array[float]`); `array(dtype=..., ndim=2)` too."""
 
+    #: Set by a Tape when `config.verify_autograd_array_access` is on: a recorded launch read it.
+    _is_read = False
+    #: The array this one is a view of (None: it owns its memory).
+    _ref = None
+    _retain_grad = False
+
     def __new__(cls, data=None, dtype=None, shape=None, strides=None, device=None,
-                requires_grad=False, copy=True, ndim=None, **unsupported):
+                requires_grad=False, copy=True, ndim=None, retain_grad=False, **unsupported):
         if data is None and shape is None:
             if requires_grad or strides is not None:
                 raise ValueError("an array needs data or a shape")
@@ -82,7 +88,7 @@ class array:  # noqa: N801 - Warp's name
         return ArrayType(dtype, 1)
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, device=None,
-                 requires_grad=False, copy=True, ndim=None, **unsupported):
+                 requires_grad=False, copy=True, ndim=None, retain_grad=False, **unsupported):
         if unsupported:
             raise TypeError(f"array() got unsupported arguments: {', '.join(unsupported)}")
         self.device = get_device(device)
@@ -96,6 +102,8 @@ class array:  # noqa: N801 - Warp's name
         self._requires_grad = False
         self.grad = None
         self.requires_grad = requires_grad
+        if retain_grad:
+            self.retain_grad = True
 
     def _init_from_data(self, data, dtype, shape, copy):
         if isinstance(data, array):
@@ -204,9 +212,46 @@ class array:  # noqa: N801 - Warp's name
         if value and self.grad is None:
             self.grad = zeros(self.shape, dtype=self.dtype, device=self.device)
 
+    @property
+    def retain_grad(self) -> bool:
+        """Whether a Tape's backward pass keeps this array's gradient where a kernel overwrote
+        the array, instead of consuming it (for inspecting an intermediate's gradient; an
+        array written more than once then counts the gradient more than once)."""
+        return self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool):
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True requires requires_grad=True")
+        self._retain_grad = bool(value)
+
+    # Overwrite checks (config.verify_autograd_array_access) -----------------------------------
+    def mark_init(self):
+        """Forget that a recorded launch read this array."""
+        self._is_read = False
+
+    def mark_read(self):
+        """Note that a recorded launch read this array (and so every array it views)."""
+        a = self
+        while a is not None:
+            a._is_read = True
+            a = a._ref
+
+    def mark_write(self, **where):
+        """Warn if a recorded launch read this array, which is now being overwritten. `where`:
+        `arg_name`, `kernel_name`, `filename`, `lineno` for a launch, or `operation`,
+        `filename`, `lineno` for another write."""
+        if self._is_read:
+            from ..tape import warn_overwrite
+            warn_overwrite(self, where)
+
     # Filling and copying --------------------------------------------------------------------
     def assign(self, src):
-        """Copy `src` (array, numpy array, list) into this array; shapes must match."""
+        """Copy `src` (array, numpy array, list) into this array; shapes must match. Inside
+        `with Tape():` it is recorded as `weft.copy` is."""
+        from ..tape import active_tapes
+        if active_tapes:
+            active_tapes[-1].record_assign(self, src)
         data = src.numpy() if isinstance(src, array) else np.asarray(src)
         if data.shape != self._np.shape and data.size != self._np.size:
             raise ValueError(f"assign: shape {data.shape} does not match {self._np.shape}")
@@ -265,6 +310,8 @@ class array:  # noqa: N801 - Warp's name
         out._set(storage, self.dtype)
         out.grad = grad
         out._requires_grad = self._requires_grad and grad is not None
+        out._retain_grad = self._retain_grad and out._requires_grad
+        out._ref = self
         return out
 
     def __len__(self):
@@ -301,12 +348,14 @@ def _shape(shape):
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
 
 
-def empty(shape, dtype=float32, device=None, requires_grad=False) -> array:
-    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad)
+def empty(shape, dtype=float32, device=None, requires_grad=False, retain_grad=False) -> array:
+    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad,
+                 retain_grad=retain_grad)
 
 
-def zeros(shape, dtype=float32, device=None, requires_grad=False) -> array:
-    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad)
+def zeros(shape, dtype=float32, device=None, requires_grad=False, retain_grad=False) -> array:
+    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad,
+                 retain_grad=retain_grad)
 
 
 def full(shape, value, dtype=None, device=None, requires_grad=False) -> array:
@@ -364,9 +413,11 @@ def full_like(src, value, dtype=None, device=None, requires_grad=None) -> array:
     return full(shape, value, dtype, device, rg)
 
 
-def clone(src: array, device=None, requires_grad=None) -> array:
+def clone(src: array, device=None, requires_grad=None, retain_grad=False) -> array:
+    """A copy of `src` in new memory (recorded on an active Tape, as `copy` is)."""
     out = zeros_like(src, device=device, requires_grad=requires_grad)
-    out.assign(src)
+    out.retain_grad = retain_grad
+    copy(out, src)
     return out
 
 
