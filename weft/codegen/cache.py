@@ -30,11 +30,13 @@ def _base_dir() -> str:
     return config.kernel_cache_dir or default_cache_base()
 
 
-def default_cache_base() -> str:
-    """`$WARP_CACHE_PATH`, else `$XDG_CACHE_HOME/weft`, else `~/.cache/weft`."""
-    env = os.environ.get("WEFT_CACHE_DIR") or os.environ.get("WARP_CACHE_PATH")
-    if env:
-        return env
+def default_cache_base(prefer_warp: bool = False) -> str:
+    """`$WEFT_CACHE_DIR` or `$WARP_CACHE_PATH` (that one first with `prefer_warp`), else
+    `$XDG_CACHE_HOME/weft`, else `~/.cache/weft`."""
+    names = ("WARP_CACHE_PATH", "WEFT_CACHE_DIR") if prefer_warp else ("WEFT_CACHE_DIR", "WARP_CACHE_PATH")
+    for name in names:
+        if os.environ.get(name):
+            return os.environ[name]
     xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(xdg, "weft")
 
@@ -131,14 +133,14 @@ _resolved_kernel_cache_dir: str | None = None
 
 
 def init_kernel_cache(path: str | None = None) -> str:
-    """Set `config.kernel_cache_dir` as Warp does: `path` (or `$WARP_CACHE_PATH` /
+    """Set `config.kernel_cache_dir` as Warp does: `path` (or `$WARP_CACHE_PATH`, or
     `$WEFT_CACHE_DIR`, or the default) with a folder of this version below it, created;
     a path this function already resolved is kept as it is."""
     global _resolved_kernel_cache_dir
     from .. import config
     from ..logger import log_warning
 
-    base = path if path is not None else default_cache_base()
+    base = path if path is not None else default_cache_base(prefer_warp=True)
     base = os.path.realpath(base)
     if _resolved_kernel_cache_dir is not None and base == os.path.realpath(_resolved_kernel_cache_dir):
         resolved = base

@@ -48,9 +48,22 @@ def target_cpu(flags: str | None = None) -> tuple[str, str]:
     """The CPU and features kernels are compiled for under `cpu_compiler_flags` (the
     setting if None): this machine's, or a generic CPU of its architecture for ""."""
     flags = _setting(0, "cpu_compiler_flags") if flags is None else flags
+    if flags:
+        _note_unused_flags(flags)
     if flags is not None and "-march=native" not in flags.split():
         return "generic", ""
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+@functools.cache
+def _note_unused_flags(flags: str) -> None:
+    """Say once per flag string which flags weft does not use (it has no Clang, and LLVM's
+    command-line options are process-wide in llvmlite, so `-mllvm` ones are not applied)."""
+    unused = [f for f in flags.split() if f != "-march=native"]
+    if unused:
+        from ..logger import log_warning
+        log_warning(f"cpu_compiler_flags: weft compiles with LLVM directly and does not use {' '.join(unused)} "
+                    "(only -march=native, or an empty string for a generic CPU, are read)", once=True)
 
 
 def opt_level() -> int:

@@ -89,6 +89,7 @@ class FuncInstance:
         self.param_types = param_types
         self.name = f"{func.name}({', '.join(map(repr, param_types.values()))})"
         self._ir = None
+        self._ir_mode = None
         self._compiling = False
 
     @property
@@ -102,7 +103,8 @@ class FuncInstance:
         return self.overload.custom_replay
 
     def ir(self):
-        if self._ir is None:
+        from .. import config
+        if self._ir is None or self._ir_mode != config.mode:  # ("debug" compiles asserts)
             if self._compiling:
                 raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")
             self._compiling = True
@@ -111,6 +113,7 @@ class FuncInstance:
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
                                       self.overload.ret_type)
                 self._ir = inline_calls(verify(fc.compile()))
+                self._ir_mode = config.mode
             finally:
                 self._compiling = False
         return self._ir
