@@ -137,3 +137,14 @@ def test_an_error_inside_the_block_ends_the_capture():
     with pytest.raises(ZeroDivisionError), wp.ScopedCapture():
         1 / 0  # noqa: B018
     assert not wp.get_device().is_capturing
+
+
+def test_a_recorded_launch_run_inside_a_capture_is_recorded():
+    x, y = wp.ones(4), wp.zeros(4)
+    cmd = wp.launch(accumulate, 4, inputs=[x, y], record_cmd=True)
+    with wp.ScopedCapture() as capture:
+        cmd.launch()
+    assert not y.numpy().any()
+    wp.capture_launch(capture.graph)
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(y.numpy(), 2.0)

@@ -51,11 +51,6 @@ def record(op) -> bool:
     return True
 
 
-def record_launch(launch) -> None:
-    """Record a packed `Launch` (runtime.launch builds it while capturing)."""
-    recording.append(launch.launch)
-
-
 def capture_begin(device=None, stream=None, force_module_load=None, external: bool = False,
                   apic: bool = False, capture_mode=None) -> None:
     """Start recording the work issued on `device` (or `stream`'s device)."""

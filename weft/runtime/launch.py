@@ -297,6 +297,8 @@ class Launch:
             self.set_param_at_index(k, v, adjoint=True)
 
     def launch(self, stream=None):
+        if capture.record(self.launch):  # inside a graph capture: runs when the graph does
+            return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
         run(self.compiled, self.args, self.ctx, self.total)
@@ -453,8 +455,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
     if capture.recording is not None:  # inside a graph capture: runs when the graph does
-        capture.record_launch(Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
-                                     max_blocks=max_blocks, block_dim=block_dim))
+        Launch(kernel, device, params=params, adjoint=adjoint, dims=dims, max_blocks=max_blocks,
+               block_dim=block_dim).launch()  # (recorded, see Launch.launch)
         return None
     if config.print_launches:
         diagnostics.print_launch(kernel, dims, params, device)
