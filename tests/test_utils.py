@@ -234,3 +234,34 @@ def test_module_hash_follows_the_settings_it_inherits(monkeypatch):
     module.hashers.clear()
     assert module.get_module_hash() != before
 
+
+
+def _two_line_lambda():
+    return lambda q, qd: (
+        q[0] == 0.0
+        and q[1] == 0.0
+    )
+
+
+def test_create_warp_function_from_a_lambda_and_a_function():
+    original = _two_line_lambda()
+    created, module = wp.utils.create_warp_function(original)
+    assert re.fullmatch(r"func_[0-9a-f]{16}", created.key) and module.name == f"map_{created.key}"
+    for q in ((0.0, 0.0), (1.0, 0.0)):
+        assert created(q, (0.0, 0.0)) == original(q, (0.0, 0.0))
+    assert wp.utils.create_warp_function(_two_line_lambda())[0].key == created.key  # by its text
+    factor = 3.0
+    triple, _ = wp.utils.create_warp_function(lambda x: x * factor)  # closures are seen
+
+    @wp.kernel
+    def use(out: wp.array(dtype=float)):
+        out[0] = triple(2.0)
+
+    out = wp.zeros(1)
+    wp.launch(use, 1, inputs=[out])
+    assert out.numpy()[0] == 6.0
+
+    def add(a, b):
+        return a + b
+    added, _ = wp.utils.create_warp_function(add)
+    assert added(1.0, 2.5) == 3.5

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import typing
 
 from .logger import log_debug, warn  # noqa: F401 - wp.utils.warn
 from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
@@ -223,3 +224,50 @@ def get_module_options(module=None):
     defaults (most follow weft.config)."""
     from .lang.module import _resolve
     return _resolve(module, 1).options
+
+
+def create_warp_function(func):
+    """A weft func made from a Python function or lambda, its parameters generic (`Any`);
+    returns `(func, module)`. A lambda becomes `def func_<hash>(<its parameters>): return
+    <its body>`, the hash taken from the body's text (the same name in every process)."""
+    import hashlib
+    import inspect
+
+    from .lang.function import Func
+    from .lang.module import get_module
+
+    params = list(inspect.signature(func).parameters)
+    namespace = dict(func.__globals__)
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        namespace[name] = cell.cell_contents  # the lambda's closure, as the func sees it
+    if func.__name__ == "<lambda>":
+        body = _lambda_body(func)
+        key = f"func_{hashlib.sha256(body.encode()).hexdigest()[:16]}"
+        source = f"def {key}({', '.join(params)}):\n    return {body}\n"
+    else:
+        key = func.__qualname__.replace(".", "_").replace(" ", "_").replace("<", "").replace(">", "_")
+        source = inspect.getsource(func)
+        import textwrap
+        source = textwrap.dedent(source).replace(f"def {func.__name__}(", f"def {key}(", 1)
+    exec(compile(source, f"<weft func {key}>", "exec"), namespace)  # noqa: S102 - the user's own code
+    pyfunc = namespace[key]
+    pyfunc.__annotations__ = dict.fromkeys(params, typing.Any)
+    return Func(pyfunc, key=key, source=source), get_module(f"map_{key}")
+
+
+def _lambda_body(func) -> str:
+    """The text of a lambda's body, found in the source lines that hold the lambda."""
+    import ast
+    import inspect
+    import textwrap
+    lines, _ = inspect.getsourcelines(func)
+    text = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # a lambda inside a bigger expression: parse from its own line on
+        tree = ast.parse("(" + text.strip().rstrip(",") + ")")
+    names = list(inspect.signature(func).parameters)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names:
+            return ast.unparse(node.body)
+    raise ValueError("could not find the source of the lambda")

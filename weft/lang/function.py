@@ -120,8 +120,9 @@ class FuncInstance:
 
 
 class Overload:
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, source: str | None = None):
         self.pyfunc = pyfunc
+        self.source_text = source  # the function's text, if not the one in its file
         self.params = signature_types(pyfunc, "func")
         hints = _annotations(pyfunc)
         ret = hints.get("return")
@@ -137,17 +138,17 @@ class Overload:
     @property
     def source(self) -> ParsedSource:
         if self._source is None:
-            self._source = ParsedSource(self.pyfunc)
+            self._source = ParsedSource(self.pyfunc, source=self.source_text)
         return self._source
 
 
 class Func:
     """A `@weft.func`: callable from kernels and other funcs; inlined at each call."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, key: str | None = None, source: str | None = None):
         self.name = pyfunc.__name__
-        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
-        self.overloads = [Overload(pyfunc)]
+        self.key = key or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.overloads = [Overload(pyfunc, source)]
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
