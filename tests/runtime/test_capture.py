@@ -148,3 +148,18 @@ def test_a_recorded_launch_run_inside_a_capture_is_recorded():
     wp.capture_launch(capture.graph)
     wp.capture_launch(capture.graph)
     np.testing.assert_array_equal(y.numpy(), 2.0)
+
+
+def test_other_threads_are_not_captured():
+    import threading
+    x, y, z = wp.ones(4), wp.zeros(4), wp.zeros(4)
+    with wp.ScopedCapture() as capture:
+        wp.launch(accumulate, 4, inputs=[x, y])
+        worker = threading.Thread(target=lambda: wp.launch(accumulate, 4, inputs=[x, z]))
+        worker.start()
+        worker.join()
+    np.testing.assert_array_equal(z.numpy(), 1.0)  # ran at once, on its own thread
+    assert not y.numpy().any()
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(y.numpy(), 1.0)
+    np.testing.assert_array_equal(z.numpy(), 1.0)
