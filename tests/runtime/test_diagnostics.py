@@ -56,3 +56,22 @@ def test_failed_assert_raises_instead_of_aborting(monkeypatch):
     assert "value == 1" in message and "Array element must be 1" in message and "test_diagnostics.py" in message
     monkeypatch.setattr(wp.config, "mode", "release")
     wp.launch(expect_ones, 2, inputs=[wp.zeros(2, dtype=int)])  # release: asserts are not compiled
+
+
+def test_module_mode_option_compiles_asserts(monkeypatch):
+    """`set_module_options({"mode": "debug"})` turns on asserts for this module's kernels
+    (and the funcs they call) while `config.mode` stays "release"."""
+    assert wp.config.mode == "release"
+    wp.launch(expect_ones, 1, inputs=[wp.zeros(1, dtype=int)])  # release: no check
+    wp.set_module_options({"mode": "debug"})
+    try:
+        assert wp.get_module_options()["mode"] == "debug"
+        try:
+            wp.launch(expect_ones, 1, inputs=[wp.zeros(1, dtype=int)])
+        except AssertionError as e:
+            assert "Array element must be 1" in str(e)
+        else:
+            raise AssertionError("the module's debug mode did not compile the assert")
+    finally:
+        wp.set_module_options({"mode": None})
+    wp.launch(expect_ones, 1, inputs=[wp.zeros(1, dtype=int)])

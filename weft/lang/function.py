@@ -103,8 +103,9 @@ class FuncInstance:
         return self.overload.custom_replay
 
     def ir(self):
-        from .. import config
-        if self._ir is None or self._ir_mode != config.mode:  # ("debug" compiles asserts)
+        from .module import compile_mode
+        mode = compile_mode()
+        if self._ir is None or self._ir_mode != mode:  # ("debug" compiles asserts)
             if self._compiling:
                 raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")
             self._compiling = True
@@ -113,7 +114,7 @@ class FuncInstance:
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
                                       self.overload.ret_type)
                 self._ir = inline_calls(verify(fc.compile()))
-                self._ir_mode = config.mode
+                self._ir_mode = mode
             finally:
                 self._compiling = False
         return self._ir

@@ -23,7 +23,7 @@ from ..types.layout import ctype_of
 from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
-from .module import Module, get_module, unique_module
+from .module import Module, compiling_in, get_module, unique_module
 from .source import ParsedSource
 
 # Argument types whose packed form cannot change while the object lives (an array's
@@ -195,15 +195,22 @@ class Kernel:
         return self._arg_names
 
     def ir(self):
-        """The kernel's IR after the pass pipeline (built once per `config.mode`, which
+        """The kernel's IR after the pass pipeline (built once per mode, `self.mode`, which
         decides whether asserts are compiled)."""
-        ir = self._ir.get(config.mode)
+        mode = self.mode
+        ir = self._ir.get(mode)
         if ir is None:
             from .frontend import FunctionCompiler
             self._check_concrete()
             fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
-            ir = self._ir[config.mode] = run_pipeline(fc.compile(), check=True)
+            with compiling_in(mode):
+                ir = self._ir[mode] = run_pipeline(fc.compile(), check=True)
         return ir
+
+    @property
+    def mode(self) -> str:
+        """"release" or "debug" (asserts compiled): the module's `mode` option, else config's."""
+        return self.module.options["mode"] or config.mode
 
     def _check_concrete(self):
         loc = Loc(inspect.getsourcefile(self.func) or "<unknown>", self.func.__code__.co_firstlineno, 0)
@@ -235,7 +242,7 @@ class Kernel:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
         keep = (frozenset() if consume else self.write_only_params) | retain
-        key = ("adjoint", config.mode, absent, keep)
+        key = ("adjoint", self.mode, absent, keep)
         ir = self._ir.get(key)
         if ir is None:
             from ..autodiff.reverse import adjoint_function
@@ -258,7 +265,7 @@ class Kernel:
     def array_effects(self) -> tuple[frozenset, frozenset]:
         """The arrays the kernel reads and those it writes: parameter indices, and
         (index, field path) for arrays held in struct parameters."""
-        effects = self._ir.get(("effects", config.mode))
+        effects = self._ir.get(("effects", self.mode))
         if effects is None:
             from ..autodiff.reverse import array_effects
             fn = self.ir()
@@ -266,7 +273,7 @@ class Kernel:
             effects = tuple(frozenset(position[pid] if not path else (position[pid], path)
                                       for pid, path in keys if pid in position)
                             for keys in array_effects(fn))
-            self._ir[("effects", config.mode)] = effects
+            self._ir[("effects", self.mode)] = effects
         return effects
 
     def array_type_at(self, key):
@@ -327,7 +334,7 @@ class Kernel:
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
         target = self.target
-        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume, retain, target)
+        key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target)
         ck = self._compiled.get(key)
         if ck is None:
             from ..codegen import cpu
@@ -346,7 +353,7 @@ class Kernel:
 
         start = time.perf_counter()
         fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
-        options = (config.bounds_checks, self.fast_math, config.mode)
+        options = (config.bounds_checks, self.fast_math, self.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         obj = cpu.cached_object(key)

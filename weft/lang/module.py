@@ -8,8 +8,10 @@ settings in `weft.config` for options not set on the module.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
+import threading
 from collections.abc import MutableMapping
 
 from .. import config
@@ -128,6 +130,26 @@ class Module:
 
     def __repr__(self):
         return f"<weft module {self.name!r}>"
+
+
+_compiling = threading.local()
+
+
+def compile_mode() -> str:
+    """The mode ("release" or "debug") of what is being compiled now: the kernel's module's
+    `mode` option while `compiling_in` is active, else `config.mode`."""
+    return getattr(_compiling, "mode", None) or config.mode
+
+
+@contextlib.contextmanager
+def compiling_in(mode: str | None):
+    """Compile in `mode` inside the block (None: config.mode), on this thread."""
+    saved = getattr(_compiling, "mode", None)
+    _compiling.mode = mode
+    try:
+        yield
+    finally:
+        _compiling.mode = saved
 
 
 def get_module(name: str) -> Module:

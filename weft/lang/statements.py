@@ -239,8 +239,8 @@ class StatementsMixin:
         return True
 
     def stmt_Assert(self, node):
-        from .. import config
-        if not config.mode == "debug":
+        from .module import compile_mode
+        if compile_mode() != "debug":
             return
         cond = self.condition(node.test)
         if not isinstance(cond, Value):
