@@ -14,11 +14,13 @@ could crash the interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import struct
 import tempfile
+import threading
 from pathlib import Path
 
 MAGIC = b"WEFTOBJ\x01"
@@ -71,6 +73,26 @@ def decode(key: str, data: bytes) -> bytes | None:
     return payload
 
 
+_journal = threading.local()
+
+
+@contextlib.contextmanager
+def journal():
+    """Inside the block, the paths of the entries loaded or stored (on this thread)."""
+    saved = getattr(_journal, "paths", None)
+    _journal.paths = paths = []
+    try:
+        yield paths
+    finally:
+        _journal.paths = saved
+
+
+def _note(path: Path) -> None:
+    paths = getattr(_journal, "paths", None)
+    if paths is not None and path not in paths:
+        paths.append(path)
+
+
 def enabled() -> bool:
     from .. import config
     return bool(config.cache_kernels)
@@ -88,6 +110,8 @@ def load(key: str) -> bytes | None:
     payload = decode(key, data)
     if payload is None:
         _discard(path)
+    else:
+        _note(path)
     return payload
 
 
@@ -111,6 +135,7 @@ def store(key: str, payload: bytes) -> None:
             f.write(encode(key, payload))
         os.replace(tmp, directory / f"{key}.o")
         tmp = None
+        _note(directory / f"{key}.o")
     except OSError:
         pass  # a read-only or full cache: the kernel still runs
     finally:

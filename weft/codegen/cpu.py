@@ -105,8 +105,26 @@ def optimize(module_ref) -> None:
     pb.getModulePassManager().run(module_ref, pb)
 
 
+_only_cached = threading.local()
+
+
+@contextlib.contextmanager
+def cached_only(message: str):
+    """Inside the block, compiling is an error (RuntimeError: `message`): code must come
+    from the cache (`load_aot_module`)."""
+    saved = getattr(_only_cached, "message", None)
+    _only_cached.message = message
+    try:
+        yield
+    finally:
+        _only_cached.message = saved
+
+
 def compile_to_object(llvm_ir: str) -> bytes:
     """Parse, verify, optimise and emit object code for an LLVM IR module (as text)."""
+    message = getattr(_only_cached, "message", None)
+    if message is not None:
+        raise RuntimeError(message)
     mod = llvm.parse_assembly(llvm_ir)
     mod.verify()
     optimize(mod)
