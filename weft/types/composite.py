@@ -29,8 +29,8 @@ class Vector(Composite):
         if not isinstance(dtype, Scalar):
             raise TypeError(f"vector components must be a scalar type, got {dtype!r}")
         key = (int(length), dtype, flavor)
-        if key[0] < 1:
-            raise ValueError(f"a vector has at least 1 component, got length={length}")
+        if key[0] < 0:
+            raise ValueError(f"a vector has a length of 0 or more, got length={length}")
         if key not in cls._cache:
             self = super().__new__(cls)
             self.length, self.dtype, self.flavor = key
@@ -68,8 +68,8 @@ class Matrix(Composite):
         if not isinstance(dtype, Scalar):
             raise TypeError(f"matrix components must be a scalar type, got {dtype!r}")
         rows, cols = (int(shape[0]), int(shape[1]))
-        if rows < 1 or cols < 1:
-            raise ValueError(f"a matrix has at least 1 row and 1 column, got shape={tuple(shape)}")
+        if rows < 0 or cols < 0:
+            raise ValueError(f"a matrix shape cannot be negative, got shape={tuple(shape)}")
         key = (rows, cols, dtype)
         if key not in cls._cache:
             self = super().__new__(cls)
