@@ -157,6 +157,18 @@ def clear_kernel_cache() -> None:
 _resolved_kernel_cache_dir: str | None = None
 
 
+def _add_long_path_prefix(path: str) -> str:
+    """A Windows path with the `\\\\?\\` prefix that lifts the 260-character limit (drive-letter
+    and UNC paths; prefixed and relative paths are returned as they are)."""
+    if path.startswith("\\\\?\\"):
+        return path
+    if path.startswith("\\\\"):
+        return "\\\\?\\UNC\\" + path[2:]
+    if len(path) > 2 and path[1] == ":" and path[2] in "\\/":
+        return "\\\\?\\" + path
+    return path
+
+
 def init_kernel_cache(path: str | None = None) -> str:
     """Set `config.kernel_cache_dir` as Warp does: `path` (or `$WARP_CACHE_PATH`, or
     `$WEFT_CACHE_DIR`, or the default) with a folder of this version below it, created;
@@ -167,8 +179,11 @@ def init_kernel_cache(path: str | None = None) -> str:
 
     base = path if path is not None else default_cache_base(prefer_warp=True)
     base = os.path.realpath(base)
-    if _resolved_kernel_cache_dir is not None and base == os.path.realpath(_resolved_kernel_cache_dir):
-        resolved = base
+    if os.name == "nt":
+        base = _add_long_path_prefix(base)
+    resolved_before = _resolved_kernel_cache_dir
+    if resolved_before is not None and base.removeprefix("\\\\?\\") == resolved_before.removeprefix("\\\\?\\"):
+        resolved = resolved_before
     else:
         resolved = os.path.join(base, config.version)
         if os.path.isdir(base) and any(name.startswith("wp_") for name in os.listdir(base)):
