@@ -51,6 +51,7 @@ from .runtime.device import (  # noqa: E402
     synchronize,
     synchronize_device,
 )
+from .runtime.indexed_array import indexedarray  # noqa: E402
 from .runtime.launch import Launch, launch  # noqa: E402
 from .tape import Tape  # noqa: E402
 from .types import *  # noqa: E402,F403
@@ -76,13 +77,19 @@ for _name in ("quat", "transform"):  # the type names double as constructors
     globals()[_name] = getattr(types, _name)
 
 class _ArrayND:
-    """`array2d(dtype=float)` and `array2d[float]`: array annotations of a fixed ndim."""
+    """`array2d(dtype=float)` and `array2d[float]`: array annotations of a fixed ndim;
+    with data, a shape or a pointer (`array2d(data, dtype=float)`), an array of that ndim."""
 
     def __init__(self, ndim):
         self.ndim = ndim
 
-    def __call__(self, dtype=float32, **kwargs):
-        return ArrayType(dtype, self.ndim)
+    def __call__(self, data=None, dtype=float32, shape=None, *args, **kwargs):
+        if data is None and shape is None and kwargs.get("ptr") is None:
+            return ArrayType(dtype, self.ndim)
+        a = array(data, dtype, shape, *args, **kwargs)
+        if a.ndim != self.ndim:
+            raise ValueError(f"array{self.ndim}d: the data gives an array of {a.ndim} dimension(s)")
+        return a
 
     def __getitem__(self, dtype):
         return ArrayType(dtype, self.ndim)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
+# array reductions (owned by the arrays runtime; kept in their own module)
+from .runtime.reduce import array_inner, array_sum  # noqa: F401
+
 
 class ScopedTimer:
     """`with ScopedTimer("step"):` prints the elapsed wall time of the block in ms.
