@@ -82,6 +82,9 @@ class Tape:
         for k in writes:
             if isinstance(params[k], array):
                 self.will_write(params[k])
+        for k in kernel.array_final_reads():  # read as this launch leaves them
+            if isinstance(params[k], array):
+                self._add_reader(params[k], entry, k)
         self.launches.append(entry)
 
     def _add_reader(self, a, entry, k):

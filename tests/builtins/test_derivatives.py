@@ -212,8 +212,11 @@ EXCLUDED = {
     "rand_init": "integer random state", "randi": "integer result", "randu": "integer result",
     "randn": "its only input is the integer random state",
     "randf": "float32-only bounds (this harness is float64); test_derivatives_rules checks the bounds",
-    "atomic_min": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
-    "atomic_max": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
+    "atomic_min": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
+    "atomic_max": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
+    "atomic_exch": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
+    "atomic_cas": "no rule for floats (a lock primitive); raises NotDifferentiableError",
+    "atomic_and": "integers only", "atomic_or": "integers only", "atomic_xor": "integers only",
     "print": "side effect only, skipped by the replay",
     "printf": "side effect only, skipped by the replay",
 }

@@ -89,7 +89,7 @@ def _private_arrays(fn: Function) -> set:
     params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
     private = set(params)
     for op in walk(fn.body):
-        if op.name == "view":
+        if op.name in ("view", "slice"):
             private.discard(op.operands[0].id)
         if op.name not in ("load", "store", "atomic") or op.operands[0].id not in params:
             continue
@@ -102,7 +102,7 @@ def _private_arrays(fn: Function) -> set:
 
 def array_root(arr: Value) -> Value:
     """The parameter an array value views into (itself if it is not a view)."""
-    while isinstance(arr.owner, Op) and arr.owner.name == "view":
+    while isinstance(arr.owner, Op) and arr.owner.name in ("view", "slice"):
         arr = arr.owner.operands[0]
     return arr
 
@@ -110,6 +110,13 @@ def array_root(arr: Value) -> Value:
 def _writes(blocks) -> set:
     return {array_root(op.operands[0]).id for blk in blocks for op in walk(blk)
             if op.name in ("store", "atomic")}
+
+
+def array_final_reads(fn: Function) -> set:
+    """Ids of the array parameters whose contents after the launch the adjoint reads: the
+    targets of float atomic_min/max (the final element tells which value won)."""
+    return {array_root(op.operands[0]).id for op in walk(fn.body)
+            if op.name == "atomic" and op.attrs["op"] in ("min", "max") and active_types(op.result.type)}
 
 
 def array_effects(fn: Function) -> tuple[set, set]:
@@ -524,10 +531,10 @@ class _Reverse:
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner
-        if isinstance(owner, Op) and owner.name == "view":
+        if isinstance(owner, Op) and owner.name in ("view", "slice"):
             base, *idx = owner.operands
-            return self.b.op("view", [self.adj_array(base, op)] + [self.m(i) for i in idx],
-                             [arr.type]).result
+            return self.b.op(owner.name, [self.adj_array(base, op)] + [self.m(i) for i in idx],
+                             [arr.type], dict(owner.attrs)).result
         self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
                    "parameters and views of them have adjoint arrays, not arrays held in structs)", op)
 
@@ -569,14 +576,28 @@ class _Reverse:
         if not active_types(x.type):
             return
         kind = op.attrs["op"]
-        if kind in ("min", "max"):
-            self.error(f"atomic_{kind}() on float values has no derivative rule (the winning "
-                       "thread is not recorded)", op)
+        if kind not in ("add", "sub", "min", "max"):
+            self.error(f"atomic_{kind}() on float values has no derivative rule", op)
         self._check_dtype(arr, op)
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:
             return
-        g = self.b.op("load", [adj_arr] + [self.m(i) for i in idx], [x.type]).result
+        index = [self.m(i) for i in idx]
+        if kind in ("min", "max"):
+            # The final element is the winning value: the first thread whose value equals it
+            # claims the element's whole adjoint (leaving 0, so the element's earlier value
+            # gets none); if the earlier value won, no thread matches and it keeps it.
+            # (The tape keeps the array's contents after this launch for this comparison.)
+            b = self.b
+            final = self.leaves_of(b.op("load", [self.m(arr)] + index, [x.type]).result)
+            mine = self.leaves_of(self.m(x))
+            won = [b.select(b.cmp("eq", v, f), b.const(1.0, v.type), self.zero(v.type))
+                   for v, f in zip(mine, final)]
+            flag = won[0] if isinstance(x.type, Scalar) else b.construct(x.type, won)
+            g = b.op("atomic", [adj_arr] + index + [flag], [x.type], {"op": "claim"}).result
+            self.accum(x, self.leaves_of(g))
+            return
+        g = self.b.op("load", [adj_arr] + index, [x.type]).result
         leaves = self.leaves_of(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
 

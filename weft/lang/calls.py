@@ -6,11 +6,13 @@ import ast
 
 import numpy as np
 
-from ..builtins import arith
+from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
 from ..ir.core import Value
+from ..runtime.array import array as runtime_array
 from ..types import (
     PYTHON_TYPES,
+    ArrayType,
     CompositeValue,
     Matrix,
     Scalar,
@@ -54,6 +56,8 @@ class CallsMixin:
             return result
         if isinstance(func, Func):
             return func.emit_call(self, args, kwargs, node)
+        if func is runtime_array:  # weft.array(ptr=..., shape=..., dtype=...)
+            return array_ops.array_from_ptr(self, args, kwargs)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]
         if isinstance(func, Type):
@@ -130,5 +134,7 @@ class CallsMixin:
             return c
         if isinstance(c.type, Scalar):
             return self.b.cmp("ne", c, self.b.const(0, c.type))
+        if isinstance(c.type, ArrayType):  # as in Warp: an array is true unless it is null
+            return array_ops.is_not_null(self, c)
         self.error(f"a {c.type!r} cannot be used as a condition")
 

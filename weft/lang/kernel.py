@@ -204,6 +204,18 @@ class Kernel:
             self._ir[("effects", config.mode)] = effects
         return effects
 
+    def array_final_reads(self) -> frozenset:
+        """Indices of the array parameters whose contents after the launch its adjoint reads
+        (the targets of float atomic_min/max)."""
+        final = self._ir.get(("final_reads", config.mode))
+        if final is None:
+            from ..autodiff.reverse import array_final_reads
+            fn = self.ir()
+            ids = array_final_reads(fn)
+            final = frozenset(k for k, p in enumerate(fn.params) if p.id in ids)
+            self._ir[("final_reads", config.mode)] = final
+        return final
+
     def specialization(self, args, adjoint: bool = False) -> tuple:
         """Which arguments are contiguous arrays (a compiled variant per pattern); for an
         adjoint launch `args` also holds the adjoint arrays."""

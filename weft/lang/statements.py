@@ -33,6 +33,9 @@ from .ast_helpers import (
     _walk_stmts,
 )
 
+# augmented assignments to an array element that are atomic updates (as in Warp)
+_ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bitand": "and", "bitor": "or", "bitxor": "xor"}
+
 
 class StatementsMixin:
     """Statement visitors of `FunctionCompiler` and the structured control flow they emit."""
@@ -88,11 +91,13 @@ class StatementsMixin:
         target = node.target
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, Value) and isinstance(base.type, ArrayType) and op in ("add", "sub"):
-                # As in Warp: `a[i] += x` on an array element is an atomic add.
+            kind = _ATOMIC_AUGMENTED.get(op)
+            if isinstance(base, Value) and isinstance(base.type, ArrayType) and kind:
+                # As in Warp: `a[i] += x` on an array element is an atomic add (and `-=`,
+                # `&=`, `|=`, `^=` the matching atomic update).
                 indices = self.indices(target.slice, base.type.ndim, target)
                 value = self.expr(node.value)
-                arith.atomic(self, "add" if op == "add" else "sub", base, indices, value)
+                arith.atomic(self, kind, base, indices, value)
                 return
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))

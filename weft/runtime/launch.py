@@ -12,7 +12,7 @@ from .. import config
 from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
-from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector
+from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, int64
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
 from .array import array
@@ -314,8 +314,12 @@ def raise_launch_error(ck, ctx):
             f"({config.adstack_limit} bytes per thread) or memory ran out", op.loc))
     if site.what == "assert":
         raise AssertionError(format_at(f"kernel '{name}': assertion failed: {op.attrs['message']}", op.loc))
-    n = len(op.operands) - 1 - (op.name in ("store", "atomic", "insert_dyn"))
-    index_types = [v.type for v in op.operands[1:1 + n]]
+    if op.name == "slice":  # the record holds its integer keys, as int64
+        n = sum(k == "i" for k in op.attrs["keys"])
+        index_types = [int64] * n
+    else:
+        n = len(op.operands) - 1 - (op.name in ("store", "atomic", "insert_dyn"))
+        index_types = [v.type for v in op.operands[1:1 + n]]
     # the record holds int64: show unsigned 64-bit indices as the user wrote them
     index = tuple(i % 2**64 if not t.is_signed else i for i, t in zip(ctx.error_index[:n], index_types))
     extent = tuple(ctx.error_extent[:n])
