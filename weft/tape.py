@@ -159,7 +159,10 @@ class Tape:
             # consume: adjoints of overwritten elements must not reach earlier launches
             kernel = entry.kernel
             params = adjoint_arguments(kernel, entry.params, adj)
-            ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True)
+            retain = frozenset(k for k, a in enumerate(entry.grad_of)
+                               if a is not None and getattr(a, "retain_grad", False))
+            ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
+                                 retain=retain)
             run_compiled(ck, entry.dims, params)
 
     def zero(self):

@@ -147,3 +147,59 @@ def test_array_sum_and_inner():
         array_sum(b, axis=3)
     with pytest.raises(RuntimeError, match="float32 or float64"):
         array_sum(wp.zeros(3, dtype=wp.int32))
+
+
+@wp.kernel
+def double_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 2.0 * x[i]
+
+
+@wp.kernel
+def triple_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 3.0 * x[i]
+
+
+@wp.kernel
+def double_into_view(x: wp.array(dtype=float), y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    row = y[0:1, :]
+    row[0, i] = 2.0 * x[i]
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_retain_grad_keeps_the_adjoint_of_overwritten_arrays(retain):
+    xa, xb = wp.ones(3, requires_grad=True), wp.ones(3, requires_grad=True)
+    y = wp.zeros(3, requires_grad=True, retain_grad=retain)
+    with wp.Tape() as tape:
+        wp.launch(double_into, 3, inputs=[xa, y])
+        wp.launch(triple_into, 3, inputs=[xb, y])  # overwrites y: xa no longer matters...
+    tape.backward(grads={y: wp.ones(3)})
+    # ...unless y keeps its gradient (Warp's retain_grad), which then reaches xa too
+    assert xa.grad.numpy().tolist() == ([2.0] * 3 if retain else [0.0] * 3)
+    assert xb.grad.numpy().tolist() == [3.0] * 3
+    assert y.grad.numpy().tolist() == ([1.0] * 3 if retain else [0.0] * 3)
+
+
+def test_retain_grad_does_not_cover_views_made_in_the_kernel():
+    x = wp.ones(3, requires_grad=True)
+    y = wp.zeros((1, 3), requires_grad=True, retain_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(double_into_view, 3, inputs=[x, y])
+    tape.backward(grads={y: wp.ones((1, 3))})
+    assert x.grad.numpy().tolist() == [2.0] * 3 and y.grad.numpy().sum() == 0.0  # as in Warp
+
+
+@wp.kernel
+def add_one_vec(a: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = a[i] + wp.vec3(1.0)
+
+
+def test_numpy_arrays_are_kernel_arguments_in_place():
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    wp.launch(add_one_vec, 2, inputs=[data])
+    np.testing.assert_array_equal(data, np.arange(1, 7).reshape(2, 3))
+    with pytest.raises(TypeError, match="holds float64 values"):
+        wp.launch(add_one_vec, 2, inputs=[np.zeros((2, 3))])  # no silent conversion

@@ -142,20 +142,25 @@ def _cached(instance, key, build):
 
 
 # The transform ------------------------------------------------------------------------------
-def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset()) -> Function:
+def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset(),
+                     retain=frozenset()) -> Function:
     """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring). The array
     parameters at positions `absent` get no adjoint: nothing flows in or out through them.
     Those at positions `keep` (arrays the kernel writes and never reads) have their adjoint
-    array read but not consumed: stores leave it as it was instead of zeroing it."""
-    return _Reverse(fn, kernel_name, absent, keep).build()
+    array read but not consumed: stores leave it as it was instead of zeroing it; those at
+    `retain` (arrays with retain_grad) likewise for stores directly into them, not through
+    views (Warp's rule)."""
+    return _Reverse(fn, kernel_name, absent, keep, retain).build()
 
 
 class _Reverse:
-    def __init__(self, fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset()):
+    def __init__(self, fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset(),
+                 retain=frozenset()):
         self.fn = fn
         self.kernel_name = kernel_name
         self.absent = {fn.params[k].id for k in absent}
         self.keep = {fn.params[k].id for k in keep}
+        self.retain = {fn.params[k].id for k in retain}
         self.used = _uses(fn.body)
         self.private = _private_arrays(fn)
         self.forwarded: dict[int, Value] = {}
@@ -566,7 +571,7 @@ class _Reverse:
         index = [self.m(i) for i in idx]
         g = self.b.op("load", [adj_arr] + index, [x.type]).result
         self.accum(x, self.leaves_of(g))
-        if array_root(arr).id in self.keep:
+        if array_root(arr).id in self.keep or arr.id in self.retain:
             return
         # the overwritten element no longer influences anything
         self.b.op("store", [adj_arr] + index + [self.value_from(x.type, [None] * len(active_types(x.type)))])

@@ -163,25 +163,28 @@ class Kernel:
             return own
         return MODULE_OPTIONS.get(self.module, {}).get("enable_backward", config.enable_backward)
 
-    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True):
+    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True,
+                   retain: frozenset = frozenset()):
         """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array of
         floats (see autodiff/reverse.py). `absent`: parameter indices whose adjoint array
         is not given (None): the variant neither reads nor writes it. `consume=False`: the
         adjoints of arrays the kernel only writes are read and left as they were (what a
         user's adjoint launch wants: a PyTorch grad_output must not be changed); a Tape
-        consumes them, since an earlier launch may have written the same elements."""
+        consumes them, since an earlier launch may have written the same elements.
+        `retain`: parameter indices of arrays made with `retain_grad=True`, whose adjoint a
+        store directly into them leaves as it was even when consuming (as in Warp)."""
         if not self.enable_backward:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
         keep = frozenset() if consume else self.write_only_params
-        key = ("adjoint", config.mode, absent, keep)
+        key = ("adjoint", config.mode, absent, keep, retain)
         ir = self._ir.get(key)
         if ir is None:
             from ..autodiff.reverse import adjoint_function
             from ..ir.passes import dead_code
             from ..ir.verify import verify
             try:
-                fn = adjoint_function(self.ir(), self.name, absent, keep)
+                fn = adjoint_function(self.ir(), self.name, absent, keep, retain)
                 ir = self._ir[key] = verify(dead_code(verify(fn)))
             except CompileError as err:
                 raise err.with_traceback(None) from None
@@ -247,28 +250,30 @@ class Kernel:
         self.arg_names  # noqa: B018 - fills _array_params
         return self._array_params
 
-    def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False) -> CompiledKernel:
+    def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False,
+                 retain: frozenset = frozenset()) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
         `consume` is adjoint_ir's (one variant where the kernel has no write-only arrays)."""
         consume = adjoint and consume and bool(self.write_only_params)
-        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume)
+        retain = retain if adjoint else frozenset()
+        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume, retain)
         ck = self._compiled.get(key)
         if ck is None:
             try:
-                ck = self._compiled[key] = self._compile(spec, adjoint, consume)
+                ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
                 raise err.with_traceback(None) from None
         return ck
 
-    def _compile(self, spec, adjoint=False, consume=False) -> CompiledKernel:
+    def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:
         from ..codegen import cpu
         from ..codegen.llvm import KernelCodegen
 
         start = time.perf_counter()
-        fn = self.adjoint_ir(self._absent(spec), consume) if adjoint else self.ir()
+        fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
         options = (config.bounds_checks, self.fast_math, config.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)

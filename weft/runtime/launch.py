@@ -86,6 +86,8 @@ def pack_value(kernel, name, t, value):
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
+        if isinstance(value, np.ndarray):  # numpy memory, used in place (as Warp does)
+            value = _numpy_argument(kernel, name, t, value)
         if not isinstance(value, array):
             _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
         if value.dtype is not t.dtype or value.ndim != t.ndim:
@@ -122,6 +124,17 @@ def pack_value(kernel, name, t, value):
             setattr(out, field, pack_value(kernel, f"{name}.{field}", ft, getattr(value, field)))
         return out
     _fail(kernel, name, repr(t), _describe(value))
+
+
+def _numpy_argument(kernel, name, t: ArrayType, value: np.ndarray):
+    """A numpy array passed for an array parameter: a weft view of its memory (no copy)."""
+    from .array_create import view_of
+    try:
+        view = view_of(value, t.dtype, what=f"kernel '{kernel.name}', argument '{name}'")
+    except (TypeError, ValueError) as e:
+        _fail(kernel, name, f"an array of {t.dtype!r} (numpy data of matching dtype and "
+                            f"layout)", f"{_describe(value)} ({e})", type(e))
+    return view
 
 
 def _pack_scalar(kernel, name, t: Scalar, value):
