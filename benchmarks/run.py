@@ -28,6 +28,7 @@ WORKLOADS = {
     "launch": "benchmarks.launch",
     "mass_spring": "benchmarks.mass_spring",
     "torch_op": "benchmarks.torch_op",
+    "cloth": "benchmarks.cloth",
 }
 
 

@@ -23,9 +23,20 @@ from .interop.torch import (  # noqa: E402
     to_torch,
 )
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
-from .lang.decorators import constant, func, kernel, struct  # noqa: E402
-from .lang.errors import CompileError, WeftError  # noqa: E402
-from .lang.kernel import Kernel
+from .lang.decorators import constant, func, kernel, overload, struct  # noqa: E402
+from .lang.errors import (  # noqa: E402
+    CompileError,
+    WarpCodegenAttributeError,
+    WarpCodegenError,
+    WarpCodegenIndexError,
+    WarpCodegenKeyError,
+    WarpCodegenTypeError,
+    WarpCodegenValueError,
+    WeftError,
+)
+from .lang.grad import grad  # noqa: E402
+from .lang.kernel import Kernel  # noqa: E402
+from .lang.module import Module, get_module  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -112,7 +123,3 @@ def print_ir(kernel_or_func, file=None, adjoint=False):
     from .ir.printer import format_function
     fn = kernel_or_func.adjoint_ir() if adjoint else kernel_or_func.ir()
     builtins.print(format_function(fn), file=file)
-
-
-def get_module(name=None):
-    return None

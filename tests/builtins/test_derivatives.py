@@ -178,6 +178,18 @@ CASES = [
     _case("transform_vector", "wp.transform_vector(a, b)", T, V(), out="vec3d"),
     _case("transform_multiply", "wp.transform_multiply(a, b)", T, T, out="transformd"),
     _case("transform_inverse", "wp.transform_inverse(a)", T, out="transformd"),
+    # operators spelled as builtins (builtins/operators.py): the operator's own IR
+    _case("add", "wp.add(a, b)", V(), V(), out="vec3d"),
+    _case("sub", "wp.sub(a, b)", F(), F()),
+    _case("mul", "wp.mul(a, b)", M(3), V(), out="vec3d"),
+    _case("div", "wp.div(a, b)", V(), F(), out="vec3d", keep=lambda a, b: np.abs(b) > 0.3, variant="builtin"),
+    _case("mod", "wp.mod(a, b)", F(-5, 5), F(-2, 2), keep=lambda a, b: (np.abs(b) > 0.5) & off_grid(a / b),
+          variant="builtin"),
+    _case("floordiv", "wp.floordiv(a, b)", F(-5, 5), F(-2, 2), exact_zero=True, variant="builtin",
+          keep=lambda a, b: (np.abs(b) > 0.5) & off_grid(a / b)),
+    _case("neg", "wp.neg(a)", Q, out="quatd", variant="builtin"),
+    _case("div_approx", "wp.div_approx(a, b)", M(2), F(), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
+    _case("pos", "wp.pos(a)", M(2), out="mat22d"),
     # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
     _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),
     _case("atomic_sub", "", V(), out="vec3d", stmt="wp.atomic_sub(out, i, a)"),
@@ -217,8 +229,13 @@ EXCLUDED = {
     "atomic_exch": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
     "atomic_cas": "no rule for floats (a lock primitive); raises NotDifferentiableError",
     "atomic_and": "integers only", "atomic_or": "integers only", "atomic_xor": "integers only",
+    **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert")},
+    "unot": "bool result",
     "print": "side effect only, skipped by the replay",
     "printf": "side effect only, skipped by the replay",
+    "expect_eq": "a check that prints, skipped by the replay",
+    "expect_neq": "a check that prints, skipped by the replay",
+    "expect_near": "a check that prints, skipped by the replay",
 }
 EXCLUDED_PRIMITIVES = {
     "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",

@@ -722,10 +722,14 @@ def test_literal_index_too_large_for_int32_is_kept_as_int64():
         wp.launch(far, 1, inputs=[wp.zeros(10), wp.zeros(1)])
 
 
-def test_explicit_cast_of_a_constant_that_does_not_fit_is_an_error():
+def test_explicit_integer_cast_of_a_constant_wraps_as_in_c():
     @wp.kernel
-    def wraps(out: wp.array(dtype=int)):
-        out[0] = wp.int32(4294967297)
+    def wraps(out: wp.array(dtype=wp.int64)):
+        out[0] = wp.int64(wp.int32(4294967297))
+        out[1] = wp.int64(wp.uint32(-1))  # as Warp (C) converts
+        out[2] = wp.int64(wp.int8(200))
+        out[3] = wp.int64(wp.uint8(-1.0))  # a float truncates first, then wraps
 
-    with pytest.raises(wp.CompileError, match="does not fit"):
-        wp.launch(wraps, 1, inputs=[wp.zeros(1, dtype=int)])
+    out = wp.zeros(4, dtype=wp.int64)
+    wp.launch(wraps, 1, inputs=[out])
+    assert out.numpy().tolist() == [1, 4294967295, -56, 255]

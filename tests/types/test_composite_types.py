@@ -209,9 +209,6 @@ def test_quaternion_and_transform_products():
     assert (t1 * t2).type is wp.transform
 
 
-@pytest.mark.xfail(strict=True, reason="vector/quaternion builtins have no Python-scope implementation "
-                   "(Builtin.py_impl in weft/builtins/vector.py); Warp programs call them outside "
-                   "kernels to set up inputs")
 def test_vector_builtins_in_python_scope():
     assert wp.dot(wp.vec3(1, 2, 3), wp.vec3(1, 1, 1)) == 6
     assert wp.cross(wp.vec3(1, 0, 0), wp.vec3(0, 1, 0)) == wp.vec3(0, 0, 1)

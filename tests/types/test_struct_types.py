@@ -42,10 +42,15 @@ def test_struct_type():
     assert Outer.fields["n"] is wp.int32 and Outer.fields["inner"] is Inner
     assert Outer.fields["arr"] is wp.array(dtype=float)
     assert Outer.field_index("m") == 2
-    with pytest.raises(TypeError, match="no annotated fields"):
+
+    @wp.struct
+    class Empty:
+        pass
+    assert Empty.fields == {} and isinstance(Empty(), Empty.cls)
+    with pytest.raises(RuntimeError, match="must be defined as base classes"):
         @wp.struct
-        class Empty:
-            pass
+        class Derived(Inner):
+            c: int
 
 
 def test_instances_start_at_zero():
@@ -151,16 +156,18 @@ def test_struct_argument_errors():
     assert "kernel 'read_struct'" in str(e.value) and "'s'" in str(e.value)
     assert "struct Outer" in str(e.value) and "Inner" in str(e.value)
     o = _outer()
-    o.n = 1.5
-    with pytest.raises(TypeError, match=r"argument 's\.n': expected an integer \(int32\), got float 1.5"):
-        wp.launch(read_struct, 4, inputs=[o, out])
-    o = _outer()
-    o.arr = wp.zeros(4, dtype=int)
-    with pytest.raises(TypeError, match=r"'s\.arr'"):
-        wp.launch(read_struct, 4, inputs=[o, out])
-    o.arr = np.zeros(4, np.float32)
-    with pytest.raises(TypeError, match=r"'s\.arr'"):
-        wp.launch(read_struct, 4, inputs=[o, out])
+    with pytest.raises(TypeError, match=r"Struct field 'n' expects an integer \(int32\), got float 1.5"):
+        o.n = 1.5
+    with pytest.raises(TypeError, match=r"Struct field 'arr' expects dtype float32, got int32"):
+        o.arr = wp.zeros(4, dtype=int)
+    with pytest.raises(TypeError, match=r"Struct field 'arr' expects a Warp array, got ndarray"):
+        o.arr = np.zeros(4, np.float32)
+    with pytest.raises(TypeError, match=r"Struct field 'arr' expects an array with 1 dimension\(s\), got 2"):
+        o.arr = wp.zeros((2, 2), dtype=float)
+    with pytest.raises(TypeError, match=r"Struct field 'm' expects mat22f but got a single value"):
+        o.m = 1.5
+    with pytest.raises(TypeError, match=r"Struct field 'inner' expects struct Inner, got Outer"):
+        o.inner = _outer()
     assert (out.numpy() == -1).all()
 
 
@@ -222,3 +229,16 @@ def test_struct_array_from_values_and_fill():
         sa.fill_(1.0)
     with pytest.raises(TypeError, match="struct arrays need numpy data"):
         wp.array(np.zeros(2, np.float32), dtype=Inner)
+
+
+def test_array_list_gives_struct_instances_and_vectors():
+    a = wp.zeros(2, dtype=Inner)
+    a.fill_(Inner(a=1.5, b=wp.vec2(1.0, 2.0)))
+    items = a.list()
+    assert len(items) == 2 and isinstance(items[0], Inner.cls)
+    assert items[1].a == 1.5 and items[1].b == wp.vec2(1.0, 2.0)
+    o = wp.zeros(1, dtype=Outer).list()[0]
+    assert o.arr is None and o.h == 0 and isinstance(o.inner, Inner.cls)
+    m = wp.zeros((2, 2), dtype=wp.vec3).list()
+    assert len(m) == 4 and m[0] == wp.vec3(0.0, 0.0, 0.0)
+    assert wp.array([[1, 2], [3, 4]], dtype=int).list() == [1, 2, 3, 4]

@@ -57,7 +57,7 @@ def unify(ctx, a, b):
     sa, sb = promotion.scalar_of(a.type), promotion.scalar_of(b.type)
     if sa is not None and sb is not None and sa is not sb:
         ctx.error(f"operands have different types {a.type!r} and {b.type!r}; "
-                  f"convert one explicitly, e.g. {sb!r}(x)")
+                  f"convert one explicitly, e.g. {sb!r}(x)", kind=TypeError)
     return a, b
 
 
@@ -69,7 +69,7 @@ def binary(ctx, op: str, a, b) -> Value:
     if op == "matmul" or (op == "mul" and isinstance(ta, Matrix) and isinstance(tb, (Matrix, Vector))) \
             or (op == "mul" and isinstance(ta, Vector) and isinstance(tb, Matrix)):
         return matmul(ctx, a, b)
-    if isinstance(ta, (Vector, Matrix)) and ta is tb and op in ("add", "sub"):
+    if isinstance(ta, (Vector, Matrix)) and ta is tb and op in _COMPONENTWISE:
         return componentwise(ctx, op, a, b)
     if isinstance(ta, (Vector, Matrix)) and isinstance(tb, Scalar) and op in ("mul", "div", "floordiv", "mod"):
         return componentwise(ctx, op, a, splat(ctx, ta, b))
@@ -83,6 +83,9 @@ def binary(ctx, op: str, a, b) -> Value:
                   f"weft.cw_{op}(a, b) for componentwise, or weft.dot(a, b)")
     ctx.error(f"unsupported operand types for {_SYMBOLS.get(op, op)}: {ta!r} and {tb!r}")
 
+
+# operators that apply component by component to two composites of one type
+_COMPONENTWISE = ("add", "sub", "mod", "bitand", "bitor", "bitxor", "shl", "shr")
 
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
             "pow": "**", "matmul": "@", "bitand": "&", "bitor": "|", "bitxor": "^",
@@ -154,8 +157,10 @@ def unary(ctx, kind: str, v: Value) -> Value:
         if kind == "neg" and t is bool_:
             ctx.error("cannot negate a bool")
         return ctx.b.unary("not" if (kind == "invert" and t is bool_) else kind, v)
-    if isinstance(t, (Vector, Matrix)) and kind == "neg":
-        return ctx.b.construct(t, [ctx.b.neg(c) for c in ctx.b.components(v)])
+    if isinstance(t, (Vector, Matrix)) and kind in ("neg", "invert"):
+        if kind == "invert" and not t.dtype.is_int:
+            ctx.error(f"~ needs integer components, got {t!r}")
+        return ctx.b.construct(t, [ctx.b.unary(kind, c) for c in ctx.b.components(v)])
     ctx.error(f"unsupported unary operator on {t!r}")
 
 
@@ -187,6 +192,8 @@ def construct(ctx, t, args, kwargs) -> Value:
                 if not np.isfinite(x):
                     ctx.error(f"{t!r}({x!r}): not a finite number")
                 value = int(x)  # an explicit conversion truncates, as in C
+            if t.is_int and not promotion.fits(value, t):
+                value = _wrap_int(int(value), t)  # an explicit conversion wraps, as in C
             if not promotion.fits(value, t):
                 ctx.error(f"{t!r}({x!r}): the value does not fit {t!r}")
             return ctx.coerce(value, t)
@@ -208,6 +215,14 @@ def construct(ctx, t, args, kwargs) -> Value:
     if isinstance(t, (Vector, Matrix)):
         return construct_composite(ctx, t, args, kwargs)
     ctx.error(f"cannot construct a {t!r} inside a kernel")
+
+
+def _wrap_int(value: int, t) -> int:
+    """`value` converted to integer type `t` as C converts: modulo 2**bits."""
+    value %= 1 << t.bits
+    if t.is_signed and value >= 1 << (t.bits - 1):
+        value -= 1 << t.bits
+    return value
 
 
 def construct_composite(ctx, t, args, kwargs) -> Value:
@@ -256,6 +271,8 @@ def get_attr(ctx, v: Value, name: str):
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .vector import transform_part
         return transform_part(ctx, v, name)
+    if isinstance(t, (Vector, Matrix)) and name == "dtype":
+        return t.dtype  # the component type (a compile-time value)
     if isinstance(t, ArrayType):
         if name in ("shape", "ptr"):
             from . import array_ops

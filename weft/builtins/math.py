@@ -124,15 +124,6 @@ _UNARY_RULES = {
     "trunc": lambda b, x, y, g: None,
 }
 
-_NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan,
-          "asin": lambda x: np.arcsin(np.clip(x, -1, 1)), "acos": lambda x: np.arccos(np.clip(x, -1, 1)),
-          "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "exp": np.exp,
-          "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10, "cbrt": np.cbrt,
-          "sqrt": np.sqrt, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-          "rint": np.rint, "erf": np.vectorize(pymath.erf, otypes=[float]),
-          "round": lambda x: np.where(np.abs(x - np.trunc(x)) >= 0.5, np.trunc(x) + np.sign(x),
-                                      np.trunc(x))}
-
 _POLY = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "exp2",
          "log", "log2", "log10", "cbrt", "erf")
 _INTRINSICS = {"floor": "llvm.floor", "ceil": "llvm.ceil", "trunc": "llvm.trunc",
@@ -304,9 +295,8 @@ def _apply(ctx, prim, args, name):
 
 def _register_unary(name, float_only=True):
     prim = PRIM[name]
-    fn = _NUMPY.get(name)
 
-    @builtin(name, py_impl=fn)
+    @builtin(name)
     def expand(ctx, args, kwargs, prim=prim, name=name):
         if len(args) != 1 or kwargs:
             ctx.error(f"{name}() takes one argument")
@@ -326,7 +316,7 @@ _register_unary("sign", float_only=False)
 def _register_binary(name, float_only):
     prim = PRIM[name]
 
-    @builtin(name, py_impl={"min": min, "max": max, "pow": pow, "atan2": pymath.atan2}[name])
+    @builtin(name)
     def expand(ctx, args, kwargs, prim=prim, name=name):
         if len(args) != 2 or kwargs:
             ctx.error(f"{name}() takes two arguments")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..ir.core import Value
 from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, int32
 from . import arith
@@ -49,7 +47,7 @@ def _call_math(ctx, name, *args):
     return BUILTINS[name].expand(ctx, list(args), {})
 
 
-@builtin("clamp", py_impl=lambda x, a, b: min(max(x, a), b))
+@builtin("clamp")
 def clamp(ctx, args, kwargs):
     if len(args) != 3 or kwargs:
         ctx.error("clamp(x, low, high) takes three arguments")
@@ -57,7 +55,7 @@ def clamp(ctx, args, kwargs):
     return _call_math(ctx, "min", _call_math(ctx, "max", x, lo), hi)
 
 
-@builtin("lerp", py_impl=lambda a, b, t: a * (1 - t) + b * t)
+@builtin("lerp")
 def lerp(ctx, args, kwargs):
     """a * (1 - t) + b * t, for scalars, vectors and matrices (Warp's rounding: exactly b
     at t = 1)."""
@@ -81,7 +79,7 @@ def smoothstep(ctx, args, kwargs):
                         arith.binary(ctx, "sub", 3.0, arith.binary(ctx, "mul", 2.0, t)))
 
 
-@builtin("step", py_impl=lambda x: 1.0 if x < 0 else 0.0)
+@builtin("step")
 def step(ctx, args, kwargs):
     """1 where x < 0, else 0 (Warp's convention)."""
     if len(args) != 1 or kwargs:
@@ -93,7 +91,7 @@ def step(ctx, args, kwargs):
     return b.select(b.cmp("lt", x, b.const(0.0, x.type)), b.const(1.0, x.type), b.const(0.0, x.type))
 
 
-@builtin("frac", py_impl=lambda x: x - np.trunc(x))
+@builtin("frac")
 def frac(ctx, args, kwargs):
     """x - trunc(x): keeps the sign of x (frac(-1.25) == -0.25)."""
     if len(args) != 1 or kwargs:

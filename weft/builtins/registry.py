@@ -5,7 +5,7 @@ Two kinds of builtin:
 - `Primitive`: a scalar operation that appears in the IR as a `call` op. It is defined
   once, with everything about it side by side: its type rule, its LLVM lowering, its
   derivative rule (`vjp`: adjoints of the arguments from the adjoint of the result) and an
-  optional numpy implementation for calls from Python scope. A primitive without `vjp`
+  optional Python implementation for calls from Python scope. A primitive without `vjp`
   is not differentiable; the reverse pass reports it by name.
 - `Builtin`: a name users call (`weft.sin`, `weft.dot`, `weft.atomic_add`). Its `expand`
   function emits IR (primitives, arithmetic, composite ops) for the given arguments, so
@@ -46,14 +46,26 @@ class Builtin:
     extra: dict = field(default_factory=dict)
 
     def __call__(self, *args, **kwargs):
-        if self.py_impl is None:
-            raise RuntimeError(f"weft.{self.name} can only be called inside a kernel or func")
-        return self.py_impl(*args, **kwargs)
+        """Python scope: `py_impl` where one is given, else the builtin compiled for these
+        argument types, so that the result is what a kernel computes (lang/pyscope.py)."""
+        if self.py_impl is not None:
+            return self.py_impl(*args, **kwargs)
+        return _pyscope().call_builtin(self, args, kwargs)
 
     def __repr__(self):
         return f"<weft builtin {self.name}>"
 
 
+def _pyscope():
+    """lang/pyscope.py, imported on first use (the frontend imports this module)."""
+    global _PYSCOPE
+    if _PYSCOPE is None:
+        from ..lang import pyscope
+        _PYSCOPE = pyscope
+    return _PYSCOPE
+
+
+_PYSCOPE = None
 PRIMITIVES: dict[str, Primitive] = {}
 BUILTINS: dict[str, Builtin] = {}
 

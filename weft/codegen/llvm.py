@@ -393,7 +393,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
         v = self.v(x)
         t = x.type
         if t.is_bool:
-            return "%s", b.select(v, self._cstring("True"), self._cstring("False"))
+            text = [b.bitcast(self._cstring(s), I8.as_pointer()) for s in ("True", "False")]
+            return "%s", b.select(v, *text)  # (the two strings' array types differ)
         if t.is_float:
             return "%g", b.fpext(v, self.f64) if t.bits < 64 else v
         if t.bits == 64:

@@ -91,8 +91,9 @@ def _has_early_return(body) -> bool:
     return any(r is not body[-1] for r in returns)
 
 
-def _assigned_names(stmts) -> set[str]:
-    """Names a block may rebind: assignment targets, components assigned, in-place state."""
+def _assigned_names(stmts, calls: bool = True) -> set[str]:
+    """Names a block may rebind: assignment targets, components assigned, and (if `calls`)
+    in-place state (a name passed first to a call)."""
     names = set()
     for n in _walk_stmts(stmts):
         targets = []
@@ -102,11 +103,17 @@ def _assigned_names(stmts) -> set[str]:
             targets = [n.target]
         elif isinstance(n, ast.For):
             targets = [n.target]
-        elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
+        elif calls and isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
             names.add(n.args[0].id)  # possibly an in-place argument (random state)
         for t in targets:
             names |= _target_names(t)
     return names
+
+
+def _read_outside(tree, name: str, inside) -> bool:
+    """Whether `name` is read anywhere in `tree` outside the lines of statement `inside`."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and not inside.lineno <= n.lineno <= inside.end_lineno for n in ast.walk(tree))
 
 
 def _target_names(target) -> set[str]:
@@ -119,6 +126,17 @@ def _target_names(target) -> set[str]:
     if isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
         return _target_names(target.value)
     return set()
+
+
+def _static_expression_names(stmts, evaluate):
+    """For each `static(...)` call in the statements, the set of names its argument reads.
+    `evaluate(func_node)` resolves a call's function (the compiler's Python evaluation)."""
+    from ..builtins.arith import STATIC
+    for n in _walk_stmts(stmts):
+        if isinstance(n, ast.Call) and n.args and isinstance(n.func, (ast.Name, ast.Attribute)) \
+                and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "static" \
+                and evaluate(n.func) is STATIC:
+            yield {m.id for m in ast.walk(n.args[0]) if isinstance(m, ast.Name)}
 
 
 def _as_load(target):
@@ -152,6 +170,8 @@ def _merged_type(t, e):
     for v in (t, e):
         if isinstance(v, Value):
             return v.type
+    if t is None or e is None:  # a constant on one path only
+        return promotion.default_type(e if t is None else t)
     if isinstance(t, bool) and isinstance(e, bool):
         return bool_
     return promotion.default_type(t + e)

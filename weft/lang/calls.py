@@ -8,6 +8,7 @@ import numpy as np
 
 from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
+from ..builtins.signatures import positional
 from ..ir.core import Value
 from ..runtime.array import array as runtime_array
 from ..types import (
@@ -16,27 +17,31 @@ from ..types import (
     CompositeValue,
     Matrix,
     Scalar,
+    StructType,
+    StructValue,
     TupleType,
     Type,
     Vector,
     bool_,
+    int32,
 )
 from . import promotion
 from .ast_helpers import (
     _PY_ALIASES,
     _describe,
 )
+from .static_eval import evaluate_static
 
 
 class CallsMixin:
     """Call handling of `FunctionCompiler`: dispatch to builtins, funcs and types; value coercion."""
 
     def expr_Call(self, node):
-        func = self.expr(node.func)
+        func = self.callee(node.func)
         if func is arith.STATIC:
-            if len(node.args) != 1:
+            if len(node.args) != 1 or node.keywords:
                 self.error("static() takes one expression", node)
-            return self.py_eval(node.args[0])
+            return evaluate_static(self, node)
         args = [self.expr(a) for a in node.args]
         if any(isinstance(a, ast.Starred) for a in node.args):
             self.error("*args in calls is not supported", node)
@@ -45,21 +50,39 @@ class CallsMixin:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
 
+    def callee(self, func_node):
+        """What a call calls; a function missing from a module is reported as such."""
+        if isinstance(func_node, ast.Attribute):
+            base = self.expr(func_node.value)
+            if isinstance(base, Value):
+                return arith.get_attr(self, base, func_node.attr)
+            if not hasattr(base, func_node.attr):
+                self.error(f"Could not find function {ast.unparse(func_node)}", func_node, kind=AttributeError)
+            return getattr(base, func_node.attr)
+        return self.expr(func_node)
+
     def call(self, func, args, kwargs, node):
         from .function import Func
+        from .grad import GradOf
 
         if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
             builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
+            if kwargs and (ordered := positional(builtin.name, args, kwargs)) is not None:
+                args, kwargs = ordered, {}  # keyword arguments by Warp's parameter names
             result = builtin.expand(self, args, kwargs)
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)
             return result
-        if isinstance(func, Func):
+        if func is type and len(args) == 1 and not kwargs and isinstance(args[0], Value):
+            return args[0].type  # a weft type: callable as a constructor or cast
+        if isinstance(func, (Func, GradOf)):
             return func.emit_call(self, args, kwargs, node)
         if func is runtime_array:  # weft.array(ptr=..., shape=..., dtype=...)
             return array_ops.array_from_ptr(self, args, kwargs)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]
+        if isinstance(func, StructType):
+            return self.construct_struct(func, args, kwargs, node)
         if isinstance(func, Type):
             return arith.construct(self, func, args, kwargs)
         if func in (range,):
@@ -71,6 +94,26 @@ class CallsMixin:
                 self.error(f"calling {_describe(func)} at compile time failed: {e}", node)
         self.error(f"'{_describe(func)}' cannot be called inside a kernel (not a weft builtin, "
                    f"@weft.func or type)", node)
+
+    def construct_struct(self, t: StructType, args, kwargs, node):
+        """`S(...)` in a kernel: field values by position (declaration order), then by
+        name; fields not given are zero (arrays: an empty array)."""
+        if t.invalid_fields:
+            self.error(next(iter(t.invalid_fields.values())), node)
+        if len(args) > len(t.field_names):
+            self.error(f"struct {t.name} has {len(t.field_names)} field(s) "
+                       f"({', '.join(t.field_names)}), got {len(args)} values", node)
+        given = dict(zip(t.field_names, args))
+        for name, value in kwargs.items():
+            if name not in t.fields:
+                self.error(f"struct {t.name} has no field '{name}'", node)
+            if name in given:
+                self.error(f"struct {t.name}: field '{name}' given twice", node)
+            given[name] = value
+        fields = [self.coerce(given[name], ft, node, what=f"field '{name}' of {t.name}")
+                  if name in given else arith.zero(self, ft)
+                  for name, ft in t.fields.items()]
+        return self.b.construct(t, fields)
 
     def _rebind_inout(self, builtin, node, result):
         new_states, value = result
@@ -102,6 +145,11 @@ class CallsMixin:
             return self.b.const(x.item() if isinstance(x, np.generic) else x, t)
         if isinstance(x, CompositeValue):
             return self.b.construct(x.type, [self.b.const(c, x.type.dtype) for c in x._data])
+        if isinstance(x, StructValue):  # a struct from Python (static, a global): its values
+            return self.b.construct(x._type, [
+                arith.zero(self, ft) if getattr(x, name) is None
+                else self.coerce(getattr(x, name), ft, what=f"field '{name}' of {x._type.name}")
+                for name, ft in x._type.fields.items()])
         self.error(f"{_describe(x)} is not a value")
 
     def coerce(self, x, want, node=None, what="value"):

@@ -1,23 +1,112 @@
-"""The decorators users write: @kernel, @func, @struct; and constant()."""
+"""The decorators users write: @kernel, @func, @struct, @overload; and constant()."""
 
 from __future__ import annotations
 
+import re
+import types as pytypes
+import typing
+from collections.abc import Callable
+
 from ..types import StructType
+from . import overloads
 from .function import Func
 from .kernel import Kernel
+from .module import unique_module
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# Options of Warp's CUDA code generation: kept on the kernel (`kernel.options`), without
+# effect on the CPU, where there are no thread blocks or registers to bound.
+_CUDA_OPTIONS = ("launch_bounds", "cuda_max_registers", "enable_cuda_smem_spilling", "cluster_dim",
+                 "grid_stride")
 
 
-def kernel(f=None, *, enable_backward=None, module=None):
-    """Make a kernel from a type-annotated Python function (launch it with `weft.launch`)."""
+def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_max_registers=None,
+           enable_cuda_smem_spilling=None, cluster_dim=None, module=None, module_options=None,
+           entry_point_abi=None, grid_stride=None):
+    """Make a kernel from a type-annotated Python function (launch it with `weft.launch`).
+
+    `name`: the kernel's key (a C identifier). `enable_backward=False`: no adjoint.
+    `module`: a module name, a `Module`, or `"unique"` (a module of its own, whose options
+    `module_options` may set). `launch_bounds`, `cuda_max_registers`, `cluster_dim`,
+    `grid_stride`, `enable_cuda_smem_spilling` are CUDA settings: checked and kept in
+    `kernel.options`, without effect on the CPU."""
+    options = {}
+    if name is not None:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name)}")
+        if not _IDENTIFIER.match(name):
+            raise ValueError("name must be a non-empty valid C++ identifier matching [A-Za-z_][A-Za-z0-9_]*")
+    if enable_backward is not None:
+        options["enable_backward"] = bool(enable_backward)
+    if launch_bounds is not None:
+        options["launch_bounds"] = _check_launch_bounds(launch_bounds)
+    if cuda_max_registers is not None:
+        if launch_bounds is not None:
+            raise ValueError("cuda_max_registers and launch_bounds cannot be specified together")
+        options["cuda_max_registers"] = _positive_int(cuda_max_registers, "cuda_max_registers")
+    if cluster_dim is not None:
+        options["cluster_dim"] = _positive_int(cluster_dim, "cluster_dim")
+    if grid_stride is not None:
+        options["grid_stride"] = bool(grid_stride)
+    if enable_cuda_smem_spilling:
+        options["enable_cuda_smem_spilling"] = True
+    if entry_point_abi is not None and entry_point_abi != "warp":
+        if entry_point_abi != "external_constant_params":
+            raise ValueError(f"entry_point_abi must be 'warp' or 'external_constant_params', "
+                             f"got {entry_point_abi!r}")
+        if enable_backward is not False:
+            raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
+        raise NotImplementedError("entry_point_abi='external_constant_params' makes a CUDA entry point; "
+                                  "weft compiles kernels for the CPU only")
+    if module_options is not None:
+        if not isinstance(module_options, dict):
+            raise TypeError(f"module_options must be a dict, got {type(module_options).__name__}")
+        if module != "unique":
+            raise ValueError('module_options requires module="unique"; use weft.set_module_options() '
+                             "for the options of a shared module")
+
     def wrap(pyfunc):
-        return Kernel(pyfunc, enable_backward=enable_backward, module=module)
+        base = name or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        target = unique_module(base) if module == "unique" else module
+        if module_options:
+            target.options.update(module_options)
+        return Kernel(pyfunc, key=name, module=target, options=options)  # (no name: Warp's key)
     return wrap(f) if f is not None else wrap
+
+
+def _check_launch_bounds(bounds):
+    values = (bounds,) if isinstance(bounds, int) else tuple(bounds) if isinstance(bounds, (tuple, list)) else None
+    if not values or len(values) > 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                for v in values):
+        raise ValueError(f"launch_bounds must be a positive int or a tuple of 1 or 2 positive ints, "
+                         f"got {bounds!r}")
+    return bounds
+
+
+def _positive_int(value, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{what} must be a positive int, got {value!r}")
+    return value
+
+
+_Params = typing.ParamSpec("_Params")
+_Return = typing.TypeVar("_Return")
+
+
+@typing.overload
+def func(f: Callable[_Params, _Return]) -> Callable[_Params, _Return]: ...
+
+
+@typing.overload
+def func(f: None = None, **options) -> Callable[[Callable[_Params, _Return]], Callable[_Params, _Return]]: ...
 
 
 def func(f=None, **options):
     """Make a device function callable from kernels. Parameters annotated `Any` (or not at
     all) are generic: the func is compiled per argument type. A second @func of the same
-    name in the same module adds an overload."""
+    name in the same module adds an overload (or replaces one with the same parameter
+    types)."""
     def wrap(pyfunc):
         existing = pyfunc.__globals__.get(pyfunc.__name__)
         if isinstance(existing, Func) and existing.key == f"{pyfunc.__module__}.{pyfunc.__qualname__}":
@@ -25,6 +114,19 @@ def func(f=None, **options):
             return existing
         return Func(pyfunc)
     return wrap(f) if f is not None else wrap
+
+
+def overload(kernel_or_stub, arg_types=None):
+    """An overload of a generic kernel for concrete types: `overload(kernel, [types])` or
+    `overload(kernel, {name: type})` returns it (launch it like any kernel); as a decorator
+    on a stub `def kernel_name(x: float): ...` it adds one and returns the generic kernel."""
+    if isinstance(kernel_or_stub, Kernel):
+        if arg_types is None:
+            arg_types = []
+        return overloads.add(kernel_or_stub, arg_types)
+    if isinstance(kernel_or_stub, pytypes.FunctionType):
+        return overloads.overload_decorator(kernel_or_stub)
+    raise RuntimeError("weft.overload() takes a generic kernel (and types) or a stub function")
 
 
 def struct(cls):

@@ -1,4 +1,10 @@
-"""Errors users see: compile errors that point at their source line."""
+"""Errors users see: compile errors that point at their source line.
+
+`CompileError` is also a `RuntimeError`, and Warp code catches it by Warp's names:
+`WarpCodegenError` is `CompileError` itself, and each `WarpCodegen<Kind>Error` is a
+`CompileError` that is also the Python exception of that kind (a compile error about a
+type is a `TypeError`, an unknown name a `KeyError`, ...), as in Warp.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ class WeftError(Exception):
     """Base class of weft's own errors."""
 
 
-class CompileError(WeftError):
+class CompileError(WeftError, RuntimeError):
     """A kernel or func cannot be compiled. The message shows file:line:col and the line."""
 
     def __init__(self, message: str, loc=None, function: str | None = None):
@@ -18,9 +24,48 @@ class CompileError(WeftError):
         self.function = function
         super().__init__(format_at(message, loc, function))
 
+    def __str__(self):  # (KeyError would show the repr of the message)
+        return self.args[0] if self.args else ""
+
 
 class NotDifferentiableError(CompileError):
     """The adjoint of a kernel cannot be built (a builtin without a derivative rule, ...)."""
+
+
+class WarpCodegenTypeError(CompileError, TypeError):
+    """A compile error about types (an argument, an annotation, a return value)."""
+
+
+class WarpCodegenValueError(CompileError, ValueError):
+    """A compile error about a value (a constant out of range, a bad option)."""
+
+
+class WarpCodegenKeyError(CompileError, KeyError):
+    """A compile error about a name that is not defined."""
+
+
+class WarpCodegenAttributeError(CompileError, AttributeError):
+    """A compile error about an attribute or a function that does not exist."""
+
+
+class WarpCodegenIndexError(CompileError, IndexError):
+    """A compile error about an index (too many indices, a constant index out of range)."""
+
+
+WarpCodegenError = CompileError
+
+KERNEL_RETURN_MESSAGE = ("Warp kernels cannot return values. Write results to output arguments, "
+                         "and omit the return annotation or use `-> None`.")
+
+# The compile error to raise for a Python exception kind (FunctionCompiler.error(kind=...)).
+ERROR_KINDS = {
+    None: CompileError,
+    TypeError: WarpCodegenTypeError,
+    ValueError: WarpCodegenValueError,
+    KeyError: WarpCodegenKeyError,
+    AttributeError: WarpCodegenAttributeError,
+    IndexError: WarpCodegenIndexError,
+}
 
 
 def format_at(message: str, loc, function: str | None = None) -> str:

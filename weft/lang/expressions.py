@@ -13,6 +13,7 @@ from ..types import (
     ArrayType,
     CompositeValue,
     Scalar,
+    StructType,
     bool_,
     int32,
     int64,
@@ -35,7 +36,7 @@ class ExpressionsMixin:
     def expr(self, node):
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
-            self.error(f"unsupported construct: {type(node).__name__} expression", node)
+            self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node)
         saved = self.b.loc
         self.b.loc = self.loc(node)
         try:
@@ -60,17 +61,25 @@ class ExpressionsMixin:
             return v
         found, value = self.src.lookup(name)
         if not found:
-            self.error(f"undefined name '{name}'", node)
+            self.error(f"Referencing undefined symbol: {name}", node, kind=KeyError)
+        from ..runtime.array import array
+        if isinstance(value, array):  # its contents would be frozen into the code
+            self.error(f"Invalid external reference type: {type(value)}: '{name}' is an array from "
+                       "outside the kernel; pass it as a parameter", node, kind=TypeError)
         return value
 
     def expr_Attribute(self, node):
         base = self.expr(node.value)
         if isinstance(base, Value):
+            t = base.type
+            if isinstance(t, StructType) and node.attr not in t.fields:
+                self.error(f"`{node.attr}` is not an attribute of '{ast.unparse(node.value)}' "
+                           f"({t.key})", node, kind=AttributeError)
             return arith.get_attr(self, base, node.attr)
         try:
             return getattr(base, node.attr)
         except AttributeError:
-            self.error(f"'{_describe(base)}' has no attribute '{node.attr}'", node)
+            self.error(f"`{node.attr}` is not an attribute of '{_describe(base)}'", node, kind=AttributeError)
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)

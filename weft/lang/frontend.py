@@ -26,7 +26,7 @@ from .ast_helpers import (
     _has_early_return,
 )
 from .calls import CallsMixin
-from .errors import CompileError
+from .errors import ERROR_KINDS, CompileError
 from .expressions import ExpressionsMixin
 from .source import ParsedSource
 from .statements import StatementsMixin
@@ -89,9 +89,11 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         return Loc(self.src.file, getattr(node, "lineno", self.src.tree.lineno),
                    getattr(node, "col_offset", 0) + self.src.col_offset)
 
-    def error(self, message: str, node=None):
+    def error(self, message: str, node=None, kind=None):
+        """Raise a compile error at `node`; `kind` (TypeError, KeyError, ...) picks the
+        subclass that is also that Python exception (see errors.ERROR_KINDS)."""
         loc = self.loc(node) if node is not None else self.b.loc
-        raise CompileError(message, loc, self.name)
+        raise ERROR_KINDS[kind](message, loc, self.name)
 
     def fresh(self, base: str) -> str:
         self._uid += 1

@@ -8,7 +8,7 @@ import typing
 from ..ir.core import Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
-from ..types import ArrayType, Type, resolve
+from ..types import ArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray
 from . import promotion
 from .errors import CompileError
@@ -18,40 +18,63 @@ GENERIC = object()  # a parameter whose type comes from the call
 
 
 def resolve_annotation(annotation, where: str):
-    """A parameter annotation as a weft type, or GENERIC for Any/TypeVar/missing."""
+    """A parameter annotation as a weft type, or GENERIC for Any/TypeVar/missing.
+    `tuple[int, float]` (a func returning several values) is a TupleType."""
     if annotation is inspect.Parameter.empty or annotation is typing.Any \
             or isinstance(annotation, typing.TypeVar):
         return GENERIC
-    if isinstance(annotation, AnyArray):
+    if isinstance(annotation, AnyArray) or getattr(annotation, "is_generic", False):
         return annotation
+    if typing.get_origin(annotation) is tuple:
+        parts = typing.get_args(annotation)
+        if not parts or Ellipsis in parts:
+            raise TypeError(f"{where}: a tuple annotation lists the type of each element, "
+                            f"e.g. tuple[int, float]")
+        elements = [resolve_annotation(p, where) for p in parts]
+        if any(is_generic(e) for e in elements):
+            return GENERIC
+        return TupleType(tuple(elements))
     t = resolve(annotation)
     if t is None:
         raise TypeError(f"{where}: {annotation!r} is not a weft type")
     return t
 
 
+def is_generic(t) -> bool:
+    """Whether a resolved annotation leaves the type open (filled in per call or launch)."""
+    return t is GENERIC or isinstance(t, AnyArray) or bool(getattr(t, "is_generic", False))
+
+
 def signature_types(pyfunc, kind: str) -> dict:
-    """Parameter name -> weft type (or GENERIC), from the annotations."""
+    """Parameter name -> weft type (or GENERIC), from the annotations. A kernel's parameters
+    must all be annotated (`Any` makes the kernel generic)."""
     hints = _annotations(pyfunc)
     out = {}
     for name, param in inspect.signature(pyfunc).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"{pyfunc.__qualname__}: *args/**kwargs parameters are not supported")
         annotation = hints.get(name, inspect.Parameter.empty)
-        t = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
-        if kind == "kernel" and (t is GENERIC or isinstance(t, AnyArray)):
+        if kind == "kernel" and annotation is inspect.Parameter.empty:
             raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
                             f"annotation, e.g. `{name}: weft.array(dtype=float)`")
-        out[name] = t
+        out[name] = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
     return out
 
 
 def _annotations(pyfunc) -> dict:
     raw = dict(getattr(pyfunc, "__annotations__", {}))
+    # (the function's closure too: `x: dtype` where dtype is a variable of the enclosing function)
+    cells = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
+    closure = {}
+    for name, cell in cells.items():
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            pass
     for k, v in raw.items():
         if isinstance(v, str):  # from __future__ import annotations
             try:
-                raw[k] = eval(v, pyfunc.__globals__)  # noqa: S307 - the user's own annotation
+                raw[k] = eval(v, pyfunc.__globals__, closure)  # noqa: S307 - the user's own annotation
             except Exception as e:  # noqa: BLE001
                 raise TypeError(f"{pyfunc.__qualname__}: cannot evaluate annotation {v!r}: {e}") from None
     return raw
@@ -117,18 +140,31 @@ class Func:
         self.__wrapped__ = pyfunc
 
     def add_overload(self, pyfunc):
-        self.overloads.append(Overload(pyfunc))
+        """Add an overload; one with the same parameter types replaces the earlier one."""
+        new = Overload(pyfunc)
+        same = [k for k, o in enumerate(self.overloads) if list(o.params.values()) == list(new.params.values())]
+        if same:
+            self.overloads[same[0]] = new
+        else:
+            self.overloads.append(new)
+        self.instances.clear()
 
     def __call__(self, *args, **kwargs):
-        raise RuntimeError(f"weft func {self.name} can only be called from a kernel or another func")
+        """From Python scope: the func compiled for these argument types and run once, so
+        that the result is what a kernel computes (lang/pyscope.py)."""
+        from .pyscope import call_func
+        return call_func(self, args, kwargs)
 
-    def emit_call(self, ctx, args, kwargs, node):
-        overload, bound = self._resolve(ctx, args, kwargs, node)
-        types, values = bound
+    def instance_for(self, ctx, args, kwargs, node):
+        """The instance a call with these arguments compiles to, and the argument values."""
+        overload, (types, values) = self._resolve(ctx, args, kwargs, node)
         key = (id(overload), tuple(types.values()))
         if key not in self.instances:
             self.instances[key] = FuncInstance(self, overload, types)
-        instance = self.instances[key]
+        return self.instances[key], values
+
+    def emit_call(self, ctx, args, kwargs, node):
+        instance, values = self.instance_for(ctx, args, kwargs, node)
         callee = instance.ir()
         result_types = [] if callee.ret_type is None else [callee.ret_type]
         op = ctx.b.op("call_func", values, result_types, {"func": instance})
@@ -136,12 +172,17 @@ class Func:
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal
-        has its default type: `f(1)` picks an `int` overload over a `float` one); failing
-        that, the first one they convert to."""
+        has its default type: `f(1)` picks an `int` overload over a `float` one), concrete
+        overloads before generic ones; failing that, the first one they convert to."""
         errors = []
-        for exact in (True, False) if len(self.overloads) > 1 else (False,):
+        if len(self.overloads) == 1:
+            passes = [(False, self.overloads)]
+        else:
+            concrete = [o for o in self.overloads if not any(is_generic(t) for t in o.params.values())]
+            passes = [(True, concrete), (True, self.overloads), (False, self.overloads)]
+        for exact, overloads in passes:
             errors.clear()
-            for overload in self.overloads:
+            for overload in overloads:
                 bound = self._bind(ctx, overload, args, kwargs, errors, exact)
                 if bound is not None:
                     return overload, bound

@@ -8,19 +8,22 @@ when the IR, the options and the host are unchanged.
 from __future__ import annotations
 
 import ctypes
+import inspect
+import re
 import threading
 import time
 
 from .. import config
-from ..ir.core import walk
+from ..ir.core import Loc, walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
 from ..runtime.array import array
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
-from ..utils import MODULE_OPTIONS
-from .errors import CompileError
-from .function import signature_types
+from . import overloads as _overloads
+from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
+from .function import _annotations, is_generic, signature_types
+from .module import Module, get_module, unique_module
 from .source import ParsedSource
 
 # Argument types whose packed form cannot change while the object lives (an array's
@@ -111,32 +114,77 @@ class CompiledKernel:
 
 
 class Kernel:
-    def __init__(self, pyfunc, enable_backward=None, module=None):
-        self.func = pyfunc
-        self.name = pyfunc.__name__
-        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
-        self.module = module or pyfunc.__module__
-        self.options = {"enable_backward": enable_backward}
-        self.__doc__ = pyfunc.__doc__
-        self.__wrapped__ = pyfunc
+    """A kernel: its Python function, IR and compiled variants. `@weft.kernel` makes one;
+    `Kernel(func=f, key=..., module=..., options=..., code_transformers=[...])` is Warp's
+    constructor (`code_transformers`: `ast.NodeTransformer`s applied to the function's AST
+    before it is compiled). A kernel with `Any` (or typevar) parameters is generic: each
+    launch compiles it for its arguments' types (see `overload`)."""
+
+    def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
+                 source=None, enable_backward=None):
+        self.func = func
+        self.name = func.__name__
+        # Warp's key: the qualified name as an identifier (`Outer.<locals>.k` -> `Outer__locals__k`)
+        self.key = key or re.sub(r"[^0-9a-zA-Z_]+", "", func.__qualname__.replace(".", "__"))
+        self.options = dict(options or {})
+        if enable_backward is not None:
+            self.options["enable_backward"] = enable_backward
+        self.code_transformers = list(code_transformers or ())
+        self.source = source  # the function's source text, if not the one in its file
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+        self.overloads: dict = {}  # argument types -> concrete Kernel (generic kernels)
+        self.generic_parent = None
         self._params = None
+        self._generic = None
         self._arg_names = None
         self._array_params = None
         self._adjoint_params = None
         self._ir: dict = {}
         self._compiled: dict = {}
+        self.module = _module_for(module, func, self.key)
+        self.module.register_kernel(self)
+
+    def parsed_source(self) -> ParsedSource:
+        return ParsedSource(self.func, self.code_transformers, self.source)
+
+    @property
+    def source_text(self) -> str:
+        return self.parsed_source().text
+
+    @property
+    def is_generic(self) -> bool:
+        """Whether a parameter's type is left open (`Any`, a typevar, `array(dtype=Any)`)."""
+        if self._generic is None:
+            self._generic = any(is_generic(t) for t in self.params.values())
+        return self._generic
+
+    def overload(self, arg_types) -> Kernel:
+        """The kernel compiled for these concrete parameter types (a list in parameter
+        order, or a dict naming the generic parameters to fix)."""
+        return _overloads.add(self, arg_types)
+
+    def specialize(self, args) -> Kernel:
+        """The concrete kernel for the values a launch passes (a generic kernel's overload
+        for their types; the kernel itself if it is not generic)."""
+        return _overloads.for_arguments(self, args) if self.is_generic else self
 
     @property
     def params(self) -> dict:
-        """Parameter name -> weft type, from the annotations."""
+        """Parameter name -> weft type, from the annotations (or the overload's types);
+        generic parameters are `function.GENERIC` or an open array type."""
         if self._params is None:
             self._params = signature_types(self.func, "kernel")
         return self._params
 
     @property
+    def arg_types(self) -> list:
+        return list(self.params.values())
+
+    @property
     def fast_math(self) -> bool:
         """`set_module_options({"fast_math": ...})` of the kernel's module, else the config."""
-        return MODULE_OPTIONS.get(self.module, {}).get("fast_math", config.fast_math)
+        return self.module.options["fast_math"]
 
     @property
     def arg_names(self) -> list[str]:
@@ -151,9 +199,20 @@ class Kernel:
         ir = self._ir.get(config.mode)
         if ir is None:
             from .frontend import FunctionCompiler
-            fc = FunctionCompiler(ParsedSource(self.func), "kernel", self.name, self.params)
+            self._check_concrete()
+            fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
             ir = self._ir[config.mode] = run_pipeline(fc.compile(), check=True)
         return ir
+
+    def _check_concrete(self):
+        loc = Loc(inspect.getsourcefile(self.func) or "<unknown>", self.func.__code__.co_firstlineno, 0)
+        if self.is_generic:
+            open_params = [n for n, t in self.params.items() if is_generic(t)]
+            raise CompileError(f"kernel {self.name} is generic (parameters {', '.join(open_params)}): "
+                               "launch it, or make an overload with weft.overload(kernel, [types])", loc)
+        ret = _annotations(self.func).get("return", None)
+        if ret is not None and ret is not type(None):
+            raise WarpCodegenTypeError(KERNEL_RETURN_MESSAGE, loc, self.name)
 
     @property
     def enable_backward(self) -> bool:
@@ -161,7 +220,7 @@ class Kernel:
         own = self.options.get("enable_backward")
         if own is not None:
             return own
-        return MODULE_OPTIONS.get(self.module, {}).get("enable_backward", config.enable_backward)
+        return self.module.options["enable_backward"]
 
     def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True,
                    retain: frozenset = frozenset()):
@@ -250,6 +309,10 @@ class Kernel:
         self.arg_names  # noqa: B018 - fills _array_params
         return self._array_params
 
+    def contiguous_spec(self) -> tuple:
+        """The specialisation of a launch whose arrays are all contiguous."""
+        return tuple(isinstance(t, ArrayType) for t in self.params.values())
+
     def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False,
                  retain: frozenset = frozenset()) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
@@ -310,3 +373,17 @@ class Kernel:
 
     def __repr__(self):
         return f"<weft kernel {self.key}>"
+
+
+def _module_for(module, func, key) -> Module:
+    """The module a kernel belongs to: its Python module's by default, a new one of its own
+    for `"unique"`, else the one named or given."""
+    if module is None:
+        return get_module(func.__module__)
+    if module == "unique":
+        return unique_module(key)
+    if isinstance(module, str):
+        return get_module(module)
+    if isinstance(module, Module):
+        return module
+    raise TypeError(f"kernel {key}: module must be a name, \"unique\" or a module, got {module!r}")

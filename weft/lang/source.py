@@ -9,13 +9,18 @@ import textwrap
 
 
 class ParsedSource:
-    """The AST of `pyfunc` with true file line numbers, plus its globals and closure."""
+    """The AST of `pyfunc` with true file line numbers, plus its globals and closure.
+    `transformers` (`ast.NodeTransformer`s) rewrite the function's AST first; `source`
+    replaces the text read from the function's file."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, transformers=(), source: str | None = None):
         self.pyfunc = pyfunc
         try:
             self.file = inspect.getsourcefile(pyfunc) or "<unknown>"
-            lines, first = inspect.getsourcelines(pyfunc)
+            if source is None:
+                lines, first = inspect.getsourcelines(pyfunc)
+            else:
+                lines, first = source.splitlines(keepends=True), pyfunc.__code__.co_firstlineno
         except (OSError, TypeError) as e:
             raise TypeError(f"cannot read the source of {pyfunc.__qualname__}: {e}") from None
         raw = "".join(lines)
@@ -23,6 +28,8 @@ class ParsedSource:
         self.col_offset = len(lines[0]) - len(lines[0].lstrip()) if self.text != raw else 0
         module = ast.parse(self.text)
         ast.increment_lineno(module, first - 1)
+        for transformer in transformers:
+            module = ast.fix_missing_locations(transformer.visit(module))
         self.tree = module.body[0]
         if not isinstance(self.tree, ast.FunctionDef):
             raise TypeError(f"{pyfunc.__qualname__} is not a plain function definition")

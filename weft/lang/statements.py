@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import types
 
 import numpy as np
 
@@ -29,9 +30,20 @@ from .ast_helpers import (
     _hint,
     _merged_type,
     _ordered_union,
+    _read_outside,
     _same_constant,
+    _static_expression_names,
     _walk_stmts,
 )
+from .errors import KERNEL_RETURN_MESSAGE
+from .returns import annotated_return
+
+
+def _is_function(x) -> bool:
+    from ..builtins.registry import Builtin
+    from .function import Func
+    from .grad import GradOf
+    return isinstance(x, (Func, Builtin, GradOf, types.FunctionType))
 
 # augmented assignments to an array element that are atomic updates (as in Warp)
 _ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bitand": "and", "bitor": "or", "bitxor": "xor"}
@@ -58,7 +70,7 @@ class StatementsMixin:
         """Visit one statement; True if it unconditionally leaves the block."""
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            self.error(f"unsupported construct: {type(node).__name__} statement", node)
+            self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node)
         return bool(method(node))
 
     def stmt_Pass(self, node):
@@ -73,6 +85,10 @@ class StatementsMixin:
         if len(node.targets) != 1:
             self.error("chained assignment (a = b = c) is not supported", node)
         target = node.targets[0]
+        if isinstance(node.value, ast.List):
+            self.error("List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+                       "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+                       node.value)
         if isinstance(target, ast.Tuple):
             self.assign_tuple(target, node.value)
         else:
@@ -99,8 +115,22 @@ class StatementsMixin:
                 value = self.expr(node.value)
                 arith.atomic(self, kind, base, indices, value)
                 return
+        if isinstance(target, ast.Name):
+            self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def check_rebind(self, name, old, new, node):
+        """A local bound to a function keeps it: a kernel has no function pointers, and a
+        function rebound in a loop or branch would be the wrong one on some paths."""
+        from .grad import GradOf
+        if not _is_function(old):
+            return
+        if isinstance(old, GradOf):
+            self.error(f"Cannot reassign local '{name}': it holds wp.grad({old.target.name}); "
+                       "use another name", node)
+        what = "another function" if _is_function(new) else "a non-function value"
+        self.error(f"Error rebinding function-valued local '{name}' to {what}; use another name", node)
 
     def assign_tuple(self, target: ast.Tuple, value_node):
         if isinstance(value_node, ast.Call) and self._is_tid(value_node.func):
@@ -132,6 +162,8 @@ class StatementsMixin:
             if target.id in self.param_types and isinstance(self.param_types[target.id], ArrayType):
                 self.error(f"cannot rebind array parameter '{target.id}'", target)
             old = self.scope.get(target.id)
+            if old is not value:
+                self.check_rebind(target.id, old, value, target)
             if isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
@@ -165,13 +197,17 @@ class StatementsMixin:
         if not isinstance(cond, Value):  # a compile-time condition selects one branch
             self.visit_block(node.body if cond else node.orelse)
             return
+        # A name assigned in one branch only and read elsewhere is zero on the other path
+        # (as in Warp, whose locals start at zero).
+        one_sided = {n for n in _assigned_names(node.body) ^ _assigned_names(node.orelse)
+                     if _read_outside(self.src.tree, n, node)}
         self.emit_if(cond, lambda: self.visit_block(node.body),
-                     (lambda: self.visit_block(node.orelse)) if node.orelse else None)
+                     (lambda: self.visit_block(node.orelse)) if node.orelse else None, one_sided)
 
     def stmt_Return(self, node):
+        if self.kind == "kernel" and node.value is not None:  # (`return None` included, as in Warp)
+            self.error(KERNEL_RETURN_MESSAGE, node, kind=TypeError)
         value = self.expr(node.value) if node.value is not None else None
-        if self.kind == "kernel" and value is not None:
-            self.error("kernels cannot return a value; write the result to an array", node)
         if value is not None:
             value = self.return_value(value, node)
         if not self.early_return:
@@ -183,6 +219,8 @@ class StatementsMixin:
         return True
 
     def return_value(self, value, node):
+        if self.ret_annotated:
+            return annotated_return(self, value, node)
         if isinstance(value, tuple):
             parts = [self.materialize(v) for v in value]
             value = self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
@@ -232,7 +270,10 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
-        if self._loop_needs_while(node):
+        values = self._static_unroll_values(node, start, stop, step)
+        if values is not None:
+            self.emit_unrolled(node, values)
+        elif self._loop_needs_while(node):
             self.emit_while_range(node, start, stop, step)
         else:
             self.emit_for(node, start, stop, step)
@@ -246,8 +287,9 @@ class StatementsMixin:
         self.error("nested function definitions are not supported; use @weft.func", node)
 
     # Control flow --------------------------------------------------------------------------
-    def emit_if(self, cond: Value, then_fn, else_fn):
-        """Build an `if` op; names rebound in either branch become its results."""
+    def emit_if(self, cond: Value, then_fn, else_fn, one_sided=frozenset()):
+        """Build an `if` op; names rebound in either branch become its results. A name in
+        `one_sided` that only one branch defines is zero on the other."""
         before = self.scope
         loc = self.b.loc
         blocks, scopes = [], []
@@ -272,8 +314,9 @@ class StatementsMixin:
                     what = "the conditional expression" if name == "__ifexp" else f"'{name}'"
                     self.error(f"{what} is {t.type!r} in one branch and {e.type!r} in the other")
                 names.append(name)
-            elif name == _RETVAL and (isinstance(t, Value) or isinstance(e, Value)):
-                names.append(name)  # defined on the returning path only: fill with zero
+            elif (name == _RETVAL or name in one_sided) and (t is None or e is None) \
+                    and any(isinstance(v, Value) or promotion.is_weak(v) for v in (t, e)):
+                names.append(name)  # defined on one path only: zero on the other
             elif t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 merged[name] = Undefined(f"'{name}' is assigned in only one branch of the "
                                          f"if at line {self.b.loc.line}; assign it before the if")
@@ -313,8 +356,81 @@ class StatementsMixin:
         self.emit_if(cond, branch(then_value), branch(else_value))
         return self.scope.pop(slot)
 
+    def _static_unroll_values(self, node, start, stop, step):
+        """The index values of a loop to unroll at compile time, or None. As in Warp, a
+        constant-range loop whose index a `static(...)` expression in its body reads is
+        unrolled, so that the index is a constant in each copy of the body."""
+        bounds = [constant_value(v) for v in (start, stop, step)]
+        if any(b is None for b in bounds):
+            return None
+        if not any(node.target.id in names
+                   for names in _static_expression_names(node.body, self.py_eval_or_none)):
+            return None
+        return range(*bounds)
+
+    def emit_unrolled(self, node, values):
+        """The body once per index value, the index a compile-time constant in each copy.
+        `continue` skips the rest of its copy; `break` and `return` skip the later copies."""
+        brk, cont = self.fresh("break"), self.fresh("continue")
+        can_break = any(isinstance(n, ast.Break) for n in _walk_stmts(node.body, own_loop=True))
+        if can_break:
+            self.scope[brk] = self.b.const(False, bool_)
+        self.loops.append({"break": brk if can_break else None, "continue": cont})
+        for k, value in enumerate(values):
+            def iteration(value=value):
+                self.scope[cont] = self.b.const(False, bool_)
+                self.scope[node.target.id] = value
+                self.visit_block(node.body)
+            stopped = [self.scope[n] for n in (brk, _RET) if isinstance(self.scope.get(n), Value)]
+            if k > 0 and stopped:
+                self.b.loc = self.loc(node)
+                flag = stopped[0] if len(stopped) == 1 else self.b.select(stopped[0], stopped[0], stopped[1])
+                self.emit_if(self.b.unary("not", flag), iteration, None)
+            else:
+                iteration()
+        self.loops.pop()
+        for name in (brk, cont):
+            self.scope.pop(name, None)
+
+    def _keep_index_after_loop(self, node, start, stop=None, step=None):
+        """Python keeps a loop's index after the loop (its last value). When the function
+        reads the name outside the loop, the index becomes a loop-carried value; or, for a
+        constant range whose body does not rebind it, the constant last value (set by
+        `_index_after_loop`)."""
+        name = node.target.id
+        if not _read_outside(self.src.tree, name, node):
+            return False
+        if self._constant_last_index(node, start, stop, step) is not None:
+            return False
+        old = self.scope.get(name)
+        if not (isinstance(old, Value) and old.type is start.type):
+            self.scope[name] = start  # (an empty loop leaves the start value)
+        return True
+
+    def _constant_last_index(self, node, start, stop, step):
+        """(last index value,) of a constant, non-empty range whose body does not rebind the
+        index; () for an empty constant range; None otherwise."""
+        bounds = [constant_value(v) if isinstance(v, Value) else None for v in (start, stop, step)]
+        if any(b is None for b in bounds) or node.target.id in _assigned_names(node.body):
+            return None
+        r = range(*bounds)
+        return (r[-1],) if len(r) else ()
+
+    def _index_after_loop(self, node, start, stop, step, before):
+        last = self._constant_last_index(node, start, stop, step)
+        name = node.target.id
+        if last is None:
+            return
+        if last:
+            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+        elif name in before:
+            self.scope[name] = before[name]
+
     def emit_for(self, node, start, stop, step):
+        keep_index = self._keep_index_after_loop(node, start, stop, step)
         carried = self._carried_names(node)
+        if keep_index and node.target.id not in carried:
+            carried.append(node.target.id)
         inits = [self.scope[n] for n in carried]
         trip = None
         if all(constant_value(o) is not None for o in (start, stop, step)):
@@ -335,11 +451,13 @@ class StatementsMixin:
         self.b.loc = self.loc(node)
         op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
         self._after_loop(before, node, carried, op.results)
+        self._index_after_loop(node, start, stop, step, before)
 
     def emit_while_range(self, node, start, stop, step):
         """A range loop that can break or return, lowered to a while over a counter."""
         counter = self.fresh("counter")
         self.scope[counter] = start
+        self._keep_index_after_loop(node, start)  # (a break may end it early: carried)
         cont = (node.target.id, counter, step)
         test = ("range", counter, stop, step)
         self.emit_while(node, test, prologue=cont)
@@ -348,6 +466,8 @@ class StatementsMixin:
         brk, cont = self.fresh("break"), self.fresh("continue")
         self.scope[brk] = self.b.const(False, bool_)
         extra = [brk] + ([prologue[1]] if prologue else [])
+        if prologue and isinstance(self.scope.get(prologue[0]), Value):
+            extra.append(prologue[0])  # the index, kept after the loop
         carried = extra + [n for n in self._carried_names(node) if n not in extra]
         inits = [self.scope[n] for n in carried]
         types = [v.type for v in inits]
@@ -409,7 +529,7 @@ class StatementsMixin:
         for name, r in zip(carried, results):
             r.hint = _hint(name)
             after[name] = r
-        for name in _assigned_names(node.body) | ({node.target.id} if hasattr(node, "target") else set()):
+        for name in _assigned_names(node.body, calls=False) | ({node.target.id} if hasattr(node, "target") else set()):
             if name not in after:
                 after[name] = Undefined(f"'{name}' is assigned inside the loop at line "
                                         f"{node.lineno} and is not available after it; "

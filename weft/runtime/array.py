@@ -465,24 +465,15 @@ def struct_record(t: StructType, value) -> np.void:
 
 
 def struct_value(t: StructType, record) -> StructValue:
-    """One element of a `t` array's numpy storage as a struct instance (arrays held in
-    fields come back as arrays viewing the same memory)."""
-    out = t()
+    """One element of a `t` array's numpy storage as a struct instance; arrays held in its
+    fields come back as arrays viewing the same memory."""
+    out = t.from_record(record)
     for name, ft in t.fields.items():
-        field = record[name]
-        if isinstance(ft, StructType):
-            value = struct_value(ft, field)
-        elif isinstance(ft, ArrayType):
-            value = None if not field["data"] else array(
-                ptr=int(field["data"]), dtype=ft.dtype, shape=tuple(field["shape"]),
-                strides=tuple(field["strides"]))
-        elif isinstance(ft, Scalar):
-            raw = np.asarray(field)
-            value = (raw.view(np.float16) if ft.np_dtype == np.float16 else raw).item()
-        else:
-            raw = np.asarray(field)
-            value = ft(raw.view(np.float16) if ft.dtype.np_dtype == np.float16 else raw)
-        setattr(out, name, value)
+        if isinstance(ft, ArrayType) and record[name]["data"]:
+            field = record[name]
+            setattr(out, name, array(ptr=int(field["data"]), dtype=ft.dtype,
+                                     shape=tuple(int(n) for n in field["shape"]),
+                                     strides=tuple(int(n) for n in field["strides"])))
     return out
 
 

@@ -12,7 +12,7 @@ from .. import config
 from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
-from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, int64
+from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_, int64
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
 from .array import array
@@ -189,18 +189,34 @@ def _product(dims) -> int:
 class Launch:
     """A launch with its arguments packed, ready to run again with little overhead. With
     `adjoint=True` it runs the adjoint kernel: `params` are then the primal arguments and
-    the adjoint arrays (see `adjoint_arguments`)."""
+    the adjoint arrays (see `adjoint_arguments`).
 
-    def __init__(self, kernel, dims, params, device, adjoint=False):
+    `launch(..., record_cmd=True)` makes one; `Launch(kernel, device)` (Warp's form) makes
+    one with default arguments (arrays None, numbers and composites zero) and no threads,
+    to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr`, `bounds`,
+    `max_blocks` and `block_dim` are Warp's CUDA launch details, kept but unused on the CPU."""
+
+    def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
+                 max_blocks=0, block_dim=256, adjoint=False, *, dims=None):
+        if kernel.is_generic:
+            raise TypeError(f"kernel '{kernel.name}' is generic: make a Launch of one of its overloads "
+                            "(weft.overload(kernel, [types])) or launch it with arguments")
         self.kernel = kernel
-        self.device = device
+        self.device = get_device(device)
         self.adjoint = adjoint
-        self.params = list(params)
+        self.max_blocks = max_blocks
+        self.block_dim = block_dim
+        self.params = list(params) if params is not None else default_arguments(kernel, adjoint)
+        self._adjoints_given = set()  # parameters whose adjoint array was set explicitly
+        self._struct_params = [k for k, t in enumerate(kernel.params.values()) if isinstance(t, StructType)]
         self.spec = kernel.specialization(self.params, adjoint)
         self.compiled = kernel.compiled(self.spec, adjoint)
         self.args = self.compiled.pack(self.params)
         self.ctx = LaunchContext.for_kernel(self.compiled)
-        self.set_dim(dims)
+        if dims is None:  # nothing to run until set_dim
+            self.dims, self.total = (0,), set_launch_shape(self.ctx, (0,))
+        else:
+            self.set_dim(dims)
 
     def set_dim(self, dim):
         self.dims = normalize_dim(self.kernel, dim)
@@ -220,8 +236,19 @@ class Launch:
             if index not in arrays:
                 return  # not an array of floats: it has no adjoint argument
             if value is None:
+                self._adjoints_given.discard(index)
                 value = missing_adjoint(self.kernel, index, self.params[index])
-            index = n + arrays.index(index)
+            else:
+                self._adjoints_given.add(index)
+            self._set(n + arrays.index(index), value)
+            return
+        self._set(index, value)
+        if self.adjoint and index in self.kernel.adjoint_param_indices and index not in self._adjoints_given:
+            # an adjoint not given follows its primal (its .grad), as in an adjoint launch
+            arrays = self.kernel.adjoint_param_indices
+            self._set(n + arrays.index(index), missing_adjoint(self.kernel, index, value))
+
+    def _set(self, index: int, value):
         packed = self.compiled.packers[index](value)
         self.params[index] = value
         spec = self.kernel.specialization(self.params, self.adjoint)
@@ -232,11 +259,32 @@ class Launch:
             self.compiled = self.kernel.compiled(spec, self.adjoint)
             self.args = self.compiled.pack(self.params)
 
-    def set_param_by_name(self, name: str, value, adjoint: bool = False):
+    def set_param_at_index_from_ctype(self, index: int, value, adjoint: bool = False):
+        """Set argument `index` from its packed (ctypes) form, without conversion."""
+        n = len(self.kernel.arg_names)
+        if adjoint:
+            index = n + self.kernel.adjoint_param_indices.index(index)
+        field = f"p{index}"
+        if isinstance(value, ctypes.Structure):
+            offset, size = getattr(type(self.args), field).offset, getattr(type(self.args), field).size
+            if ctypes.sizeof(value) != size:
+                raise TypeError(f"kernel '{self.kernel.name}', argument {index}: a packed value of "
+                                f"{ctypes.sizeof(value)} bytes where {size} are expected")
+            ctypes.memmove(ctypes.addressof(self.args) + offset, ctypes.addressof(value), size)
+        else:
+            setattr(self.args, field, self.compiled.packers[index](value))
+
+    def set_param_by_name_from_ctype(self, name: str, value, adjoint: bool = False):
+        self.set_param_at_index_from_ctype(self._index(name), value, adjoint)
+
+    def _index(self, name: str) -> int:
         if name not in self.kernel.arg_names:
             raise KeyError(f"kernel '{self.kernel.name}' has no parameter '{name}' "
                            f"(it has {', '.join(self.kernel.arg_names)})")
-        self.set_param_at_index(self.kernel.arg_names.index(name), value, adjoint)
+        return self.kernel.arg_names.index(name)
+
+    def set_param_by_name(self, name: str, value, adjoint: bool = False):
+        self.set_param_at_index(self._index(name), value, adjoint)
 
     def set_params(self, values):
         for k, v in enumerate(values):
@@ -247,7 +295,25 @@ class Launch:
             self.set_param_at_index(k, v, adjoint=True)
 
     def launch(self, stream=None):
+        for k in self._struct_params:  # mutable: their fields may have changed since
+            setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
         run(self.compiled, self.args, self.ctx, self.total)
+
+
+def default_arguments(kernel, adjoint: bool) -> list:
+    """Arguments for a Launch made without any: arrays None, numbers, vectors and structs
+    zero (adjoint arrays: those of missing_adjoint)."""
+    out = []
+    for t in kernel.params.values():
+        if isinstance(t, ArrayType):
+            out.append(None)
+        elif isinstance(t, (Scalar, Vector, Matrix, StructType)):
+            out.append(t() if isinstance(t, StructType) else False if t is bool_ else t(0))
+        else:
+            out.append(None)
+    if adjoint:
+        out.extend(missing_adjoint(kernel, k, out[k]) for k in kernel.adjoint_param_indices)
+    return out
 
 
 def adjoint_arguments(kernel, params, adj_params) -> list:
@@ -269,9 +335,12 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
 
 
 def missing_adjoint(kernel, k: int, primal):
-    """What stands in for an adjoint array not given: None (a variant of the adjoint leaves
-    it out), except where the kernel both reads and writes the array: there a gradient can
-    pass through memory inside the kernel (store, then load), so a zero array carries it."""
+    """What stands in for an adjoint array not given: the array's own `.grad` if it has one
+    (Warp's rule), else None (a variant of the adjoint leaves it out), except where the
+    kernel both reads and writes the array: there a gradient can pass through memory inside
+    the kernel (store, then load), so a zero array carries it."""
+    if isinstance(primal, array) and primal.grad is not None:
+        return primal.grad
     reads, writes = kernel.array_effects()
     if k in reads and k in writes and isinstance(primal, array):
         return array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
@@ -360,6 +429,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
+    if kernel.is_generic:  # compiled for the types of these arguments
+        kernel = kernel.specialize(params)
     names = kernel.arg_names
     if len(params) != len(names):
         raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
@@ -370,7 +441,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         # (a recorded command runs later, possibly many times: tapes do not see it)
         tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
     if record_cmd:
-        return Launch(kernel, dims, params, device, adjoint)
+        return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
+                      max_blocks=max_blocks, block_dim=block_dim)
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames

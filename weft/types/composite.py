@@ -169,7 +169,7 @@ def cast_components(values, dtype: Scalar) -> np.ndarray:
 class CompositeValue:
     """A vector/matrix value in Python scope, backed by a flat numpy array."""
 
-    __slots__ = ("type", "_data")
+    __slots__ = ("type", "_data", "__dict__")  # (other attributes may be set, as in Warp)
 
     def __init__(self, type_: Composite, flat: np.ndarray):
         self.type = type_
@@ -198,18 +198,24 @@ class CompositeValue:
         return (CompositeValue, (self.type, self._data.copy()))
 
     def __getattr__(self, name):
-        if len(name) != 1:  # only x/y/z/w and p/q live here (and `type` may be unset yet)
-            raise AttributeError(name)
+        if name.startswith("__") or name in CompositeValue.__slots__:
+            raise AttributeError(name)  # (`type` may be unset yet, during unpickling)
         index = _component_index(self.type, name)
         if index is None:
-            raise AttributeError(name)
+            raise AttributeError(f"'{self.type!r}' object has no attribute '{name}'")
         if isinstance(index, slice):  # a transform's p / q
             return CompositeValue(_part_type(self.type, name), self._data[index].copy())
         return self._data[index]
 
     def __setattr__(self, name, value):
-        index = _component_index(self.type, name) if name not in self.__slots__ else None
+        if name in CompositeValue.__slots__:
+            object.__setattr__(self, name, value)
+            return
+        index = _component_index(self.type, name)
         if index is None:
+            if isinstance(self.type, Vector) and set(name) <= set("xyzw"):
+                # a swizzle or a component the vector lacks: no attribute to assign
+                raise AttributeError(f"'{self.type!r}' object has no attribute '{name}'")
             object.__setattr__(self, name, value)
         else:
             self._data[index] = np.ravel(value) if isinstance(index, slice) else value

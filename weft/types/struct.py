@@ -1,24 +1,52 @@
-"""User structs: `@weft.struct` over a class with annotated fields."""
+"""User structs: `@weft.struct` over a class with annotated fields.
+
+A `StructType` is both the type kernels see and, called in Python, the constructor of
+instances. Instances are objects of a class derived from the user's class (so
+`isinstance(s, Foo.cls)` holds) and from `StructValue`, which checks and converts each
+field as it is assigned, as Warp does: vectors from sequences, arrays of the right dtype
+and dimensions, nested structs copied into place.
+"""
 
 from __future__ import annotations
 
-from .composite import Composite
-from .scalars import PYTHON_TYPES
+import sys
+import warnings
+
+import numpy as np
+
+from .composite import Composite, CompositeValue, Matrix, Vector
+from .scalars import PYTHON_TYPES, Scalar, Type
 
 
 class StructType(Composite):
     """A struct type: named fields in declaration order, laid out as C would."""
 
-    def __init__(self, cls):
+    def __init__(self, cls, *class_statement):
+        # `class Child(SomeStruct): ...` calls StructType(name, bases, namespace): a struct
+        # type is no class to derive from.
+        if class_statement or not isinstance(cls, type):
+            raise RuntimeError("a struct cannot derive from another struct: Warp structs must "
+                               "be defined as base classes")
         self.cls = cls
         self.name = cls.__name__
-        self.fields: dict[str, object] = {}
-        for name, annotation in getattr(cls, "__annotations__", {}).items():
-            self.fields[name] = PYTHON_TYPES.get(annotation, annotation)
-        if not self.fields:
-            raise TypeError(f"struct {self.name} has no annotated fields")
-        self.field_names = list(self.fields)
+        self.key = f"{cls.__module__}.{cls.__qualname__}"
         self.__doc__ = cls.__doc__
+        self.fields: dict[str, Type] = {}
+        # Fields whose annotation is no weft type (a name from a module weft lacks): the
+        # struct can be defined and instantiated, but not used in kernels or arrays.
+        self.invalid_fields: dict[str, str] = {}
+        for name, annotation in _class_annotations(cls).items():
+            t = PYTHON_TYPES.get(annotation, annotation)
+            if not isinstance(t, Type):
+                why = (f"struct {self.name}: field '{name}' has annotation {t!r}, which is not a "
+                       f"weft type")
+                warnings.warn(why + "; the struct cannot be used in kernels", stacklevel=3)
+                self.invalid_fields[name] = why
+            self.fields[name] = t
+        self.field_names = list(self.fields)
+        self.instance_type = type(cls.__name__, (cls, StructValue), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__, "_type": self,
+        })
 
     @property
     def num_components(self) -> int:
@@ -34,44 +62,242 @@ class StructType(Composite):
         from .layout import ctype_of
         return ctypes.sizeof(ctype_of(self))
 
-    def __call__(self, **values):
-        instance = StructValue(self)
+    def __call__(self, *args, **values):
+        """A new instance: fields from positional values in declaration order, then keyword
+        values; the others take the class default or zero."""
+        if len(args) > len(self.field_names):
+            raise TypeError(f"struct {self.name} has {len(self.field_names)} field(s), got "
+                            f"{len(args)} positional values")
+        instance = self.instance_type()
+        for name, value in zip(self.field_names, args):
+            setattr(instance, name, value)
         for name, value in values.items():
+            if name in self.field_names[: len(args)]:
+                raise TypeError(f"struct {self.name}: field '{name}' given twice")
             setattr(instance, name, value)
         return instance
 
+    def numpy_dtype(self) -> dict:
+        """The numpy structured dtype of one element of an array of this struct (names,
+        formats, offsets, itemsize), as `np.dtype(...)` accepts it."""
+        import ctypes
+
+        from .layout import ctype_of
+        descr = np.dtype(ctype_of(self)).fields or {}
+        ct = ctype_of(self)
+        return {"names": list(self.field_names),
+                "formats": [descr[n][0] for n in self.field_names],
+                "offsets": [getattr(ct, n).offset for n in self.field_names],
+                "itemsize": ctypes.sizeof(ct)}
+
+    def from_record(self, record):
+        """An instance holding the values of one element of a numpy array of this struct
+        (array fields come back as None: a record holds only their memory address)."""
+        out = self()
+        for name, t in self.fields.items():
+            value = record[name]
+            if isinstance(t, StructType):
+                out.__dict__[name].assign(t.from_record(value))
+            elif isinstance(t, Scalar):
+                if t.is_float and t.bits == 16:  # stored as its raw bits (see layout)
+                    value = np.asarray(value, dtype=np.uint16).view(np.float16)[()]
+                setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
+            elif not getattr(t, "is_array", False):
+                setattr(out, name, value)
+        return out
+
     def __hash__(self):
         return id(self)
+
+
+def _class_annotations(cls) -> dict:
+    """The class's own annotations, strings (`from __future__ import annotations`) evaluated
+    in the class's module."""
+    raw = dict(cls.__dict__.get("__annotations__", {}))
+    module = sys.modules.get(cls.__module__)
+    env = dict(vars(module)) if module is not None else {}
+    for name, annotation in raw.items():
+        if isinstance(annotation, str):
+            try:
+                raw[name] = eval(annotation, env, dict(vars(cls)))  # noqa: S307 - user's annotation
+            except Exception as e:  # noqa: BLE001
+                raise TypeError(f"struct {cls.__name__}: cannot evaluate the annotation of "
+                                f"field '{name}' ({annotation!r}): {e}") from None
+    return raw
 
 
 class StructValue:
     """An instance of a struct type in Python scope. A field starts at the default its class
     gives (`x: float = 2.5`), else zero (arrays: None)."""
 
-    def __init__(self, struct_type: StructType):
-        object.__setattr__(self, "_type", struct_type)
-        for name, t in struct_type.fields.items():
-            if name in vars(struct_type.cls):
-                default = vars(struct_type.cls)[name]
-                if getattr(t, "is_scalar", False) or hasattr(t, "np_shape"):
-                    default = t(default)  # a converted copy: instances share no vector
-            else:
-                default = None if getattr(t, "is_array", False) else _zero(t)
-            object.__setattr__(self, name, default)
+    _type: StructType  # set on each struct's instance class
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:  # (the struct type's call takes values; the class itself none)
+            raise TypeError(f"create {self._type.name} instances by calling the struct type")
+        defaults = vars(self._type.cls)
+        for name, t in self._type.fields.items():
+            if name in self._type.invalid_fields:
+                object.__setattr__(self, name, None)
+                continue
+            default = defaults.get(name) if name in defaults else _zero(t)
+            setattr(self, name, default)
 
     def __setattr__(self, name, value):
-        if name not in self._type.fields:
+        t = self._type.fields.get(name)
+        if t is None:
             raise AttributeError(f"struct {self._type.name} has no field '{name}'")
+        if name in self._type.invalid_fields:
+            raise TypeError(self._type.invalid_fields[name])
+        if isinstance(t, StructType):
+            _assign_struct(self, name, t, value)
+            return
+        if getattr(t, "is_array", False):
+            _check_array(name, t, value)
+            # the gradient array stays referenced with the struct while the array is there
+            grad = getattr(value, "grad", None) if getattr(value, "requires_grad", False) else None
+            object.__setattr__(self, f"_{name}_grad", grad)
+        elif isinstance(t, (Vector, Matrix)):
+            value = _composite_field(name, t, value)
+        elif isinstance(t, Scalar):
+            value = _scalar_field(name, t, value)
         object.__setattr__(self, name, value)
+
+    def assign(self, other):
+        """Copy the field values of another instance of the same struct into this one."""
+        if not isinstance(other, StructValue) or other._type is not self._type:
+            raise TypeError(f"cannot assign {type(other).__name__} to a {self._type.name}")
+        for name in self._type.field_names:
+            setattr(self, name, getattr(other, name))
+
+    def to(self, device):
+        """A copy whose array fields live on `device` (arrays already there are shared)."""
+        out = self._type()
+        for name, t in self._type.fields.items():
+            value = getattr(self, name)
+            if value is not None and (getattr(t, "is_array", False) or isinstance(t, StructType)):
+                value = value.to(device)
+            setattr(out, name, value)
+        return out
+
+    def numpy_dtype(self) -> dict:
+        return self._type.numpy_dtype()
+
+    def numpy_value(self) -> tuple:
+        """This value as one element of a numpy array of `numpy_dtype()` (arrays: their
+        descriptor's fields)."""
+        out = []
+        for name, t in self._type.fields.items():
+            value = getattr(self, name)
+            if isinstance(t, StructType):
+                out.append(value.numpy_value())
+            elif getattr(t, "is_array", False):
+                out.append(_array_record(t, value))
+            elif isinstance(t, (Vector, Matrix)):
+                out.append(np.asarray(value).tolist())
+            else:
+                out.append(value.item() if isinstance(value, np.generic) else value)
+        return tuple(out)
+
+    def __eq__(self, other):
+        if not isinstance(other, StructValue) or other._type is not self._type:
+            return NotImplemented
+        return all(np.array_equal(np.asarray(getattr(self, n)), np.asarray(getattr(other, n)))
+                   if not getattr(t, "is_array", False) else getattr(self, n) is getattr(other, n)
+                   for n, t in self._type.fields.items())
+
+    __hash__ = object.__hash__
 
     def __repr__(self):
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._type.field_names)
         return f"{self._type.name}({inner})"
 
 
+# Field conversions ---------------------------------------------------------------------------
 def _zero(t):
-    if getattr(t, "is_scalar", False):
+    if isinstance(t, Scalar):
         return t(0)
     if isinstance(t, StructType):
-        return StructValue(t)
-    return t()
+        return None  # a fresh instance (see _assign_struct)
+    if isinstance(t, (Vector, Matrix)):
+        return None  # zeros, as a struct's memory starts (a transform too)
+    return None  # arrays: none yet
+
+
+def _assign_struct(inst, name, t: StructType, value):
+    """Nested structs are values: assignment copies into this instance's own nested one."""
+    if value is None:
+        object.__setattr__(inst, name, t())
+        return
+    if not isinstance(value, StructValue) or value._type is not t:
+        raise TypeError(f"Struct field '{name}' expects struct {t.name}, got "
+                        f"{type(value).__name__}")
+    current = inst.__dict__.get(name)
+    if current is None or current is value:
+        current = t()
+        object.__setattr__(inst, name, current)
+    current.assign(value)
+
+
+def _check_array(name, t, value):
+    if value is None:
+        return
+    if not (hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "descriptor")):
+        raise TypeError(f"Struct field '{name}' expects a Warp array, got {type(value).__name__}")
+    kind = getattr(t, "kind", "array")
+    if getattr(value, "kind", "array") != kind:
+        raise TypeError(f"Struct field '{name}' expects a Warp {kind}, got {type(value).__name__}")
+    if value.dtype is not t.dtype:
+        raise TypeError(f"Struct field '{name}' expects dtype {t.dtype!r}, got {value.dtype!r}")
+    if value.ndim != t.ndim:
+        raise TypeError(f"Struct field '{name}' expects an array with {t.ndim} dimension(s), got "
+                        f"{value.ndim} dimension(s)")
+
+
+def _composite_field(name, t, value) -> CompositeValue:
+    """A vector or matrix field's value: a copy of `value` (a value of the type, a flat or
+    nested sequence, a numpy array); None is zero."""
+    if value is None:
+        return CompositeValue(t, np.zeros(t.num_components, dtype=t.dtype.np_dtype))
+    if isinstance(value, CompositeValue) and value.type is t:
+        return CompositeValue(t, value._data.copy())
+    if isinstance(value, (bool, np.bool_, np.number)):
+        warnings.warn(f"Implicit conversion from a value of type `{type(value).__name__}` to the "
+                      f"composite type `{t!r}` for struct field '{name}' is deprecated. Construct "
+                      f"the value explicitly, e.g.: `{t!r}(...)`.", DeprecationWarning, stacklevel=3)
+        return CompositeValue(t, np.full(t.num_components, value, dtype=t.dtype.np_dtype))
+    if not hasattr(value, "__len__"):
+        raise TypeError(f"Struct field '{name}' expects {t!r} but got a single value of type "
+                        f"{type(value).__name__}. Construct the value explicitly, e.g.: {t!r}(...).")
+    try:
+        flat = np.asarray(value, dtype=t.dtype.np_dtype).reshape(-1)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Struct field '{name}' expects {t!r}: {e}") from None
+    if flat.size != t.num_components:
+        raise TypeError(f"Struct field '{name}' expects {t!r} ({t.num_components} components), "
+                        f"got {flat.size} values")
+    return CompositeValue(t, flat.copy())
+
+
+def _scalar_field(name, t: Scalar, value):
+    """A scalar field keeps a weft (numpy) scalar as the field's type and a Python number as
+    it is; None is zero."""
+    if value is None:
+        return t(0)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, np.generic):
+        return t(value.item())
+    import numbers
+    kind = numbers.Integral if t.is_int or t.is_bool else numbers.Real
+    if not isinstance(value, kind):
+        raise TypeError(f"Struct field '{name}' expects {'an integer' if kind is numbers.Integral else 'a number'} "
+                        f"({t!r}), got {type(value).__name__} {value!r}")
+    return value
+
+
+def _array_record(t, value) -> tuple:
+    from .layout import ctype_of
+    ct = ctype_of(t)
+    desc = ct() if value is None else value.descriptor()
+    return tuple(np.frombuffer(bytes(desc), dtype=np.dtype(ct))[0].tolist())

@@ -1,0 +1,38 @@
+"""expect_eq / expect_neq / expect_near: a failed check prints a line and the kernel goes on."""
+
+import subprocess
+import sys
+import textwrap
+
+
+def run_script(body: str, tmp_path) -> str:
+    script = tmp_path / "script.py"
+    script.write_text("import weft as wp\n" + textwrap.dedent(body))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout  # (printf output from kernels goes to the process's stdout)
+
+
+def test_checks_print_only_when_they_fail(tmp_path):
+    out = run_script("""
+        @wp.kernel
+        def k(x: float, out: wp.array(dtype=float)):
+            wp.expect_eq(x, 2.0)
+            wp.expect_neq(x, 3.0)
+            wp.expect_near(wp.vec2(x, x), wp.vec2(2.0, 2.0), 0.1)
+            wp.expect_eq(wp.vec3(1.0, 2.0, 3.0), wp.vec3(1.0, 2.0, 3.0))
+            out[0] = x
+        out = wp.zeros(1)
+        wp.launch(k, 1, inputs=[2.0, out])
+        print("passing done", out.numpy()[0])
+        wp.launch(k, 1, inputs=[2.5, out])
+        print("failing done", out.numpy()[0])
+        wp.expect_eq(wp.vec2(1.0, 2.0), wp.vec2(1.0, 2.0))
+        wp.expect_near(1.0, 1.5, 0.1)
+    """, tmp_path)
+    lines = out.splitlines()
+    assert lines[0] == "passing done 2.0"
+    assert any("expect_eq failed" in line and "2.5 != 2" in line for line in lines)
+    assert any("expect_near failed" in line and "[2.5, 2.5]" in line for line in lines)
+    assert "failing done 2.5" in lines
+    assert sum("failed" in line for line in lines) == 3

@@ -1,0 +1,86 @@
+"""The operator builtins (`wp.add`, `wp.mul`, ...) compute what their operators compute."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+@wp.kernel
+def float_ops(m: wp.array(dtype=wp.mat33), v: wp.array(dtype=wp.vec3), s: wp.array(dtype=float),
+              named: wp.array(dtype=wp.vec3), spelled: wp.array(dtype=wp.vec3)):
+    a, x, k = m[0], v[0], s[0]
+    named[0] = wp.mul(a, x)
+    spelled[0] = a @ x
+    named[1] = wp.add(x, wp.neg(x * k))
+    spelled[1] = x + -(x * k)
+    named[2] = wp.div(wp.sub(x, v[1]), k)
+    spelled[2] = (x - v[1]) / k
+    named[3] = wp.mod(x, v[1])
+    spelled[3] = x % v[1]
+    named[4] = wp.pos(wp.mul(k, x))
+    spelled[4] = +(k * x)
+    named[5] = wp.mul(x, a)
+    spelled[5] = x * a
+
+
+def test_float_operators_match():
+    rng = np.random.default_rng(3)
+    m = wp.array(rng.uniform(-2, 2, (1, 3, 3)), dtype=wp.mat33)
+    v = wp.array(rng.uniform(0.5, 2, (2, 3)), dtype=wp.vec3)
+    s = wp.array([1.7], dtype=float)
+    named, spelled = wp.zeros(6, dtype=wp.vec3), wp.zeros(6, dtype=wp.vec3)
+    wp.launch(float_ops, 1, inputs=[m, v, s, named, spelled])
+    assert named.numpy().tobytes() == spelled.numpy().tobytes()
+
+
+@wp.kernel
+def int_ops(a: wp.array(dtype=int), b: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    x, y = a[i], b[i]
+    out[i * 8 + 0] = wp.div(x, y) - x / y
+    out[i * 8 + 1] = wp.floordiv(x, y) - x // y
+    out[i * 8 + 2] = wp.mod(x, y) - x % y
+    out[i * 8 + 3] = wp.bit_and(x, y) - (x & y)
+    out[i * 8 + 4] = wp.bit_or(x, y) - (x | y) + wp.bit_xor(x, y) - (x ^ y)
+    out[i * 8 + 5] = wp.lshift(x, 2) - (x << 2) + wp.rshift(x, 1) - (x >> 1)
+    out[i * 8 + 6] = wp.invert(x) - ~x
+    out[i * 8 + 7] = int(wp.unot(x)) - int(not x)
+
+
+def test_integer_operators_match():
+    a = wp.array([7, -7, 0, 12], dtype=int)
+    b = wp.array([2, 2, 3, -5], dtype=int)
+    out = wp.zeros(32, dtype=int)
+    wp.launch(int_ops, 4, inputs=[a, b, out])
+    assert not out.numpy().any()
+
+
+@wp.kernel
+def int_vector_ops(a: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3i)):
+    out[0] = wp.bit_and(a[0], a[1])
+    out[1] = wp.invert(a[0])
+    out[2] = wp.lshift(a[0], a[1])
+
+
+def test_integer_vectors_componentwise():
+    a = wp.array([[1, 6, 12], [3, 2, 1]], dtype=wp.vec3i)
+    out = wp.zeros(3, dtype=wp.vec3i)
+    wp.launch(int_vector_ops, 1, inputs=[a, out])
+    assert out.numpy().tolist() == [[1, 2, 0], [-2, -7, -13], [8, 24, 24]]
+
+
+def test_operand_errors_are_compile_errors():
+    @wp.kernel
+    def bad(out: wp.array(dtype=wp.vec3)):
+        out[0] = wp.bit_and(out[0], out[0])
+
+    with pytest.raises(wp.CompileError, match="integer operands"):
+        wp.launch(bad, 1, inputs=[wp.zeros(1, dtype=wp.vec3)])
+
+    @wp.kernel
+    def bad_unot(out: wp.array(dtype=float)):
+        out[0] = float(wp.unot(out[0]))
+
+    with pytest.raises(wp.CompileError, match="unot"):
+        wp.launch(bad_unot, 1, inputs=[wp.zeros(1)])

@@ -1,0 +1,67 @@
+"""Names that outlive the block that set them, as in Python and Warp: a loop's index after
+the loop, a name set in one branch of an `if`, and arrays as conditions."""
+
+import numpy as np
+
+import weft as wp
+
+
+@wp.kernel
+def index_after_loops(n: int, out: wp.array(dtype=int)):
+    for i in range(4):  # noqa: B007 - read after the loop
+        pass
+    out[0] = i  # Python keeps the last index
+    for j in range(n):  # noqa: B007
+        pass
+    out[1] = j
+    k = 7
+    for k in range(n, 0):  # noqa: B007 - an empty range leaves k as it was
+        pass
+    out[2] = k
+    for m in range(10):
+        if m == n:
+            break
+    out[3] = m  # the index at the break
+    for p in range(3):
+        p = p * 10  # rebinding the index inside the body counts too
+    out[4] = p
+
+
+def test_loop_index_keeps_its_last_value():
+    out = wp.zeros(5, dtype=int)
+    wp.launch(index_after_loops, 1, inputs=[3, out])
+    assert out.numpy().tolist() == [3, 2, 7, 3, 20]
+
+
+@wp.kernel
+def set_in_one_branch(flags: wp.array(dtype=int), out: wp.array(dtype=float)):
+    i = wp.tid()
+    if flags[i] != 0:
+        y = 2.5
+    out[i] = y  # zero where the branch did not run, as in Warp
+
+
+def test_name_set_in_one_branch_is_zero_on_the_other_path():
+    out = wp.full(2, -1.0)
+    wp.launch(set_in_one_branch, 2, inputs=[wp.array([1, 0], dtype=int), out])
+    assert out.numpy().tolist() == [2.5, 0.0]
+
+
+@wp.kernel
+def array_as_condition(arr: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    if arr and arr[i] == 0:  # `and` does not evaluate arr[i] for a null array
+        out[i] = -1
+    elif not arr:
+        out[i] = 2
+    else:
+        out[i] = 1
+
+
+def test_an_array_is_true_unless_it_is_null():
+    out = wp.zeros(3, dtype=int)
+    wp.launch(array_as_condition, 3, inputs=[None, out])
+    assert out.numpy().tolist() == [2, 2, 2]
+    wp.launch(array_as_condition, 3, inputs=[wp.array([0, 1, 0], dtype=int), out])
+    assert out.numpy().tolist() == [-1, 1, -1]
+    assert np.all(out.numpy() != 0)

@@ -1,0 +1,79 @@
+"""`wp.static(expr)`: evaluated in Python while the kernel compiles."""
+
+import pytest
+
+import weft as wp
+
+_shadowed = 999  # a global with the name of a loop index below
+
+
+@wp.struct
+class Pair:
+    v: wp.vec3
+    n: int
+
+
+@wp.struct
+class WithArray:
+    a: wp.array(dtype=float)
+    n: int
+
+
+PAIR = Pair(wp.vec3(1.0, 2.0, 3.0), 4)
+
+
+@wp.kernel
+def unrolled(v: wp.vec2, out: wp.array(dtype=int)):
+    for _shadowed in range(3):  # the index is a constant in each unrolled copy
+        out[_shadowed] = wp.static(_shadowed * 2 + 1)
+    s = 0
+    for i in range(10):
+        if wp.static(i % 2 == 0):
+            continue
+        if wp.static(i > 7):
+            break
+        s += i
+    out[3] = s
+    out[4] = wp.static(len(v) + len(wp.vec4()))  # a local's length is part of its type
+    p = wp.static(PAIR)  # a struct value from Python scope
+    out[5] = p.n + int(p.v[2])
+
+
+def test_unrolled_loops_lengths_and_struct_values():
+    out = wp.zeros(6, dtype=int)
+    wp.launch(unrolled, 1, inputs=[wp.vec2(), out])
+    assert out.numpy().tolist() == [1, 3, 5, 1 + 3 + 5 + 7, 6, 7]
+
+
+def test_static_errors_read_like_warps():
+    def run(kernel):
+        with pytest.raises(wp.CompileError) as e:
+            wp.launch(kernel, 1, inputs=[1, wp.zeros(1)])
+        return str(e.value)
+
+    @wp.kernel
+    def uses_runtime_value(x: int, out: wp.array(dtype=float)):
+        out[0] = float(wp.static(x * 2))
+    assert "Error evaluating static expression: name 'x' is not defined. Make sure all " \
+        "variables used in the static expression are constant." in run(uses_runtime_value)
+
+    @wp.kernel
+    def divides_by_zero(x: int, out: wp.array(dtype=float)):
+        out[0] = wp.static(1.0 / 0.0)
+    assert "Error evaluating static expression: float division by zero" in run(divides_by_zero)
+
+    @wp.kernel
+    def returns_none(x: int, out: wp.array(dtype=float)):
+        out[0] = wp.static(print())
+    assert "Static expression returns an unsupported value: None is returned" in run(returns_none)
+
+    held = WithArray()
+    held.a = wp.zeros(2)
+
+    @wp.kernel
+    def returns_struct_with_array(x: int, out: wp.array(dtype=float)):
+        s = wp.static(held)
+        out[0] = float(s.n)
+    message = run(returns_struct_with_array)
+    assert "a Warp array cannot be created inside Warp kernels at" in message
+    assert "WithArray.a" in message

@@ -1,0 +1,330 @@
+"""Python-scope evaluation: builtins and `@func`s called from plain Python, outside kernels.
+
+`weft.length(v)`, `weft.sin(1.0)` or a user's `f(2.0)` compile, once per (callee, argument
+types), a one-thread kernel through the ordinary pipeline (frontend, IR passes, LLVM,
+disk cache) that makes the same call and stores its result in a one-element array. The
+result is therefore exactly what a kernel computes: the same lowering, the same float32
+rounding, integer division that truncates. Later calls with the same argument types only
+pack the arguments and run the cached native code.
+
+Argument values (the kernel's parameters):
+- Python `bool`, `int` and `float` are `bool`, `int32` and `float32`, as in Warp's Python
+  scope (no adapting to the other operands: `weft.mul(weft.float64(2), 3)` matches nothing);
+- weft scalars (numpy scalars), vectors, matrices, quaternions, transforms, struct values
+  and arrays have their own types.
+Anything else (types, strings, None, tuples, funcs) is a compile-time constant of the call,
+as the same expression would be inside a kernel.
+
+Results come back as Warp returns them: `float32`, `int32` and `bool` as Python numbers,
+other scalars as weft scalars (numpy), composites as their weft values, a tuple for a func
+returning several values, None for no value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import numbers
+import threading
+
+import numpy as np
+
+from .. import config
+from ..ir.core import walk
+from ..types import (
+    ArrayType,
+    Composite,
+    CompositeValue,
+    Matrix,
+    Scalar,
+    StructType,
+    StructValue,
+    TupleType,
+    Vector,
+    bool_,
+    float32,
+    int32,
+    scalar_from_numpy,
+)
+from .errors import CompileError
+
+# Builtins whose value only exists inside a kernel launch.
+KERNEL_ONLY = frozenset({"tid", "block_dim"})
+
+_lock = threading.RLock()  # compiling may nest: wp.static(f(...)) inside a kernel being compiled
+
+
+class CallMismatch(TypeError, RuntimeError):
+    """No overload of a builtin or func accepts these argument types. A TypeError, as Python
+    reports bad argument types; also a RuntimeError, which is what Warp code catches."""
+
+
+# Entry points ---------------------------------------------------------------------------------
+def call_builtin(builtin, args: tuple, kwargs: dict):
+    """`builtin(*args, **kwargs)` evaluated in Python scope."""
+    if builtin.name in KERNEL_ONLY:
+        raise RuntimeError(f"weft.{builtin.name}() can only be called inside a kernel")
+    return _evaluate(builtin, builtin.name, args, kwargs, _builtin_mismatch)
+
+
+def call_func(func, args: tuple, kwargs: dict):
+    """A `@weft.func` called from Python scope."""
+    return _evaluate(func, func.name, args, kwargs, _func_mismatch)
+
+
+def _builtin_mismatch(name, args, kwargs):
+    names = ", ".join(_type_name(x) for x in (*args, *kwargs.values()))
+    return f"Couldn't find a function '{name}' compatible with the arguments '{names}'"
+
+
+def _func_mismatch(name, args, kwargs):
+    shown = repr(tuple(args)) if not kwargs else f"{tuple(args)!r}, {kwargs!r}"
+    return f"Error calling function '{name}', no overload found for arguments {shown}"
+
+
+# Arguments ------------------------------------------------------------------------------------
+def value_type(x):
+    """The weft type of a runtime argument value, or None if `x` is a compile-time constant."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool_
+    if isinstance(x, numbers.Integral) and type(x) is int:
+        if not -2**31 <= x < 2**31:
+            raise ValueError(f"the Python int {x} does not fit int32; pass weft.int64({x}) "
+                             "(or another weft integer type)")
+        return int32
+    if type(x) is float:
+        return float32
+    if isinstance(x, np.generic):
+        t = scalar_from_numpy(x.dtype)
+        if t is None:
+            raise TypeError(f"{type(x).__name__} values have no weft type")
+        return t
+    if isinstance(x, CompositeValue):
+        return x.type
+    if isinstance(x, StructValue):
+        return x._type
+    t = getattr(x, "_type", None)  # a weft array
+    if isinstance(t, ArrayType):
+        return t
+    composite = getattr(type(x), "_weft_type", None)  # composite values as classes, if any
+    if isinstance(composite, Composite):
+        return composite
+    if isinstance(x, (list, np.ndarray)):
+        raise TypeError("builtins and funcs cannot be called with lists or numpy arrays in "
+                        "Python scope; use a weft type such as weft.vec3, weft.mat33, "
+                        "weft.quat or weft.transform")
+    return None
+
+
+def _type_name(x) -> str:
+    """How a mismatch message names an argument's type (Warp's names: 'float', 'vec3f')."""
+    t = getattr(x, "type", None) if isinstance(x, CompositeValue) else None
+    if t is None and isinstance(x, StructValue):
+        t = x._type
+    return t.name if t is not None else type(x).__name__
+
+
+def _constant_key(x):
+    """A hashable cache key for a compile-time constant (by value where possible)."""
+    try:
+        hash(x)
+    except TypeError:
+        return ("id", id(x))
+    return ("value", type(x), x) if isinstance(x, (str, tuple, int, float, type(None))) \
+        else ("id", id(x))
+
+
+# Evaluation -----------------------------------------------------------------------------------
+def _evaluate(callee, name: str, args: tuple, kwargs: dict, mismatch):
+    """Run the entry for these argument types. Python ints are runtime int32 values first;
+    if the call does not type-check that way and ints were given by keyword, it is compiled
+    again with those as compile-time constants, one entry per value: a size such as
+    `identity(n=3, dtype=float)` must be a constant, as in a kernel. (Only keywords: a
+    positional int that became a constant would adapt to the other operands, and
+    `wp.mul(wp.float64(2), 3)` would stop being the mismatch it is in Warp.)"""
+    cache = _cache_of(callee)
+    first_error = None
+    for constant_ints in (False, True):
+        kinds, values = _split(args, kwargs, constant_ints)
+        key = (kinds, tuple(kwargs), constant_ints)
+        entry = cache.get(key)
+        if entry is None:
+            with _lock:
+                entry = cache.get(key)
+                if entry is None:
+                    entry = cache[key] = _build(callee, name, args, kwargs, constant_ints)
+        if isinstance(entry, _Entry):
+            return entry(values)
+        first_error = first_error or entry  # a CompileError: the call did not type-check
+        if not any(type(x) is int for x in kwargs.values()):
+            break
+    raise CallMismatch(mismatch(name, args, kwargs)) from first_error
+
+
+def _argument_types(args, kwargs, constant_ints: bool):
+    """The weft type of each argument, None for a compile-time constant."""
+    types = [value_type(x) for x in args]
+    types += [None if constant_ints and type(x) is int else value_type(x) for x in kwargs.values()]
+    return types
+
+
+def _split(args, kwargs, constant_ints: bool):
+    """(the cache key of each argument: its type or constant; the runtime values)."""
+    kinds, values = [], []
+    arguments = (*args, *kwargs.values())
+    types = _argument_types(args, kwargs, True) if constant_ints else map(value_type, arguments)
+    for x, t in zip(arguments, types):
+        if t is None:
+            kinds.append(_constant_key(x))
+        else:
+            kinds.append(t)
+            values.append(x)
+    return tuple(kinds), values
+
+
+def _build(callee, name, args, kwargs, constant_ints):
+    """A new entry, or the CompileError saying that the call itself does not type-check
+    (no overload takes these types); an error inside a func's body is raised as it is."""
+    try:
+        return _Entry(callee, name, args, kwargs, constant_ints)
+    except CompileError as err:
+        if err.loc is not None and err.loc.file.startswith(_FILE_PREFIX):
+            return err.with_traceback(None)
+        raise err.with_traceback(None) from None
+
+
+def _cache_of(callee) -> dict:
+    """Compiled entries of `callee`, held by the callee so that they live as long as it; a
+    func's are dropped when its overloads change (an overload added or replaced)."""
+    version = tuple(callee.overloads) if hasattr(callee, "overloads") else None
+    held = callee.__dict__.get("_pyscope_entries")
+    if held is None or held[0] != version:
+        held = callee.__dict__["_pyscope_entries"] = (version, {})
+    return held[1]
+
+
+_FILE_PREFIX = "<weft python-scope call"
+
+
+class _Entry:
+    """The native code for one callee and one tuple of argument types."""
+
+    def __init__(self, callee, name, args, kwargs, constant_ints=False):
+        self.name = name
+        env = {"_callee": callee}
+        params, call_args = [], []
+        types = _argument_types(args, kwargs, constant_ints)
+        for k, (x, t) in enumerate(zip((*args, *kwargs.values()), types)):
+            if t is None:
+                env[f"_c{k}"] = x
+                ref = f"_c{k}"
+            else:
+                env[f"_T{k}"] = t
+                params.append(f"a{k}: _T{k}")
+                ref = f"a{k}"
+            call_args.append(ref)
+        n_pos = len(args)
+        call = "_callee(" + ", ".join(call_args[:n_pos] + [f"{kw}={ref}" for kw, ref in
+                                                          zip(kwargs, call_args[n_pos:])]) + ")"
+        self.result_type = _result_type(name, env, params, call)
+        self.result_types = list(self.result_type.elements) if isinstance(self.result_type, TupleType) \
+            else [] if self.result_type is None else [self.result_type]
+        stores = []
+        for j, rt in enumerate(self.result_types):
+            env[f"_R{j}"] = ArrayType(rt, 1)
+            params.append(f"r{j}: _R{j}")
+            stores.append(f"r{j}[0] = _r[{j}]" if isinstance(self.result_type, TupleType) else f"r{j}[0] = _r")
+        body = [f"_r = {call}", *stores] if stores else [call]
+        self.kernel = _make_kernel(name, env, params, body)
+        if any(op.name == "tid" for op in walk(self.kernel.ir().body)):
+            raise RuntimeError(f"{name}() uses weft.tid(), which only exists inside a kernel: "
+                               "it cannot be called from Python scope")
+        from ..runtime.array import zeros
+        from ..runtime.launch import run_compiled
+        self.run = run_compiled
+        outputs = [zeros(1, dtype=rt) for rt in self.result_types]
+        self.outputs = outputs
+        self.readers = [(_reader(rt), out.numpy()) for rt, out in zip(self.result_types, outputs)]
+        # the variant (contiguous arrays or not) is fixed unless an argument is an array
+        self.has_arrays = any(isinstance(t, ArrayType) for name, t in env.items() if name.startswith("_T"))
+        n_args = len(self.kernel.arg_names) - len(outputs)
+        self.spec = self.kernel.specialization([None] * n_args + outputs)
+        self.lock = threading.Lock()
+        self.last = (None, None)  # (settings, compiled kernel) of the last call
+
+    def _compiled(self, params):
+        """The native kernel under the current settings; the last one is kept, so that a
+        call without array arguments does not look it up again."""
+        if self.has_arrays:
+            return self.kernel.compiled(self.kernel.specialization(params))
+        settings = (config.bounds_checks, config.fast_math, config.mode)
+        if self.last[0] != settings:
+            self.last = (settings, self.kernel.compiled(self.spec))
+        return self.last[1]
+
+    def __call__(self, values):
+        params = [*values, *self.outputs]
+        with self.lock:  # the result arrays are this entry's own
+            self.run(self._compiled(params), (1,), params)
+            results = [read(storage[0]) for read, storage in self.readers]
+        if self.result_type is None:
+            return None
+        return tuple(results) if isinstance(self.result_type, TupleType) else results[0]
+
+
+def _source(name: str, params: list, body: list) -> tuple[str, str, str]:
+    """(function name, file name, text) of a generated function; the file name is derived
+    from the text so that its IR, and so the disk cache key, is the same in every process."""
+    fname = "pyscope_" + "".join(c if c.isalnum() else "_" for c in name)
+    text = f"def {fname}({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body)
+    digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+    return fname, f"{_FILE_PREFIX} {name} {digest}>", text
+
+
+def _define(fname: str, filename: str, text: str, env: dict):
+    """The Python function of `text`, its source readable by inspect (through linecache)."""
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = dict(env, __name__="weft.pyscope")
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - text we generated
+    return namespace[fname]
+
+
+def _result_type(name, env, params, call):
+    """The type of `call` (None for no value): typed as the body of a func returning it."""
+    from .frontend import FunctionCompiler
+    from .function import signature_types
+    from .source import ParsedSource
+    fname, filename, text = _source(name, params, [f"return {call}"])
+    pyfunc = _define(fname, filename, text, env)
+    fc = FunctionCompiler(ParsedSource(pyfunc), "func", fname, signature_types(pyfunc, "func"))
+    return fc.compile().ret_type
+
+
+def _make_kernel(name, env, params, body):
+    from .kernel import Kernel
+    fname, filename, text = _source(name, params, body)
+    return Kernel(_define(fname, filename, text, env), enable_backward=False)
+
+
+# Results --------------------------------------------------------------------------------------
+_NATIVE = {float32: float, int32: int, bool_: bool}
+
+
+def _reader(t):
+    """A function turning a value read from a result array (numpy) into the Python-scope
+    value of type `t`."""
+    if isinstance(t, Scalar):
+        native = _NATIVE.get(t)
+        return native if native is not None else t
+    if isinstance(t, (Vector, Matrix)):
+        return lambda raw: CompositeValue(t, raw.ravel().copy())
+    if isinstance(t, StructType):
+        fields = [(name, _reader(ft)) for name, ft in t.fields.items() if not isinstance(ft, ArrayType)]
+
+        def read_struct(raw):
+            out = StructValue(t)
+            for name, read in fields:  # array fields are not returned by value: they stay None
+                setattr(out, name, read(raw[name]))
+            return out
+        return read_struct
+    raise TypeError(f"a {t!r} cannot be returned to Python scope")

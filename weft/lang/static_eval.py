@@ -1,0 +1,122 @@
+"""`weft.static(expr)`: an expression evaluated in Python while the kernel is compiled.
+
+The expression sees the kernel's globals and closure, the compile-time constants of its
+scope (an unrolled loop's index, a constant local) and `len(v)` of a local vector, matrix
+or tuple (its length is part of its type). Names bound to run-time values are hidden,
+so that a global of the same name is never used in their place. The value must be one a
+kernel can hold: a number, string, vector, matrix, struct without arrays, type or function.
+"""
+
+from __future__ import annotations
+
+import ast
+import numbers
+
+import numpy as np
+
+from ..ir.core import Value
+from ..types import CompositeValue, Matrix, StructValue, TupleType, Type, Vector
+from .ast_helpers import Undefined
+
+
+def evaluate_static(compiler, node):
+    """The value of `static(expr)` (`node` is the call), or a compile error."""
+    expr = _with_static_lengths(node.args[0], compiler.scope)
+    env = dict(compiler.src.globals)
+    env.update(compiler.src.closure)
+    for name, value in compiler.scope.items():
+        if isinstance(value, (Value, Undefined)):
+            env.pop(name, None)
+        else:
+            env[name] = value
+    code = compile(ast.Expression(body=expr), compiler.src.file, "eval")
+    try:
+        value = eval(code, env)  # noqa: S307 - the user's own source, as Python would run it
+    except NameError as e:
+        compiler.error(f"Error evaluating static expression: {e}. Make sure all variables used "
+                       f"in the static expression are constant.", node)
+    except Exception as e:  # noqa: BLE001 - reported as a compile error at the expression
+        compiler.error(f"Error evaluating static expression: {e}", node)
+    why = unsupported_reason(value)
+    if why is not None:
+        compiler.error(f"Static expression returns an unsupported value: {why}", node)
+    return value
+
+
+def unsupported_reason(value) -> str | None:
+    """Why a kernel cannot hold `value` (None if it can)."""
+    if value is None:
+        return "None is returned"
+    if isinstance(value, (numbers.Number, np.generic, str, CompositeValue, Type)):
+        return None
+    if _is_array(value):
+        return "a Warp array cannot be created inside Warp kernels"
+    if isinstance(value, StructValue):
+        return _struct_reason(value, value._type.key, ())
+    if isinstance(value, tuple):
+        return next((w for w in map(unsupported_reason, value) if w is not None), None)
+    if _is_callable_in_kernels(value):
+        return None
+    return f"value of type {type(value)} cannot be constructed inside Warp kernels"
+
+
+def _struct_reason(s, key: str, path: tuple) -> str | None:
+    for name, t in s._type.fields.items():
+        field = getattr(s, name)
+        if isinstance(field, StructValue):
+            why = _struct_reason(field, key, (*path, name))
+            if why is not None:
+                return why
+            continue
+        why = ("a Warp array cannot be created inside Warp kernels"
+               if getattr(t, "is_array", False) else unsupported_reason(field))
+        if why is not None:
+            return (f"the returned Warp struct contains a data type that cannot be constructed "
+                    f"inside Warp kernels: {why} at {key}.{'.'.join((*path, name))}")
+    return None
+
+
+def _is_array(value) -> bool:
+    return all(hasattr(value, a) for a in ("descriptor", "dtype", "shape", "ndim"))
+
+
+def _is_callable_in_kernels(value) -> bool:
+    from ..builtins.registry import Builtin
+    from .function import Func
+    return isinstance(value, (Func, Builtin))
+
+
+def static_length(t):
+    """The length `len()` gives a value of type `t`, when the type fixes it."""
+    if isinstance(t, Vector):
+        return t.length
+    if isinstance(t, Matrix):
+        return t.rows
+    if isinstance(t, TupleType):
+        return len(t.elements)
+    return None
+
+
+def _with_static_lengths(expr, scope):
+    """`expr` with each `len(name)` of a local whose type fixes its length replaced by that
+    length (a copy; the function's AST is shared)."""
+    def length_of(call):
+        if not (isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords):
+            return None
+        func = call.func
+        if not ((isinstance(func, ast.Name) and func.id == "len")
+                or (isinstance(func, ast.Attribute) and func.attr == "len")):
+            return None
+        arg = call.args[0]
+        value = scope.get(arg.id) if isinstance(arg, ast.Name) else None
+        return static_length(value.type) if isinstance(value, Value) else None
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Call(self, call):
+            n = length_of(call)
+            if n is not None:
+                return ast.copy_location(ast.Constant(n), call)
+            return self.generic_visit(call)
+
+    import copy
+    return ast.fix_missing_locations(Substitute().visit(copy.deepcopy(expr)))

@@ -1,0 +1,41 @@
+"""Flat scalar views of parameter arrays, so that one kernel per float dtype updates arrays
+of scalars, vectors and matrices alike."""
+
+from __future__ import annotations
+
+from ..runtime.array import array
+from ..types import float16, float32, float64
+
+FLOAT_TYPES = (float16, float32, float64)
+
+
+def scalar_type(a: array, what: str):
+    """The float scalar type of `a`'s elements (its components for vectors and matrices)."""
+    t = getattr(a.dtype, "dtype", a.dtype)  # a vector's or matrix's component type
+    if t not in FLOAT_TYPES:
+        raise TypeError(f"{what}: optimizers update float arrays (float16/32/64, or vectors and "
+                        f"matrices of them), got an array of {a.dtype!r}")
+    return t
+
+
+def flat(a: array, what: str) -> array:
+    """`a`'s memory as a 1-D array of its scalar components (no copy)."""
+    check_contiguous(a, what)
+    return array(a.numpy().reshape(-1), dtype=scalar_type(a, what), copy=False)
+
+
+def check_contiguous(a: array, what: str):
+    if not a.is_contiguous:
+        raise ValueError(f"{what}: optimizers update contiguous arrays; this one has strides "
+                         f"{a.strides} (pass a contiguous copy)")
+
+
+def check_grad(param: array, grad: array, k: int, name: str):
+    if grad is None:
+        raise ValueError(f"{name}.step: no gradient for parameter {k} (got None)")
+    if grad.dtype != param.dtype:
+        raise TypeError(f"{name}.step: gradient {k} is an array of {grad.dtype!r}, its parameter "
+                        f"of {param.dtype!r}")
+    if tuple(grad.shape) != tuple(param.shape):
+        raise ValueError(f"{name}.step: gradient {k} has shape {tuple(grad.shape)}, its parameter "
+                         f"{tuple(param.shape)}")

@@ -1,0 +1,104 @@
+"""Adam (Kingma and Ba), as Warp and PyTorch define it: bias-corrected first and second
+moments, `p -= lr * m_hat / (sqrt(v_hat) + eps)`."""
+
+
+import functools
+
+from ..builtins.registry import BUILTINS
+from ..lang.decorators import kernel
+from ..runtime.array import array, zeros
+from ..runtime.launch import launch
+from ..types import float16, float32
+from ._flat import check_contiguous, check_grad, flat, scalar_type
+
+_sqrt, _pow, _tid = BUILTINS["sqrt"], BUILTINS["pow"], BUILTINS["tid"]
+
+
+@functools.cache
+def _step_kernel(param_t, moment_t):
+    """The Adam update of flat arrays: parameters and gradients of `param_t`, moments of
+    `moment_t` (float32 for float16 parameters, as Warp keeps them), hyperparameters too.
+    """
+
+    @kernel(enable_backward=False)
+    def adam_step(g: array(dtype=param_t), m: array(dtype=moment_t), v: array(dtype=moment_t),
+                  lr: moment_t, beta1: moment_t, beta2: moment_t, t: moment_t, eps: moment_t,
+                  params: array(dtype=param_t)):
+        i = _tid()
+        gi = moment_t(g[i])
+        mi = beta1 * m[i] + (moment_t(1.0) - beta1) * gi
+        vi = beta2 * v[i] + (moment_t(1.0) - beta2) * gi * gi
+        m[i] = mi
+        v[i] = vi
+        m_hat = mi / (moment_t(1.0) - _pow(beta1, t + moment_t(1.0)))
+        v_hat = vi / (moment_t(1.0) - _pow(beta2, t + moment_t(1.0)))
+        params[i] = param_t(moment_t(params[i]) - lr * m_hat / (_sqrt(v_hat) + eps))
+
+    return adam_step
+
+
+
+class Adam:
+    """Adam over a list of weft arrays.
+
+    `params`: float arrays (float16/32/64, or vectors and matrices of them), contiguous;
+    `lr`, `betas=(beta1, beta2)`, `eps` as in PyTorch. `step(grads)` takes one gradient
+    array per parameter (same dtype and shape) and updates the parameters in place.
+    """
+
+    def __init__(self, params=None, lr=0.001, betas=(0.9, 0.999), eps=1e-08):
+        self.m, self.v = [], []
+        self.lr = lr
+        self.beta1, self.beta2 = betas
+        self.eps = eps
+        self.t = 0
+        self.set_params(params)
+
+    def set_params(self, params):
+        """Set the arrays to optimise; moments are (re)allocated where shapes or dtypes changed."""
+        self.params = params
+        if not params:
+            return
+        old = list(zip(self.m, self.v))
+        self.m, self.v = [], []
+        for k, p in enumerate(params):
+            t = scalar_type(p, f"Adam parameter {k}")
+            check_contiguous(p, f"Adam parameter {k}")
+            moment_t = float32 if t is float16 else t
+            m, v = old[k] if k < len(old) else (None, None)
+            if m is None or m.size != p.size * _components(p) or m.dtype != moment_t:
+                m = zeros(p.size * _components(p), dtype=moment_t)
+                v = zeros(p.size * _components(p), dtype=moment_t)
+            self.m.append(m)
+            self.v.append(v)
+
+    def reset_internal_state(self):
+        """Zero the moments and the step count."""
+        for m, v in zip(self.m, self.v):
+            m.zero_()
+            v.zero_()
+        self.t = 0
+
+    def step(self, grad):
+        """One Adam step: `grad[k]` is the gradient of `params[k]`."""
+        if self.params is None:
+            raise RuntimeError("Adam.step: set the parameters first (Adam(params) or set_params)")
+        if len(grad) != len(self.params):
+            raise ValueError(f"Adam.step: {len(self.params)} parameters but {len(grad)} gradients")
+        for k, (p, g) in enumerate(zip(self.params, grad)):
+            check_grad(p, g, k, "Adam")
+            self.step_detail(g, self.m[k], self.v[k], self.lr, self.beta1, self.beta2, self.t,
+                             self.eps, p)
+        self.t += 1
+
+    @staticmethod
+    def step_detail(g, m, v, lr, beta1, beta2, t, eps, params):
+        """One update of one parameter array (`t`: the step index, from 0)."""
+        fp, fg = flat(params, "Adam parameter"), flat(g, "Adam gradient")
+        kern = _step_kernel(fp.dtype, m.dtype)
+        launch(kern, dim=fp.size, inputs=[fg, m, v, float(lr), float(beta1), float(beta2),
+                                          float(t), float(eps), fp])
+
+
+def _components(a) -> int:
+    return getattr(a.dtype, "num_components", 1)
