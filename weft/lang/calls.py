@@ -23,7 +23,6 @@ from ..types import (
     Type,
     Vector,
     bool_,
-    int32,
 )
 from . import promotion
 from .ast_helpers import (
