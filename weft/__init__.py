@@ -112,6 +112,28 @@ class _ArrayND:
 array1d, array2d, array3d, array4d = (_ArrayND(n) for n in (1, 2, 3, 4))
 
 
+class _IndexedArrayND:
+    """`indexedarray2d(dtype=float)` / `indexedarray2d[float]` annotations; with data,
+    `indexedarray1d(values, [indices])` makes an indexed array of that ndim."""
+
+    def __init__(self, ndim):
+        self.ndim = ndim
+
+    def __call__(self, data=None, indices=None, dtype=float32, ndim=None):
+        if data is None:
+            return types.IndexedArrayType(dtype, self.ndim)
+        a = indexedarray(data, indices)
+        if a.ndim != self.ndim:
+            raise ValueError(f"indexedarray{self.ndim}d: the data has {a.ndim} dimension(s)")
+        return a
+
+    def __getitem__(self, dtype):
+        return types.IndexedArrayType(dtype, self.ndim)
+
+
+indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (_IndexedArrayND(n) for n in (1, 2, 3, 4))
+
+
 def init():
     """Accepted for Warp compatibility; weft initialises on first use."""
 

@@ -61,6 +61,7 @@ def test_components_regrouped_from_data():
     same = wp.array(wp.array(data), dtype=typing_any())
     assert same.dtype is wp.float32 and same.shape == (4, 6)
     assert wp.from_numpy(np.ones((5, 3), np.float32)).dtype is wp.vec3
+    assert wp.array(np.ones((5, 3, 1), np.float32), dtype=wp.vec3).shape == (5,)
 
 
 def typing_any():

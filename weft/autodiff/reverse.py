@@ -87,7 +87,7 @@ def _private_arrays(fn: Function) -> set:
     """Array parameters that every access indexes by exactly the thread index: each thread
     owns its elements, so their adjoints can be accumulated without atomics."""
     params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
-    private = set(params)
+    private = {k for k, p in params.items() if not p.type.indexed}  # indices may repeat
     for op in walk(fn.body):
         if op.name in ("view", "slice"):
             private.discard(op.operands[0].id)

@@ -146,6 +146,8 @@ class MemoryOps:
 
     def _address(self, op, arr_value: Value, indices):
         """Address of an element (or sub-array), bounds-checked unless proven in bounds."""
+        if arr_value.type.indexed:
+            return self._indexed_address(op, arr_value, indices)
         b = self.builder
         arr = self.v(arr_value)
         t = arr_value.type
@@ -177,6 +179,44 @@ class MemoryOps:
             self.last_ok = ok
         else:
             self.last_ok = None
+        return ptr
+
+    def _indexed_address(self, op, arr_value: Value, indices):
+        """Address of an element of an indexed array: index `i` of a dimension with an index
+        array reads the data at `indices[d][i]`. Both `i` (against the indexed shape) and
+        the index read (against the data's extent) are bounds-checked."""
+        b = self.builder
+        arr = self.v(arr_value)
+        scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+        offset = I64(0)
+        oks_i, oks_j, idx_i, idx_j, shape_i, shape_j = [], [], [], [], [], []
+        for d, index in enumerate(indices):
+            i = self._int64(index)
+            n = self._shape(arr, d)
+            ok_i = b.icmp_unsigned("<", i, n)
+            table = b.extract_value(arr, [3, d])
+            has_table = b.icmp_unsigned("!=", b.ptrtoint(table, I64), I64(0))
+            slot = b.gep(table, [b.mul(i, I64(4))], source_etype=I8)
+            read = b.load(b.select(b.and_(has_table, ok_i), slot, scratch), typ=I32)
+            j = b.select(has_table, b.sext(read, I64), i)
+            extent = b.extract_value(arr, [4, d])
+            oks_i.append(ok_i)
+            oks_j.append(b.icmp_unsigned("<", j, extent))
+            idx_i.append(i)
+            idx_j.append(j)
+            shape_i.append(n)
+            shape_j.append(extent)
+            offset = b.add(offset, b.mul(j, b.extract_value(arr, [2, d])))
+        ptr = b.gep(b.extract_value(arr, 0), [offset], source_etype=I8)
+        self.last_ok = None
+        if self.bounds_checks:
+            ok_i, ok_j = _all_of(b, oks_i), _all_of(b, oks_j)
+            if not self._elided(op):
+                self._check(op, ok_i, idx_i, shape_i)
+            self._check(op, ok_j, idx_j, shape_j)  # the index arrays' entries: never proven
+            ok = b.and_(ok_i, ok_j)
+            ptr = b.select(ok, ptr, scratch)
+            self.last_ok = ok
         return ptr
 
     def _elem_size(self, t) -> int:

@@ -445,8 +445,13 @@ def _scalars_of(a: array) -> np.ndarray:
 def _group_components(src: np.ndarray, trailing: tuple, t) -> np.ndarray:
     """Numpy scalars `src` grouped into elements whose components take the trailing shape
     `trailing`: data already ending in that shape keeps it; otherwise the last dimension
-    is split into elements (`(4, 6)` holds `(4, 2)` vec3; `(3, 4)` holds 3 mat22)."""
+    is split into elements (`(4, 6)` holds `(4, 2)` vec3; `(3, 4)` holds 3 mat22); inner
+    dimensions of extent 1 are dropped first (`(n, 3, 1)` holds n vec3)."""
     if not trailing or src.shape[src.ndim - len(trailing):] == trailing:
+        return src
+    while src.ndim > 1 and src.shape[-1] == 1:  # inner dimensions of 1 (column vectors)
+        src = src.reshape(src.shape[:-1])
+    if src.shape[src.ndim - len(trailing):] == trailing:
         return src
     m = math.prod(trailing)
     last = src.shape[-1] if src.ndim else 1

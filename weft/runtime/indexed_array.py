@@ -13,17 +13,26 @@ import numbers
 
 import numpy as np
 
-from ..types import MAX_DIMS, int32
+from ..types import MAX_DIMS, IndexedArrayType, float32, int32
+from ..types.layout import ctype_of
 from .array import array, element_numpy
 
 
 class indexedarray:  # noqa: N801 - Warp's name
     """`data` viewed through `indices`: one int32 index array (or None for "all") per
-    dimension of `data`; a single array indexes the first dimension."""
+    dimension of `data`; a single array indexes the first dimension. Without data,
+    `indexedarray(dtype=float, ndim=2)` (or `indexedarray[float]`) is the annotation of a
+    kernel parameter."""
+
+    def __new__(cls, data=None, indices=None, dtype=None, ndim=None):
+        if data is None:
+            return IndexedArrayType(float32 if dtype is None else dtype, ndim or 1)
+        return super().__new__(cls)
+
+    def __class_getitem__(cls, dtype):
+        return IndexedArrayType(dtype, 1)
 
     def __init__(self, data: array | None = None, indices=None, dtype=None, ndim=None):
-        if data is None:
-            raise TypeError("indexedarray needs the array it indexes (data=...)")
         if not isinstance(data, array):
             raise TypeError(f"indexedarray indexes a weft array, got {type(data).__name__}")
         if isinstance(indices, array) or indices is None:
@@ -47,10 +56,24 @@ class indexedarray:  # noqa: N801 - Warp's name
         self.size = math.prod(self.shape)
         self.is_contiguous = False
         self.grad = None
+        self._type = IndexedArrayType(self.dtype, self.ndim)
+        self._desc = None
 
     @property
     def requires_grad(self) -> bool:
         return self.data.requires_grad
+
+    def descriptor(self):
+        """The ctypes descriptor a kernel receives (see types.layout.indexed_descriptor)."""
+        if self._desc is None:
+            desc = ctype_of(self._type)()
+            desc.data = self.data.ptr
+            desc.shape[:] = self.shape
+            desc.strides[:] = self.data.strides
+            desc.indices[:] = [0 if idx is None else idx.ptr or 0 for idx in self.indices]
+            desc.data_shape[:] = self.data.shape
+            self._desc = desc
+        return self._desc
 
     def _mesh(self):
         """numpy index tuple selecting the indexed elements of `data` (checked in range)."""

@@ -83,6 +83,16 @@ def make_packer(kernel, name, t):
 
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
+    if isinstance(t, ArrayType) and t.indexed:
+        from .indexed_array import indexedarray
+        if value is None:
+            return ctype_of(t)()
+        if not isinstance(value, indexedarray):
+            _fail(kernel, name, f"an indexedarray of {t.dtype!r}", _describe(value))
+        if value.dtype is not t.dtype or value.ndim != t.ndim:
+            _fail(kernel, name, f"an indexedarray of {t.dtype!r} with {t.ndim} dimension(s)",
+                  f"one of {value.dtype!r} with {value.ndim} dimension(s)")
+        return value.descriptor()
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
