@@ -147,13 +147,18 @@ def test_record_tape_false_is_not_recorded():
     assert not x.grad.numpy().any()  # scale's adjoint did not run
 
 
-def test_nested_tapes_record_on_the_innermost():
+def test_nested_tapes_are_refused_as_in_warp():
     x = wp.array(np.array([1.0, 2.0]), dtype=F64, requires_grad=True)
     loss = wp.zeros(1, dtype=F64, requires_grad=True)
     with wp.Tape() as outer:
-        with wp.Tape() as inner:
-            wp.launch(square_sum, 2, inputs=[x, loss])
-    assert len(inner.launches) == 1 and outer.launches == []
+        with pytest.raises(RuntimeError, match="already recording"):
+            with wp.Tape():
+                pass
+        wp.launch(square_sum, 2, inputs=[x, loss])  # the outer tape still records
+    assert len(outer.launches) == 1
+    with wp.Tape() as again:  # and a tape can record once the first one is closed
+        wp.launch(square_sum, 2, inputs=[x, loss])
+    assert len(again.launches) == 1
 
 
 # record_func ----------------------------------------------------------------------------------
@@ -284,3 +289,22 @@ def test_backward_through_a_kernel_without_adjoint_is_a_clear_error():
     assert loss.numpy()[0] == 3.0
     with pytest.raises(RuntimeError, match="forward_only.*enable_backward=False"):
         tape.backward(loss=loss)
+
+
+@wp.kernel(enable_backward=False)
+def forward_only_copy(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = x[i] * 2.0
+
+
+def test_a_kernel_without_adjoint_that_no_gradient_reaches_is_skipped():
+    # (Warp skips such a kernel's adjoint with a warning whether or not a gradient reaches
+    # it; weft skips it only where nothing is lost, and refuses otherwise, as above)
+    x = wp.array(np.array([1.0, 2.0]), dtype=F64, requires_grad=True)
+    unused = wp.zeros(2, dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(forward_only_copy, 2, inputs=[x, unused])  # its output does not reach the loss
+        wp.launch(square_sum, 2, inputs=[x, loss])
+    tape.backward(loss=loss)
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])

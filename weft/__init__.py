@@ -6,20 +6,35 @@
 __version__ = "0.1.0"
 
 from . import (
+    _src,  # noqa: E402 - Warp's internal module paths (thin re-exports)
     autograd,  # noqa: E402
     config,  # noqa: E402
     torch,  # noqa: E402 - weft.torch.wrap; imports PyTorch only when used
 )
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
-from .interop.dlpack import from_dlpack  # noqa: E402
-from .interop.jax import dtype_from_jax, dtype_to_jax, from_jax, to_jax  # noqa: E402
+from .codegen.cache import clear_kernel_cache  # noqa: E402
+from .codegen.cpu import get_cpu_kernel_cache_key  # noqa: E402
+from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
+from .interop.jax import (  # noqa: E402
+    device_from_jax,
+    device_to_jax,
+    dtype_from_jax,
+    dtype_to_jax,
+    from_jax,
+    to_jax,
+)
+from .interop.jax_callable import clear_jax_callable_graph_cache, jax_callable  # noqa: E402
+from .interop.jax_ffi import JaxCallableGraphMode, JaxModulePreloadMode  # noqa: E402
+from .interop.jax_kernel import jax_kernel  # noqa: E402
 from .interop.torch import (  # noqa: E402
     device_from_torch,
     device_to_torch,
     dtype_from_torch,
     dtype_to_torch,
     from_torch,
+    stream_from_torch,
+    stream_to_torch,
     to_torch,
 )
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
@@ -37,6 +52,8 @@ from .lang.errors import (  # noqa: E402
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, get_module  # noqa: E402
+from .lang.native import func_native  # noqa: E402
+from .logger import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, get_logger, set_logger  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -51,19 +68,63 @@ from .runtime.array import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from .runtime.capture import (  # noqa: E402
+    Graph,
+    ScopedCapture,
+    capture_begin,
+    capture_end,
+    capture_if,
+    capture_launch,
+    capture_while,
+    is_conditional_graph_supported,
+)
 from .runtime.device import (  # noqa: E402
     Device,
+    DeviceLike,
     ScopedDevice,
+    can_access,
+    get_cuda_device,
     get_cuda_device_count,
+    get_cuda_devices,
+    get_cuda_driver_version,
+    get_cuda_supported_archs,
+    get_cuda_toolkit_version,
     get_device,
+    get_devices,
     get_preferred_device,
+    is_cpu_available,
     is_cuda_available,
+    is_device_available,
+    is_mempool_access_enabled,
+    is_mempool_access_supported,
+    is_mempool_enabled,
+    is_mempool_supported,
+    is_peer_access_enabled,
+    is_peer_access_supported,
+    map_cuda_device,
     set_device,
+    set_mempool_access_enabled,
+    set_mempool_enabled,
+    set_peer_access_enabled,
     synchronize,
     synchronize_device,
+    unmap_cuda_device,
 )
 from .runtime.indexed_array import indexedarray  # noqa: E402
 from .runtime.launch import Launch, launch  # noqa: E402
+from .runtime.stream import (  # noqa: E402
+    Event,
+    ScopedStream,
+    Stream,
+    get_event_elapsed_time,
+    get_stream,
+    record_event,
+    set_stream,
+    synchronize_event,
+    synchronize_stream,
+    wait_event,
+    wait_stream,
+)
 from .tape import Tape  # noqa: E402
 from .types import *  # noqa: E402,F403
 from .types import (  # noqa: E402
@@ -76,7 +137,23 @@ from .types import (  # noqa: E402
 from .types import bool_ as bool  # noqa: E402,A001 - Warp's name
 from .types import float32 as float  # noqa: E402,A001
 from .types import int32 as int  # noqa: E402,A001
-from .utils import ScopedTimer, get_module_options, set_module_options
+from .utils import (  # noqa: E402
+    TIMING_ALL,
+    TIMING_GRAPH,
+    TIMING_KERNEL,
+    TIMING_KERNEL_BUILTIN,
+    TIMING_MEMCPY,
+    TIMING_MEMSET,
+    ScopedLogLevel,
+    ScopedTimer,
+    TimingResult,
+    get_module_options,
+    set_module_options,
+    timing_begin,
+    timing_end,
+    timing_print,
+    transform_expand,
+)
 
 vec = vector
 mat = matrix

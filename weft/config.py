@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 import types
@@ -26,8 +27,49 @@ quiet: bool = True
 enable_backward: bool = True
 #: Bytes one thread's AD stack (loop-carried values saved by adjoint kernels) may grow to.
 adstack_limit: int = 1 << 30
+#: Warn when a recorded launch overwrites an array that an earlier recorded launch read (Warp's
+#: check; weft's Tape keeps a copy for the kernels' adjoints, see weft/tape.py).
+verify_autograd_array_access: bool = False
 #: Also check `weft.verify` after every pass (slower compiles; for weft's own tests).
 verify_ir: bool = False
+
+# Warp's settings, as Warp programs set them (grouped here to keep merges easy) ---------------
+#: The version string (part of every kernel cache key).
+version: str = "0.1.0"
+#: Keep compiled kernels in the disk cache (`kernel_cache_dir`) and load them from there.
+cache_kernels: bool = True
+#: After each launch, check that the float arrays passed hold no NaN or Inf; raise
+#: FloatingPointError naming the kernel and the argument if one does.
+verify_fp: bool = False
+#: Print each launch (kernel, dimensions, device) before it runs.
+print_launches: bool = False
+#: LLVM optimisation level for kernels, 0 to 3 (None: 3). Part of the cache key.
+optimization_level: int | None = None
+#: Target CPU of compiled kernels: None or a string with "-march=native" compiles for this
+#: machine's CPU and features; "" for a generic CPU of this architecture. Other flags
+#: (Clang's, `-mllvm` options) are not used by weft's LLVM pipeline.
+cpu_compiler_flags: str | None = "-march=native"
+#: Warp's limit for unrolling static loops; weft decides unrolling itself (results are exact
+#: either way), so this setting changes nothing.
+max_unroll: int = 16
+#: Warp's CUDA line information and CUDA error checks: no effect on the CPU.
+lineinfo: bool = False
+verify_cuda: bool = False
+#: Messages below this level are not printed (weft.logger.LOG_DEBUG ... LOG_ERROR).
+log_level: int = 20
+#: Add the source location to printed warnings.
+verbose_warnings: bool = False
+
+
+class LaunchArrayAccessMode(enum.IntEnum):
+    """Warp's check of arrays from other devices at launch: every array is on the CPU here."""
+
+    RELAXED = 0
+    CHECKED = 1
+    STRICT = 2
+
+
+launch_array_access_mode: LaunchArrayAccessMode = LaunchArrayAccessMode.RELAXED
 
 
 class _Settings(types.ModuleType):

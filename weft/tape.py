@@ -5,32 +5,42 @@
         weft.launch(loss_kernel, dim=n, inputs=[x1], outputs=[loss])
     tape.backward(loss=loss)      # x0.grad now holds d loss / d x0
 
-Adjoint arrays are the arrays' `.grad` (arrays made with `requires_grad=True` have one).
-Overwrites are safe: when a recorded launch is about to write an array that an earlier
-recorded launch (or the launch itself) read, the tape first copies the array, and those
-readers' adjoints replay from the copy. So `a[i] = a[i] * 2`, or reusing an array across
-steps, gives right gradients; the copies are the memory price (`tape.reset()` frees them).
+Adjoint arrays are the arrays' `.grad` (arrays made with `requires_grad=True` have one);
+a struct argument's adjoint is a struct of the same type holding the `.grad` of its arrays
+(`tape.gradients` maps each argument to its adjoint). Overwrites are safe: when a recorded
+launch is about to write an array that an earlier recorded launch (or the launch itself)
+read, the tape first copies the array, and those readers' adjoints replay from the copy.
+So `a[i] = a[i] * 2`, or reusing an array across steps, gives right gradients; the copies
+are the memory price (`tape.reset()` frees them). `config.verify_autograd_array_access`
+also reports such overwrites (see `warn_overwrite`).
 """
 
 from __future__ import annotations
 
+import copy as _copy
+import os
+import sys
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-#: Tapes inside whose `with` block we are (innermost last); launches record on the last.
+from . import config
+
+#: The Tape inside whose `with` block we are (at most one, as in Warp).
 active_tapes: list[Tape] = []
 
 
 @dataclass(eq=False)
 class _Recorded:
     """A forward launch: the arguments its adjoint replays with (snapshots where the
-    arrays were overwritten later) and the arrays whose `.grad` are its adjoints."""
+    arrays were overwritten later) and the arguments (arrays, structs) whose adjoints are
+    its adjoints."""
 
     kernel: object
     dims: tuple
     params: list
-    grad_of: list  # per parameter: the array whose .grad is its adjoint, or None
+    grad_of: list  # per parameter: the array or struct whose adjoint is its adjoint, or None
     device: object
 
     @property
@@ -53,13 +63,20 @@ class Tape:
 
     def __init__(self):
         self.launches: list = []
+        #: argument (array or struct) -> its adjoint (`.grad`, or an adjoint struct)
+        self.gradients: dict = {}
+        #: (launch count, scope name, metadata) at a scope's start; (count, None, None) at its end
+        self.scopes: list = []
+        self.loss = None
         self._seeded: list = []
-        # buffer -> id(array) -> (array, [(recorded launch, parameter index)]): the launches
+        # buffer -> id(array) -> (array, [(recorded launch, parameter key)]): the launches
         # that read the array's current contents (arrays grouped by the memory they view)
         self._readers: dict[int, dict] = {}
-        self.loss = None
 
     def __enter__(self):
+        if active_tapes:
+            raise RuntimeError("weft: a Tape is already recording; weft records on one Tape at a time "
+                               "(as Warp does)")
         active_tapes.append(self)
         return self
 
@@ -72,23 +89,43 @@ class Tape:
         """Record a forward launch about to run. Arrays it writes that recorded launches
         (itself included) read are copied first."""
         from .runtime.array import array
+        from .types import StructValue
 
         reads, writes = kernel.array_effects()
-        entry = _Recorded(kernel, dims, list(params), [p if isinstance(p, array) else None for p in params],
-                          device)
-        for k in reads:
-            if isinstance(params[k], array):
-                self._add_reader(params[k], entry, k)
-        for k in writes:
-            if isinstance(params[k], array):
-                self.will_write(params[k])
-        for k in kernel.array_final_reads():  # read as this launch leaves them
-            if isinstance(params[k], array):
-                self._add_reader(params[k], entry, k)
+        grad_of = [p if isinstance(p, (array, StructValue)) else None for p in params]
+        entry = _Recorded(kernel, dims, list(params), grad_of, device)
+        if config.verify_autograd_array_access:
+            self._check_access(kernel, params, reads, writes)
+        for key in reads:
+            a = _argument_array(params, key)
+            if a is not None:
+                self._add_reader(a, entry, key)
+        for key in writes:
+            a = _argument_array(params, key)
+            if a is not None:
+                self.will_write(a)
+        for key in kernel.array_final_reads():  # read as this launch leaves them
+            a = _argument_array(params, key)
+            if a is not None:
+                self._add_reader(a, entry, key)
         self.launches.append(entry)
 
-    def _add_reader(self, a, entry, k):
-        self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, k))
+    def _check_access(self, kernel, params, reads, writes):
+        """Warp's overwrite check: warn where this launch writes an array an earlier recorded
+        launch read, then mark what it reads."""
+        code = kernel.func.__code__
+        for key in sorted(writes | reads, key=_key_order):
+            a = _argument_array(params, key)
+            if a is None:
+                continue
+            if key in writes:
+                a.mark_write(arg_name=_key_name(kernel, key), kernel_name=kernel.name,
+                             filename=code.co_filename, lineno=code.co_firstlineno)
+            if key in reads:
+                a.mark_read()
+
+    def _add_reader(self, a, entry, key):
+        self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, key))
 
     def will_write(self, target):
         """`target` is about to be overwritten: recorded launches that read memory it shares
@@ -100,31 +137,91 @@ class Tape:
             if np.may_share_memory(a.numpy(), target.numpy()):
                 snapshot = _snapshot(a)
                 for rec, j in readers:
-                    rec.params[j] = snapshot
+                    if isinstance(j, int):
+                        rec.params[j] = snapshot
+                    else:  # an array in a struct: the launch replays with a struct holding the copy
+                        k, path = j
+                        rec.params[k] = _with_field(rec.params[k], path, snapshot)
                 del by_array[key]
 
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
         """Record `weft.copy` (about to run): its adjoint moves dest's gradient of the copied
-        range into src's gradient."""
-        from .runtime.array import elements
-
+        range into src's gradient (dest's is consumed there, unless it has `retain_grad`)."""
+        if config.verify_autograd_array_access:
+            if dest._is_read:
+                filename, lineno = _caller_outside_weft()
+                dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
+            src.mark_read()
         self.will_write(dest)
 
         def backward():
             if dest.grad is None:
                 return
-            d = elements(dest.grad)[dest_offset:dest_offset + count]
+            d_index = _flat_index(dest, dest_offset, count)
+            d_grad = dest.grad.numpy()
+            g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
+            if not dest.retain_grad:
+                d_grad[d_index] = 0
             if src.grad is not None:
-                elements(src.grad)[src_offset:src_offset + count] += d
-            d[...] = 0
+                src.grad.numpy()[_flat_index(src, src_offset, count)] += g
 
         backward.__name__ = "copy"
         self.launches.append(_Func(backward, [dest, src]))
 
+    def record_assign(self, dest, src):
+        """Record `dest.assign(src)` (about to run) as a copy: from `src` if it is an array of
+        dest's dtype, else from data that carries no gradient."""
+        from .runtime.array import array
+        if not (isinstance(src, array) and src.dtype is dest.dtype and src.size == dest.size):
+            src = array(np.asarray(src).reshape(dest.numpy().shape), dtype=dest.dtype)
+        self.record_copy(dest, src, 0, 0, dest.size)
+
     def record_func(self, backward, arrays):
         """Record a user step: `backward()` runs in its place during `backward`, and the
         `.grad` of `arrays` are cleared by `zero()`."""
+        from .runtime.array import array
+        for a in arrays:
+            if not isinstance(a, array) or a.grad is None:
+                raise RuntimeError(f"Tape.record_func: {_describe(a)} is not a weft array with a "
+                                   "gradient; create it with requires_grad=True")
+            self.gradients[a] = a.grad
         self.launches.append(_Func(backward, list(arrays)))
+
+    def record_scope_begin(self, scope_name, metadata=None):
+        """Open a named scope grouping the launches recorded next (shown by `visualize`)."""
+        self.scopes.append((len(self.launches), scope_name, {} if metadata is None else metadata))
+
+    def record_scope_end(self, remove_scope_if_empty=True):
+        """Close the innermost open scope; with `remove_scope_if_empty`, a scope in which
+        nothing was recorded is dropped."""
+        depth = sum(1 if name is not None else -1 for _, name, _ in self.scopes)
+        if depth <= 0:
+            raise RuntimeError("Tape.record_scope_end: ended tape scope, but scope not present "
+                               "(no record_scope_begin is open)")
+        start, name, _ = self.scopes[-1]
+        if remove_scope_if_empty and name is not None and start == len(self.launches):
+            self.scopes.pop()
+        else:
+            self.scopes.append((len(self.launches), None, None))
+
+    # Adjoints ----------------------------------------------------------------------------
+    def get_adjoint(self, a):
+        """The adjoint of kernel argument `a`: an array's `.grad`, a struct's adjoint struct
+        (the `.grad` of its arrays, nested structs alike), None for other values and for
+        arrays without gradient. Adjoints are kept in `gradients` (cleared by `zero()`)."""
+        from .runtime.array import array
+        from .types import StructValue
+        if isinstance(a, array):
+            if a.grad is None:
+                return None
+            self.gradients[a] = a.grad
+            return a.grad
+        if isinstance(a, StructValue):
+            adj = adjoint_struct(a)
+            if adj is not None:
+                self.gradients[a] = adj
+            return adj
+        return None
 
     # Backward ----------------------------------------------------------------------------
     def backward(self, loss=None, grads=None):
@@ -149,79 +246,219 @@ class Tape:
                 raise TypeError(f"Tape.backward(grads=...): keys must be weft arrays, got {_describe(a)}")
             if a.grad is None:
                 a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
-            a.grad.assign(seed)
+            a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self._seeded.append(a)
         for entry in reversed(self.launches):
             if isinstance(entry, _Func):
                 entry.backward()
                 continue
-            adj = [None if src is None else src.grad for src in entry.grad_of]
-            # consume: adjoints of overwritten elements must not reach earlier launches
+            adj = [self.get_adjoint(src) for src in entry.grad_of]
             kernel = entry.kernel
+            if not kernel.enable_backward and not _carries_gradient(kernel, adj):
+                continue  # a forward-only kernel whose outputs no gradient reached: nothing to do
             params = adjoint_arguments(kernel, entry.params, adj)
-            retain = frozenset(k for k, a in enumerate(entry.grad_of)
-                               if a is not None and getattr(a, "retain_grad", False))
+            # consume: adjoints of overwritten elements must not reach earlier launches
+            # (except those of arrays with retain_grad)
+            retained = frozenset(k for k, a in enumerate(entry.grad_of) if getattr(a, "retain_grad", False))
             ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
-                                 retain=retain)
+                                 retain=retained)
             run_compiled(ck, entry.dims, params)
+        if config.verify_autograd_array_access:
+            self._clear_read_marks()  # the reads are consumed: later writes cannot harm them
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included."""
         for a in self._touched():
             if a.grad is not None:
                 a.grad.zero_()
+        for adjoint in self.gradients.values():
+            _zero_adjoint(adjoint)
 
     def reset(self):
         """Forget the recording (and its snapshots) and zero the gradients."""
+        if config.verify_autograd_array_access:
+            self._clear_read_marks()
         self.zero()
         self.launches.clear()
+        self.scopes.clear()
         self._seeded.clear()
         self._readers.clear()
         self.loss = None
 
+    def _clear_read_marks(self):
+        for a in self._arrays():
+            while a is not None and hasattr(a, "mark_init"):  # (_ref may be a foreign owner)
+                a.mark_init()
+                a = a._ref
+
+    def _arrays(self) -> list:
+        """The arrays of the recorded launches (in structs too) and of the recorded steps."""
+        from .runtime.array import array
+        out = []
+        for e in self.launches:
+            if isinstance(e, _Recorded):
+                out.extend(a for p in e.grad_of if p is not None for a in _arrays_in(p))
+            elif isinstance(e, _Func):
+                out.extend(e.arrays)
+        out.extend(a for a in self.gradients if isinstance(a, array))
+        return out
+
     def _touched(self) -> list:
         seen, out = set(), []
-        arrays = [a for e in self.launches for a in (e.grad_of if isinstance(e, _Recorded) else e.arrays)]
-        for a in arrays + self._seeded:
-            if a is not None and id(a) not in seen:
+        for a in self._arrays() + self._seeded:
+            if id(a) not in seen:
                 seen.add(id(a))
                 out.append(a)
         return out
 
     # Inspection --------------------------------------------------------------------------
-    def visualize(self, filename: str = "tape.dot") -> str:
-        """Write the recording as a GraphViz graph (launches as boxes, arrays as ellipses,
-        edges for what each launch reads and writes); returns the text."""
-        lines = ["digraph tape {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
-        names: dict[int, str] = {}
-
-        def node(a) -> str:
-            if id(a) not in names:
-                names[id(a)] = f"a{len(names)}"
-                label = f"{tuple(a.shape)} {a.dtype!r}"
-                lines.append(f'  {names[id(a)]} [label="{label}", shape=ellipse];')
-            return names[id(a)]
-
-        for k, e in enumerate(self.launches):
-            lines.append(f'  l{k} [label="{k}: {e.name}", shape=box, style=filled, fillcolor=lightblue];')
-            if isinstance(e, _Func):
-                for a in e.arrays:
-                    lines.append(f"  {node(a)} -> l{k} [style=dashed];")
-                continue
-            reads, writes = e.kernel.array_effects()
-            for j, a in enumerate(e.grad_of):
-                if a is None:
-                    continue
-                arg = e.kernel.arg_names[j]
-                if j in reads:
-                    lines.append(f'  {node(a)} -> l{k} [label="{arg}"];')
-                if j in writes:
-                    lines.append(f'  l{k} -> {node(a)} [label="{arg}"];')
-        lines.append("}")
-        text = "\n".join(lines) + "\n"
-        with open(filename, "w") as f:
-            f.write(text)
+    def visualize(self, filename: str | None = None, **options) -> str:
+        """The recording as a GraphViz graph (launches as boxes, arrays as ellipses, edges
+        for what each launch reads and writes), written to `filename` if given."""
+        from .autograd.tape_graph import tape_graph
+        text = tape_graph(self, **options)
+        if filename is not None:
+            with open(filename, "w") as f:
+                f.write(text)
         return text
+
+
+def _carries_gradient(kernel, adj) -> bool:
+    """Whether an adjoint of an array `kernel` writes is nonzero (its adjoint has work)."""
+    writes = kernel.array_effects()[1]
+    return any(a is not None and a.numpy().any() for k in writes for a in _arrays_in(_value_at(adj, k)))
+
+
+# Adjoint structs -------------------------------------------------------------------------------
+def adjoint_struct(value):
+    """A struct of `value`'s type whose arrays are the `.grad` of `value`'s arrays (None
+    where an array has none; nested structs alike); None if no array in it has one."""
+    from .runtime.array import array
+    from .types import ArrayType, StructType, StructValue
+    t = value._type
+    out, found = t(), False
+    for name, ft in t.fields.items():
+        f = getattr(value, name)
+        if isinstance(ft, ArrayType):
+            grad = f.grad if isinstance(f, array) else None
+            object.__setattr__(out, name, grad)
+            found = found or grad is not None
+        elif isinstance(ft, StructType) and isinstance(f, StructValue):
+            inner = adjoint_struct(f)
+            if inner is not None:
+                object.__setattr__(out, name, inner)
+                found = True
+    return out if found else None
+
+
+def _zero_adjoint(adjoint):
+    from .runtime.array import array
+    for a in _arrays_in(adjoint):
+        if isinstance(a, array):
+            a.zero_()
+
+
+def _arrays_in(value) -> list:
+    """`value` if it is an array; the arrays a struct holds (nested structs included)."""
+    from .runtime.array import array
+    from .types import StructValue
+    if isinstance(value, array):
+        return [value]
+    if isinstance(value, StructValue):
+        return [a for name in value._type.field_names for a in _arrays_in(getattr(value, name))]
+    return []
+
+
+def _value_at(values, key):
+    """values[k] for a key k; for (k, path), the field of struct values[k] the path leads to."""
+    if isinstance(key, int):
+        return values[key]
+    value = values[key[0]]
+    for index in key[1]:
+        value = getattr(value, value._type.field_names[index], None) if value is not None else None
+    return value
+
+
+def _argument_array(params, key):
+    """The array a launch argument key names (see `_value_at`), or None."""
+    from .runtime.array import array
+    value = _value_at(params, key)
+    return value if isinstance(value, array) else None
+
+
+def _with_field(struct, path, new):
+    """A shallow copy of `struct` with the field at `path` (nested structs copied) set to `new`."""
+    out = _copy.copy(struct)
+    name = struct._type.field_names[path[0]]
+    inner = new if len(path) == 1 else _with_field(getattr(struct, name), path[1:], new)
+    object.__setattr__(out, name, inner)
+    return out
+
+
+def _key_order(key):
+    return (key, ()) if isinstance(key, int) else key
+
+
+def _key_name(kernel, key) -> str:
+    if isinstance(key, int):
+        return kernel.arg_names[key]
+    k, path = key
+    t, parts = kernel.params[kernel.arg_names[k]], [kernel.arg_names[k]]
+    for index in path:
+        parts.append(t.field_names[index])
+        t = t.fields[t.field_names[index]]
+    return ".".join(parts)
+
+
+# Overwrite reports (config.verify_autograd_array_access) -------------------------------------
+def warn_overwrite(a, where: dict):
+    """Warn that array `a`, read by a recorded launch, is being overwritten (Warp's message,
+    then what it means on weft)."""
+    if {"arg_name", "kernel_name", "filename", "lineno"} <= where.keys():
+        what = (f"Array {_short(a)} passed to argument {where['arg_name']} in kernel {where['kernel_name']} "
+                f"at {where['filename']}:{where['lineno']} is being written to")
+    elif {"operation", "filename", "lineno"} <= where.keys() and where["filename"] is not None:
+        what = (f"Array {_short(a)} is being written to by {where['operation']} at "
+                f"{where['filename']}:{where['lineno']}")
+    else:
+        what = f"Array {_short(a)} is being written to"
+    message = (f"{what} but has already been read from in a previous launch. This may corrupt "
+               "gradient computation in the backward pass. (weft's Tape keeps a copy of the old "
+               "contents for the recorded kernel launches, so their adjoints stay right; steps "
+               "recorded with record_func see the new contents.)")
+    frame = _user_frame()
+    filename, lineno = (frame.f_code.co_filename, frame.f_lineno) if frame else ("weft", 0)
+    # (explicit, without a registry: each overwrite is reported, as Warp logs each one)
+    warnings.warn_explicit(message, UserWarning, filename, lineno,
+                           module=frame.f_globals.get("__name__") if frame else None)
+
+
+def _short(a) -> str:
+    return f"(shape={a.shape}, dtype={a.dtype!r})"
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _user_frame():
+    """The innermost frame outside the weft package: the user's call (None if there is none)."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    return frame
+
+
+def _caller_outside_weft() -> tuple:
+    """(file, line) of the user's call."""
+    frame = _user_frame()
+    return (None, None) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+# Helpers ---------------------------------------------------------------------------------------
+def _flat_index(a, offset: int, count: int) -> tuple:
+    """Numpy indices of elements offset .. offset + count of `a` in row-major order (works
+    for strided views, where a flat reshape would copy)."""
+    return np.unravel_index(np.arange(offset, offset + count), a.shape)
 
 
 def _root_id(a) -> int:

@@ -313,49 +313,12 @@ def used_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.ar
     y[i] = old * 2.0
 
 
-@wp.struct
-class Holder:
-    values: wp.array(dtype=F64)
-    scale: F64
-
-
-@wp.kernel
-def read_struct_array_field(h: Holder, y: wp.array(dtype=F64)):
-    i = wp.tid()
-    y[i] = h.values[i] * h.scale
-
-
-@wp.struct
-class Particle:
-    pos: F64
-    vel: F64
-
-
-@wp.kernel
-def read_array_of_structs(p: wp.array(dtype=Particle), y: wp.array(dtype=F64)):
-    i = wp.tid()
-    y[i] = p[i].pos * p[i].vel
-
-
-def _holder():
-    h = Holder()
-    h.values = wp.array(X, dtype=F64)
-    h.scale = 2.0
-    return h
-
-
-def _particles():
-    return wp.array([Particle(pos=1.0, vel=2.0) for _ in range(5)], dtype=Particle)
-
-
 REFUSALS = [
     (accumulate_then_read, [X, np.zeros(5), np.zeros(5), 3], "read here after this thread may have written"),
     (read_after_other_store, [X, np.array([1, 0, 2, 4, 3], np.int32), np.zeros(5), np.zeros(5)],
      "read here after this thread may have written"),
     (float_atomic_exch, [X, np.zeros(1)], r"atomic_exch\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
-    (read_struct_array_field, [_holder, np.zeros(5)], "arrays held in structs"),
-    (read_array_of_structs, [_particles, np.zeros(5)], "arrays of structs"),
 ]
 
 

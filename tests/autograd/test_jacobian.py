@@ -12,9 +12,14 @@ from .kernels import F64, d_sin_times_x, f64, sin_times_x, sin_times_x32, sum_sq
 RNG = np.random.default_rng(7)
 
 
+def matrices(jacobians: dict) -> dict:
+    """Jacobians (weft arrays in Warp's layout) as float64 matrices (output scalars, input scalars)."""
+    return {k: J.numpy().astype(np.float64).reshape(J.shape[0], -1) for k, J in jacobians.items()}
+
+
 def both(*args, **kwargs):
-    """The adjoint and the finite-difference Jacobians of the same launch."""
-    return jacobian(*args, **kwargs), jacobian_fd(*args, **kwargs)
+    """The adjoint and the finite-difference Jacobians of the same launch, as matrices."""
+    return matrices(jacobian(*args, **kwargs)), matrices(jacobian_fd(*args, **kwargs))
 
 
 @wp.kernel
@@ -193,3 +198,83 @@ def test_kernel_without_backward_has_no_adjoint_jacobian():
     np.testing.assert_allclose(jacobian_fd(*args)[0, 0], 2 * np.eye(2), rtol=1e-9)
     with pytest.raises(ValueError, match="enable_backward=False"):
         jacobian(*args)
+
+
+def test_jacobians_are_weft_arrays_in_warps_layout():
+    a = RNG.normal(size=(2, 3))
+    s = np.array([2.0, -0.5])
+    out = wp.zeros(2, dtype=wp.vec3d, requires_grad=True)
+    J = jacobian(scale_vec, 2, [f64(a, dtype=wp.vec3d), f64(s)], [out])
+    # rows: the output's scalars; columns: the input's elements, of the input's dtype
+    assert isinstance(J[0, 0], wp.array) and J[0, 0].dtype is wp.vec3d and J[0, 0].shape == (6, 2)
+    assert J[1, 0].dtype is F64 and J[1, 0].shape == (6, 2)
+    np.testing.assert_allclose(J[0, 0].numpy().reshape(6, 6), np.kron(np.diag(s), np.eye(3)), atol=1e-12)
+
+
+@wp.kernel
+def increment(x: wp.array(dtype=F64)):
+    i = wp.tid()
+    x[i] = x[i] + F64(1.0)
+
+
+@wp.kernel
+def square(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def _mutating(x):
+    wp.launch(increment, x.shape[0], inputs=[x])  # changes its input, then reads it
+    y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
+    wp.launch(square, x.shape[0], inputs=[x], outputs=[y])
+    return y
+
+
+def test_a_function_that_changes_its_inputs():
+    x0 = np.array([1.0, 2.0, 3.0])
+    x = f64(x0)
+    for J in both(_mutating, inputs=[x]):  # y = (x + 1)^2: both from the inputs as given
+        np.testing.assert_allclose(J[0, 0], np.diag(2 * (x0 + 1)), rtol=1e-6)
+    np.testing.assert_array_equal(x.numpy(), x0)  # put back
+    assert wp.autograd.gradcheck(_mutating, inputs=[x], show_summary=False)
+    # Warp's restore_inputs=False: runs start wherever the previous run left the inputs
+    assert not wp.autograd.gradcheck(_mutating, inputs=[x], restore_inputs=False, raise_exception=False,
+                                     show_summary=False)
+    assert not np.array_equal(x.numpy(), x0)
+
+
+def test_overwrite_marks_of_a_pending_tape_are_kept():
+    saved = wp.config.verify_autograd_array_access
+    wp.config.verify_autograd_array_access = True
+    try:
+        x = f64([1.0, 2.0])
+        y = zeros(2)
+        with wp.Tape():
+            wp.launch(square, 2, inputs=[x], outputs=[y])
+        assert x._is_read
+        jacobian(lambda x: _square_of(x), inputs=[x])  # its own tape and backward passes
+        assert x._is_read  # the pending tape's mark stays
+    finally:
+        wp.config.verify_autograd_array_access = saved
+
+
+def _square_of(x):
+    y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
+    wp.launch(square, x.shape[0], inputs=[x], outputs=[y])
+    return y
+
+
+def test_no_backward_error_uses_warps_words():
+    @wp.kernel(enable_backward=False)
+    def forward_only(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+        i = wp.tid()
+        y[i] = x[i]
+
+    def pipeline(x):
+        y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
+        wp.launch(forward_only, x.shape[0], inputs=[x], outputs=[y])
+        return y
+
+    with pytest.raises(ValueError, match="Kernel must have backward pass enabled to compute Jacobians"):
+        jacobian(pipeline, inputs=[f64([1.0])])
+    np.testing.assert_allclose(jacobian_fd(pipeline, inputs=[f64([1.0])])[0, 0].numpy(), [[1.0]])

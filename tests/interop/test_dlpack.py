@@ -243,3 +243,55 @@ def test_from_dlpack_refuses_bfloat16_with_a_type_error():
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="bfloat16"):
         wp.from_dlpack(torch.zeros(3, dtype=torch.bfloat16))
+
+
+# Warp's DLPack API -----------------------------------------------------------------------------------
+def test_to_dlpack_round_trip_and_integer_reinterpretation():
+    a = wp.array(np.array([True, False, True]))
+    b = wp.from_dlpack(wp.to_dlpack(a))
+    assert b.ptr == a.ptr and b.dtype is wp.bool and b.strides == a.strides
+    c = wp.from_dlpack(wp.to_dlpack(a), dtype=wp.uint8)
+    assert c.dtype is wp.uint8 and c.ptr == a.ptr
+    np.testing.assert_array_equal(c.numpy(), [1, 0, 1])
+    v = wp.from_dlpack(wp.to_dlpack(wp.zeros((4, 3), dtype=wp.int32)), dtype=wp.types.vector(3, wp.uint32))
+    assert v.shape == (4,)
+    with pytest.raises(RuntimeError, match="Incompatible data types: DLPack bool8 and Warp float32"):
+        wp.from_dlpack(wp.to_dlpack(a), dtype=wp.float32)
+
+
+def test_dlpack_stream_argument_on_the_cpu():
+    a = wp.array(np.arange(4.0))
+    for ok in (None, -1):
+        assert wp.from_dlpack(a.__dlpack__(stream=ok)).ptr == a.ptr
+    for bad in (0, 1, 2, -2, "nope"):
+        with pytest.raises(TypeError, match="DLPack stream must be None or -1 for CPU device"):
+            a.__dlpack__(stream=bad)
+
+
+def test_from_dlpack_errors_in_warps_words():
+    class Elsewhere:
+        def __dlpack_device__(self):
+            return (123, 7)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not called")
+
+    class NotACapsule:
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, stream=None):
+            return object()
+
+    with pytest.raises(TypeError, match="Unsupported source device for DLPack: device_type=123, device_id=7"):
+        wp.from_dlpack(Elsewhere())
+    with pytest.raises(TypeError, match="Expected a valid DLPack capsule, got object"):
+        wp.from_dlpack(NotACapsule())
+
+
+def test_export_of_an_array_over_a_read_only_buffer():
+    data = np.arange(6, dtype=np.float32)
+    data.flags.writeable = False
+    a = wp.array(data, copy=False)
+    b = wp.from_dlpack(wp.to_dlpack(a))
+    assert b.ptr == a.ptr == data.ctypes.data

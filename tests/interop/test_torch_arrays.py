@@ -79,20 +79,26 @@ def test_from_torch_shares_memory_for_every_scalar_dtype(name):
     np.testing.assert_array_equal(t.numpy(), new)
 
 
+# unsigned weft types give torch's signed type of their size (as in Warp: most torch ops lack uint16..64)
+SIGNED_TWIN = {"uint16": "int16", "uint32": "int32", "uint64": "int64"}
+
+
 @pytest.mark.parametrize("name", SCALARS)
 def test_to_torch_shares_memory_for_every_scalar_dtype(name):
-    tdt = torch_dtype(name)
+    tname = SIGNED_TWIN.get(name, name)
+    tdt = torch_dtype(tname)
     a = wp.array(_values(name))
     t = wp.to_torch(a)
     assert t.dtype == tdt and tuple(t.shape) == (6,)
     assert t.data_ptr() == a.ptr
-    np.testing.assert_array_equal(t.numpy(), _values(name))
+    np.testing.assert_array_equal(t.numpy(), _values(name).view(tname))  # the same bits
 
     new = _other(name)
-    t[1] = torch.from_numpy(new[1:2])[0]  # torch in-place write, seen by weft
+    t[1] = torch.from_numpy(new[1:2].view(tname))[0]  # torch in-place write, seen by weft
     assert a.numpy()[1] == new[1]
     wp.launch(COPY[name], 6, inputs=[wp.array(new), a])  # kernel write, seen by torch
-    np.testing.assert_array_equal(t.numpy(), new)
+    np.testing.assert_array_equal(t.numpy(), new.view(tname))
+    assert wp.from_torch(t, dtype=getattr(wp, name)).dtype is getattr(wp, name)  # and back
 
 
 def test_torch_in_place_ops_on_views_of_weft_memory():
@@ -110,7 +116,7 @@ def test_torch_in_place_ops_on_views_of_weft_memory():
 def test_dtype_maps(name):
     tdt = torch_dtype(name)
     assert wp.dtype_from_torch(tdt) is getattr(wp, name)
-    assert wp.dtype_to_torch(getattr(wp, name)) == tdt
+    assert wp.dtype_to_torch(getattr(wp, name)) == torch_dtype(SIGNED_TWIN.get(name, name))
 
 
 def test_dtype_maps_of_vectors_and_matrices_give_the_component_type():
@@ -458,3 +464,73 @@ def test_grad_memory_outlives_the_tensor():
     del t
     gc.collect()
     np.testing.assert_array_equal(a.grad.numpy(), np.full(100, 2.0))
+
+
+# Warp's from_torch options ---------------------------------------------------------------------------
+@pytest.mark.parametrize("tname,wname", [("int32", "uint32"), ("int64", "uint64"), ("int16", "uint16"),
+                                         ("uint8", "int8"), ("bool", "uint8"), ("bool", "int8")])
+def test_from_torch_reinterprets_integers_of_the_same_size(tname, wname):
+    t = torch.tensor([0, 1, 1, 0], dtype=getattr(torch, tname))
+    a = wp.from_torch(t, dtype=getattr(wp, wname))
+    assert a.dtype is getattr(wp, wname) and a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy(), [0, 1, 1, 0])
+
+
+def test_from_torch_refuses_other_dtype_changes():
+    with pytest.raises(TypeError, match="Incompatible data types"):
+        wp.from_torch(torch.zeros(3, dtype=torch.bool), dtype=wp.float32)
+    with pytest.raises(RuntimeError, match="Incompatible data types"):  # Warp's exception type, too
+        wp.from_torch(torch.zeros(3, dtype=torch.float32), dtype=wp.int32)
+
+
+def test_from_torch_return_ctype_describes_the_memory():
+    t = torch.zeros((10, 3), dtype=torch.float32)
+    d = wp.from_torch(t, dtype=wp.vec3, return_ctype=True)
+    assert (d.data, d.grad, d.ndim, d.shape[0], d.strides[0]) == (t.data_ptr(), 0, 1, 10, 12)
+    g = torch.zeros_like(t)
+    assert wp.from_torch(t, dtype=wp.vec3, grad=g, return_ctype=True).grad == g.data_ptr()
+    d = wp.from_torch(t, dtype=wp.vec3, requires_grad=True, return_ctype=True)
+    assert d.grad == t.grad.data_ptr()
+    s = wp.from_torch(torch.zeros((4, 6))[:, ::2], return_ctype=True)
+    assert (s.ndim, tuple(s.shape[:2]), tuple(s.strides[:2])) == (2, (4, 3), (24, 8))
+
+
+def test_from_torch_grad_may_be_a_weft_array_and_retain_grad_is_kept():
+    t = torch.zeros((5, 2), dtype=torch.float32)
+    g = wp.zeros(5, dtype=wp.vec2)
+    a = wp.from_torch(t, dtype=wp.vec2, grad=g)
+    assert a.requires_grad and a.grad is g
+    with pytest.raises(ValueError, match="grad= must be an array of vec2f with shape"):
+        wp.from_torch(t, dtype=wp.vec2, grad=wp.zeros(4, dtype=wp.vec2))
+    assert wp.from_torch(t, requires_grad=True, retain_grad=True).retain_grad
+    assert not wp.from_torch(t, requires_grad=True).retain_grad
+
+
+def test_torch_streams_are_cuda_only():
+    with pytest.raises(RuntimeError, match="CUDA devices only"):
+        wp.stream_from_torch(torch.device("cpu"))
+    with pytest.raises(RuntimeError, match="CUDA devices only"):
+        wp.stream_to_torch("cpu")
+
+
+@wp.kernel
+def inc_vec3(a: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    a[i] = a[i] + wp.vec3(1.0)
+
+
+def test_launch_takes_tensors_and_numpy_arrays_as_views():
+    """Warp's rule: an array argument may be any object showing its CPU memory through
+    __array_interface__ or __array__() (a torch tensor, a numpy array); the kernel works on
+    that memory (strided views included)."""
+    s = torch.arange(6, dtype=torch.float32)
+    wp.launch(affine, 6, inputs=[s, s])
+    np.testing.assert_array_equal(s.numpy(), np.arange(6) * 2.0 + 1.0)
+    v = torch.zeros((4, 3))
+    wp.launch(inc_vec3, 4, inputs=[v])
+    assert (v == 1.0).all()
+    strided, n = torch.zeros(8)[::2], np.zeros(4, np.float32)
+    wp.launch(affine, 4, inputs=[n, strided])
+    assert strided.tolist() == [1.0] * 4
+    with pytest.raises(TypeError, match="argument 'a'.*holds float64 values"):
+        wp.launch(affine, 4, inputs=[torch.zeros(4, dtype=torch.float64), strided])

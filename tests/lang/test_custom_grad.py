@@ -124,10 +124,171 @@ def test_grad_with_the_wrong_parameter_count_is_a_clear_error():
         i = wp.tid()
         y[i] = twice(x[i])
 
-    with pytest.raises(CompileError, match="adjoint of its result"):
+    with pytest.raises(CompileError, match=r"adjoints of its 1 result\(s\)"):
         k.adjoint_ir()
 
 
 def test_func_grad_needs_a_func():
     with pytest.raises(TypeError, match="needs a @weft.func"):
         wp.func_grad(lambda x: x)
+
+
+# Several results, adjoint arrays, struct fields, overloads -----------------------------------
+@wp.func
+def two_results(x: float, y: float):
+    return x * y, x + y
+
+
+@wp.func_grad(two_results)
+def adj_two_results(x: float, y: float, adj_product: float, adj_sum: float):
+    wp.adjoint[x] += 10.0 * (y * adj_product + adj_sum)  # 10x the true gradient: visibly the custom one
+    wp.adjoint[y] += 10.0 * (x * adj_product + adj_sum)
+
+
+@wp.kernel
+def use_two_results(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    p, s = two_results(x[i], y[i])
+    out[i] = p + 2.0 * s
+
+
+def test_grad_of_a_func_with_several_results_takes_one_adjoint_each():
+    x = wp.array(np.array([1.0, 2.0], np.float32), requires_grad=True)
+    y = wp.array(np.array([3.0, -1.0], np.float32), requires_grad=True)
+    out = wp.zeros(2, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(use_two_results, 2, inputs=[x, y, out])
+    tape.backward(grads={out: np.ones(2, np.float32)})
+    np.testing.assert_allclose(x.grad.numpy(), 10.0 * (y.numpy() + 2.0))
+    np.testing.assert_allclose(y.grad.numpy(), 10.0 * (x.numpy() + 2.0))
+
+
+@wp.func
+def store_square(i: int, xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    ys[i] = xs[i] * xs[i]
+
+
+@wp.func_grad(store_square)
+def adj_store_square(i: int, xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    wp.adjoint[xs][i] += 2.0 * xs[i] * wp.adjoint[ys][i]  # the adjoint arrays of the array parameters
+
+
+@wp.kernel
+def use_store_square(xs: wp.array(dtype=float), ys: wp.array(dtype=float)):
+    store_square(wp.tid(), xs, ys)
+
+
+def test_grad_writes_the_adjoint_arrays_of_array_parameters():
+    xs = wp.array(np.array([1.0, -2.0, 3.0], np.float32), requires_grad=True)
+    ys = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(use_store_square, 3, inputs=[xs, ys])
+    tape.backward(grads={ys: np.array([1.0, 2.0, 0.5], np.float32)})
+    np.testing.assert_allclose(xs.grad.numpy(), 2.0 * xs.numpy() * [1.0, 2.0, 0.5])
+
+
+@wp.struct
+class Weighted:
+    w: float
+    v: wp.vec3
+
+
+@wp.func
+def weighted_sum(s: Weighted):
+    return s.w * (s.v[0] + s.v[1] + s.v[2])
+
+
+@wp.func_grad(weighted_sum)
+def adj_weighted_sum(s: Weighted, adj_ret: float):
+    wp.adjoint[s.w] += 100.0 * adj_ret  # custom (not the true gradient), to tell it apart
+    wp.adjoint[s.v][1] += 7.0 * adj_ret
+
+
+@wp.kernel
+def use_weighted_sum(w: wp.array(dtype=float), v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = weighted_sum(Weighted(w=w[i], v=v[i]))
+
+
+def test_grad_of_struct_fields_and_vector_components():
+    w = wp.array(np.array([2.0], np.float32), requires_grad=True)
+    v = wp.array(np.array([[1.0, 2.0, 3.0]], np.float32), dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(use_weighted_sum, 1, inputs=[w, v, out])
+    tape.backward(grads={out: np.ones(1, np.float32)})
+    assert w.grad.numpy().tolist() == [100.0]
+    assert v.grad.numpy().tolist() == [[0.0, 7.0, 0.0]]
+
+
+@wp.func
+def doubled(x: float):
+    return 2.0 * x
+
+
+@wp.func_grad(doubled)
+def adj_doubled_float(x: float, adj_ret: float):
+    wp.adjoint[x] += 3.0 * adj_ret
+
+
+@wp.func
+def doubled(x: wp.vec2):  # noqa: F811 - an overload of doubled
+    return 2.0 * x
+
+
+@wp.func_grad(doubled)
+def adj_doubled_vec2(x: wp.vec2, adj_ret: wp.vec2):
+    wp.adjoint[x] += 5.0 * adj_ret
+
+
+@wp.kernel
+def use_doubled(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec2), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = doubled(x[i]) + wp.dot(doubled(v[i]), wp.vec2(1.0, 1.0))
+
+
+def test_each_overload_has_its_own_grad():
+    x = wp.array(np.array([1.0], np.float32), requires_grad=True)
+    v = wp.array(np.array([[1.0, 2.0]], np.float32), dtype=wp.vec2, requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(use_doubled, 1, inputs=[x, v, out])
+    tape.backward(grads={out: np.ones(1, np.float32)})
+    assert x.grad.numpy().tolist() == [3.0]
+    assert v.grad.numpy().tolist() == [[5.0, 5.0]]
+
+
+def test_grad_matching_no_overload_is_a_clear_error():
+    with pytest.raises(TypeError, match="no overload of doubled"):
+        @wp.func_grad(doubled)
+        def adj_doubled_int(x: int, adj_ret: int):
+            pass
+
+
+# func_native: accepted, refused when called ---------------------------------------------------
+@wp.func_native("return a + 2.0f;", adj_snippet="adj_a += adj_ret;")
+def add_two_native(a: float) -> float:
+    """A C++ snippet."""
+    ...
+
+
+@wp.kernel
+def no_snippet_used(x: wp.array(dtype=float)):
+    x[wp.tid()] = 1.0
+
+
+@wp.kernel
+def snippet_used(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = add_two_native(x[i])
+
+
+def test_func_native_is_accepted_and_refused_when_called():
+    x = wp.zeros(2)
+    wp.launch(no_snippet_used, 2, inputs=[x])  # a module defining a snippet works
+    assert add_two_native.__doc__ == "A C++ snippet." and add_two_native.snippet == "return a + 2.0f;"
+    with pytest.raises(CompileError, match="add_two_native.*weft compiles no C\\+\\+") as info:
+        wp.launch(snippet_used, 2, inputs=[x])
+    assert "test_custom_grad.py:" in str(info.value)  # at the call in the user's source
+    with pytest.raises(NotImplementedError, match="compiles no C"):
+        add_two_native(1.0)

@@ -100,3 +100,18 @@ def test_kernel_key_is_warps():
             out[0] = 1.0
         return inner
     assert make().key == "test_kernel_key_is_warps__locals__make__locals__inner"
+
+
+def test_module_hash_follows_struct_layouts_not_objects():
+    def hash_with(field_type):
+        @wp.struct
+        class Content:
+            i: field_type
+
+        @wp.kernel
+        def reads(a: wp.array(dtype=Content)):
+            pass
+        return wp.get_module(reads.__module__).hash_module()
+
+    first, same, other = hash_with(int), hash_with(int), hash_with(float)
+    assert first == same and first != other

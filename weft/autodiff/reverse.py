@@ -47,8 +47,12 @@ def active_types(t) -> list[Scalar]:
 
 
 def has_adjoint_array(t) -> bool:
-    """Whether a parameter of type `t` gets an adjoint array: an array of float values."""
-    return isinstance(t, ArrayType) and bool(active_types(t.dtype))
+    """Whether a parameter of type `t` gets an adjoint: an array of float values, or a
+    struct holding one (its adjoint is a struct of the same type whose arrays are the
+    adjoint arrays of the fields)."""
+    if isinstance(t, ArrayType):
+        return bool(active_types(t.dtype))
+    return isinstance(t, StructType) and any(has_adjoint_array(f) for f in t.fields.values())
 
 
 def component_range(t, index: int) -> tuple[int, int]:
@@ -107,8 +111,27 @@ def array_root(arr: Value) -> Value:
     return arr
 
 
+def array_origin(arr: Value) -> tuple[Value, tuple]:
+    """Where array value `arr` comes from: the value it views into (a parameter, usually)
+    or, for an array held in a struct, the struct value the field path leads from (through
+    nested structs), and that path of field indices (empty for a plain array)."""
+    arr = array_root(arr)
+    path = []
+    while isinstance(arr.owner, Op) and arr.owner.name == "extract" and \
+            isinstance(arr.owner.operands[0].type, StructType):
+        path.append(arr.owner.attrs["index"])
+        arr = arr.owner.operands[0]
+    return arr, tuple(reversed(path))
+
+
+def array_key(arr: Value) -> tuple:
+    """An identity of the memory an array value reaches: (origin value id, field path)."""
+    origin, path = array_origin(arr)
+    return origin.id, path
+
+
 def _writes(blocks) -> set:
-    return {array_root(op.operands[0]).id for blk in blocks for op in walk(blk)
+    return {array_key(op.operands[0]) for blk in blocks for op in walk(blk)
             if op.name in ("store", "atomic")}
 
 
@@ -120,8 +143,8 @@ def array_final_reads(fn: Function) -> set:
 
 
 def array_effects(fn: Function) -> tuple[set, set]:
-    """(ids of array values read, ids written) by the kernel, as the parameters they view."""
-    reads = {array_root(op.operands[0]).id for op in walk(fn.body) if op.name == "load"}
+    """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
+    reads = {array_key(op.operands[0]) for op in walk(fn.body) if op.name == "load"}
     return reads, _writes([fn.body])
 
 
@@ -146,11 +169,10 @@ def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=fr
                      retain=frozenset()) -> Function:
     """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring). The array
     parameters at positions `absent` get no adjoint: nothing flows in or out through them.
-    Those at positions `keep` (arrays the kernel writes and never reads) have their adjoint
-    array read but not consumed: stores leave it as it was instead of zeroing it; those at
-    `retain` (arrays with retain_grad) likewise for stores directly into them, not through
-    views (Warp's rule)."""
-    return _Reverse(fn, kernel_name, absent, keep, retain).build()
+    Those in `keep` (arrays the kernel writes and never reads: a parameter index, or
+    (index, field path) for an array in a struct) have their adjoint array read but not
+    consumed: stores leave it as it was instead of zeroing it."""
+    return _Reverse(fn, kernel_name, absent, keep).build()
 
 
 class _Reverse:
@@ -159,8 +181,8 @@ class _Reverse:
         self.fn = fn
         self.kernel_name = kernel_name
         self.absent = {fn.params[k].id for k in absent}
-        self.keep = {fn.params[k].id for k in keep}
-        self.retain = {fn.params[k].id for k in retain}
+        self.keep = {(fn.params[k].id, ()) if isinstance(k, int) else (fn.params[k[0]].id, k[1]) for k in keep}
+        self.nullable: set = set()  # ids of adjoint arrays that may be null (struct fields)
         self.used = _uses(fn.body)
         self.private = _private_arrays(fn)
         self.forwarded: dict[int, Value] = {}
@@ -183,7 +205,7 @@ class _Reverse:
 
         for op in ops:
             if op.name == "load":
-                root = array_root(op.operands[0]).id
+                root = array_key(op.operands[0])
                 key = (root, op.operands[0].id, tuple(v.id for v in op.operands[1:]))
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key]
@@ -193,7 +215,7 @@ class _Reverse:
                                "the adjoint replay cannot recover the value read. Keep the running "
                                "value in a local variable and store it once", op)
             elif op.name in ("store", "atomic"):
-                root = array_root(op.operands[0]).id
+                root = array_key(op.operands[0])
                 written.add(root)
                 forget({root})
                 if op.name == "store":
@@ -269,11 +291,26 @@ class _Reverse:
         return [self.zero(lt) if g is None else g for lt, g in zip(active_types(t), leaves)]
 
     def value_from(self, t, leaves) -> Value:
-        """A value of float type `t` (scalar or vector/matrix) with the given leaves."""
+        """A value of type `t` (scalar, vector/matrix of floats, or struct) whose float leaves
+        are `leaves` (a struct's other fields are zero)."""
         leaves = self.materialize(t, leaves)
         if isinstance(t, Scalar):
             return leaves[0]
+        if isinstance(t, StructType):
+            it = iter(leaves)
+            return self.b.construct(t, [self.value_from(ft, [next(it) for _ in active_types(ft)])
+                                        if active_types(ft) else self.zero_value(ft) for ft in t.fields.values()])
         return self.b.construct(t, leaves)
+
+    def zero_value(self, t) -> Value:
+        """A zero of any type a struct field may have (a null array for an array)."""
+        if isinstance(t, ArrayType):
+            return self.b.op("null_array", [], [t]).result
+        if isinstance(t, Scalar):
+            return self.b.const(False if t.is_bool else 0, t)
+        if isinstance(t, (Vector, Matrix)):
+            return self.b.construct(t, [self.zero_value(t.dtype)] * t.num_components)
+        return self.b.construct(t, [self.zero_value(ft) for ft in t.fields.values()])
 
     def leaves_of(self, v: Value) -> list[Value]:
         if isinstance(v.type, Scalar):
@@ -327,8 +364,8 @@ class _Reverse:
     def replay_func_region(self, op: Op, push: bool):
         """Splice in the func's body, or its custom replay. With a custom grad the body is
         not reversed, so its loops need not push."""
-        func = op.attrs["func"].func
-        if func.custom_replay is not None:
+        instance = op.attrs["func"]
+        if instance.custom_replay is not None:
             from ..lang.custom_grad import replay_ir
             fn = _cached(op.attrs["func"], "replay", lambda: replay_ir(op.attrs["func"]))
             args, ops = fn.params, fn.body.ops
@@ -336,7 +373,7 @@ class _Reverse:
             args, ops = op.regions[0].args, op.regions[0].ops
         for a, v in zip(args, op.operands):
             self.map[a.id] = self.m(v)
-        self.replay(ops[:-1], push and func.custom_grad is None)
+        self.replay(ops[:-1], push and instance.custom_grad is None)
         for r, v in zip(op.results, ops[-1].operands):
             self.map[r.id] = self.m(v)
         self.spliced[id(op)] = (args, ops)
@@ -529,23 +566,61 @@ class _Reverse:
 
     # Memory ---------------------------------------------------------------------------------
     def adj_array(self, arr: Value, op: Op) -> Value | None:
-        """The adjoint array of primal array value `arr` (a parameter or a view of one);
-        None when the launch gives none."""
-        if array_root(arr).id in self.absent:
+        """The adjoint array of primal array value `arr` (a parameter, a field of a struct
+        parameter, or a view of one); None when the launch gives none. Adjoint arrays read
+        from an adjoint struct may be null (a field without gradient): `self.nullable`."""
+        if array_origin(arr)[0].id in self.absent:
             return None
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner
         if isinstance(owner, Op) and owner.name in ("view", "slice"):
             base, *idx = owner.operands
-            return self.b.op(owner.name, [self.adj_array(base, op)] + [self.m(i) for i in idx],
-                             [arr.type], dict(owner.attrs)).result
+            adj_base = self.adj_array(base, op)
+            view = self.b.op(owner.name, [adj_base] + [self.m(i) for i in idx], [arr.type],
+                             dict(owner.attrs)).result
+            if adj_base.id in self.nullable:
+                self.nullable.add(view.id)
+            return view
+        if isinstance(owner, Op) and owner.name == "extract":
+            field = self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
+            self.nullable.add(field.id)
+            return field
         self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
-                   "parameters and views of them have adjoint arrays, not arrays held in structs)", op)
+                   "parameters, arrays in struct parameters and views of them have adjoint arrays)", op)
+
+    def adj_struct(self, value: Value, op: Op) -> Value:
+        """The adjoint struct of struct value `value` (a parameter or a field of one)."""
+        if value.id in self.adj_arrays:
+            return self.adj_arrays[value.id]
+        owner = value.owner
+        if isinstance(owner, Op) and owner.name == "extract" and isinstance(owner.operands[0].type, StructType):
+            return self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
+        self.error(f"gradients through arrays of struct '{value.hint or '?'}' are not supported (only "
+                   "structs passed as kernel parameters have adjoint structs)", op)
+
+    def when_present(self, adj_arr: Value, emit, result_type=None):
+        """`emit()` (returning a value of `result_type`, or nothing), guarded where `adj_arr`
+        may be null (an array field without gradient: its shape is 0) so that a missing
+        adjoint takes no gradient, as in Warp; a zero value stands in then."""
+        if adj_arr.id not in self.nullable:
+            return emit()
+        b = self.b
+        size = b.op("array_shape", [adj_arr], [int32], {"dim": 0}).result
+        present = b.cmp("ne", size, b.const(0, int32))
+        then, other = Block(), Block()
+        types = [result_type] if result_type is not None else []
+        with b.at(then):
+            result = emit()
+            b.op("yield", [result] if types else [])
+        with b.at(other):
+            b.op("yield", [self.value_from(result_type, [None] * len(active_types(result_type)))] if types else [])
+        guarded = b.op("if", [present], types, {}, [then, other])
+        return guarded.results[0] if types else None
 
     def _check_dtype(self, arr: Value, op: Op):
-        if isinstance(arr.type.dtype, (StructType, TupleType)):
-            self.error(f"gradients of arrays of structs ('{arr.hint}') are not supported", op)
+        if op.name == "atomic" and isinstance(arr.type.dtype, (StructType, TupleType)):
+            self.error(f"gradients of atomics on arrays of structs ('{arr.hint}') are not supported", op)
 
     def rev_load(self, op):
         arr, *idx = op.operands
@@ -558,7 +633,8 @@ class _Reverse:
             return
         value = self.value_from(op.result.type, gs)
         attrs = {"op": "add", "private": True} if arr.id in self.private else {"op": "add"}
-        self.b.op("atomic", [adj_arr] + [self.m(i) for i in idx] + [value], [op.result.type], attrs)
+        self.when_present(adj_arr, lambda: self.b.op("atomic", [adj_arr] + [self.m(i) for i in idx] + [value],
+                                                      [op.result.type], attrs))
 
     def rev_store(self, op):
         arr, *idx, x = op.operands
@@ -569,12 +645,16 @@ class _Reverse:
         if adj_arr is None:
             return
         index = [self.m(i) for i in idx]
-        g = self.b.op("load", [adj_arr] + index, [x.type]).result
-        self.accum(x, self.leaves_of(g))
-        if array_root(arr).id in self.keep or arr.id in self.retain:
-            return
-        # the overwritten element no longer influences anything
-        self.b.op("store", [adj_arr] + index + [self.value_from(x.type, [None] * len(active_types(x.type)))])
+        consume = array_key(arr) not in self.keep
+
+        def read_and_consume():
+            g = self.b.op("load", [adj_arr] + index, [x.type]).result
+            if consume:  # the overwritten element no longer influences anything
+                zero = self.value_from(x.type, [None] * len(active_types(x.type)))
+                self.b.op("store", [adj_arr] + index + [zero])
+            return g
+
+        self.accum(x, self.float_leaves(self.when_present(adj_arr, read_and_consume, x.type)))
 
     def rev_atomic(self, op):
         arr, *idx, x = op.operands
@@ -587,24 +667,27 @@ class _Reverse:
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:
             return
-        index = [self.m(i) for i in idx]
         if kind in ("min", "max"):
-            # The final element is the winning value: the first thread whose value equals it
-            # claims the element's whole adjoint (leaving 0, so the element's earlier value
-            # gets none); if the earlier value won, no thread matches and it keeps it.
-            # (The tape keeps the array's contents after this launch for this comparison.)
-            b = self.b
-            final = self.leaves_of(b.op("load", [self.m(arr)] + index, [x.type]).result)
-            mine = self.leaves_of(self.m(x))
-            won = [b.select(b.cmp("eq", v, f), b.const(1.0, v.type), self.zero(v.type))
-                   for v, f in zip(mine, final)]
-            flag = won[0] if isinstance(x.type, Scalar) else b.construct(x.type, won)
-            g = b.op("atomic", [adj_arr] + index + [flag], [x.type], {"op": "claim"}).result
-            self.accum(x, self.leaves_of(g))
+            self.accum(x, self.leaves_of(self.when_present(adj_arr, lambda: self._claim(arr, idx, x, adj_arr),
+                                                           x.type)))
             return
-        g = self.b.op("load", [adj_arr] + index, [x.type]).result
+        g = self.when_present(adj_arr, lambda: self.b.op("load", [adj_arr] + [self.m(i) for i in idx],
+                                                          [x.type]).result, x.type)
         leaves = self.leaves_of(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
+
+    def _claim(self, arr: Value, idx, x: Value, adj_arr: Value) -> Value:
+        """The adjoint an atomic_min/max value gets. The final element is the winning value:
+        the first thread whose value equals it claims the element's whole adjoint (leaving 0,
+        so the element's earlier value gets none); if the earlier value won, no thread
+        matches and it keeps it. (The tape keeps the array as this launch left it.)"""
+        b = self.b
+        index = [self.m(i) for i in idx]
+        final = self.leaves_of(b.op("load", [self.m(arr)] + index, [x.type]).result)
+        won = [b.select(b.cmp("eq", v, f), b.const(1.0, v.type), self.zero(v.type))
+               for v, f in zip(self.leaves_of(self.m(x)), final)]
+        flag = won[0] if isinstance(x.type, Scalar) else b.construct(x.type, won)
+        return b.op("atomic", [adj_arr] + index + [flag], [x.type], {"op": "claim"}).result
 
     # Control flow ---------------------------------------------------------------------------
     def _flatten(self, values) -> list[Value]:
@@ -645,7 +728,7 @@ class _Reverse:
 
     def rev_func_region(self, op):
         instance = op.attrs["func"]
-        if instance.func.custom_grad is None:
+        if instance.custom_grad is None:
             args, ops = self.spliced[id(op)]
             for v, r in zip(ops[-1].operands, op.results):
                 self.accum(v, self.get(r))
@@ -654,21 +737,36 @@ class _Reverse:
                 self.accum(v, self.get(a))
             return
         from ..ir.passes import clone_op
-        from ..lang.custom_grad import grad_ir
+        from ..lang.custom_grad import grad_ir, result_types
         active = [k for k, v in enumerate(op.operands) if active_types(v.type)]
+        arrays = [k for k, v in enumerate(op.operands) if has_adjoint_array(v.type) and isinstance(v.type, ArrayType)]
         names = list(instance.param_types)
-        fn = _cached(instance, ("grad", tuple(active)), lambda: grad_ir(instance, [names[k] for k in active]))
+        fn = _cached(instance, ("grad", tuple(active), tuple(arrays)),
+                     lambda: grad_ir(instance, [names[k] for k in active], [names[k] for k in arrays]))
         inputs = [self.m(v) for v in op.operands]
         for r in op.results:
-            if not isinstance(r.type, (Scalar, Vector, Matrix)):
-                self.error(f"a func_grad for a func returning {r.type!r} is not supported", op)
-            inputs.append(self.value_from(r.type, self.get(r)))
+            leaves = iter(self.get(r))
+            for t in result_types(r.type):
+                if not isinstance(t, (Scalar, Vector, Matrix)):
+                    self.error(f"a func_grad for a func returning {t!r} is not supported", op)
+                inputs.append(self.value_from(t, [next(leaves) for _ in active_types(t)]))
+        for k in arrays:
+            adj_arr = self.adj_array(op.operands[k], op)
+            inputs.append(adj_arr if adj_arr is not None else self.b.op("null_array", [], [op.operands[k].type]).result)
         mapping = {p.id: v for p, v in zip(fn.params, inputs)}
         for inner in fn.body.ops[:-1]:
             self.b.block.ops.append(clone_op(inner, mapping))
         (grads,) = [mapping.get(v.id, v) for v in fn.body.ops[-1].operands]
         for j, k in enumerate(active):
-            self.accum(op.operands[k], self.leaves_of(self.b.extract(grads, j)))
+            self.accum(op.operands[k], self.float_leaves(self.b.extract(grads, j)))
+
+    def float_leaves(self, v: Value) -> list[Value]:
+        """The float leaves of `v` (as `active_types` orders them): a struct's fields' leaves."""
+        if isinstance(v.type, (StructType, TupleType)):
+            parts = v.type.fields.values() if isinstance(v.type, StructType) else v.type.elements
+            return [leaf for k, t in enumerate(parts) if active_types(t)
+                    for leaf in self.float_leaves(self.b.extract(v, k))]
+        return self.leaves_of(v) if active_types(v.type) else []
 
     def rev_for(self, op):
         self._rev_loop(op, op.operands[3:], op.regions[0].args[1:])

@@ -5,9 +5,10 @@
     weft.autograd.gradcheck(kernel, dim=n, inputs=[x], outputs=[y])      # True, or ValueError
     weft.autograd.gradcheck_tape(tape)                                     # every recorded launch
 
-Jacobians are {(input index, output index): float64 numpy array (output scalars, input
-scalars)}; only float arrays with `requires_grad=True` take part. `function` may also be a
-Python function that launches kernels and returns its output arrays.
+Jacobians are {(input index, output index): weft array}, in Warp's layout (rows: the
+output's scalars; columns: the input's elements, of the input's dtype; see jacobian.py);
+only float arrays with `requires_grad=True` take part. `function` may also be a Python
+function that launches kernels and returns its output arrays.
 """
 
 from .check import gradcheck, gradcheck_tape

@@ -56,19 +56,20 @@ def compare(ad: np.ndarray, fd: np.ndarray, atol: float, rtol: float, i=0, j=0) 
 def gradcheck(function, dim=None, inputs=None, outputs=None, *, eps=1e-4, atol=1e-3, rtol=1e-2,
               raise_exception=True, input_output_mask=None, device=None, max_blocks=0, block_dim=256,
               max_inputs_per_var=-1, max_outputs_per_var=-1, plot_relative_error=False,
-              plot_absolute_error=False, show_summary=True) -> bool:
+              plot_absolute_error=False, show_summary=True, restore_inputs=True) -> bool:
     """Check the adjoint of a kernel (or of a function that launches kernels) against
     central finite differences with step `eps`, for every differentiable (input, output)
     pair (float arrays with `requires_grad=True`) or those `input_output_mask` names.
 
     Arguments as for `jacobian` / `jacobian_fd`. Passes when every checked entry has
     |AD - FD| <= atol + rtol * |FD| and no AD entry is NaN; `max_inputs_per_var` /
-    `max_outputs_per_var` (> 0) check only the first columns / rows per array. Prints a
+    `max_outputs_per_var` (> 0) check only the first columns / rows per array;
+    `restore_inputs` as for `jacobian`. Prints a
     summary (worst absolute and relative errors, and where) when `show_summary`. Returns
     True or False; with `raise_exception`, a failure raises ValueError naming the kernel,
     the pair, the worst entry with its AD and FD values, and the worst relative error.
     """
-    with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim) as problem:
+    with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim, restore_inputs) as problem:
         pairs = problem.pairs(input_output_mask)
         if not pairs:
             raise ValueError(f"gradcheck: {problem.name} has nothing to check: no input/output pair of "

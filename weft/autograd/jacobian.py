@@ -1,21 +1,26 @@
 """Jacobians of a kernel launch (or of a function that launches kernels), by adjoint
 launches (`jacobian`) and by central finite differences (`jacobian_fd`).
 
-Both return {(input index, output index): J} where J is a float64 numpy array of shape
-(scalars of the output, scalars of the input): J[r, c] = d output_r / d input_c, with
-arrays flattened in C order and vector/matrix components last. Entries not computed
-(beyond `max_outputs_per_var` rows or `max_inputs_per_var` columns) are NaN.
+Both return {(input index, output index): J} in Warp's layout: J is a weft array of the
+input's dtype with shape (scalars of the output, elements of the input), so `J.numpy()`
+has shape (output scalars, input size, *the input dtype's components); row r holds
+d output_r / d input, the output flattened in C order with vector and matrix components
+last. Entries not computed (beyond `max_outputs_per_var` rows or `max_inputs_per_var`
+input scalars) are NaN. Internally (gradcheck) Jacobians are float64 numpy arrays
+(output scalars, input scalars).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..runtime.array import array, element_numpy
 from .problem import Problem, make_problem, nudge, scalar_count
 
 
 def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=None, device=None,
-             max_blocks=0, block_dim=256, max_outputs_per_var=-1, plot_jacobians=False) -> dict:
+             max_blocks=0, block_dim=256, max_outputs_per_var=-1, plot_jacobians=False, metadata=None,
+             restore_inputs=True) -> dict:
     """Jacobians from the adjoint: one adjoint launch per output scalar, seeded with 1 there
     (fresh zero adjoints elsewhere), gives that row for every input at once.
 
@@ -26,18 +31,23 @@ def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=No
     (input, output) pairs wanted, each by index into `inputs` / `outputs` or by argument name.
     The Jacobian is taken at the arrays' current contents, which are left unchanged (a
     function's recorded call runs once). `max_outputs_per_var > 0` computes only that many
-    rows per output. Returns {(input index, output index): float64 array (rows, columns)}.
+    rows per output. `restore_inputs=False` (functions only) leaves the inputs as the
+    function's runs change them. `metadata` is accepted for Warp's signature (weft names
+    the arguments itself). Returns {(input index, output index): weft array} (see the
+    module docstring).
     """
-    with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim) as problem:
+    with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim, restore_inputs) as problem:
         jacobians = ad_jacobians(problem, problem.pairs(input_output_mask), max_outputs_per_var)
+        out = as_arrays(jacobians, problem)
     if plot_jacobians:
         from .plot import jacobian_plot
         jacobian_plot(jacobians, problem)
-    return jacobians
+    return out
 
 
 def jacobian_fd(function, dim=None, inputs=None, outputs=None, input_output_mask=None, device=None,
-                max_blocks=0, block_dim=256, max_inputs_per_var=-1, eps=1e-4, plot_jacobians=False) -> dict:
+                max_blocks=0, block_dim=256, max_inputs_per_var=-1, eps=1e-4, plot_jacobians=False,
+                metadata=None, restore_inputs=True) -> dict:
     """Jacobians by central differences: each input scalar is moved by -eps and +eps and the
     forward re-run from the saved state of every array (outputs too, so kernels that
     accumulate into their outputs are differenced correctly), giving that column for every
@@ -45,14 +55,27 @@ def jacobian_fd(function, dim=None, inputs=None, outputs=None, input_output_mask
 
     Arguments as for `jacobian`; `eps` is the step (in the input's units) and
     `max_inputs_per_var > 0` computes only that many columns per input. The arrays are
-    left as they were. Returns {(input index, output index): float64 array (rows, columns)}.
+    left as they were. Returns {(input index, output index): weft array} (see the module
+    docstring).
     """
-    with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim) as problem:
+    with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim, restore_inputs) as problem:
         jacobians = fd_jacobians(problem, problem.pairs(input_output_mask), max_inputs_per_var, eps)
+        out = as_arrays(jacobians, problem)
     if plot_jacobians:
         from .plot import jacobian_plot
         jacobian_plot(jacobians, problem)
-    return jacobians
+    return out
+
+
+def as_arrays(jacobians: dict, problem: Problem) -> dict:
+    """Float64 Jacobians (output scalars, input scalars) in Warp's layout (module docstring)."""
+    out = {}
+    for (i, j), J in jacobians.items():
+        a = problem.inputs[i]
+        scalar, components = element_numpy(a.dtype)
+        data = J.reshape((J.shape[0], a.size) + tuple(components)).astype(scalar)
+        out[i, j] = array(data, dtype=a.dtype, device=a.device)
+    return out
 
 
 def _empty(problem: Problem, pairs) -> dict:
@@ -70,6 +93,7 @@ def ad_jacobians(problem: Problem, pairs, max_outputs_per_var=-1) -> dict:
     by_output: dict[int, list] = {}
     for i, j in pairs:
         by_output.setdefault(j, []).append(i)
+    problem.check_backward()
     problem.restore()
     for j, wanted in by_output.items():
         for r in range(_limit(scalar_count(problem.outputs[j]), max_outputs_per_var)):

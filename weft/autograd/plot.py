@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lang.kernel import Kernel
+from ..runtime.array import array
 from .problem import Problem, _parameter_names
 
 
@@ -39,6 +40,9 @@ def jacobian_plot(jacobians: dict, kernel, inputs=None, outputs=None, show_plot=
     except ImportError:
         raise ImportError("weft.autograd.jacobian_plot needs matplotlib (pip install matplotlib)") from None
     del outputs  # accepted for Warp compatibility; the names come from `kernel`
+    # (Jacobians as `jacobian` returns them, weft arrays in Warp's layout: as matrices)
+    jacobians = {p: J.numpy().reshape(J.shape[0], -1) if isinstance(J, array) else J
+                 for p, J in jacobians.items()}
     name, in_labels, out_labels = _labels(kernel, inputs, jacobians)
     if not jacobians:
         return None

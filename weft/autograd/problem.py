@@ -160,6 +160,9 @@ class Problem:
         """Put every array back as it was when the problem was made."""
         raise NotImplementedError
 
+    def check_backward(self):
+        """Raise a clear error if the adjoint cannot be run (a kernel without backward)."""
+
     def forward(self, wanted) -> dict:
         """Run once from the arrays' current contents; {j: output j's scalars (float64)}."""
         raise NotImplementedError
@@ -191,6 +194,10 @@ class KernelProblem(Problem):
     def restore(self):
         self.saved.restore()
 
+    def check_backward(self):
+        if not self.kernel.enable_backward:
+            raise no_backward_error(self.name)
+
     def forward(self, wanted) -> dict:
         if self._forward is None:
             self._forward = launch(self.kernel, self.dims, inputs=self.args, record_tape=False, record_cmd=True,
@@ -209,8 +216,7 @@ class KernelProblem(Problem):
 
     def _make_adjoint(self):
         if not self.kernel.enable_backward:
-            raise ValueError(f"{self.name} was built with enable_backward=False: it has no adjoint to "
-                             "take Jacobians with")
+            raise no_backward_error(self.name)
         # one private adjoint array per distinct array, so that aliased arguments share it
         adjs = []
         for a in self.args:
@@ -234,21 +240,35 @@ class RecordedProblem(KernelProblem):
         return " that the kernel reads" if role == "input" else " that the kernel writes"
 
 
+def no_backward_error(name: str) -> ValueError:
+    return ValueError(f"{name}: Kernel must have backward pass enabled to compute Jacobians (it was built "
+                      "with enable_backward=False, on the kernel or its module)")
+
+
 class FunctionProblem(Problem):
     """A Python function `function(*inputs)` that launches kernels and returns an array or a
-    list of arrays (the outputs). Adjoints replay a Tape of one recorded call."""
+    list of arrays (the outputs). Adjoints replay a Tape of one recorded call, with the
+    inputs as that call left them (what its recording refers to); finite differences run
+    the function again from the inputs as given. With `restore_inputs=False` (Warp's
+    option) the inputs are never put back, so a function that changes its inputs is
+    evaluated from wherever its previous run left them."""
 
-    def __init__(self, function, inputs):
+    def __init__(self, function, inputs, restore_inputs=True):
         self.function = function
         self.args = list(inputs)
         self.name = f"function '{getattr(function, '__name__', type(function).__name__)}'"
         self.in_labels = _parameter_names(function, len(self.args))
-        self.saved = _Saved(self.args)
+        self.restore_inputs = restore_inputs
+        self.before = _Saved(self.args)
+        self.read_marks = [(a, a._is_read) for a in _distinct(self.args)]
         try:
-            with tape_module.Tape() as tape:
+            with _no_tape(), tape_module.Tape() as tape:  # (a tape of its own, beside the caller's)
                 returned = self._outputs(function(*self.args))
-        finally:
-            self.restore()
+        except BaseException:
+            self.close()
+            raise
+        self.after = _Saved(self.args)
+        self.recorded_state = True  # the inputs hold what the recorded call left
         self.tape, self.returned = tape, returned
         self.out_labels = [f"output_{j}" for j in range(len(returned))]
         self.inputs = {i: a for i, a in enumerate(self.args) if is_float_array(a) and a.requires_grad}
@@ -265,9 +285,12 @@ class FunctionProblem(Problem):
         return list(outs)
 
     def restore(self):
-        self.saved.restore()
+        if self.restore_inputs:
+            self.before.restore()
+            self.recorded_state = False
 
     def forward(self, wanted) -> dict:
+        self.recorded_state = False
         with _no_tape():
             outs = self._outputs(self.function(*self.args))
         if len(outs) != len(self.returned):
@@ -277,7 +300,17 @@ class FunctionProblem(Problem):
                 raise ValueError(f"{self.name}: output {j} changed shape or dtype between calls")
         return {j: read_flat(outs[j]) for j in wanted}
 
+    def check_backward(self):
+        """Raise the clear error where a recorded kernel has no adjoint (as Warp does)."""
+        for e in self.tape.launches:
+            kernel = getattr(e, "kernel", None)
+            if kernel is not None and not kernel.enable_backward:
+                raise no_backward_error(f"{self.name}, kernel '{kernel.name}'")
+
     def backward(self, j, r, wanted) -> dict:
+        if not self.recorded_state:
+            self.after.restore()
+            self.recorded_state = True
         for a in self.with_grad:
             a.grad.zero_()
         set_scalar(self.outputs[j].grad, r, 1.0)
@@ -285,8 +318,17 @@ class FunctionProblem(Problem):
         return {i: read_flat(self.inputs[i].grad) for i in wanted}
 
     def close(self):
-        self.restore()
-        self.saved_grads.restore()
+        if self.restore_inputs:
+            self.before.restore()
+        if hasattr(self, "saved_grads"):
+            self.saved_grads.restore()
+        self._restore_read_marks()
+
+    def _restore_read_marks(self):
+        """The overwrite checks' marks as the caller had them (this problem's own tape and its
+        backward passes must not add or clear any)."""
+        for a, was_read in self.read_marks:
+            a._is_read = was_read
 
 
 def _parameter_names(function, n: int) -> list[str]:
@@ -299,7 +341,8 @@ def _parameter_names(function, n: int) -> list[str]:
 
 
 # Making problems --------------------------------------------------------------------------------
-def make_problem(function, dim, inputs, outputs, device=None, max_blocks=0, block_dim=256) -> Problem:
+def make_problem(function, dim, inputs, outputs, device=None, max_blocks=0, block_dim=256,
+                 restore_inputs=True) -> Problem:
     """The problem for the public functions' arguments: a kernel launch (`dim`, `inputs`,
     `outputs` as for `weft.launch`) or a Python function called as `function(*inputs)`."""
     if inputs is None:
@@ -308,7 +351,7 @@ def make_problem(function, dim, inputs, outputs, device=None, max_blocks=0, bloc
         if not callable(function):
             raise TypeError(f"weft.autograd: expected a @weft.kernel or a Python function, got "
                             f"{type(function).__name__}")
-        return FunctionProblem(function, inputs)
+        return FunctionProblem(function, inputs, restore_inputs)
     name = f"kernel '{function.name}'"
     if dim is None:
         raise ValueError(f"{name}: the launch dimension `dim` must be given")
@@ -338,8 +381,9 @@ def recorded_problem(entry, index: int) -> RecordedProblem:
         original = entry.grad_of[k]
         return original is not None and original.requires_grad and is_float_array(entry.params[k])
 
-    in_pos = {k: k for k in sorted(reads) if wanted(k)}
-    out_pos = {k: k for k in sorted(writes) if wanted(k)}
+    # (arrays held in structs are left out: a problem's inputs are the launch's arguments)
+    in_pos = {k: k for k in sorted(k for k in reads if isinstance(k, int)) if wanted(k)}
+    out_pos = {k: k for k in sorted(k for k in writes if isinstance(k, int)) if wanted(k)}
     names = kernel.arg_names
     return RecordedProblem(f"kernel '{kernel.name}' (tape launch {index})", kernel, entry.dims, entry.params,
                            names, names, in_pos, out_pos, entry.device)

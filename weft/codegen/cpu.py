@@ -9,37 +9,62 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import tempfile
+import platform
 from pathlib import Path
 
-import llvmlite
 import llvmlite.binding as llvm
+
+from . import cache
 
 _engines = []  # keep every execution engine (and so its code) alive
 
 
+def target_cpu(flags: str | None = None) -> tuple[str, str]:
+    """The CPU and features kernels are compiled for under `cpu_compiler_flags` (the
+    setting if None): this machine's, or a generic CPU of its architecture for ""."""
+    from .. import config
+    flags = config.cpu_compiler_flags if flags is None else flags
+    if flags is not None and "-march=native" not in flags.split():
+        return "generic", ""
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def opt_level() -> int:
+    from .. import config
+    level = config.optimization_level
+    if level is None:
+        return 3
+    if level not in (0, 1, 2, 3):
+        raise ValueError(f"weft.config.optimization_level must be None or 0 to 3, got {level!r}")
+    return level
+
+
 @functools.cache
-def target_machine():
+def _target_machine(cpu: str, features: str, opt: int):
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
-        opt=3, codemodel="jitdefault")
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt, codemodel="jitdefault")
+
+
+def target_machine():
+    """The LLVM target machine of the current settings (CPU flags, optimisation level)."""
+    return _target_machine(*target_cpu(), opt_level())
 
 
 def target_description() -> str:
     tm = target_machine()
-    return f"{tm.triple}|{llvm.get_host_cpu_name()}|{llvm.get_host_cpu_features().flatten()}"
+    cpu, features = target_cpu()
+    return f"{tm.triple}|{cpu}|{features}|O{opt_level()}"
 
 
 def optimize(module_ref) -> None:
     tm = target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_unrolling = True
+    level = opt_level()
+    pto = llvm.create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = level >= 2
+    pto.slp_vectorization = level >= 2
+    pto.loop_unrolling = level >= 2
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(module_ref, pb)
 
@@ -71,10 +96,8 @@ def load_object(obj: bytes, *symbols: str):
     return addresses[0] if len(symbols) == 1 else addresses
 
 
-def cache_dir() -> Path:
-    from .. import __version__, config
-    base = config.kernel_cache_dir or os.path.join(os.path.expanduser("~"), ".cache", "weft")
-    return Path(base) / f"{__version__}-llvmlite{llvmlite.__version__}"
+def cache_dir():
+    return cache.cache_dir()
 
 
 @functools.cache
@@ -99,21 +122,20 @@ def cache_key(*parts: str) -> str:
 
 
 def cached_object(key: str) -> bytes | None:
-    path = cache_dir() / f"{key}.o"
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    """Object code cached under `key`, or None (see cache.py: bad entries are misses)."""
+    return cache.load(key)
 
 
 def store_object(key: str, obj: bytes) -> None:
-    """Write atomically (rename), so concurrent processes never read a partial file."""
-    directory = cache_dir()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(obj)
-        os.replace(tmp, directory / f"{key}.o")
-    except OSError:
-        pass  # a read-only cache is not an error: the kernel still runs
+    cache.store(key, obj)
+
+
+def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
+    """What compiled CPU code depends on outside the kernel: weft's version, the OS, the
+    architecture, and a hash of the target (LLVM version, triple, CPU and features)."""
+    from .. import config
+    llvm.initialize_native_target()
+    cpu, features = target_cpu(cpu_compiler_flags)
+    target = f"{llvm.llvm_version_info}|{llvm.get_default_triple()}|{cpu}|{features}"
+    digest = hashlib.sha256(target.encode()).hexdigest()[:8]
+    return f"{config.version}-{platform.system().lower()}-{platform.machine().lower()}-{digest}"

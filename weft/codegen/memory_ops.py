@@ -7,7 +7,7 @@ import ctypes
 import llvmlite.ir as ir
 
 from ..ir.core import Value
-from ..types import ArrayType, Scalar, bool_, uint16, uint32, uint64
+from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bool_, uint16, uint32, uint64
 from ..types.layout import ctype_of
 from .llvm_types import (
     CTX_TYPE,
@@ -238,6 +238,10 @@ class MemoryOps:
         t = arr.type.dtype
         b = self.builder
         kind = op.attrs["op"]
+        if isinstance(t, StructType):  # (adjoints of arrays of structs) each float leaf atomically
+            old = self.load_value(ptr, t)
+            self._atomic_members(kind, t, ptr, self.v(value))
+            return old
         if op.attrs.get("private"):
             # an adjoint accumulating into elements only this thread touches: a plain
             # read-add-write, which vectorises
@@ -259,6 +263,15 @@ class MemoryOps:
             old.append(self._atomic_scalar(kind, scalar, p, operand[k],
                                            None if compare is None else compare[k]))
         return old
+
+    def _atomic_members(self, kind, t, ptr, rep):
+        """Atomic `kind` of each float member of composite value `rep` (of type `t`) into `ptr`."""
+        for k, (part, ct) in enumerate(zip(rep, _members(t))):
+            if isinstance(ct, Scalar):
+                if ct.is_float:
+                    self._atomic_scalar(kind, ct, self._member_ptr(ptr, t, k), part)
+            elif isinstance(ct, (Vector, Matrix, StructType)):
+                self._atomic_members(kind, ct, self._member_ptr(ptr, t, k), part)
 
     _RMW = {
         "f": {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"},

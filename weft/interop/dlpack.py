@@ -13,36 +13,120 @@ import ctypes
 import numpy as np
 
 from ..runtime.array import array, view_of
+from ..types import Matrix, Scalar, Vector
 
 CPU, CUDA, CUDA_HOST = 1, 2, 3  # DLPack device types
 _DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
                  13: "cuda_managed", 14: "oneapi"}
 
 
+class DLPackStreamError(TypeError, BufferError):
+    """A stream weft cannot synchronise with (a TypeError in Warp, a BufferError in the
+    DLPack standard: both can catch it)."""
+
+
+class UnsupportedDeviceError(TypeError, ValueError):
+    """DLPack memory on a device weft cannot view (Warp's TypeError; weft's ValueError)."""
+
+
+class IncompatibleDtypeError(TypeError, RuntimeError):
+    """Memory that cannot be viewed as the requested dtype (Warp's RuntimeError; weft's TypeError)."""
+
+
 def export(a: array, stream=None, max_version=None, dl_device=None, copy=None):
-    """`a.__dlpack__(...)`: a DLPack capsule viewing `a`'s memory (see the module docstring)."""
-    if stream is not None:
-        raise BufferError("weft arrays live on the CPU: __dlpack__ takes no stream")
+    """`a.__dlpack__(...)`: a DLPack capsule viewing `a`'s memory (see the module docstring).
+    `stream`: None or -1 (the CPU has no streams to order the consumer after)."""
+    if stream is not None and (isinstance(stream, bool) or stream != -1):
+        raise DLPackStreamError(f"DLPack stream must be None or -1 for CPU device (weft arrays live on the "
+                                f"CPU, which has no streams), got {stream!r}")
     if dl_device is not None and tuple(dl_device) != (CPU, 0):
         raise BufferError(f"weft arrays live on the CPU, not on DLPack device {tuple(dl_device)}")
     if any(s < 0 for s in a.strides):
         raise BufferError(f"an array with negative strides {a.strides} (a reversed view) is not exported "
                           "through DLPack (consumers such as torch mishandle it); use .contiguous() first")
     kwargs = {k: v for k, v in (("max_version", max_version), ("copy", copy)) if v is not None}
+    view = _writable(a.numpy())
     try:
-        return a.numpy().__dlpack__(**kwargs)
+        return view.__dlpack__(**kwargs)
     except TypeError:  # numpy before 2.1 takes no keywords: the legacy capsule
         if copy:
-            return np.array(a.numpy()).__dlpack__()
-        return a.numpy().__dlpack__()
+            return np.array(view).__dlpack__()
+        return view.__dlpack__()
+
+
+class _Interface:
+    """An `__array_interface__` holder: numpy views its memory without a copy, and it
+    keeps the array it describes alive."""
+
+    def __init__(self, interface, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _writable(view: np.ndarray) -> np.ndarray:
+    """`view`, writable. A weft array's memory is writable by kernels even where its numpy
+    view is flagged read-only (an array made from a read-only buffer, as np.asarray of a
+    JAX array gives); numpy refuses to export such a view to legacy DLPack consumers
+    (which cannot mark it read-only), so the export sees the memory as it is."""
+    if view.flags.writeable:
+        return view
+    interface = dict(view.__array_interface__)
+    interface["data"] = (interface["data"][0], False)
+    return np.asarray(_Interface(interface, view))
+
+
+def to_dlpack(a: array):
+    """A DLPack capsule viewing weft array `a`'s memory (Warp's `to_dlpack`; any consumer's
+    `from_dlpack` takes it, or the array itself)."""
+    if not isinstance(a, array):
+        raise TypeError(f"to_dlpack: expected a weft array, got {type(a).__name__}")
+    return a.__dlpack__()
+
+
+def dlpack_name(np_dtype) -> str:
+    """DLPack's name of a numpy dtype (`bool8`, `float32`, ...), for messages."""
+    return "bool8" if np.dtype(np_dtype) == np.bool_ else np.dtype(np_dtype).name
+
+
+def reinterpret(storage: np.ndarray, dtype, what: str) -> np.ndarray:
+    """`storage` with the element type `dtype` asks for, where only the signedness differs
+    (int32 <-> uint32, bool <-> int8/uint8: the same bits, as Warp allows); otherwise
+    unchanged (`view_of` then checks it)."""
+    if dtype is None:
+        return storage
+    try:
+        scalar = scalar_type_of(dtype)
+    except TypeError:
+        return storage
+    want = np.dtype(scalar.np_dtype)
+    if want == storage.dtype:
+        return storage
+    integral = "biu"
+    if want.itemsize == storage.dtype.itemsize and want.kind in integral and storage.dtype.kind in integral:
+        return storage.view(want)
+    raise IncompatibleDtypeError(f"{what}: Incompatible data types: DLPack {dlpack_name(storage.dtype)} and "
+                                 f"Warp {scalar.name} (weft views the memory without converting it)")
+
+
+def scalar_type_of(dtype):
+    """The scalar type of weft `dtype` (a vector's or matrix's components)."""
+    from ..runtime.array import _resolve_dtype
+    t = _resolve_dtype(dtype)
+    t = t.dtype if isinstance(t, (Vector, Matrix)) else t
+    if not isinstance(t, Scalar):
+        raise TypeError(f"{t!r} is not a scalar, vector or matrix type")
+    return t
 
 
 def from_dlpack(source, dtype=None) -> array:
     """A weft array viewing the memory of `source` (anything with `__dlpack__`, or a DLPack
-    capsule) without a copy. `dtype` as in `from_torch`: None for the scalar type, or a
-    vector/matrix type taking the trailing dimensions as components."""
+    capsule) without a copy. `dtype`: None for the scalar type; a vector or matrix type
+    takes the trailing dimensions as components; an integer type of the same size as the
+    data's (signed for unsigned, int8 for bool) reinterprets the bits, as in Warp."""
     if isinstance(source, array):
-        return source if dtype is None else view_of(source.numpy(), dtype, "from_dlpack")
+        if dtype is None:
+            return source
+        return view_of(reinterpret(source.numpy(), dtype, "from_dlpack"), dtype, "from_dlpack")
     if type(source).__name__ == "PyCapsule":
         source = _Capsule(source)
     if not hasattr(source, "__dlpack__"):
@@ -50,24 +134,33 @@ def from_dlpack(source, dtype=None) -> array:
                         f"got {type(source).__name__}")
     kind, index = source.__dlpack_device__()
     if kind not in (CPU, CUDA_HOST):
-        raise ValueError(f"from_dlpack: the memory is on DLPack device "
-                         f"{_DEVICE_NAMES.get(int(kind), int(kind))}:{index}; weft arrays live on the CPU")
+        name = _DEVICE_NAMES.get(int(kind))
+        raise UnsupportedDeviceError(f"from_dlpack: Unsupported source device for DLPack: device_type={kind}, "
+                                     f"device_id={index} (DLPack device {name or kind}:{index}): weft arrays "
+                                     "live on the CPU")
+    if not isinstance(source, _Capsule):
+        capsule = source.__dlpack__()
+        if type(capsule).__name__ != "PyCapsule":
+            raise TypeError(f"from_dlpack: Expected a valid DLPack capsule, got {type(capsule).__name__} from "
+                            f"{type(source).__name__}.__dlpack__()")
+        source = _Capsule(capsule, source)
     try:
         storage = np.from_dlpack(source)
     except (RuntimeError, BufferError, TypeError) as e:  # e.g. bfloat16, which numpy lacks
-        dtype_name = getattr(source, "dtype", "this dtype")
-        raise TypeError(f"from_dlpack: a {type(source).__name__} of {dtype_name} cannot be viewed as a weft "
-                        f"array ({e})") from None
-    return view_of(storage, dtype, f"from_dlpack: {type(source).__name__} of shape {storage.shape} "
-                                   f"and dtype {storage.dtype}")
+        dtype_name = getattr(source.owner, "dtype", "this dtype")
+        raise TypeError(f"from_dlpack: a {type(source.owner).__name__} of {dtype_name} cannot be viewed as a "
+                        f"weft array ({e})") from None
+    what = f"from_dlpack: {type(source.owner).__name__} of shape {storage.shape} and dtype {storage.dtype}"
+    return view_of(reinterpret(storage, dtype, "from_dlpack"), dtype, what)
 
 
 class _Capsule:
     """A bare DLPack capsule (a legacy producer's) seen as a DLPack object, so that numpy
     can import it; the device is read from the capsule's DLTensor."""
 
-    def __init__(self, capsule):
+    def __init__(self, capsule, owner=None):
         self.capsule = capsule
+        self.owner = owner if owner is not None else self  # the producer, for messages
 
     def __dlpack__(self, **kwargs):
         return self.capsule

@@ -1,6 +1,8 @@
-"""JAX arrays as weft arrays and back, through DLPack (no copy where JAX allows it).
+"""JAX arrays as weft arrays and back, through DLPack (no copy where JAX allows it), and
+JAX devices as weft devices.
 
 JAX arrays are immutable: an array made by `from_jax` must only be read by kernels.
+Kernels and functions as JAX operations: `jax_kernel.py`, `jax_callable.py`.
 """
 
 from __future__ import annotations
@@ -46,3 +48,71 @@ def dtype_to_jax(dtype):
     if not isinstance(scalar, Scalar):
         raise TypeError(f"weft dtype {dtype!r} has no JAX equivalent")
     return jnp.dtype(scalar.np_dtype)
+
+
+def _weft():
+    """The weft package: its public device functions are looked up there at call time, so
+    that they can be replaced (as tests do) and the lookups stay one-way."""
+    import weft
+    return weft
+
+
+def get_jax_device():
+    """The JAX device that JAX places new arrays on: `jax.default_device` if set, else the
+    first local device."""
+    jax = _jax()
+    device = jax.config.jax_default_device
+    if device is None:
+        return jax.local_devices()[0]
+    if isinstance(device, str):  # a platform name, e.g. "cpu"
+        return jax.local_devices(backend=device)[0]
+    return device
+
+
+def device_from_jax(jax_device):
+    """The weft device of a JAX device: the CPU for JAX's CPU devices; a GPU maps to the
+    CUDA device of the same process-local ordinal (weft has no CUDA backend yet, so that
+    is a clear error). A device of another process (jax.distributed) is refused."""
+    jax = _jax()
+    platform = getattr(jax_device, "platform", None)
+    if platform == "cpu":
+        return _weft().get_device("cpu")
+    if platform in ("gpu", "cuda", "rocm"):
+        ordinal = getattr(jax_device, "local_hardware_id", None)
+        process = getattr(jax_device, "process_index", 0)
+        if process != jax.process_index() or ordinal is None:
+            raise RuntimeError(f"JAX device '{jax_device}' belongs to process {process}, not to this process "
+                               f"({jax.process_index()}): it has no weft device here")
+        get_cuda_device = getattr(_weft(), "get_cuda_device", None)
+        if get_cuda_device is None:
+            return _weft().get_device(f"cuda:{ordinal}")  # a clear error: no CUDA backend
+        return get_cuda_device(ordinal)
+    raise RuntimeError(f"JAX device '{jax_device}' (platform {platform!r}) has no weft equivalent")
+
+
+def device_to_jax(device=None):
+    """The JAX device of weft `device` (None: the default), among this process's devices."""
+    jax = _jax()
+    device = _weft().get_device(device)
+    if getattr(device, "is_cuda", False):
+        try:
+            gpus = jax.local_devices(backend="cuda")
+        except RuntimeError:
+            gpus = []
+        for gpu in gpus:
+            if gpu.local_hardware_id == device.ordinal:
+                return gpu
+        raise RuntimeError(f"weft device {device} is not available to JAX in this process")
+    try:
+        return jax.local_devices(backend="cpu")[0]
+    except (RuntimeError, IndexError):
+        raise RuntimeError(f"weft device {device}: JAX's CPU backend is not available") from None
+
+
+def check_device_support():
+    """Refuse to run a JAX op's callback where weft cannot run kernels (a clear error
+    instead of a failure inside the launch)."""
+    available = getattr(_weft(), "is_cpu_available", None)
+    if available is not None and not available():
+        raise RuntimeError("this weft installation does not include CPU support: it cannot run the kernels "
+                           "of a JAX operation on JAX's CPU device")

@@ -18,10 +18,13 @@ PyTorch is imported on first use, so `import weft` does not need it.
 
 from __future__ import annotations
 
+import ctypes
+
 from ..runtime.array import array, view_of
 from ..runtime.device import CPU, Device, get_device
 from ..types import Matrix, Scalar, Vector
 from ..types.scalars import scalar_by_name
+from .dlpack import reinterpret
 
 _SCALAR_NAMES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
                  "float16", "float32", "float64")
@@ -46,10 +49,17 @@ def _torch():
         for name in _SCALAR_NAMES:
             torch_dtype = getattr(torch, name, None)
             if torch_dtype is not None:  # uint16..64 exist from torch 2.3
-                _to_torch_dtype[scalar_by_name(name)] = torch_dtype
                 _from_torch_dtype[torch_dtype] = scalar_by_name(name)
+        for name in _SCALAR_NAMES:
+            # unsigned types map to torch's signed ones of the same size, as in Warp: most torch
+            # ops lack uint16..64; the bits are the same and from_torch(t, dtype=uint32) reads them back
+            torch_name = _SIGNED_TWIN.get(name, name)
+            _to_torch_dtype[scalar_by_name(name)] = getattr(torch, torch_name)
     _torch_module = torch
     return torch
+
+
+_SIGNED_TWIN = {"uint16": "int16", "uint32": "int32", "uint64": "int64"}
 
 
 def dtype_from_torch(torch_dtype) -> Scalar:
@@ -87,6 +97,27 @@ def device_to_torch(device=None) -> str:
     return get_device(device).alias
 
 
+def stream_from_torch(stream_or_device=None):
+    """The weft stream of a torch CUDA stream (or of a device's current torch stream).
+    Streams order work on a CUDA device; weft runs on the CPU, where torch has no streams
+    and both libraries finish their work before returning, so there is none to give: a
+    clear error says so (as a CPU-only Warp raises)."""
+    torch = _torch()
+    if isinstance(stream_or_device, torch.device) or isinstance(stream_or_device, str):
+        where = str(stream_or_device)
+    else:
+        where = f"torch stream {stream_or_device!r}" if stream_or_device is not None else "torch's current device"
+    raise RuntimeError(f"stream_from_torch({where}): streams exist on CUDA devices only, and weft's CUDA backend "
+                       "is not available; on the CPU no stream is needed (weft and torch run to completion "
+                       "in order)")
+
+
+def stream_to_torch(stream_or_device=None):
+    """The torch CUDA stream of a weft stream or device: CUDA only (see `stream_from_torch`)."""
+    raise RuntimeError(f"stream_to_torch({stream_or_device!r}): streams exist on CUDA devices only, and weft's "
+                       "CUDA backend is not available; on the CPU no stream is needed")
+
+
 def synchronize_with_torch(device) -> None:
     """Order weft's next launch on `device` after the work torch has queued there, and
     torch's next op after weft's launches. On the CPU both run to completion before
@@ -98,12 +129,16 @@ def synchronize_with_torch(device) -> None:
         raise NotImplementedError(f"synchronising weft with torch on {device}")
 
 
-def from_torch(t, dtype=None, requires_grad=None, grad=None) -> array:
+def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False, retain_grad=False):
     """A weft array viewing tensor `t`'s memory (no copy; strided tensors give strided
-    arrays). `dtype`: None for `t`'s scalar type, or a vector/matrix type whose components
-    are `t`'s trailing dimensions. `requires_grad` (default `t.requires_grad`): the array's
-    `.grad` views `grad`, else `t.grad`, which is created (zeros) if `t` has none. (In a
-    torch.autograd.Function's backward, return fresh gradient arrays, not this shared
+    arrays). `dtype`: None for `t`'s scalar type, a vector/matrix type whose components
+    are `t`'s trailing dimensions, or an integer type of `t`'s size (uint32 for int32,
+    int8 for bool: the bits are reinterpreted, as in Warp). `requires_grad` (default
+    `t.requires_grad`): the array's `.grad` views `grad` (a tensor or a weft array), else
+    `t.grad`, which is created (zeros) if `t` has none. `retain_grad` is kept on the array
+    (as Warp's `array.retain_grad`). `return_ctype=True` gives Warp's low-level descriptor
+    (`ArrayCtype`: data and grad pointers, shape, byte strides, ndim) instead of an array.
+    (In a torch.autograd.Function's backward, return fresh gradient arrays, not this shared
     `.grad`: torch would add the gradient to itself.)"""
     torch = _torch()
     if not isinstance(t, torch.Tensor):
@@ -115,26 +150,60 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None) -> array:
         storage = t.detach().numpy()  # shares t's memory, and keeps it alive
     except (RuntimeError, TypeError) as e:
         raise ValueError(f"{what}: cannot be viewed without a copy ({e})") from None
-    a = view_of(storage, dtype, what)
+    a = view_of(reinterpret(storage, dtype, what), dtype, what)
     a._torch_source = t
+    a.retain_grad = bool(retain_grad)
     if requires_grad is None:
-        requires_grad = t.requires_grad
+        requires_grad = t.requires_grad or grad is not None
     if requires_grad:
-        if not t.dtype.is_floating_point:
-            raise TypeError(f"{what}: only arrays of floats have gradients")
-        if grad is None:
-            # (reading .grad of a non-leaf tensor warns: it never has one unless retained)
-            grad = t.grad if t.is_leaf or t.retains_grad else None
-            if grad is None:
-                grad = t.grad = torch.zeros_like(t)
-        elif not isinstance(grad, torch.Tensor) or grad.dtype != t.dtype:
-            raise TypeError(f"{what}: grad= must be a tensor of {t.dtype}, got "
-                            f"{getattr(grad, 'dtype', type(grad).__name__)}")
-        a.grad = from_torch(grad, dtype, requires_grad=False)
-        if a.grad.shape != a.shape:
-            raise ValueError(f"{what}: its gradient has shape {tuple(grad.shape)}")
+        a.grad = _gradient_array(t, a, dtype, grad, what)
         a._requires_grad = True
-    return a
+    return ArrayCtype.of(a) if return_ctype else a
+
+
+def _gradient_array(t, a, dtype, grad, what):
+    """The weft array that holds the gradient of `a` (made from tensor `t`): `grad` (a
+    tensor or weft array), else `t.grad` (created if missing)."""
+    torch = _torch()
+    if not t.dtype.is_floating_point:
+        raise TypeError(f"{what}: only arrays of floats have gradients")
+    if isinstance(grad, array):
+        if grad.dtype is not a.dtype or grad.shape != a.shape:
+            raise ValueError(f"{what}: grad= must be an array of {a.dtype!r} with shape {a.shape}, got one of "
+                             f"{grad.dtype!r} with shape {grad.shape}")
+        return grad
+    if grad is None:
+        # (reading .grad of a non-leaf tensor warns: it never has one unless retained)
+        grad = t.grad if t.is_leaf or t.retains_grad else None
+        if grad is None:
+            grad = t.grad = torch.zeros_like(t)
+    elif not isinstance(grad, torch.Tensor) or grad.dtype != t.dtype:
+        raise TypeError(f"{what}: grad= must be a tensor of {t.dtype} or a weft array, got "
+                        f"{getattr(grad, 'dtype', type(grad).__name__)}")
+    out = from_torch(grad, dtype, requires_grad=False)
+    if out.shape != a.shape:
+        raise ValueError(f"{what}: its gradient has shape {tuple(grad.shape)}")
+    return out
+
+
+class ArrayCtype(ctypes.Structure):
+    """Warp's low-level array descriptor (`from_torch(..., return_ctype=True)`): the data
+    and gradient addresses (0: none), the shape and byte strides (4 slots each) and the
+    number of dimensions. It keeps the arrays it describes alive."""
+
+    _fields_ = [("data", ctypes.c_uint64), ("grad", ctypes.c_uint64), ("shape", ctypes.c_int32 * 4),
+                ("strides", ctypes.c_int32 * 4), ("ndim", ctypes.c_int32)]
+
+    @classmethod
+    def of(cls, a: array) -> ArrayCtype:
+        desc = cls()
+        desc.data = a.ptr
+        desc.grad = a.grad.ptr if a.grad is not None else 0
+        desc.ndim = a.ndim
+        desc.shape[:a.ndim] = a.shape
+        desc.strides[:a.ndim] = a.strides
+        desc._array = a  # the memory stays alive as long as the descriptor
+        return desc
 
 
 def to_torch(a: array, requires_grad=None):
@@ -150,12 +219,14 @@ def to_torch(a: array, requires_grad=None):
     source = getattr(a, "_torch_source", None)
     if source is not None and source.requires_grad == bool(requires_grad):
         return source
-    dtype_to_torch(a.dtype)  # a clear error for structs
+    want = dtype_to_torch(a.dtype)  # (a clear error for structs)
     storage = a.numpy()
     if any(s < 0 for s in storage.strides):
         raise ValueError(f"to_torch: an array with negative strides {a.strides} (a reversed view) "
                          "cannot be a tensor; use .contiguous() first")
     t = torch.from_numpy(storage)
+    if t.dtype != want:  # an unsigned array: torch's signed type of its size (see _torch)
+        t = t.view(want)
     if requires_grad:
         t.requires_grad_(True)
         if a.grad is not None:

@@ -51,7 +51,7 @@ def _inline_block(block: Block):
             continue
         instance = op.attrs["func"]
         callee: Function = instance.ir()
-        if getattr(instance.func, "custom_grad", None) or getattr(instance.func, "custom_replay", None):
+        if getattr(instance, "custom_grad", None) or getattr(instance, "custom_replay", None):
             out.append(_func_region(op, callee))  # kept whole: the reverse pass swaps it out
             continue
         inner = dict(zip((p.id for p in callee.params), op.operands))

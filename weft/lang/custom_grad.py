@@ -5,10 +5,13 @@
         if x > 0.0:
             wp.adjoint[x] += adj_ret / (2.0 * wp.sqrt(x))
 
-A grad function takes f's parameters and then the adjoint of f's result, and adds to
-`wp.adjoint[p]` for the parameters p it gives a gradient (the others get none). A replay
-function has f's signature and returns what f returned; the adjoint kernel runs it instead
-of f (for example to read a slot recorded in the forward pass instead of redoing an atomic).
+A grad function takes f's parameters and then the adjoint of each value f returns, and adds
+to `wp.adjoint[p]` for the parameters p it gives a gradient (the others get none):
+`wp.adjoint[s.field]`, `wp.adjoint[v][0]` for parts of a struct or vector, and
+`wp.adjoint[a][i]` for the adjoint array of an array parameter. A replay function has f's
+signature and returns what f returned; the adjoint kernel runs it instead of f (for example
+to read a slot recorded in the forward pass instead of redoing an atomic). Where f has
+overloads, each grad or replay function belongs to the overload its parameters match.
 
 Calls of such funcs stay visible in the IR as `func_region` ops (the inliner keeps the
 body inside one), so the reverse pass can swap in these functions.
@@ -22,6 +25,7 @@ import copy
 from ..builtins.registry import Builtin
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
+from ..types import TupleType
 from .errors import CompileError
 from .function import Func, signature_types
 from .source import ParsedSource
@@ -45,13 +49,26 @@ def func_replay(func: Func):
 
 
 def _replacing(func: Func, decorator: str, attribute: str):
-    """A decorator storing the function below as `func.<attribute>`."""
+    """A decorator storing the function below as `<attribute>` of the overload of `func`
+    whose parameter types begin its own."""
     _require_func(func, decorator)
 
     def register(pyfunc):
-        setattr(func, attribute, pyfunc)
-        return pyfunc
+        types = list(signature_types(pyfunc, "func").values())
+        for overload in func.overloads:
+            wanted = list(overload.params.values())
+            if len(types) >= len(wanted) and all(_matches(w, t) for w, t in zip(wanted, types)):
+                setattr(overload, attribute, pyfunc)
+                return pyfunc
+        raise TypeError(f"@weft.{decorator}({func.name}): {pyfunc.__qualname__} takes parameters "
+                        f"({', '.join(map(repr, types))}), which begin with those of no overload of "
+                        f"{func.name}")
     return register
+
+
+def _matches(wanted, given) -> bool:
+    from .function import GENERIC
+    return wanted is GENERIC or given is GENERIC or wanted is given or repr(wanted) == repr(given)
 
 
 def _require_func(func, what):
@@ -60,7 +77,8 @@ def _require_func(func, what):
 
 
 class _AdjointNames(ast.NodeTransformer):
-    """`wp.adjoint[x]` -> the local `__adj_x`; a bare `return` returns the adjoints."""
+    """`wp.adjoint[x]` -> the local `__adj_x` (and `wp.adjoint[x.f]` -> `__adj_x.f`); a bare
+    `return` returns the adjoints."""
 
     def __init__(self, params, result):
         self.params = params
@@ -69,11 +87,19 @@ class _AdjointNames(ast.NodeTransformer):
     def visit_Subscript(self, node):
         self.generic_visit(node)
         base = node.value
-        if isinstance(base, ast.Attribute) and base.attr == "adjoint" and isinstance(node.slice, ast.Name):
-            if node.slice.id not in self.params:
-                raise CompileError(f"adjoint[{node.slice.id}]: '{node.slice.id}' is not a parameter of the "
-                                   "function whose gradient this is")
-            return ast.copy_location(ast.Name(f"__adj_{node.slice.id}", node.ctx), node)
+        if isinstance(base, ast.Attribute) and base.attr == "adjoint":
+            target = copy.deepcopy(node.slice)
+            root = target
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id not in self.params:
+                raise CompileError(f"adjoint[{ast.unparse(node.slice)}]: not a parameter (or a field of one) "
+                                   "of the function whose gradient this is")
+            if target is root:
+                return ast.copy_location(ast.Name(f"__adj_{root.id}", node.ctx), node)
+            root.id = f"__adj_{root.id}"
+            ast.fix_missing_locations(ast.copy_location(target, node))
+            return target
         return node
 
     def visit_Return(self, node):
@@ -82,18 +108,26 @@ class _AdjointNames(ast.NodeTransformer):
         return ast.copy_location(copy.deepcopy(self.result), node)
 
 
-def grad_ir(instance, active: list[str]):
-    """The IR of `instance`'s custom grad for its parameter types: it takes the parameters
-    and the adjoint of the result and returns a tuple of the adjoints of `active`."""
-    pyfunc = instance.func.custom_grad
+def result_types(ret_type) -> list:
+    """The types of the values a func returns (one per element of a returned tuple)."""
+    if ret_type is None:
+        return []
+    return list(ret_type.elements) if isinstance(ret_type, TupleType) else [ret_type]
+
+
+def grad_ir(instance, active: list[str], arrays: list[str] = ()):
+    """The IR of `instance`'s custom grad for its parameter types: it takes the parameters,
+    the adjoint of each returned value and the adjoint arrays of the array parameters
+    `arrays`, and returns a tuple of the adjoints of the parameters `active`."""
+    pyfunc = instance.custom_grad
     source = ParsedSource(pyfunc)
     names = list(signature_types(pyfunc, "func"))
     params = list(instance.param_types)
-    ret_type = instance.ir().ret_type
-    n_results = 0 if ret_type is None else 1
-    if len(names) != len(params) + n_results:
+    results = result_types(instance.ir().ret_type)
+    if len(names) != len(params) + len(results):
         raise CompileError(f"func_grad {pyfunc.__qualname__} must take the {len(params)} parameters of "
-                           f"{instance.func.name} and then the adjoint of its result, it takes {len(names)}")
+                           f"{instance.func.name} and then the adjoints of its {len(results)} result(s), "
+                           f"it takes {len(names)}")
     renamed = dict(zip(params, names))
     tree = source.tree
     result = ast.Return(ast.Tuple([ast.Name(f"__adj_{renamed[p]}", ast.Load()) for p in active], ast.Load()))
@@ -107,13 +141,14 @@ def grad_ir(instance, active: list[str]):
     ast.fix_missing_locations(tree)
     source.tree = tree
     source.closure = {**source.closure, _ZERO_LIKE: Builtin("zero_like", _zero_like)}
-    types = dict(zip(names, [*instance.param_types.values(), ret_type]))
+    types = dict(zip(names, [*instance.param_types.values(), *results]))
+    types.update({f"__adj_{renamed[p]}": instance.param_types[p] for p in arrays})
     return _compile(source, f"{pyfunc.__name__}", types)
 
 
 def replay_ir(instance):
     """The IR of `instance`'s custom replay (same parameters and result as the func)."""
-    pyfunc = instance.func.custom_replay
+    pyfunc = instance.custom_replay
     names = list(signature_types(pyfunc, "func"))
     if len(names) != len(instance.param_types):
         raise CompileError(f"func_replay {pyfunc.__qualname__} must take the parameters of "

@@ -208,7 +208,9 @@ class ExpressionsMixin:
     def indices(self, slice_node, ndim, node):
         key = self.subscript_key(slice_node)
         if len(key) > ndim:
-            self.error(f"too many indices for an array of {ndim} dimension(s)", node)
+            self.error(f"Incorrect number of indices specified for array indexing: too many "
+                       f"indices ({len(key)}) for an array of {ndim} dimension(s)", node,
+                       kind=IndexError)
         out = []
         for k in key:
             if isinstance(k, Value):

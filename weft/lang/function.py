@@ -91,6 +91,16 @@ class FuncInstance:
         self._ir = None
         self._compiling = False
 
+    @property
+    def custom_grad(self):
+        """The @func_grad function of this instance's overload, or None."""
+        return self.overload.custom_grad
+
+    @property
+    def custom_replay(self):
+        """The @func_replay function of this instance's overload, or None."""
+        return self.overload.custom_replay
+
     def ir(self):
         if self._ir is None:
             if self._compiling:
@@ -118,6 +128,8 @@ class Overload:
         self.defaults = {n: p.default for n, p in inspect.signature(pyfunc).parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self._source = None
+        self.custom_grad = None    # set by @weft.func_grad(f)
+        self.custom_replay = None  # set by @weft.func_replay(f)
 
     @property
     def source(self) -> ParsedSource:
@@ -134,8 +146,6 @@ class Func:
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         self.overloads = [Overload(pyfunc)]
         self.instances: dict = {}
-        self.custom_grad = None    # set by @weft.func_grad(f)
-        self.custom_replay = None  # set by @weft.func_replay(f)
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
 

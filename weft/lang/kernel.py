@@ -132,6 +132,7 @@ class Kernel:
         self.code_transformers = list(code_transformers or ())
         self.source = source  # the function's source text, if not the one in its file
         self.__doc__ = func.__doc__
+        self.__module__ = func.__module__  # (as Warp's: `wp.get_module(k.__module__)`)
         self.__wrapped__ = func
         self.overloads: dict = {}  # argument types -> concrete Kernel (generic kernels)
         self.generic_parent = None
@@ -222,28 +223,26 @@ class Kernel:
             return own
         return self.module.options["enable_backward"]
 
-    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True,
-                   retain: frozenset = frozenset()):
+    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True, retain: frozenset = frozenset()):
         """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array of
         floats (see autodiff/reverse.py). `absent`: parameter indices whose adjoint array
         is not given (None): the variant neither reads nor writes it. `consume=False`: the
         adjoints of arrays the kernel only writes are read and left as they were (what a
         user's adjoint launch wants: a PyTorch grad_output must not be changed); a Tape
-        consumes them, since an earlier launch may have written the same elements.
-        `retain`: parameter indices of arrays made with `retain_grad=True`, whose adjoint a
-        store directly into them leaves as it was even when consuming (as in Warp)."""
+        consumes them, since an earlier launch may have written the same elements, except
+        those of the parameters in `retain` (arrays with `retain_grad`)."""
         if not self.enable_backward:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
-        keep = frozenset() if consume else self.write_only_params
-        key = ("adjoint", config.mode, absent, keep, retain)
+        keep = (frozenset() if consume else self.write_only_params) | retain
+        key = ("adjoint", config.mode, absent, keep)
         ir = self._ir.get(key)
         if ir is None:
             from ..autodiff.reverse import adjoint_function
             from ..ir.passes import dead_code
             from ..ir.verify import verify
             try:
-                fn = adjoint_function(self.ir(), self.name, absent, keep, retain)
+                fn = adjoint_function(self.ir(), self.name, absent, keep)
                 ir = self._ir[key] = verify(dead_code(verify(fn)))
             except CompileError as err:
                 raise err.with_traceback(None) from None
@@ -251,18 +250,22 @@ class Kernel:
 
     @property
     def write_only_params(self) -> frozenset:
-        """Indices of the float arrays the kernel writes and never reads."""
+        """The float arrays the kernel writes and never reads (as in `array_effects`)."""
+        from ..autodiff.reverse import has_adjoint_array
         reads, writes = self.array_effects()
-        return frozenset(k for k in self.adjoint_param_indices if k in writes and k not in reads)
+        return frozenset(key for key in writes if key not in reads and has_adjoint_array(self.array_type_at(key)))
 
     def array_effects(self) -> tuple[frozenset, frozenset]:
-        """Indices of the array parameters the kernel reads and of those it writes."""
+        """The arrays the kernel reads and those it writes: parameter indices, and
+        (index, field path) for arrays held in struct parameters."""
         effects = self._ir.get(("effects", config.mode))
         if effects is None:
             from ..autodiff.reverse import array_effects
             fn = self.ir()
-            reads, writes = array_effects(fn)
-            effects = tuple(frozenset(k for k, p in enumerate(fn.params) if p.id in ids) for ids in (reads, writes))
+            position = {p.id: k for k, p in enumerate(fn.params)}
+            effects = tuple(frozenset(position[pid] if not path else (position[pid], path)
+                                      for pid, path in keys if pid in position)
+                            for keys in array_effects(fn))
             self._ir[("effects", config.mode)] = effects
         return effects
 
@@ -278,17 +281,25 @@ class Kernel:
             self._ir[("final_reads", config.mode)] = final
         return final
 
+    def array_type_at(self, key):
+        """The type of the array `key` names (a parameter index or (index, field path))."""
+        k, path = (key, ()) if isinstance(key, int) else key
+        t = list(self.params.values())[k]
+        for index in path:
+            t = list(t.fields.values())[index]
+        return t
+
     def specialization(self, args, adjoint: bool = False) -> tuple:
         """Which arguments are contiguous arrays (a compiled variant per pattern); for an
         adjoint launch `args` also holds the adjoint arrays."""
         spec = [False] * len(args)
         arrays = self._array_params if self._array_params is not None else self._init_params()
         for k in arrays:
-            spec[k] = getattr(args[k], "is_contiguous", False)
+            spec[k] = getattr(args[k], "is_contiguous", False) is True  # (torch: a method)
         if adjoint:  # None marks an adjoint array not given: a variant without it
             n = len(self._arg_names)
             for k in range(n, len(args)):
-                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False)
+                spec[k] = None if args[k] is None else getattr(args[k], "is_contiguous", False) is True
         return tuple(spec)
 
     def _absent(self, spec) -> frozenset:
@@ -317,7 +328,8 @@ class Kernel:
                  retain: frozenset = frozenset()) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
-        `consume` is adjoint_ir's (one variant where the kernel has no write-only arrays)."""
+        `consume` and `retain` are adjoint_ir's (one variant where the kernel has no
+        write-only arrays)."""
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
         key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume, retain)

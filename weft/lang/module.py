@@ -79,6 +79,7 @@ class Module:
         for key in sorted(self.kernels):
             h.update(key.encode())
             h.update(self.kernels[key].source_text.encode())
+            h.update(_types_signature(self.kernels[key]).encode())
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
         return h.hexdigest()
 
@@ -113,3 +114,18 @@ def get_module(name: str) -> Module:
 def unique_module(base: str) -> Module:
     """A new module of its own (Warp's `module="unique"`)."""
     return get_module(f"{base}__unique{next(_unique_ids)}")
+
+
+def _types_signature(kernel) -> str:
+    """The kernel's parameter types, structs by their fields (and arrays of structs), so
+    that redefining a struct with other fields changes the hash."""
+    from ..types import ArrayType, StructType
+    out = []
+    try:
+        types = list(kernel.params.values())
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve: reported at launch
+        return "?"
+    for t in types:
+        inner = t.dtype if isinstance(t, ArrayType) else t
+        out.append(inner.signature() if isinstance(inner, StructType) else repr(t))
+    return ";".join(out)

@@ -322,7 +322,7 @@ def _reader(t):
         fields = [(name, _reader(ft)) for name, ft in t.fields.items() if not isinstance(ft, ArrayType)]
 
         def read_struct(raw):
-            out = StructValue(t)
+            out = t()
             for name, read in fields:  # array fields are not returned by value: they stay None
                 setattr(out, name, read(raw[name]))
             return out

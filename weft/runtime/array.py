@@ -8,6 +8,7 @@ carry the matching view of the gradient.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import typing
@@ -28,6 +29,7 @@ from ..types import (
     scalar_from_numpy,
 )
 from ..types.layout import array_descriptor
+from . import capture
 from .array_memory import (
     allocate,
     capacity_of,
@@ -229,10 +231,43 @@ class array:  # noqa: N801 - Warp's name
             raise ValueError("retain_grad=True needs an array with requires_grad=True")
         self._retain_grad = bool(value)
 
+    @property
+    def retain_grad(self) -> bool:
+        """Whether a Tape's backward pass keeps this array's gradient where a kernel overwrote
+        the array, instead of consuming it (for inspecting an intermediate's gradient; an
+        array written more than once then counts the gradient more than once)."""
+        return self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool):
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True requires requires_grad=True")
+        self._retain_grad = bool(value)
+
+    # Overwrite checks (config.verify_autograd_array_access) -----------------------------------
+    def mark_init(self):
+        """Forget that a recorded launch read this array."""
+        self._is_read = False
+
+    def mark_read(self):
+        """Note that a recorded launch read this array (and so every array it views)."""
+        a = self
+        while isinstance(a, array):  # (`_ref` may also hold the foreign owner of the memory)
+            a._is_read = True
+            a = a._ref
+
+    def mark_write(self, **where):
+        """Warn if a recorded launch read this array, which is now being overwritten. `where`:
+        `arg_name`, `kernel_name`, `filename`, `lineno` for a launch, or `operation`,
+        `filename`, `lineno` for another write."""
+        if self._is_read:
+            from ..tape import warn_overwrite
+            warn_overwrite(self, where)
+
     # Filling and copying --------------------------------------------------------------------
     def assign(self, src):
-        """Copy `src` (array, numpy array, list) into this array; sizes must match. Recorded
-        on an active Tape like `weft.copy`."""
+        """Copy `src` (array, numpy array, list) into this array; sizes must match. Done as
+        `weft.copy` (recorded on an active Tape and in a graph capture)."""
         if isinstance(src, array):
             if src.size != self.size:
                 raise ValueError(f"assign: an array of shape {src.shape} does not match the array's "
@@ -247,7 +282,9 @@ class array:  # noqa: N801 - Warp's name
         if data.size != self._np.size:
             raise ValueError(f"assign: data of shape {data.shape} does not match the array's "
                              f"shape {self._np.shape}")
-        self._np[...] = data.reshape(self._np.shape)
+        staged = array(shape=self.shape, dtype=self.dtype)  # gradient-less source data
+        staged._np[...] = data.reshape(self._np.shape)
+        copy(self, staged)
         return self
 
     def fill_(self, value):
@@ -256,11 +293,13 @@ class array:  # noqa: N801 - Warp's name
             value = struct_record(self.dtype, value)
         elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
             value = np.asarray(value)
-        self._np[...] = value
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
+            self._np[...] = value
         return self
 
     def zero_(self):
-        self._np[...] = 0
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0)):
+            self._np[...] = 0
         return self
 
     # Views ----------------------------------------------------------------------------------

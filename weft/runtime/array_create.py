@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from ..types import CompositeValue, StructType, StructValue, Type, float32, int32, matrix, scalar_from_numpy, vector
+from . import capture
 from .array import array, element_numpy
 from .array_memory import element_size, packed_strides, resolve_dtype, type_name
 from .device import get_device
@@ -87,10 +88,11 @@ def full_like(src, value, dtype=None, device=None, requires_grad=None, pinned=No
     return full(shape, value, dtype, device, rg)
 
 
-def clone(src, device=None, requires_grad=None, pinned=None) -> array:
+def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False) -> array:
     """A contiguous copy of `src` (an array or an indexed array), recorded on an active Tape
     so that gradients flow back to `src`."""
     out = zeros_like(src, device=device, requires_grad=requires_grad)
+    out.retain_grad = retain_grad
     copy(out, src)
     return out
 
@@ -144,15 +146,24 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     plan = _CopyPlan(dest, src, dest_offset, src_offset, count)
     from ..tape import active_tapes
     if active_tapes:
-        _record(active_tapes[-1], dest, src, plan)
-    plan.write_dest(dest, plan.read_src(src).copy())
+        if isinstance(src, indexedarray) or isinstance(dest, indexedarray):
+            if src.requires_grad or dest.requires_grad:
+                raise RuntimeError("copies to or from indexed arrays are not recorded on a Tape "
+                                   "(no gradient flows through them); copy outside the Tape")
+        else:
+            active_tapes[-1].record_copy(dest, src, dest_offset, src_offset, count)
+
+    def run():
+        plan.write_dest(dest, plan.read_src(src).copy())
+    if not capture.record(run):  # inside a graph capture: runs when the graph does
+        run()
 
 
 class _CopyPlan:
     """Which elements `copy` moves: `count` elements from `src_offset` of the source to
     `dest_offset` of the destination in row-major order, or (`whole`) every element of two
     arrays of one shape. Its methods apply to any array laid out like the source or the
-    destination, so the adjoint moves the gradients with the same plan."""
+    destination."""
 
     def __init__(self, dest, src, dest_offset, src_offset, count):
         from .indexed_array import indexedarray
@@ -186,35 +197,19 @@ class _CopyPlan:
     def read_src(self, a) -> np.ndarray:
         return a.numpy() if self.whole else _flat(a)[self.src_range]
 
-    def read_dest(self, a) -> np.ndarray:
-        return a.numpy() if self.whole else _flat(a)[self.dest_range]
-
     def write_dest(self, a, values):
+        from .indexed_array import indexedarray
         if self.src_dtype is not self.dest_dtype:
             values = _retyped(values, self.src_dtype, self.dest_dtype)
-        self._put(a, self.dest_range, values, add=False)
-
-    def add_src(self, a, values):
-        self._put(a, self.src_range, values, add=True)
-
-    def _put(self, a, sl, values, add):
-        from .indexed_array import indexedarray
         if isinstance(a, indexedarray):
-            a.assign(a.numpy() + values if add else values)
-            return
-        if self.whole:
-            if add:
-                a.numpy()[...] += values
-            else:
-                a.numpy()[...] = values
-            return
-        flat = _flat(a)
-        if add:
-            flat[sl] += values
+            a.assign(values)
+        elif self.whole:
+            a.numpy()[...] = values
         else:
-            flat[sl] = values
-        if not np.shares_memory(flat, a.numpy()):  # the reshape copied: write back
-            a.numpy()[...] = flat.reshape(a.numpy().shape)
+            flat = _flat(a)
+            flat[self.dest_range] = values
+            if not np.shares_memory(flat, a.numpy()):  # the reshape copied: write back
+                a.numpy()[...] = flat.reshape(a.numpy().shape)
 
 
 def _flat(a) -> np.ndarray:
@@ -229,23 +224,6 @@ def _retyped(values: np.ndarray, src_dtype, dtype) -> np.ndarray:
     lead = values.shape[:values.ndim - len(element_numpy(src_dtype)[1])]
     raw = np.ascontiguousarray(values).view(np.uint8)
     return raw.reshape(lead + (-1,)).view(scalar).reshape(lead + trailing)
-
-
-def _record(tape, dest, src, plan: _CopyPlan):
-    """Record a copy on `tape`: the adjoint adds dest.grad of the copied elements to
-    src.grad and clears them there (the copy overwrote those elements)."""
-    tape.will_write(dest)
-
-    def backward():
-        if dest.grad is None:
-            return
-        moved = plan.read_dest(dest.grad).copy()
-        if src.grad is not None:
-            plan.add_src(src.grad, moved)
-        plan._put(dest.grad, plan.dest_range, np.zeros_like(moved), add=False)
-
-    backward.__name__ = "copy"
-    tape.record_func(backward, [dest, src])
 
 
 def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:

@@ -1,13 +1,84 @@
-"""Devices. Only the CPU exists for now; CUDA names give a clear error."""
+"""Devices. Only the CPU exists for now; CUDA names give a clear error.
+
+The CPU device answers the queries Warp programs make of a device (`ordinal`, `arch`,
+`sm_count`, `is_uva`, `total_memory`, ...) with what a CPU-only Warp reports: no CUDA
+features, ordinal -1. Work on the CPU is finished when the call that issued it returns,
+so every `synchronize*` is immediate (see `stream.py` for streams and events).
+"""
 
 from __future__ import annotations
 
+import os
+import platform
+from typing import Union
+
 
 class Device:
+    """A device (only "cpu" for now). Compares equal to its alias."""
+
     def __init__(self, alias: str):
         self.alias = alias
         self.is_cpu = alias == "cpu"
         self.is_cuda = alias.startswith("cuda")
+        self.ordinal = -1
+        self.name = platform.processor() or platform.machine() or "CPU"
+        self.arch = 0
+        self.sm_count = 0
+        self.max_shared_memory_per_block = 0
+        self.is_uva = False
+        self.is_cubin_supported = False
+        self.is_mempool_supported = False
+        self.is_mempool_enabled = False
+        self.is_ipc_supported = False
+        self.is_primary = False
+        self.is_cpu_memory_access_from_gpu_supported = False
+        self.context = None
+        self.pci_bus_id = None
+        self.uuid = None
+        self._stream = None
+
+    @property
+    def total_memory(self) -> int:
+        """Physical memory of the machine in bytes (0 where the OS does not say)."""
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            return 0
+
+    @property
+    def free_memory(self) -> int:
+        try:
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            return 0
+
+    @property
+    def stream(self):
+        """The device's current stream (a CPU stream runs its work synchronously)."""
+        if self._stream is None:
+            from .stream import Stream
+            self._stream = Stream(self)
+        return self._stream
+
+    @stream.setter
+    def stream(self, stream):
+        self._stream = stream
+
+    @property
+    def has_stream(self) -> bool:
+        return True
+
+    @property
+    def is_capturing(self) -> bool:
+        from . import capture
+        return capture.active_graph(self) is not None
+
+    def can_access(self, other) -> bool:
+        """Whether this device can read the memory of `other` (the CPU reads its own)."""
+        return get_device(other) == self
+
+    def get_cuda_peer_access(self, other) -> bool:
+        return False
 
     def __repr__(self):
         return f'"{self.alias}"'
@@ -26,6 +97,8 @@ class Device:
 
 CPU = Device("cpu")
 _default = CPU
+
+DeviceLike = Union[Device, str, None]  # noqa: UP007 - a runtime alias, as Warp's
 
 
 def get_device(device=None) -> Device:
@@ -49,7 +122,8 @@ def set_device(device) -> None:
 
 
 class ScopedDevice:
-    """`with ScopedDevice("cpu"):` makes `device` the default inside the block (as in Warp)."""
+    """`with ScopedDevice("cpu"):` makes `device` the default inside the block (as in Warp;
+    `None` keeps the current default)."""
 
     def __init__(self, device):
         self.device = get_device(device)
@@ -65,6 +139,15 @@ class ScopedDevice:
         _default = self._saved
 
 
+def get_devices() -> list[Device]:
+    """Every device weft can run on."""
+    return [CPU]
+
+
+def get_cuda_devices() -> list[Device]:
+    return []
+
+
 def get_preferred_device() -> Device:
     return CPU
 
@@ -73,8 +156,82 @@ def get_cuda_device_count() -> int:
     return 0
 
 
+def get_cuda_device(ordinal=None) -> Device:
+    raise RuntimeError("CUDA is not available: weft's CUDA backend is not built yet")
+
+
+def get_cuda_supported_archs() -> list[int]:
+    """The CUDA architectures weft can compile for: none (no CUDA backend)."""
+    return []
+
+
+def get_cuda_toolkit_version():
+    return None
+
+
+def get_cuda_driver_version():
+    return None
+
+
 def is_cuda_available() -> bool:
     return False
+
+
+def is_cpu_available() -> bool:
+    return True
+
+
+def is_device_available(device) -> bool:
+    return get_device(device) in get_devices()
+
+
+def map_cuda_device(alias: str, context=None) -> Device:
+    raise RuntimeError(f"cannot map CUDA device {alias!r}: CUDA is not available")
+
+
+def unmap_cuda_device(alias: str) -> None:
+    raise RuntimeError(f"invalid CUDA device alias {alias!r}: CUDA is not available")
+
+
+def can_access(target_device, peer_device) -> bool:
+    return get_device(peer_device).can_access(target_device)
+
+
+def is_peer_access_supported(target_device, peer_device) -> bool:
+    get_device(target_device), get_device(peer_device)
+    return False
+
+
+def is_peer_access_enabled(target_device, peer_device) -> bool:
+    return is_peer_access_supported(target_device, peer_device)
+
+
+def set_peer_access_enabled(target_device, peer_device, enable: bool) -> None:
+    if enable and not is_peer_access_supported(target_device, peer_device):
+        raise RuntimeError("peer access needs two CUDA devices; weft runs on the CPU only")
+
+
+def is_mempool_supported(device) -> bool:
+    get_device(device)
+    return False
+
+
+def is_mempool_enabled(device) -> bool:
+    return is_mempool_supported(device)
+
+
+def set_mempool_enabled(device, enable: bool) -> None:
+    if enable and not is_mempool_supported(device):
+        raise RuntimeError(f"device {get_device(device)} has no CUDA memory pool")
+
+
+is_mempool_access_supported = is_peer_access_supported
+is_mempool_access_enabled = is_peer_access_enabled
+
+
+def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
+    if enable:
+        raise RuntimeError("memory pool access needs two CUDA devices; weft runs on the CPU only")
 
 
 def synchronize() -> None:

@@ -15,7 +15,8 @@ from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_, int64
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
-from .array import array
+from . import capture, diagnostics
+from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
 
@@ -81,6 +82,20 @@ def make_packer(kernel, name, t):
     return lambda value: pack_value(kernel, name, t, value)
 
 
+def _foreign_array(kernel, name, t, value) -> array:
+    """A weft array viewing the memory of `value`, an array of another library that shows
+    its CPU memory through `__array_interface__` or `__array__()` (numpy arrays, torch CPU
+    tensors: Warp's rule). The caller's object keeps the memory alive during the launch."""
+    if not (hasattr(value, "__array_interface__") or hasattr(value, "__array__")) or isinstance(value, str):
+        _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+    try:
+        storage = np.asarray(value)
+        return view_of(storage, t.dtype, f"kernel '{kernel.name}', argument '{name}'")
+    except (TypeError, ValueError, RuntimeError) as e:
+        _fail(kernel, name, f"a weft array of {t.dtype!r} (or memory viewable as one)",
+              f"{type(value).__name__} ({e})")
+
+
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
     if isinstance(t, ArrayType) and t.indexed:
@@ -96,10 +111,8 @@ def pack_value(kernel, name, t, value):
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
-        if isinstance(value, np.ndarray):  # numpy memory, used in place (as Warp does)
-            value = _numpy_argument(kernel, name, t, value)
         if not isinstance(value, array):
-            _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+            value = _foreign_array(kernel, name, t, value)
         if value.dtype is not t.dtype or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
         if not value.device.is_cpu:
@@ -134,17 +147,6 @@ def pack_value(kernel, name, t, value):
             setattr(out, field, pack_value(kernel, f"{name}.{field}", ft, getattr(value, field)))
         return out
     _fail(kernel, name, repr(t), _describe(value))
-
-
-def _numpy_argument(kernel, name, t: ArrayType, value: np.ndarray):
-    """A numpy array passed for an array parameter: a weft view of its memory (no copy)."""
-    from .array_create import view_of
-    try:
-        view = view_of(value, t.dtype, what=f"kernel '{kernel.name}', argument '{name}'")
-    except (TypeError, ValueError) as e:
-        _fail(kernel, name, f"an array of {t.dtype!r} (numpy data of matching dtype and "
-                            f"layout)", f"{_describe(value)} ({e})", type(e))
-    return view
 
 
 def _pack_scalar(kernel, name, t: Scalar, value):
@@ -247,7 +249,7 @@ class Launch:
                 return  # not an array of floats: it has no adjoint argument
             if value is None:
                 self._adjoints_given.discard(index)
-                value = missing_adjoint(self.kernel, index, self.params[index])
+                value = default_adjoint(self.kernel, index, self.params[index])
             else:
                 self._adjoints_given.add(index)
             self._set(n + arrays.index(index), value)
@@ -256,7 +258,7 @@ class Launch:
         if self.adjoint and index in self.kernel.adjoint_param_indices and index not in self._adjoints_given:
             # an adjoint not given follows its primal (its .grad), as in an adjoint launch
             arrays = self.kernel.adjoint_param_indices
-            self._set(n + arrays.index(index), missing_adjoint(self.kernel, index, value))
+            self._set(n + arrays.index(index), default_adjoint(self.kernel, index, value))
 
     def _set(self, index: int, value):
         packed = self.compiled.packers[index](value)
@@ -312,7 +314,7 @@ class Launch:
 
 def default_arguments(kernel, adjoint: bool) -> list:
     """Arguments for a Launch made without any: arrays None, numbers, vectors and structs
-    zero (adjoint arrays: those of missing_adjoint)."""
+    zero (adjoints: those of default_adjoint)."""
     out = []
     for t in kernel.params.values():
         if isinstance(t, ArrayType):
@@ -322,16 +324,15 @@ def default_arguments(kernel, adjoint: bool) -> list:
         else:
             out.append(None)
     if adjoint:
-        out.extend(missing_adjoint(kernel, k, out[k]) for k in kernel.adjoint_param_indices)
+        out.extend(default_adjoint(kernel, k, out[k]) for k in kernel.adjoint_param_indices)
     return out
 
 
 def adjoint_arguments(kernel, params, adj_params) -> list:
-    """The adjoint kernel's arguments: the primal ones, then the adjoint array of each array
-    parameter. `None` there means no gradient is wanted through that array (see
-    `missing_adjoint`).
-    Entries for parameters that are not arrays of floats are ignored (None or zero, as in
-    Warp)."""
+    """The adjoint kernel's arguments: the primal ones, then the adjoint of each parameter
+    that has one (see `default_adjoint` for a `None` given there). Entries for parameters
+    without an adjoint (scalars, vectors, integer arrays) are ignored: None or zero, as in
+    Warp."""
     names = kernel.arg_names
     adj_params = list(adj_params)
     if len(adj_params) != len(names):
@@ -339,18 +340,30 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
                         f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
                         f"got {len(adj_params)}")
     out = list(params)
-    out.extend(adj_params[k] if adj_params[k] is not None else missing_adjoint(kernel, k, params[k])
+    out.extend(adj_params[k] if adj_params[k] is not None else default_adjoint(kernel, k, params[k])
                for k in kernel.adjoint_param_indices)
     return out
 
 
+def default_adjoint(kernel, k: int, primal):
+    """The adjoint of argument `k` when the caller gives None (Warp's rule): an array's own
+    `.grad`, a struct's adjoint struct (the `.grad` of its arrays); for an array without
+    one, `missing_adjoint`."""
+    if isinstance(primal, array):
+        if primal.grad is not None:
+            return primal.grad
+    elif isinstance(primal, StructValue):
+        from ..tape import adjoint_struct
+        adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
+        return adjoint if adjoint is not None else StructValue(primal._type)
+    return missing_adjoint(kernel, k, primal)
+
+
 def missing_adjoint(kernel, k: int, primal):
-    """What stands in for an adjoint array not given: the array's own `.grad` if it has one
-    (Warp's rule), else None (a variant of the adjoint leaves it out), except where the
+    """What stands in for an adjoint array that does not exist: None (a variant of the
+    adjoint leaves it out, so no gradient flows through that array), except where the
     kernel both reads and writes the array: there a gradient can pass through memory inside
     the kernel (store, then load), so a zero array carries it."""
-    if isinstance(primal, array) and primal.grad is not None:
-        return primal.grad
     reads, writes = kernel.array_effects()
     if k in reads and k in writes and isinstance(primal, array):
         return array(shape=primal.shape, dtype=primal.dtype, device=primal.device)
@@ -426,9 +439,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
            block_dim=256):
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
     `inputs + outputs`. With `adjoint=True`, run its adjoint instead: `adj_inputs +
-    adj_outputs` give one adjoint per argument (see `adjoint_arguments`); input adjoints
-    are accumulated, and the adjoints of arrays the kernel only writes are read and left
-    unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
+    adj_outputs` give one adjoint per argument (`None` for an array: its own `.grad`; see
+    `adjoint_arguments`); input adjoints are accumulated, and the adjoints of arrays the
+    kernel only writes are read and left unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
     `record_cmd=True`, return a `Launch` to run later instead. Inside `with Tape():`
     forward launches are recorded unless `record_tape=False`."""
     if not isinstance(kernel, Kernel):
@@ -453,11 +466,19 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
+    if capture.recording is not None:  # inside a graph capture: runs when the graph does
+        capture.record_launch(Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
+                                     max_blocks=max_blocks, block_dim=block_dim))
+        return None
+    if config.print_launches:
+        diagnostics.print_launch(kernel, dims, params, device)
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
     run_compiled(ck, dims, params)
+    if config.verify_fp:
+        diagnostics.verify_fp(kernel, params)
 
 
 def run_compiled(ck, dims: tuple, params: list):

@@ -90,6 +90,13 @@ class StructType(Composite):
                 "offsets": [getattr(ct, n).offset for n in self.field_names],
                 "itemsize": ctypes.sizeof(ct)}
 
+    def signature(self) -> str:
+        """The struct's name and its fields' types, nested structs spelled out: equal for
+        two definitions with the same layout (content hashes use it, not the object)."""
+        parts = [f"{n}:{t.signature() if isinstance(t, StructType) else repr(t)}"
+                 for n, t in self.fields.items()]
+        return f"{self.key}{{{','.join(parts)}}}"
+
     def from_record(self, record):
         """An instance holding the values of one element of a numpy array of this struct
         (array fields come back as None: a record holds only their memory address)."""
@@ -261,12 +268,9 @@ def _composite_field(name, t, value) -> CompositeValue:
         return CompositeValue(t, np.zeros(t.num_components, dtype=t.dtype.np_dtype))
     if isinstance(value, CompositeValue) and value.type is t:
         return CompositeValue(t, value._data.copy())
-    if isinstance(value, (bool, np.bool_, np.number)):
-        warnings.warn(f"Implicit conversion from a value of type `{type(value).__name__}` to the "
-                      f"composite type `{t!r}` for struct field '{name}' is deprecated. Construct "
-                      f"the value explicitly, e.g.: `{t!r}(...)`.", DeprecationWarning, stacklevel=3)
-        return CompositeValue(t, np.full(t.num_components, value, dtype=t.dtype.np_dtype))
-    if not hasattr(value, "__len__"):
+    # A single number is refused (Warp deprecates filling a composite from one numpy scalar,
+    # and refuses its own scalars; weft's scalars are numpy's, so both are refused here).
+    if not hasattr(value, "__len__") or (isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"Struct field '{name}' expects {t!r} but got a single value of type "
                         f"{type(value).__name__}. Construct the value explicitly, e.g.: {t!r}(...).")
     try:

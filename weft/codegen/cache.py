@@ -1,0 +1,152 @@
+"""The disk cache of compiled kernels: safe against damaged, truncated and foreign files.
+
+Each entry is one file, `<key>.o`, written whole to a temporary file and renamed into place
+(a reader sees a complete entry or none, whatever other processes do). The file starts with
+a record that is checked before a byte of it reaches LLVM:
+
+    magic (8 bytes) | payload length (8, little-endian) | SHA-256 of key + payload (32) | payload
+
+An entry that fails the check (a process killed mid-write on a file system without atomic
+rename, a full disk, another program's bytes, an older format) is removed and reported as a
+miss, so the kernel is compiled again: loading object code that is not what was compiled
+could crash the interpreter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import struct
+import tempfile
+from pathlib import Path
+
+MAGIC = b"WEFTOBJ\x01"
+_HEADER = struct.Struct("<8sQ32s")
+
+
+def _base_dir() -> str:
+    from .. import config
+    return config.kernel_cache_dir or default_cache_base()
+
+
+def default_cache_base() -> str:
+    """`$WARP_CACHE_PATH`, else `$XDG_CACHE_HOME/weft`, else `~/.cache/weft`."""
+    env = os.environ.get("WEFT_CACHE_DIR") or os.environ.get("WARP_CACHE_PATH")
+    if env:
+        return env
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "weft")
+
+
+def cache_dir() -> Path:
+    """The folder of this weft and llvmlite version's entries."""
+    import llvmlite
+
+    from .. import config
+    return Path(_base_dir()) / f"{config.version}-llvmlite{llvmlite.__version__}"
+
+
+def _digest(key: str, payload: bytes) -> bytes:
+    h = hashlib.sha256(key.encode())
+    h.update(b"\0")
+    h.update(payload)
+    return h.digest()
+
+
+def encode(key: str, payload: bytes) -> bytes:
+    return _HEADER.pack(MAGIC, len(payload), _digest(key, payload)) + payload
+
+
+def decode(key: str, data: bytes) -> bytes | None:
+    """The payload of an entry, or None if `data` is not a complete, intact entry for `key`."""
+    if len(data) < _HEADER.size:
+        return None
+    magic, length, digest = _HEADER.unpack_from(data)
+    payload = data[_HEADER.size:]
+    if magic != MAGIC or length != len(payload) or digest != _digest(key, payload):
+        return None
+    return payload
+
+
+def enabled() -> bool:
+    from .. import config
+    return bool(config.cache_kernels)
+
+
+def load(key: str) -> bytes | None:
+    """The cached payload for `key`, or None (no entry, caching off, or a bad entry)."""
+    if not enabled():
+        return None
+    path = cache_dir() / f"{key}.o"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    payload = decode(key, data)
+    if payload is None:
+        _discard(path)
+    return payload
+
+
+def _discard(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass  # another process replaced or removed it first, or the cache is read-only
+
+
+def store(key: str, payload: bytes) -> None:
+    """Write an entry atomically; a cache that cannot be written is not an error."""
+    if not enabled():
+        return
+    directory = cache_dir()
+    tmp = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{key}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(encode(key, payload))
+        os.replace(tmp, directory / f"{key}.o")
+        tmp = None
+    except OSError:
+        pass  # a read-only or full cache: the kernel still runs
+    finally:
+        if tmp is not None:
+            _discard(Path(tmp))
+
+
+def clear_kernel_cache() -> None:
+    """Remove every compiled kernel from the disk cache (kernels already loaded by this
+    process keep running; new compiles fill the cache again)."""
+    base = Path(_base_dir())
+    if not base.is_dir():
+        return
+    for entry in base.iterdir():
+        if entry.is_dir() and "-llvmlite" in entry.name:
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+_resolved_kernel_cache_dir: str | None = None
+
+
+def init_kernel_cache(path: str | None = None) -> str:
+    """Set `config.kernel_cache_dir` as Warp does: `path` (or `$WARP_CACHE_PATH` /
+    `$WEFT_CACHE_DIR`, or the default) with a folder of this version below it, created;
+    a path this function already resolved is kept as it is."""
+    global _resolved_kernel_cache_dir
+    from .. import config
+    from ..logger import log_warning
+
+    base = path if path is not None else default_cache_base()
+    base = os.path.realpath(base)
+    if _resolved_kernel_cache_dir is not None and base == os.path.realpath(_resolved_kernel_cache_dir):
+        resolved = base
+    else:
+        resolved = os.path.join(base, config.version)
+        if os.path.isdir(base) and any(name.startswith("wp_") for name in os.listdir(base)):
+            log_warning(f"the kernel cache folder {base} holds kernels of a previous Warp version "
+                        f"(wp_* entries); weft uses {resolved} and leaves them alone")
+    os.makedirs(resolved, exist_ok=True)
+    config.kernel_cache_dir = _resolved_kernel_cache_dir = resolved
+    return resolved

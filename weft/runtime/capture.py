@@ -1,0 +1,184 @@
+"""Graph capture on the CPU: record the work of a block, replay it later.
+
+Between `capture_begin()` and `capture_end()` (or inside `with ScopedCapture() as c:`),
+kernel launches, array fills and copies, and the `weft.utils` algorithms are recorded
+instead of run, as a CUDA graph capture does: nothing runs until `capture_launch(graph)`,
+which replays the recorded work, in order, with the arguments it was recorded with (the
+same arrays, so new contents of those arrays are seen). A launch is recorded as a packed
+`Launch`, so a replay costs about what the launch itself costs.
+
+`capture_while` and `capture_if` record loops and branches whose condition is read from an
+int32 array when the graph runs. Outside a capture they run their bodies at once.
+"""
+
+from __future__ import annotations
+
+from .device import get_device
+
+#: The list that recorded work goes to (the graph's, or a loop body's), None when not capturing.
+recording: list | None = None
+_graph: Graph | None = None
+
+
+class Graph:
+    """Recorded work of one capture, run by `capture_launch` (Warp's `Graph`)."""
+
+    def __init__(self, device, ops=None):
+        self.device = get_device(device)
+        self.ops: list = [] if ops is None else ops  # callables, run in order
+
+    def launch(self):
+        for op in self.ops:
+            op()
+
+    def __repr__(self):
+        return f"<weft Graph on {self.device}: {len(self.ops)} operations>"
+
+
+def active_graph(device=None) -> Graph | None:
+    """The graph being captured (on `device`, if given), or None."""
+    if _graph is None or (device is not None and get_device(device) != _graph.device):
+        return None
+    return _graph
+
+
+def record(op) -> bool:
+    """Record `op` (a callable) into the capture if one is under way; True if it was
+    (the caller then does not run it now)."""
+    if recording is None:
+        return False
+    recording.append(op)
+    return True
+
+
+def record_launch(launch) -> None:
+    """Record a packed `Launch` (runtime.launch builds it while capturing)."""
+    recording.append(launch.launch)
+
+
+def capture_begin(device=None, stream=None, force_module_load=None, external: bool = False,
+                  apic: bool = False, capture_mode=None) -> None:
+    """Start recording the work issued on `device` (or `stream`'s device)."""
+    global _graph, recording
+    if stream is not None:
+        device = stream.device
+    device = get_device(device)
+    if _graph is not None:
+        raise RuntimeError("Graph capture already in progress")
+    if force_module_load:
+        from .. import force_load
+        force_load(device)
+    _graph = Graph(device)
+    recording = _graph.ops
+
+
+def capture_end(device=None, stream=None) -> Graph:
+    """Stop recording; the `Graph` of what was recorded."""
+    global _graph, recording
+    if _graph is None:
+        raise RuntimeError("Graph capture is not active")
+    graph, _graph, recording = _graph, None, None
+    return graph
+
+
+def capture_launch(graph: Graph, stream=None) -> None:
+    """Run the work recorded in `graph`."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"capture_launch expects a Graph, got {type(graph).__name__}")
+    if recording is not None:  # a graph launched inside a capture becomes part of it
+        recording.append(graph.launch)
+        return
+    graph.launch()
+
+
+class ScopedCapture:
+    """`with ScopedCapture() as capture: ...` records the block; `capture.graph` holds it."""
+
+    def __init__(self, device=None, stream=None, force_module_load=None, external: bool = False,
+                 apic: bool = False, capture_mode=None):
+        self.device = device
+        self.stream = stream
+        self.force_module_load = force_module_load
+        self.external = external
+        self.apic = apic
+        self.graph: Graph | None = None
+        self.active = False
+
+    def __enter__(self):
+        capture_begin(self.device, self.stream, self.force_module_load, self.external, self.apic)
+        self.active = True
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.active:
+            self.graph = capture_end(self.device, self.stream)
+            self.active = False
+
+
+def _condition_value(condition) -> int:
+    return int(condition.numpy().reshape(-1)[0])
+
+
+def _check_condition(condition):
+    from ..types import int32
+    from .array import array
+    if not isinstance(condition, array) or condition.dtype is not int32:
+        raise TypeError("Condition must be a Warp array of int32 with a single element")
+
+
+def _body_ops(body, kwargs) -> list:
+    """The work `body(**kwargs)` issues, recorded into a list of its own."""
+    global recording
+    if isinstance(body, Graph):
+        return [body.launch]
+    outer, recording = recording, []
+    try:
+        body(**kwargs)
+        return recording
+    finally:
+        recording = outer
+
+
+def _run(ops):
+    for op in ops:
+        op()
+
+
+def capture_while(condition, while_body, stream=None, **kwargs) -> None:
+    """Run `while_body(**kwargs)` while `condition[0]` is nonzero (a recorded loop during a
+    capture: the condition is read each time the graph runs)."""
+    _check_condition(condition)
+    if recording is None:
+        while _condition_value(condition):
+            while_body.launch() if isinstance(while_body, Graph) else while_body(**kwargs)
+        return
+    ops = _body_ops(while_body, kwargs)
+
+    def run_loop():
+        while _condition_value(condition):
+            _run(ops)
+    recording.append(run_loop)
+
+
+def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) -> None:
+    """Run `on_true(**kwargs)` if `condition[0]` is nonzero, else `on_false(**kwargs)` (a
+    recorded branch during a capture)."""
+    if on_true is None and on_false is None:
+        return
+    _check_condition(condition)
+    if recording is None:
+        body = on_true if _condition_value(condition) else on_false
+        if body is not None:
+            body.launch() if isinstance(body, Graph) else body(**kwargs)
+        return
+    true_ops = _body_ops(on_true, kwargs) if on_true is not None else []
+    false_ops = _body_ops(on_false, kwargs) if on_false is not None else []
+
+    def run_branch():
+        _run(true_ops if _condition_value(condition) else false_ops)
+    recording.append(run_branch)
+
+
+def is_conditional_graph_supported() -> bool:
+    """Whether graphs can hold loops and branches (`capture_while`, `capture_if`): yes."""
+    return True
