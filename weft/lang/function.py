@@ -229,6 +229,11 @@ class Func:
                 v = arg
             elif want is GENERIC:
                 v = ctx.materialize(arg)
+            elif is_generic(want):  # an open vector/matrix/scalar annotation: check what it allows
+                v = ctx.materialize(arg)
+                if not want.matches(v.type):
+                    errors.append(f"'{name}' expects {want!r}, got {v.type!r}")
+                    return None
             elif isinstance(arg, Value) and arg.type is not want:
                 if isinstance(want, ArrayType) or len(self.overloads) > 1 or not isinstance(want, Type):
                     errors.append(f"'{name}' expects {want!r}, got {arg.type!r}")

@@ -34,8 +34,8 @@ class ArrayType(Type):
     _cache: dict = {}
 
     def __new__(cls, dtype, ndim: int = 1):
-        if dtype is typing.Any or isinstance(dtype, typing.TypeVar):
-            return AnyArray(ndim)
+        if dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False):
+            return AnyArray(ndim)  # (an open vector/scalar dtype: any dtype, checked at the call)
         dtype = PYTHON_TYPES.get(dtype, dtype)
         if not isinstance(dtype, Type) or dtype.is_array:
             raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "

@@ -19,6 +19,10 @@ class Type:
     def __repr__(self) -> str:
         return self.name  # type: ignore[attr-defined]
 
+    @property
+    def __name__(self) -> str:  # Warp's types are classes: programs read `dtype.__name__`
+        return self.name  # type: ignore[attr-defined]
+
 
 class Scalar(Type):
     """A scalar type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float)."""
@@ -81,6 +85,31 @@ def scalar_by_name(name: str) -> Scalar:
 
 def scalar_from_numpy(dtype) -> Scalar | None:
     return _BY_NP.get(np.dtype(dtype))
+
+
+class GenericScalar:
+    """Warp's `Int`, `Float` and `Scalar` annotations: any scalar type of those kinds (a func
+    or kernel with such a parameter is specialised per argument type)."""
+
+    is_generic = True
+
+    def __init__(self, name: str, kinds: str):
+        self.name, self.kinds = name, kinds
+
+    def matches(self, t) -> bool:
+        return isinstance(t, Scalar) and t.kind in self.kinds
+
+    def __repr__(self):
+        return self.name
+
+    @property
+    def __name__(self):
+        return self.name
+
+
+Int = GenericScalar("Int", "iu")
+Float = GenericScalar("Float", "f")
+AnyScalar = GenericScalar("Scalar", "iuf")
 
 
 # Python's own types as Warp reads them: float is float32, int is int32.
