@@ -135,3 +135,21 @@ def test_gradient_through_a_slice():
     tape.backward(grads={y: wp.array(seed)})
     # x[i] lands in y[1, 3 - i]: dy/dx = 4 x, seeded with seed[1, 3 - i]
     np.testing.assert_array_equal(x.grad.numpy(), 4 * np.arange(4) * np.array([4, 3, 2, 1]))
+
+
+@wp.kernel
+def search(arr: wp.array(dtype=float), values: wp.array(dtype=float), found: wp.array(dtype=int),
+           ranged: wp.array(dtype=int)):
+    i = wp.tid()
+    found[i] = wp.lower_bound(arr, values[i])
+    ranged[i] = wp.lower_bound(arr, 1, 4, values[i])
+
+
+def test_lower_bound_is_a_binary_search():
+    arr = wp.array(np.arange(6, dtype=np.float32))
+    values = wp.array(np.array([-0.1, 0.0, 2.5, 4.0, 5.0, 5.5], np.float32))
+    found, ranged = wp.zeros(6, dtype=int), wp.zeros(6, dtype=int)
+    wp.launch(search, 6, inputs=[arr, values, found, ranged])
+    # past the last element: the last index (Warp's "closest element")
+    assert found.numpy().tolist() == [0, 0, 3, 4, 5, 5]
+    assert ranged.numpy().tolist() == [1, 1, 3, 3, 3, 3]

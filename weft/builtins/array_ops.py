@@ -10,9 +10,10 @@ slice expression are bounds-checked like element indices.
 
 from __future__ import annotations
 
-from ..ir.core import Value
+from ..ir.core import Block, Value
 from ..types import ArrayType, Scalar, int32, int64, uint64
 from ..types.array_type import MAX_DIMS
+from .registry import builtin
 
 
 class ArrayShape(tuple):
@@ -56,12 +57,12 @@ def slice_array(ctx, arr: Value, keys) -> Value:
     if t.indexed:
         ctx.error(f"slices of an {t!r} are not supported")
     if len(keys) > t.ndim:
-        ctx.error(f"too many indices ({len(keys)}) for an array of {t.ndim} dimension(s)")
+        ctx.error(f"too many indices ({len(keys)}) for an array of {t.ndim} dimension(s)", kind=IndexError)
     layout, operands, out_ndim = [], [], t.ndim
     for k in keys:
         if isinstance(k, slice):
             if k.step is not None and not isinstance(k.step, Value) and k.step == 0:
-                ctx.error("Slice step cannot be zero")
+                ctx.error("Slice step cannot be zero", kind=ValueError)
             parts = (k.start, k.stop, k.step)
             layout.append(tuple(p is not None for p in parts))
             for p, name in zip(parts, ("start", "stop", "step")):
@@ -109,3 +110,35 @@ def array_from_ptr(ctx, args, kwargs) -> Value:
         ptr = ctx.b.const(int(ptr), uint64)
     extents = [_as_int(ctx, d, "an array extent") for d in dims]
     return ctx.b.op("make_array", [ptr, *extents], [ArrayType(t, len(dims))]).result
+
+
+@builtin("lower_bound")
+def lower_bound(ctx, args, kwargs):
+    """lower_bound(arr, value) / lower_bound(arr, begin, end, value): by binary search of
+    the sorted `arr` over [begin, end) (the whole 1-d array by default), the index of the
+    first element not less than `value`, or (as in Warp: the closest element) the last
+    index of the range when every element is less."""
+    if kwargs or len(args) not in (2, 4):
+        ctx.error("lower_bound(arr, value) or lower_bound(arr, begin, end, value)")
+    arr, value = args[0], args[-1]
+    t = getattr(arr, "type", None)
+    if not (isinstance(t, ArrayType) and t.ndim == 1 and isinstance(t.dtype, Scalar)) or t.indexed:
+        ctx.error(f"lower_bound() searches a 1-d array of scalars, got {t!r}", kind=TypeError)
+    b = ctx.b
+    value = ctx.coerce(value, t.dtype, what="the lower_bound value")
+    if len(args) == 4:
+        lo, hi = (ctx.coerce(x, int32, what=f"lower_bound {name}") for x, name in
+                  zip(args[1:3], ("begin", "end")))
+    else:
+        lo, hi = b.const(0, int32), b.op("array_shape", [arr], [int32], {"dim": 0}).result
+    hi = b.sub(hi, b.const(1, int32))  # the search ends on the range's last element
+    cond, body = Block([int32, int32], ["lo", "hi"]), Block([int32, int32], ["lo", "hi"])
+    with b.at(cond):
+        b.op("yield", [b.cmp("lt", *cond.args)])
+    with b.at(body):
+        first, last = body.args
+        mid = b.add(first, b.binary("shr", b.sub(last, first), b.const(1, int32)))
+        below = b.cmp("lt", b.op("load", [arr, mid], [t.dtype]).result, value)
+        b.op("yield", [b.select(below, b.add(mid, b.const(1, int32)), first),
+                       b.select(below, last, mid)])
+    return b.op("while", [lo, hi], [int32, int32], regions=[cond, body]).results[0]

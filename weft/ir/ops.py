@@ -31,7 +31,7 @@ BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow",
 INT_ONLY_BINARY = ("bitand", "bitor", "bitxor", "shl", "shr")
 UNARY_OPS = ("neg", "invert", "not")
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
-ATOMIC_OPS = ("add", "sub", "min", "max")
+ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exch", "cas", "claim")  # claim: adjoints only
 
 
 def component_type(t, index: int):

@@ -164,7 +164,11 @@ class StatementsMixin:
             old = self.scope.get(target.id)
             if old is not value:
                 self.check_rebind(target.id, old, value, target)
-            if isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
+            rebound_view = isinstance(old, Value) and isinstance(value, Value) and \
+                isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
+            if rebound_view:  # `sub = a[:2]; sub = a[:2, 1]`: a name may take another view
+                pass
+            elif isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
                 value = self.materialize(value)

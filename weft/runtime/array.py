@@ -60,10 +60,10 @@ class array:  # noqa: N801 - Warp's name
     `ArrayType(float32, 1)` (also `array[float]`; `ndim=2` for two dimensions)."""
 
     def __new__(cls, data=None, dtype=None, shape=None, strides=None, ptr=None, *args, **kwargs):  # noqa: ARG003
-        if data is None and shape is None and ptr is None and dtype is not None:
+        if data is None and shape is None and ptr is None:
             if kwargs.get("requires_grad") or strides is not None:
-                raise ValueError("an array needs data, a shape or a pointer")
-            return ArrayType(dtype, kwargs.get("ndim") or 1)
+                raise ValueError("an array needs data or a shape (or ptr=)")
+            return ArrayType(float32 if dtype is None else dtype, kwargs.get("ndim") or 1)
         return super().__new__(cls)
 
     def __class_getitem__(cls, dtype):
@@ -110,7 +110,8 @@ class array:  # noqa: N801 - Warp's name
         scalar, trailing = element_numpy(t)
         if isinstance(t, StructType):
             if src.dtype != scalar:
-                raise TypeError(f"arrays of {t.name} need numpy data of dtype {scalar}, got {src.dtype}")
+                raise TypeError(f"struct arrays need numpy data of dtype {scalar} (arrays of "
+                                f"{t.name}), got {src.dtype}")
         elif src.dtype != scalar:
             src = src.astype(scalar, order="C")
             copy = True  # a converted copy: nothing is aliased

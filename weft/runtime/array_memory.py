@@ -15,7 +15,6 @@ import operator
 import numpy as np
 
 from ..types import Matrix, Scalar, StructType, Type, Vector, resolve, scalar_from_numpy
-from ..types.layout import ctype_of
 
 
 def element_numpy(dtype):
@@ -25,7 +24,7 @@ def element_numpy(dtype):
     if isinstance(dtype, (Vector, Matrix)):
         return dtype.dtype.np_dtype, dtype.np_shape
     if isinstance(dtype, StructType):
-        return np.dtype(ctype_of(dtype)), ()
+        return np.dtype(dtype.numpy_dtype()), ()
     raise TypeError(f"arrays cannot hold {dtype!r}")
 
 

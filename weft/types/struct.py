@@ -83,10 +83,9 @@ class StructType(Composite):
         import ctypes
 
         from .layout import ctype_of
-        descr = np.dtype(ctype_of(self)).fields or {}
         ct = ctype_of(self)
         return {"names": list(self.field_names),
-                "formats": [descr[n][0] for n in self.field_names],
+                "formats": [_numpy_format(t) for t in self.fields.values()],
                 "offsets": [getattr(ct, n).offset for n in self.field_names],
                 "itemsize": ctypes.sizeof(ct)}
 
@@ -106,15 +105,30 @@ class StructType(Composite):
             if isinstance(t, StructType):
                 out.__dict__[name].assign(t.from_record(value))
             elif isinstance(t, Scalar):
-                if t.is_float and t.bits == 16:  # stored as its raw bits (see layout)
-                    value = np.asarray(value, dtype=np.uint16).view(np.float16)[()]
+                if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
+                    value = np.asarray(value).view(np.float16)[()]  # raw bits (ctypes records)
                 setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
             elif not getattr(t, "is_array", False):
+                if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
+                        and np.asarray(value).dtype == np.uint16:
+                    value = np.asarray(value).view(np.float16)
                 setattr(out, name, value)
         return out
 
     def __hash__(self):
         return id(self)
+
+
+def _numpy_format(t):
+    """The numpy dtype of a struct field of type `t` (halves as float16, not raw bits)."""
+    if isinstance(t, Scalar):
+        return t.np_dtype
+    if isinstance(t, (Vector, Matrix)):
+        return np.dtype((t.dtype.np_dtype, t.np_shape))
+    if isinstance(t, StructType):
+        return np.dtype(t.numpy_dtype())
+    from .layout import ctype_of
+    return np.dtype(ctype_of(t))  # an array field: its descriptor
 
 
 def _class_annotations(cls) -> dict:
