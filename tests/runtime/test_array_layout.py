@@ -207,3 +207,12 @@ def test_numpy_arrays_are_kernel_arguments_in_place():
     np.testing.assert_array_equal(data, np.arange(1, 7).reshape(2, 3))
     with pytest.raises(TypeError, match="holds float64 values"):
         wp.launch(add_one_vec, 2, inputs=[np.zeros((2, 3))])  # no silent conversion
+
+
+def test_subscript_annotations_with_dimension_counts():
+    from typing import Literal
+    assert wp.array[float, Literal[2]] is wp.array(dtype=float, ndim=2)
+    assert wp.array[wp.vec3, 3] is wp.array3d(dtype=wp.vec3)
+    assert wp.indexedarray[wp.float64, Literal[2]] == wp.indexedarray2d(dtype=wp.float64)
+    with pytest.raises(TypeError, match="dimension count"):
+        wp.array[float, "2"]

@@ -28,6 +28,7 @@ from ..types import (
     float32,
     scalar_from_numpy,
 )
+from ..types.array_type import subscript_args
 from ..types.layout import array_descriptor
 from . import capture
 from .array_memory import (
@@ -66,8 +67,8 @@ class array:  # noqa: N801 - Warp's name
             return ArrayType(float32 if dtype is None else dtype, kwargs.get("ndim") or 1)
         return super().__new__(cls)
 
-    def __class_getitem__(cls, dtype):
-        return ArrayType(dtype, 1)
+    def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
+        return ArrayType(*subscript_args(key))
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, ptr=None, capacity=None,
                  device=None, pinned=False, copy=True, deleter=None, ndim=None, grad=None,

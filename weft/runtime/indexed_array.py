@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from ..types import MAX_DIMS, IndexedArrayType, float32, int32
+from ..types.array_type import subscript_args
 from ..types.layout import ctype_of
 from .array import array, element_numpy
 
@@ -29,8 +30,8 @@ class indexedarray:  # noqa: N801 - Warp's name
             return IndexedArrayType(float32 if dtype is None else dtype, ndim or 1)
         return super().__new__(cls)
 
-    def __class_getitem__(cls, dtype):
-        return IndexedArrayType(dtype, 1)
+    def __class_getitem__(cls, key):  # indexedarray[float], indexedarray[float, Literal[2]]
+        return IndexedArrayType(*subscript_args(key))
 
     def __init__(self, data: array | None = None, indices=None, dtype=None, ndim=None):
         if not isinstance(data, array):
