@@ -92,7 +92,8 @@ class Tape:
         from .types import StructValue
 
         reads, writes = kernel.array_effects()
-        grad_of = [p if isinstance(p, (array, StructValue)) else None for p in params]
+        from .runtime.indexed_array import indexedarray
+        grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)

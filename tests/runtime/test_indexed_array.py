@@ -54,3 +54,20 @@ def test_plain_arrays_and_indexed_arrays_do_not_mix():
 
     with pytest.raises(CompileError, match="views of indexed arrays are not supported"):
         wp.launch(view_of_indexed, 1, inputs=[wp.indexedarray(wp.zeros((2, 2), dtype=int))])
+
+
+@wp.kernel
+def square_into(a: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] * a[i]
+
+
+def test_gradients_flow_through_the_indices():
+    data = wp.array(np.arange(5, dtype=np.float32), requires_grad=True)
+    picked = data[wp.array([4, 1, 4], dtype=wp.int32)]  # a repeated index accumulates
+    out = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(square_into, 3, inputs=[picked, out])
+    tape.backward(grads={out: wp.ones(3)})
+    np.testing.assert_array_equal(data.grad.numpy(), [0, 2, 0, 0, 16])
+    assert isinstance(picked.grad, wp.indexedarray) and picked.grad.numpy().tolist() == [16, 2, 16]

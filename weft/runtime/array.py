@@ -149,6 +149,9 @@ class array:  # noqa: N801 - Warp's name
         self._type = ArrayType(dtype, ndim)
         item = element_size(dtype)
         self._item_size = item
+        if storage.flags.c_contiguous and self.size:  # (numpy's flag, components included)
+            self.capacity, self.is_contiguous = self.size * item, True
+            return
         self.capacity = capacity_of(self.shape, self.strides, item)
         c_strides = packed_strides(storage.shape, storage.itemsize)  # components included
         inner = storage.strides[ndim:] == c_strides[ndim:]

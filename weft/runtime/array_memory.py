@@ -63,6 +63,10 @@ def _is_numpy_dtype(x) -> bool:
 def normalize_shape(shape) -> tuple:
     """`shape` (an int or a sequence of ints, numpy ints included) as a tuple of Python ints;
     negative extents are refused."""
+    if type(shape) is int:  # the common case, quickly
+        if shape < 0:
+            raise ValueError(f"Array shapes must be non-negative, got {(shape,)}")
+        return (shape,)
     dims = (shape,) if np.ndim(shape) == 0 else tuple(shape)
     try:
         dims = tuple(operator.index(d) for d in dims)
@@ -103,7 +107,9 @@ def allocate(shape: tuple, dtype, strides=None) -> np.ndarray:
     scalar, trailing = element_numpy(dtype)
     item = element_size(dtype)
     if strides is None:
-        strides = packed_strides(shape, item)
+        if math.prod(shape):  # numpy's own C order (the common case, and the fastest)
+            return np.zeros(shape + trailing, dtype=scalar)
+        strides = packed_strides(shape, item)  # empty: Warp's strides, which numpy's differ from
     elif any(s < 0 for s in strides):
         raise NotImplementedError(f"Negative strides are not supported for allocation, got {strides}")
     capacity = capacity_of(shape, strides, item)

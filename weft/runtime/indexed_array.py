@@ -56,13 +56,19 @@ class indexedarray:  # noqa: N801 - Warp's name
         self.shape = tuple(data.shape[d] if idx is None else idx.size for d, idx in enumerate(indices))
         self.size = math.prod(self.shape)
         self.is_contiguous = False
-        self.grad = None
         self._type = IndexedArrayType(self.dtype, self.ndim)
         self._desc = None
 
     @property
     def requires_grad(self) -> bool:
         return self.data.requires_grad
+
+    @property
+    def grad(self):
+        """The gradient seen through the same indices: an indexed array over `data.grad`."""
+        if self.data.grad is None:
+            return None
+        return indexedarray(self.data.grad, self.indices)
 
     def descriptor(self):
         """The ctypes descriptor a kernel receives (see types.layout.indexed_descriptor)."""

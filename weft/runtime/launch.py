@@ -349,7 +349,8 @@ def default_adjoint(kernel, k: int, primal):
     """The adjoint of argument `k` when the caller gives None (Warp's rule): an array's own
     `.grad`, a struct's adjoint struct (the `.grad` of its arrays); for an array without
     one, `missing_adjoint`."""
-    if isinstance(primal, array):
+    from .indexed_array import indexedarray
+    if isinstance(primal, (array, indexedarray)):
         if primal.grad is not None:
             return primal.grad
     elif isinstance(primal, StructValue):
