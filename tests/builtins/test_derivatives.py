@@ -63,6 +63,7 @@ def _transform(rng, n):
     return np.concatenate([rng.uniform(-2, 2, (n, 3)), _unit(rng.standard_normal((n, 4)))], axis=1)
 
 
+SV = ("spatial_vectord", _uniform(-2.0, 2.0, (6,)))
 Q = ("quatd", lambda rng, n: _unit(rng.standard_normal((n, 4))))
 T = ("transformd", _transform)
 I = ("int32", lambda rng, n: rng.integers(-3, 4, n).astype(np.int32))
@@ -178,6 +179,26 @@ CASES = [
     _case("transform_vector", "wp.transform_vector(a, b)", T, V(), out="vec3d"),
     _case("transform_multiply", "wp.transform_multiply(a, b)", T, T, out="transformd"),
     _case("transform_inverse", "wp.transform_inverse(a)", T, out="transformd"),
+    # builtins/rotation.py
+    _case("nonzero", "wp.nonzero(a)", F(), keep=lambda a: np.abs(a) > 0.05, exact_zero=True),
+    _case("copysign", "wp.copysign(a, b)", F(), F(), keep=lambda a, b: (np.abs(a) > 0.05) & (np.abs(b) > 0.05)),
+    _case("matrix_from_rows", "wp.matrix_from_rows(a, b)", V(), V(), out="matrix((2, 3), wp.float64)"),
+    _case("matrix_from_cols", "wp.matrix_from_cols(a, b)", V(), V(), out="matrix((3, 2), wp.float64)"),
+    # a rotation matrix of a unit quaternion back to the quaternion (w > 0.2: away from the sign flip)
+    _case("quat_from_matrix", "wp.quat_from_matrix(wp.quat_to_matrix(a))", Q, out="quatd",
+          keep=lambda q: q[:, 3] > 0.2),
+    _case("quat_to_axis_angle", "", Q, keep=lambda q: (q[:, 3] > 0.2) & (np.linalg.norm(q[:, :3], axis=1) > 0.2),
+          stmt="axis, angle = wp.quat_to_axis_angle(a)\n    out[i] = angle * axis[0] + axis[1]"),
+    _case("quat_slerp", "wp.quat_slerp(a, b, c)", Q, Q, F(0, 1), out="quatd",
+          keep=lambda p, q, t: np.abs(np.sum(p * q, axis=1)) < 0.9),
+    _case("spatial_top", "wp.spatial_top(a)", SV, out="vec3d"),
+    _case("spatial_bottom", "wp.spatial_bottom(a)", SV, out="vec3d"),
+    _case("spatial_dot", "wp.spatial_dot(a, b)", SV, SV),
+    _case("spatial_cross", "wp.spatial_cross(a, b)", SV, SV, out="spatial_vectord"),
+    _case("spatial_cross_dual", "wp.spatial_cross_dual(a, b)", SV, SV, out="spatial_vectord"),
+    _case("spatial_adjoint", "wp.spatial_adjoint(a, b)", M(3), M(3), out="spatial_matrixd"),
+    _case("transform_point", "wp.transform_point(a, b)", M(4), V(), out="vec3d", variant="mat44"),
+    _case("transform_vector", "wp.transform_vector(a, b)", M(4), V(), out="vec3d", variant="mat44"),
     # operators spelled as builtins (builtins/operators.py): the operator's own IR
     _case("add", "wp.add(a, b)", V(), V(), out="vec3d"),
     _case("sub", "wp.sub(a, b)", F(), F()),
@@ -190,6 +211,13 @@ CASES = [
     _case("neg", "wp.neg(a)", Q, out="quatd", variant="builtin"),
     _case("div_approx", "wp.div_approx(a, b)", M(2), F(), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
     _case("pos", "wp.pos(a)", M(2), out="mat22d"),
+    # angles (builtins/angles.py)
+    _case("degrees", "wp.degrees(a)", F()),
+    _case("radians", "wp.radians(a)", F()),
+    _case("quat_rpy", "wp.quat_rpy(a, b, c)", F(-3, 3), F(-1.5, 1.5), F(-3, 3), out="quatd"),
+    # reductions (builtins/reductions.py)
+    _case("ddot", "wp.ddot(a, b)", M(3), M(3)),
+    _case("get_diag", "wp.get_diag(a)", M(3), out="vec3d"),
     # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
     _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),
     _case("atomic_sub", "", V(), out="vec3d", stmt="wp.atomic_sub(out, i, a)"),
@@ -231,13 +259,16 @@ EXCLUDED = {
     "atomic_and": "integers only", "atomic_or": "integers only", "atomic_xor": "integers only",
     **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert")},
     "unot": "bool result",
+    "cast": "bit reinterpretation, not differentiable",
     "print": "side effect only, skipped by the replay",
     "printf": "side effect only, skipped by the replay",
     "expect_eq": "a check that prints, skipped by the replay",
+    "argmin": "integer result", "argmax": "integer result",
     "expect_neq": "a check that prints, skipped by the replay",
     "expect_near": "a check that prints, skipped by the replay",
 }
 EXCLUDED_PRIMITIVES = {
+    "bitcast": "wp.cast: bit reinterpretation, not differentiable",
     "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
     "rand_pcg": "integer hash of the random state",
     "libm_logf": "used by randn on values derived from the integer random state",
@@ -277,7 +308,7 @@ def kernels(tmp_path_factory):
 
 # Harness ----------------------------------------------------------------------------------
 def wtype(name):
-    return getattr(wp, name)
+    return eval(f"wp.{name}", {"wp": wp})  # a name (vec3d) or a type expression (matrix(...))
 
 
 def sample(case: Case, rng, n=N) -> list[np.ndarray]:

@@ -354,9 +354,26 @@ def make_transform(ctx, p, q):
     return ctx.b.construct(_transform_type(p.type.dtype), ctx.b.components(p) + ctx.b.components(q))
 
 
+def _affine(ctx, m, p, w: float):
+    """The first three components of 4x4 matrix m times (p, w) (no perspective divide)."""
+    m = _mat(ctx, m, "transform_point/vector")
+    p = _vec(ctx, p, "transform_point/vector", 3)
+    if m.type.rows != 4 or m.type.dtype is not p.type.dtype:
+        ctx.error(f"transform_point/vector() needs a 4x4 matrix of {p.type.dtype!r}, got {m.type!r}")
+    b = ctx.b
+    e, xs = b.components(m), b.components(p)
+    out = []
+    for r in range(3):
+        acc = _dot(b, e[r * 4: r * 4 + 3], xs)
+        out.append(b.add(acc, e[r * 4 + 3]) if w else acc)
+    return b.construct(p.type, out)
+
+
 @builtin("transform_point")
 def transform_point(ctx, args, kwargs):
     t, p = _nargs(ctx, args, kwargs, 2, "transform_point")
+    if isinstance(t, Value) and isinstance(t.type, Matrix):
+        return _affine(ctx, t, p, 1.0)
     t = _vec(ctx, t, "transform_point", 7, "transform")
     r = _rotate(ctx, transform_part(ctx, t, "q"), _vec(ctx, p, "transform_point", 3), False)
     return binary(ctx, "add", r, transform_part(ctx, t, "p"))
@@ -365,6 +382,8 @@ def transform_point(ctx, args, kwargs):
 @builtin("transform_vector")
 def transform_vector(ctx, args, kwargs):
     t, v = _nargs(ctx, args, kwargs, 2, "transform_vector")
+    if isinstance(t, Value) and isinstance(t.type, Matrix):
+        return _affine(ctx, t, v, 0.0)
     t = _vec(ctx, t, "transform_vector", 7, "transform")
     return _rotate(ctx, transform_part(ctx, t, "q"), _vec(ctx, v, "transform_vector", 3), False)
 

@@ -11,7 +11,7 @@ from ..ir.verify import verify
 from ..types import ArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray
 from . import promotion
-from .errors import CompileError
+from .errors import CompileError, WarpCodegenTypeError
 from .source import ParsedSource
 
 GENERIC = object()  # a parameter whose type comes from the call
@@ -80,6 +80,10 @@ def _annotations(pyfunc) -> dict:
     return raw
 
 
+def _signature(types) -> str:
+    return ", ".join(map(repr, types))
+
+
 class FuncInstance:
     """One func compiled for one tuple of argument types."""
 
@@ -89,6 +93,7 @@ class FuncInstance:
         self.param_types = param_types
         self.name = f"{func.name}({', '.join(map(repr, param_types.values()))})"
         self._ir = None
+        self._ir_mode = None
         self._compiling = False
 
     @property
@@ -102,23 +107,34 @@ class FuncInstance:
         return self.overload.custom_replay
 
     def ir(self):
-        if self._ir is None:
+        from .module import compile_mode
+        mode = compile_mode()
+        if self._ir is None or self._ir_mode != mode:  # ("debug" compiles asserts)
             if self._compiling:
                 raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")
             self._compiling = True
             try:
                 from .frontend import FunctionCompiler
+                ret = self.overload.ret_type
+                open_ret = ret if is_generic(ret) else None  # `-> wp.Float`: inferred, then checked
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
-                                      self.overload.ret_type)
-                self._ir = inline_calls(verify(fc.compile()))
+                                      None if open_ret is not None else ret)
+                fn = fc.compile()
+                if open_ret is not None and not (fn.ret_type is not None and open_ret.matches(fn.ret_type)):
+                    raise WarpCodegenTypeError(
+                        f"The function `{self.func.name}` has its return type annotated as `{open_ret!r}` "
+                        f"but the code returns a value of type `{fn.ret_type!r}`.", fn.loc, self.func.name)
+                self._ir = inline_calls(verify(fn))
+                self._ir_mode = mode
             finally:
                 self._compiling = False
         return self._ir
 
 
 class Overload:
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, source: str | None = None):
         self.pyfunc = pyfunc
+        self.source_text = source  # the function's text, if not the one in its file
         self.params = signature_types(pyfunc, "func")
         hints = _annotations(pyfunc)
         ret = hints.get("return")
@@ -134,20 +150,33 @@ class Overload:
     @property
     def source(self) -> ParsedSource:
         if self._source is None:
-            self._source = ParsedSource(self.pyfunc)
+            self._source = ParsedSource(self.pyfunc, source=self.source_text)
         return self._source
 
 
 class Func:
     """A `@weft.func`: callable from kernels and other funcs; inlined at each call."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, key: str | None = None, source: str | None = None):
         self.name = pyfunc.__name__
-        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
-        self.overloads = [Overload(pyfunc)]
+        self.key = key or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.overloads = [Overload(pyfunc, source)]
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
+
+    @property
+    def user_overloads(self) -> dict:
+        """Warp's view of the overloads: a signature (its parameter types) -> the overload,
+        for each overload written with concrete types and each instance of a generic one
+        (compiled for the types of a call)."""
+        out = {}
+        for overload in self.overloads:
+            if not any(is_generic(t) for t in overload.params.values()):
+                out[_signature(overload.params.values())] = overload
+        for instance in self.instances.values():
+            out.setdefault(_signature(instance.param_types.values()), instance)
+        return out
 
     def add_overload(self, pyfunc):
         """Add an overload; one with the same parameter types replaces the earlier one."""

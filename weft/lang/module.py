@@ -8,8 +8,10 @@ settings in `weft.config` for options not set on the module.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
+import threading
 from collections.abc import MutableMapping
 
 from .. import config
@@ -17,7 +19,15 @@ from ..utils import MODULE_OPTIONS
 
 _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
-_FROM_CONFIG = ("fast_math", "enable_backward", "mode")  # a module's defaults: the global settings
+_FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic")  # a module's defaults: the global settings
+# Warp's other module options and their defaults. None: the setting of weft.config applies
+# (cpu_compiler_flags and optimization_level choose the compile target, see codegen/cpu.py);
+# the others concern CUDA builds or codegen details weft decides itself.
+OPTION_DEFAULTS = {"optimization_level": None, "cpu_compiler_flags": None, "max_unroll": None,
+                   "lineinfo": None, "fuse_fp": True, "block_dim": 256, "cuda_output": None,
+                   "compile_time_trace": False, "strip_hash": False, "enable_mathdx_gemm": None,
+                   "enable_mathdx_solver": None, "enable_mathdx_fft": None, "extra_build_options": None,
+                   "default_grid_stride": None, "deterministic_max_records": 0}
 
 
 class ModuleOptions(MutableMapping):
@@ -31,7 +41,7 @@ class ModuleOptions(MutableMapping):
         return MODULE_OPTIONS.setdefault(self._name, {})
 
     def _defaults(self) -> dict:
-        return {key: getattr(config, key) for key in _FROM_CONFIG}
+        return {**OPTION_DEFAULTS, **{key: getattr(config, key) for key in _FROM_CONFIG}}
 
     def __getitem__(self, key):  # (on the launch path: Kernel.fast_math)
         own = MODULE_OPTIONS.get(self._name)
@@ -39,10 +49,15 @@ class ModuleOptions(MutableMapping):
             return own[key]
         if key in _FROM_CONFIG:
             return getattr(config, key)
-        raise KeyError(key)
+        return OPTION_DEFAULTS[key]
 
     def __setitem__(self, key, value):
+        if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
+            known = ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
+            raise ValueError(f"unknown module option {key!r}; known: {known}")
         self._own[key] = value
+        if self._name in _MODULES:
+            _MODULES[self._name].hashers.clear()
         config.changes += 1  # kernels of this module may compile differently now
 
     def __delitem__(self, key):
@@ -65,23 +80,37 @@ class Module:
         self.name = name
         self.kernels: dict = {}  # key -> Kernel; a kernel defined again under its key replaces it
         self.options = ModuleOptions(name)
+        self.hashers: dict = {}  # cached module hashes (cleared when the module changes)
 
     def register_kernel(self, kernel):
         self.kernels[kernel.key] = kernel
+        self.hashers.clear()
 
     def find_kernels(self, qualname: str) -> list:
         """The kernels made from functions of this Python qualified name."""
         return [k for k in self.kernels.values() if k.func.__qualname__ == qualname]
 
     def hash_module(self) -> str:
-        """A content hash of the module: its kernels' sources and its options."""
+        """A content hash of the module: its kernels' sources, its options and the global
+        settings its options leave to weft.config (cached in `hashers` until the module
+        changes)."""
+        cached = self.hashers.get("cpu")
+        if cached is not None:
+            return cached
         h = hashlib.sha256(self.name.encode())
         for key in sorted(self.kernels):
             h.update(key.encode())
             h.update(self.kernels[key].source_text.encode())
             h.update(_types_signature(self.kernels[key]).encode())
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
-        return h.hexdigest()
+        h.update(repr([getattr(config, k) for k in ("version", "optimization_level", "cpu_compiler_flags",
+                                                     "bounds_checks")]).encode())
+        self.hashers["cpu"] = h.hexdigest()
+        return self.hashers["cpu"]
+
+    def mark_modified(self) -> None:
+        """Forget cached hashes (the module's kernels or options changed)."""
+        self.hashers.clear()
 
     get_module_hash = hash_module
 
@@ -101,6 +130,26 @@ class Module:
 
     def __repr__(self):
         return f"<weft module {self.name!r}>"
+
+
+_compiling = threading.local()
+
+
+def compile_mode() -> str:
+    """The mode ("release" or "debug") of what is being compiled now: the kernel's module's
+    `mode` option while `compiling_in` is active, else `config.mode`."""
+    return getattr(_compiling, "mode", None) or config.mode
+
+
+@contextlib.contextmanager
+def compiling_in(mode: str | None):
+    """Compile in `mode` inside the block (None: config.mode), on this thread."""
+    saved = getattr(_compiling, "mode", None)
+    _compiling.mode = mode
+    try:
+        yield
+    finally:
+        _compiling.mode = saved
 
 
 def get_module(name: str) -> Module:
@@ -129,3 +178,32 @@ def _types_signature(kernel) -> str:
         inner = t.dtype if isinstance(t, ArrayType) else t
         out.append(inner.signature() if isinstance(inner, StructType) else repr(t))
     return ";".join(out)
+
+
+def _resolve(module, depth: int) -> Module:
+    """The Module for Warp's `module` argument: None (the caller's Python module), a name,
+    a Python module or a Module."""
+    if isinstance(module, Module):
+        return module
+    if module is None:
+        import sys
+        module = sys._getframe(depth + 1).f_globals.get("__name__", "__main__")
+    return get_module(module if isinstance(module, str) else module.__name__)
+
+
+def load_module(module=None, device=None, recursive: bool = False, block_dim=None) -> None:
+    """Compile a module's kernels now (the caller's module by default; with `recursive`,
+    its submodules' too), so that their first launch does not wait for the compiler."""
+    target = _resolve(module, 1)
+    targets = [target]
+    if recursive:
+        prefix = target.name + "."
+        targets += [m for name, m in list(_MODULES.items()) if name.startswith(prefix)]
+    for m in targets:
+        m.load(device, block_dim)
+
+
+def force_load(device=None, modules=None) -> None:
+    """Compile the kernels of every module (or of `modules`) now."""
+    for m in list(_MODULES.values()) if modules is None else [_resolve(m, 1) for m in modules]:
+        m.load(device)

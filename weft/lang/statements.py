@@ -104,7 +104,7 @@ class StatementsMixin:
         op = _BIN_OPS.get(type(node.op))
         if op is None:
             self.error(f"unsupported operator {type(node.op).__name__}=", node)
-        target = node.target
+        target = self.target_evaluated_once(node.target)
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
             kind = _ATOMIC_AUGMENTED.get(op)
@@ -119,6 +119,32 @@ class StatementsMixin:
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def target_evaluated_once(self, target):
+        """`target` with each index expression in it evaluated now, once, into a temporary
+        name: `a[f(i)].x += v` reads and writes the same slot and calls f once, before v is
+        evaluated (Python's order)."""
+        if isinstance(target, ast.Attribute):
+            inner = self.target_evaluated_once(target.value)
+            return target if inner is target.value else ast.copy_location(
+                ast.Attribute(value=inner, attr=target.attr, ctx=target.ctx), target)
+        if not isinstance(target, ast.Subscript):
+            return target
+        inner = self.target_evaluated_once(target.value)
+        index = target.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if all(isinstance(p, (ast.Name, ast.Constant)) for p in parts) and inner is target.value:
+            return target
+        names = []
+        for part in parts:
+            if isinstance(part, (ast.Name, ast.Constant)):
+                names.append(part)
+                continue
+            temp = self.fresh("index")
+            self.scope[temp] = self.expr(part)
+            names.append(ast.copy_location(ast.Name(id=temp, ctx=ast.Load()), part))
+        index = ast.copy_location(ast.Tuple(elts=names, ctx=ast.Load()), index) if len(names) > 1 else names[0]
+        return ast.copy_location(ast.Subscript(value=inner, slice=index, ctx=target.ctx), target)
 
     def check_rebind(self, name, old, new, node):
         """A local bound to a function keeps it: a kernel has no function pointers, and a
@@ -248,8 +274,8 @@ class StatementsMixin:
         return True
 
     def stmt_Assert(self, node):
-        from .. import config
-        if not config.mode == "debug":
+        from .module import compile_mode
+        if compile_mode() != "debug":
             return
         cond = self.condition(node.test)
         if not isinstance(cond, Value):
@@ -263,8 +289,12 @@ class StatementsMixin:
         if node.orelse:
             self.error("for/else is not supported", node)
         it = node.iter
+        backwards = (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
+                     and len(it.args) == 1 and not it.keywords)
+        if backwards:
+            it = it.args[0]
         if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
-            self.error("for loops must iterate over range(...)", it)
+            self.error("for loops must iterate over range(...) or reversed(range(...))", it)
         if not isinstance(node.target, ast.Name):
             self.error("the loop variable must be a plain name", node.target)
         bounds = [self.expr(a) for a in it.args]
@@ -274,6 +304,8 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
+        if backwards:
+            start, stop, step = self.reversed_range(start, stop, step)
         values = self._static_unroll_values(node, start, stop, step)
         if values is not None:
             self.emit_unrolled(node, values)
@@ -426,7 +458,8 @@ class StatementsMixin:
         if last is None:
             return
         if last:
-            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+            # a variable like any other (a later loop may rebind it: it must be carried there)
+            self.scope[name] = self.b.const(last[0], start.type)
         elif name in before:
             self.scope[name] = before[name]
 
@@ -574,6 +607,28 @@ class StatementsMixin:
 
     def not_jumped(self) -> Value:
         return self.b.unary("not", self.jump_flag())
+
+    def reversed_range(self, start, stop, step):
+        """The bounds of `reversed(range(start, stop, step))`: range(last, start - step,
+        -step), where last = start + (n - 1) * step and n is the range's length (an empty
+        range stays empty)."""
+        b = self.b
+        bounds = [constant_value(v) for v in (start, stop, step)]
+        if all(v is not None for v in bounds):
+            r = range(*bounds)[::-1]
+            return [b.const(x, start.type) for x in (r.start, r.stop, r.step)]
+        zero, one = b.const(0, start.type), b.const(1, start.type)
+
+        def length(lo, hi, size):  # len(range(lo, hi, size)) for size > 0, C division
+            n = b.div(b.sub(b.add(b.sub(hi, lo), size), one), size)
+            return b.select(b.cmp("gt", hi, lo), n, zero)
+        up = length(start, stop, step)
+        down = length(stop, start, b.neg(step))
+        known = constant_value(step)
+        n = up if known is not None and known > 0 else down if known is not None else \
+            b.select(b.cmp("gt", step, zero), up, down)
+        last = b.add(start, b.mul(b.sub(n, one), step))
+        return [last, b.sub(start, step), b.neg(step)]
 
     def range_bounds(self, start, stop, step, node):
         vals = [start, stop, step]

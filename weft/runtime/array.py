@@ -210,6 +210,8 @@ class array:  # noqa: N801 - Warp's name
         """The attributes kernels may read: `shape` (and `ndim`, `ptr`)."""
         return {"shape": self.shape, "ndim": self.ndim, "ptr": self.ptr}
 
+    __ctype__ = descriptor  # (Warp's name for the packed form)
+
     # Gradients ------------------------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:

@@ -79,13 +79,23 @@ class StructType(Composite):
 
     def numpy_dtype(self) -> dict:
         """The numpy structured dtype of one element of an array of this struct (names,
-        formats, offsets, itemsize), as `np.dtype(...)` accepts it."""
+        formats, offsets, itemsize, as `np.dtype(...)` takes it): vectors and matrices as
+        subarrays of their shape, nested structs nested, arrays as their descriptor."""
         import ctypes
 
         from .layout import ctype_of
         ct = ctype_of(self)
-        return {"names": list(self.field_names),
-                "formats": [_numpy_format(t) for t in self.fields.values()],
+        formats = []
+        for t in self.fields.values():
+            if isinstance(t, StructType):
+                formats.append(t.numpy_dtype())
+            elif isinstance(t, (Vector, Matrix)):
+                formats.append((t.dtype.np_dtype, t.np_shape))
+            elif isinstance(t, Scalar):
+                formats.append(t.np_dtype)
+            else:
+                formats.append(np.dtype(ctype_of(t)))
+        return {"names": list(self.field_names), "formats": formats,
                 "offsets": [getattr(ct, n).offset for n in self.field_names],
                 "itemsize": ctypes.sizeof(ct)}
 
@@ -106,7 +116,7 @@ class StructType(Composite):
                 out.__dict__[name].assign(t.from_record(value))
             elif isinstance(t, Scalar):
                 if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
-                    value = np.asarray(value).view(np.float16)[()]  # raw bits (ctypes records)
+                    value = np.asarray(value).view(np.float16)[()]  # (raw bits, see layout)
                 setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
             elif not getattr(t, "is_array", False):
                 if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
@@ -117,18 +127,6 @@ class StructType(Composite):
 
     def __hash__(self):
         return id(self)
-
-
-def _numpy_format(t):
-    """The numpy dtype of a struct field of type `t` (halves as float16, not raw bits)."""
-    if isinstance(t, Scalar):
-        return t.np_dtype
-    if isinstance(t, (Vector, Matrix)):
-        return np.dtype((t.dtype.np_dtype, t.np_shape))
-    if isinstance(t, StructType):
-        return np.dtype(t.numpy_dtype())
-    from .layout import ctype_of
-    return np.dtype(ctype_of(t))  # an array field: its descriptor
 
 
 def _class_annotations(cls) -> dict:
@@ -200,6 +198,11 @@ class StructValue:
                 value = value.to(device)
             setattr(out, name, value)
         return out
+
+    def __ctype__(self):
+        """This value packed as kernels receive it (a ctypes structure; Warp's name)."""
+        from ..runtime.launch import pack_value  # (the one packing rule, shared with launches)
+        return pack_value(None, self._type.name, self._type, self)
 
     def numpy_dtype(self) -> dict:
         return self._type.numpy_dtype()
