@@ -91,7 +91,8 @@ class Tape:
         from .types import StructValue
 
         reads, writes = kernel.array_effects()
-        grad_of = [p if isinstance(p, (array, StructValue)) else None for p in params]
+        from .runtime.indexed_array import indexedarray
+        grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
@@ -103,6 +104,10 @@ class Tape:
             a = _argument_array(params, key)
             if a is not None:
                 self.will_write(a)
+        for key in kernel.array_final_reads():  # read as this launch leaves them
+            a = _argument_array(params, key)
+            if a is not None:
+                self._add_reader(a, entry, key)
         self.launches.append(entry)
 
     def _check_access(self, kernel, params, reads, writes):
@@ -290,7 +295,7 @@ class Tape:
 
     def _clear_read_marks(self):
         for a in self._arrays():
-            while a is not None:
+            while a is not None and hasattr(a, "mark_init"):  # (_ref may be a foreign owner)
                 a.mark_init()
                 a = a._ref
 
