@@ -236,13 +236,9 @@ class StructValue:
 
 # Field conversions ---------------------------------------------------------------------------
 def _zero(t):
-    if isinstance(t, Scalar):
-        return t(0)
-    if isinstance(t, StructType):
-        return None  # a fresh instance (see _assign_struct)
-    if isinstance(t, (Vector, Matrix)):
-        return None  # zeros, as a struct's memory starts (a transform too)
-    return None  # arrays: none yet
+    """A field's starting value: zero for a scalar; None for the others, which their setters
+    turn into zero (vectors, matrices), a fresh instance (structs) or no array."""
+    return t(0) if isinstance(t, Scalar) else None
 
 
 def _assign_struct(inst, name, t: StructType, value):
