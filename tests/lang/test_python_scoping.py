@@ -107,6 +107,22 @@ def test_reversed_ranges():
         assert out.numpy()[: len(want)].tolist() == want and out.numpy()[len(want)] == -1
 
 
+@wp.kernel
+def backwards_counted(a: int, b: int, s: int, out: wp.array(dtype=int), count: wp.array(dtype=int)):
+    c = 0
+    for i in reversed(range(a, b, s)):
+        out[c] = i
+        c += 1
+    count[0] = c
+
+
+def test_reversed_range():
+    for a, b, s in [(0, 10, 3), (10, 0, -3), (0, 0, 1), (5, 2, 1), (-3, 7, 2), (7, -3, -2)]:
+        out, count = wp.zeros(8, dtype=int), wp.zeros(1, dtype=int)
+        wp.launch(backwards_counted, 1, inputs=[a, b, s, out, count])
+        assert out.numpy()[: count.numpy()[0]].tolist() == list(reversed(range(a, b, s)))
+
+
 def test_comparing_unequal_types_is_a_type_error():
     @wp.kernel
     def unequal(out: wp.array(dtype=int)):

@@ -25,7 +25,7 @@ from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
 from .module import Module, compiling_in, get_module, unique_module
-from .source import ParsedSource
+from .source import ParsedSource, remember_source
 
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
@@ -162,6 +162,7 @@ class Kernel:
         self._compiled: dict = {}
         self.module = _module_for(module, func, self.key)
         self.module.register_kernel(self)
+        remember_source(func)
         if self.source is None:  # read now, as Warp does: the file may change or go away
             try:
                 self.source = "".join(inspect.getsourcelines(func)[0])
