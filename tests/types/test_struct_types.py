@@ -268,3 +268,20 @@ def test_ctype_of_an_instance_is_its_packed_form():
     packed = o.__ctype__()
     assert isinstance(packed, ctypes.Structure) and ctypes.sizeof(packed) == Outer.size
     assert packed.n == 7 and packed.d == 0.25
+
+
+def test_a_field_that_is_no_weft_type_is_reported_where_the_struct_is_used():
+    class NotAType:
+        pass
+
+    with pytest.warns(UserWarning, match="field 'odd' has annotation"):
+        @wp.struct
+        class Odd:
+            odd: NotAType()
+            n: int
+    o = Odd()  # instances can be made (the field stays None) ...
+    assert o.odd is None and o.n == 0
+    with pytest.raises(TypeError, match="field 'odd' has annotation"):
+        o.odd = 1
+    with pytest.raises(TypeError, match="has no memory layout"):
+        Odd.size  # noqa: B018 - ... but the struct cannot reach a kernel or an array

@@ -1,10 +1,13 @@
-"""`weft.static(expr)`: an expression evaluated in Python while the kernel is compiled.
+"""`weft.static(expr)`: an expression evaluated in Python, not compiled.
 
-The expression sees the kernel's globals and closure, the compile-time constants of its
-scope (an unrolled loop's index, a constant local) and `len(v)` of a local vector, matrix
-or tuple (its length is part of its type). Names bound to run-time values are hidden,
-so that a global of the same name is never used in their place. The value must be one a
-kernel can hold: a number, string, vector, matrix, struct without arrays, type or function.
+As in Warp, one that needs nothing of the kernel's own (no parameter, local or loop index)
+is evaluated once, when the kernel is defined; the others when the kernel is compiled
+(in each unrolled copy of a loop whose index they read). At compile time the expression
+sees the kernel's globals and closure, the compile-time constants of its scope (an
+unrolled loop's index, a constant local) and `len(v)` of a local vector, matrix or tuple
+(its length is part of its type). Names bound to run-time values are hidden, so that a
+global of the same name is never used in their place. The value must be one a kernel can
+hold: a number, string, vector, matrix, struct without arrays, type or function.
 """
 
 from __future__ import annotations

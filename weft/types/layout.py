@@ -51,6 +51,8 @@ def ctype_of(t):
     if isinstance(t, (Vector, Matrix)):
         return ctype_of(t.dtype) * t.num_components
     if isinstance(t, StructType):
+        if t.invalid_fields:  # (a field whose annotation is no weft type)
+            raise TypeError(next(iter(t.invalid_fields.values())) + "; the struct has no memory layout")
         fields = [(name, ctype_of(ft)) for name, ft in t.fields.items()]
         return type(t.name, (ctypes.Structure,), {"_fields_": fields})
     if isinstance(t, IndexedArrayType):

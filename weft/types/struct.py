@@ -239,13 +239,9 @@ class StructValue:
 
 # Field conversions ---------------------------------------------------------------------------
 def _zero(t):
-    if isinstance(t, Scalar):
-        return t(0)
-    if isinstance(t, StructType):
-        return None  # a fresh instance (see _assign_struct)
-    if isinstance(t, (Vector, Matrix)):
-        return None  # zeros, as a struct's memory starts (a transform too)
-    return None  # arrays: none yet
+    """A field's starting value: zero for a scalar; None for the others, which their setters
+    turn into zero (vectors, matrices), a fresh instance (structs) or no array."""
+    return t(0) if isinstance(t, Scalar) else None
 
 
 def _assign_struct(inst, name, t: StructType, value):
@@ -266,11 +262,11 @@ def _assign_struct(inst, name, t: StructType, value):
 def _check_array(name, t, value):
     if value is None:
         return
-    if not (hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "descriptor")):
-        raise TypeError(f"Struct field '{name}' expects a Warp array, got {type(value).__name__}")
-    kind = getattr(t, "kind", "array")
-    if getattr(value, "kind", "array") != kind:
-        raise TypeError(f"Struct field '{name}' expects a Warp {kind}, got {type(value).__name__}")
+    what = "a Warp indexed array" if getattr(t, "indexed", False) else "a Warp array"
+    value_type = getattr(value, "_type", None)
+    if not (hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "descriptor")) \
+            or getattr(value_type, "indexed", False) != getattr(t, "indexed", False):
+        raise TypeError(f"Struct field '{name}' expects {what}, got {type(value).__name__}")
     if value.dtype is not t.dtype:
         raise TypeError(f"Struct field '{name}' expects dtype {t.dtype!r}, got {value.dtype!r}")
     if value.ndim != t.ndim:
