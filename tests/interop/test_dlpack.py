@@ -239,10 +239,19 @@ def test_from_dlpack_refuses_complex_data():
         wp.from_dlpack(np.zeros(3, np.complex64))
 
 
-def test_from_dlpack_refuses_bfloat16_with_a_type_error():
+def test_bfloat16_through_dlpack_both_ways():
+    """numpy's DLPack has no bfloat16: weft passes the bits as int16 and labels them bfloat16."""
     torch = pytest.importorskip("torch")
-    with pytest.raises(TypeError, match="bfloat16"):
-        wp.from_dlpack(torch.zeros(3, dtype=torch.bfloat16))
+    t = torch.tensor([1.5, -2.0, 3.0], dtype=torch.bfloat16)
+    a = wp.from_dlpack(t)
+    assert a.dtype is wp.bfloat16 and a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy().astype(np.float32), [1.5, -2.0, 3.0])
+    back = torch.from_dlpack(a)
+    assert back.dtype == torch.bfloat16 and back.data_ptr() == a.ptr
+    b = wp.from_dlpack(wp.to_dlpack(a))
+    assert b.dtype is wp.bfloat16 and b.ptr == a.ptr
+    v = wp.from_dlpack(wp.to_dlpack(wp.zeros(2, dtype=wp.types.vector(3, wp.bfloat16))))
+    assert v.dtype is wp.bfloat16 and v.shape == (2, 3)
 
 
 # Warp's DLPack API -----------------------------------------------------------------------------------

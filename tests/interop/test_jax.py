@@ -191,8 +191,6 @@ class Pair:
 
 
 def test_dtype_errors():
-    with pytest.raises(TypeError, match="bfloat16"):
-        wp.dtype_from_jax(jnp.bfloat16)
     with pytest.raises(TypeError, match="complex64"):
         wp.dtype_from_jax(jnp.complex64)
     with pytest.raises(TypeError, match="no JAX equivalent"):
@@ -201,6 +199,12 @@ def test_dtype_errors():
         wp.from_jax(jnp.zeros(3, jnp.complex64))
 
 
-def test_from_jax_refuses_bfloat16_with_a_type_error():
-    with pytest.raises(TypeError, match="bfloat16"):
-        wp.from_jax(jnp.zeros(3, jnp.bfloat16))
+def test_bfloat16_both_ways():
+    assert wp.dtype_from_jax(jnp.bfloat16) is wp.bfloat16 and wp.dtype_to_jax(wp.bfloat16) == jnp.bfloat16
+    a = wp.array(np.array([1.0, 2.5, -3.0], np.float32), dtype=wp.bfloat16)
+    j = wp.to_jax(a)
+    assert j.dtype == jnp.bfloat16  # (a view where the memory is aligned as JAX needs: see _aligned)
+    np.testing.assert_array_equal(np.asarray(j).astype(np.float32), [1.0, 2.5, -3.0])
+    b = wp.from_jax(jnp.array([1.0, 3.0], dtype=jnp.bfloat16))
+    assert b.dtype is wp.bfloat16
+    np.testing.assert_array_equal(b.numpy().astype(np.float32), [1.0, 3.0])

@@ -4,6 +4,7 @@ grad through the kernel's adjoint (`enable_backward=True`), in-out arguments, la
 output dims, and clear errors for what cannot work."""
 
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pytest
@@ -105,6 +106,12 @@ def rows_doubled(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
         b[m, j] = a[m, j] * 2.0
 
 
+@wp.kernel(enable_backward=False)
+def triple_any(a: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = a.dtype(3) * a[i]
+
+
 @wp.kernel
 def no_tid(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[0] = a[0]
@@ -178,6 +185,14 @@ def test_wrappers_are_cached_by_their_arguments():
     assert wp.jax_kernel(add, launch_dims=4) is not wp.jax_kernel(add)
     assert wp.jax_kernel(accumulate, num_outputs=2, in_out_argnames=["b"]) is not \
         wp.jax_kernel(accumulate, num_outputs=1)
+
+
+def test_overloads_of_generic_kernels():
+    for t, jt in ((wp.float32, jnp.float32), (wp.int32, jnp.int32), (wp.uint8, jnp.uint8)):
+        op = wp.jax_kernel(triple_any.add_overload([wp.array(dtype=t), wp.array(dtype=t)]))
+        (out,) = jax.jit(op)(jnp.arange(5, dtype=jt))
+        assert out.dtype == jt
+        np.testing.assert_array_equal(np.asarray(out), 3 * np.arange(5))
 
 
 # vmap ----------------------------------------------------------------------------------------------

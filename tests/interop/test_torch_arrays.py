@@ -126,7 +126,7 @@ def test_dtype_maps_of_vectors_and_matrices_give_the_component_type():
     assert wp.dtype_to_torch(wp.types.vector(2, wp.int32)) == torch.int32
 
 
-@pytest.mark.parametrize("tdt", ["bfloat16", "complex64", "complex128"])
+@pytest.mark.parametrize("tdt", ["complex64", "complex128"])
 def test_dtype_from_torch_refuses_types_weft_lacks(tdt):
     with pytest.raises(TypeError, match=tdt):
         wp.dtype_from_torch(getattr(torch, tdt))
@@ -291,7 +291,7 @@ def test_strided_weft_view_gives_a_strided_tensor():
 
 
 # Errors ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("tdt", ["bfloat16", "complex64"])
+@pytest.mark.parametrize("tdt", ["complex64", "float8_e4m3fn"])
 def test_tensors_of_dtypes_weft_lacks_are_refused(tdt):
     with pytest.raises(TypeError, match=tdt):
         wp.from_torch(torch.zeros(3, dtype=getattr(torch, tdt)))
@@ -541,3 +541,15 @@ def test_from_torch_capacity_is_the_storage_left_from_the_view():
     assert wp.from_torch(base[1:3, 2:5]).capacity == (24 - 8) * 4
     assert wp.from_torch(base[2:, 1::2]).capacity == (24 - 13) * 4
     assert wp.from_torch(torch.zeros(0)).capacity == 0
+
+
+def test_bfloat16_tensors_and_arrays_share_memory():
+    """torch gives numpy no bfloat16: weft views the bits (int16) and labels them bfloat16."""
+    t = torch.tensor([1.0, 2.5, -3.0], dtype=torch.bfloat16)
+    a = wp.from_torch(t)
+    assert a.dtype is wp.bfloat16 and a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy().astype(np.float32), [1.0, 2.5, -3.0])
+    assert wp.dtype_from_torch(torch.bfloat16) is wp.bfloat16 and wp.dtype_to_torch(wp.bfloat16) == torch.bfloat16
+    back = wp.to_torch(wp.array(np.array([[1.0, 2.0, 3.0]], np.float32), dtype=wp.types.vector(3, wp.bfloat16)))
+    assert back.dtype == torch.bfloat16 and back.shape == (1, 3)
+    assert back.float().tolist() == [[1.0, 2.0, 3.0]]

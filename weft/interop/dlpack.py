@@ -13,7 +13,7 @@ import ctypes
 import numpy as np
 
 from ..runtime.array import array, view_of
-from ..types import Matrix, Scalar, Vector
+from ..types import Matrix, Scalar, Vector, bfloat16
 
 CPU, CUDA, CUDA_HOST = 1, 2, 3  # DLPack device types
 _DEVICE_NAMES = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal", 10: "rocm",
@@ -46,12 +46,16 @@ def export(a: array, stream=None, max_version=None, dl_device=None, copy=None):
                           "through DLPack (consumers such as torch mishandle it); use .contiguous() first")
     kwargs = {k: v for k, v in (("max_version", max_version), ("copy", copy)) if v is not None}
     view = _writable(a.numpy())
+    bf16 = view.dtype == bfloat16.np_dtype
+    if bf16:  # numpy exports no bfloat16: export the bits as int16, then say what they are
+        view = view.view(np.int16)
     try:
-        return view.__dlpack__(**kwargs)
+        capsule = view.__dlpack__(**kwargs)
     except TypeError:  # numpy before 2.1 takes no keywords: the legacy capsule
-        if copy:
-            return np.array(view).__dlpack__()
-        return view.__dlpack__()
+        capsule = (np.array(view) if copy else view).__dlpack__()
+    if bf16:
+        _set_dtype(capsule, _DL_BFLOAT, 16)
+    return capsule
 
 
 class _Interface:
@@ -72,7 +76,7 @@ def _writable(view: np.ndarray) -> np.ndarray:
         return view
     interface = dict(view.__array_interface__)
     interface["data"] = (interface["data"][0], False)
-    return np.asarray(_Interface(interface, view))
+    return np.asarray(_Interface(interface, view)).view(view.dtype)  # (the interface loses bfloat16)
 
 
 def to_dlpack(a: array):
@@ -144,9 +148,14 @@ def from_dlpack(source, dtype=None) -> array:
             raise TypeError(f"from_dlpack: Expected a valid DLPack capsule, got {type(capsule).__name__} from "
                             f"{type(source).__name__}.__dlpack__()")
         source = _Capsule(capsule, source)
+    bf16 = _dtype_of(source.capsule) == (_DL_BFLOAT, 16)
+    if bf16:  # numpy imports no bfloat16: import the bits as int16 (the capsule is ours to read)
+        _set_dtype(source.capsule, _DL_INT, 16)
     try:
         storage = np.from_dlpack(source)
-    except (RuntimeError, BufferError, TypeError) as e:  # e.g. bfloat16, which numpy lacks
+        if bf16:
+            storage = storage.view(bfloat16.np_dtype)
+    except (RuntimeError, BufferError, TypeError) as e:  # e.g. complex, which weft lacks
         dtype_name = getattr(source.owner, "dtype", "this dtype")
         raise TypeError(f"from_dlpack: a {type(source.owner).__name__} of {dtype_name} cannot be viewed as a "
                         f"weft array ({e})") from None
@@ -166,15 +175,35 @@ class _Capsule:
         return self.capsule
 
     def __dlpack_device__(self):
-        get_name = ctypes.pythonapi.PyCapsule_GetName
-        get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-        get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-        get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-        name = get_name(self.capsule)
-        if name not in (b"dltensor", b"dltensor_versioned"):
-            raise ValueError(f"from_dlpack: a capsule named {name!r} is not an unused DLPack tensor")
-        # DLManagedTensor starts with its DLTensor; the versioned one has a version, a manager
-        # context, a deleter and flags (32 bytes) before it. DLTensor: data pointer, then device.
-        tensor_at = get_pointer(self.capsule, name) + (32 if name == b"dltensor_versioned" else 0)
-        device = (ctypes.c_int32 * 2).from_address(tensor_at + ctypes.sizeof(ctypes.c_void_p))
+        device = (ctypes.c_int32 * 2).from_address(_tensor_address(self.capsule) + ctypes.sizeof(ctypes.c_void_p))
         return int(device[0]), int(device[1])
+
+
+_DL_INT, _DL_BFLOAT = 0, 4  # DLPack type codes
+_DTYPE_OFFSET = 20  # DLTensor: data pointer (8), device (8), ndim (4), then dtype (code, bits, lanes)
+
+
+def _tensor_address(capsule) -> int:
+    """The address of the DLTensor of an unused DLPack capsule. DLManagedTensor starts
+    with it; the versioned one has a version, a manager context, a deleter and flags (32
+    bytes) before it."""
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    name = get_name(capsule)
+    if name not in (b"dltensor", b"dltensor_versioned"):
+        raise ValueError(f"from_dlpack: a capsule named {name!r} is not an unused DLPack tensor")
+    return get_pointer(capsule, name) + (32 if name == b"dltensor_versioned" else 0)
+
+
+def _dtype_of(capsule) -> tuple:
+    """(type code, bits) of the tensor in `capsule`."""
+    code_bits = (ctypes.c_uint8 * 2).from_address(_tensor_address(capsule) + _DTYPE_OFFSET)
+    return int(code_bits[0]), int(code_bits[1])
+
+
+def _set_dtype(capsule, code: int, bits: int) -> None:
+    """Relabel the elements of the tensor in `capsule` (same size: bfloat16 <-> int16)."""
+    code_bits = (ctypes.c_uint8 * 2).from_address(_tensor_address(capsule) + _DTYPE_OFFSET)
+    code_bits[0], code_bits[1] = code, bits

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import ctypes
 
+import numpy as np
+
 from ..runtime.array import array, view_of
 from ..runtime.device import CPU, Device, get_device
-from ..types import Matrix, Scalar, Vector
+from ..types import Matrix, Scalar, Vector, bfloat16
 from ..types.scalars import scalar_by_name
 from .dlpack import reinterpret
 
 _SCALAR_NAMES = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-                 "float16", "float32", "float64")
+                 "float16", "bfloat16", "float32", "float64")
 _to_torch_dtype: dict = {}
 _from_torch_dtype: dict = {}
 
@@ -147,7 +149,10 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
     what = f"from_torch: tensor of shape {tuple(t.shape)} and dtype {t.dtype}"
     dtype_from_torch(t.dtype)
     try:
-        storage = t.detach().numpy()  # shares t's memory, and keeps it alive
+        if t.dtype == torch.bfloat16:  # torch gives numpy no bfloat16: view the bits, then relabel them
+            storage = t.detach().view(torch.int16).numpy().view(bfloat16.np_dtype)
+        else:
+            storage = t.detach().numpy()  # shares t's memory, and keeps it alive
     except (RuntimeError, TypeError) as e:
         raise ValueError(f"{what}: cannot be viewed without a copy ({e})") from None
     a = view_of(reinterpret(storage, dtype, what), dtype, what)
@@ -227,8 +232,10 @@ def to_torch(a: array, requires_grad=None):
     if any(s < 0 for s in storage.strides):
         raise ValueError(f"to_torch: an array with negative strides {a.strides} (a reversed view) "
                          "cannot be a tensor; use .contiguous() first")
+    if storage.dtype == bfloat16.np_dtype:  # torch takes no numpy bfloat16: pass the bits
+        storage = storage.view(np.int16)
     t = torch.from_numpy(storage)
-    if t.dtype != want:  # an unsigned array: torch's signed type of its size (see _torch)
+    if t.dtype != want:  # bfloat16, or an unsigned array: torch's signed type of its size (see _torch)
         t = t.view(want)
     if requires_grad:
         t.requires_grad_(True)

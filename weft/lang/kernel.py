@@ -202,6 +202,8 @@ class Kernel:
         order, or a dict naming the generic parameters to fix)."""
         return _overloads.add(self, arg_types)
 
+    add_overload = overload  # Warp's name (`kernel.add_overload([wp.array[T], ...])`)
+
     def specialize(self, args) -> Kernel:
         """The concrete kernel for the values a launch passes (a generic kernel's overload
         for their types; the kernel itself if it is not generic)."""
