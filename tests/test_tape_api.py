@@ -75,3 +75,14 @@ def test_record_func_needs_arrays_with_gradients():
     a = wp.zeros(3, requires_grad=True)
     tape.record_func(lambda: None, [a])
     assert tape.gradients[a] is a.grad
+
+
+def test_record_launch_in_warps_form_records_without_running():
+    x, y, z = _arrays()
+    tape = wp.Tape()
+    tape.record_launch(kernel=dot, dim=4, max_blocks=0, inputs=[x, y], outputs=[z], device="cpu")
+    assert not z.numpy().any()  # nothing ran
+    tape.backward(loss=z)
+    np.testing.assert_array_equal(x.grad.numpy(), 3.0)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        tape.record_launch(dot, 4, inputs=[x], outputs=[z])

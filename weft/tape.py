@@ -84,9 +84,23 @@ class Tape:
         return False
 
     # Recording ---------------------------------------------------------------------------
-    def record_launch(self, kernel, dims, params, device):
-        """Record a forward launch about to run. Arrays it writes that recorded launches
-        (itself included) read are copied first."""
+    def record_launch(self, kernel, dim, max_blocks=0, inputs=(), outputs=(), device=None, block_dim=0,
+                      metadata=None):
+        """Record a launch of `kernel` over `dim` with the arguments `inputs + outputs`
+        without running it (Warp's signature; `weft.launch` records its launches itself):
+        `backward` runs its adjoint. `max_blocks`, `block_dim` and `metadata` are Warp's
+        and unused on the CPU."""
+        from .runtime.device import get_device
+        from .runtime.launch import normalize_dim
+        params = [*(inputs or ()), *(outputs or ())]
+        if len(params) != len(kernel.arg_names):
+            raise TypeError(f"Tape.record_launch: kernel '{kernel.name}' takes {len(kernel.arg_names)} "
+                            f"arguments ({', '.join(kernel.arg_names)}), got {len(params)}")
+        self.add_launch(kernel, normalize_dim(kernel, dim), params, get_device(device))
+
+    def add_launch(self, kernel, dims, params, device):
+        """Record a forward launch about to run (what `weft.launch` calls). Arrays it writes
+        that recorded launches (itself included) read are copied first."""
         from .runtime.array import array
         from .types import StructValue
 
