@@ -28,6 +28,7 @@ def test_gradients_maps_each_argument_to_its_adjoint():
     np.testing.assert_array_equal(tape.gradients[x].numpy(), 3.0)
     assert tape.get_adjoint(x) is x.grad
     assert tape.get_adjoint(2.0) is None and tape.get_adjoint(wp.zeros(2)) is None  # no gradient
+    assert tape.get_adjoint(wp.vec3(1.0, 2.0, 3.0)) == wp.vec3(0.0, 0.0, 0.0)  # a zero, as Warp gives
     tape.reset()
     assert not x.grad.numpy().any() and tape.launches == [] and tape.scopes == []
 

@@ -224,10 +224,13 @@ class Tape:
     # Adjoints ----------------------------------------------------------------------------
     def get_adjoint(self, a):
         """The adjoint of kernel argument `a`: an array's `.grad`, a struct's adjoint struct
-        (the `.grad` of its arrays, nested structs alike), None for other values and for
-        arrays without gradient. Adjoints are kept in `gradients` (cleared by `zero()`)."""
+        (the `.grad` of its arrays, nested structs alike), a zero of a vector's or matrix's
+        type (as Warp gives), None for other values and for arrays without gradient. Adjoints
+        of arrays and structs are kept in `gradients` (cleared by `zero()`)."""
         from .runtime.array import array
-        from .types import StructValue
+        from .types import CompositeValue, StructValue
+        if isinstance(a, CompositeValue):
+            return a.type()
         if isinstance(a, array):
             if a.grad is None:
                 return None
