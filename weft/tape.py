@@ -71,6 +71,7 @@ class Tape:
         # buffer -> id(array) -> (array, [(recorded launch, parameter key)]): the launches
         # that read the array's current contents (arrays grouped by the memory they view)
         self._readers: dict[int, dict] = {}
+        self._written: list = []  # arrays recorded launches and copies wrote
 
     def __enter__(self):
         if active_tapes:
@@ -117,6 +118,7 @@ class Tape:
             a = _argument_array(params, key)
             if a is not None:
                 self.will_write(a)
+                self._written.append(a)
         self.launches.append(entry)
 
     def _check_access(self, kernel, params, reads, writes):
@@ -157,7 +159,11 @@ class Tape:
         """Record `weft.copy` (about to run; `count` 0: the rest of src): its adjoint moves
         dest's gradient of the copied range into src's gradient (dest's is consumed there,
         unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
-        bytes) has no gradient: a nonzero one reaching it is an error."""
+        bytes) has no gradient: a nonzero one reaching it is an error.
+
+        A copy of data without gradient into an array nothing recorded wrote before (setting
+        an input, `x.assign(v0)`) has no adjoint, as in Warp: dest's gradient is then the
+        gradient with respect to the data copied in, which is what the caller reads."""
         count = count or src.size - src_offset
         if config.verify_autograd_array_access:
             if dest._is_read:
@@ -165,6 +171,10 @@ class Tape:
                 dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
             src.mark_read()
         self.will_write(dest)
+        overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy()) for a in self._written)
+        self._written.append(dest)
+        if getattr(src, "grad", None) is None and not overwrites_recorded:
+            return
 
         def backward():
             if dest.grad is None:
@@ -303,6 +313,7 @@ class Tape:
         self.scopes.clear()
         self._seeded.clear()
         self._readers.clear()
+        self._written.clear()
         self.loss = None
 
     def _clear_read_marks(self):
