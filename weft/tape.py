@@ -71,7 +71,7 @@ class Tape:
         # buffer -> id(array) -> (array, [(recorded launch, parameter key)]): the launches
         # that read the array's current contents (arrays grouped by the memory they view)
         self._readers: dict[int, dict] = {}
-        self._written: list = []  # arrays recorded launches and copies wrote
+        self._written: dict[int, list] = {}  # buffer -> arrays recorded launches and copies wrote
 
     def __enter__(self):
         if active_tapes:
@@ -118,7 +118,7 @@ class Tape:
             a = _argument_array(params, key)
             if a is not None:
                 self.will_write(a)
-                self._written.append(a)
+                self._note_written(a)
         self.launches.append(entry)
 
     def _check_access(self, kernel, params, reads, writes):
@@ -134,6 +134,9 @@ class Tape:
                              filename=code.co_filename, lineno=code.co_firstlineno)
             if key in reads:
                 a.mark_read()
+
+    def _note_written(self, a):
+        self._written.setdefault(_root_id(a), []).append(a)
 
     def _add_reader(self, a, entry, key):
         self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, key))
@@ -171,8 +174,9 @@ class Tape:
                 dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
             src.mark_read()
         self.will_write(dest)
-        overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy()) for a in self._written)
-        self._written.append(dest)
+        overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy())
+                                  for a in self._written.get(_root_id(dest), ()))
+        self._note_written(dest)
         if getattr(src, "grad", None) is None and not overwrites_recorded:
             return
 
