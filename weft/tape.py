@@ -166,13 +166,15 @@ class Tape:
 
         A copy of data without gradient into an array nothing recorded wrote before (setting
         an input, `x.assign(v0)`) has no adjoint, as in Warp: dest's gradient is then the
-        gradient with respect to the data copied in, which is what the caller reads."""
+        gradient with respect to the data copied in, which is what the caller reads. `src`
+        None stands for such data (`assign` from numpy or a list)."""
         count = count or src.size - src_offset
         if config.verify_autograd_array_access:
             if dest._is_read:
                 filename, lineno = _caller_outside_weft()
                 dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
-            src.mark_read()
+            if src is not None:
+                src.mark_read()
         self.will_write(dest)
         overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy())
                                   for a in self._written.get(_root_id(dest), ()))
@@ -186,25 +188,25 @@ class Tape:
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
-            if dest.dtype is not src.dtype:
+            if src is not None and dest.dtype is not src.dtype:
                 if src.grad is not None and (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
                     raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
                                        f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
                 return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
-            if src.grad is not None:
+            if src is not None and src.grad is not None:
                 _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
-        self.launches.append(_Func(backward, [dest, src]))
+        self.launches.append(_Func(backward, [dest] if src is None else [dest, src]))
 
     def record_assign(self, dest, src):
         """Record `dest.assign(src)` (about to run) as a copy: from `src` if it is an array of
-        dest's dtype, else from data that carries no gradient."""
+        dest's dtype and size, else from data that carries no gradient."""
         from .runtime.array import array
         if not (isinstance(src, array) and src.dtype is dest.dtype and src.size == dest.size):
-            src = array(np.asarray(src).reshape(dest.numpy().shape), dtype=dest.dtype)
+            src = None
         self.record_copy(dest, src, 0, 0, dest.size)
 
     def record_func(self, backward, arrays):
