@@ -103,10 +103,11 @@ class Tape:
         """Record a forward launch about to run (what `weft.launch` calls). Arrays it writes
         that recorded launches (itself included) read are copied first."""
         from .runtime.array import array
+        from .runtime.indexed_array import indexedarray
         from .types import StructValue
 
         reads, writes = kernel.array_effects()
-        grad_of = [p if isinstance(p, (array, StructValue)) else None for p in params]
+        grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
@@ -119,6 +120,10 @@ class Tape:
             if a is not None:
                 self.will_write(a)
                 self._note_written(a)
+        for key in kernel.array_final_reads():  # read as this launch leaves them
+            a = _argument_array(params, key)
+            if a is not None:
+                self._add_reader(a, entry, key)
         self.launches.append(entry)
 
     def _check_access(self, kernel, params, reads, writes):
@@ -179,11 +184,11 @@ class Tape:
         overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy())
                                   for a in self._written.get(_root_id(dest), ()))
         self._note_written(dest)
-        if getattr(src, "grad", None) is None and not overwrites_recorded:
+        if dest.grad is None or (getattr(src, "grad", None) is None and not overwrites_recorded):
             return
 
         def backward():
-            if dest.grad is None:
+            if dest.grad is None:  # (taken away since)
                 return
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
@@ -324,7 +329,7 @@ class Tape:
 
     def _clear_read_marks(self):
         for a in self._arrays():
-            while a is not None:
+            while a is not None and hasattr(a, "mark_init"):  # (_ref may be a foreign owner)
                 a.mark_init()
                 a = a._ref
 
