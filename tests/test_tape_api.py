@@ -28,6 +28,7 @@ def test_gradients_maps_each_argument_to_its_adjoint():
     np.testing.assert_array_equal(tape.gradients[x].numpy(), 3.0)
     assert tape.get_adjoint(x) is x.grad
     assert tape.get_adjoint(2.0) is None and tape.get_adjoint(wp.zeros(2)) is None  # no gradient
+    assert tape.get_adjoint(wp.vec3(1.0, 2.0, 3.0)) == wp.vec3(0.0, 0.0, 0.0)  # a zero, as Warp gives
     tape.reset()
     assert not x.grad.numpy().any() and tape.launches == [] and tape.scopes == []
 
@@ -75,3 +76,14 @@ def test_record_func_needs_arrays_with_gradients():
     a = wp.zeros(3, requires_grad=True)
     tape.record_func(lambda: None, [a])
     assert tape.gradients[a] is a.grad
+
+
+def test_record_launch_in_warps_form_records_without_running():
+    x, y, z = _arrays()
+    tape = wp.Tape()
+    tape.record_launch(kernel=dot, dim=4, max_blocks=0, inputs=[x, y], outputs=[z], device="cpu")
+    assert not z.numpy().any()  # nothing ran
+    tape.backward(loss=z)
+    np.testing.assert_array_equal(x.grad.numpy(), 3.0)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        tape.record_launch(dot, 4, inputs=[x], outputs=[z])

@@ -96,3 +96,26 @@ def test_clone_of_an_array_of_structs_carries_the_float_fields_gradients():
     assert grad["mass"].tolist() == [2.0, 2.0]
     assert grad["vel"].tolist() == [[0.0, 1.0, 0.0]] * 2
     assert grad["tag"].tolist() == [0, 0]
+
+
+def test_assigning_data_to_an_input_keeps_its_gradient():
+    # (Warp records no copy from data without gradient: the input's .grad is the gradient
+    # with respect to the data assigned, as a training loop reads it)
+    x, loss = wp.zeros(4, requires_grad=True), wp.zeros(1, requires_grad=True)
+    y = wp.zeros(4, requires_grad=True)
+    with wp.Tape() as tape:
+        x.assign(np.arange(4.0, dtype=np.float32))
+        wp.launch(double, 4, inputs=[x, y])
+        wp.launch(total, 4, inputs=[y, loss])
+    tape.backward(loss=loss)
+    np.testing.assert_array_equal(x.grad.numpy(), 2.0)
+
+
+def test_assigning_data_over_a_recorded_write_ends_its_gradient():
+    x, y, loss = _x(), wp.zeros(4, requires_grad=True), wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(double, 4, inputs=[x, y])
+        y.assign(np.ones(4, np.float32))  # the kernel's result is overwritten: it reaches nothing
+        wp.launch(total, 4, inputs=[y, loss])
+    tape.backward(loss=loss)
+    np.testing.assert_array_equal(x.grad.numpy(), 0.0)  # (Warp, recording nothing, gives 2 here)

@@ -71,6 +71,7 @@ class Tape:
         # buffer -> id(array) -> (array, [(recorded launch, parameter key)]): the launches
         # that read the array's current contents (arrays grouped by the memory they view)
         self._readers: dict[int, dict] = {}
+        self._written: dict[int, list] = {}  # buffer -> arrays recorded launches and copies wrote
 
     def __enter__(self):
         if active_tapes:
@@ -84,14 +85,28 @@ class Tape:
         return False
 
     # Recording ---------------------------------------------------------------------------
-    def record_launch(self, kernel, dims, params, device):
-        """Record a forward launch about to run. Arrays it writes that recorded launches
-        (itself included) read are copied first."""
+    def record_launch(self, kernel, dim, max_blocks=0, inputs=(), outputs=(), device=None, block_dim=0,
+                      metadata=None):
+        """Record a launch of `kernel` over `dim` with the arguments `inputs + outputs`
+        without running it (Warp's signature; `weft.launch` records its launches itself):
+        `backward` runs its adjoint. `max_blocks`, `block_dim` and `metadata` are Warp's
+        and unused on the CPU."""
+        from .runtime.device import get_device
+        from .runtime.launch import normalize_dim
+        params = [*(inputs or ()), *(outputs or ())]
+        if len(params) != len(kernel.arg_names):
+            raise TypeError(f"Tape.record_launch: kernel '{kernel.name}' takes {len(kernel.arg_names)} "
+                            f"arguments ({', '.join(kernel.arg_names)}), got {len(params)}")
+        self.add_launch(kernel, normalize_dim(kernel, dim), params, get_device(device))
+
+    def add_launch(self, kernel, dims, params, device):
+        """Record a forward launch about to run (what `weft.launch` calls). Arrays it writes
+        that recorded launches (itself included) read are copied first."""
         from .runtime.array import array
+        from .runtime.indexed_array import indexedarray
         from .types import StructValue
 
         reads, writes = kernel.array_effects()
-        from .runtime.indexed_array import indexedarray
         grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device)
         if config.verify_autograd_array_access:
@@ -104,6 +119,7 @@ class Tape:
             a = _argument_array(params, key)
             if a is not None:
                 self.will_write(a)
+                self._note_written(a)
         for key in kernel.array_final_reads():  # read as this launch leaves them
             a = _argument_array(params, key)
             if a is not None:
@@ -123,6 +139,9 @@ class Tape:
                              filename=code.co_filename, lineno=code.co_firstlineno)
             if key in reads:
                 a.mark_read()
+
+    def _note_written(self, a):
+        self._written.setdefault(_root_id(a), []).append(a)
 
     def _add_reader(self, a, entry, key):
         self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, key))
@@ -145,45 +164,54 @@ class Tape:
                 del by_array[key]
 
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
-        """Record `weft.copy` (about to run; `count` 0: the rest of src): where both arrays have
-        gradients, its adjoint moves dest's gradient of the copied range into src's gradient
-        (dest's is consumed there, unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
-        bytes) has no gradient: a nonzero one reaching it is an error."""
+        """Record `weft.copy` (about to run; `count` 0: the rest of src): its adjoint moves
+        dest's gradient of the copied range into src's gradient (dest's is consumed there,
+        unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
+        bytes) has no gradient: a nonzero one reaching it is an error.
+
+        A copy of data without gradient into an array nothing recorded wrote before (setting
+        an input, `x.assign(v0)`) has no adjoint, as in Warp: dest's gradient is then the
+        gradient with respect to the data copied in, which is what the caller reads. `src`
+        None stands for such data (`assign` from numpy or a list)."""
         count = count or src.size - src_offset
         if config.verify_autograd_array_access:
             if dest._is_read:
                 filename, lineno = _caller_outside_weft()
                 dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
-            src.mark_read()
+            if src is not None:
+                src.mark_read()
         self.will_write(dest)
-        if getattr(src, "grad", None) is None or dest.grad is None:
-            # Warp's rule: a copy from (or into) an array without a gradient is not part of the
-            # backward pass, so `x.assign(values)` inside a Tape leaves x.grad as the gradient
-            # with respect to the values assigned (what programs read after backward)
+        overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy())
+                                  for a in self._written.get(_root_id(dest), ()))
+        self._note_written(dest)
+        if dest.grad is None or (getattr(src, "grad", None) is None and not overwrites_recorded):
             return
 
         def backward():
+            if dest.grad is None:  # (taken away since)
+                return
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
-            if dest.dtype is not src.dtype:
-                if (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
+            if src is not None and dest.dtype is not src.dtype:
+                if src.grad is not None and (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
                     raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
                                        f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
                 return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
-            _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
+            if src is not None and src.grad is not None:
+                _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
-        self.launches.append(_Func(backward, [dest, src]))
+        self.launches.append(_Func(backward, [dest] if src is None else [dest, src]))
 
     def record_assign(self, dest, src):
         """Record `dest.assign(src)` (about to run) as a copy: from `src` if it is an array of
-        dest's dtype, else from data that carries no gradient."""
+        dest's dtype and size, else from data that carries no gradient."""
         from .runtime.array import array
         if not (isinstance(src, array) and src.dtype is dest.dtype and src.size == dest.size):
-            src = array(np.asarray(src).reshape(dest.numpy().shape), dtype=dest.dtype)
+            src = None
         self.record_copy(dest, src, 0, 0, dest.size)
 
     def record_func(self, backward, arrays):
@@ -217,10 +245,13 @@ class Tape:
     # Adjoints ----------------------------------------------------------------------------
     def get_adjoint(self, a):
         """The adjoint of kernel argument `a`: an array's `.grad`, a struct's adjoint struct
-        (the `.grad` of its arrays, nested structs alike), None for other values and for
-        arrays without gradient. Adjoints are kept in `gradients` (cleared by `zero()`)."""
+        (the `.grad` of its arrays, nested structs alike), a zero of a vector's or matrix's
+        type (as Warp gives), None for other values and for arrays without gradient. Adjoints
+        of arrays and structs are kept in `gradients` (cleared by `zero()`)."""
         from .runtime.array import array
-        from .types import StructValue
+        from .types import CompositeValue, StructValue
+        if isinstance(a, CompositeValue):
+            return a.type()
         if isinstance(a, array):
             if a.grad is None:
                 return None
@@ -293,6 +324,7 @@ class Tape:
         self.scopes.clear()
         self._seeded.clear()
         self._readers.clear()
+        self._written.clear()
         self.loss = None
 
     def _clear_read_marks(self):

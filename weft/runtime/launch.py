@@ -466,7 +466,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
     elif record_tape and not record_cmd and tape_module.active_tapes:
         # (a recorded command runs later, possibly many times: tapes do not see it)
-        tape_module.active_tapes[-1].record_launch(kernel, dims, params, device)
+        tape_module.active_tapes[-1].add_launch(kernel, dims, params, device)
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
