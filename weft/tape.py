@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy as _copy
 import os
 import sys
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -141,8 +140,11 @@ class Tape:
                 del by_array[key]
 
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
-        """Record `weft.copy` (about to run): its adjoint moves dest's gradient of the copied
-        range into src's gradient (dest's is consumed there, unless it has `retain_grad`)."""
+        """Record `weft.copy` (about to run; `count` 0: the rest of src): its adjoint moves
+        dest's gradient of the copied range into src's gradient (dest's is consumed there,
+        unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
+        bytes) has no gradient: a nonzero one reaching it is an error."""
+        count = count or src.size - src_offset
         if config.verify_autograd_array_access:
             if dest._is_read:
                 filename, lineno = _caller_outside_weft()
@@ -156,10 +158,15 @@ class Tape:
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
+            if dest.dtype is not src.dtype:
+                if src.grad is not None and (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
+                    raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
+                                       f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
+                return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
             if src.grad is not None:
-                src.grad.numpy()[_flat_index(src, src_offset, count)] += g
+                _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
         self.launches.append(_Func(backward, [dest, src]))
@@ -337,12 +344,12 @@ def adjoint_struct(value):
         f = getattr(value, name)
         if isinstance(ft, ArrayType):
             grad = f.grad if isinstance(f, array) else None
-            object.__setattr__(out, name, grad)
+            setattr(out, name, grad)
             found = found or grad is not None
         elif isinstance(ft, StructType) and isinstance(f, StructValue):
             inner = adjoint_struct(f)
             if inner is not None:
-                object.__setattr__(out, name, inner)
+                setattr(out, name, inner)
                 found = True
     return out if found else None
 
@@ -408,8 +415,8 @@ def _key_name(kernel, key) -> str:
 
 # Overwrite reports (config.verify_autograd_array_access) -------------------------------------
 def warn_overwrite(a, where: dict):
-    """Warn that array `a`, read by a recorded launch, is being overwritten (Warp's message,
-    then what it means on weft)."""
+    """Warn (through weft's logger) that array `a`, read by a recorded launch, is being
+    overwritten: Warp's message, then what it means on weft."""
     if {"arg_name", "kernel_name", "filename", "lineno"} <= where.keys():
         what = (f"Array {_short(a)} passed to argument {where['arg_name']} in kernel {where['kernel_name']} "
                 f"at {where['filename']}:{where['lineno']} is being written to")
@@ -422,11 +429,8 @@ def warn_overwrite(a, where: dict):
                "gradient computation in the backward pass. (weft's Tape keeps a copy of the old "
                "contents for the recorded kernel launches, so their adjoints stay right; steps "
                "recorded with record_func see the new contents.)")
-    frame = _user_frame()
-    filename, lineno = (frame.f_code.co_filename, frame.f_lineno) if frame else ("weft", 0)
-    # (explicit, without a registry: each overwrite is reported, as Warp logs each one)
-    warnings.warn_explicit(message, UserWarning, filename, lineno,
-                           module=frame.f_globals.get("__name__") if frame else None)
+    from .logger import log_warning
+    log_warning(message, UserWarning)
 
 
 def _short(a) -> str:
@@ -436,17 +440,11 @@ def _short(a) -> str:
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _user_frame():
-    """The innermost frame outside the weft package: the user's call (None if there is none)."""
+def _caller_outside_weft() -> tuple:
+    """(file, line) of the innermost frame outside the weft package: the user's call."""
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         frame = frame.f_back
-    return frame
-
-
-def _caller_outside_weft() -> tuple:
-    """(file, line) of the user's call."""
-    frame = _user_frame()
     return (None, None) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
@@ -455,6 +453,31 @@ def _flat_index(a, offset: int, count: int) -> tuple:
     """Numpy indices of elements offset .. offset + count of `a` in row-major order (works
     for strided views, where a flat reshape would copy)."""
     return np.unravel_index(np.arange(offset, offset + count), a.shape)
+
+
+def _accumulate(storage: np.ndarray, index, g: np.ndarray):
+    """storage[index] += g for the float parts of the elements (struct records field by
+    field; integer and bool parts carry no gradient)."""
+    if g.dtype.names:
+        records = storage[index]  # (a copy: `index` is a fancy index)
+        _add_floats(records, g)
+        storage[index] = records
+    elif g.dtype.kind == "f":
+        storage[index] += g
+
+
+def _add_floats(target: np.ndarray, g: np.ndarray):
+    if g.dtype.names:
+        for name in g.dtype.names:
+            _add_floats(target[name], g[name])
+    elif g.dtype.kind == "f":
+        target += g
+
+
+def _nonzero(g: np.ndarray) -> bool:
+    if g.dtype.names:
+        return any(_nonzero(g[name]) for name in g.dtype.names)
+    return bool(np.any(g))
 
 
 def _root_id(a) -> int:

@@ -160,3 +160,29 @@ def test_global_arrays_are_refused():
 
     with pytest.raises(TypeError, match="Invalid external reference type.*GLOBAL_ARRAY"):
         wp.launch(reads_global, dim=1, inputs=[wp.zeros(1)])
+
+
+@wp.func
+def counted_index(counter: wp.array(dtype=int), i: int) -> int:
+    wp.atomic_add(counter, 0, 1)
+    return i
+
+
+@wp.struct
+class Slot:
+    value: float
+
+
+@wp.kernel
+def augmented_slots(counter: wp.array(dtype=int), data: wp.array(dtype=Slot), rows: wp.array(dtype=wp.mat22)):
+    i = wp.tid()
+    data[counted_index(counter, i)].value += 5.0
+    rows[counted_index(counter, i)][1] += wp.vec2(float(counter[0]), 0.0)  # index first, then the value
+
+
+def test_augmented_assignment_evaluates_its_target_once():
+    counter, data, rows = wp.zeros(1, dtype=int), wp.zeros(1, dtype=Slot), wp.zeros(1, dtype=wp.mat22)
+    wp.launch(augmented_slots, dim=1, inputs=[counter, data, rows])
+    assert counter.numpy()[0] == 2
+    assert data.numpy()[0][0] == 5.0
+    np.testing.assert_array_equal(rows.numpy()[0], [[0.0, 0.0], [2.0, 0.0]])

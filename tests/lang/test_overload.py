@@ -82,3 +82,53 @@ def test_overload_errors():
         wp.overload(generic_fill, {"value": int})  # `a` is still generic
     with pytest.raises(TypeError, match="cannot infer"):
         wp.launch(generic_fill, dim=1, inputs=[wp.zeros(1), "text"])
+
+
+@wp.func
+def first(a: wp.array(dtype=Any)):
+    return a[0]
+
+
+@wp.func
+def first(a: wp.array(dtype=wp.float64)):  # noqa: F811 - a concrete overload
+    return a[0] * 2.0
+
+
+@wp.kernel
+def use_first(a: wp.array(dtype=float), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(first(a)) + first(b)
+
+
+def test_user_overloads_lists_concrete_overloads_and_generic_instances():
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(use_first, dim=1, inputs=[wp.ones(1), wp.ones(1, dtype=wp.float64), out])
+    assert out.numpy()[0] == 3.0
+    signatures = set(first.user_overloads)
+    assert signatures == {"array(dtype=float64, ndim=1)", "array(dtype=float32, ndim=1)"}
+
+
+@wp.func
+def component_sum(v: wp.types.vector(3, wp.Int)) -> wp.Int:
+    return v[0] + v[1] + v[2]
+
+
+@wp.func
+def as_float(x: wp.Float) -> wp.Int:
+    return x
+
+
+def test_generic_return_annotations_are_inferred_then_checked():
+    @wp.kernel
+    def sums(out: wp.array(dtype=wp.int16)):
+        out[0] = component_sum(wp.vec3s(1, 2, 3))
+
+    out = wp.zeros(1, dtype=wp.int16)
+    wp.launch(sums, dim=1, inputs=[out])
+    assert out.numpy()[0] == 6
+
+    @wp.kernel
+    def wrong():
+        as_float(1.0)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="annotated as `Int` but the code returns a value of type"):
+        wp.launch(wrong, dim=1)

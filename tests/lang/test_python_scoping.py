@@ -2,6 +2,7 @@
 the loop, a name set in one branch of an `if`, and arrays as conditions."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -65,3 +66,71 @@ def test_an_array_is_true_unless_it_is_null():
     wp.launch(array_as_condition, 3, inputs=[wp.array([0, 1, 0], dtype=int), out])
     assert out.numpy().tolist() == [-1, 1, -1]
     assert np.all(out.numpy() != 0)
+
+
+@wp.kernel
+def index_rebound_in_a_later_loop(out: wp.array(dtype=int)):
+    for i in range(2):  # noqa: B007
+        pass
+    k = 0
+    while k < 3:
+        i = i + 1  # the leaked index is a variable: carried by this loop
+        k = k + 1
+    out[0] = i
+
+
+def test_leaked_index_is_carried_by_a_later_loop():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(index_rebound_in_a_later_loop, 1, inputs=[out])
+    assert out.numpy()[0] == 4
+
+
+@wp.kernel
+def backwards(n: int, step: int, out: wp.array(dtype=int)):
+    k = 0
+    for i in reversed(range(1, n, step)):
+        out[k] = i
+        k += 1
+    for j in reversed(range(4)):
+        out[k] = j
+        k += 1
+    for m in reversed(range(n, 0, -step)):
+        out[k] = m
+        k += 1
+
+
+def test_reversed_ranges():
+    for n, step in ((8, 3), (1, 2), (7, 2)):
+        out = wp.full(32, -1, dtype=int)
+        wp.launch(backwards, 1, inputs=[n, step, out])
+        want = [*reversed(range(1, n, step)), *reversed(range(4)), *reversed(range(n, 0, -step))]
+        assert out.numpy()[: len(want)].tolist() == want and out.numpy()[len(want)] == -1
+
+
+@wp.kernel
+def backwards_counted(a: int, b: int, s: int, out: wp.array(dtype=int), count: wp.array(dtype=int)):
+    c = 0
+    for i in reversed(range(a, b, s)):
+        out[c] = i
+        c += 1
+    count[0] = c
+
+
+def test_reversed_range():
+    for a, b, s in [(0, 10, 3), (10, 0, -3), (0, 0, 1), (5, 2, 1), (-3, 7, 2), (7, -3, -2)]:
+        out, count = wp.zeros(8, dtype=int), wp.zeros(1, dtype=int)
+        wp.launch(backwards_counted, 1, inputs=[a, b, s, out, count])
+        assert out.numpy()[: count.numpy()[0]].tolist() == list(reversed(range(a, b, s)))
+
+
+def test_comparing_unequal_types_is_a_type_error():
+    @wp.kernel
+    def unequal(out: wp.array(dtype=int)):
+        x = wp.int32(10)
+        y = 10
+        z = True
+        if x == y == z:
+            out[0] = 1
+
+    with pytest.raises(TypeError, match="different types int32 and bool"):
+        wp.launch(unequal, 1, inputs=[wp.zeros(1, dtype=int)])

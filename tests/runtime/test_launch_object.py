@@ -61,3 +61,20 @@ def test_recorded_launch_sees_struct_fields_changed_later():
     p.offset = 10
     cmd.launch()
     np.testing.assert_array_equal(out.numpy(), [11, 11])
+
+
+def test_a_launch_does_not_keep_its_arrays_alive():
+    import gc
+    import weakref
+
+    out = wp.zeros(4, dtype=int)
+    ref = weakref.ref(out)
+    wp.launch(arange, dim=4, inputs=[out])
+    wp.launch(arange, dim=4, inputs=[out])  # the same array again: packed once
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 2, 3])
+    del out
+    gc.collect()
+    assert ref() is None
+    other = wp.zeros(2, dtype=int)  # a new array, perhaps at the same address: packed anew
+    wp.launch(arange, dim=2, inputs=[other])
+    np.testing.assert_array_equal(other.numpy(), [0, 1])

@@ -4,6 +4,7 @@ thin re-exports of weft's runtime modules."""
 from ..codegen.cpu import get_cpu_kernel_cache_key  # noqa: F401
 from ..lang.aot import compile_aot_module, load_aot_module  # noqa: F401
 from ..lang.kernel import Kernel  # noqa: F401
+from ..lang.module import _MODULES as user_modules  # noqa: F401 - modules by name, as Warp's
 from ..lang.module import Module, force_load, get_module, load_module  # noqa: F401
 from ..logger import log_warning  # noqa: F401
 from ..runtime.capture import (  # noqa: F401

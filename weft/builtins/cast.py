@@ -1,18 +1,31 @@
-"""cast(a, dtype): the bits of scalar `a` read as another scalar type of the same size
-(Warp's `wp.cast`; `int32(x)` and friends convert values instead). Not differentiable."""
+"""cast(a, dtype): the bytes of `a` read as another type of the same size (Warp's
+`wp.cast`; `int32(x)` and friends convert values instead). `a` and `dtype` are numeric
+scalars, vectors, matrices or (for `a`) structs. Not differentiable."""
 
 from __future__ import annotations
 
+import ctypes
+
+import llvmlite.ir as ir
 import numpy as np
 
 from ..ir.core import Value
-from ..types import Scalar, resolve
+from ..types import Matrix, Scalar, StructType, Vector, resolve
+from ..types.layout import ctype_of
 from .registry import builtin, primitive
 
 
 def _lower_bitcast(cg, args, op):
-    from ..codegen.llvm_types import llvm_type
-    return cg.builder.bitcast(args[0], llvm_type(op.results[0].type))
+    from ..codegen.llvm_types import I8, I64, PTR, llvm_type
+    src, dst = op.operands[0].type, op.results[0].type
+    b = cg.builder
+    if isinstance(src, Scalar) and isinstance(dst, Scalar):
+        return b.bitcast(args[0], llvm_type(dst))
+    with b.goto_entry_block():  # (one slot per function, not one per loop iteration)
+        typed = b.alloca(ir.ArrayType(I8, ctypes.sizeof(ctype_of(src))))
+    slot = b.inttoptr(b.ptrtoint(typed, I64), PTR)  # an untyped pointer, for any member type
+    cg.store_value(slot, args[0], src)  # composites are lowered component by component
+    return cg.load_value(slot, dst)
 
 
 def _no_type_rule(arg_types):
@@ -24,9 +37,17 @@ BITCAST = primitive("bitcast", _no_type_rule, _lower_bitcast, doc="reinterpret t
 
 def _target(dtype):
     t = resolve(dtype)
-    if not isinstance(t, Scalar) or t.is_bool:
-        raise TypeError(f"cast(a, dtype): dtype must be a numeric scalar type, got {dtype!r}")
+    if not _reinterpretable(t) or isinstance(t, StructType):
+        raise TypeError(f"cast(a, dtype): dtype must be a numeric scalar, vector or matrix type, got {dtype!r}")
     return t
+
+
+def _reinterpretable(t) -> bool:
+    if isinstance(t, Scalar):
+        return not t.is_bool
+    if isinstance(t, (Vector, Matrix)):
+        return not t.dtype.is_bool
+    return isinstance(t, StructType)
 
 
 def _py_cast(a, dtype):
@@ -49,11 +70,12 @@ def cast(ctx, args, kwargs):
         ctx.error(str(e), kind=TypeError)
     a = ctx.materialize(a) if not isinstance(a, Value) else a
     src = a.type
-    if not isinstance(src, Scalar) or src.is_bool:
-        ctx.error(f"cast(a, {t!r}): weft reinterprets numeric scalars only, got {src!r}", kind=TypeError)
-    if src.bits != t.bits:
-        ctx.error(f"cast(a, {t!r}): a is {src!r} ({src.bits} bits); the types must have the same size",
-                  kind=TypeError)
+    if not _reinterpretable(src):
+        ctx.error(f"cast(a, {t!r}): cannot reinterpret a {src!r}", kind=TypeError)
+    size, want = ctypes.sizeof(ctype_of(src)), ctypes.sizeof(ctype_of(t))
+    if size != want:
+        ctx.error(f"cast(a, {t!r}): a is {src!r} ({size} bytes, {t!r} has {want}); the types must have "
+                  "the same size", kind=TypeError)
     if src is t:
         return a
     return ctx.b.call(BITCAST, [a], [t])

@@ -11,8 +11,8 @@ from ..ir.verify import verify
 from ..types import ArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray
 from . import promotion
-from .errors import CompileError
-from .source import ParsedSource
+from .errors import CompileError, WarpCodegenTypeError
+from .source import ParsedSource, remember_source
 
 GENERIC = object()  # a parameter whose type comes from the call
 
@@ -80,6 +80,10 @@ def _annotations(pyfunc) -> dict:
     return raw
 
 
+def _signature(types) -> str:
+    return ", ".join(map(repr, types))
+
+
 class FuncInstance:
     """One func compiled for one tuple of argument types."""
 
@@ -111,9 +115,16 @@ class FuncInstance:
             self._compiling = True
             try:
                 from .frontend import FunctionCompiler
+                ret = self.overload.ret_type
+                open_ret = ret if is_generic(ret) else None  # `-> wp.Float`: inferred, then checked
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
-                                      self.overload.ret_type)
-                self._ir = inline_calls(verify(fc.compile()))
+                                      None if open_ret is not None else ret)
+                fn = fc.compile()
+                if open_ret is not None and not (fn.ret_type is not None and open_ret.matches(fn.ret_type)):
+                    raise WarpCodegenTypeError(
+                        f"The function `{self.func.name}` has its return type annotated as `{open_ret!r}` "
+                        f"but the code returns a value of type `{fn.ret_type!r}`.", fn.loc, self.func.name)
+                self._ir = inline_calls(verify(fn))
                 self._ir_mode = mode
             finally:
                 self._compiling = False
@@ -133,6 +144,7 @@ class Overload:
         self.defaults = {n: p.default for n, p in inspect.signature(pyfunc).parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self._source = None
+        remember_source(pyfunc)
         self.custom_grad = None    # set by @weft.func_grad(f)
         self.custom_replay = None  # set by @weft.func_replay(f)
 
@@ -153,6 +165,19 @@ class Func:
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
+
+    @property
+    def user_overloads(self) -> dict:
+        """Warp's view of the overloads: a signature (its parameter types) -> the overload,
+        for each overload written with concrete types and each instance of a generic one
+        (compiled for the types of a call)."""
+        out = {}
+        for overload in self.overloads:
+            if not any(is_generic(t) for t in overload.params.values()):
+                out[_signature(overload.params.values())] = overload
+        for instance in self.instances.values():
+            out.setdefault(_signature(instance.param_types.values()), instance)
+        return out
 
     def add_overload(self, pyfunc):
         """Add an overload; one with the same parameter types replaces the earlier one."""

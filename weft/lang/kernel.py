@@ -12,6 +12,7 @@ import inspect
 import re
 import threading
 import time
+import weakref
 
 from .. import config
 from ..ir.core import Loc, walk
@@ -24,7 +25,7 @@ from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
 from .module import Module, compiling_in, get_module, unique_module
-from .source import ParsedSource
+from .source import ParsedSource, remember_source
 
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
@@ -32,6 +33,11 @@ _UNCHANGING = (array, int, float, bool)
 
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
+
+
+def _has_float(t) -> bool:
+    from ..autodiff.reverse import active_types
+    return bool(active_types(t))
 
 
 def struct_layouts(fn) -> str:
@@ -75,6 +81,9 @@ class CompiledKernel:
         self.tid_arities = {op.attrs["of"] for op in walk(fn.body) if op.name == "tid"} - {1}
         self.has_print = any(op.name == "print" for op in walk(fn.body))
         self.has_stack = any(op.name == "push" for op in walk(fn.body))
+        # float atomics: the result depends on the order of threads (see config.DeterministicMode)
+        self.order_dependent = any(op.name == "atomic" and not op.attrs.get("private")
+                                   and _has_float(op.operands[-1].type) for op in walk(fn.body))
         # work per thread, roughly: ops, and loops counted as 64 iterations
         self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
         from ..runtime.launch import LaunchContext, make_packer
@@ -91,13 +100,21 @@ class CompiledKernel:
 
     def pack_cached(self, values):
         """Pack into the kernel's own block, skipping arguments identical to the last launch
-        (arrays never change pointer or shape, so identity is enough)."""
+        (arrays never change pointer or shape, so identity is enough). Arrays are held by
+        weak reference: a launch does not keep its arrays alive."""
         last = self.last_values
         args = self.args
         for k, value in enumerate(values):
-            if value is not last[k] or type(value) not in _UNCHANGING:
-                setattr(args, self.field_names[k], self.packers[k](value))
+            held = last[k]
+            if type(value) is array:
+                if type(held) is weakref.ref and held() is value:
+                    continue
+                last[k] = weakref.ref(value)
+            elif value is held and type(value) in _UNCHANGING:
+                continue
+            else:
                 last[k] = value
+            setattr(args, self.field_names[k], self.packers[k](value))
 
     def pack(self, values, into=None):
         """The argument block for `values` (written into `into` if given)."""
@@ -145,9 +162,29 @@ class Kernel:
         self._compiled: dict = {}
         self.module = _module_for(module, func, self.key)
         self.module.register_kernel(self)
+        remember_source(func)
+        if self.source is None:  # read now, as Warp does: the file may change or go away
+            try:
+                self.source = "".join(inspect.getsourcelines(func)[0])
+            except (OSError, TypeError):
+                pass  # (reported when the kernel is compiled)
+        self._eager_statics = self._evaluate_statics_now()
+
+    def _evaluate_statics_now(self) -> dict:
+        """`static(...)` expressions that need nothing of the kernel's own, evaluated now
+        (as Warp does when a kernel is defined; see static_eval.eager_static_values)."""
+        if "static" not in self.func.__code__.co_names or self.code_transformers:
+            return {}
+        from .static_eval import eager_static_values
+        try:
+            return eager_static_values(ParsedSource(self.func, (), self.source))
+        except TypeError:  # no source to read: reported when the kernel is compiled
+            return {}
 
     def parsed_source(self) -> ParsedSource:
-        return ParsedSource(self.func, self.code_transformers, self.source)
+        src = ParsedSource(self.func, self.code_transformers, self.source)
+        src.eager_statics = self._eager_statics
+        return src
 
     @property
     def source_text(self) -> str:
@@ -181,6 +218,11 @@ class Kernel:
     @property
     def arg_types(self) -> list:
         return list(self.params.values())
+
+    @property
+    def deterministic(self) -> bool:
+        """Whether the kernel's module (or `config.deterministic`) asks for bit-exact results."""
+        return bool(self.module.options["deterministic"])
 
     @property
     def fast_math(self) -> bool:

@@ -101,7 +101,7 @@ class StatementsMixin:
         op = _BIN_OPS.get(type(node.op))
         if op is None:
             self.error(f"unsupported operator {type(node.op).__name__}=", node)
-        target = node.target
+        target = self.target_evaluated_once(node.target)
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
             if isinstance(base, Value) and isinstance(base.type, ArrayType) and op in ("add", "sub"):
@@ -114,6 +114,32 @@ class StatementsMixin:
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.expr(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
+
+    def target_evaluated_once(self, target):
+        """`target` with each index expression in it evaluated now, once, into a temporary
+        name: `a[f(i)].x += v` reads and writes the same slot and calls f once, before v is
+        evaluated (Python's order)."""
+        if isinstance(target, ast.Attribute):
+            inner = self.target_evaluated_once(target.value)
+            return target if inner is target.value else ast.copy_location(
+                ast.Attribute(value=inner, attr=target.attr, ctx=target.ctx), target)
+        if not isinstance(target, ast.Subscript):
+            return target
+        inner = self.target_evaluated_once(target.value)
+        index = target.slice
+        parts = index.elts if isinstance(index, ast.Tuple) else [index]
+        if all(isinstance(p, (ast.Name, ast.Constant)) for p in parts) and inner is target.value:
+            return target
+        names = []
+        for part in parts:
+            if isinstance(part, (ast.Name, ast.Constant)):
+                names.append(part)
+                continue
+            temp = self.fresh("index")
+            self.scope[temp] = self.expr(part)
+            names.append(ast.copy_location(ast.Name(id=temp, ctx=ast.Load()), part))
+        index = ast.copy_location(ast.Tuple(elts=names, ctx=ast.Load()), index) if len(names) > 1 else names[0]
+        return ast.copy_location(ast.Subscript(value=inner, slice=index, ctx=target.ctx), target)
 
     def check_rebind(self, name, old, new, node):
         """A local bound to a function keeps it: a kernel has no function pointers, and a
@@ -254,8 +280,13 @@ class StatementsMixin:
         if node.orelse:
             self.error("for/else is not supported", node)
         it = node.iter
+        backwards = isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
+        if backwards:
+            if len(it.args) != 1 or it.keywords:
+                self.error("reversed() takes one range(...)", it)
+            it = it.args[0]
         if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
-            self.error("for loops must iterate over range(...)", it)
+            self.error("for loops must iterate over range(...) or reversed(range(...))", it)
         if not isinstance(node.target, ast.Name):
             self.error("the loop variable must be a plain name", node.target)
         bounds = [self.expr(a) for a in it.args]
@@ -265,6 +296,8 @@ class StatementsMixin:
             bounds = [0, bounds[0]]
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
+        if backwards:
+            start, stop, step = self.reversed_range(start, stop, step, it)
         values = self._static_unroll_values(node, start, stop, step)
         if values is not None:
             self.emit_unrolled(node, values)
@@ -417,7 +450,8 @@ class StatementsMixin:
         if last is None:
             return
         if last:
-            self.scope[name] = last[0] if start.type is int32 else self.b.const(last[0], start.type)
+            # a variable like any other (a later loop may rebind it: it must be carried there)
+            self.scope[name] = self.b.const(last[0], start.type)
         elif name in before:
             self.scope[name] = before[name]
 
@@ -565,6 +599,27 @@ class StatementsMixin:
 
     def not_jumped(self) -> Value:
         return self.b.unary("not", self.jump_flag())
+
+    def reversed_range(self, start, stop, step, node):
+        """Bounds of the range that runs `range(start, stop, step)` backwards."""
+        t = start.type
+        consts = [constant_value(v) for v in (start, stop, step)]
+        if all(c is not None for c in consts):
+            r = range(*consts)[::-1]
+            return [self.b.const(x, t) for x in (r.start, r.stop, r.step)]
+        if not t.is_signed:
+            self.error(f"reversed(range(...)) needs signed bounds, got {t!r}", node)
+
+        def op(name, a, b):
+            return arith.binary(self, name, a, b)
+        zero, one = self.b.const(0, t), self.b.const(1, t)
+        up = self.b.cmp("gt", step, zero)
+        span = self.b.select(up, op("sub", stop, start), op("sub", start, stop))  # along the step
+        size = self.b.select(up, step, arith.unary(self, "neg", step))
+        count = op("div", op("add", span, op("sub", size, one)), size)  # ceil(span / size)
+        count = self.b.select(self.b.cmp("gt", span, zero), count, zero)
+        first = op("add", start, op("mul", op("sub", count, one), step))
+        return first, op("sub", start, step), arith.unary(self, "neg", step)
 
     def range_bounds(self, start, stop, step, node):
         vals = [start, stop, step]

@@ -347,7 +347,7 @@ def default_adjoint(kernel, k: int, primal):
     elif isinstance(primal, StructValue):
         from ..tape import adjoint_struct
         adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
-        return adjoint if adjoint is not None else StructValue(primal._type)
+        return adjoint if adjoint is not None else primal._type()
     return missing_adjoint(kernel, k, primal)
 
 
@@ -378,7 +378,8 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
     if args_ptr is None:
         args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
     # small launches skip even counting threads: this is the launch hot path
-    if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1:
+    if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1 \
+            and not (ck.order_dependent and ck.kernel.deterministic):
         get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:
         ck.entry(args_ptr, 0, total, ctx_ptr)
