@@ -227,12 +227,16 @@ def test_module_options():
 
 def test_module_hash_follows_the_settings_it_inherits(monkeypatch):
     module = wp.get_module(__name__)
-    module.mark_modified()
     before = module.get_module_hash()
     monkeypatch.setattr(wp.config, "optimization_level", 1)
-    assert module.get_module_hash() != before  # the hash names the code these settings compile
+    assert module.get_module_hash() != before
     monkeypatch.setattr(wp.config, "optimization_level", None)
     assert module.get_module_hash() == before
+    wp.set_module_options({"optimization_level": 1})
+    try:
+        assert module.get_module_hash() != before
+    finally:
+        wp.set_module_options({"optimization_level": None})
 
 
 
@@ -247,8 +251,8 @@ def test_create_warp_function_from_a_lambda_and_a_function():
     original = _two_line_lambda()
     created, module = wp.utils.create_warp_function(original)
     assert re.fullmatch(r"func_[0-9a-f]{16}", created.key) and module.name == f"map_{created.key}"
-    for q in ((0.0, 0.0), (1.0, 0.0)):
-        assert created(q, (0.0, 0.0)) == original(q, (0.0, 0.0))
+    for q in (wp.vec2(0.0, 0.0), wp.vec2(1.0, 0.0)):
+        assert created(q, wp.vec2()) == original(q, wp.vec2())
     assert wp.utils.create_warp_function(_two_line_lambda())[0].key == created.key  # by its text
     factor = 3.0
     triple, _ = wp.utils.create_warp_function(lambda x: x * factor)  # closures are seen
@@ -265,3 +269,35 @@ def test_create_warp_function_from_a_lambda_and_a_function():
         return a + b
     added, _ = wp.utils.create_warp_function(add)
     assert added(1.0, 2.5) == 3.5
+
+
+@wp.kernel
+def square_module_default(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    y[0] = x[0] * x[0]
+
+
+@wp.kernel(enable_backward=True)
+def square_own_backward(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    y[0] = x[0] * x[0]
+
+
+def test_enable_backward_module_option():
+    """A module's `enable_backward=False` leaves its kernels without adjoints: a Tape that
+    needs one raises, naming the kernel (Warp warns and gives a zero gradient there, which
+    is wrong: test_options' backward_1 and backward_4 expect that). A kernel's own option
+    wins over its module's."""
+    wp.set_module_options({"enable_backward": False})
+    try:
+        x = wp.array([3.0], dtype=float, requires_grad=True)
+        y = wp.zeros(1, requires_grad=True)
+        with wp.Tape() as tape:
+            wp.launch(square_module_default, 1, inputs=[x, y])
+        with pytest.raises(RuntimeError, match="square_module_default.*enable_backward=False"):
+            tape.backward(grads={y: wp.ones(1)})
+        x.grad.zero_()
+        with wp.Tape() as tape:
+            wp.launch(square_own_backward, 1, inputs=[x, y])
+        tape.backward(grads={y: wp.ones(1)})
+        assert x.grad.numpy()[0] == 6.0
+    finally:
+        wp.set_module_options({"enable_backward": True})

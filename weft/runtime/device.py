@@ -77,9 +77,6 @@ class Device:
         """Whether this device can read the memory of `other` (the CPU reads its own)."""
         return get_device(other) == self
 
-    def get_cuda_peer_access(self, other) -> bool:
-        return False
-
     def __repr__(self):
         return f'"{self.alias}"'
 
