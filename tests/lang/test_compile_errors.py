@@ -174,13 +174,6 @@ def branches_disagree(a: wp.array(dtype=float)):
 
 
 @wp.kernel
-def defined_in_loop(a: wp.array(dtype=float)):
-    for j in range(3):
-        z = float(j)
-    a[0] = z
-
-
-@wp.kernel
 def loop_changes_type(a: wp.array(dtype=float)):
     s = 0
     for j in range(3):
@@ -301,7 +294,6 @@ def bad_attribute(a: wp.array(dtype=float)):
     (stores_wrong_type, "a[0] = k", "int32"),
     (rebinds_with_other_type, "x = k", "'x' has type int32 but float32 is expected"),
     (branches_disagree, "if a[0] > 0.0", "'x' is float32 in one branch and int32 in the other"),
-    (defined_in_loop, ("a[0] = z", "z"), "'z' is assigned inside the loop"),
     (loop_changes_type, "s = float(j)", "'s' has type float32 but int32 is expected"),
     (literal_too_big, "k = 3000000000", "the constant 3000000000 does not fit int32"),
     (kernel_returns_value, "return a[0]", "kernels cannot return values"),
@@ -327,9 +319,6 @@ def test_names_and_types(kernel, caret_at, message):
     check_points_at(compile_error(kernel), kernel, caret_at, message)
 
 
-def test_messages_name_the_line_of_the_loop():
-    loop_line = source_line(defined_in_loop, "for j in range(3)")
-    assert f"inside the loop at line {loop_line} " in str(compile_error(defined_in_loop))
 
 
 # Builtin arguments -----------------------------------------------------------------------------

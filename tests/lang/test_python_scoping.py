@@ -134,3 +134,30 @@ def test_comparing_unequal_types_is_a_type_error():
 
     with pytest.raises(TypeError, match="different types int32 and bool"):
         wp.launch(unequal, 1, inputs=[wp.zeros(1, dtype=int)])
+
+
+@wp.kernel
+def first_assigned_in_loops(n: int, out: wp.array(dtype=float)):
+    t = 0.0
+    for _ in range(n):
+        d = 1.0 / (t + 1.0)  # first assigned here, read after the loop (a ray-marching step)
+        t = t + d
+    out[0] = d
+    k = 0
+    while k < n:
+        v = wp.vec2(float(k), 2.0)
+        k += 1
+    out[1] = v[0] + v[1]
+
+
+def test_a_name_first_assigned_in_a_loop_keeps_its_last_value():
+    """Python's rule (and Warp's): the value of the last iteration; zero if the loop never ran."""
+    out = wp.zeros(2)
+    wp.launch(first_assigned_in_loops, 1, inputs=[4, out])
+    t = d = 0.0
+    for _ in range(4):
+        d = 1.0 / (t + 1.0)
+        t += d
+    np.testing.assert_allclose(out.numpy(), [d, 3.0 + 2.0], rtol=1e-6)
+    wp.launch(first_assigned_in_loops, 1, inputs=[0, out])
+    np.testing.assert_array_equal(out.numpy(), [0.0, 0.0])

@@ -41,10 +41,22 @@ _RET, _RETVAL = "__return", "__retval"
 
 
 class Undefined:
-    """A name that exists on some paths only (a branch, a loop body). Using it is an error."""
+    """A name that exists on some paths only (a branch, a loop body). Using it is an error,
+    except for a name first assigned in a loop body (`declare`: (loop key, name, type)):
+    reading it after the loop recompiles the function with the name declared as zero before
+    the loop and carried through it, which gives Python's (and Warp's) value after a loop
+    that ran, and zero after one that did not."""
 
-    def __init__(self, why: str):
+    def __init__(self, why: str, declare=None):
         self.why = why
+        self.declare = declare
+
+
+class NeedLoopDeclaration(Exception):
+    """Raised where a name first assigned in a loop body is read after the loop."""
+
+    def __init__(self, loop_key, name, type_):
+        self.loop_key, self.name, self.type = loop_key, name, type_
 
 
 class NeedReturnType(Exception):

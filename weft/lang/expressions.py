@@ -23,6 +23,7 @@ from .ast_helpers import (
     _BIN_OPS,
     _CMP_OPS,
     _PY_FOLD,
+    NeedLoopDeclaration,
     Undefined,
     _describe,
     fold_constants,
@@ -57,6 +58,8 @@ class ExpressionsMixin:
         if name in self.scope:
             v = self.scope[name]
             if isinstance(v, Undefined):
+                if v.declare is not None:
+                    raise NeedLoopDeclaration(*v.declare)
                 self.error(v.why, node)
             return v
         found, value = self.src.lookup(name)

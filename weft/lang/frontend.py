@@ -20,6 +20,7 @@ from ..types import bool_
 from .ast_helpers import (
     _RET,
     _RETVAL,
+    NeedLoopDeclaration,
     NeedReturnType,
     Undefined,
     _describe,
@@ -46,6 +47,7 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         self.constants = constants or {}  # compile-time parameters (generic constants)
         self.loops: list[dict] = []
         self._uid = 0
+        self.loop_declarations: dict = {}  # loop key -> {name: type} declared before that loop
 
     # Entry ---------------------------------------------------------------------------------
     def compile(self) -> Function:
@@ -54,6 +56,11 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                 return self._compile_once()
             except NeedReturnType as need:
                 self.ret_type = need.type
+            except NeedLoopDeclaration as need:
+                declared = self.loop_declarations.setdefault(need.loop_key, {})
+                if need.name in declared:  # (cannot happen: the retry carries it)
+                    raise
+                declared[need.name] = need.type
 
     def _compile_once(self) -> Function:
         node = self.src.tree

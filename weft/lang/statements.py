@@ -288,6 +288,7 @@ class StatementsMixin:
     def stmt_For(self, node):
         if node.orelse:
             self.error("for/else is not supported", node)
+        self._declare_before_loop(node)
         it = node.iter
         backwards = isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
         if backwards:
@@ -318,6 +319,7 @@ class StatementsMixin:
     def stmt_While(self, node):
         if node.orelse:
             self.error("while/else is not supported", node)
+        self._declare_before_loop(node)
         self.emit_while(node, node.test, prologue=None)
 
     def stmt_FunctionDef(self, node):
@@ -550,7 +552,18 @@ class StatementsMixin:
         cond = self.condition(test)
         return cond if isinstance(cond, Value) else self.b.const(bool(cond), bool_)
 
+    def _declare_before_loop(self, node):
+        """Names first assigned in this loop's body and read after it (found on an earlier
+        attempt, see NeedLoopDeclaration) start as zero here, so the loop carries them."""
+        for name, t in self.loop_declarations.get((node.lineno, node.col_offset), {}).items():
+            if not isinstance(self.scope.get(name), Value):
+                self.scope[name] = arith.zero(self, t)
+
     def _yield_carried(self, carried, body, node):
+        # the types of names first assigned in the body, should they be read after the loop
+        self._body_types = {n: v.type for n in _assigned_names(node.body, calls=False)
+                            if n not in carried and isinstance(v := self.scope.get(n), Value)
+                            and not isinstance(v.type, ArrayType)}
         vals = []
         for name, arg in zip(carried, body.args[-len(carried):] if carried else []):
             v = self.scope.get(name)
@@ -567,11 +580,14 @@ class StatementsMixin:
         for name, r in zip(carried, results):
             r.hint = _hint(name)
             after[name] = r
+        body_types = getattr(self, "_body_types", {})
         for name in _assigned_names(node.body, calls=False) | ({node.target.id} if hasattr(node, "target") else set()):
             if name not in after:
+                t = body_types.get(name)
                 after[name] = Undefined(f"'{name}' is assigned inside the loop at line "
                                         f"{node.lineno} and is not available after it; "
-                                        f"assign it before the loop")
+                                        f"assign it before the loop",
+                                        declare=((node.lineno, node.col_offset), name, t) if t is not None else None)
         self.scope = after
 
     def _carried_names(self, node) -> list[str]:
