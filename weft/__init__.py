@@ -15,6 +15,7 @@ from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .codegen.cpu import get_cpu_kernel_cache_key  # noqa: E402
+from .config import DeterministicMode  # noqa: E402
 from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .interop.jax import (  # noqa: E402
     device_from_jax,
@@ -37,6 +38,7 @@ from .interop.torch import (  # noqa: E402
     stream_to_torch,
     to_torch,
 )
+from .lang.aot import compile_aot_module, load_aot_module  # noqa: E402
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
 from .lang.decorators import constant, func, kernel, overload, struct  # noqa: E402
 from .lang.errors import (  # noqa: E402
@@ -51,7 +53,7 @@ from .lang.errors import (  # noqa: E402
 )
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
-from .lang.module import Module, get_module  # noqa: E402
+from .lang.module import Module, force_load, get_module, load_module  # noqa: E402
 from .lang.native import func_native  # noqa: E402
 from .logger import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, get_logger, set_logger  # noqa: E402
 from .runtime.array import (  # noqa: E402
@@ -161,6 +163,9 @@ types = __import__("weft.types", fromlist=["types"])
 
 # Every builtin is a module attribute: weft.sin, weft.dot, weft.atomic_add, ...
 globals().update({name: b for name, b in _BUILTINS.items()})
+from .constants import *  # noqa: E402,F403 - pi, HALF_PI, e, inf, ... as in Warp
+from .math import *  # noqa: E402,F403 - norms and quaternion helpers, funcs as in warp.math
+
 for _name in ("quat", "transform"):  # the type names double as constructors
     globals()[_name] = getattr(types, _name)
 

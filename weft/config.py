@@ -72,6 +72,21 @@ class LaunchArrayAccessMode(enum.IntEnum):
 launch_array_access_mode: LaunchArrayAccessMode = LaunchArrayAccessMode.RELAXED
 
 
+class DeterministicMode(enum.IntEnum):
+    """Warp's deterministic execution of float atomics. On weft's CPU any mode but
+    NOT_GUARANTEED runs a kernel whose float atomics make its result depend on the order
+    of its threads (adjoint kernels usually do) on one thread, in thread order, so that its
+    results repeat bit for bit; other kernels are unaffected."""
+
+    NOT_GUARANTEED = 0
+    RUN_TO_RUN = 1
+    GPU_TO_GPU = 2
+
+
+#: The default of the "deterministic" module option (see DeterministicMode).
+deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
+
+
 class _Settings(types.ModuleType):
     """This module: each assignment to a setting counts in `changes`, so that code keeping
     what it looked up under the current settings (a compiled kernel) knows to look again."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy as _copy
 import os
 import sys
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -337,12 +336,12 @@ def adjoint_struct(value):
         f = getattr(value, name)
         if isinstance(ft, ArrayType):
             grad = f.grad if isinstance(f, array) else None
-            object.__setattr__(out, name, grad)
+            setattr(out, name, grad)
             found = found or grad is not None
         elif isinstance(ft, StructType) and isinstance(f, StructValue):
             inner = adjoint_struct(f)
             if inner is not None:
-                object.__setattr__(out, name, inner)
+                setattr(out, name, inner)
                 found = True
     return out if found else None
 
@@ -408,8 +407,8 @@ def _key_name(kernel, key) -> str:
 
 # Overwrite reports (config.verify_autograd_array_access) -------------------------------------
 def warn_overwrite(a, where: dict):
-    """Warn that array `a`, read by a recorded launch, is being overwritten (Warp's message,
-    then what it means on weft)."""
+    """Warn (through weft's logger) that array `a`, read by a recorded launch, is being
+    overwritten: Warp's message, then what it means on weft."""
     if {"arg_name", "kernel_name", "filename", "lineno"} <= where.keys():
         what = (f"Array {_short(a)} passed to argument {where['arg_name']} in kernel {where['kernel_name']} "
                 f"at {where['filename']}:{where['lineno']} is being written to")
@@ -422,11 +421,8 @@ def warn_overwrite(a, where: dict):
                "gradient computation in the backward pass. (weft's Tape keeps a copy of the old "
                "contents for the recorded kernel launches, so their adjoints stay right; steps "
                "recorded with record_func see the new contents.)")
-    frame = _user_frame()
-    filename, lineno = (frame.f_code.co_filename, frame.f_lineno) if frame else ("weft", 0)
-    # (explicit, without a registry: each overwrite is reported, as Warp logs each one)
-    warnings.warn_explicit(message, UserWarning, filename, lineno,
-                           module=frame.f_globals.get("__name__") if frame else None)
+    from .logger import log_warning
+    log_warning(message, UserWarning)
 
 
 def _short(a) -> str:
@@ -436,17 +432,11 @@ def _short(a) -> str:
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def _user_frame():
-    """The innermost frame outside the weft package: the user's call (None if there is none)."""
+def _caller_outside_weft() -> tuple:
+    """(file, line) of the innermost frame outside the weft package: the user's call."""
     frame = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
         frame = frame.f_back
-    return frame
-
-
-def _caller_outside_weft() -> tuple:
-    """(file, line) of the user's call."""
-    frame = _user_frame()
     return (None, None) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 

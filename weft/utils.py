@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import typing
 
 from .logger import log_debug, warn  # noqa: F401 - wp.utils.warn
 from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
@@ -205,31 +206,68 @@ class MeshAdjacency:
             print("Detected non-manifold edge")
 
 
-MODULE_OPTIONS: dict[str, dict] = {}
-_KNOWN = ("fast_math", "enable_backward")
-_IGNORED = ("max_unroll", "lineinfo", "cuda_output", "block_dim", "mode")
-
-
-def _module_name(module, depth: int) -> str:
-    if module is None:
-        return sys._getframe(depth + 1).f_globals.get("__name__", "__main__")
-    return module if isinstance(module, str) else module.__name__
+MODULE_OPTIONS: dict[str, dict] = {}  # module name -> options set on it (see lang/module.py)
 
 
 def set_module_options(options: dict, module=None) -> None:
-    """Options for the kernels of one Python module (the caller's by default), as Warp's:
-    `fast_math` lets LLVM reassociate float math there; `enable_backward` as in Warp."""
-    for key in options:
-        if key not in _KNOWN + _IGNORED:
-            raise ValueError(f"unknown module option {key!r}; known: {', '.join(_KNOWN)}")
-    from . import config
-    MODULE_OPTIONS.setdefault(_module_name(module, 1), {}).update(
-        {k: v for k, v in options.items() if k in _KNOWN})
-    config.changes += 1  # kernels of that module may compile differently now
+    """Set options of a module's kernels (the caller's Python module by default; a name, a
+    Python module or a weft Module), Warp's keys: `enable_backward`, `fast_math`, `mode`,
+    `optimization_level`, `cpu_compiler_flags`, ... (an unknown key is a ValueError)."""
+    from .lang.module import _resolve
+    target = _resolve(module, 1)
+    for key, value in options.items():
+        target.options[key] = value
 
 
-def get_module_options(module=None) -> dict:
-    from . import config
-    options = {"fast_math": config.fast_math, "enable_backward": config.enable_backward}
-    options.update(MODULE_OPTIONS.get(_module_name(module, 1), {}))
-    return options
+def get_module_options(module=None):
+    """The options of a module (the caller's by default): those set on it, else the
+    defaults (most follow weft.config)."""
+    from .lang.module import _resolve
+    return _resolve(module, 1).options
+
+
+def create_warp_function(func):
+    """A weft func made from a Python function or lambda, its parameters generic (`Any`);
+    returns `(func, module)`. A lambda becomes `def func_<hash>(<its parameters>): return
+    <its body>`, the hash taken from the body's text (the same name in every process)."""
+    import hashlib
+    import inspect
+
+    from .lang.function import Func
+    from .lang.module import get_module
+
+    params = list(inspect.signature(func).parameters)
+    namespace = dict(func.__globals__)
+    for name, cell in zip(func.__code__.co_freevars, func.__closure__ or ()):
+        namespace[name] = cell.cell_contents  # the lambda's closure, as the func sees it
+    if func.__name__ == "<lambda>":
+        body = _lambda_body(func)
+        key = f"func_{hashlib.sha256(body.encode()).hexdigest()[:16]}"
+        source = f"def {key}({', '.join(params)}):\n    return {body}\n"
+    else:
+        key = func.__qualname__.replace(".", "_").replace(" ", "_").replace("<", "").replace(">", "_")
+        source = inspect.getsource(func)
+        import textwrap
+        source = textwrap.dedent(source).replace(f"def {func.__name__}(", f"def {key}(", 1)
+    exec(compile(source, f"<weft func {key}>", "exec"), namespace)  # noqa: S102 - the user's own code
+    pyfunc = namespace[key]
+    pyfunc.__annotations__ = dict.fromkeys(params, typing.Any)
+    return Func(pyfunc, key=key, source=source), get_module(f"map_{key}")
+
+
+def _lambda_body(func) -> str:
+    """The text of a lambda's body, found in the source lines that hold the lambda."""
+    import ast
+    import inspect
+    import textwrap
+    lines, _ = inspect.getsourcelines(func)
+    text = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:  # a lambda inside a bigger expression: parse from its own line on
+        tree = ast.parse("(" + text.strip().rstrip(",") + ")")
+    names = list(inspect.signature(func).parameters)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names:
+            return ast.unparse(node.body)
+    raise ValueError("could not find the source of the lambda")

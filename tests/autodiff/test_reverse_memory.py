@@ -313,12 +313,30 @@ def used_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.ar
     y[i] = old * 2.0
 
 
+@wp.struct
+class Holder:
+    values: wp.array(dtype=F64)
+
+
+@wp.kernel
+def read_through_held_array(holders: wp.array(dtype=Holder), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = holders[0].values[i] * 2.0
+
+
+def _holders():
+    h = Holder()
+    h.values = wp.array(X, dtype=F64)
+    return wp.array([h], dtype=Holder)
+
+
 REFUSALS = [
     (accumulate_then_read, [X, np.zeros(5), np.zeros(5), 3], "read here after this thread may have written"),
     (read_after_other_store, [X, np.array([1, 0, 2, 4, 3], np.int32), np.zeros(5), np.zeros(5)],
      "read here after this thread may have written"),
     (float_atomic_min, [X, np.zeros(1)], r"atomic_min\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
+    (read_through_held_array, [_holders, np.zeros(5)], "array held in a struct read from an array of structs"),
 ]
 
 
@@ -437,3 +455,21 @@ def test_atomic_return_value_as_slot_index():
     slots = {round(v, 12): k for k, v in enumerate(out.numpy()[:counter.numpy()[0]])}
     expected = [2 * v * w.numpy()[slots[round(v * v, 12)]] if v > 0 else 0.0 for v in x]
     np.testing.assert_allclose(xs.grad.numpy(), expected, rtol=1e-12)
+
+
+@wp.kernel
+def component_update_then_read(y: wp.array(dtype=wp.vec2d), x: wp.array(dtype=F64), out: wp.array(dtype=F64)):
+    y[0].x += x[0]  # a store to y[0] ...
+    out[0] = y[0].x * y[0].x  # ... read back through another constant index 0: the stored value
+
+
+def test_a_store_read_back_at_the_same_constant_index():
+    y = wp.array(np.array([[2.0, 5.0]]), dtype=wp.vec2d, requires_grad=True)
+    x = wp.array(np.array([3.0]), dtype=F64, requires_grad=True)
+    out = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(component_update_then_read, 1, inputs=[y, x, out])
+    assert out.numpy()[0] == 25.0
+    tape.backward(grads={out: np.ones(1)})
+    assert x.grad.numpy()[0] == 10.0  # d (y0 + x)^2 / dx
+    assert y.grad.numpy().tolist() == [[10.0, 0.0]]  # the old y.x; y.y does not reach out

@@ -173,3 +173,29 @@ def test_arrays_of_structs_written_then_read():
     tape.backward(grads={e: np.ones(3)})
     np.testing.assert_allclose(x.grad.numpy(), 4 * X)
     assert not p.grad.numpy()["pos"].any()  # consumed by make_particles' store
+
+
+@wp.struct
+class State:
+    x: wp.array(dtype=F64)
+    v: wp.array(dtype=F64)
+
+
+@wp.kernel
+def step_through_a_copy(state_in: State, state_out: State, dt: F64):
+    i = wp.tid()
+    out = State(state_out.x, state_out.v)  # a struct built in the kernel from the parameter's arrays
+    out.v[i] = state_in.v[i] * 2.0
+    out.x[i] = state_in.x[i] + out.v[i] * dt
+
+
+def test_arrays_of_a_struct_built_in_the_kernel_are_the_parameters_arrays():
+    s_in, s_out = State(), State()
+    s_in.x, s_in.v = wp.array(X, dtype=F64, requires_grad=True), wp.array(Y, dtype=F64, requires_grad=True)
+    s_out.x, s_out.v = wp.zeros(3, dtype=F64, requires_grad=True), wp.zeros(3, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(step_through_a_copy, 3, inputs=[s_in, s_out, 0.5])
+    np.testing.assert_allclose(s_out.x.numpy(), X + Y)
+    tape.backward(grads={s_out.x: np.ones(3)})
+    np.testing.assert_allclose(s_in.x.grad.numpy(), 1.0)
+    np.testing.assert_allclose(s_in.v.grad.numpy(), 1.0)  # 2 * dt

@@ -181,14 +181,9 @@ CASES = [
     _case("transform_inverse", "wp.transform_inverse(a)", T, out="transformd"),
     # builtins/rotation.py
     _case("nonzero", "wp.nonzero(a)", F(), keep=lambda a: np.abs(a) > 0.05, exact_zero=True),
-    _case("degrees", "wp.degrees(a)", F()),
-    _case("radians", "wp.radians(a)", F()),
     _case("copysign", "wp.copysign(a, b)", F(), F(), keep=lambda a, b: (np.abs(a) > 0.05) & (np.abs(b) > 0.05)),
     _case("matrix_from_rows", "wp.matrix_from_rows(a, b)", V(), V(), out="matrix((2, 3), wp.float64)"),
     _case("matrix_from_cols", "wp.matrix_from_cols(a, b)", V(), V(), out="matrix((3, 2), wp.float64)"),
-    _case("get_diag", "wp.get_diag(a)", M(3), out="vec3d"),
-    _case("ddot", "wp.ddot(a, b)", M(3), M(3)),
-    _case("quat_rpy", "wp.quat_rpy(a, b, c)", F(-3, 3), F(-1.4, 1.4), F(-3, 3), out="quatd"),
     # a rotation matrix of a unit quaternion back to the quaternion (w > 0.2: away from the sign flip)
     _case("quat_from_matrix", "wp.quat_from_matrix(wp.quat_to_matrix(a))", Q, out="quatd",
           keep=lambda q: q[:, 3] > 0.2),
@@ -216,6 +211,13 @@ CASES = [
     _case("neg", "wp.neg(a)", Q, out="quatd", variant="builtin"),
     _case("div_approx", "wp.div_approx(a, b)", M(2), F(), out="mat22d", keep=lambda a, b: np.abs(b) > 0.3),
     _case("pos", "wp.pos(a)", M(2), out="mat22d"),
+    # angles (builtins/angles.py)
+    _case("degrees", "wp.degrees(a)", F()),
+    _case("radians", "wp.radians(a)", F()),
+    _case("quat_rpy", "wp.quat_rpy(a, b, c)", F(-3, 3), F(-1.5, 1.5), F(-3, 3), out="quatd"),
+    # reductions (builtins/reductions.py)
+    _case("ddot", "wp.ddot(a, b)", M(3), M(3)),
+    _case("get_diag", "wp.get_diag(a)", M(3), out="vec3d"),
     # atomics that have a derivative: the adjoint reads (and keeps) the output adjoint
     _case("atomic_add", "", F(), stmt="wp.atomic_add(out, i, a)"),
     _case("atomic_sub", "", V(), out="vec3d", stmt="wp.atomic_sub(out, i, a)"),
@@ -254,17 +256,17 @@ EXCLUDED = {
     "atomic_max": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
     **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert")},
     "unot": "bool result",
+    "cast": "bit reinterpretation, not differentiable",
     "print": "side effect only, skipped by the replay",
     "printf": "side effect only, skipped by the replay",
     "expect_eq": "a check that prints, skipped by the replay",
     "argmin": "integer result", "argmax": "integer result",
     "expect_neq": "a check that prints, skipped by the replay",
     "expect_near": "a check that prints, skipped by the replay",
-    "cast": "bit reinterpretation: the adjoint raises NotDifferentiableError (test_cast)",
 }
 EXCLUDED_PRIMITIVES = {
+    "bitcast": "wp.cast: bit reinterpretation, not differentiable",
     "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
-    "bitcast": "bit reinterpretation (cast): not differentiable",
     "rand_pcg": "integer hash of the random state",
     "libm_logf": "used by randn on values derived from the integer random state",
     "libm_cosf": "used by randn on values derived from the integer random state",

@@ -132,3 +132,11 @@ def test_init_kernel_cache_adds_the_version_once(tmp_path, monkeypatch):
     assert resolved == os.path.join(os.path.realpath(tmp_path), wp.config.version)
     assert wp.config.kernel_cache_dir == resolved and os.path.isdir(resolved)
     assert cache.init_kernel_cache(resolved) == resolved  # not versioned twice
+
+
+def test_windows_long_path_prefix():
+    add = cache._add_long_path_prefix
+    assert add("C:\\Users\\foo\\cache") == "\\\\?\\C:\\Users\\foo\\cache"
+    assert add("\\\\server\\share\\cache") == "\\\\?\\UNC\\server\\share\\cache"
+    assert add("\\\\?\\C:\\Users\\foo\\cache") == "\\\\?\\C:\\Users\\foo\\cache"
+    assert add("cache\\subdir") == "cache\\subdir"

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from functools import partial
 
 import numpy as np
 import pytest
@@ -115,9 +116,6 @@ def test_errors():
 
     with pytest.raises(TypeError, match="must not return a value"):
         wp.jax_callable(returns)
-    with pytest.raises(NotImplementedError, match="jax_callable"):
-        from weft._src.jax.ffi import register_ffi_callback
-        register_ffi_callback("name", double)
 
 
 def test_exceptions_in_the_function_reach_the_caller():
@@ -174,3 +172,57 @@ def test_shard_map_outputs_vary_like_their_inputs(tmp_path):
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
     result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr[-3000:]
+
+
+def test_a_function_with_side_effects_runs_even_when_its_outputs_are_unused():
+    calls = []
+
+    def counted(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        calls.append(a.shape)
+
+    pure = wp.jax_callable(counted)
+    effect = wp.jax_callable(counted, has_side_effect=True)
+
+    def unused(op, x):
+        op(x)
+        return x + 1.0
+
+    x = jnp.ones(3, dtype=jnp.float32)
+    jax.block_until_ready(jax.jit(partial(unused, pure))(x))
+    assert calls == []  # a pure op whose result is unused is removed
+    jax.block_until_ready(jax.jit(partial(unused, effect))(x))
+    assert calls == [(3,)]
+    (out,) = jax.vmap(effect)(jnp.ones((2, 3), dtype=jnp.float32))  # one call per batch element
+    assert out.shape == (2, 3) and len(calls) == 3
+
+
+def test_raw_ffi_callback_with_attributes():
+    """Warp's register_ffi_callback: XLA's buffers as numpy views (vec2 arrays as (n, 2)),
+    the call's attributes as a dict; errors come back as exceptions."""
+    from weft._src.jax import get_jax_device
+    from weft._src.jax.ffi import register_ffi_callback
+
+    seen = {}
+
+    def scale_both_raw(inputs, outputs, attrs, ctx):
+        a, b = inputs
+        c, d = outputs
+        seen.update(attrs, stream=ctx.stream, device=wp.device_from_jax(get_jax_device()))
+        wp.launch(scale, dim=a.shape, inputs=[a, attrs["scale"]], outputs=[c])
+        wp.launch(scale_vec, dim=b.shape[0], inputs=[b, attrs["scale"]], outputs=[d])
+
+    register_ffi_callback("weft_test_scale_both", scale_both_raw)
+    a, b = jnp.arange(6, dtype=jnp.float32), jnp.arange(6, dtype=jnp.float32).reshape(3, 2)
+    call = jax.ffi.ffi_call("weft_test_scale_both", [jax.ShapeDtypeStruct(a.shape, a.dtype),
+                                                     jax.ShapeDtypeStruct(b.shape, b.dtype)])
+    c, d = jax.jit(lambda a, b: call(a, b, scale=np.float32(2.0), label="x"))(a, b)
+    np.testing.assert_array_equal(np.asarray(c), 2.0 * np.arange(6))
+    np.testing.assert_array_equal(np.asarray(d), 2.0 * np.arange(6).reshape(3, 2))
+    assert seen == {"scale": 2.0, "label": "x", "stream": None, "device": wp.get_device("cpu")}
+
+    def refuses(inputs, outputs, attrs, ctx):
+        raise ValueError("refused by the callback")
+
+    register_ffi_callback("weft_test_refuses", refuses)
+    with pytest.raises(Exception, match="refused by the callback"):
+        jax.block_until_ready(jax.ffi.ffi_call("weft_test_refuses", jax.ShapeDtypeStruct((2,), jnp.float32))(a))

@@ -99,6 +99,13 @@ def writes_its_input(a: wp.array(dtype=float), out: wp.array(dtype=float)):
 
 
 @wp.kernel
+def rows_doubled(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    j = wp.tid()
+    for m in range(a.shape[0]):
+        b[m, j] = a[m, j] * 2.0
+
+
+@wp.kernel
 def no_tid(a: wp.array(dtype=float), out: wp.array(dtype=float)):
     out[0] = a[0]
 
@@ -259,6 +266,16 @@ def test_differentiable_wrappers_fix_their_dims():
         wp.jax_kernel(accumulate, num_outputs=2, in_out_argnames=["b"], enable_backward=True)
 
 
+def test_grad_with_fewer_threads_than_array_dims_uses_the_forward_launch_dims():
+    op = wp.jax_kernel(rows_doubled, launch_dims=5, enable_backward=True)
+    a = _f32(3, 5)
+    (out,) = op(a)
+    assert out.shape == (3, 5)  # the first input's shape
+    np.testing.assert_array_equal(np.asarray(out), 2.0 * np.asarray(a))
+    g = jax.grad(lambda x: jnp.sum(op(x)[0] * jnp.arange(15.0).reshape(3, 5)))(a)
+    np.testing.assert_array_equal(np.asarray(g), 2.0 * np.arange(15.0).reshape(3, 5))  # no 3x over-count
+
+
 # Errors --------------------------------------------------------------------------------------------
 def test_argument_name_errors():
     with pytest.raises(ValueError, match="must not contain duplicate names"):
@@ -320,3 +337,17 @@ def test_jax_experimental_and_src_paths_give_the_same_objects():
     assert jax_kernel is wp.jax_kernel is src_kernel is ffi_kernel
     assert jax_callable is wp.jax_callable
     assert get_jax_device().platform == "cpu"
+
+
+def test_the_pure_callback_fallback_computes_the_same(monkeypatch):
+    """Where JAX lacks the FFI, ops are pure_callbacks (outputs copied back by XLA)."""
+    from weft.interop import xla_ffi
+    monkeypatch.setattr(xla_ffi, "available", lambda jax: False)
+    a, b = _f32(2, 4), jnp.ones((2, 4), dtype=jnp.float32)
+    (out,) = jax.jit(jax.vmap(wp.jax_kernel(add, launch_dims=4)))(a, b)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(a) + 1.0)
+    b_out, c = wp.jax_kernel(accumulate, num_outputs=2, in_out_argnames=["b"], launch_dims=3)(_f32(3), _f32(3))
+    np.testing.assert_array_equal(np.asarray(b_out), 2.0 * np.arange(3))
+    op = wp.jax_kernel(square_sum, enable_backward=True, launch_dims=8)
+    da = jax.grad(lambda a: jnp.sum(op(a, jnp.ones(8, jnp.float32), 1.0)[0]))(_f32(8))
+    np.testing.assert_allclose(np.asarray(da), 2.0 * (np.arange(8) + 1.0))

@@ -534,3 +534,10 @@ def test_launch_takes_tensors_and_numpy_arrays_as_views():
     assert strided.tolist() == [1.0] * 4
     with pytest.raises(TypeError, match="argument 'a'.*holds float64 values"):
         wp.launch(affine, 4, inputs=[torch.zeros(4, dtype=torch.float64), strided])
+
+
+def test_from_torch_capacity_is_the_storage_left_from_the_view():
+    base = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    assert wp.from_torch(base[1:3, 2:5]).capacity == (24 - 8) * 4
+    assert wp.from_torch(base[2:, 1::2]).capacity == (24 - 13) * 4
+    assert wp.from_torch(torch.zeros(0)).capacity == 0

@@ -222,6 +222,14 @@ def test_funcs_inside_static():
     assert out.numpy()[0] == 9.0
     assert vs.numpy()[0].tolist() == [0.0, np.float32(0.6), np.float32(0.8)]
 
+    @wp.kernel
+    def struct_k(bodies: wp.array(dtype=Body)):
+        bodies[0] = wp.static(make_body(wp.vec3(1.0, 0.0, 0.0), 2.0))
+
+    bodies = wp.zeros(1, dtype=Body)
+    wp.launch(struct_k, 1, inputs=[bodies])
+    assert bodies.numpy()[0]["mass"] == 2.0
+
 
 def test_random_state_argument():
     state = wp.rand_init(42)
@@ -251,6 +259,11 @@ def thread_offset(x: int):
     return x + wp.tid()
 
 
+@wp.func
+def first_row(a: wp.array2d(dtype=float)):
+    return a[0]
+
+
 def test_bad_values():
     with pytest.raises(RuntimeError, match=r"tid\(\) can only be called inside a kernel"):
         wp.tid()
@@ -258,8 +271,11 @@ def test_bad_values():
         thread_offset(1)
     with pytest.raises(ValueError, match="does not fit int32"):
         wp.abs(2**40)
-    with pytest.raises(TypeError, match="lists or numpy arrays"):
-        wp.length([1.0, 2.0, 3.0])
+    for sequence in ([1.0, 2.0, 3.0], (1.0, 2.0, 3.0), np.ones(3, dtype=np.float32)):
+        with pytest.raises(TypeError, match="lists, tuples or numpy arrays"):
+            wp.length(sequence)
+    with pytest.raises(TypeError, match="returns an array"):
+        first_row(wp.zeros((2, 2)))
 
 
 def test_overload_added_after_a_call():
@@ -306,3 +322,16 @@ def test_funcs_compute_as_kernels_do_not_as_python():
     assert divide_by_zero(1.0) == math.inf
     assert third(1.0) == float(np.float32(1.0) / np.float32(3.0)) != 1.0 / 3.0
     assert third(1.0) == in_kernel(third, 1.0, result_type=wp.float32)
+
+
+def test_settings_apply_to_later_calls():
+    v = wp.vec3(1.0, 2.0, 3.0)
+    assert wp.length(v) == wp.length(v)
+    saved = wp.config.bounds_checks
+    try:
+        wp.config.bounds_checks = not saved
+        assert wp.length(v) == float(np.float32(np.sqrt(np.float32(14.0))))
+        entry = wp.length.__dict__["_pyscope_entries"][1][((wp.vec3,), (), False)]
+        assert entry.last[0] == wp.config.changes  # the kernel of the new settings
+    finally:
+        wp.config.bounds_checks = saved

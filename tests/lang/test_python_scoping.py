@@ -85,16 +85,38 @@ def test_leaked_index_is_carried_by_a_later_loop():
 
 
 @wp.kernel
-def backwards(a: int, b: int, s: int, out: wp.array(dtype=int), count: wp.array(dtype=int)):
-    c = int(0)
+def backwards(n: int, step: int, out: wp.array(dtype=int)):
+    k = 0
+    for i in reversed(range(1, n, step)):
+        out[k] = i
+        k += 1
+    for j in reversed(range(4)):
+        out[k] = j
+        k += 1
+    for m in reversed(range(n, 0, -step)):
+        out[k] = m
+        k += 1
+
+
+def test_reversed_ranges():
+    for n, step in ((8, 3), (1, 2), (7, 2)):
+        out = wp.full(32, -1, dtype=int)
+        wp.launch(backwards, 1, inputs=[n, step, out])
+        want = [*reversed(range(1, n, step)), *reversed(range(4)), *reversed(range(n, 0, -step))]
+        assert out.numpy()[: len(want)].tolist() == want and out.numpy()[len(want)] == -1
+
+
+@wp.kernel
+def backwards_any_sign(a: int, b: int, s: int, out: wp.array(dtype=int), count: wp.array(dtype=int)):
+    c = 0
     for i in reversed(range(a, b, s)):
         out[c] = i
         c += 1
     count[0] = c
 
 
-def test_reversed_range():
+def test_reversed_range_of_either_sign():
     for a, b, s in [(0, 10, 3), (10, 0, -3), (0, 0, 1), (5, 2, 1), (-3, 7, 2), (7, -3, -2)]:
         out, count = wp.zeros(8, dtype=int), wp.zeros(1, dtype=int)
-        wp.launch(backwards, 1, inputs=[a, b, s, out, count])
+        wp.launch(backwards_any_sign, 1, inputs=[a, b, s, out, count])
         assert out.numpy()[: count.numpy()[0]].tolist() == list(reversed(range(a, b, s)))

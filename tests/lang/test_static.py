@@ -77,3 +77,15 @@ def test_static_errors_read_like_warps():
     message = run(returns_struct_with_array)
     assert "a Warp array cannot be created inside Warp kernels at" in message
     assert "WithArray.a" in message
+
+
+@wp.kernel
+def static_of_constant_local(out: wp.array(dtype=int)):
+    n = 3  # a local holding a constant is that constant in static expressions
+    out[0] = wp.static(n * 2)
+
+
+def test_constant_locals_are_visible_to_static():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(static_of_constant_local, 1, inputs=[out])
+    assert out.numpy()[0] == 6

@@ -1,7 +1,7 @@
-"""`launch(..., adjoint=True)`: adjoint arguments (None for non-arrays), accumulation,
-argument-count errors; recorded forward and adjoint `Launch` objects (behaviour 4 of the
-mission) with their parameters and shape changed in place; kernels without an adjoint;
-the AD stack limit."""
+"""`launch(..., adjoint=True)`: adjoint arguments (None: an array's own .grad; None or
+zero for non-arrays), accumulation, argument-count errors; recorded forward and adjoint
+`Launch` objects (behaviour 4 of the mission) with their parameters and shape changed in
+place; kernels without an adjoint; the AD stack limit."""
 
 import numpy as np
 import pytest
@@ -179,12 +179,12 @@ def test_set_param_at_index_on_forward_and_adjoint_launches():
         backward.set_param_at_index(3, x)
 
 
-def test_none_adjoint_set_on_a_recorded_launch_means_no_gradient():
+def test_none_adjoint_set_on_a_recorded_launch_of_arrays_without_grad_means_no_gradient():
     x, y, total = wp.array(np.array([1.0, 2.0]), dtype=F64), wp.zeros(2, dtype=F64), wp.zeros(1, dtype=F64)
     adj_x, adj_total = wp.zeros(2, dtype=F64), wp.ones(1, dtype=F64)
     backward = wp.launch(cube, 2, inputs=[x, y, total], adj_inputs=[adj_x, None, adj_total], adjoint=True,
                          record_cmd=True)
-    backward.set_param_at_index(2, None, adjoint=True)  # as None in adj_inputs: no gradient wanted
+    backward.set_param_at_index(2, None, adjoint=True)  # as None in adj_inputs: total has no .grad
     backward.launch()
     np.testing.assert_allclose(adj_x.numpy(), [0.0, 0.0])
 
@@ -266,6 +266,26 @@ def weighted(x: wp.array(dtype=F64), w: wp.array(dtype=F64), y: wp.array(dtype=F
     y[i] = x[i] * w[i]
 
 
+def test_none_for_an_array_with_grad_means_its_grad():
+    # Warp's rule: None in adj_inputs/adj_outputs for an array is that array's .grad
+    x = wp.array(np.array([1.0, 2.0, 3.0]), dtype=F64, requires_grad=True)
+    y = wp.zeros(3, dtype=F64, requires_grad=True)
+    wp.launch(cube_only, 3, inputs=[x, y])
+    y.grad = wp.array(np.ones(3), dtype=F64)
+    wp.launch(cube_only, 3, inputs=[x, y], adj_inputs=[None, None], adjoint=True)
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0, 27.0])
+    np.testing.assert_array_equal(y.grad.numpy(), 1.0)  # a write-only output's adjoint is only read
+    # an adjoint given explicitly takes precedence
+    adj_x = wp.zeros(3, dtype=F64)
+    wp.launch(cube_only, 3, inputs=[x, y], adj_inputs=[adj_x, None], adjoint=True)
+    np.testing.assert_allclose(adj_x.numpy(), [3.0, 12.0, 27.0])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0, 27.0])  # unchanged
+    # and a recorded adjoint launch follows the same rule
+    cmd = wp.launch(cube_only, 3, inputs=[x, y], adj_inputs=[None, None], adjoint=True, record_cmd=True)
+    cmd.launch()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 24.0, 54.0])
+
+
 def test_none_adjoint_leaves_that_array_out_of_the_adjoint():
     x = wp.array(np.array([1.0, 2.0]), dtype=F64)
     w = wp.array(np.array([3.0, 4.0]), dtype=F64)
@@ -278,3 +298,4 @@ def test_none_adjoint_leaves_that_array_out_of_the_adjoint():
     adjoint_fn = weighted.adjoint_ir(frozenset({1}))
     assert "adj_w" not in " ".join(op.operands[0].hint for op in adjoint_fn.body.ops
                                    if op.name in ("load", "store", "atomic"))
+

@@ -123,7 +123,7 @@ def test_integer_vector_components_are_checked():
     for bad in [(256, 0), (-1, 0)]:
         with pytest.raises(ValueError) as e:
             wp.launch(int_vectors, 1, inputs=[(1, 2, 3), bad, out])
-        assert str(e.value).startswith(f"kernel 'int_vectors', argument 'u': expected vector(2, uint8), "
+        assert str(e.value).startswith(f"kernel 'int_vectors', argument 'u': expected vec2ub, "
                                        f"got tuple {bad!r}")
         assert "out of the range of uint8" in str(e.value)
     assert out.numpy()[0] == 15

@@ -67,10 +67,12 @@ def test_non_square_and_unusual_types():
         wp.vec(3, wp.vec3)
     with pytest.raises(TypeError):
         wp.mat((2, 2), "float")
-    with pytest.raises(ValueError, match="at least 1 component"):
-        wp.vec(0, float)
-    with pytest.raises(ValueError, match="at least 1 row"):
-        wp.mat((0, 3), float)
+    with pytest.raises(ValueError, match="0 or more"):
+        wp.vec(-1, float)
+    with pytest.raises(ValueError, match="cannot be negative"):
+        wp.mat((-1, 3), float)
+    # empty vectors exist, as in Warp (the type of an empty slice of a vector)
+    assert wp.vec(0, float).length == 0 and wp.vec(0, float)().numpy().shape == (0,)
 
 
 # Python-scope values ---------------------------------------------------------------------------

@@ -242,3 +242,29 @@ def test_array_list_gives_struct_instances_and_vectors():
     m = wp.zeros((2, 2), dtype=wp.vec3).list()
     assert len(m) == 4 and m[0] == wp.vec3(0.0, 0.0, 0.0)
     assert wp.array([[1, 2], [3, 4]], dtype=int).list() == [1, 2, 3, 4]
+
+
+def test_numpy_view_of_struct_arrays_has_component_shapes():
+    @wp.struct
+    class Shaped:
+        m: wp.mat33
+        h: wp.float16
+        v: wp.vec2
+
+    s = Shaped()
+    s.m = np.arange(9.0)
+    s.h = 1.5
+    s.v = (1, 2)
+    a = wp.zeros(2, dtype=Shaped).fill_(s)
+    n = a.numpy()
+    assert n["m"].shape == (2, 3, 3) and n["m"][1, 2, 0] == 6.0
+    assert n["h"].dtype == np.float16 and n["h"][0] == 1.5
+    assert n["v"].shape == (2, 2)
+    assert a.list()[1].h == 1.5
+
+
+def test_ctype_of_an_instance_is_its_packed_form():
+    o = Outer(n=7, d=0.25)
+    packed = o.__ctype__()
+    assert isinstance(packed, ctypes.Structure) and ctypes.sizeof(packed) == Outer.size
+    assert packed.n == 7 and packed.d == 0.25

@@ -1,9 +1,14 @@
-"""`warp._src.types` as Warp programs and tests import from it: weft's types and Warp's
-type helpers (thin re-exports)."""
+"""`warp._src.types`: re-exports of weft's types and type helpers (no logic here)."""
 
-from ..runtime.array import array  # noqa: F401
-from ..types import *  # noqa: F401,F403
-from ..types.composite import Matrix, Vector  # noqa: F401
-from ..types.introspect import *  # noqa: F401,F403
-from ..types.scalars import AnyScalar as Scalar  # noqa: F401
-from ..types.scalars import Float, Int  # noqa: F401
+from ..types import *  # noqa: F403
+from ..types import AnyScalar as Scalar  # noqa: F401 - Warp's generic annotation
+from ..types import Float, Int, vector_types  # noqa: F401
+from ..types.introspect import *  # noqa: F403
+from ..types.introspect import (  # noqa: F401
+    float_types,
+    int_types,
+    np_dtype_to_warp_type,
+    scalar_and_bool_types,
+    scalar_types,
+    warp_type_to_np_dtype,
+)

@@ -105,10 +105,34 @@ def _private_arrays(fn: Function) -> set:
 
 
 def array_root(arr: Value) -> Value:
-    """The parameter an array value views into (itself if it is not a view)."""
-    while isinstance(arr.owner, Op) and arr.owner.name == "view":
-        arr = arr.owner.operands[0]
+    """The array an array value views into (itself if it is not a view), seen through
+    structs built in the kernel (`State(state.x, ...).x` is `state.x`)."""
+    while isinstance(arr.owner, Op):
+        if arr.owner.name == "view":
+            arr = arr.owner.operands[0]
+            continue
+        source = field_source(arr)
+        if source is None:
+            break
+        arr = source
     return arr
+
+
+def field_source(v: Value) -> Value | None:
+    """For `v`, a field extracted from a struct built in the kernel (by `construct` and
+    `insert`), the value that field was built from; else None."""
+    if not (isinstance(v.owner, Op) and v.owner.name == "extract"):
+        return None
+    agg, k = v.owner.operands[0], v.owner.attrs["index"]
+    while isinstance(agg.owner, Op) and isinstance(agg.type, StructType):
+        if agg.owner.name == "construct":
+            return agg.owner.operands[k]
+        if agg.owner.name != "insert":
+            return None
+        if agg.owner.attrs["index"] == k:
+            return agg.owner.operands[1]
+        agg = agg.owner.operands[0]
+    return None
 
 
 def array_origin(arr: Value) -> tuple[Value, tuple]:
@@ -121,6 +145,8 @@ def array_origin(arr: Value) -> tuple[Value, tuple]:
             isinstance(arr.owner.operands[0].type, StructType):
         path.append(arr.owner.attrs["index"])
         arr = arr.owner.operands[0]
+        while (source := field_source(arr)) is not None:  # a struct built from another one's field
+            arr = source
     return arr, tuple(reversed(path))
 
 
@@ -128,6 +154,21 @@ def array_key(arr: Value) -> tuple:
     """An identity of the memory an array value reaches: (origin value id, field path)."""
     origin, path = array_origin(arr)
     return origin.id, path
+
+
+def _value_key(v: Value):
+    """What identifies an array or index value across separate ops that compute the same
+    thing: a constant by its value, an array by where it comes from (field path, views with
+    their indices); anything else by the value itself."""
+    owner = v.owner
+    if isinstance(owner, Op):
+        if owner.name == "const":
+            return ("const", repr(v.type), owner.attrs["value"])
+        if owner.name == "view":
+            return ("view", _value_key(owner.operands[0]), tuple(_value_key(i) for i in owner.operands[1:]))
+        if owner.name == "extract" and isinstance(v.type, ArrayType):
+            return ("field", array_key(v))
+    return v.id
 
 
 def _writes(blocks) -> set:
@@ -197,7 +238,7 @@ class _Reverse:
         for op in ops:
             if op.name == "load":
                 root = array_key(op.operands[0])
-                key = (root, op.operands[0].id, tuple(v.id for v in op.operands[1:]))
+                key = (root, _value_key(op.operands[0]), tuple(_value_key(v) for v in op.operands[1:]))
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key]
                 elif root in written:
@@ -210,7 +251,8 @@ class _Reverse:
                 written.add(root)
                 forget({root})
                 if op.name == "store":
-                    stored[(root, op.operands[0].id, tuple(v.id for v in op.operands[1:-1]))] = op.operands[-1]
+                    stored[(root, _value_key(op.operands[0]), tuple(_value_key(v) for v in op.operands[1:-1]))] = \
+                        op.operands[-1]
             elif op.regions:
                 inner = _writes(op.regions)
                 loop = op.name in ("for", "while")
@@ -572,6 +614,9 @@ class _Reverse:
             if adj_base.id in self.nullable:
                 self.nullable.add(view.id)
             return view
+        source = field_source(arr)
+        if source is not None:  # a field of a struct built in the kernel: the array it was built from
+            return self.adj_array(source, op)
         if isinstance(owner, Op) and owner.name == "extract":
             field = self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
             self.nullable.add(field.id)
@@ -583,11 +628,16 @@ class _Reverse:
         """The adjoint struct of struct value `value` (a parameter or a field of one)."""
         if value.id in self.adj_arrays:
             return self.adj_arrays[value.id]
+        source = field_source(value)
+        if source is not None:
+            return self.adj_struct(source, op)
         owner = value.owner
         if isinstance(owner, Op) and owner.name == "extract" and isinstance(owner.operands[0].type, StructType):
             return self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
-        self.error(f"gradients through arrays of struct '{value.hint or '?'}' are not supported (only "
-                   "structs passed as kernel parameters have adjoint structs)", op)
+        where = "read from an array of structs" if isinstance(owner, Op) and owner.name == "load" else \
+            "made inside the kernel"
+        self.error(f"gradients through an array held in a struct {where} are not supported: only structs "
+                   "passed as kernel parameters have adjoint structs (pass the struct itself, or the array)", op)
 
     def when_present(self, adj_arr: Value, emit, result_type=None):
         """`emit()` (returning a value of `result_type`, or nothing), guarded where `adj_arr`

@@ -1,7 +1,7 @@
-"""More vector, matrix, quaternion and spatial builtins of Warp: component search
-(`argmin`, `argmax`), matrices from rows/columns, diagonals, the double dot product,
-quaternions from roll/pitch/yaw or a rotation matrix, slerp, axis-angle, and the spatial
-(6-D twist/wrench) algebra. Scalar helpers `nonzero`, `degrees`, `radians`, `copysign`.
+"""More vector, matrix, quaternion and spatial builtins of Warp: matrices from rows or
+columns, quaternions from a rotation matrix, slerp, axis-angle, and the spatial (6-D
+twist/wrench) algebra; scalar `nonzero` and `copysign`. (Angles, `quat_rpy`, `ddot`,
+`get_diag`, `argmin`/`argmax`: angles.py and reductions.py.)
 
 Each expands into IR arithmetic on components (selects where Warp branches), so none
 needs a derivative rule of its own.
@@ -9,10 +9,8 @@ needs a derivative rule of its own.
 
 from __future__ import annotations
 
-import math
-
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector, uint32
+from ..types import Matrix, Scalar, Vector
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
@@ -43,18 +41,6 @@ def nonzero(ctx, args, kwargs):
     return b.select(b.cmp("ne", x, zero), b.const(1, x.type), zero)
 
 
-def _scale(factor):
-    def expand(ctx, args, kwargs):
-        (x,) = _nargs(ctx, args, kwargs, 1, "degrees/radians")
-        x = _scalar(ctx, x, "degrees/radians")
-        return ctx.b.mul(x, ctx.b.const(factor, x.type))
-    return expand
-
-
-builtin("degrees")(_scale(180.0 / math.pi))
-builtin("radians")(_scale(math.pi / 180.0))
-
-
 @builtin("copysign")
 def copysign(ctx, args, kwargs):
     """|x| with the sign of y (the sign bit, so -0.0 counts as negative)."""
@@ -69,29 +55,6 @@ def copysign(ctx, args, kwargs):
 
 
 # Vectors and matrices ------------------------------------------------------------------------
-def _arg_extreme(pred):
-    def expand(ctx, args, kwargs):
-        (v,) = _nargs(ctx, args, kwargs, 1, "argmin/argmax")
-        v = _any_vec(ctx, v, "argmin/argmax")
-        b = ctx.b
-        comps = b.components(v)
-        best, index = comps[0], b.const(0, uint32)
-        for k, c in enumerate(comps[1:], start=1):
-            better = b.cmp(pred, c, best)
-            if v.type.dtype.is_float:  # NaN elements are skipped; a NaN best is replaced
-                best_nan = b.call(PRIM["isnan"], [best])
-                better = b.select(b.call(PRIM["isnan"], [c]), b.const(False, better.type),
-                                  b.select(best_nan, b.const(True, better.type), better))
-            best = b.select(better, c, best)
-            index = b.select(better, b.const(k, uint32), index)
-        return index
-    return expand
-
-
-builtin("argmin")(_arg_extreme("lt"))
-builtin("argmax")(_arg_extreme("gt"))
-
-
 def _from_vectors(by_rows: bool):
     def expand(ctx, args, kwargs):
         if kwargs or not args:
@@ -112,48 +75,7 @@ builtin("matrix_from_rows")(_from_vectors(True))
 builtin("matrix_from_cols")(_from_vectors(False))
 
 
-@builtin("get_diag")
-def get_diag(ctx, args, kwargs):
-    (m,) = _nargs(ctx, args, kwargs, 1, "get_diag")
-    m = _mat(ctx, m, "get_diag")
-    b = ctx.b
-    comps = b.components(m)
-    return b.construct(Vector(m.type.rows, m.type.dtype), [comps[k * m.type.cols + k] for k in range(m.type.rows)])
-
-
-@builtin("ddot")
-def ddot(ctx, args, kwargs):
-    """The double dot product: the sum of the componentwise products of two matrices."""
-    a, c = _nargs(ctx, args, kwargs, 2, "ddot")
-    a, c = _mat(ctx, a, "ddot", square=False), _mat(ctx, c, "ddot", square=False)
-    if a.type is not c.type:
-        ctx.error(f"ddot() of different types {a.type!r} and {c.type!r}")
-    b = ctx.b
-    terms = [b.mul(x, y) for x, y in zip(b.components(a), b.components(c))]
-    acc = terms[0]
-    for t in terms[1:]:
-        acc = b.add(acc, t)
-    return acc
-
-
 # Quaternions ---------------------------------------------------------------------------------
-@builtin("quat_rpy")
-def quat_rpy(ctx, args, kwargs):
-    """The rotation of roll about x, then pitch about y, then yaw about z (fixed axes)."""
-    roll, pitch, yaw = _nargs(ctx, args, kwargs, 3, "quat_rpy")
-    roll = _scalar(ctx, roll, "quat_rpy")
-    pitch, yaw = ctx.coerce(pitch, roll.type), ctx.coerce(yaw, roll.type)
-    b = ctx.b
-    half = b.const(0.5, roll.type)
-    (cr, sr), (cp, sp), (cy, sy) = [
-        (b.call(PRIM["cos"], [b.mul(a, half)]), b.call(PRIM["sin"], [b.mul(a, half)])) for a in (roll, pitch, yaw)]
-    x = b.sub(b.mul(sr, b.mul(cp, cy)), b.mul(cr, b.mul(sp, sy)))
-    y = b.add(b.mul(cr, b.mul(sp, cy)), b.mul(sr, b.mul(cp, sy)))
-    z = b.sub(b.mul(cr, b.mul(cp, sy)), b.mul(sr, b.mul(sp, cy)))
-    w = b.add(b.mul(cr, b.mul(cp, cy)), b.mul(sr, b.mul(sp, sy)))
-    return b.construct(_quat_type(roll.type), [x, y, z, w])
-
-
 @builtin("quat_from_matrix")
 def quat_from_matrix(ctx, args, kwargs):
     """The rotation of an orthonormal 3x3 matrix (or a 4x4 matrix's top-left block), by the

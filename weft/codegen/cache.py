@@ -14,11 +14,13 @@ could crash the interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import struct
 import tempfile
+import threading
 from pathlib import Path
 
 MAGIC = b"WEFTOBJ\x01"
@@ -30,11 +32,13 @@ def _base_dir() -> str:
     return config.kernel_cache_dir or default_cache_base()
 
 
-def default_cache_base() -> str:
-    """`$WARP_CACHE_PATH`, else `$XDG_CACHE_HOME/weft`, else `~/.cache/weft`."""
-    env = os.environ.get("WEFT_CACHE_DIR") or os.environ.get("WARP_CACHE_PATH")
-    if env:
-        return env
+def default_cache_base(prefer_warp: bool = False) -> str:
+    """`$WEFT_CACHE_DIR` or `$WARP_CACHE_PATH` (that one first with `prefer_warp`), else
+    `$XDG_CACHE_HOME/weft`, else `~/.cache/weft`."""
+    names = ("WARP_CACHE_PATH", "WEFT_CACHE_DIR") if prefer_warp else ("WEFT_CACHE_DIR", "WARP_CACHE_PATH")
+    for name in names:
+        if os.environ.get(name):
+            return os.environ[name]
     xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(xdg, "weft")
 
@@ -69,6 +73,26 @@ def decode(key: str, data: bytes) -> bytes | None:
     return payload
 
 
+_journal = threading.local()
+
+
+@contextlib.contextmanager
+def journal():
+    """Inside the block, the paths of the entries loaded or stored (on this thread)."""
+    saved = getattr(_journal, "paths", None)
+    _journal.paths = paths = []
+    try:
+        yield paths
+    finally:
+        _journal.paths = saved
+
+
+def _note(path: Path) -> None:
+    paths = getattr(_journal, "paths", None)
+    if paths is not None and path not in paths:
+        paths.append(path)
+
+
 def enabled() -> bool:
     from .. import config
     return bool(config.cache_kernels)
@@ -86,6 +110,8 @@ def load(key: str) -> bytes | None:
     payload = decode(key, data)
     if payload is None:
         _discard(path)
+    else:
+        _note(path)
     return payload
 
 
@@ -109,6 +135,7 @@ def store(key: str, payload: bytes) -> None:
             f.write(encode(key, payload))
         os.replace(tmp, directory / f"{key}.o")
         tmp = None
+        _note(directory / f"{key}.o")
     except OSError:
         pass  # a read-only or full cache: the kernel still runs
     finally:
@@ -130,18 +157,33 @@ def clear_kernel_cache() -> None:
 _resolved_kernel_cache_dir: str | None = None
 
 
+def _add_long_path_prefix(path: str) -> str:
+    """A Windows path with the `\\\\?\\` prefix that lifts the 260-character limit (drive-letter
+    and UNC paths; prefixed and relative paths are returned as they are)."""
+    if path.startswith("\\\\?\\"):
+        return path
+    if path.startswith("\\\\"):
+        return "\\\\?\\UNC\\" + path[2:]
+    if len(path) > 2 and path[1] == ":" and path[2] in "\\/":
+        return "\\\\?\\" + path
+    return path
+
+
 def init_kernel_cache(path: str | None = None) -> str:
-    """Set `config.kernel_cache_dir` as Warp does: `path` (or `$WARP_CACHE_PATH` /
+    """Set `config.kernel_cache_dir` as Warp does: `path` (or `$WARP_CACHE_PATH`, or
     `$WEFT_CACHE_DIR`, or the default) with a folder of this version below it, created;
     a path this function already resolved is kept as it is."""
     global _resolved_kernel_cache_dir
     from .. import config
     from ..logger import log_warning
 
-    base = path if path is not None else default_cache_base()
+    base = path if path is not None else default_cache_base(prefer_warp=True)
     base = os.path.realpath(base)
-    if _resolved_kernel_cache_dir is not None and base == os.path.realpath(_resolved_kernel_cache_dir):
-        resolved = base
+    if os.name == "nt":
+        base = _add_long_path_prefix(base)
+    resolved_before = _resolved_kernel_cache_dir
+    if resolved_before is not None and base.removeprefix("\\\\?\\") == resolved_before.removeprefix("\\\\?\\"):
+        resolved = resolved_before
     else:
         resolved = os.path.join(base, config.version)
         if os.path.isdir(base) and any(name.startswith("wp_") for name in os.listdir(base)):

@@ -7,9 +7,11 @@ object file instead of running LLVM's optimiser and code generator.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import platform
+import threading
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -19,23 +21,57 @@ from . import cache
 _engines = []  # keep every execution engine (and so its code) alive
 
 
+_override = threading.local()  # a kernel's module options, while it compiles (see `target`)
+
+
+@contextlib.contextmanager
+def target(cpu_compiler_flags=None, optimization_level=None):
+    """Compile for these settings (a module's `cpu_compiler_flags` and `optimization_level`;
+    None: the `weft.config` ones) inside the block, on this thread."""
+    saved = getattr(_override, "value", None)
+    _override.value = (cpu_compiler_flags, optimization_level)
+    try:
+        yield
+    finally:
+        _override.value = saved
+
+
+def _setting(index: int, name: str):
+    from .. import config
+    override = getattr(_override, "value", None)
+    if override is not None and override[index] is not None:
+        return override[index]
+    return getattr(config, name)
+
+
 def target_cpu(flags: str | None = None) -> tuple[str, str]:
     """The CPU and features kernels are compiled for under `cpu_compiler_flags` (the
     setting if None): this machine's, or a generic CPU of its architecture for ""."""
-    from .. import config
-    flags = config.cpu_compiler_flags if flags is None else flags
+    flags = _setting(0, "cpu_compiler_flags") if flags is None else flags
+    if flags:
+        _note_unused_flags(flags)
     if flags is not None and "-march=native" not in flags.split():
         return "generic", ""
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 
 
+@functools.cache
+def _note_unused_flags(flags: str) -> None:
+    """Say once per flag string which flags weft does not use (it has no Clang, and LLVM's
+    command-line options are process-wide in llvmlite, so `-mllvm` ones are not applied)."""
+    unused = [f for f in flags.split() if f != "-march=native"]
+    if unused:
+        from ..logger import log_warning
+        log_warning(f"cpu_compiler_flags: weft compiles with LLVM directly and does not use {' '.join(unused)} "
+                    "(only -march=native, or an empty string for a generic CPU, are read)", once=True)
+
+
 def opt_level() -> int:
-    from .. import config
-    level = config.optimization_level
+    level = _setting(1, "optimization_level")
     if level is None:
         return 3
     if level not in (0, 1, 2, 3):
-        raise ValueError(f"weft.config.optimization_level must be None or 0 to 3, got {level!r}")
+        raise ValueError(f"optimization_level must be None or 0 to 3, got {level!r}")
     return level
 
 
@@ -69,8 +105,26 @@ def optimize(module_ref) -> None:
     pb.getModulePassManager().run(module_ref, pb)
 
 
+_only_cached = threading.local()
+
+
+@contextlib.contextmanager
+def cached_only(message: str):
+    """Inside the block, compiling is an error (RuntimeError: `message`): code must come
+    from the cache (`load_aot_module`)."""
+    saved = getattr(_only_cached, "message", None)
+    _only_cached.message = message
+    try:
+        yield
+    finally:
+        _only_cached.message = saved
+
+
 def compile_to_object(llvm_ir: str) -> bytes:
     """Parse, verify, optimise and emit object code for an LLVM IR module (as text)."""
+    message = getattr(_only_cached, "message", None)
+    if message is not None:
+        raise RuntimeError(message)
     mod = llvm.parse_assembly(llvm_ir)
     mod.verify()
     optimize(mod)

@@ -279,7 +279,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
     def emit(self, op: Op):
         handler = getattr(self, "op_" + op.name)
         result = handler(op)
-        if op.name in ("if", "for", "while", "func_region") or len(op.results) > 1:
+        if op.name in ("if", "for", "while", "func_region", "pop") or len(op.results) > 1:
             for r, v in zip(op.results, result):  # handlers of these return one value per result
                 self.values[r.id] = v
         elif op.results:

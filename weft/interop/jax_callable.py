@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 from ..lang.function import signature_types
+from . import xla_ffi
 from .jax import _jax, check_device_support
 from .jax_ffi import (
     JAX_CALLABLE_DEFAULT_GRAPH_CACHE_MAX,
@@ -111,7 +112,7 @@ class FfiCallable:
         specs += [(a, t.shape, None) for (a, _), t in zip(outs[len(self.in_out):], out_types[len(self.in_out):])]
         host = HostCall(self._runner(statics), [self.inputs[k] for k in self.array_inputs], specs,
                         check=check_device_support)
-        return call_host(jax, host, arrays, out_types, vmap_method)
+        return call_host(jax, host, arrays, out_types, vmap_method, self.has_side_effect)
 
     def _runner(self, statics):
         in_out_slot = {k: j for j, k in enumerate(self.in_out)}
@@ -168,9 +169,15 @@ def clear_jax_callable_graph_cache(callable=None):  # noqa: A002 - Warp's name
 
 
 def register_ffi_callback(name, func, graph_compatible=True):
-    """Warp's raw XLA FFI callbacks (`func(inputs, outputs, attrs, ctx)` registered as an
-    XLA custom-call target) need a native FFI handler, which weft does not register: use
-    `jax_callable`, which takes the same kind of function with annotated arguments."""
-    raise NotImplementedError(f"register_ffi_callback({name!r}): weft registers no raw XLA FFI targets; "
-                              "wrap the function with weft.jax_callable instead (annotated weft arrays in, "
-                              "outputs filled in place)")
+    """Register `func(inputs, outputs, attrs, ctx)` as the XLA FFI target `name` (Warp's raw
+    callbacks; call it with `jax.ffi.ffi_call(name, output_types)(*arrays, **attrs)`).
+    `inputs` and `outputs` are numpy views of XLA's CPU buffers, which kernels can be
+    launched on directly (vector dtypes take their components from the trailing
+    dimension); `attrs` holds the call's attributes; `ctx.stream` is None on the CPU.
+    `graph_compatible` concerns CUDA graphs and has no effect on the CPU."""
+    jax = _jax()
+    if not xla_ffi.available(jax):
+        raise RuntimeError("register_ffi_callback needs jax.ffi (JAX 0.4.36 or later)")
+    if not callable(func):
+        raise TypeError(f"register_ffi_callback({name!r}): expected a function, got {type(func).__name__}")
+    xla_ffi.register_callback(jax, name, func)

@@ -152,12 +152,15 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
         raise ValueError(f"{what}: cannot be viewed without a copy ({e})") from None
     a = view_of(reinterpret(storage, dtype, what), dtype, what)
     a._torch_source = t
-    a.retain_grad = bool(retain_grad)
+    # Warp's capacity of a view: the bytes of the tensor's storage from its first element on
+    a.capacity = max(0, t.untyped_storage().nbytes() - t.storage_offset() * t.element_size()) if t.numel() else 0
     if requires_grad is None:
         requires_grad = t.requires_grad or grad is not None
     if requires_grad:
         a.grad = _gradient_array(t, a, dtype, grad, what)
         a._requires_grad = True
+    if retain_grad:
+        a.retain_grad = True  # (the array refuses it without requires_grad)
     return ArrayCtype.of(a) if return_ctype else a
 
 

@@ -93,6 +93,7 @@ class FuncInstance:
         self.param_types = param_types
         self.name = f"{func.name}({', '.join(map(repr, param_types.values()))})"
         self._ir = None
+        self._ir_mode = None
         self._compiling = False
 
     @property
@@ -106,7 +107,9 @@ class FuncInstance:
         return self.overload.custom_replay
 
     def ir(self):
-        if self._ir is None:
+        from .module import compile_mode
+        mode = compile_mode()
+        if self._ir is None or self._ir_mode != mode:  # ("debug" compiles asserts)
             if self._compiling:
                 raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")
             self._compiling = True
@@ -122,14 +125,16 @@ class FuncInstance:
                         f"The function `{self.func.name}` has its return type annotated as `{open_ret!r}` "
                         f"but the code returns a value of type `{fn.ret_type!r}`.", fn.loc, self.func.name)
                 self._ir = inline_calls(verify(fn))
+                self._ir_mode = mode
             finally:
                 self._compiling = False
         return self._ir
 
 
 class Overload:
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, source: str | None = None):
         self.pyfunc = pyfunc
+        self.source_text = source  # the function's text, if not the one in its file
         self.params = signature_types(pyfunc, "func")
         hints = _annotations(pyfunc)
         ret = hints.get("return")
@@ -146,17 +151,17 @@ class Overload:
     @property
     def source(self) -> ParsedSource:
         if self._source is None:
-            self._source = ParsedSource(self.pyfunc)
+            self._source = ParsedSource(self.pyfunc, source=self.source_text)
         return self._source
 
 
 class Func:
     """A `@weft.func`: callable from kernels and other funcs; inlined at each call."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, key: str | None = None, source: str | None = None):
         self.name = pyfunc.__name__
-        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
-        self.overloads = [Overload(pyfunc)]
+        self.key = key or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.overloads = [Overload(pyfunc, source)]
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc

@@ -24,7 +24,7 @@ from ..types.layout import ctype_of
 from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
-from .module import Module, get_module, unique_module
+from .module import Module, compiling_in, get_module, unique_module
 from .source import ParsedSource, remember_source
 
 # Argument types whose packed form cannot change while the object lives (an array's
@@ -33,6 +33,11 @@ _UNCHANGING = (array, int, float, bool)
 
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
+
+
+def _has_float(t) -> bool:
+    from ..autodiff.reverse import active_types
+    return bool(active_types(t))
 
 
 def struct_layouts(fn) -> str:
@@ -76,6 +81,9 @@ class CompiledKernel:
         self.tid_arities = {op.attrs["of"] for op in walk(fn.body) if op.name == "tid"} - {1}
         self.has_print = any(op.name == "print" for op in walk(fn.body))
         self.has_stack = any(op.name == "push" for op in walk(fn.body))
+        # float atomics: the result depends on the order of threads (see config.DeterministicMode)
+        self.order_dependent = any(op.name == "atomic" and not op.attrs.get("private")
+                                   and _has_float(op.operands[-1].type) for op in walk(fn.body))
         # work per thread, roughly: ops, and loops counted as 64 iterations
         self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
         from ..runtime.launch import LaunchContext, make_packer
@@ -193,6 +201,11 @@ class Kernel:
         return list(self.params.values())
 
     @property
+    def deterministic(self) -> bool:
+        """Whether the kernel's module (or `config.deterministic`) asks for bit-exact results."""
+        return bool(self.module.options["deterministic"])
+
+    @property
     def fast_math(self) -> bool:
         """`set_module_options({"fast_math": ...})` of the kernel's module, else the config."""
         return self.module.options["fast_math"]
@@ -205,15 +218,22 @@ class Kernel:
         return self._arg_names
 
     def ir(self):
-        """The kernel's IR after the pass pipeline (built once per `config.mode`, which
+        """The kernel's IR after the pass pipeline (built once per mode, `self.mode`, which
         decides whether asserts are compiled)."""
-        ir = self._ir.get(config.mode)
+        mode = self.mode
+        ir = self._ir.get(mode)
         if ir is None:
             from .frontend import FunctionCompiler
             self._check_concrete()
             fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
-            ir = self._ir[config.mode] = run_pipeline(fc.compile(), check=True)
+            with compiling_in(mode):
+                ir = self._ir[mode] = run_pipeline(fc.compile(), check=True)
         return ir
+
+    @property
+    def mode(self) -> str:
+        """"release" or "debug" (asserts compiled): the module's `mode` option, else config's."""
+        return self.module.options["mode"] or config.mode
 
     def _check_concrete(self):
         loc = Loc(inspect.getsourcefile(self.func) or "<unknown>", self.func.__code__.co_firstlineno, 0)
@@ -245,7 +265,7 @@ class Kernel:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
         keep = (frozenset() if consume else self.write_only_params) | retain
-        key = ("adjoint", config.mode, absent, keep)
+        key = ("adjoint", self.mode, absent, keep)
         ir = self._ir.get(key)
         if ir is None:
             from ..autodiff.reverse import adjoint_function
@@ -268,7 +288,7 @@ class Kernel:
     def array_effects(self) -> tuple[frozenset, frozenset]:
         """The arrays the kernel reads and those it writes: parameter indices, and
         (index, field path) for arrays held in struct parameters."""
-        effects = self._ir.get(("effects", config.mode))
+        effects = self._ir.get(("effects", self.mode))
         if effects is None:
             from ..autodiff.reverse import array_effects
             fn = self.ir()
@@ -276,7 +296,7 @@ class Kernel:
             effects = tuple(frozenset(position[pid] if not path else (position[pid], path)
                                       for pid, path in keys if pid in position)
                             for keys in array_effects(fn))
-            self._ir[("effects", config.mode)] = effects
+            self._ir[("effects", self.mode)] = effects
         return effects
 
     def array_type_at(self, key):
@@ -322,6 +342,12 @@ class Kernel:
         """The specialisation of a launch whose arrays are all contiguous."""
         return tuple(isinstance(t, ArrayType) for t in self.params.values())
 
+    @property
+    def target(self) -> tuple:
+        """The module's (cpu_compiler_flags, optimization_level); None: weft.config's."""
+        options = self.module.options
+        return options["cpu_compiler_flags"], options["optimization_level"]
+
     def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False,
                  retain: frozenset = frozenset()) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
@@ -330,11 +356,14 @@ class Kernel:
         write-only arrays)."""
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
-        key = (spec, config.bounds_checks, self.fast_math, config.mode, adjoint, consume, retain)
+        target = self.target
+        key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target)
         ck = self._compiled.get(key)
         if ck is None:
+            from ..codegen import cpu
             try:
-                ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain)
+                with cpu.target(*target):
+                    ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
@@ -347,7 +376,7 @@ class Kernel:
 
         start = time.perf_counter()
         fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
-        options = (config.bounds_checks, self.fast_math, config.mode)
+        options = (config.bounds_checks, self.fast_math, self.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         obj = cpu.cached_object(key)

@@ -8,8 +8,10 @@ settings in `weft.config` for options not set on the module.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
+import threading
 from collections.abc import MutableMapping
 
 from .. import config
@@ -17,9 +19,18 @@ from ..utils import MODULE_OPTIONS
 
 _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
-_FROM_CONFIG = ("fast_math", "enable_backward", "mode")  # a module's defaults: the global settings
-# Global settings that change compiled code, so a module's hash
-_COMPILE_SETTINGS = ("mode", "bounds_checks", "fast_math", "verify_fp", "optimization_level")
+_FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic")  # a module's defaults: the global settings
+# Warp's other module options and their defaults. None: the setting of weft.config applies
+# (cpu_compiler_flags and optimization_level choose the compile target, see codegen/cpu.py);
+# the others concern CUDA builds or codegen details weft decides itself.
+OPTION_DEFAULTS = {"optimization_level": None, "cpu_compiler_flags": None, "max_unroll": None,
+                   "lineinfo": None, "fuse_fp": True, "block_dim": 256, "cuda_output": None,
+                   "compile_time_trace": False, "strip_hash": False, "enable_mathdx_gemm": None,
+                   "enable_mathdx_solver": None, "enable_mathdx_fft": None, "extra_build_options": None,
+                   "default_grid_stride": None, "deterministic_max_records": 0}
+# Global settings that change compiled code: part of a module's hash
+_COMPILE_SETTINGS = ("version", "mode", "bounds_checks", "fast_math", "verify_fp", "optimization_level",
+                     "cpu_compiler_flags")
 
 
 class ModuleOptions(MutableMapping):
@@ -33,7 +44,7 @@ class ModuleOptions(MutableMapping):
         return MODULE_OPTIONS.setdefault(self._name, {})
 
     def _defaults(self) -> dict:
-        return {key: getattr(config, key) for key in _FROM_CONFIG}
+        return {**OPTION_DEFAULTS, **{key: getattr(config, key) for key in _FROM_CONFIG}}
 
     def __getitem__(self, key):  # (on the launch path: Kernel.fast_math)
         own = MODULE_OPTIONS.get(self._name)
@@ -41,10 +52,15 @@ class ModuleOptions(MutableMapping):
             return own[key]  # (None: the global setting)
         if key in _FROM_CONFIG:
             return getattr(config, key)
-        raise KeyError(key)
+        return OPTION_DEFAULTS[key]
 
     def __setitem__(self, key, value):
+        if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
+            known = ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
+            raise ValueError(f"unknown module option {key!r}; known: {known}")
         self._own[key] = value
+        if self._name in _MODULES:
+            _MODULES[self._name].hashers.clear()
         config.changes += 1  # kernels of this module may compile differently now
 
     def __delitem__(self, key):
@@ -68,29 +84,42 @@ class Module:
         self.loader = loader  # (Warp's: what loaded the Python module; kept, unused)
         self.kernels: dict = {}  # key -> Kernel; a kernel defined again under its key replaces it
         self.options = ModuleOptions(name)
+        self.hashers: dict = {}  # cached module hashes (cleared when the module changes)
 
     def register_kernel(self, kernel):
         self.kernels[kernel.key] = kernel
+        self.hashers.clear()
 
     def find_kernels(self, qualname: str) -> list:
         """The kernels made from functions of this Python qualified name."""
         return [k for k in self.kernels.values() if k.func.__qualname__ == qualname]
 
     def hash_module(self) -> str:
-        """A content hash of the module: its kernels' sources, those of the funcs and the
-        struct layouts they use (followed through the names they reference), and the
-        module's options. Modules with the same content hash alike, whatever their names."""
+        """A content hash of the module: its kernels' sources and parameter types, the funcs
+        and structs they reference (followed through the names they use), kernel and module
+        options, and the global settings that change compiled code. Modules with the same
+        content hash alike, whatever their names. Cached until the module changes."""
+        settings = repr([getattr(config, k, None) for k in _COMPILE_SETTINGS])
+        cached = self.hashers.get(settings)
+        if cached is not None:
+            return cached
         h = hashlib.sha256()
         seen: set = set()
         for key in sorted(self.kernels):
             kernel = self.kernels[key]
             h.update(key.encode())
             h.update(kernel.source_text.encode())
+            h.update(_types_signature(kernel).encode())
             h.update(repr(sorted(kernel.options.items())).encode())
             _hash_references(h, kernel.func, seen)
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
-        h.update(repr([getattr(config, name, None) for name in _COMPILE_SETTINGS]).encode())
-        return h.hexdigest()
+        h.update(settings.encode())
+        self.hashers[settings] = h.hexdigest()
+        return self.hashers[settings]
+
+    def mark_modified(self) -> None:
+        """Forget cached hashes (the module's kernels or options changed)."""
+        self.hashers.clear()
 
     get_module_hash = hash_module
 
@@ -110,6 +139,26 @@ class Module:
 
     def __repr__(self):
         return f"<weft module {self.name!r}>"
+
+
+_compiling = threading.local()
+
+
+def compile_mode() -> str:
+    """The mode ("release" or "debug") of what is being compiled now: the kernel's module's
+    `mode` option while `compiling_in` is active, else `config.mode`."""
+    return getattr(_compiling, "mode", None) or config.mode
+
+
+@contextlib.contextmanager
+def compiling_in(mode: str | None):
+    """Compile in `mode` inside the block (None: config.mode), on this thread."""
+    saved = getattr(_compiling, "mode", None)
+    _compiling.mode = mode
+    try:
+        yield
+    finally:
+        _compiling.mode = saved
 
 
 def get_module(name: str) -> Module:
@@ -140,6 +189,35 @@ def _types_signature(kernel) -> str:
     return ";".join(out)
 
 
+def _resolve(module, depth: int) -> Module:
+    """The Module for Warp's `module` argument: None (the caller's Python module), a name,
+    a Python module or a Module."""
+    if isinstance(module, Module):
+        return module
+    if module is None:
+        import sys
+        module = sys._getframe(depth + 1).f_globals.get("__name__", "__main__")
+    return get_module(module if isinstance(module, str) else module.__name__)
+
+
+def load_module(module=None, device=None, recursive: bool = False, block_dim=None) -> None:
+    """Compile a module's kernels now (the caller's module by default; with `recursive`,
+    its submodules' too), so that their first launch does not wait for the compiler."""
+    target = _resolve(module, 1)
+    targets = [target]
+    if recursive:
+        prefix = target.name + "."
+        targets += [m for name, m in list(_MODULES.items()) if name.startswith(prefix)]
+    for m in targets:
+        m.load(device, block_dim)
+
+
+def force_load(device=None, modules=None) -> None:
+    """Compile the kernels of every module (or of `modules`) now."""
+    for m in list(_MODULES.values()) if modules is None else [_resolve(m, 1) for m in modules]:
+        m.load(device)
+
+
 def _hash_references(h, pyfunc, seen: set):
     """Add to `h` what `pyfunc` refers to by name: funcs (each overload's source, then what
     it refers to) and struct types (their fields)."""
@@ -166,7 +244,7 @@ def _hash_references(h, pyfunc, seen: set):
                 _hash_references(h, overload.pyfunc, seen)
         elif isinstance(value, StructType):
             seen.add(id(value))
-            h.update(repr([(n, repr(t)) for n, t in value.fields.items()]).encode())
+            h.update(value.signature().encode())
 
 
 def _names(code) -> set:
@@ -175,3 +253,17 @@ def _names(code) -> set:
         if hasattr(const, "co_names"):
             names |= _names(const)
     return names
+
+
+def module_for(module, func, key) -> Module:
+    """The module a kernel or func belongs to: its Python module's by default, a new one of
+    its own for `"unique"`, else the one named or given."""
+    if module is None:
+        return get_module(func.__module__)
+    if module == "unique":
+        return unique_module(key)
+    if isinstance(module, str):
+        return get_module(module)
+    if isinstance(module, Module):
+        return module
+    raise TypeError(f"{key}: module must be a name, \"unique\" or a module, got {module!r}")

@@ -12,8 +12,9 @@ Argument values (the kernel's parameters):
   scope (no adapting to the other operands: `weft.mul(weft.float64(2), 3)` matches nothing);
 - weft scalars (numpy scalars), vectors, matrices, quaternions, transforms, struct values
   and arrays have their own types.
-Anything else (types, strings, None, tuples, funcs) is a compile-time constant of the call,
-as the same expression would be inside a kernel.
+Anything else (types, strings, None, funcs) is a compile-time constant of the call, as the
+same expression would be inside a kernel. Lists, tuples and numpy arrays of numbers are
+refused, as in Warp: a vector is passed as a weft vector.
 
 Results come back as Warp returns them: `float32`, `int32` and `bool` as Python numbers,
 other scalars as weft scalars (numpy), composites as their weft values, a tuple for a func
@@ -30,7 +31,7 @@ import threading
 import numpy as np
 
 from .. import config
-from ..ir.core import walk
+from ..ir.core import Value, walk
 from ..types import (
     ArrayType,
     Composite,
@@ -109,10 +110,14 @@ def value_type(x):
     composite = getattr(type(x), "_weft_type", None)  # composite values as classes, if any
     if isinstance(composite, Composite):
         return composite
-    if isinstance(x, (list, np.ndarray)):
-        raise TypeError("builtins and funcs cannot be called with lists or numpy arrays in "
-                        "Python scope; use a weft type such as weft.vec3, weft.mat33, "
+    if isinstance(x, (list, np.ndarray)) or (isinstance(x, tuple) and any(
+            isinstance(e, (numbers.Number, tuple, list)) for e in x)):
+        raise TypeError("builtins and funcs cannot be called with lists, tuples or numpy arrays "
+                        "in Python scope; use a weft type such as weft.vec3, weft.mat33, "
                         "weft.quat or weft.transform")
+    if isinstance(x, Value):
+        raise TypeError("a value of a kernel being compiled cannot be passed to a Python-scope "
+                        "call (call the builtin or func inside the kernel instead)")
     return None
 
 
@@ -229,6 +234,8 @@ class _Entry:
         self.result_type = _result_type(name, env, params, call)
         self.result_types = list(self.result_type.elements) if isinstance(self.result_type, TupleType) \
             else [] if self.result_type is None else [self.result_type]
+        if any(isinstance(t, ArrayType) for t in self.result_types):
+            raise TypeError(f"{name}() returns an array, which cannot be returned to Python scope")
         stores = []
         for j, rt in enumerate(self.result_types):
             env[f"_R{j}"] = ArrayType(rt, 1)
@@ -257,7 +264,7 @@ class _Entry:
         call without array arguments does not look it up again."""
         if self.has_arrays:
             return self.kernel.compiled(self.kernel.specialization(params))
-        settings = (config.bounds_checks, config.fast_math, config.mode)
+        settings = config.changes  # counts every change of a setting
         if self.last[0] != settings:
             self.last = (settings, self.kernel.compiled(self.spec))
         return self.last[1]

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from ..ir.core import Value
+from ..ir.core import Value, constant_value
 from ..types import CompositeValue, Matrix, StructValue, TupleType, Type, Vector
 from .ast_helpers import Undefined
 
@@ -25,7 +25,10 @@ def evaluate_static(compiler, node):
     env = dict(compiler.src.globals)
     env.update(compiler.src.closure)
     for name, value in compiler.scope.items():
-        if isinstance(value, (Value, Undefined)):
+        known = constant_value(value) if isinstance(value, Value) else None
+        if known is not None:  # a local holding a constant here (`n = 3`) is that constant
+            env[name] = known
+        elif isinstance(value, (Value, Undefined)):
             env.pop(name, None)
         else:
             env[name] = value

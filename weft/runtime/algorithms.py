@@ -227,7 +227,9 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
         raise RuntimeError(f"Unsupported data type: {values.dtype!r}")
     if run_count is not None and run_count.dtype is not int32:
         raise RuntimeError("run_count array must be of type int32")
-    if run_count is None and capture.recording is not None and value_count:
+    if run_count is None and value_count == 0:
+        return 0
+    if run_count is None and capture.capturing():
         raise NotImplementedError("inside a graph capture, runlength_encode() needs a run_count array "
                                   "(the count is only known when the graph runs)")
     src = _elements(values)[:value_count]

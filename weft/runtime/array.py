@@ -30,7 +30,7 @@ from ..types import (
     scalar_from_numpy,
     vector,
 )
-from ..types.layout import array_descriptor, ctype_of
+from ..types.layout import array_descriptor
 from . import capture
 from .device import get_device
 
@@ -42,7 +42,7 @@ def element_numpy(dtype):
     if isinstance(dtype, (Vector, Matrix)):
         return dtype.dtype.np_dtype, dtype.np_shape
     if isinstance(dtype, StructType):
-        return np.dtype(ctype_of(dtype)), ()
+        return np.dtype(dtype.numpy_dtype()), ()
     raise TypeError(f"arrays cannot hold {dtype!r}")
 
 
@@ -200,6 +200,8 @@ class array:  # noqa: N801 - Warp's name
             desc.strides[:] = self.strides
             self._desc = desc
         return self._desc
+
+    __ctype__ = descriptor  # (Warp's name for the packed form)
 
     # Gradients ------------------------------------------------------------------------------
     @property

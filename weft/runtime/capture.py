@@ -13,11 +13,14 @@ int32 array when the graph runs. Outside a capture they run their bodies at once
 
 from __future__ import annotations
 
+import threading
+
 from .device import get_device
 
 #: The list that recorded work goes to (the graph's, or a loop body's), None when not capturing.
 recording: list | None = None
 _graph: Graph | None = None
+_owner: int | None = None  # the thread that captures
 
 
 class Graph:
@@ -43,23 +46,19 @@ def active_graph(device=None) -> Graph | None:
 
 
 def record(op) -> bool:
-    """Record `op` (a callable) into the capture if one is under way; True if it was
-    (the caller then does not run it now)."""
-    if recording is None:
+    """Record `op` (a callable) into the capture if one is under way on this thread; True
+    if it was (the caller then does not run it now). Work other threads issue meanwhile
+    runs as usual (Warp's default, thread-local capture mode)."""
+    if recording is None or threading.get_ident() != _owner:
         return False
     recording.append(op)
     return True
 
 
-def record_launch(launch) -> None:
-    """Record a packed `Launch` (runtime.launch builds it while capturing)."""
-    recording.append(launch.launch)
-
-
 def capture_begin(device=None, stream=None, force_module_load=None, external: bool = False,
                   apic: bool = False, capture_mode=None) -> None:
     """Start recording the work issued on `device` (or `stream`'s device)."""
-    global _graph, recording
+    global _graph, recording, _owner
     if stream is not None:
         device = stream.device
     device = get_device(device)
@@ -70,6 +69,7 @@ def capture_begin(device=None, stream=None, force_module_load=None, external: bo
         force_load(device)
     _graph = Graph(device)
     recording = _graph.ops
+    _owner = threading.get_ident()
 
 
 def capture_end(device=None, stream=None) -> Graph:
@@ -85,10 +85,8 @@ def capture_launch(graph: Graph, stream=None) -> None:
     """Run the work recorded in `graph`."""
     if not isinstance(graph, Graph):
         raise TypeError(f"capture_launch expects a Graph, got {type(graph).__name__}")
-    if recording is not None:  # a graph launched inside a capture becomes part of it
-        recording.append(graph.launch)
-        return
-    graph.launch()
+    if not record(graph.launch):  # (a graph launched inside a capture becomes part of it)
+        graph.launch()
 
 
 class ScopedCapture:
@@ -113,6 +111,11 @@ class ScopedCapture:
         if self.active:
             self.graph = capture_end(self.device, self.stream)
             self.active = False
+
+
+def capturing() -> bool:
+    """Whether this thread is capturing."""
+    return recording is not None and threading.get_ident() == _owner
 
 
 def _condition_value(condition) -> int:
@@ -148,7 +151,7 @@ def capture_while(condition, while_body, stream=None, **kwargs) -> None:
     """Run `while_body(**kwargs)` while `condition[0]` is nonzero (a recorded loop during a
     capture: the condition is read each time the graph runs)."""
     _check_condition(condition)
-    if recording is None:
+    if not capturing():
         while _condition_value(condition):
             while_body.launch() if isinstance(while_body, Graph) else while_body(**kwargs)
         return
@@ -166,7 +169,7 @@ def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) ->
     if on_true is None and on_false is None:
         return
     _check_condition(condition)
-    if recording is None:
+    if not capturing():
         body = on_true if _condition_value(condition) else on_false
         if body is not None:
             body.launch() if isinstance(body, Graph) else body(**kwargs)

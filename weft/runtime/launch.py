@@ -297,6 +297,8 @@ class Launch:
             self.set_param_at_index(k, v, adjoint=True)
 
     def launch(self, stream=None):
+        if capture.record(self.launch):  # inside a graph capture: runs when the graph does
+            return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
         run(self.compiled, self.args, self.ctx, self.total)
@@ -345,7 +347,7 @@ def default_adjoint(kernel, k: int, primal):
     elif isinstance(primal, StructValue):
         from ..tape import adjoint_struct
         adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
-        return adjoint if adjoint is not None else StructValue(primal._type)
+        return adjoint if adjoint is not None else primal._type()
     return missing_adjoint(kernel, k, primal)
 
 
@@ -376,7 +378,8 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
     if args_ptr is None:
         args_ptr, ctx_ptr = ctypes.addressof(args), ctypes.addressof(ctx)
     # small launches skip even counting threads: this is the launch hot path
-    if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1:
+    if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1 \
+            and not (ck.order_dependent and ck.kernel.deterministic):
         get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:
         ck.entry(args_ptr, 0, total, ctx_ptr)
@@ -453,8 +456,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
     if capture.recording is not None:  # inside a graph capture: runs when the graph does
-        capture.record_launch(Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
-                                     max_blocks=max_blocks, block_dim=block_dim))
+        Launch(kernel, device, params=params, adjoint=adjoint, dims=dims, max_blocks=max_blocks,
+               block_dim=block_dim).launch()  # (recorded, see Launch.launch)
         return None
     if config.print_launches:
         diagnostics.print_launch(kernel, dims, params, device)

@@ -2,10 +2,8 @@
 
 from .array_type import MAX_DIMS, ArrayType
 from .composite import (
-    SUFFIXES,
     Composite,
     CompositeValue,
-    GenericComposite,
     Matrix,
     TupleType,
     Vector,
@@ -14,17 +12,15 @@ from .composite import (
     transformation,
     vector,
 )
-from .introspect import *  # noqa: F403 - Warp's wp.types helpers (type_is_vector, type_size, ...)
+from .generic import MatrixPattern, ScalarPattern, TypePattern, VectorPattern  # noqa: F401
+from .introspect import *  # noqa: F403
 from .introspect import dtype_from_numpy, dtype_to_numpy
 from .scalars import (
     PYTHON_TYPES,
     SCALARS,
-    AnyScalar,
-    Float,
-    GenericScalar,
-    Int,
     Scalar,
     Type,
+    bfloat16,
     bool_,
     float16,
     float32,
@@ -33,7 +29,6 @@ from .scalars import (
     int16,
     int32,
     int64,
-    scalar_by_name,
     scalar_from_numpy,
     uint8,
     uint16,
@@ -44,26 +39,35 @@ from .struct import StructType, StructValue
 
 half, float_, double = float16, float32, float64
 
-_FLOATS = {"h": float16, "f": float32, "d": float64}
+# Warp's generic scalar annotations
+Int = ScalarPattern("Int", (int8, uint8, int16, uint16, int32, uint32, int64, uint64))
+Float = ScalarPattern("Float", (float16, bfloat16, float32, float64))
+AnyScalar = ScalarPattern("Scalar", (*Int.members, *Float.members))
+
+_FLOAT_SUFFIXES = {"h": float16, "f": float32, "d": float64}
+_INT_SUFFIXES = {"b": int8, "ub": uint8, "s": int16, "us": uint16, "i": int32, "ui": uint32,
+                 "l": int64, "ul": uint64}
 _named = {}
 for _n in (2, 3, 4):
     _named[f"vec{_n}"] = vector(_n, float32)
     _named[f"mat{_n}{_n}"] = matrix((_n, _n), float32)
-    for _s, _name in SUFFIXES.items():
-        _named[f"vec{_n}{_s}"] = vector(_n, scalar_by_name(_name))
-    for _s, _t in _FLOATS.items():
+    for _s, _t in {**_INT_SUFFIXES, **_FLOAT_SUFFIXES}.items():
+        _named[f"vec{_n}{_s}"] = vector(_n, _t)
+    for _s, _t in _FLOAT_SUFFIXES.items():
         _named[f"mat{_n}{_n}{_s}"] = matrix((_n, _n), _t)
-for _s, _t in _FLOATS.items():
+for _s, _t in _FLOAT_SUFFIXES.items():
     _named[f"quat{_s}"] = quaternion(_t)
     _named[f"transform{_s}"] = transformation(_t)
-    _named[f"spatial_vector{_s}"] = vector(6, _t)  # Warp's spatial types: a 6-vector, a 6x6 matrix
+    _named[f"spatial_vector{_s}"] = vector(6, _t)
     _named[f"spatial_matrix{_s}"] = matrix((6, 6), _t)
-_named["quat"] = quaternion(float32)
-_named["transform"] = transformation(float32)
-_named["spatial_vector"] = vector(6, float32)
-_named["spatial_matrix"] = matrix((6, 6), float32)
+for _base in ("quat", "transform", "spatial_vector", "spatial_matrix"):
+    _named[_base] = _named[_base + "f"]
 globals().update(_named)
 NAMED_COMPOSITES = dict(_named)
+vector_types = tuple(dict.fromkeys(
+    _named[f"{base}{s}"] for base in ("vec2", "vec3", "vec4") for s in (*_INT_SUFFIXES, *_FLOAT_SUFFIXES)
+)) + tuple(_named[f"{base}{s}"] for base in ("mat22", "mat33", "mat44", "quat", "transform",
+                                             "spatial_vector", "spatial_matrix") for s in _FLOAT_SUFFIXES)
 
 
 def resolve(annotation):
@@ -78,6 +82,6 @@ __all__ = [
     "matrix", "quaternion", "transformation", "vector", "PYTHON_TYPES", "SCALARS", "Scalar",
     "Type", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "scalar_from_numpy", "uint8", "uint16", "uint32", "uint64", "StructType", "StructValue",
-    "half", "float_", "double", "NAMED_COMPOSITES", "resolve", "GenericComposite", "GenericScalar",
-    "Int", "Float", "AnyScalar", "dtype_from_numpy", "dtype_to_numpy", *_named,
+    "half", "float_", "double", "NAMED_COMPOSITES", "resolve", *_named, "bfloat16", "Int", "Float",
+    "TypePattern", "dtype_from_numpy", "dtype_to_numpy",
 ]

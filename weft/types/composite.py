@@ -12,7 +12,8 @@ import typing
 
 import numpy as np
 
-from .scalars import PYTHON_TYPES, Scalar, Type, float16, float32, float64
+from .generic import MatrixPattern, TypePattern, VectorPattern, is_any
+from .scalars import PYTHON_TYPES, Scalar, Type, float32
 
 
 class Composite(Type):
@@ -34,7 +35,7 @@ class Vector(Composite):
         if key not in cls._cache:
             self = super().__new__(cls)
             self.length, self.dtype, self.flavor = key
-            self.name = _vector_name(*key)
+            self.name = self.__name__ = _vector_name(*key)
             self.size = self.length * dtype.size
             self.shape = (self.length,)
             cls._cache[key] = self
@@ -74,9 +75,7 @@ class Matrix(Composite):
         if key not in cls._cache:
             self = super().__new__(cls)
             self.rows, self.cols, self.dtype = key
-            suffix = {float32: "f", float64: "d", float16: "h"}.get(dtype)
-            self.name = f"mat{rows}{cols}{suffix}" if suffix and rows == cols <= 4 else \
-                f"matrix(({rows}, {cols}), {dtype.name})"
+            self.name = self.__name__ = _matrix_name(rows, cols, dtype)
             self.size = rows * cols * dtype.size
             self.shape = (rows, cols)
             cls._cache[key] = self
@@ -125,17 +124,26 @@ class TupleType(Composite):
         return len(self.elements)
 
 
-# Warp's one- or two-letter suffixes of vector, quaternion and transform names
-SUFFIXES = {"b": "int8", "ub": "uint8", "s": "int16", "us": "uint16", "i": "int32", "ui": "uint32",
-            "l": "int64", "ul": "uint64", "h": "float16", "f": "float32", "d": "float64"}
-_SUFFIX_OF = {name: suffix for suffix, name in SUFFIXES.items()}
+_SUFFIX = {"int8": "b", "uint8": "ub", "int16": "s", "uint16": "us", "int32": "i", "uint32": "ui",
+           "int64": "l", "uint64": "ul", "float16": "h", "float32": "f", "float64": "d"}
 
 
 def _vector_name(length: int, dtype: Scalar, flavor: str) -> str:
-    suffix = _SUFFIX_OF.get(dtype.name)
+    suffix = _SUFFIX.get(dtype.name)
     if flavor == "vec":
-        return f"vec{length}{suffix}" if suffix and length <= 4 else f"vector({length}, {dtype.name})"
-    return flavor + ("" if dtype is float32 else suffix or f"_{dtype.name}")
+        if length == 6 and dtype.is_float and suffix:
+            return "spatial_vector" + suffix
+        return f"vec{length}{suffix}" if suffix and length in (2, 3, 4) else f"vector({length}, {dtype.name})"
+    return flavor + (suffix or f"_{dtype.name}")
+
+
+def _matrix_name(rows: int, cols: int, dtype: Scalar) -> str:
+    suffix = _SUFFIX.get(dtype.name) if dtype.is_float else None
+    if suffix and rows == cols == 6:
+        return "spatial_matrix" + suffix
+    if suffix and rows == cols and rows in (2, 3, 4):
+        return f"mat{rows}{cols}{suffix}"
+    return f"matrix(({rows}, {cols}), {dtype.name})"
 
 
 def _components(t, args) -> np.ndarray:
@@ -332,81 +340,32 @@ def _quat_rotate(q, v):
     return v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * (u @ v)
 
 
-class GenericComposite:
-    """A vector, matrix, quaternion or transform annotation left open in its length, shape or
-    component type (`vector(length=Any, dtype=Any)`, `matrix(shape=(3, Any), dtype=float)`):
-    a func or kernel with such a parameter is specialised per argument type, which must
-    match what is given."""
-
-    is_generic = True
-
-    def __init__(self, kind: str, shape: tuple, dtype, flavor: str = "vec"):
-        self.kind, self.shape, self.dtype, self.flavor = kind, shape, dtype, flavor
-
-    def matches(self, t) -> bool:
-        if self.kind == "matrix":
-            if not isinstance(t, Matrix):
-                return False
-            shape = t.shape
-        else:
-            if not isinstance(t, Vector) or t.flavor != self.flavor:
-                return False
-            shape = (t.length,)
-        if any(not _is_open(want) and want != got for want, got in zip(self.shape, shape)):
-            return False
-        return _is_open(self.dtype) or PYTHON_TYPES.get(self.dtype, self.dtype) is t.dtype
-
-    def __eq__(self, other):
-        return isinstance(other, GenericComposite) and (self.kind, self.shape, self.dtype, self.flavor) == \
-            (other.kind, other.shape, other.dtype, other.flavor)
-
-    def __hash__(self):
-        return hash((self.kind, self.shape, self.flavor))
-
-    def __repr__(self):
-        def show(x):
-            return "Any" if _is_open(x) else getattr(x, "__name__", repr(x))
-        if self.kind == "matrix":
-            return f"matrix(shape=({', '.join(map(show, self.shape))}), dtype={show(self.dtype)})"
-        if self.flavor != "vec":
-            return f"{ {'quat': 'quaternion', 'transform': 'transformation'}[self.flavor]}(dtype={show(self.dtype)})"
-        return f"vector(length={show(self.shape[0])}, dtype={show(self.dtype)})"
-
-    @property
-    def __name__(self):
-        return repr(self)
-
-
-def _is_open(x) -> bool:
-    """Whether an annotation part is left open (`Any`, a TypeVar, or a generic scalar)."""
-    return x is typing.Any or isinstance(x, typing.TypeVar) or getattr(x, "is_generic", False)
-
-
-def vector(length: int, dtype=float32) -> Vector:
-    """The vector type of `length` components of `dtype` (Warp's `wp.vec(length, dtype)`);
-    with `Any` for either, an open annotation for generic funcs and kernels."""
-    if _is_open(length) or _is_open(dtype):
-        return GenericComposite("vector", (length,), dtype)
+def vector(length, dtype=float32):
+    """The vector type of `length` components of `dtype` (Warp's `wp.vec(length, dtype)`).
+    With `Any` (or `Int`/`Float`/`Scalar`) for either, a generic func annotation."""
+    if is_any(length) or is_any(dtype) or isinstance(dtype, TypePattern):
+        return VectorPattern(length, dtype, "vec")
     return Vector(length, dtype)
 
 
-def matrix(shape: tuple, dtype=float32) -> Matrix:
-    """The matrix type of `shape = (rows, cols)` (Warp's `wp.mat(shape, dtype)`); with `Any`
-    in the shape or for the dtype, an open annotation."""
-    if _is_open(dtype) or any(_is_open(n) for n in shape):
-        return GenericComposite("matrix", tuple(shape), dtype)
+def matrix(shape=(typing.Any, typing.Any), dtype=float32):
+    """The matrix type of `shape = (rows, cols)` (Warp's `wp.mat(shape, dtype)`), or a
+    generic func annotation where a dimension or the dtype is `Any`."""
+    rows, cols = shape
+    if is_any(rows) or is_any(cols) or is_any(dtype) or isinstance(dtype, TypePattern):
+        return MatrixPattern(rows, cols, dtype)
     return Matrix(shape, dtype)
 
 
-def quaternion(dtype=float32) -> Vector:
-    """A quaternion (x, y, z, w) of `dtype` components."""
-    if _is_open(dtype):
-        return GenericComposite("vector", (4,), dtype, "quat")
+def quaternion(dtype=typing.Any):
+    """The quaternion type of `dtype` components (x, y, z, w); `Any`: a generic annotation."""
+    if is_any(dtype) or isinstance(dtype, TypePattern):
+        return VectorPattern(4, dtype, "quat")
     return Vector(4, dtype, "quat")
 
 
-def transformation(dtype=float32) -> Vector:
+def transformation(dtype=typing.Any):
     """A rigid transform: position (3) then rotation quaternion (4), as Warp lays it out."""
-    if _is_open(dtype):
-        return GenericComposite("vector", (7,), dtype, "transform")
+    if is_any(dtype) or isinstance(dtype, TypePattern):
+        return VectorPattern(7, dtype, "transform")
     return Vector(7, dtype, "transform")

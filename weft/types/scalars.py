@@ -6,6 +6,7 @@ Python scope converts a number (`weft.float32(1.5)`); inside a kernel it is a ca
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 
@@ -17,10 +18,6 @@ class Type:
     is_array = False
 
     def __repr__(self) -> str:
-        return self.name  # type: ignore[attr-defined]
-
-    @property
-    def __name__(self) -> str:  # Warp's types are classes: programs read `dtype.__name__`
         return self.name  # type: ignore[attr-defined]
 
 
@@ -35,6 +32,7 @@ class Scalar(Type):
         self.bits = bits
         self.np_dtype = np.dtype(np_dtype)
         self.size = self.np_dtype.itemsize
+        self.__name__ = name
 
     @property
     def is_float(self) -> bool:
@@ -72,9 +70,11 @@ uint64 = Scalar("uint64", "u", 64, np.uint64)
 float16 = Scalar("float16", "f", 16, np.float16)
 float32 = Scalar("float32", "f", 32, np.float32)
 float64 = Scalar("float64", "f", 64, np.float64)
+# bfloat16: numpy has no such dtype; ml_dtypes (a dependency of jax) provides it
+bfloat16 = Scalar("bfloat16", "f", 16, ml_dtypes.bfloat16)
 
 SCALARS = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-           float16, float32, float64)
+           float16, bfloat16, float32, float64)
 _BY_NAME = {s.name: s for s in SCALARS}
 _BY_NP = {s.np_dtype: s for s in SCALARS}
 
@@ -85,31 +85,6 @@ def scalar_by_name(name: str) -> Scalar:
 
 def scalar_from_numpy(dtype) -> Scalar | None:
     return _BY_NP.get(np.dtype(dtype))
-
-
-class GenericScalar:
-    """Warp's `Int`, `Float` and `Scalar` annotations: any scalar type of those kinds (a func
-    or kernel with such a parameter is specialised per argument type)."""
-
-    is_generic = True
-
-    def __init__(self, name: str, kinds: str):
-        self.name, self.kinds = name, kinds
-
-    def matches(self, t) -> bool:
-        return isinstance(t, Scalar) and t.kind in self.kinds
-
-    def __repr__(self):
-        return self.name
-
-    @property
-    def __name__(self):
-        return self.name
-
-
-Int = GenericScalar("Int", "iu")
-Float = GenericScalar("Float", "f")
-AnyScalar = GenericScalar("Scalar", "iuf")
 
 
 # Python's own types as Warp reads them: float is float32, int is int32.

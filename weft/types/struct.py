@@ -79,14 +79,23 @@ class StructType(Composite):
 
     def numpy_dtype(self) -> dict:
         """The numpy structured dtype of one element of an array of this struct (names,
-        formats, offsets, itemsize), as `np.dtype(...)` accepts it."""
+        formats, offsets, itemsize, as `np.dtype(...)` takes it): vectors and matrices as
+        subarrays of their shape, nested structs nested, arrays as their descriptor."""
         import ctypes
 
         from .layout import ctype_of
-        descr = np.dtype(ctype_of(self)).fields or {}
         ct = ctype_of(self)
-        return {"names": list(self.field_names),
-                "formats": [descr[n][0] for n in self.field_names],
+        formats = []
+        for t in self.fields.values():
+            if isinstance(t, StructType):
+                formats.append(t.numpy_dtype())
+            elif isinstance(t, (Vector, Matrix)):
+                formats.append((t.dtype.np_dtype, t.np_shape))
+            elif isinstance(t, Scalar):
+                formats.append(t.np_dtype)
+            else:
+                formats.append(np.dtype(ctype_of(t)))
+        return {"names": list(self.field_names), "formats": formats,
                 "offsets": [getattr(ct, n).offset for n in self.field_names],
                 "itemsize": ctypes.sizeof(ct)}
 
@@ -106,8 +115,8 @@ class StructType(Composite):
             if isinstance(t, StructType):
                 out.__dict__[name].assign(t.from_record(value))
             elif isinstance(t, Scalar):
-                if t.is_float and t.bits == 16:  # stored as its raw bits (see layout)
-                    value = np.asarray(value, dtype=np.uint16).view(np.float16)[()]
+                if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
+                    value = np.asarray(value).view(np.float16)[()]  # (raw bits, see layout)
                 setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
             elif not getattr(t, "is_array", False):
                 setattr(out, name, value)
@@ -186,6 +195,11 @@ class StructValue:
                 value = value.to(device)
             setattr(out, name, value)
         return out
+
+    def __ctype__(self):
+        """This value packed as kernels receive it (a ctypes structure; Warp's name)."""
+        from ..runtime.launch import pack_value  # (the one packing rule, shared with launches)
+        return pack_value(None, self._type.name, self._type, self)
 
     def numpy_dtype(self) -> dict:
         return self._type.numpy_dtype()

@@ -1,0 +1,48 @@
+"""Where weft's gradient deliberately differs from what Warp's own tests expect, because
+Warp's is wrong or Warp refuses something weft gets right. Each test states the right value.
+
+- Warp's test_tape_copy_adjoint_out_of_scope: an overlapping copy within one array keeps
+  the incoming gradient as it is (Warp copies the gradient's bytes); the gradient of
+  y[1:4] = y[0:3] followed by sum(y) is [2, 1, 1, 0].
+- Warp's test_array_composite_slot_multiply_assign_backward_rejected: `dst[0].x *= src[0]`
+  is refused by Warp when backward is enabled; weft differentiates it exactly (the Tape
+  keeps the old contents of dst for the adjoint).
+"""
+
+import numpy as np
+
+import weft as wp
+
+
+@wp.kernel
+def total(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    wp.atomic_add(loss, 0, x[wp.tid()])
+
+
+def test_overlapping_copy_within_one_array():
+    y = wp.array(np.arange(1.0, 5.0, dtype=np.float32), requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(y, y, dest_offset=1, src_offset=0, count=3)  # y = [y0, y0, y1, y2]
+        wp.launch(total, 4, inputs=[y, loss])
+    assert y.numpy().tolist() == [1.0, 1.0, 2.0, 3.0]
+    tape.backward(loss=loss)
+    # d(sum of new y) / d(old y): y0 appears twice, y1 and y2 once, y3 is gone
+    assert y.grad.numpy().tolist() == [2.0, 1.0, 1.0, 0.0]
+
+
+@wp.kernel
+def scale_component(src: wp.array(dtype=float), dst: wp.array(dtype=wp.vec3)):
+    dst[0].x *= src[0]
+
+
+def test_component_multiply_assign_on_an_array_element():
+    src = wp.array([2.0], dtype=float, requires_grad=True)
+    dst = wp.array([[5.0, 1.0, 0.0]], dtype=wp.vec3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(scale_component, 1, inputs=[src, dst])
+    assert dst.numpy().tolist() == [[10.0, 1.0, 0.0]]
+    dst.grad.assign(np.array([[1.0, 2.0, 3.0]], np.float32))
+    tape.backward()
+    assert src.grad.numpy().tolist() == [5.0]  # d(x * s) / ds = the old x
+    assert dst.grad.numpy().tolist() == [[2.0, 2.0, 3.0]]  # old x scaled by s; y, z pass through

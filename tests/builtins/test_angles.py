@@ -1,0 +1,42 @@
+"""degrees, radians and quat_rpy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+def test_degrees_and_radians():
+    assert wp.degrees(math.pi) == pytest.approx(180.0)
+    assert wp.radians(90.0) == pytest.approx(math.pi / 2)
+    assert type(wp.degrees(wp.float64(1.0))) is np.float64
+    assert wp.degrees(wp.float64(1.0)) == 180.0 / math.pi
+
+
+@pytest.mark.parametrize("rpy", [(0.3, -0.5, 1.2), (0.0, 0.0, 0.0), (-2.0, 1.4, 3.0)])
+def test_quat_rpy_is_yaw_pitch_roll_product(rpy):
+    roll, pitch, yaw = rpy
+    axes = (wp.vec3(1.0, 0.0, 0.0), wp.vec3(0.0, 1.0, 0.0), wp.vec3(0.0, 0.0, 1.0))
+    qx, qy, qz = (wp.quat_from_axis_angle(a, t) for a, t in zip(axes, rpy))
+    np.testing.assert_allclose(wp.quat_rpy(roll, pitch, yaw).numpy(), (qz * qy * qx).numpy(), atol=1e-6)
+    np.testing.assert_allclose(wp.quat_to_rpy(wp.quat_rpy(roll, pitch, yaw)).numpy(), rpy, atol=2e-6)
+
+
+def test_quat_rpy_in_kernels_and_types():
+    @wp.kernel
+    def k(angles: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.quatd)):
+        out[0] = wp.quat_rpy(angles[0], angles[1], 0.5)
+
+    out = wp.zeros(1, dtype=wp.quatd)
+    wp.launch(k, 1, inputs=[wp.array([0.1, 0.2], dtype=wp.float64), out])
+    expected = wp.quat_rpy(wp.float64(0.1), wp.float64(0.2), wp.float64(0.5))
+    assert out.numpy()[0].tolist() == expected.numpy().tolist()
+
+    @wp.kernel
+    def mixed(a: wp.array(dtype=wp.float64), b: wp.array(dtype=float), out: wp.array(dtype=wp.quatd)):
+        out[0] = wp.quat_rpy(a[0], b[0], 0.0)
+
+    with pytest.raises(wp.CompileError, match="different types"):
+        wp.launch(mixed, 1, inputs=[wp.zeros(1, dtype=wp.float64), wp.zeros(1), out])

@@ -1,0 +1,30 @@
+"""`weft.DeterministicMode` (Warp's "deterministic" option): kernels whose float atomics
+make results depend on thread order run in thread order, so results repeat bit for bit."""
+
+import numpy as np
+
+import weft as wp
+
+
+@wp.kernel
+def scatter_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
+    wp.atomic_add(total, 0, x[wp.tid()])
+
+
+def test_deterministic_mode_repeats_float_atomics_bit_for_bit():
+    rng = np.random.default_rng(3)
+    x = wp.array(rng.standard_normal(200_000).astype(np.float32) * 1e3)
+    saved = wp.config.deterministic, wp.config.parallel_threshold
+    try:
+        wp.config.deterministic = wp.DeterministicMode.RUN_TO_RUN
+        wp.config.parallel_threshold = 1  # (the launch would otherwise be split across threads)
+        results = set()
+        for _ in range(3):
+            total = wp.zeros(1)
+            wp.launch(scatter_sum, x.size, inputs=[x, total])
+            results.add(total.numpy()[0].tobytes())
+        assert len(results) == 1
+        # in thread order, as one thread adds them
+        assert total.numpy()[0] == np.cumsum(x.numpy(), dtype=np.float32)[-1]
+    finally:
+        wp.config.deterministic, wp.config.parallel_threshold = saved

@@ -1,0 +1,94 @@
+"""weft.math: norms and quaternion helpers (funcs), from Python and in kernels."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+def test_norms():
+    v = wp.vec3(3.0, -4.0, 0.0)
+    assert wp.norm_l1(v) == 7.0 and wp.norm_l2(v) == 5.0
+    assert wp.norm_huber(v) == 4.5                       # |v| > delta: delta * (|v| - delta / 2)
+    assert wp.norm_huber(v, 10.0) == 12.5                # |v| <= delta: |v|^2 / 2
+    assert wp.norm_pseudo_huber(v) == pytest.approx(np.sqrt(26.0))
+    np.testing.assert_allclose(wp.smooth_normalize(v).numpy(), np.array([3.0, -4.0, 0.0]) / np.sqrt(26.0), rtol=1e-6)
+    assert wp.norm_l1(wp.vec2d(1.0, -2.0)) == 3.0 and type(wp.norm_l1(wp.vec2d(1.0, -2.0))) is np.float64
+
+
+def test_twist():
+    axis = wp.vec3(0.0, 0.0, 1.0)
+    swing = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), 0.4)
+    twist = wp.quat_from_axis_angle(axis, -0.7)
+    q = swing * twist
+    np.testing.assert_allclose(wp.quat_twist(axis, q).numpy(), twist.numpy(), atol=1e-6)
+    assert wp.quat_twist_angle_signed(axis, twist) == pytest.approx(-0.7)
+    assert wp.quat_twist_angle(axis, twist) == pytest.approx(0.7)
+
+
+def test_in_kernels_with_gradients():
+    @wp.kernel
+    def k(x: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+        out[0] = wp.norm_pseudo_huber(x[0], delta=2.0) + wp.norm_l1(x[0])
+
+    x = wp.array([[0.5, -1.0, 2.0]], dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(k, 1, inputs=[x, out])
+    tape.backward(loss=out)
+    v = np.array([0.5, -1.0, 2.0])
+    expected = v / (2.0 * np.sqrt(1.0 + v @ v / 4.0)) + np.sign(v)
+    np.testing.assert_allclose(x.grad.numpy()[0], expected, rtol=1e-5)
+
+
+def test_constants():
+    import math
+    assert (wp.pi, wp.PI, wp.HALF_PI, wp.TAU, wp.e) == (math.pi, math.pi, math.pi / 2, math.tau, math.e)
+    assert wp.LOG2E == 1 / math.log(2) and wp.LOG10E == math.log10(math.e) and wp.LN10 == math.log(10)
+    assert wp.PHI == (1 + math.sqrt(5)) / 2 and wp.inf == math.inf and math.isnan(wp.NAN)
+
+    @wp.kernel
+    def k(out: wp.array(dtype=wp.float64)):
+        out[0] = wp.float64(2.0) * wp.half_pi  # a weak constant: float64 here
+
+    out = wp.zeros(1, dtype=wp.float64)
+    wp.launch(k, 1, inputs=[out])
+    assert out.numpy()[0] == math.pi
+
+
+def _quat_distance(a, b):
+    """Distance between two rotations (q and -q are the same rotation)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return min(np.linalg.norm(a - b), np.linalg.norm(a + b))
+
+
+def _axis_rotation(axis, angle):
+    return wp.quat_from_axis_angle(wp.vec3(*np.eye(3)[axis]), angle)
+
+
+SEQUENCES = [(i, j, k) for i in range(3) for j in range(3) for k in range(3) if i != j and j != k]
+
+
+@pytest.mark.parametrize("seq", SEQUENCES)
+def test_euler_round_trip(seq):
+    i, j, k = seq
+    half_pi = wp.HALF_PI
+    for angles in [(0.31, -0.27, 0.41), (0.6, 0.2, -0.9), (0.3, 0.0, 0.5)]:
+        for second in (angles[1], half_pi - 1e-4, -half_pi + 1e-4, half_pi, 2.0):
+            e = wp.vec3(angles[0], angles[1], angles[2])
+            e[j] = second
+            q = wp.quat_from_euler(e, i, j, k)
+            expected = _axis_rotation(k, e[k]) * _axis_rotation(j, e[j]) * _axis_rotation(i, e[i])
+            assert _quat_distance(q, expected) < 1e-6
+            back = wp.quat_to_euler(q, i, j, k)
+            third = back[k] if i != k else back[3 - i - j]
+            rebuilt = _axis_rotation(k, third) * _axis_rotation(j, back[j]) * _axis_rotation(i, back[i])
+            assert _quat_distance(rebuilt, q) < 1e-5, (e, back)
+
+
+def test_euler_conventions():
+    np.testing.assert_allclose(wp.quat_from_euler(wp.vec3(0.2, -0.1, 0.3), 0, 1, 2).numpy(),
+                               wp.quat_rpy(0.2, -0.1, 0.3).numpy(), atol=1e-7)
+    # a rotation about x decomposed in the sequence z, y, x: all of it is the x angle
+    e = wp.quat_to_euler(wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), 0.2), 2, 1, 0)
+    np.testing.assert_allclose(e.numpy(), [0.2, 0.0, 0.0], atol=1e-7)

@@ -1,0 +1,72 @@
+"""`weft.copy`, `clone` and `array.assign` on a Tape (as Warp records them): the adjoint
+adds the destination's gradient of the copied range into the source's and consumes it in
+the destination (`retain_grad` keeps it), for views and offsets too."""
+
+import numpy as np
+
+import weft as wp
+
+
+@wp.kernel
+def total(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    wp.atomic_add(loss, 0, x[wp.tid()])
+
+
+@wp.kernel
+def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 2.0 * x[i]
+
+
+def _x():
+    return wp.array(np.arange(1.0, 5.0, dtype=np.float32), requires_grad=True)
+
+
+def test_clone_and_assign_carry_the_gradient_into_the_source():
+    for copy_of in (wp.clone, lambda x: wp.zeros_like(x).assign(x)):
+        x, doubled, loss = _x(), wp.zeros(4, requires_grad=True), wp.zeros(1, requires_grad=True)
+        with wp.Tape() as tape:
+            copied = copy_of(x)
+            wp.launch(double, 4, inputs=[x, doubled])
+            wp.launch(total, 4, inputs=[doubled, loss])
+            wp.launch(total, 4, inputs=[copied, loss])
+        tape.backward(loss=loss)
+        np.testing.assert_array_equal(x.grad.numpy(), 3.0)  # 2 through the kernel, 1 through the copy
+
+
+def test_a_copy_consumes_the_gradient_of_what_it_overwrites():
+    x, s = _x(), wp.array(np.full(2, 5.0, np.float32), requires_grad=True)
+    y, loss = wp.zeros(4, requires_grad=True), wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(double, 4, inputs=[x, y])
+        wp.copy(y, s, dest_offset=1, count=2)  # overwrites y[1:3]
+        wp.launch(total, 4, inputs=[y, loss])
+    tape.backward(loss=loss)
+    assert s.grad.numpy().tolist() == [1.0, 1.0]
+    assert x.grad.numpy().tolist() == [2.0, 0.0, 0.0, 2.0]
+
+
+def test_retain_grad_keeps_the_destination_gradient():
+    x, s = _x(), wp.array(np.full(4, 5.0, np.float32), requires_grad=True)
+    y = wp.zeros(4, requires_grad=True, retain_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    assert y.retain_grad
+    with wp.Tape() as tape:
+        wp.launch(double, 4, inputs=[x, y])
+        wp.copy(y, s)
+        wp.launch(total, 4, inputs=[y, loss])
+    tape.backward(loss=loss)
+    np.testing.assert_array_equal(y.grad.numpy(), 1.0)  # kept for inspection
+    np.testing.assert_array_equal(x.grad.numpy(), 2.0)  # (and so counted again: Warp's documented hazard)
+
+
+def test_copy_adjoint_into_strided_views():
+    base = wp.array(np.ones((3, 4), np.float32), requires_grad=True)
+    dst, loss = wp.zeros(2, requires_grad=True), wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(dst, base[:, 2], src_offset=1, count=2)
+        wp.launch(total, 2, inputs=[dst, loss])
+    tape.backward(loss=loss)
+    expected = np.zeros((3, 4), np.float32)
+    expected[1:, 2] = 1.0
+    np.testing.assert_array_equal(base.grad.numpy(), expected)

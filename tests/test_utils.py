@@ -1,0 +1,267 @@
+"""weft.utils (Warp's wp.utils): scans, sorts, run-length encoding, casts, ScopedTimer,
+MeshAdjacency, warnings, and module options."""
+
+import contextlib
+import io
+import re
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft import logger
+
+RNG = np.random.default_rng(7)
+
+
+@wp.kernel
+def exp_kernel(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = wp.exp(x[i])
+
+
+@pytest.mark.parametrize("dtype", [wp.int32, wp.int64, wp.float32, wp.float64, wp.vec3i, wp.vec3d])
+def test_array_scan_inclusive_and_exclusive(dtype):
+    shape = (1000,) if dtype.is_scalar else (1000, 3)
+    scalar = np.dtype(dtype.np_dtype if dtype.is_scalar else dtype.dtype.np_dtype)
+    values = RNG.integers(-50, 50, size=shape).astype(scalar)
+    a = wp.array(values, dtype=dtype)
+    inc, exc = wp.zeros_like(a), wp.zeros_like(a)
+    wp.utils.array_scan(a, inc, True)
+    wp.utils.array_scan(a, exc, False)
+    expected = np.cumsum(values, axis=0)
+    np.testing.assert_array_equal(inc.numpy(), expected)
+    np.testing.assert_array_equal(exc.numpy()[1:], expected[:-1])
+    assert not exc.numpy()[0].any()
+
+
+def test_array_scan_writes_only_through_strided_views():
+    base = wp.array(np.arange(12, dtype=np.int64))
+    out = wp.array(np.full(12, -1, dtype=np.int64))
+    wp.utils.array_scan(base[::2], out[::2])
+    assert out.numpy()[::2].tolist() == np.cumsum(np.arange(0, 12, 2)).tolist()
+    assert (out.numpy()[1::2] == -1).all()
+
+
+def test_array_scan_errors():
+    with pytest.raises(RuntimeError, match=r"sizes do not match \(3 vs 4\)"):
+        wp.utils.array_scan(wp.zeros(3, dtype=int), wp.zeros(4, dtype=int))
+    with pytest.raises(RuntimeError, match=r"types do not match \(int32 vs float32\)"):
+        wp.utils.array_scan(wp.zeros(3, dtype=int), wp.zeros(3, dtype=float))
+    with pytest.raises(RuntimeError, match="Unsupported data type: vec3h"):
+        wp.utils.array_scan(wp.zeros(3, dtype=wp.vec3h), wp.zeros(3, dtype=wp.vec3h))
+
+
+@pytest.mark.parametrize("dtype", [wp.int32, wp.uint32, wp.float32, wp.int64, wp.uint64, wp.float64])
+def test_radix_sort_pairs_is_a_stable_sort(dtype):
+    n = 500
+    np_dtype = np.dtype(dtype.np_dtype)
+    if np_dtype.kind == "f":
+        keys = RNG.normal(size=n).astype(np_dtype)
+        keys[::7] = keys[0]  # duplicates, to check stability
+        keys[:3] = [-0.0, np.inf, -np.inf]
+    else:
+        lo = 0 if np_dtype.kind == "u" else -1000
+        keys = RNG.integers(lo, 1000, size=n).astype(np_dtype)
+    k = wp.array(np.concatenate([keys, np.zeros(n, np_dtype)]), dtype=dtype)
+    v = wp.array(np.arange(2 * n, dtype=np.int32))
+    wp.utils.radix_sort_pairs(k, v, n)
+    order = np.argsort(keys, kind="stable")
+    if np_dtype.kind == "f":  # -0.0 sorts before +0.0 in a radix sort of the bits
+        order = np.lexsort((np.arange(n), np.signbit(keys) == 0, keys))
+    np.testing.assert_array_equal(k.numpy()[:n], keys[order])
+    np.testing.assert_array_equal(v.numpy()[:n], order)
+
+
+def test_radix_sort_pairs_bit_range_and_errors():
+    k = wp.array([8, 1, 10, 3, 4, 5, 6, 7] + [0] * 8, dtype=wp.uint32)
+    v = wp.array(list(range(1, 9)) + [0] * 8, dtype=wp.int32)
+    wp.utils.radix_sort_pairs(k, v, 8, end_bit=2)  # by the two low bits only
+    assert k.numpy()[:8].tolist() == [8, 4, 1, 5, 10, 6, 3, 7]
+    with pytest.raises(RuntimeError, match="2\\*count"):
+        wp.utils.radix_sort_pairs(wp.zeros(3, dtype=int), wp.zeros(3, dtype=int), 3)
+    with pytest.raises(RuntimeError, match=r"bit range \[4, 2\) for 32-bit"):
+        wp.utils.radix_sort_pairs(wp.zeros(6, dtype=int), wp.zeros(6, dtype=int), 3, begin_bit=4, end_bit=2)
+    with pytest.raises(RuntimeError, match="Unsupported keys and values data types: int32, float16"):
+        wp.utils.radix_sort_pairs(wp.zeros(6, dtype=int), wp.zeros(6, dtype=wp.float16), 3)
+    with pytest.raises(RuntimeError, match="contiguous keys"):
+        wp.utils.radix_sort_pairs(wp.zeros(16, dtype=int)[::2], wp.zeros(16, dtype=int), 4)
+
+
+def test_segmented_sort_pairs():
+    keys = wp.array([7, 2, 8, 4, 1, 6, 5, 3] + [0] * 8, dtype=wp.float32)
+    values = wp.array(list(range(1, 9)) + [0] * 8, dtype=int)
+    wp.utils.segmented_sort_pairs(keys, values, 8, wp.array([0, 4], dtype=int), wp.array([4, 8], dtype=int))
+    assert keys.numpy()[:8].tolist() == [2, 4, 7, 8, 1, 3, 5, 6]
+    assert values.numpy()[:8].tolist() == [2, 4, 1, 3, 5, 8, 7, 6]
+    keys = wp.array([3, 1, 4, 2, 0, 0, 0, 0], dtype=int)
+    values = wp.array([30, 10, 40, 20, 0, 0, 0, 0], dtype=int)
+    wp.utils.segmented_sort_pairs(keys, values, 4, wp.array([0, 2, 4], dtype=int))  # offsets form
+    assert keys.numpy()[:4].tolist() == [1, 3, 2, 4] and values.numpy()[:4].tolist() == [10, 30, 20, 40]
+
+
+def test_segmented_sort_pairs_checks_every_range_before_sorting():
+    keys = wp.array([2, 1, 4, 3, 0, 0, 0, 0], dtype=int)
+    values = wp.array([20, 10, 40, 30, 0, 0, 0, 0], dtype=int)
+    with pytest.raises(ValueError, match="Invalid segment range at index 1"):
+        wp.utils.segmented_sort_pairs(keys, values, 4, wp.array([0, 2], dtype=int), wp.array([2, 5], dtype=int))
+    assert keys.numpy()[:4].tolist() == [2, 1, 4, 3]  # the valid first segment was not sorted either
+    for bad in ((1.5,), (True,)):
+        with pytest.raises(TypeError, match="count must be an integer"):
+            wp.utils.segmented_sort_pairs(keys, values, bad[0], wp.array([0], dtype=int))
+    with pytest.raises(ValueError, match="non-negative"):
+        wp.utils.segmented_sort_pairs(keys, values, -1, wp.array([0], dtype=int))
+
+
+def test_runlength_encode():
+    values = wp.array([1, 1, 1, 2, 2, 3, 1, 1], dtype=int)
+    run_values, run_lengths = wp.zeros(8, dtype=int), wp.zeros(8, dtype=int)
+    assert wp.utils.runlength_encode(values, run_values, run_lengths) == 4
+    assert run_values.numpy()[:4].tolist() == [1, 2, 3, 1] and run_lengths.numpy()[:4].tolist() == [3, 2, 1, 2]
+    count = wp.zeros(1, dtype=int)
+    assert wp.utils.runlength_encode(values, run_values, run_lengths, run_count=count, value_count=5) is count
+    assert count.numpy()[0] == 2 and run_lengths.numpy()[:2].tolist() == [3, 2]
+
+
+def test_array_cast():
+    out = wp.zeros(3, dtype=int)
+    wp.utils.array_cast(wp.array([1.9, -2.7, 3.0], dtype=float), out)
+    assert out.numpy().tolist() == [1, -2, 3]  # truncation, as a C cast
+    flat = wp.zeros(2, dtype=float)
+    wp.utils.array_cast(wp.array([[1, 2], [3, 4]], dtype=wp.vec2), flat, count=1)  # scalar by scalar
+    assert flat.numpy().tolist() == [1.0, 2.0]
+    grid = wp.zeros((2, 3), dtype=wp.float64)
+    wp.utils.array_cast(wp.array(np.arange(6, dtype=np.float32).reshape(2, 3)), grid)
+    assert grid.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(RuntimeError, match=r"Array shapes do not match \(\(2, 3\) vs \(3, 2\)\)"):
+        wp.utils.array_cast(wp.zeros((2, 3)), wp.zeros((3, 2), dtype=wp.float64))
+    with pytest.raises(RuntimeError, match="exceeds"):
+        wp.utils.array_cast(wp.zeros(10), wp.zeros(10, dtype=int)[:3])
+
+
+def test_scoped_timer(capsys):
+    timings = {}
+    with wp.ScopedTimer("outer", dict=timings):
+        with wp.ScopedTimer("inner", dict=timings) as inner:
+            time.sleep(0.01)
+        inner.extra_msg = ""
+    lines = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"    inner took \d+\.\d\d ms", lines[0]) and re.fullmatch(r"outer took \d+\.\d\d ms", lines[1])
+    assert inner.elapsed >= 10.0 and timings["inner"] == [inner.elapsed] and len(timings["outer"]) == 1
+    with wp.ScopedTimer("quiet", print=False, synchronize=True) as quiet:
+        pass
+    with wp.ScopedTimer("off", active=False):
+        pass
+    assert capsys.readouterr().out == "" and quiet.elapsed >= 0.0
+    with wp.ScopedTimer("profiled", detailed=True):
+        sum(range(1000))
+    out = capsys.readouterr().out
+    assert re.match(r"^\s+\d+ function calls", out) and out.rstrip().endswith("ms")
+
+
+def test_scoped_timer_records_a_tape_scope():
+    x = wp.ones(2, requires_grad=True)
+    with wp.Tape() as tape, wp.ScopedTimer("step", print=False):
+        wp.launch(exp_kernel, 2, inputs=[x])
+    assert [name for _, name, _ in tape.scopes] == ["step", None]
+
+
+def test_mesh_adjacency(capsys):
+    adj = wp.utils.MeshAdjacency([(0, 3, 1), (0, 2, 3)], 2)
+    e = adj.edges[(0, 3)]
+    assert (e.v0, e.v1, e.o0, e.o1, e.f0, e.f1) == (0, 3, 1, 2, 0, 1)
+    e = adj.edges[(1, 3)]
+    assert (e.o1, e.f1) == (-1, -1) and len(adj.edges) == 5
+    wp.utils.MeshAdjacency([(0, 3, 1), (0, 2, 3), (3, 0, 1)], 3)
+    assert capsys.readouterr().out == "Detected non-manifold edge\n"
+
+
+def test_warnings_go_through_the_logger():
+    logger._warnings_seen.clear()
+    with contextlib.redirect_stderr(io.StringIO()) as f, warnings.catch_warnings():
+        warnings.simplefilter("always")
+        wp.utils.warn("twice")
+        wp.utils.warn("twice")
+        wp.utils.warn("once", category=DeprecationWarning, once=True)
+        wp.utils.warn("once", category=DeprecationWarning, once=True)
+    assert f.getvalue() == "Warp UserWarning: twice\nWarp UserWarning: twice\nWarp DeprecationWarning: once\n"
+    seen = []
+
+    class Collect:
+        debug = info = error = seen.append
+
+        def warning(self, message, category=None, stacklevel=1):
+            seen.append(message)
+
+    wp.set_logger(Collect())
+    try:
+        wp.utils.warn("to my logger")
+        with wp.ScopedLogLevel(wp.LOG_ERROR):
+            wp.utils.warn("filtered")
+    finally:
+        wp.set_logger(None)
+    assert seen == ["to my logger"]
+    with pytest.raises(TypeError, match="logger"):
+        wp.set_logger(object())
+
+
+def test_module_options():
+    options = wp.get_module_options()
+    assert options["optimization_level"] is None and options["enable_backward"] == wp.config.enable_backward
+    x = wp.array([0.5, 1.0], dtype=float)
+    try:
+        for level in (0, 2, None):
+            for flags in ("", "-march=native"):
+                wp.set_module_options({"optimization_level": level, "cpu_compiler_flags": flags})
+                x.assign([0.5, 1.0])
+                wp.launch(exp_kernel, 2, inputs=[x])
+                np.testing.assert_allclose(x.numpy(), np.exp([0.5, 1.0]), rtol=1e-6)
+        assert wp.get_module(__name__).options["cpu_compiler_flags"] == "-march=native"
+        with pytest.raises(ValueError, match="unknown module option 'optimisation_level'"):
+            wp.set_module_options({"optimisation_level": 2})
+    finally:
+        wp.set_module_options({"optimization_level": None, "cpu_compiler_flags": None})
+
+
+def test_module_hash_follows_the_settings_it_inherits(monkeypatch):
+    module = wp.get_module(__name__)
+    module.mark_modified()
+    before = module.get_module_hash()
+    monkeypatch.setattr(wp.config, "optimization_level", 1)
+    assert module.get_module_hash() == before  # cached until the module is marked modified
+    module.hashers.clear()
+    assert module.get_module_hash() != before
+
+
+
+def _two_line_lambda():
+    return lambda q, qd: (
+        q[0] == 0.0
+        and q[1] == 0.0
+    )
+
+
+def test_create_warp_function_from_a_lambda_and_a_function():
+    original = _two_line_lambda()
+    created, module = wp.utils.create_warp_function(original)
+    assert re.fullmatch(r"func_[0-9a-f]{16}", created.key) and module.name == f"map_{created.key}"
+    for q in ((0.0, 0.0), (1.0, 0.0)):
+        assert created(q, (0.0, 0.0)) == original(q, (0.0, 0.0))
+    assert wp.utils.create_warp_function(_two_line_lambda())[0].key == created.key  # by its text
+    factor = 3.0
+    triple, _ = wp.utils.create_warp_function(lambda x: x * factor)  # closures are seen
+
+    @wp.kernel
+    def use(out: wp.array(dtype=float)):
+        out[0] = triple(2.0)
+
+    out = wp.zeros(1)
+    wp.launch(use, 1, inputs=[out])
+    assert out.numpy()[0] == 6.0
+
+    def add(a, b):
+        return a + b
+    added, _ = wp.utils.create_warp_function(add)
+    assert added(1.0, 2.5) == 3.5

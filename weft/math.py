@@ -1,0 +1,146 @@
+"""Vector norms and quaternion helpers written as `@func`s (Warp's `warp.math` module).
+
+They are ordinary funcs: callable from kernels, from other funcs and from Python scope,
+and differentiable through the builtins they use. All are also `weft.<name>`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .builtins import BUILTINS
+from .constants import HALF_PI, PI
+from .lang.decorators import func
+from .types import quat, vec3
+
+wp_abs, wp_atan2, wp_asin, wp_clamp = (BUILTINS[n] for n in ("abs", "atan2", "asin", "clamp"))
+wp_quat_from_axis_angle = BUILTINS["quat_from_axis_angle"]
+wp_dot, wp_length, wp_normalize, wp_sqrt = (BUILTINS[n] for n in ("dot", "length", "normalize", "sqrt"))
+
+
+@func
+def norm_l1(v: Any):
+    """The L1 norm of vector `v`: the sum of the components' magnitudes."""
+    n = wp_abs(v[0])
+    for i in range(1, len(v)):
+        n += wp_abs(v[i])
+    return n
+
+
+@func
+def norm_l2(v: Any):
+    """The L2 (Euclidean) norm of vector `v`."""
+    return wp_length(v)
+
+
+@func
+def norm_huber(v: Any, delta: float = 1.0):
+    """The Huber norm of `v`: |v|^2 / 2 up to |v| = delta, then delta * (|v| - delta / 2)."""
+    sq = wp_dot(v, v)
+    if sq <= delta * delta:
+        return 0.5 * sq
+    return delta * (wp_sqrt(sq) - 0.5 * delta)
+
+
+@func
+def norm_pseudo_huber(v: Any, delta: float = 1.0):
+    """The pseudo-Huber norm of `v`: delta * sqrt(1 + |v|^2 / delta^2), smooth everywhere."""
+    return delta * wp_sqrt(1.0 + wp_dot(v, v) / (delta * delta))
+
+
+@func
+def smooth_normalize(v: Any, delta: float = 1.0):
+    """`v` divided by its pseudo-Huber norm: a normalisation that is smooth at zero."""
+    return v / norm_pseudo_huber(v, delta)
+
+
+@func
+def quat_twist(axis: vec3, q: quat):
+    """The twist part of rotation `q` about unit vector `axis` (swing-twist decomposition):
+    the vector part of `q` projected on `axis`, with `q`'s scalar part, normalised."""
+    along = wp_dot(vec3(q[0], q[1], q[2]), axis) * axis
+    return wp_normalize(quat(along[0], along[1], along[2], q[3]))
+
+
+@func
+def quat_twist_angle(axis: vec3, q: quat):
+    """The magnitude in radians of the twist of `q` about unit vector `axis` (its sign
+    dropped: in [0, pi] when q[3] >= 0)."""
+    return 2.0 * wp_atan2(wp_abs(wp_dot(axis, vec3(q[0], q[1], q[2]))), q[3])
+
+
+@func
+def quat_twist_angle_signed(axis: vec3, q: quat):
+    """The twist of `q` about unit vector `axis` in radians, positive by the right-hand rule."""
+    return 2.0 * wp_atan2(wp_dot(axis, vec3(q[0], q[1], q[2])), q[3])
+
+
+@func
+def quat_to_rpy(q: quat):
+    """(roll, pitch, yaw) of unit quaternion `q`, the inverse of `quat_rpy`; pitch in
+    [-pi/2, pi/2] (roll and yaw are inaccurate near pitch = +-pi/2)."""
+    x, y, z, w = q[0], q[1], q[2], q[3]
+    roll = wp_atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    pitch = wp_asin(wp_clamp(2.0 * (w * y - z * x), -1.0, 1.0))
+    yaw = wp_atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    return vec3(roll, pitch, yaw)
+
+
+@func
+def _axis_rotation(axis: int, angle: float):
+    """The rotation by `angle` about coordinate axis `axis` (0, 1 or 2)."""
+    unit = vec3(0.0, 0.0, 0.0)
+    unit[axis] = 1.0
+    return wp_quat_from_axis_angle(unit, angle)
+
+
+@func
+def quat_from_euler(e: vec3, i: int, j: int, k: int):
+    """The rotation by e[i] about axis i, then e[j] about axis j, then e[k] about axis k, all
+    about the fixed axes (extrinsic): the product qk * qj * qi. `e` is indexed by axis; for
+    a proper Euler sequence (i == k) the first and third rotations both use e[i]."""
+    return _axis_rotation(k, e[k]) * _axis_rotation(j, e[j]) * _axis_rotation(i, e[i])
+
+
+@func
+def quat_to_euler(q: quat, i: int, j: int, k: int):
+    """Euler angles of rotation `q` for the extrinsic axis sequence i, j, k (the inverse of
+    quat_from_euler for i != k), indexed by axis; for a proper sequence (i == k) the third
+    angle is stored at e[3 - i - j]. At gimbal lock the third angle is 0.
+
+    The method is the direct one of Bernardes and Viollet (2022, "Quaternion to Euler
+    angles conversion: a direct, general and computationally efficient method"): the
+    quaternion's components are permuted (and, for Tait-Bryan sequences, mixed) so that
+    the second angle and the half sum and half difference of the others are atan2s."""
+    proper = i == k
+    if proper:
+        k = 3 - i - j
+    sign = float(((i - j) * (j - k) * (k - i)) // 2)  # the parity of the permutation (i, j, k)
+    w = q[3]
+    a, b, c, d = w, q[i], q[j], q[k] * sign
+    if not proper:
+        a, b, c, d = w - q[j], q[i] + q[k] * sign, q[j] + w, q[k] * sign - q[i]
+    second = 2.0 * wp_atan2(wp_sqrt(c * c + d * d), wp_sqrt(a * a + b * b))
+    half_sum = wp_atan2(b, a)
+    half_diff = wp_atan2(d, c)
+    first = half_sum - half_diff
+    third = half_sum + half_diff
+    if wp_abs(second) <= 1.0e-6:  # gimbal lock: only the sum of first and third is defined
+        first = 2.0 * half_sum
+        third = 0.0
+    elif wp_abs(second - PI) <= 1.0e-6:  # only their difference is
+        first = -2.0 * half_diff
+        third = 0.0
+    if not proper:
+        third = third * sign
+        second = second - HALF_PI
+    e = vec3(0.0, 0.0, 0.0)
+    e[i] = first
+    e[j] = second
+    e[k] = third
+    return e
+
+
+__all__ = ["norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize",
+           "quat_twist", "quat_twist_angle", "quat_twist_angle_signed", "quat_to_rpy",
+           "quat_from_euler", "quat_to_euler"]
