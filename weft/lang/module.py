@@ -236,6 +236,7 @@ def _hash_references(h, pyfunc, seen: set):
             continue
         if isinstance(value, Func):
             seen.add(id(value))
+            h.update(f"{value.key}:{value.inline}".encode())
             for overload in value.overloads:
                 try:
                     h.update("".join(source_lines(overload.pyfunc)[0]).encode())
@@ -245,6 +246,26 @@ def _hash_references(h, pyfunc, seen: set):
         elif isinstance(value, StructType):
             seen.add(id(value))
             h.update(value.signature().encode())
+        elif name in env:  # a constant or a builtin the code names (wp.static(C) bakes it in)
+            h.update(f"{name}={_describe(value)};".encode())
+
+
+def _describe(value) -> str:
+    """A deterministic description of a referenced value (no object addresses)."""
+    import types as pytypes
+
+    import numpy as np
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}({', '.join(_describe(v) for v in value)})"
+    if isinstance(value, pytypes.ModuleType):
+        return f"module:{value.__name__}"
+    data = getattr(value, "_data", None)  # a vector or matrix value
+    if isinstance(data, np.ndarray):
+        return f"{value!r}"
+    name = getattr(value, "key", None) or getattr(value, "name", None) or getattr(value, "__qualname__", None)
+    return f"{type(value).__name__}:{name}" if isinstance(name, str) else type(value).__name__
 
 
 def _names(code) -> set:
