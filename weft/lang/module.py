@@ -236,7 +236,8 @@ def _hash_references(h, pyfunc, seen: set):
             continue
         if isinstance(value, Func):
             seen.add(id(value))
-            h.update(f"{value.key}:{value.inline}".encode())
+            label = value.key if value.key != value.qualified_name else value.name  # (not the module's name)
+            h.update(f"{label}:{value.inline}".encode())
             for overload in value.overloads:
                 try:
                     h.update("".join(source_lines(overload.pyfunc)[0]).encode())
