@@ -112,6 +112,7 @@ class Module:
             h.update(_types_signature(kernel).encode())
             h.update(repr(sorted(kernel.options.items())).encode())
             _hash_references(h, kernel.func, seen)
+            h.update(_statics_signature(kernel).encode())
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
         h.update(settings.encode())
         self.hashers[settings] = h.hexdigest()
@@ -186,6 +187,23 @@ def _types_signature(kernel) -> str:
     for t in types:
         inner = t.dtype if isinstance(t, ArrayType) else t
         out.append(inner.signature() if isinstance(inner, StructType) else repr(t))
+    return ";".join(out)
+
+
+def _statics_signature(kernel) -> str:
+    """The values of the kernel's `static(...)` expressions evaluated when it was defined
+    (a func by its source), so that a kernel whose source is unchanged but whose static
+    values differ hashes differently."""
+    from .function import Func
+    out = []
+    for key, value in sorted(getattr(kernel, "_eager_statics", {}).items()):
+        if isinstance(value, Func):  # its overloads' Python code (their file may be gone)
+            codes = [o.pyfunc.__code__ for o in value.overloads]
+            text = value.name + "".join(f":{c.co_code.hex()}:{c.co_consts!r}:{c.co_names!r}"
+                                       for c in codes)
+        else:
+            text = f"{type(value).__name__}:{value!r}"
+        out.append(f"{key}={text}")
     return ";".join(out)
 
 
