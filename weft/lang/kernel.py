@@ -109,12 +109,13 @@ class CompiledKernel:
             if type(value) is array:
                 if type(held) is weakref.ref and held() is value:
                     continue
-                last[k] = weakref.ref(value)
+                setattr(args, self.field_names[k], self.packers[k](value))
+                last[k] = weakref.ref(value)  # (only once packed: a refused value is checked again)
             elif value is held and type(value) in _UNCHANGING:
                 continue
             else:
+                setattr(args, self.field_names[k], self.packers[k](value))
                 last[k] = value
-            setattr(args, self.field_names[k], self.packers[k](value))
 
     def pack(self, values, into=None):
         """The argument block for `values` (written into `into` if given)."""
