@@ -159,6 +159,27 @@ def test_source_is_read_when_decorated_and_modules_hash_their_content(tmp_path):
     before = wp.config.mode
     try:
         wp.config.mode = "debug" if before != "debug" else "release"
-        assert wp.get_module("weft_hash_a").hash_module() != h1  # compile settings count
+        module = wp.get_module("weft_hash_a")
+        module.mark_modified()  # (hashes are cached until then, as Warp's)
+        assert module.hash_module() != h1  # compile settings count
     finally:
         wp.config.mode = before
+
+
+def test_func_options():
+    @wp.func(name="twice_named", module="unique", inline=False)
+    def twice(x: float):
+        return 2.0 * x
+
+    assert twice.key == "twice_named" and twice.inline is False
+    assert twice.module.name != wp.get_module(__name__).name
+
+    @wp.kernel
+    def use(out: wp.array(dtype=float)):
+        out[0] = twice(1.5)
+
+    out = wp.zeros(1)
+    wp.launch(use, dim=1, inputs=[out])
+    assert out.numpy()[0] == 3.0
+    with pytest.raises(TypeError, match="inline must be a bool"):
+        wp.func(inline="yes")

@@ -24,7 +24,7 @@ from ..types import (
     Vector,
     bool_,
 )
-from . import promotion
+from . import constructors, promotion
 from .ast_helpers import (
     _PY_ALIASES,
     _describe,
@@ -72,6 +72,8 @@ class CallsMixin:
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result)
             return result
+        if constructors.builds_value(func, args, kwargs):  # wp.vector(x, y, z), wp.transformation(p, q)
+            return constructors.construct(self, func, args, kwargs, node)
         if func is type and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return args[0].type  # a weft type: callable as a constructor or cast
         if isinstance(func, (Func, GradOf)):

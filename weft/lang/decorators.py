@@ -106,20 +106,33 @@ def func(f: Callable[_Params, _Return]) -> Callable[_Params, _Return]: ...
 
 
 @typing.overload
-def func(f: None = None, **options) -> Callable[[Callable[_Params, _Return]], Callable[_Params, _Return]]: ...
+def func(f: None = None, *, name: str | None = None, module=None,
+         inline: bool | None = None) -> Callable[[Callable[_Params, _Return]], Callable[_Params, _Return]]: ...
 
 
-def func(f=None, **options):
+def func(f=None, *, name=None, module=None, inline=None):
     """Make a device function callable from kernels. Parameters annotated `Any` (or not at
     all) are generic: the func is compiled per argument type. A second @func of the same
     name in the same module adds an overload (or replaces one with the same parameter
-    types)."""
+    types).
+
+    `name`: the func's key. `module`: a module name, a `Module` or `"unique"` (as for
+    kernels). `inline`: Warp's hint for CUDA code size; weft always inlines funcs into the
+    kernel's IR (its passes and the reverse transform work on the whole kernel), so the
+    hint is checked and kept (`func.inline`) but changes nothing."""
+    if inline is not None and not isinstance(inline, bool):
+        raise TypeError(f"inline must be a bool or None, got {type(inline).__name__}: {inline!r}")
+    if name is not None and (not isinstance(name, str) or not _IDENTIFIER.match(name)):
+        raise ValueError("name must be a non-empty valid C++ identifier matching [A-Za-z_][A-Za-z0-9_]*")
+
     def wrap(pyfunc):
         existing = pyfunc.__globals__.get(pyfunc.__name__)
-        if isinstance(existing, Func) and existing.key == f"{pyfunc.__module__}.{pyfunc.__qualname__}":
+        if isinstance(existing, Func) and existing.qualified_name == f"{pyfunc.__module__}.{pyfunc.__qualname__}":
             existing.add_overload(pyfunc)
             return existing
-        return Func(pyfunc)
+        made = Func(pyfunc, key=name, module=module)
+        made.inline = inline
+        return made
     return wrap(f) if f is not None else wrap
 
 

@@ -158,9 +158,13 @@ class Overload:
 class Func:
     """A `@weft.func`: callable from kernels and other funcs; inlined at each call."""
 
-    def __init__(self, pyfunc, key: str | None = None, source: str | None = None):
+    def __init__(self, pyfunc, key: str | None = None, source: str | None = None, module=None):
+        from .module import module_for
         self.name = pyfunc.__name__
-        self.key = key or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.qualified_name = f"{pyfunc.__module__}.{pyfunc.__qualname__}"  # (overloads share it)
+        self.key = key or self.qualified_name
+        self.module = module_for(module, pyfunc, self.key)
+        self.inline = None  # Warp's CUDA hint (see weft.func)
         self.overloads = [Overload(pyfunc, source)]
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__

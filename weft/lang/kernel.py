@@ -24,7 +24,7 @@ from ..types.layout import ctype_of
 from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
-from .module import Module, compiling_in, get_module, unique_module
+from .module import compiling_in, module_for
 from .source import ParsedSource, remember_source
 
 # Argument types whose packed form cannot change while the object lives (an array's
@@ -109,12 +109,13 @@ class CompiledKernel:
             if type(value) is array:
                 if type(held) is weakref.ref and held() is value:
                     continue
-                last[k] = weakref.ref(value)
+                setattr(args, self.field_names[k], self.packers[k](value))
+                last[k] = weakref.ref(value)  # (only once packed: a refused value is checked again)
             elif value is held and type(value) in _UNCHANGING:
                 continue
             else:
+                setattr(args, self.field_names[k], self.packers[k](value))
                 last[k] = value
-            setattr(args, self.field_names[k], self.packers[k](value))
 
     def pack(self, values, into=None):
         """The argument block for `values` (written into `into` if given)."""
@@ -160,7 +161,7 @@ class Kernel:
         self._adjoint_params = None
         self._ir: dict = {}
         self._compiled: dict = {}
-        self.module = _module_for(module, func, self.key)
+        self.module = module_for(module, func, self.key)
         self.module.register_kernel(self)
         remember_source(func)
         if self.source is None:  # read now, as Warp does: the file may change or go away
@@ -445,17 +446,3 @@ class Kernel:
 
     def __repr__(self):
         return f"<weft kernel {self.key}>"
-
-
-def _module_for(module, func, key) -> Module:
-    """The module a kernel belongs to: its Python module's by default, a new one of its own
-    for `"unique"`, else the one named or given."""
-    if module is None:
-        return get_module(func.__module__)
-    if module == "unique":
-        return unique_module(key)
-    if isinstance(module, str):
-        return get_module(module)
-    if isinstance(module, Module):
-        return module
-    raise TypeError(f"kernel {key}: module must be a name, \"unique\" or a module, got {module!r}")

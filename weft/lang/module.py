@@ -28,7 +28,7 @@ OPTION_DEFAULTS = {"optimization_level": None, "cpu_compiler_flags": None, "max_
                    "compile_time_trace": False, "strip_hash": False, "enable_mathdx_gemm": None,
                    "enable_mathdx_solver": None, "enable_mathdx_fft": None, "extra_build_options": None,
                    "default_grid_stride": None, "deterministic_max_records": 0}
-# Global settings that change compiled code, so a module's hash
+# Global settings that change compiled code: part of a module's hash
 _COMPILE_SETTINGS = ("version", "mode", "bounds_checks", "fast_math", "verify_fp", "optimization_level",
                      "cpu_compiler_flags")
 
@@ -255,6 +255,8 @@ def _hash_references(h, pyfunc, seen: set):
             continue
         if isinstance(value, Func):
             seen.add(id(value))
+            label = value.key if value.key != value.qualified_name else value.name  # (not the module's name)
+            h.update(f"{label}:{value.inline}".encode())
             for overload in value.overloads:
                 try:
                     h.update("".join(source_lines(overload.pyfunc)[0]).encode())
@@ -263,7 +265,27 @@ def _hash_references(h, pyfunc, seen: set):
                 _hash_references(h, overload.pyfunc, seen)
         elif isinstance(value, StructType):
             seen.add(id(value))
-            h.update(repr([(n, repr(t)) for n, t in value.fields.items()]).encode())
+            h.update(value.signature().encode())
+        elif name in env:  # a constant or a builtin the code names (wp.static(C) bakes it in)
+            h.update(f"{name}={_describe(value)};".encode())
+
+
+def _describe(value) -> str:
+    """A deterministic description of a referenced value (no object addresses)."""
+    import types as pytypes
+
+    import numpy as np
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}({', '.join(_describe(v) for v in value)})"
+    if isinstance(value, pytypes.ModuleType):
+        return f"module:{value.__name__}"
+    data = getattr(value, "_data", None)  # a vector or matrix value
+    if isinstance(data, np.ndarray):
+        return f"{value!r}"
+    name = getattr(value, "key", None) or getattr(value, "name", None) or getattr(value, "__qualname__", None)
+    return f"{type(value).__name__}:{name}" if isinstance(name, str) else type(value).__name__
 
 
 def _names(code) -> set:
@@ -272,3 +294,17 @@ def _names(code) -> set:
         if hasattr(const, "co_names"):
             names |= _names(const)
     return names
+
+
+def module_for(module, func, key) -> Module:
+    """The module a kernel or func belongs to: its Python module's by default, a new one of
+    its own for `"unique"`, else the one named or given."""
+    if module is None:
+        return get_module(func.__module__)
+    if module == "unique":
+        return unique_module(key)
+    if isinstance(module, str):
+        return get_module(module)
+    if isinstance(module, Module):
+        return module
+    raise TypeError(f"{key}: module must be a name, \"unique\" or a module, got {module!r}")

@@ -15,6 +15,7 @@ import types as pytypes
 import numpy as np
 
 _DECLARED: dict = {}
+_held: list = []  # objects whose identity is part of a declaration key
 
 
 def declaration_key(pyfunc, arguments) -> tuple | None:
@@ -62,4 +63,5 @@ def _frozen(value):
     data = getattr(value, "_data", None)  # a vector or matrix value
     if isinstance(data, np.ndarray) and hasattr(value, "type"):
         return (id(value.type), data.tobytes())
-    return ("id", id(value), value)  # (the object is held: its id is not reused meanwhile)
+    _held.append(value)  # (kept alive, so that its id is not reused by another object)
+    return ("id", id(value))

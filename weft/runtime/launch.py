@@ -51,6 +51,18 @@ def _fail(kernel, name, expected, got, exc=TypeError):
     raise exc(f"{where}: expected {expected}, got {got}")
 
 
+class LaunchTypeError(TypeError, RuntimeError):
+    """A launch argument of the wrong kind: a TypeError, and the RuntimeError Warp raises."""
+
+
+class LaunchValueError(ValueError, TypeError):
+    """A launch argument that cannot be converted: Warp's ValueError, and weft's TypeError."""
+
+
+def _refuse(kernel, name, message, exc=LaunchTypeError):
+    raise exc(f"kernel '{kernel.name}', argument '{name}' {message}")
+
+
 def _describe(value) -> str:
     if isinstance(value, array):
         return f"an array of {value.dtype!r} with {value.ndim} dimension(s)"
@@ -125,7 +137,13 @@ def pack_value(kernel, name, t, value):
             if value.type is not t:
                 _fail(kernel, name, repr(t), _describe(value))
             data = value._data
-        elif value is None or isinstance(value, (array, str)):
+        elif value is None:
+            _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
+                    f"{name} to {t!r}", LaunchValueError)
+        elif isinstance(value, (numbers.Number, np.generic)):  # one number is not broadcast
+            _refuse(kernel, name, f"expects {t!r} but got a single value of type {type(value).__name__}. "
+                    f"Construct the value explicitly, e.g.: {t!r}(...)")
+        elif isinstance(value, (array, str)):
             _fail(kernel, name, repr(t), _describe(value))
         else:
             try:
@@ -140,6 +158,8 @@ def pack_value(kernel, name, t, value):
             data = data.astype(np.float16).view(np.uint16)
         return ct(*data.tolist())
     if isinstance(t, StructType):
+        if value is None:
+            _refuse(kernel, name, f"expects {t.name} but got None")
         if not isinstance(value, StructValue) or value._type is not t:
             _fail(kernel, name, f"an instance of struct {t.name}", _describe(value))
         out = ctype_of(t)()
