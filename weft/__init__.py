@@ -112,6 +112,7 @@ from .runtime.device import (  # noqa: E402
     synchronize_device,
     unmap_cuda_device,
 )
+from .runtime.indexed_array import indexedarray  # noqa: E402
 from .runtime.launch import Launch, launch  # noqa: E402
 from .runtime.stream import (  # noqa: E402
     Event,
@@ -170,13 +171,19 @@ for _name in ("quat", "transform"):  # the type names double as constructors
     globals()[_name] = getattr(types, _name)
 
 class _ArrayND:
-    """`array2d(dtype=float)` and `array2d[float]`: array annotations of a fixed ndim."""
+    """`array2d(dtype=float)` and `array2d[float]`: array annotations of a fixed ndim;
+    with data, a shape or a pointer (`array2d(data, dtype=float)`), an array of that ndim."""
 
     def __init__(self, ndim):
         self.ndim = ndim
 
-    def __call__(self, dtype=float32, **kwargs):
-        return ArrayType(dtype, self.ndim)
+    def __call__(self, data=None, dtype=float32, shape=None, *args, **kwargs):
+        if data is None and shape is None and kwargs.get("ptr") is None:
+            return ArrayType(dtype, self.ndim)
+        a = array(data, dtype, shape, *args, **kwargs)
+        if a.ndim != self.ndim:
+            raise ValueError(f"array{self.ndim}d: the data gives an array of {a.ndim} dimension(s)")
+        return a
 
     def __getitem__(self, dtype):
         return ArrayType(dtype, self.ndim)
@@ -186,6 +193,28 @@ class _ArrayND:
 
 
 array1d, array2d, array3d, array4d = (_ArrayND(n) for n in (1, 2, 3, 4))
+
+
+class _IndexedArrayND:
+    """`indexedarray2d(dtype=float)` / `indexedarray2d[float]` annotations; with data,
+    `indexedarray1d(values, [indices])` makes an indexed array of that ndim."""
+
+    def __init__(self, ndim):
+        self.ndim = ndim
+
+    def __call__(self, data=None, indices=None, dtype=float32, ndim=None):
+        if data is None:
+            return types.IndexedArrayType(dtype, self.ndim)
+        a = indexedarray(data, indices)
+        if a.ndim != self.ndim:
+            raise ValueError(f"indexedarray{self.ndim}d: the data has {a.ndim} dimension(s)")
+        return a
+
+    def __getitem__(self, dtype):
+        return types.IndexedArrayType(dtype, self.ndim)
+
+
+indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (_IndexedArrayND(n) for n in (1, 2, 3, 4))
 
 
 def init():

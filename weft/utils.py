@@ -17,6 +17,7 @@ from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
 )
 from .runtime.capture import ScopedCapture  # noqa: F401
 from .runtime.device import ScopedDevice  # noqa: F401
+from .runtime.reduce import array_inner, array_sum  # noqa: F401 - the arrays runtime owns these
 from .runtime.stream import ScopedStream  # noqa: F401
 
 # Flags of the CUDA activities `timing_begin` can time (none happen on the CPU).

@@ -42,7 +42,7 @@ def test_vector_and_matrix_arrays_from_data():
     np.testing.assert_array_equal(values.numpy(), [[1, 2, 3], [4, 5, 6]])
     m = wp.array(np.zeros((5, 2, 3, 3)), dtype=wp.mat33d)
     assert m.shape == (5, 2) and m.ndim == 2 and m.numpy().dtype == np.float64
-    with pytest.raises(ValueError, match="trailing dimensions"):
+    with pytest.raises(ValueError, match="does not hold vec3f elements"):
         wp.array(np.zeros((4, 2)), dtype=wp.vec3)
 
 
@@ -91,8 +91,8 @@ def test_requires_grad_allocates_a_zero_gradient():
 
 
 def test_unsupported_arguments():
-    with pytest.raises(TypeError, match="unsupported arguments: pinned"):
-        wp.array(np.zeros(3), pinned=True)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        wp.array(np.zeros(3), pinnned=True)
     with pytest.raises(TypeError, match="not a weft dtype"):
         wp.zeros(3, dtype="float32x")
     with pytest.raises(TypeError, match="cannot infer"):
@@ -170,9 +170,8 @@ def test_copy_whole_and_partial():
     big = wp.zeros(12)
     wp.copy(big, src, dest_offset=2)  # count=0: all of src
     np.testing.assert_array_equal(big.numpy(), [0, 0, *range(10)])
-    rest = wp.zeros(10)
-    wp.copy(rest, src, src_offset=7)  # count=0 with an offset: the rest of src
-    np.testing.assert_array_equal(rest.numpy()[:4], [7, 8, 9, 0])
+    with pytest.raises(RuntimeError, match="exceeds the source size"):
+        wp.copy(wp.zeros(10), src, src_offset=7)  # count=0 means all of src, as in Warp
 
 
 def test_copy_between_shapes_and_into_views():
@@ -190,14 +189,22 @@ def test_copy_between_shapes_and_into_views():
 
 def test_copy_errors():
     src = wp.array(np.arange(10, dtype=np.float32))
-    with pytest.raises(ValueError, match="do not fit"):
+    # Warp's error types: RuntimeError for every bad range or layout
+    with pytest.raises(RuntimeError, match="exceeds the destination size"):
         wp.copy(wp.zeros(4), src)  # silently truncating would lose data
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(RuntimeError, match="exceeds the destination size"):
         wp.copy(wp.zeros(10), src, dest_offset=8, count=3)
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(RuntimeError, match="Source offset must be non-negative"):
         wp.copy(wp.zeros(10), src, src_offset=-1)
-    with pytest.raises(TypeError, match="dtypes differ"):
+    with pytest.raises(RuntimeError, match="must be integers"):
+        wp.copy(wp.zeros(10), src, count=2.0)
+    with pytest.raises(RuntimeError, match="destination dtype=float64, source dtype=float32"):
         wp.copy(wp.zeros(10, dtype=wp.float64), src)
+    with pytest.raises(RuntimeError, match=r"destination shape=\(3, 2\), source shape=\(2, 3\)"):
+        wp.copy(wp.zeros((6, 2))[::2], wp.array(np.zeros((6, 3), np.float32))[::3])
+    bits = wp.zeros(10, dtype=wp.uint32)  # same element size: the bits are copied
+    wp.copy(bits, src)
+    np.testing.assert_array_equal(bits.numpy(), src.numpy().view(np.uint32))
 
 
 def test_from_numpy():

@@ -13,9 +13,9 @@ def private_arrays(fn: Function) -> set:
     """Array parameters that every access indexes by exactly the thread index: each thread
     owns its elements, so their adjoints can be accumulated without atomics."""
     params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
-    private = set(params)
+    private = {k for k, p in params.items() if not p.type.indexed}  # indices may repeat
     for op in walk(fn.body):
-        if op.name == "view":
+        if op.name in ("view", "slice"):
             private.discard(op.operands[0].id)
         if op.name not in ("load", "store", "atomic") or op.operands[0].id not in params:
             continue
@@ -30,7 +30,7 @@ def array_root(arr: Value) -> Value:
     """The array an array value views into (itself if it is not a view), seen through
     structs built in the kernel (`State(state.x, ...).x` is `state.x`)."""
     while isinstance(arr.owner, Op):
-        if arr.owner.name == "view":
+        if arr.owner.name in ("view", "slice"):
             arr = arr.owner.operands[0]
             continue
         source = field_source(arr)
@@ -91,6 +91,14 @@ def value_key(v: Value):
         if owner.name == "extract" and isinstance(v.type, ArrayType):
             return ("field", array_key(v))
     return v.id
+
+
+def array_final_reads(fn: Function) -> set:
+    """Ids of the array parameters whose contents after the launch the adjoint reads: the
+    targets of float atomic_min/max (the final element tells which value won)."""
+    from .reverse import active_types
+    return {array_root(op.operands[0]).id for op in walk(fn.body)
+            if op.name == "atomic" and op.attrs["op"] in ("min", "max") and active_types(op.result.type)}
 
 
 def arrays_written(blocks) -> set:

@@ -98,7 +98,8 @@ def _cached(instance, key, build):
 
 
 # The transform ------------------------------------------------------------------------------
-def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset()) -> Function:
+def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset(),
+                     retain=frozenset()) -> Function:
     """The adjoint kernel of kernel IR `fn` (inlined; see the module docstring). The array
     parameters at positions `absent` get no adjoint: nothing flows in or out through them.
     Those in `keep` (arrays the kernel writes and never reads: a parameter index, or
@@ -108,7 +109,8 @@ def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=fr
 
 
 class _Reverse:
-    def __init__(self, fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset()):
+    def __init__(self, fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset(),
+                 retain=frozenset()):
         self.fn = fn
         self.kernel_name = kernel_name
         self.absent = {fn.params[k].id for k in absent}
@@ -506,10 +508,11 @@ class _Reverse:
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner
-        if isinstance(owner, Op) and owner.name == "view":
+        if isinstance(owner, Op) and owner.name in ("view", "slice"):
             base, *idx = owner.operands
             adj_base = self.adj_array(base, op)
-            view = self.b.op("view", [adj_base] + [self.m(i) for i in idx], [arr.type]).result
+            view = self.b.op(owner.name, [adj_base] + [self.m(i) for i in idx], [arr.type],
+                             dict(owner.attrs)).result
             if adj_base.id in self.nullable:
                 self.nullable.add(view.id)
             return view
@@ -600,17 +603,33 @@ class _Reverse:
         if not active_types(x.type):
             return
         kind = op.attrs["op"]
-        if kind in ("min", "max"):
-            self.error(f"atomic_{kind}() on float values has no derivative rule (the winning "
-                       "thread is not recorded)", op)
+        if kind not in ("add", "sub", "min", "max"):
+            self.error(f"atomic_{kind}() on float values has no derivative rule", op)
         self._check_dtype(arr, op)
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:
+            return
+        if kind in ("min", "max"):
+            self.accum(x, self.leaves_of(self.when_present(adj_arr, lambda: self._claim(arr, idx, x, adj_arr),
+                                                           x.type)))
             return
         g = self.when_present(adj_arr, lambda: self.b.op("load", [adj_arr] + [self.m(i) for i in idx],
                                                           [x.type]).result, x.type)
         leaves = self.leaves_of(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
+
+    def _claim(self, arr: Value, idx, x: Value, adj_arr: Value) -> Value:
+        """The adjoint an atomic_min/max value gets. The final element is the winning value:
+        the first thread whose value equals it claims the element's whole adjoint (leaving 0,
+        so the element's earlier value gets none); if the earlier value won, no thread
+        matches and it keeps it. (The tape keeps the array as this launch left it.)"""
+        b = self.b
+        index = [self.m(i) for i in idx]
+        final = self.leaves_of(b.op("load", [self.m(arr)] + index, [x.type]).result)
+        won = [b.select(b.cmp("eq", v, f), b.const(1.0, v.type), self.zero(v.type))
+               for v, f in zip(self.leaves_of(self.m(x)), final)]
+        flag = won[0] if isinstance(x.type, Scalar) else b.construct(x.type, won)
+        return b.op("atomic", [adj_arr] + index + [flag], [x.type], {"op": "claim"}).result
 
     # Control flow ---------------------------------------------------------------------------
     def _flatten(self, values) -> list[Value]:

@@ -274,9 +274,9 @@ def get_attr(ctx, v: Value, name: str):
     if isinstance(t, (Vector, Matrix)) and name == "dtype":
         return t.dtype  # the component type (a compile-time value)
     if isinstance(t, ArrayType):
-        if name == "shape":
-            return tuple(ctx.b.op("array_shape", [v], [int32], {"dim": d}).result
-                         for d in range(t.ndim))
+        if name in ("shape", "ptr"):
+            from . import array_ops
+            return array_ops.shape_of(ctx, v) if name == "shape" else array_ops.ptr_of(ctx, v)
         if name == "ndim":
             return t.ndim
         if name == "dtype":
@@ -367,6 +367,8 @@ def _matrix_index(ctx, key) -> list[Value]:
 def load(ctx, arr: Value, indices) -> Value:
     t = arr.type
     if len(indices) < t.ndim:
+        if t.indexed:
+            ctx.error(f"an {t!r} takes {t.ndim} indices (views of indexed arrays are not supported)")
         view_t = ArrayType(t.dtype, t.ndim - len(indices))
         return ctx.b.op("view", [arr, *indices], [view_t]).result
     return ctx.b.op("load", [arr, *indices], [t.dtype]).result
@@ -378,13 +380,6 @@ def store(ctx, arr: Value, indices, value):
 
 
 def atomic(ctx, kind: str, arr: Value, indices, value) -> Value:
-    t = arr.type
-    if not isinstance(arr.type, ArrayType):
-        ctx.error(f"atomic_{kind} needs an array, got {t!r}")
-    if len(indices) != t.ndim:
-        ctx.error(f"atomic_{kind} needs {t.ndim} index(es) for this array, got {len(indices)}")
-    v = ctx.coerce(value, t.dtype, what=f"the atomic_{kind} value")
-    scalar = t.dtype if isinstance(t.dtype, Scalar) else getattr(t.dtype, "dtype", None)
-    if scalar is None or scalar is bool_ or isinstance(t.dtype, StructType):
-        ctx.error(f"atomic_{kind} is not supported for arrays of {t.dtype!r}")
-    return ctx.b.op("atomic", [arr, *indices, v], [t.dtype], {"op": kind}).result
+    """`a[i] += x` and friends: the atomic update (see builtins/atomic.py)."""
+    from .atomic import emit
+    return emit(ctx, kind, arr, indices, value)

@@ -1,4 +1,4 @@
-"""Thread index, selection, interpolation helpers, atomics, len and print."""
+"""Thread index, selection, interpolation helpers, len and print (atomics: atomic.py)."""
 
 from __future__ import annotations
 
@@ -109,25 +109,6 @@ def length_of(ctx, args, kwargs):
     if isinstance(x, tuple):
         return len(x)
     ctx.error(f"len() of {getattr(x, 'type', x)!r}")
-
-
-def _atomic(kind):
-    def expand(ctx, args, kwargs):
-        if kwargs or len(args) < 3:
-            ctx.error(f"atomic_{kind}(array, index..., value) needs an array, indices and a value")
-        arr, *indices, value = args
-        if not (isinstance(arr, Value) and isinstance(arr.type, ArrayType)):
-            ctx.error(f"atomic_{kind}() needs an array as first argument")
-        idx = [ctx.coerce(i, int32, what="index") if not isinstance(i, Value) else i for i in indices]
-        for i in idx:
-            if not (isinstance(i.type, Scalar) and i.type.is_int):
-                ctx.error(f"atomic_{kind}() indices must be integers, got {i.type!r}")
-        return arith.atomic(ctx, kind, arr, idx, value)
-    return expand
-
-
-for _kind in ("add", "sub", "min", "max"):
-    builtin(f"atomic_{_kind}")(_atomic(_kind))
 
 
 @builtin("print")

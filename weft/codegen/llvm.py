@@ -73,7 +73,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
     def _collect_sites(self):
         self.scratch_size = 16
         for op in walk(self.fn.body):
-            if op.name in ("load", "store", "atomic", "view"):
+            if op.name in ("load", "store", "atomic", "view", "slice"):
                 arr = op.operands[0]
                 what = f"array '{arr.hint}'" if arr.hint else "array"
             elif op.name in ("extract_dyn", "insert_dyn"):

@@ -79,7 +79,10 @@ def llvm_type(t, in_memory: bool = False):
     if isinstance(t, TupleType):
         return ir.LiteralStructType([llvm_type(e, True) for e in t.elements])
     if isinstance(t, ArrayType):
-        return ir.LiteralStructType([PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)])
+        fields = [PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
+        if t.indexed:  # + index arrays and the data's extents (types.layout.indexed_descriptor)
+            fields += [ir.ArrayType(PTR, t.ndim), ir.ArrayType(I64, t.ndim)]
+        return ir.LiteralStructType(fields)
     raise TypeError(f"no LLVM type for {t!r}")
 
 
@@ -108,5 +111,9 @@ def _slot_offsets(leaf_types) -> tuple[list[int], int]:
     for lt in leaf_types:
         offsets.append(at)
         # an array descriptor {ptr, [n x i64] shape, [n x i64] strides}: 8 + 16 n bytes
-        at += 8 + 16 * lt.elements[1].count if isinstance(lt, ir.LiteralStructType) else STACK_SLOT
+        # (indexed: + [n x ptr] indices, [n x i64] data extents: 8 + 32 n)
+        if isinstance(lt, ir.LiteralStructType):
+            at += 8 + (16 if len(lt.elements) == 3 else 32) * lt.elements[1].count
+        else:
+            at += STACK_SLOT
     return offsets, at

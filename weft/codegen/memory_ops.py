@@ -7,7 +7,7 @@ import ctypes
 import llvmlite.ir as ir
 
 from ..ir.core import Value
-from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bool_
+from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bool_, uint16, uint32, uint64
 from ..types.layout import ctype_of
 from .llvm_types import (
     CTX_TYPE,
@@ -20,6 +20,8 @@ from .llvm_types import (
     _members,
     llvm_type,
 )
+
+_UINT = {16: uint16, 32: uint32, 64: uint64}
 
 
 class MemoryOps:
@@ -63,11 +65,89 @@ class MemoryOps:
     def op_null_array(self, op):
         return ir.Constant(llvm_type(op.result.type), None)  # null pointer, shape 0
 
+    def op_array_ptr(self, op):
+        return self.builder.ptrtoint(self.builder.extract_value(self.v(op.operands[0]), 0), I64)
+
+    def op_make_array(self, op):
+        b = self.builder
+        ptr, *extents = op.operands
+        t = op.result.type
+        dims = [self._int64(e) for e in extents]
+        out = ir.Constant(llvm_type(t), ir.Undefined)
+        out = b.insert_value(out, b.inttoptr(self.v(ptr), PTR), 0)
+        stride = I64(self._elem_size(t.dtype))
+        for d in reversed(range(t.ndim)):
+            out = b.insert_value(out, dims[d], [1, d])
+            out = b.insert_value(out, stride, [2, d])
+            stride = b.mul(stride, dims[d])
+        return out
+
+    def _int64(self, v: Value):
+        x = self.v(v)
+        if v.type.bits == 64:
+            return x
+        return self.builder.sext(x, I64) if v.type.is_signed else self.builder.zext(x, I64)
+
+    def op_slice(self, op):
+        """A view by Python's slicing rules (see builtins/array_ops.py); integer keys are
+        bounds-checked (a view at a bad index has no elements)."""
+        b = self.builder
+        arr, *vals = op.operands
+        src = self.v(arr)
+        given = iter(vals)
+        zero, one = I64(0), I64(1)
+        offset, shapes, strides, oks, bad_index, bad_extent = zero, [], [], [], [], []
+        for d in range(arr.type.ndim):
+            n = self._shape(src, d)
+            s = b.extract_value(src, [2, d])
+            key = op.attrs["keys"][d] if d < len(op.attrs["keys"]) else (False, False, False)
+            if key == "i":
+                i = self._int64(next(given))
+                i = b.select(b.icmp_signed("<", i, zero), b.add(i, n), i)
+                oks.append(b.icmp_unsigned("<", i, n))
+                bad_index.append(i)
+                bad_extent.append(n)
+                offset = b.add(offset, b.mul(i, s))
+                continue
+            start, stop, step = (self._int64(next(given)) if has else None for has in key)
+            step = one if step is None else b.select(b.icmp_signed("==", step, zero), one, step)
+            back = b.icmp_signed("<", step, zero)
+            lo, hi = b.select(back, I64(-1), zero), b.select(back, b.sub(n, one), n)
+
+            def bound(x, default, lo=lo, hi=hi, n=n):
+                if x is None:
+                    return default
+                x = b.select(b.icmp_signed("<", x, zero), b.add(x, n), x)
+                x = b.select(b.icmp_signed("<", x, lo), lo, x)
+                return b.select(b.icmp_signed(">", x, hi), hi, x)
+            first = bound(start, b.select(back, b.sub(n, one), zero))
+            last = bound(stop, b.select(back, I64(-1), n))
+            span = b.select(back, b.sub(first, last), b.sub(last, first))
+            pace = b.select(back, b.neg(step), step)
+            count = b.sdiv(b.add(span, b.sub(pace, one)), pace)
+            count = b.select(b.icmp_signed("<", count, zero), zero, count)
+            offset = b.add(offset, b.mul(b.select(b.icmp_signed(">", count, zero), first, zero), s))
+            shapes.append(count)
+            strides.append(b.mul(s, step))
+        ok = None
+        if oks and not self._elided(op):
+            ok = _all_of(b, oks)
+            self._check(op, ok, bad_index, bad_extent)
+        out = ir.Constant(llvm_type(op.result.type), ir.Undefined)
+        data = b.gep(b.extract_value(src, 0), [offset], source_etype=I8)
+        out = b.insert_value(out, data, 0)
+        for d, (extent, stride) in enumerate(zip(shapes, strides)):
+            out = b.insert_value(out, extent if ok is None else b.select(ok, extent, zero), [1, d])
+            out = b.insert_value(out, stride, [2, d])
+        return out
+
     def op_array_shape(self, op):
         return self.builder.trunc(self._shape(self.v(op.operands[0]), op.attrs["dim"]), I32)
 
     def _address(self, op, arr_value: Value, indices):
         """Address of an element (or sub-array), bounds-checked unless proven in bounds."""
+        if arr_value.type.indexed:
+            return self._indexed_address(op, arr_value, indices)
         b = self.builder
         arr = self.v(arr_value)
         t = arr_value.type
@@ -101,6 +181,44 @@ class MemoryOps:
             self.last_ok = None
         return ptr
 
+    def _indexed_address(self, op, arr_value: Value, indices):
+        """Address of an element of an indexed array: index `i` of a dimension with an index
+        array reads the data at `indices[d][i]`. Both `i` (against the indexed shape) and
+        the index read (against the data's extent) are bounds-checked."""
+        b = self.builder
+        arr = self.v(arr_value)
+        scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+        offset = I64(0)
+        oks_i, oks_j, idx_i, idx_j, shape_i, shape_j = [], [], [], [], [], []
+        for d, index in enumerate(indices):
+            i = self._int64(index)
+            n = self._shape(arr, d)
+            ok_i = b.icmp_unsigned("<", i, n)
+            table = b.extract_value(arr, [3, d])
+            has_table = b.icmp_unsigned("!=", b.ptrtoint(table, I64), I64(0))
+            slot = b.gep(table, [b.mul(i, I64(4))], source_etype=I8)
+            read = b.load(b.select(b.and_(has_table, ok_i), slot, scratch), typ=I32)
+            j = b.select(has_table, b.sext(read, I64), i)
+            extent = b.extract_value(arr, [4, d])
+            oks_i.append(ok_i)
+            oks_j.append(b.icmp_unsigned("<", j, extent))
+            idx_i.append(i)
+            idx_j.append(j)
+            shape_i.append(n)
+            shape_j.append(extent)
+            offset = b.add(offset, b.mul(j, b.extract_value(arr, [2, d])))
+        ptr = b.gep(b.extract_value(arr, 0), [offset], source_etype=I8)
+        self.last_ok = None
+        if self.bounds_checks:
+            ok_i, ok_j = _all_of(b, oks_i), _all_of(b, oks_j)
+            if not self._elided(op):
+                self._check(op, ok_i, idx_i, shape_i)
+            self._check(op, ok_j, idx_j, shape_j)  # the index arrays' entries: never proven
+            ok = b.and_(ok_i, ok_j)
+            ptr = b.select(ok, ptr, scratch)
+            self.last_ok = ok
+        return ptr
+
     def _elem_size(self, t) -> int:
         return ctypes.sizeof(ctype_of(t))
 
@@ -113,9 +231,11 @@ class MemoryOps:
         self.store_value(self._address(op, arr, idx), self.v(value), value.type)
 
     def op_atomic(self, op):
+        """An atomic update of one element (vectors/matrices: of each component); the
+        result is the old element."""
         arr, *idx, value = op.operands
         ptr = self._address(op, arr, idx)
-        t = value.type
+        t = arr.type.dtype
         b = self.builder
         kind = op.attrs["op"]
         if isinstance(t, StructType):  # (adjoints of arrays of structs) each float leaf atomically
@@ -129,13 +249,19 @@ class MemoryOps:
             new = [b.fadd(o, x, flags=self.fmf) for o, x in zip(self.leaves(old, t), self.leaves(self.v(value), t))]
             self.store_value(ptr, new[0] if isinstance(t, Scalar) else new, t)
             return old
+        operand = self.v(value)
+        if kind == "cas":
+            compare, operand = operand
+        else:
+            compare = None
         if isinstance(t, Scalar):
-            return self._atomic_scalar(kind, t, ptr, self.v(value))
-        comp_size = t.dtype.size
+            return self._atomic_scalar(kind, t, ptr, operand, compare)
+        scalar = t.dtype
         old = []
-        for k, x in enumerate(self.v(value)):
-            p = b.gep(ptr, [I64(k * comp_size)], source_etype=I8, inbounds=True)
-            old.append(self._atomic_scalar(kind, t.dtype, p, x))
+        for k in range(t.num_components):
+            p = b.gep(ptr, [I64(k * scalar.size)], source_etype=I8, inbounds=True) if k else ptr
+            old.append(self._atomic_scalar(kind, scalar, p, operand[k],
+                                           None if compare is None else compare[k]))
         return old
 
     def _atomic_members(self, kind, t, ptr, rep):
@@ -147,14 +273,34 @@ class MemoryOps:
             elif isinstance(ct, (Vector, Matrix, StructType)):
                 self._atomic_members(kind, ct, self._member_ptr(ptr, t, k), part)
 
-    def _atomic_scalar(self, kind, t, ptr, x):
-        if t.is_float:
-            rmw = {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"}[kind]
-        elif t.is_signed:
-            rmw = {"add": "add", "sub": "sub", "min": "min", "max": "max"}[kind]
-        else:
-            rmw = {"add": "add", "sub": "sub", "min": "umin", "max": "umax"}[kind]
-        return self.builder.atomic_rmw(rmw, ptr, x, "monotonic")
+    _RMW = {
+        "f": {"add": "fadd", "sub": "fsub", "min": "fmin", "max": "fmax"},
+        "i": {"add": "add", "sub": "sub", "min": "min", "max": "max",
+              "and": "and", "or": "or", "xor": "xor", "exch": "xchg"},
+        "u": {"add": "add", "sub": "sub", "min": "umin", "max": "umax",
+              "and": "and", "or": "or", "xor": "xor", "exch": "xchg"},
+    }
+
+    def _atomic_scalar(self, kind, t, ptr, x, compare=None):
+        """One scalar atomic. Exchanges and compare-and-swaps are sequentially consistent
+        (they build locks); the arithmetic updates need only atomicity."""
+        b = self.builder
+        if kind == "claim":  # adjoints only: take the element (leaving 0) where x != 0
+            bits = ir.IntType(t.bits)
+            wants = b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
+            mask = b.select(wants, ir.Constant(bits, 0), ir.Constant(bits, -1))
+            old = b.atomic_rmw("and", ptr, mask, "monotonic")
+            return b.select(wants, b.bitcast(old, llvm_type(t)), ir.Constant(llvm_type(t), 0.0))
+        if kind in ("exch", "cas") and t.is_float:  # on the float's bits
+            bits = ir.IntType(t.bits)
+            x = b.bitcast(x, bits)
+            compare = None if compare is None else b.bitcast(compare, bits)
+            return b.bitcast(self._atomic_scalar(kind, _UINT[t.bits], ptr, x, compare), llvm_type(t))
+        if kind == "cas":
+            pair = b.cmpxchg(ptr, compare, x, "seq_cst", "seq_cst")
+            return b.extract_value(pair, 0)
+        rmw = self._RMW[t.kind][kind]
+        return b.atomic_rmw(rmw, ptr, x, "seq_cst" if kind == "exch" else "monotonic")
 
     def op_view(self, op):
         arr, *idx = op.operands

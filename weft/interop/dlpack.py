@@ -110,7 +110,7 @@ def reinterpret(storage: np.ndarray, dtype, what: str) -> np.ndarray:
 
 def scalar_type_of(dtype):
     """The scalar type of weft `dtype` (a vector's or matrix's components)."""
-    from ..runtime.array import _resolve_dtype
+    from ..runtime.array_memory import resolve_dtype as _resolve_dtype
     t = _resolve_dtype(dtype)
     t = t.dtype if isinstance(t, (Vector, Matrix)) else t
     if not isinstance(t, Scalar):

@@ -31,7 +31,7 @@ BINARY_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow",
 INT_ONLY_BINARY = ("bitand", "bitor", "bitxor", "shl", "shr")
 UNARY_OPS = ("neg", "invert", "not")
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
-ATOMIC_OPS = ("add", "sub", "min", "max")
+ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exch", "cas", "claim")  # claim: adjoints only
 
 
 def component_type(t, index: int):
@@ -126,10 +126,31 @@ def _check_memory(op):
     _require(all(isinstance(i.type, Scalar) and i.type.is_int for i in idx), "indices are ints")
     if op.name in ("store", "atomic"):
         _require(len(op.operands) == n_idx + 2, f"{op.name} takes array, indices, value")
-        _require(op.operands[-1].type is arr.type.dtype, f"{op.name} value type must be the dtype")
+        want = arr.type.dtype
+        if op.name == "atomic" and op.attrs.get("op") == "cas":  # (compare, value)
+            want = TupleType((want, want))
+        _require(op.operands[-1].type is want, f"{op.name} value type must be the dtype")
     else:
         _require(len(op.operands) == n_idx + 1, "load takes array and indices")
         _require(op.result.type is arr.type.dtype, "load gives the array dtype")
+
+
+def _check_slice(op):
+    arr, *vals = op.operands
+    keys = op.attrs["keys"]
+    _require(isinstance(arr.type, ArrayType) and len(keys) <= arr.type.ndim, "slice keys")
+    given = sum(1 if k == "i" else sum(k) for k in keys)
+    _require(len(vals) == given and all(isinstance(v.type, Scalar) and v.type.is_int for v in vals),
+             "slice takes one int per index and per given slice bound")
+    out = arr.type.ndim - sum(k == "i" for k in keys)
+    _require(op.result.type is ArrayType(arr.type.dtype, out), "slice type")
+
+
+def _check_make_array(op):
+    ptr, *extents = op.operands
+    _require(isinstance(op.result.type, ArrayType) and len(extents) == op.result.type.ndim,
+             "make_array takes one extent per dimension")
+    _require(ptr.type.is_int and all(e.type.is_int for e in extents), "make_array operands are ints")
 
 
 def _check_view(op):
@@ -202,6 +223,12 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("atomic", None, 1, attrs=("op",), effects=True, check=_check_memory),
     OpSpec("view", None, 1, check=_check_view),
     OpSpec("array_shape", 1, 1, attrs=("dim",)),
+    OpSpec("array_ptr", 1, 1, doc="address of an array's first element (uint64)"),
+    OpSpec("slice", None, 1, attrs=("keys",), check=_check_slice,
+           doc="(array, *ints) a view: per leading dim an index ('i') or a slice whose "
+               "(start, stop, step) flags say which operands are given"),
+    OpSpec("make_array", None, 1, check=_check_make_array,
+           doc="(address, *extents) a C-ordered array over raw memory"),
     OpSpec("null_array", 0, 1, doc="an array with no elements (a struct's unset array field)"),
     OpSpec("if", 1, None, regions=("then", "else"), check=_check_if),
     OpSpec("for", None, None, regions=("body",), check=_check_for),

@@ -6,10 +6,11 @@ import ast
 
 import numpy as np
 
-from ..builtins import arith
+from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
 from ..builtins.signatures import positional
 from ..ir.core import Value
+from ..runtime.array import array as runtime_array
 from ..types import (
     PYTHON_TYPES,
     ArrayType,
@@ -22,7 +23,6 @@ from ..types import (
     Type,
     Vector,
     bool_,
-    int32,
 )
 from . import promotion
 from .ast_helpers import (
@@ -76,6 +76,8 @@ class CallsMixin:
             return args[0].type  # a weft type: callable as a constructor or cast
         if isinstance(func, (Func, GradOf)):
             return func.emit_call(self, args, kwargs, node)
+        if func is runtime_array:  # weft.array(ptr=..., shape=..., dtype=...)
+            return array_ops.array_from_ptr(self, args, kwargs)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]
         if isinstance(func, StructType):
@@ -180,12 +182,6 @@ class CallsMixin:
         if isinstance(c.type, Scalar):
             return self.b.cmp("ne", c, self.b.const(0, c.type))
         if isinstance(c.type, ArrayType):  # as in Warp: an array is true unless it is null
-            sizes = [self.b.op("array_shape", [c], [int32], {"dim": d}).result
-                     for d in range(c.type.ndim)]
-            zero = self.b.const(0, int32)
-            result = self.b.cmp("ne", sizes[0], zero)
-            for size in sizes[1:]:
-                result = self.b.select(result, self.b.cmp("ne", size, zero), result)
-            return result
+            return array_ops.is_not_null(self, c)
         self.error(f"a {c.type!r} cannot be used as a condition")
 

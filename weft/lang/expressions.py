@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ..builtins import arith
+from ..builtins import arith, array_ops
 from ..ir.core import Value
 from ..types import (
     ArrayType,
@@ -186,9 +186,18 @@ class ExpressionsMixin:
             except Exception as e:  # noqa: BLE001
                 self.error(f"cannot index {_describe(base)}: {e}", node)
         if isinstance(base.type, ArrayType):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if any(isinstance(p, ast.Slice) for p in parts):  # a view: a[1:], a[::-1, 2]
+                return array_ops.slice_array(self, base, [self.slice_part(p) for p in parts])
             indices = self.indices(node.slice, base.type.ndim, node)
             return arith.load(self, base, indices)
         return arith.get_item(self, base, self.subscript_key(node.slice))
+
+    def slice_part(self, node):
+        """One key of an array slice expression: a Python `slice` of values, or an index."""
+        if isinstance(node, ast.Slice):
+            return slice(*(None if n is None else self.expr(n) for n in (node.lower, node.upper, node.step)))
+        return self.expr(node)
 
     def subscript_key(self, slice_node):
         if isinstance(slice_node, ast.Slice):

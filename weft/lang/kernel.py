@@ -318,6 +318,18 @@ class Kernel:
             self._ir[("effects", self.mode)] = effects
         return effects
 
+    def array_final_reads(self) -> frozenset:
+        """Indices of the array parameters whose contents after the launch its adjoint reads
+        (the targets of float atomic_min/max)."""
+        final = self._ir.get(("final_reads", config.mode))
+        if final is None:
+            from ..autodiff.arrays import array_final_reads
+            fn = self.ir()
+            ids = array_final_reads(fn)
+            final = frozenset(k for k, p in enumerate(fn.params) if p.id in ids)
+            self._ir[("final_reads", config.mode)] = final
+        return final
+
     def array_type_at(self, key):
         """The type of the array `key` names (a parameter index or (index, field path))."""
         k, path = (key, ()) if isinstance(key, int) else key

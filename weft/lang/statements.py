@@ -45,6 +45,9 @@ def _is_function(x) -> bool:
     from .grad import GradOf
     return isinstance(x, (Func, Builtin, GradOf, types.FunctionType))
 
+# augmented assignments to an array element that are atomic updates (as in Warp)
+_ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bitand": "and", "bitor": "or", "bitxor": "xor"}
+
 
 class StatementsMixin:
     """Statement visitors of `FunctionCompiler` and the structured control flow they emit."""
@@ -104,11 +107,13 @@ class StatementsMixin:
         target = self.target_evaluated_once(node.target)
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, Value) and isinstance(base.type, ArrayType) and op in ("add", "sub"):
-                # As in Warp: `a[i] += x` on an array element is an atomic add.
+            kind = _ATOMIC_AUGMENTED.get(op)
+            if isinstance(base, Value) and isinstance(base.type, ArrayType) and kind:
+                # As in Warp: `a[i] += x` on an array element is an atomic add (and `-=`,
+                # `&=`, `|=`, `^=` the matching atomic update).
                 indices = self.indices(target.slice, base.type.ndim, target)
                 value = self.expr(node.value)
-                arith.atomic(self, "add" if op == "add" else "sub", base, indices, value)
+                arith.atomic(self, kind, base, indices, value)
                 return
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
@@ -185,7 +190,11 @@ class StatementsMixin:
             old = self.scope.get(target.id)
             if old is not value:
                 self.check_rebind(target.id, old, value, target)
-            if isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
+            rebound_view = isinstance(old, Value) and isinstance(value, Value) and \
+                isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
+            if rebound_view:  # `sub = a[:2]; sub = a[:2, 1]`: a name may take another view
+                pass
+            elif isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
                 value = self.materialize(value)

@@ -1,8 +1,9 @@
 """`weft.array`: an n-d array (1 to 4 dims) of any weft dtype, in CPU memory.
 
 The memory is a numpy array holding the elements with their components as trailing
-dimensions (an array of `vec3` of shape `(n,)` is stored as numpy `(n, 3)` float32), so
-`.numpy()` is a view and numpy code can read and write the same memory.
+dimensions (see `array_memory`), so `.numpy()` is a view and numpy code can read and write
+the same memory. Views (`a[1:, 2]`, `reshape`, `transpose`, `view(dtype)`) share it, and
+carry the matching view of the gradient.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+import typing
 
 import numpy as np
 
@@ -24,141 +26,145 @@ from ..types import (
     Type,
     Vector,
     float32,
-    int32,
-    matrix,
-    resolve,
     scalar_from_numpy,
-    vector,
 )
+from ..types.array_type import subscript_args
 from ..types.layout import array_descriptor
 from . import capture
+from .array_memory import (
+    allocate,
+    capacity_of,
+    check_strides,
+    element_numpy,
+    element_size,
+    from_address,
+    leading_strides,
+    normalize_shape,
+    packed_strides,
+    resolve_dtype,
+    type_name,
+)
 from .device import get_device
 
 
-def element_numpy(dtype):
-    """(numpy scalar dtype, trailing shape) that hold one element of weft type `dtype`."""
-    if isinstance(dtype, Scalar):
-        return dtype.np_dtype, ()
-    if isinstance(dtype, (Vector, Matrix)):
-        return dtype.dtype.np_dtype, dtype.np_shape
-    if isinstance(dtype, StructType):
-        return np.dtype(dtype.numpy_dtype()), ()
-    raise TypeError(f"arrays cannot hold {dtype!r}")
-
-
-def _resolve_dtype(dtype) -> Type:
-    t = resolve(dtype)
-    if t is None:
-        npt = scalar_from_numpy(dtype) if _is_numpy_dtype(dtype) else None
-        if npt is None:
-            raise TypeError(f"{dtype!r} is not a weft dtype")
-        t = npt
-    if t.is_array:
-        raise TypeError("arrays of arrays are not supported")
-    return t
-
-
-def _is_numpy_dtype(x) -> bool:
-    try:
-        np.dtype(x)
-        return True
-    except TypeError:
-        return False
+def _is_any(dtype) -> bool:
+    return dtype is None or dtype is typing.Any
 
 
 class array:  # noqa: N801 - Warp's name
-    """An array of `dtype` elements. `array(dtype=float)` with no data or shape is the type
-    annotation `ArrayType(float32, 1)` (also `array[float]`); `array(dtype=..., ndim=2)` too."""
+    """An array of `dtype` elements.
 
-    #: Set by a Tape when `config.verify_autograd_array_access` is on: a recorded launch read it.
-    _is_read = False
-    #: The array this one is a view of (None: it owns its memory).
-    _ref = None
-    _retain_grad = False
+    `array(data)` copies (or with `copy=False` aliases) a list, numpy array, weft array or
+    any object with `__array_interface__`; `array(shape=..., dtype=...)` allocates zeros
+    (optionally with byte `strides`); `array(ptr=..., shape=..., dtype=...)` views memory
+    at a raw address. `array(dtype=float)` with nothing else is the type annotation
+    `ArrayType(float32, 1)` (also `array[float]`; `ndim=2` for two dimensions)."""
 
-    def __new__(cls, data=None, dtype=None, shape=None, strides=None, device=None,
-                requires_grad=False, copy=True, ndim=None, retain_grad=False, **unsupported):
-        if data is None and shape is None:
-            if requires_grad or strides is not None:
-                raise ValueError("an array needs data or a shape")
-            return ArrayType(dtype if dtype is not None else float32, ndim or 1)
+    def __new__(cls, data=None, dtype=None, shape=None, strides=None, ptr=None, *args, **kwargs):  # noqa: ARG003
+        if data is None and shape is None and ptr is None:
+            if kwargs.get("requires_grad") or strides is not None:
+                raise ValueError("an array needs data or a shape (or ptr=)")
+            return ArrayType(float32 if dtype is None else dtype, kwargs.get("ndim") or 1)
         return super().__new__(cls)
 
-    def __class_getitem__(cls, dtype):
-        return ArrayType(dtype, 1)
+    _is_read = False  # a recorded launch read it (config.verify_autograd_array_access)
+    _retain_grad = False
 
-    def __init__(self, data=None, dtype=None, shape=None, strides=None, device=None,
-                 requires_grad=False, copy=True, ndim=None, retain_grad=False, **unsupported):
-        if unsupported:
-            raise TypeError(f"array() got unsupported arguments: {', '.join(unsupported)}")
+    def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
+        return ArrayType(*subscript_args(key))
+
+    def __init__(self, data=None, dtype=None, shape=None, strides=None, ptr=None, capacity=None,
+                 device=None, pinned=False, copy=True, deleter=None, ndim=None, grad=None,
+                 requires_grad=False, retain_grad=False):
         self.device = get_device(device)
-        if data is not None:
+        self._ref = None  # what owns the memory, when someone else does
+        if ptr is not None:
+            t = resolve_dtype(float32 if _is_any(dtype) else dtype)
+            dims = normalize_shape(shape if shape is not None else 0)
+            steps = None if strides is None else check_strides(dims, strides)
+            self._set(from_address(int(ptr), dims, t, steps), t)
+            self._ref = deleter
+        elif data is not None:
+            if strides is not None:
+                raise ValueError("array(data, strides=...): strides apply to allocations "
+                                 "(shape=) and pointers (ptr=), not to data")
             self._init_from_data(data, dtype, shape, copy)
         else:
-            t = _resolve_dtype(dtype if dtype is not None else float32)
-            shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-            scalar, trailing = element_numpy(t)
-            self._set(np.zeros(tuple(int(s) for s in shape) + trailing, dtype=scalar), t)
+            t = resolve_dtype(float32 if _is_any(dtype) else dtype)
+            dims = normalize_shape(shape if shape is not None else 0)
+            steps = None if strides is None else check_strides(dims, strides)
+            self._set(allocate(dims, t, steps), t)
         self._requires_grad = False
-        self.grad = None
-        self.requires_grad = requires_grad
-        if retain_grad:
-            self.retain_grad = True
+        self._retain_grad = False
+        self.grad = grad
+        self.requires_grad = requires_grad or grad is not None
+        self.retain_grad = retain_grad
 
     def _init_from_data(self, data, dtype, shape, copy):
+        t = None if _is_any(dtype) else resolve_dtype(dtype)
         if isinstance(data, array):
-            data = data.numpy()
-        t = None if dtype is None else _resolve_dtype(dtype)
-        if t is None:
-            src = np.asarray(data)
-            t = scalar_from_numpy(src.dtype)
+            t = data.dtype if t is None else t
+            src = data.numpy()
+            if data.dtype is not t:  # regroup or convert the source's scalars
+                src = src if isinstance(data.dtype, Scalar) else _scalars_of(data)
+        else:
             if t is None:
-                raise TypeError(f"cannot infer a weft dtype from numpy dtype {src.dtype}")
+                t = _dtype_of_data(data)
+            src = _numpy_of(data, t)
         scalar, trailing = element_numpy(t)
-        if isinstance(t, StructType) and isinstance(data, (list, tuple)):
-            data = np.array([struct_record(t, v) for v in data], dtype=scalar)
-        src = np.asarray(data)
         if isinstance(t, StructType):
             if src.dtype != scalar:
-                raise TypeError(f"struct arrays need numpy data of dtype {scalar}")
+                raise TypeError(f"struct arrays need numpy data of dtype {scalar} (arrays of "
+                                f"{t.name}), got {src.dtype}")
         elif src.dtype != scalar:
             src = src.astype(scalar, order="C")
-            copy = False  # astype already copied
-        if trailing and src.shape[-len(trailing):] != trailing:
-            if src.size % int(np.prod(trailing)) == 0 and src.ndim == 1:
-                src = src.reshape((-1,) + trailing)
-            else:
-                raise ValueError(f"data of shape {src.shape} does not hold {t!r} elements "
-                                 f"(trailing dimensions {trailing} expected)")
+            copy = True  # a converted copy: nothing is aliased
+        src = _group_components(src, trailing, t)
         if shape is not None:
-            shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-            src = src.reshape(tuple(shape) + trailing)
-        if src.ndim - len(trailing) == 0:
+            dims = normalize_shape(shape)
+            if math.prod(dims) != math.prod(src.shape[:src.ndim - len(trailing)]):
+                raise ValueError(f"data of {math.prod(src.shape[:src.ndim - len(trailing)])} "
+                                 f"elements cannot take the shape {dims}")
+            src = src.reshape(dims + trailing)
+        if src.ndim == len(trailing):  # a single element: a one-element array
             src = src.reshape((1,) + trailing)
-        self._set(np.array(src, order="C") if copy else src, t)
+        if copy:
+            dims = src.shape[:src.ndim - len(trailing)]
+            storage = allocate(dims, t)
+            storage[...] = src
+            src = storage
+        else:
+            self._ref = data
+        self._set(src, t)
 
     def _set(self, storage: np.ndarray, dtype: Type):
-        scalar, trailing = element_numpy(dtype)
+        trailing = element_numpy(dtype)[1]
         ndim = storage.ndim - len(trailing)
         if not 1 <= ndim <= MAX_DIMS:
             raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, got {ndim}")
         self._np = storage
         self.dtype = dtype
         self.ndim = ndim
-        self.shape = storage.shape[:ndim]
-        self.strides = storage.strides[:ndim]
+        self.shape = tuple(int(n) for n in storage.shape[:ndim])
+        self.strides = leading_strides(storage, ndim)
         self.size = math.prod(self.shape)
         self._desc = None
         self._type = ArrayType(dtype, ndim)
+        item = element_size(dtype)
+        self._item_size = item
+        if storage.flags.c_contiguous and self.size:  # (numpy's flag, components included)
+            self.capacity, self.is_contiguous = self.size * item, True
+            return
+        self.capacity = capacity_of(self.shape, self.strides, item)
         c_strides = packed_strides(storage.shape, storage.itemsize)  # components included
         inner = storage.strides[ndim:] == c_strides[ndim:]
         self.is_contiguous = bool(inner and (self.size <= 1 or self.strides == c_strides[:ndim]))
-        self._item_size = storage.itemsize * math.prod(trailing)
 
     # Interop --------------------------------------------------------------------------------
     @property
-    def ptr(self) -> int:
-        return self._np.ctypes.data
+    def ptr(self):
+        """Address of the first element (None for an array without memory)."""
+        return None if self.capacity == 0 else self._np.ctypes.data
 
     def numpy(self) -> np.ndarray:
         """A numpy view of the same memory (components as trailing dimensions)."""
@@ -166,22 +172,23 @@ class array:  # noqa: N801 - Warp's name
 
     @property
     def __array_interface__(self):
-        return self._np.__array_interface__
+        interface = dict(self._np.__array_interface__)
+        interface["strides"] = self._np.strides  # explicit, as Warp gives them (empty arrays too)
+        return interface
 
     def __array__(self, dtype=None, copy=None):
         a = self._np if dtype is None else self._np.astype(dtype)
         return a.copy() if copy and a is self._np else a
 
-    def list(self):
-        """The elements as a flat Python list: numbers, vector/matrix values, struct
-        instances (whose array fields come back as None), as Warp's `list()`."""
-        t = self.dtype
-        if isinstance(t, StructType):
-            return [t.from_record(r) for r in self._np.reshape(-1)]
-        if isinstance(t, (Vector, Matrix)):
-            flat = self._np.reshape(-1, t.num_components)
-            return [CompositeValue(t, row.copy()) for row in flat]
-        return self._np.reshape(-1).tolist()
+    def list(self) -> list:
+        """The elements in row-major order as Python values (numbers, vectors, matrices or
+        struct instances)."""
+        flat = self._np.reshape((self.size,) + element_numpy(self.dtype)[1])
+        if isinstance(self.dtype, Scalar):
+            return flat.tolist()
+        if isinstance(self.dtype, StructType):
+            return [struct_value(self.dtype, record) for record in flat]
+        return [self.dtype(row) for row in flat]
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule viewing this array's memory (see weft/interop/dlpack.py)."""
@@ -201,6 +208,11 @@ class array:  # noqa: N801 - Warp's name
             self._desc = desc
         return self._desc
 
+    @property
+    def vars(self) -> dict:
+        """The attributes kernels may read: `shape` (and `ndim`, `ptr`)."""
+        return {"shape": self.shape, "ndim": self.ndim, "ptr": self.ptr}
+
     __ctype__ = descriptor  # (Warp's name for the packed form)
 
     # Gradients ------------------------------------------------------------------------------
@@ -213,6 +225,21 @@ class array:  # noqa: N801 - Warp's name
         self._requires_grad = bool(value)
         if value and self.grad is None:
             self.grad = zeros(self.shape, dtype=self.dtype, device=self.device)
+        if not value:
+            self._retain_grad = False
+
+    @property
+    def retain_grad(self) -> bool:
+        """Keep the gradient of this array when a recorded launch that overwrote it is
+        differentiated (by default that adjoint is consumed, as the overwritten values no
+        longer matter). Needs `requires_grad`."""
+        return self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool):
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True needs an array with requires_grad=True")
+        self._retain_grad = bool(value)
 
     @property
     def retain_grad(self) -> bool:
@@ -235,7 +262,7 @@ class array:  # noqa: N801 - Warp's name
     def mark_read(self):
         """Note that a recorded launch read this array (and so every array it views)."""
         a = self
-        while a is not None:
+        while isinstance(a, array):  # (`_ref` may also hold the foreign owner of the memory)
             a._is_read = True
             a = a._ref
 
@@ -249,24 +276,32 @@ class array:  # noqa: N801 - Warp's name
 
     # Filling and copying --------------------------------------------------------------------
     def assign(self, src):
-        """Copy `src` (array, numpy array, list) into this array; shapes must match. Inside
-        `with Tape():` it is recorded as `weft.copy` is."""
-        from ..tape import active_tapes
-        if active_tapes:
-            active_tapes[-1].record_assign(self, src)
-        data = src.numpy() if isinstance(src, array) else np.asarray(src)
-        if data.shape != self._np.shape and data.size != self._np.size:
-            raise ValueError(f"assign: shape {data.shape} does not match {self._np.shape}")
-        data = data.reshape(self._np.shape)
-        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, data)):  # see capture.py
-            self._np[...] = data
+        """Copy `src` (array, numpy array, list) into this array; sizes must match. Done as
+        `weft.copy` (recorded on an active Tape and in a graph capture)."""
+        if isinstance(src, array):
+            if src.size != self.size:
+                raise ValueError(f"assign: an array of shape {src.shape} does not match the array's "
+                                 f"shape {self.shape}")
+            copy(self, src)
+            return self
+        data = np.asarray(src.numpy() if hasattr(src, "numpy") and not isinstance(src, np.ndarray)
+                          else src)
+        if isinstance(self.dtype, StructType) and data.dtype != self._np.dtype:
+            raise TypeError(f"assign: arrays of {self.dtype.name} take numpy data of dtype "
+                            f"{self._np.dtype}, got {data.dtype}")
+        if data.size != self._np.size:
+            raise ValueError(f"assign: data of shape {data.shape} does not match the array's "
+                             f"shape {self._np.shape}")
+        staged = array(shape=self.shape, dtype=self.dtype)  # gradient-less source data
+        staged._np[...] = data.reshape(self._np.shape)
+        copy(self, staged)
         return self
 
     def fill_(self, value):
         """Set every element to `value` (a scalar fills every component of a vector)."""
         if isinstance(self.dtype, StructType):
             value = struct_record(self.dtype, value)
-        elif isinstance(value, (tuple, list, CompositeValue)):
+        elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
             value = np.asarray(value)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
             self._np[...] = value
@@ -277,14 +312,17 @@ class array:  # noqa: N801 - Warp's name
             self._np[...] = 0
         return self
 
+    # Views ----------------------------------------------------------------------------------
     def _index(self, key) -> tuple:
         """`key` as a tuple of at most `ndim` ints and slices, so that indexing never reaches
         the components (the trailing numpy dimensions) and always gives a view."""
         key = key if isinstance(key, tuple) else (key,)
         for k in key:
             if isinstance(k, bool) or not (k is Ellipsis or isinstance(k, (slice, numbers.Integral))):
-                raise TypeError(f"arrays are indexed by ints and slices, got {k!r} "
-                                f"(index arrays would make a copy, not a view)")
+                raise TypeError(f"arrays are indexed by ints and slices (int32 weft arrays give "
+                                f"an indexedarray), got {k!r}")
+            if isinstance(k, slice) and k.step == 0:
+                raise ValueError("slice step cannot be zero")
         ellipses = [at for at, k in enumerate(key) if k is Ellipsis]
         if ellipses:
             at = ellipses[0]
@@ -295,6 +333,10 @@ class array:  # noqa: N801 - Warp's name
         return key
 
     def __getitem__(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, array) for k in keys):
+            from .indexed_array import index_with_arrays
+            return index_with_arrays(self, keys)
         key = self._index(key)
         view = self._np[key]
         trailing = element_numpy(self.dtype)[1]
@@ -305,19 +347,22 @@ class array:  # noqa: N801 - Warp's name
     def __setitem__(self, key, value):
         self._np[self._index(key)] = value.numpy() if isinstance(value, array) else value
 
-    def _view(self, storage: np.ndarray, grad) -> array:
+    def _view(self, storage: np.ndarray, grad, dtype=None) -> array:
         """An array over `storage` (part of this one's memory) with this one's dtype."""
         out = array.__new__(array, shape=0)
         out.device = self.device
-        out._set(storage, self.dtype)
+        out._ref = self
+        out._set(storage, self.dtype if dtype is None else dtype)
         out.grad = grad
         out._requires_grad = self._requires_grad and grad is not None
         out._retain_grad = self._retain_grad and out._requires_grad
-        out._ref = self
         return out
 
     def __len__(self):
         return self.shape[0]
+
+    def __bool__(self):
+        return self.size > 0
 
     def __repr__(self):
         return f"weft.array(shape={self.shape}, dtype={self.dtype!r}, device={self.device})\n{self._np!r}"
@@ -325,125 +370,165 @@ class array:  # noqa: N801 - Warp's name
     def __str__(self):
         return str(self._np)
 
-    def to(self, device):
+    def to(self, device, requires_grad=None):
         get_device(device)
         return self
+
+    def cptr(self):
+        """The elements as a ctypes array over this array's memory (contiguous arrays)."""
+        from ..types.layout import ctype_of
+        if not self.is_contiguous:
+            raise RuntimeError("cptr() needs a contiguous array; use .contiguous() first")
+        return (ctype_of(self.dtype) * self.size).from_address(self._np.ctypes.data)
 
     def contiguous(self):
         return self if self.is_contiguous else clone(self)
 
     def reshape(self, shape):
-        """A view with another shape (and the gradient reshaped alike). An array whose
-        memory cannot be viewed with the new shape (a strided view) is refused."""
-        shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
-        view = self._np.reshape(shape + element_numpy(self.dtype)[1])
-        if view.size and not np.may_share_memory(view, self._np):
+        """A view with another shape (one extent may be -1), the gradient reshaped alike.
+        An array whose memory cannot be viewed with the new shape is refused."""
+        dims = (shape,) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+        if dims.count(-1) == 1:
+            known = math.prod(d for d in dims if d != -1)
+            dims = tuple(self.size // known if d == -1 and known else d for d in dims)
+        if any(d < 0 for d in dims) or math.prod(dims) != self.size:
+            raise RuntimeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into "
+                               f"shape {dims} (size {math.prod(dims) if min(dims, default=0) >= 0 else '?'})")
+        trailing = element_numpy(self.dtype)[1]
+        view = self._np.view()
+        try:
+            view.shape = dims + trailing  # raises rather than copy
+        except AttributeError:
             raise ValueError(f"cannot reshape an array of shape {self.shape} and strides "
-                             f"{self.strides} to {shape} without a copy; use .contiguous() first")
-        return self._view(view, None if self.grad is None else self.grad.reshape(shape))
+                               f"{self.strides} to {dims} without a copy; use .contiguous() "
+                               f"first") from None
+        return self._view(view, None if self.grad is None else self.grad.reshape(dims))
 
     def flatten(self):
         return self.reshape((self.size,))
 
+    def transpose(self, axes=None):
+        """A view with the dimensions permuted (reversed by default), as numpy's."""
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(int(a) for a in axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"transpose: axes {axes} are not a permutation of {self.ndim} dimensions")
+        trailing = tuple(range(self.ndim, self._np.ndim))
+        view = self._np.transpose(axes + trailing)
+        return self._view(view, None if self.grad is None else self.grad.transpose(axes))
 
-def _shape(shape):
-    return (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
-
-
-def empty(shape, dtype=float32, device=None, requires_grad=False, retain_grad=False) -> array:
-    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad,
-                 retain_grad=retain_grad)
-
-
-def zeros(shape, dtype=float32, device=None, requires_grad=False, retain_grad=False) -> array:
-    return array(shape=_shape(shape), dtype=dtype, device=device, requires_grad=requires_grad,
-                 retain_grad=retain_grad)
-
-
-def full(shape, value, dtype=None, device=None, requires_grad=False) -> array:
-    if dtype is None:
-        dtype = _dtype_of_value(value)
-    a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
-    return a.fill_(value)
+    def view(self, dtype):
+        """The same memory seen as elements of `dtype`: a scalar type of the same size, a
+        vector/matrix of the same total size, scalars as the components of a vector or
+        matrix (the trailing dimensions of the array), or the reverse."""
+        return reinterpret(self, resolve_dtype(dtype))
 
 
-def _dtype_of_value(value) -> Type:
-    """The dtype `full` gives `value`: its own type; float32, int32 or bool for a Python
-    number; a vector or matrix of those for a (nested) sequence."""
-    if isinstance(value, CompositeValue):
-        return value.type
-    if isinstance(value, StructValue):
-        return value._type
-    data = np.asarray(value)
-    scalar = scalar_from_numpy(data.dtype)
-    if scalar is None:
-        raise TypeError(f"full: cannot infer a dtype from {value!r}; pass dtype=")
-    if not isinstance(value, (np.generic, np.ndarray)):  # Python numbers, as in annotations
-        scalar = {"f": float32, "i": int32}.get(data.dtype.kind, scalar)
-    if data.ndim == 1:
-        return vector(data.shape[0], scalar)
-    if data.ndim == 2:
-        return matrix(data.shape, scalar)
-    return scalar
+def reinterpret(a: array, t: Type) -> array:
+    """`a.view(t)`; see `array.view`."""
+    src_scalar, src_trailing = element_numpy(a.dtype)
+    dst_scalar, dst_trailing = element_numpy(t)
+    what = f"cannot create an array view with dtype {type_name(t)} from source dtype {type_name(a.dtype)}"
+    src_composite = isinstance(a.dtype, (Vector, Matrix))
+    dst_composite = isinstance(t, (Vector, Matrix))
+    if src_composite and not dst_composite:
+        if src_scalar.itemsize != dst_scalar.itemsize:
+            raise TypeError(f"{what}: source scalar dtype {type_name(a.dtype.dtype)} has size "
+                            f"{src_scalar.itemsize} bytes, but target dtype has size "
+                            f"{dst_scalar.itemsize} bytes")
+        return a._view(a._np.view(dst_scalar), None, t)
+    if dst_composite and not src_composite:
+        if src_scalar.itemsize != dst_scalar.itemsize:
+            raise TypeError(f"{what}: source dtype has size {src_scalar.itemsize} bytes, but target "
+                            f"scalar dtype {type_name(t.dtype)} has size {dst_scalar.itemsize} bytes")
+        n = len(dst_trailing)
+        if a.shape[a.ndim - n:] != dst_trailing:
+            raise ValueError(f"{what}: the array's trailing dimensions {a.shape[a.ndim - n:]} are "
+                             f"not the shape {dst_trailing} of {type_name(t)}")
+        storage = a._np.view(dst_scalar)
+        if storage.ndim == n:
+            storage = storage.reshape((1,) + dst_trailing)
+        return a._view(storage, None, t)
+    if element_size(a.dtype) != element_size(t) or src_scalar.itemsize != dst_scalar.itemsize:
+        raise TypeError(f"{what}: source dtype has size {element_size(a.dtype)} bytes, but target "
+                        f"dtype has size {element_size(t)} bytes")
+    storage = a._np.view(dst_scalar)
+    if src_trailing != dst_trailing:
+        flat = storage.reshape(storage.shape[:a.ndim] + (-1,))
+        storage = flat.reshape(a.shape + dst_trailing)
+    return a._view(storage, None, t)
 
 
-def ones(shape, dtype=float32, device=None, requires_grad=False) -> array:
-    return full(shape, 1, dtype=dtype, device=device, requires_grad=requires_grad)
+def _dtype_of_data(data) -> Type:
+    """The dtype Warp gives data passed without one: a vector, matrix or struct value's own
+    type for a sequence of them, else the numpy dtype's scalar type."""
+    if isinstance(data, (list, tuple)) and data:
+        first = data[0]
+        if isinstance(first, CompositeValue):
+            return first.type
+        if isinstance(first, StructValue):
+            return first._type
+    src = np.asarray(data)
+    t = scalar_from_numpy(src.dtype)
+    if t is None:
+        if src.dtype.kind == "f":
+            return float32
+        raise TypeError(f"cannot infer a weft dtype from numpy dtype {src.dtype}; pass dtype=")
+    return t
 
 
-def _like(src: array, dtype, device, requires_grad):
-    return (src.shape, src.dtype if dtype is None else dtype, device or src.device,
-            src.requires_grad if requires_grad is None else requires_grad)
+def _numpy_of(data, t: Type) -> np.ndarray:
+    """`data` (list, tuple, numpy array, array-interface object) as a numpy array."""
+    if isinstance(t, StructType) and isinstance(data, (list, tuple)):
+        return np.array([struct_record(t, v) for v in data], dtype=element_numpy(t)[0])
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
+        return np.array([np.asarray(v) for v in data])
+    return np.asarray(data)
 
 
-def zeros_like(src, dtype=None, device=None, requires_grad=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return zeros(shape, dtype, device, rg)
+def _scalars_of(a: array) -> np.ndarray:
+    """A vector/matrix array's memory as scalars, one trailing dimension for all components."""
+    flat = a.numpy()
+    return flat.reshape(a.shape + (-1,))
 
 
-def empty_like(src, dtype=None, device=None, requires_grad=None) -> array:
-    return zeros_like(src, dtype, device, requires_grad)
+def _group_components(src: np.ndarray, trailing: tuple, t) -> np.ndarray:
+    """Numpy scalars `src` grouped into elements whose components take the trailing shape
+    `trailing`: data already ending in that shape keeps it; otherwise the last dimension
+    is split into elements (`(4, 6)` holds `(4, 2)` vec3; `(3, 4)` holds 3 mat22); inner
+    dimensions of extent 1 are dropped first (`(n, 3, 1)` holds n vec3)."""
+    if not trailing or src.shape[src.ndim - len(trailing):] == trailing:
+        return src
+    while src.ndim > 1 and src.shape[-1] == 1:  # inner dimensions of 1 (column vectors)
+        src = src.reshape(src.shape[:-1])
+    if src.shape[src.ndim - len(trailing):] == trailing:
+        return src
+    m = math.prod(trailing)
+    last = src.shape[-1] if src.ndim else 1
+    if src.ndim == 0 or last % m:
+        raise ValueError(f"data of shape {src.shape} does not hold {type_name(t)} elements "
+                         f"({m} components each)")
+    lead = src.shape[:-1] + (() if last == m else (last // m,))
+    return src.reshape(lead + trailing)
 
 
-def ones_like(src, dtype=None, device=None, requires_grad=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return ones(shape, dtype, device, rg)
+def struct_record(t: StructType, value) -> np.void:
+    """A struct value as one element of a `t` array's numpy storage."""
+    from .launch import pack_value
+    packed = pack_value(None, f"{t.name} value", t, value)
+    return np.frombuffer(bytes(packed), dtype=element_numpy(t)[0])[0]
 
 
-def full_like(src, value, dtype=None, device=None, requires_grad=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return full(shape, value, dtype, device, rg)
-
-
-def clone(src: array, device=None, requires_grad=None, retain_grad=False) -> array:
-    """A copy of `src` in new memory (recorded on an active Tape, as `copy` is)."""
-    out = zeros_like(src, device=device, requires_grad=requires_grad)
-    out.retain_grad = retain_grad
-    copy(out, src)
+def struct_value(t: StructType, record) -> StructValue:
+    """One element of a `t` array's numpy storage as a struct instance; arrays held in its
+    fields come back as arrays viewing the same memory."""
+    out = t.from_record(record)
+    for name, ft in t.fields.items():
+        if isinstance(ft, ArrayType) and record[name]["data"]:
+            field = record[name]
+            setattr(out, name, array(ptr=int(field["data"]), dtype=ft.dtype,
+                                     shape=tuple(int(n) for n in field["shape"]),
+                                     strides=tuple(int(n) for n in field["strides"])))
     return out
-
-
-def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0):
-    """Copy `count` elements of `src` from `src_offset` into `dest` at `dest_offset` (in
-    row-major order). `count=0` copies the rest of `src`, which must fit in `dest`."""
-    if dest.dtype is not src.dtype:
-        raise TypeError(f"copy: dtypes differ ({dest.dtype!r} and {src.dtype!r})")
-    d, s = elements(dest), elements(src)
-    n = count or s.shape[0] - src_offset
-    if min(n, src_offset, dest_offset) < 0 or src_offset + n > s.shape[0] \
-            or dest_offset + n > d.shape[0]:
-        raise ValueError(f"copy: {n} elements from offset {src_offset} of an array of "
-                         f"{src.size} do not fit at offset {dest_offset} of an array of {dest.size}")
-    from ..tape import active_tapes
-    if active_tapes:
-        active_tapes[-1].record_copy(dest, src, dest_offset, src_offset, n)
-    def run():
-        d, s = elements(dest), elements(src)
-        d[dest_offset:dest_offset + n] = s[src_offset:src_offset + n]
-        if not np.shares_memory(d, dest.numpy()):  # reshape copied: write back
-            dest.numpy()[...] = d.reshape(dest.numpy().shape)
-    if not capture.record(run):  # inside a graph capture: runs when the graph does
-        run()
 
 
 def elements(a: array) -> np.ndarray:
@@ -452,56 +537,24 @@ def elements(a: array) -> np.ndarray:
     return a.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
 
 
-def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False) -> array:
-    return array(np.asarray(arr), dtype=dtype, shape=shape, device=device,
-                 requires_grad=requires_grad)
+# The factories live beside the class; they are part of this module's interface.
+from .array_create import (  # noqa: E402
+    clone,
+    copy,
+    empty,
+    empty_like,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    view_of,
+    zeros,
+    zeros_like,
+)
 
-
-def packed_strides(shape, itemsize: int) -> tuple:
-    """The strides (in bytes, or elements for `itemsize` 1) of C-order memory of `shape`."""
-    strides, step = [], itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= extent
-    return tuple(reversed(strides))
-
-
-def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
-    """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
-    DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
-    type takes the trailing dimensions of `storage` as its components, which must be
-    contiguous. Strided storage gives a strided array. `what` names the source in errors."""
-    scalar = scalar_from_numpy(storage.dtype)
-    if scalar is None:
-        raise TypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
-    t = scalar if dtype is None else _resolve_dtype(dtype)
-    np_scalar, trailing = element_numpy(t)
-    if isinstance(t, StructType):
-        raise TypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
-    if np_scalar != storage.dtype:
-        needed = f"{t.dtype!r} (the components of {t!r})" if trailing else repr(t)
-        raise TypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
-                        f"without converting it)")
-    if trailing:
-        if storage.shape[storage.ndim - len(trailing):] != trailing:
-            raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
-                             f"components of {t!r}")
-        if storage.strides[storage.ndim - len(trailing):] != packed_strides(trailing, storage.itemsize):
-            broadcast = " (it is broadcast, e.g. the gradient of a sum)" if 0 in storage.strides else ""
-            raise ValueError(f"{what}: the components of each {t!r} are not contiguous in memory "
-                             f"(strides {storage.strides}){broadcast}; make it contiguous first")
-    if storage.ndim == len(trailing):  # a single element: a one-element array
-        storage = storage.reshape((1,) + trailing)
-    out = array.__new__(array, shape=0)
-    out.device = get_device("cpu")
-    out._set(storage, t)
-    out.grad = None
-    out._requires_grad = False
-    return out
-
-
-def struct_record(t: StructType, value) -> np.void:
-    """A struct value as one element of a `t` array's numpy storage."""
-    from .launch import pack_value
-    packed = pack_value(None, f"{t.name} value", t, value)
-    return np.frombuffer(bytes(packed), dtype=element_numpy(t)[0])[0]
+__all__ = [
+    "array", "clone", "copy", "elements", "element_numpy", "empty", "empty_like", "from_numpy",
+    "full", "full_like", "ones", "ones_like", "packed_strides", "reinterpret", "struct_record",
+    "view_of", "zeros", "zeros_like",
+]

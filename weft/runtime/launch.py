@@ -12,7 +12,7 @@ from .. import config
 from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
-from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_
+from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_, int64
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
 from . import capture, diagnostics
@@ -98,6 +98,16 @@ def _foreign_array(kernel, name, t, value) -> array:
 
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
+    if isinstance(t, ArrayType) and t.indexed:
+        from .indexed_array import indexedarray
+        if value is None:
+            return ctype_of(t)()
+        if not isinstance(value, indexedarray):
+            _fail(kernel, name, f"an indexedarray of {t.dtype!r}", _describe(value))
+        if value.dtype is not t.dtype or value.ndim != t.ndim:
+            _fail(kernel, name, f"an indexedarray of {t.dtype!r} with {t.ndim} dimension(s)",
+                  f"one of {value.dtype!r} with {value.ndim} dimension(s)")
+        return value.descriptor()
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
@@ -341,7 +351,8 @@ def default_adjoint(kernel, k: int, primal):
     """The adjoint of argument `k` when the caller gives None (Warp's rule): an array's own
     `.grad`, a struct's adjoint struct (the `.grad` of its arrays); for an array without
     one, `missing_adjoint`."""
-    if isinstance(primal, array):
+    from .indexed_array import indexedarray
+    if isinstance(primal, (array, indexedarray)):
         if primal.grad is not None:
             return primal.grad
     elif isinstance(primal, StructValue):
@@ -412,8 +423,12 @@ def raise_launch_error(ck, ctx):
             f"({config.adstack_limit} bytes per thread) or memory ran out", op.loc))
     if site.what == "assert":
         raise AssertionError(format_at(f"kernel '{name}': assertion failed: {op.attrs['message']}", op.loc))
-    n = len(op.operands) - 1 - (op.name in ("store", "atomic", "insert_dyn"))
-    index_types = [v.type for v in op.operands[1:1 + n]]
+    if op.name == "slice":  # the record holds its integer keys, as int64
+        n = sum(k == "i" for k in op.attrs["keys"])
+        index_types = [int64] * n
+    else:
+        n = len(op.operands) - 1 - (op.name in ("store", "atomic", "insert_dyn"))
+        index_types = [v.type for v in op.operands[1:1 + n]]
     # the record holds int64: show unsigned 64-bit indices as the user wrote them
     index = tuple(i % 2**64 if not t.is_signed else i for i, t in zip(ctx.error_index[:n], index_types))
     extent = tuple(ctx.error_extent[:n])

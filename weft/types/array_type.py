@@ -30,6 +30,7 @@ class ArrayType(Type):
     """An array parameter type: element `dtype` and number of dimensions `ndim` (1 to 4)."""
 
     is_array = True
+    indexed = False  # see IndexedArrayType
     _cache: dict = {}
 
     def __new__(cls, dtype, ndim: int = 1):
@@ -51,3 +52,36 @@ class ArrayType(Type):
 
     def __reduce__(self):
         return (ArrayType, (self.dtype, self.ndim))
+
+
+def subscript_args(key) -> tuple:
+    """(dtype, ndim) of an array annotation subscript: `array[float]`, `array[float, 2]` or
+    `array[float, Literal[2]]`."""
+    if not isinstance(key, tuple):
+        return key, 1
+    if len(key) != 2:
+        raise TypeError(f"array annotations take a dtype and optionally a dimension count, got {key!r}")
+    dtype, ndim = key
+    if typing.get_origin(ndim) is typing.Literal:
+        (ndim,) = typing.get_args(ndim)
+    if isinstance(ndim, bool) or not isinstance(ndim, int):
+        raise TypeError(f"the dimension count of an array annotation is an int or Literal[int], got {ndim!r}")
+    return dtype, ndim
+
+
+class IndexedArrayType(ArrayType):
+    """An indexed array parameter (`indexedarray(dtype=float, ndim=2)`): an array read and
+    written through one int32 index array (or none) per dimension. Kernels index it like
+    an array; views and slices of it are not supported."""
+
+    _cache: dict = {}
+    indexed = True
+
+    def __new__(cls, dtype, ndim: int = 1):
+        self = super().__new__(cls, dtype, ndim)
+        if isinstance(self, IndexedArrayType):
+            self.name = f"indexedarray(dtype={self.dtype!r}, ndim={self.ndim})"
+        return self
+
+    def __reduce__(self):
+        return (IndexedArrayType, (self.dtype, self.ndim))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from .array_type import ArrayType
+from .array_type import ArrayType, IndexedArrayType
 from .composite import Matrix, TupleType, Vector
 from .scalars import Scalar
 from .struct import StructType
@@ -30,6 +30,20 @@ def array_descriptor(ndim: int):
 
 
 @functools.cache
+def indexed_descriptor(ndim: int):
+    """The ctypes struct a kernel receives for an indexed array: an array descriptor whose
+    shape is the indexed shape, then per dimension the int32 index array (or null) and the
+    extent of the indexed array's data."""
+    return type(f"IndexedArrayDesc{ndim}", (ctypes.Structure,), {"_fields_": [
+        ("data", ctypes.c_void_p),
+        ("shape", ctypes.c_int64 * ndim),
+        ("strides", ctypes.c_int64 * ndim),
+        ("indices", ctypes.c_void_p * ndim),
+        ("data_shape", ctypes.c_int64 * ndim),
+    ]})
+
+
+@functools.cache
 def ctype_of(t):
     """The ctypes type with the same size and layout as a value of weft type `t`."""
     if isinstance(t, Scalar):
@@ -39,6 +53,8 @@ def ctype_of(t):
     if isinstance(t, StructType):
         fields = [(name, ctype_of(ft)) for name, ft in t.fields.items()]
         return type(t.name, (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(t, IndexedArrayType):
+        return indexed_descriptor(t.ndim)
     if isinstance(t, ArrayType):
         return array_descriptor(t.ndim)
     if isinstance(t, TupleType):

@@ -119,6 +119,9 @@ class StructType(Composite):
                     value = np.asarray(value).view(np.float16)[()]  # (raw bits, see layout)
                 setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
             elif not getattr(t, "is_array", False):
+                if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
+                        and np.asarray(value).dtype == np.uint16:
+                    value = np.asarray(value).view(np.float16)
                 setattr(out, name, value)
         return out
 

@@ -1,0 +1,73 @@
+"""Indexed arrays in kernels: reads, writes and atomics through index arrays, the indexed
+array as a kernel parameter annotation, and bounds checks of both the index and the
+entries of the index arrays."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.lang.errors import CompileError
+
+
+@wp.kernel
+def add_through(a: wp.indexedarray(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = a[i] + b[i]
+    wp.atomic_add(a, i, 1.0)
+
+
+def test_reads_writes_and_atomics_go_through_the_indices():
+    values = wp.array(np.arange(6, dtype=np.float32))
+    ia = wp.indexedarray1d(values, [wp.array([5, 1, 3], dtype=wp.int32)])
+    wp.launch(add_through, 3, inputs=[ia, wp.ones(3)])
+    np.testing.assert_array_equal(values.numpy(), [0, 3, 2, 5, 4, 7])
+
+
+@wp.kernel
+def gather_rows(a: wp.indexedarray2d(dtype=int), out: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    out[i, j] = a[i, j] + a.shape[1] * 0
+
+
+def test_two_dimensional_with_one_indexed_dimension():
+    data = wp.array(np.arange(16, dtype=np.int32).reshape(4, 4))
+    picked = data[wp.array([3, 0], dtype=wp.int32)]  # rows 3 and 0, all columns
+    out = wp.zeros((2, 4), dtype=int)
+    wp.launch(gather_rows, (2, 4), inputs=[picked, out])
+    np.testing.assert_array_equal(out.numpy(), data.numpy()[[3, 0]])
+    assert wp.indexedarray[float] == wp.indexedarray(dtype=float)
+
+
+def test_bad_entries_of_an_index_array_are_reported():
+    data, out = wp.zeros((4, 4), dtype=int), wp.zeros((1, 4), dtype=int)
+    with pytest.raises(IndexError, match=r"index \(7, 0\) is out of bounds for array 'a'"):
+        wp.launch(gather_rows, (1, 4), inputs=[wp.indexedarray(data, [wp.array([7], dtype=wp.int32)]), out])
+
+
+def test_plain_arrays_and_indexed_arrays_do_not_mix():
+    with pytest.raises(TypeError, match="expected an indexedarray of int32"):
+        wp.launch(gather_rows, (1, 4), inputs=[wp.zeros((4, 4), dtype=int), wp.zeros((1, 4), dtype=int)])
+
+    @wp.kernel
+    def view_of_indexed(a: wp.indexedarray2d(dtype=int)):
+        row = a[0]  # noqa: F841
+
+    with pytest.raises(CompileError, match="views of indexed arrays are not supported"):
+        wp.launch(view_of_indexed, 1, inputs=[wp.indexedarray(wp.zeros((2, 2), dtype=int))])
+
+
+@wp.kernel
+def square_into(a: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] * a[i]
+
+
+def test_gradients_flow_through_the_indices():
+    data = wp.array(np.arange(5, dtype=np.float32), requires_grad=True)
+    picked = data[wp.array([4, 1, 4], dtype=wp.int32)]  # a repeated index accumulates
+    out = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(square_into, 3, inputs=[picked, out])
+    tape.backward(grads={out: wp.ones(3)})
+    np.testing.assert_array_equal(data.grad.numpy(), [0, 2, 0, 0, 16])
+    assert isinstance(picked.grad, wp.indexedarray) and picked.grad.numpy().tolist() == [16, 2, 16]

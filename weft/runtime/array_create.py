@@ -1,0 +1,262 @@
+"""Array factories (`zeros`, `full`, `*_like`, `from_numpy`, `clone`) and `copy`."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..types import CompositeValue, StructType, StructValue, Type, float32, int32, matrix, scalar_from_numpy, vector
+from . import capture
+from .array import array, element_numpy
+from .array_memory import element_size, packed_strides, resolve_dtype, type_name
+from .device import get_device
+
+
+def empty(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
+          strides=None, retain_grad=False, n=None) -> array:
+    """An array of `shape` (weft zero-fills it: no uninitialised memory is ever exposed)."""
+    return zeros(shape, dtype, device, requires_grad, pinned, strides, retain_grad, n)
+
+
+def zeros(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
+          strides=None, retain_grad=False, n=None) -> array:
+    """An array of zeros of `shape` (`n=` is the old spelling of a 1-d shape)."""
+    if shape is None:
+        shape = 0 if n is None else n
+    return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
+                 strides=strides, retain_grad=retain_grad)
+
+
+def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
+         retain_grad=False, n=None) -> array:
+    """An array of `shape` filled with `value`; without `dtype`, the value's own type."""
+    if dtype is None:
+        dtype = _dtype_of_value(value)
+    a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad,
+              retain_grad=retain_grad, n=n)
+    return a.fill_(value)
+
+
+def ones(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
+         retain_grad=False, n=None) -> array:
+    return full(shape, 1, dtype=dtype, device=device, requires_grad=requires_grad,
+                retain_grad=retain_grad, n=n)
+
+
+def _dtype_of_value(value) -> Type:
+    """The dtype `full` gives `value`: its own type; float32, int32 or bool for a Python
+    number; a vector or matrix of those for a (nested) sequence."""
+    if isinstance(value, CompositeValue):
+        return value.type
+    if isinstance(value, StructValue):
+        return value._type
+    data = np.asarray(value)
+    scalar = scalar_from_numpy(data.dtype)
+    if scalar is None:
+        raise TypeError(f"full: cannot infer a dtype from {value!r}; pass dtype=")
+    if not isinstance(value, (np.generic, np.ndarray)):  # Python numbers, as in annotations
+        scalar = {"f": float32, "i": int32}.get(data.dtype.kind, scalar)
+    if data.ndim == 1:
+        return vector(data.shape[0], scalar)
+    if data.ndim == 2:
+        return matrix(data.shape, scalar)
+    return scalar
+
+
+def _like(src, dtype, device, requires_grad):
+    return (src.shape, src.dtype if dtype is None else dtype, device or src.device,
+            src.requires_grad if requires_grad is None else requires_grad)
+
+
+def zeros_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
+    return zeros(shape, dtype, device, rg)
+
+
+def empty_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+    return zeros_like(src, dtype, device, requires_grad)
+
+
+def ones_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
+    return ones(shape, dtype, device, rg)
+
+
+def full_like(src, value, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
+    return full(shape, value, dtype, device, rg)
+
+
+def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False) -> array:
+    """A contiguous copy of `src` (an array or an indexed array), recorded on an active Tape
+    so that gradients flow back to `src`."""
+    out = zeros_like(src, device=device, requires_grad=requires_grad)
+    out.retain_grad = retain_grad
+    copy(out, src)
+    return out
+
+
+def from_numpy(arr, dtype=None, shape=None, device=None, requires_grad=False,
+               retain_grad=False) -> array:
+    """A weft array copied from numpy `arr`. Without `dtype`, a 2-d array becomes a vector
+    array and a 3-d array a matrix array (one element per leading index), as in Warp."""
+    arr = np.asarray(arr)
+    if dtype is None:
+        scalar = scalar_from_numpy(arr.dtype)
+        if scalar is None:
+            raise RuntimeError(f"Unsupported NumPy data type '{arr.dtype}'.")
+        dtype = {2: lambda: vector(arr.shape[1], scalar),
+                 3: lambda: matrix(arr.shape[1:], scalar)}.get(arr.ndim, lambda: scalar)()
+    return array(arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad,
+                 retain_grad=retain_grad)
+
+
+# copy ----------------------------------------------------------------------------------------
+def _as_index(name: str, value) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise RuntimeError(f"Copy src_offset, dest_offset, and count must be integers, got "
+                           f"{name}={value!r}") from None
+
+
+def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None):
+    """Copy `count` elements (0: all of `src`) of `src` from `src_offset` into `dest` at
+    `dest_offset`, in row-major order. Contiguous arrays copy bytes (dtypes of the same size
+    may differ); otherwise both sides must have the same shape, and offsets and counts are
+    only accepted for 1-d arrays. Recorded on an active Tape (the adjoint moves `dest`'s
+    gradient of the copied elements into `src`'s)."""
+    from .indexed_array import indexedarray
+
+    kinds = (array, indexedarray)
+    if not isinstance(src, kinds) or not isinstance(dest, kinds):
+        raise RuntimeError("Copy source and destination must be arrays")
+    src_offset, dest_offset = _as_index("src_offset", src_offset), _as_index("dest_offset", dest_offset)
+    count = _as_index("count", count)
+    if src_offset < 0:
+        raise RuntimeError(f"Source offset must be non-negative, got {src_offset}")
+    if dest_offset < 0:
+        raise RuntimeError(f"Destination offset must be non-negative, got {dest_offset}")
+    if count < 0:
+        raise RuntimeError(f"Copy count must be non-negative, got {count}")
+    count = count or src.size
+    if count == 0:
+        return
+    plan = _CopyPlan(dest, src, dest_offset, src_offset, count)
+    from ..tape import active_tapes
+    if active_tapes:
+        if isinstance(src, indexedarray) or isinstance(dest, indexedarray):
+            if src.requires_grad or dest.requires_grad:
+                raise RuntimeError("copies to or from indexed arrays are not recorded on a Tape "
+                                   "(no gradient flows through them); copy outside the Tape")
+        else:
+            active_tapes[-1].record_copy(dest, src, dest_offset, src_offset, count)
+
+    def run():
+        plan.write_dest(dest, plan.read_src(src).copy())
+    if not capture.record(run):  # inside a graph capture: runs when the graph does
+        run()
+
+
+class _CopyPlan:
+    """Which elements `copy` moves: `count` elements from `src_offset` of the source to
+    `dest_offset` of the destination in row-major order, or (`whole`) every element of two
+    arrays of one shape. Its methods apply to any array laid out like the source or the
+    destination."""
+
+    def __init__(self, dest, src, dest_offset, src_offset, count):
+        from .indexed_array import indexedarray
+
+        if element_size(src.dtype) != element_size(dest.dtype):
+            raise RuntimeError(f"Incompatible array data types: destination dtype={type_name(dest.dtype)}, "
+                               f"source dtype={type_name(src.dtype)}")
+        partial = src_offset != 0 or dest_offset != 0 or count != src.size or count != dest.size
+        same_shape = tuple(src.shape) == tuple(dest.shape)
+        if not (src.is_contiguous and dest.is_contiguous):
+            if partial and (isinstance(src, indexedarray) or isinstance(dest, indexedarray)):
+                raise RuntimeError("dest_offset, src_offset, and count are not supported when "
+                                   "copying to/from non-contiguous indexed or Fabric arrays")
+            if partial and (src.ndim != 1 or dest.ndim != 1):
+                raise RuntimeError("dest_offset, src_offset, and count are only supported for "
+                                   "1-D non-contiguous arrays")
+            if not partial and not same_shape:
+                raise RuntimeError(f"Incompatible array shapes: destination shape={tuple(dest.shape)}, "
+                                   f"source shape={tuple(src.shape)}")
+        if src_offset + count > src.size:
+            raise RuntimeError(f"Trying to copy a range of {count} element(s) from source offset "
+                               f"({src_offset}) exceeds the source size ({src.size})")
+        if dest_offset + count > dest.size:
+            raise RuntimeError(f"Trying to copy a range of {count} element(s) to destination offset "
+                               f"({dest_offset}) exceeds the destination size ({dest.size})")
+        self.whole = not partial and same_shape
+        self.src_range = slice(src_offset, src_offset + count)
+        self.dest_range = slice(dest_offset, dest_offset + count)
+        self.src_dtype, self.dest_dtype = src.dtype, dest.dtype
+
+    def read_src(self, a) -> np.ndarray:
+        return a.numpy() if self.whole else _flat(a)[self.src_range]
+
+    def write_dest(self, a, values):
+        from .indexed_array import indexedarray
+        if self.src_dtype is not self.dest_dtype:
+            values = _retyped(values, self.src_dtype, self.dest_dtype)
+        if isinstance(a, indexedarray):
+            a.assign(values)
+        elif self.whole:
+            a.numpy()[...] = values
+        else:
+            flat = _flat(a)
+            flat[self.dest_range] = values
+            if not np.shares_memory(flat, a.numpy()):  # the reshape copied: write back
+                a.numpy()[...] = flat.reshape(a.numpy().shape)
+
+
+def _flat(a) -> np.ndarray:
+    """`a`'s elements in row-major order, shape (size, *components): a view when the
+    memory allows, else a copy."""
+    return a.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
+
+
+def _retyped(values: np.ndarray, src_dtype, dtype) -> np.ndarray:
+    """Elements of `src_dtype` reinterpreted bit for bit as elements of `dtype` (same size)."""
+    scalar, trailing = element_numpy(dtype)
+    lead = values.shape[:values.ndim - len(element_numpy(src_dtype)[1])]
+    raw = np.ascontiguousarray(values).view(np.uint8)
+    return raw.reshape(lead + (-1,)).view(scalar).reshape(lead + trailing)
+
+
+def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
+    """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
+    DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
+    type takes the trailing dimensions of `storage` as its components, which must be
+    contiguous. Strided storage gives a strided array. `what` names the source in errors."""
+    scalar = scalar_from_numpy(storage.dtype)
+    if scalar is None:
+        raise TypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
+    t = scalar if dtype is None else resolve_dtype(dtype)
+    np_scalar, trailing = element_numpy(t)
+    if isinstance(t, StructType):
+        raise TypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
+    if np_scalar != storage.dtype:
+        needed = f"{t.dtype!r} (the components of {t!r})" if trailing else repr(t)
+        raise TypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
+                        f"without converting it)")
+    if trailing:
+        if storage.shape[storage.ndim - len(trailing):] != trailing:
+            raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
+                             f"components of {t!r}")
+        if storage.strides[storage.ndim - len(trailing):] != packed_strides(trailing, storage.itemsize):
+            broadcast = " (it is broadcast, e.g. the gradient of a sum)" if 0 in storage.strides else ""
+            raise ValueError(f"{what}: the components of each {t!r} are not contiguous in memory "
+                             f"(strides {storage.strides}){broadcast}; make it contiguous first")
+    if storage.ndim == len(trailing):  # a single element: a one-element array
+        storage = storage.reshape((1,) + trailing)
+    out = array.__new__(array, shape=0)
+    out.device = get_device("cpu")
+    out._ref = storage
+    out._set(storage, t)
+    out.grad = None
+    out._requires_grad = False
+    out._retain_grad = False
+    return out

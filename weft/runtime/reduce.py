@@ -1,0 +1,126 @@
+"""Whole-array reductions of Warp's `warp.utils`: `array_sum` and `array_inner`.
+
+Both work on arrays whose scalar type is float32 or float64 (vectors and matrices of them
+included). Without `axis` they reduce the first `count` elements in row-major order (all by
+default); with `axis` they reduce the first `count` entries along that axis and keep it as
+a dimension of extent 1, as Warp does. The result goes into `out` when given (and `out` is
+returned), else a new array, or a host value when `axis` is None.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..types import Matrix, Scalar, Vector, float32, float64
+from .array import array, element_numpy, elements, empty
+
+_SUMMABLE = (float32, float64)
+
+
+def _scalar_type(dtype):
+    if isinstance(dtype, Scalar):
+        return dtype
+    if isinstance(dtype, (Vector, Matrix)):
+        return dtype.dtype
+    return None
+
+
+def _check_summable(operation: str, a: array):
+    if _scalar_type(a.dtype) not in _SUMMABLE:
+        raise RuntimeError(f"{operation}() supports arrays of float32 or float64 values (and "
+                           f"vectors/matrices of them), got an array of {a.dtype!r}")
+
+
+def _normalize_axis(operation: str, axis, ndim: int) -> int:
+    axis = operator.index(axis)
+    if axis < -ndim or axis >= ndim:
+        raise IndexError(f"{operation}() axis {axis} is out of bounds for an array with {ndim} "
+                         f"dimensions")
+    return axis % ndim
+
+
+def _count(operation: str, count, extent: int, what: str) -> int:
+    if count is None:
+        return extent
+    count = operator.index(count)
+    if not 0 <= count <= extent:
+        raise ValueError(f"{operation}() count {count} is outside [0, {extent}], the {what}")
+    return count
+
+
+def _output(operation: str, out, shape: tuple, dtype, like: array):
+    """`out` checked against the result's shape and dtype, or a new array for it."""
+    if out is None:
+        return empty(shape, dtype=dtype, device=like.device), True
+    if not isinstance(out, array):
+        raise TypeError(f"{operation}() out must be a weft array, got {type(out).__name__}")
+    if out.device != like.device:
+        raise RuntimeError(f"{operation}() out is on {out.device}, the input on {like.device}")
+    if out.dtype != dtype:
+        raise RuntimeError(f"{operation}() out array should have type {dtype!r}, got {out.dtype!r}")
+    if tuple(out.shape) != shape:
+        raise RuntimeError(f"{operation}() out array should have shape {shape}, got {tuple(out.shape)}")
+    return out, False
+
+
+def _leading(a: array, axis: int, count: int) -> np.ndarray:
+    """The first `count` entries of `a` along `axis` (numpy view, components trailing)."""
+    index = [slice(None)] * a.ndim
+    index[axis] = slice(0, count)
+    return a.numpy()[tuple(index)]
+
+
+def array_sum(values: array, out: array | None = None, value_count: int | None = None,
+              axis: int | None = None):
+    """Sum of `values` (see the module docstring). For a vector or matrix dtype the sum is
+    one of that type: a numpy array of its components when returned to the host."""
+    _check_summable("array_sum", values)
+    trailing = element_numpy(values.dtype)[1]
+    if axis is None:
+        count = _count("array_sum", value_count, values.size, "number of elements")
+        result, host = _output("array_sum", out, (1,), values.dtype, values)
+        data = elements(values)[:count]
+        result.numpy()[0] = data.sum(axis=0, dtype=data.dtype)
+        return result.numpy()[0] if host else result
+    axis = _normalize_axis("array_sum", axis, values.ndim)
+    count = _count("array_sum", value_count, values.shape[axis], f"extent of axis {axis}")
+    shape = tuple(1 if d == axis else n for d, n in enumerate(values.shape))
+    result, _ = _output("array_sum", out, shape, values.dtype, values)
+    data = _leading(values, axis, count)
+    result.numpy()[...] = data.sum(axis=axis, keepdims=True, dtype=data.dtype).reshape(shape + trailing)
+    return result
+
+
+def array_inner(a: array, b: array, out: array | None = None, count: int | None = None,
+                axis: int | None = None):
+    """Inner product of `a` and `b` (same shape and dtype): the sum of the products of all
+    components, a scalar of their scalar type (see the module docstring)."""
+    if tuple(a.shape) != tuple(b.shape):
+        raise ValueError(f"array_inner() arguments must have the same shape, got {a.shape} and {b.shape}")
+    if a.device != b.device:
+        raise RuntimeError(f"array_inner() arrays are on different devices ({a.device} and {b.device})")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"array_inner() arrays have different dtypes ({a.dtype!r} and {b.dtype!r})")
+    _check_summable("array_inner", a)
+    scalar = _scalar_type(a.dtype)
+    trailing_axes = tuple(range(-len(element_numpy(a.dtype)[1]), 0))
+    if axis is None:
+        n = _count("array_inner", count, a.size, "number of elements")
+        if n == 0 and out is None:
+            return scalar.np_dtype.type(0)
+        result, host = _output("array_inner", out, (1,), scalar, a)
+        x, y = elements(a)[:n], elements(b)[:n]
+        result.numpy()[0] = np.sum(x * y, dtype=x.dtype)
+        return result.numpy()[0] if host else result
+    axis = _normalize_axis("array_inner", axis, a.ndim)
+    n = _count("array_inner", count, a.shape[axis], f"extent of axis {axis}")
+    shape = tuple(1 if d == axis else k for d, k in enumerate(a.shape))
+    result, _ = _output("array_inner", out, shape, scalar, a)
+    x, y = _leading(a, axis, n), _leading(b, axis, n)
+    products = x * y
+    if trailing_axes:
+        products = products.sum(axis=trailing_axes, dtype=x.dtype)
+    result.numpy()[...] = products.sum(axis=axis, keepdims=True, dtype=x.dtype)
+    return result
