@@ -219,6 +219,11 @@ CASES = [
     _case("erfc", "wp.erfc(a)", F(-2, 2)),
     _case("erfinv", "wp.erfinv(a)", F(-0.9, 0.9)),
     _case("erfcinv", "wp.erfcinv(a)", F(0.1, 1.9)),
+    # in-place setters (builtins/mutating.py)
+    _case("transform_set_translation", "", T, V(), out="transformd",
+          stmt="x = a\n    wp.transform_set_translation(x, b)\n    out[i] = x"),
+    _case("transform_set_rotation", "", T, Q, out="transformd",
+          stmt="x = a\n    wp.transform_set_rotation(x, b)\n    out[i] = x"),
     # reductions (builtins/reductions.py)
     _case("ddot", "wp.ddot(a, b)", M(3), M(3)),
     _case("get_diag", "wp.get_diag(a)", M(3), out="vec3d"),

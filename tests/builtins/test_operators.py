@@ -84,3 +84,21 @@ def test_operand_errors_are_compile_errors():
 
     with pytest.raises(wp.CompileError, match="unot"):
         wp.launch(bad_unot, 1, inputs=[wp.zeros(1)])
+
+
+@wp.kernel
+def transform_parts(out: wp.array(dtype=wp.transform)):
+    a = wp.transform_identity()
+    wp.transform_set_translation(a, wp.vec3(4.0, 5.0, 6.0))
+    wp.transform_set_rotation(a, wp.quat(0.0, 1.0, 0.0, 0.0))
+    b = wp.transform_identity()
+    b.p = wp.vec3(4.0, 5.0, 6.0)
+    b.q = wp.quat(0.0, 1.0, 0.0, 0.0)
+    out[0] = a
+    out[1] = b
+
+
+def test_transform_setters_and_attribute_assignment():
+    out = wp.zeros(2, dtype=wp.transform)
+    wp.launch(transform_parts, 1, inputs=[out])
+    assert out.numpy().tolist() == [[4.0, 5.0, 6.0, 0.0, 1.0, 0.0, 0.0]] * 2

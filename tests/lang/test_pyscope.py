@@ -335,3 +335,13 @@ def test_settings_apply_to_later_calls():
         assert entry.last[0] == wp.config.changes  # the kernel of the new settings
     finally:
         wp.config.bounds_checks = saved
+
+
+def test_inout_builtins_update_the_callers_value():
+    t = wp.transform_identity()
+    assert wp.transform_set_translation(t, wp.vec3(1.0, 2.0, 3.0)) is None
+    wp.transform_set_rotation(t, wp.quat(0.0, 0.0, 0.6, 0.8))
+    assert t == wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.6, 0.8))
+    state = wp.rand_init(3)
+    wp.randf(state)  # a Python int cannot be updated in place: the state stays as it was
+    assert state == wp.rand_init(3)

@@ -8,6 +8,7 @@ from . import (  # noqa: F401 - registers the builtins
     expect,
     math,
     misc,
+    mutating,
     operators,
     random,
     reductions,

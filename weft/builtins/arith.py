@@ -293,6 +293,9 @@ def set_attr(ctx, v: Value, name: str, value) -> Value:
         return ctx.b.insert(v, i, ctx.coerce(value, t.fields[name], what=f"field {name}"))
     if isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[: min(t.length, 4)]:
         return ctx.b.insert(v, _SWIZZLE.index(name), ctx.coerce(value, t.dtype, what="component"))
+    if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
+        from .mutating import set_transform_part
+        return set_transform_part(ctx, v, name, value)
     ctx.error(f"cannot assign attribute '{name}' of {t!r}")
 
 

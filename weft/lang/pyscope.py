@@ -241,6 +241,14 @@ class _Entry:
             env[f"_R{j}"] = ArrayType(rt, 1)
             params.append(f"r{j}: _R{j}")
             stores.append(f"r{j}[0] = _r[{j}]" if isinstance(self.result_type, TupleType) else f"r{j}[0] = _r")
+        # arguments a builtin updates in place (inout) come back too, to update the caller's
+        # composite or struct value (a Python number cannot be updated: it is left as it is)
+        self.updated = [k for k in getattr(callee, "inout", ()) if k < len(args)
+                        and isinstance(types[k], (Vector, Matrix, StructType))]
+        for k in self.updated:
+            env[f"_U{k}"] = ArrayType(types[k], 1)
+            params.append(f"u{k}: _U{k}")
+            stores.append(f"u{k}[0] = a{k}")
         body = [f"_r = {call}", *stores] if stores else [call]
         self.kernel = _make_kernel(name, env, params, body)
         if any(op.name == "tid" for op in walk(self.kernel.ir().body)):
@@ -250,14 +258,19 @@ class _Entry:
         from ..runtime.launch import run_compiled
         self.run = run_compiled
         outputs = [zeros(1, dtype=rt) for rt in self.result_types]
+        self.write_backs = [(args[k], zeros(1, dtype=types[k])) for k in self.updated]
+        outputs += [out for _, out in self.write_backs]
         self.outputs = outputs
         self.readers = [(_reader(rt), out.numpy()) for rt, out in zip(self.result_types, outputs)]
+        self.updaters = [(k, _reader(types[k]), out.numpy()) for k, (_, out) in zip(self.updated, self.write_backs)]
         # the variant (contiguous arrays or not) is fixed unless an argument is an array
         self.has_arrays = any(isinstance(t, ArrayType) for name, t in env.items() if name.startswith("_T"))
         n_args = len(self.kernel.arg_names) - len(outputs)
         self.spec = self.kernel.specialization([None] * n_args + outputs)
         self.lock = threading.Lock()
         self.last = (None, None)  # (settings, compiled kernel) of the last call
+        # argument position -> position among the runtime values
+        self.value_index = {k: sum(t is not None for t in types[:k]) for k in self.updated}
 
     def _compiled(self, params):
         """The native kernel under the current settings; the last one is kept, so that a
@@ -274,6 +287,9 @@ class _Entry:
         with self.lock:  # the result arrays are this entry's own
             self.run(self._compiled(params), (1,), params)
             results = [read(storage[0]) for read, storage in self.readers]
+            updates = [(k, read(storage[0])) for k, read, storage in self.updaters]
+        for k, new in updates:
+            _update_in_place(values[self.value_index[k]], new)
         if self.result_type is None:
             return None
         return tuple(results) if isinstance(self.result_type, TupleType) else results[0]
@@ -335,3 +351,12 @@ def _reader(t):
             return out
         return read_struct
     raise TypeError(f"a {t!r} cannot be returned to Python scope")
+
+
+def _update_in_place(target, new):
+    """Copy `new` (a fresh value of the same type) into the caller's value `target`."""
+    if isinstance(target, StructValue):
+        for name in target._type.fields:
+            setattr(target, name, getattr(new, name))
+    else:
+        target._data[...] = new._data
