@@ -70,3 +70,29 @@ def test_copy_adjoint_into_strided_views():
     expected = np.zeros((3, 4), np.float32)
     expected[1:, 2] = 1.0
     np.testing.assert_array_equal(base.grad.numpy(), expected)
+
+
+@wp.struct
+class Particle:
+    mass: float
+    vel: wp.vec3
+    tag: int
+
+
+@wp.kernel
+def particle_total(p: wp.array(dtype=Particle), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, p[i].mass * 2.0 + p[i].vel[1])
+
+
+def test_clone_of_an_array_of_structs_carries_the_float_fields_gradients():
+    ps = wp.array([Particle(mass=1.0, vel=wp.vec3(0.0, 1.0, 0.0), tag=7)] * 2, dtype=Particle, requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        copied = wp.clone(ps)
+        wp.launch(particle_total, 2, inputs=[copied, loss])
+    tape.backward(loss=loss)
+    grad = ps.grad.numpy()
+    assert grad["mass"].tolist() == [2.0, 2.0]
+    assert grad["vel"].tolist() == [[0.0, 1.0, 0.0]] * 2
+    assert grad["tag"].tolist() == [0, 0]

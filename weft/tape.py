@@ -145,8 +145,11 @@ class Tape:
                 del by_array[key]
 
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
-        """Record `weft.copy` (about to run): its adjoint moves dest's gradient of the copied
-        range into src's gradient (dest's is consumed there, unless it has `retain_grad`)."""
+        """Record `weft.copy` (about to run; `count` 0: the rest of src): its adjoint moves
+        dest's gradient of the copied range into src's gradient (dest's is consumed there,
+        unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
+        bytes) has no gradient: a nonzero one reaching it is an error."""
+        count = count or src.size - src_offset
         if config.verify_autograd_array_access:
             if dest._is_read:
                 filename, lineno = _caller_outside_weft()
@@ -160,10 +163,15 @@ class Tape:
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
+            if dest.dtype is not src.dtype:
+                if src.grad is not None and (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
+                    raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
+                                       f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
+                return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
             if src.grad is not None:
-                src.grad.numpy()[_flat_index(src, src_offset, count)] += g
+                _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
         self.launches.append(_Func(backward, [dest, src]))
@@ -450,6 +458,31 @@ def _flat_index(a, offset: int, count: int) -> tuple:
     """Numpy indices of elements offset .. offset + count of `a` in row-major order (works
     for strided views, where a flat reshape would copy)."""
     return np.unravel_index(np.arange(offset, offset + count), a.shape)
+
+
+def _accumulate(storage: np.ndarray, index, g: np.ndarray):
+    """storage[index] += g for the float parts of the elements (struct records field by
+    field; integer and bool parts carry no gradient)."""
+    if g.dtype.names:
+        records = storage[index]  # (a copy: `index` is a fancy index)
+        _add_floats(records, g)
+        storage[index] = records
+    elif g.dtype.kind == "f":
+        storage[index] += g
+
+
+def _add_floats(target: np.ndarray, g: np.ndarray):
+    if g.dtype.names:
+        for name in g.dtype.names:
+            _add_floats(target[name], g[name])
+    elif g.dtype.kind == "f":
+        target += g
+
+
+def _nonzero(g: np.ndarray) -> bool:
+    if g.dtype.names:
+        return any(_nonzero(g[name]) for name in g.dtype.names)
+    return bool(np.any(g))
 
 
 def _root_id(a) -> int:

@@ -215,6 +215,10 @@ CASES = [
     _case("degrees", "wp.degrees(a)", F()),
     _case("radians", "wp.radians(a)", F()),
     _case("quat_rpy", "wp.quat_rpy(a, b, c)", F(-3, 3), F(-1.5, 1.5), F(-3, 3), out="quatd"),
+    # special functions (builtins/special.py)
+    _case("erfc", "wp.erfc(a)", F(-2, 2)),
+    _case("erfinv", "wp.erfinv(a)", F(-0.9, 0.9)),
+    _case("erfcinv", "wp.erfcinv(a)", F(0.1, 1.9)),
     # reductions (builtins/reductions.py)
     _case("ddot", "wp.ddot(a, b)", M(3), M(3)),
     _case("get_diag", "wp.get_diag(a)", M(3), out="vec3d"),

@@ -103,3 +103,62 @@ def test_kernels_cannot_return_values():
 
     with pytest.raises(TypeError, match="kernels cannot return values"):
         wp.launch(returns_none, dim=1, inputs=[1.0])
+
+
+def test_unique_kernels_declared_again_unchanged_are_reused():
+    def make(v, dtype):
+        @wp.kernel(module="unique")
+        def fill(a: wp.array(dtype=dtype)):
+            a[wp.tid()] = dtype(wp.static(v * 2.0))
+
+        return fill
+
+    k1, k2, k3 = make(1.0, float), make(2.0, float), make(1.0, wp.float64)
+    assert len({id(k1), id(k2), id(k3)}) == 3
+    assert make(1.0, float) is k1
+    a = wp.zeros(2)
+    wp.launch(k2, dim=2, inputs=[a])
+    np.testing.assert_array_equal(a.numpy(), 4.0)
+
+
+MODULE_TEXT = """
+import weft as wp
+
+@wp.func
+def helper(x: float):
+    return x * {factor}
+
+@wp.kernel
+def k(a: wp.array(dtype=float)):
+    a[wp.tid()] = helper(2.0)
+"""
+
+
+def _module_from_text(text, name, tmp_path):
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.unlink()  # the source file is gone before the first launch
+    return module
+
+
+def test_source_is_read_when_decorated_and_modules_hash_their_content(tmp_path):
+    m1 = _module_from_text(MODULE_TEXT.format(factor="3.0"), "weft_hash_a", tmp_path)
+    m2 = _module_from_text(MODULE_TEXT.format(factor="3.0"), "weft_hash_b", tmp_path)
+    m3 = _module_from_text(MODULE_TEXT.format(factor="4.0"), "weft_hash_c", tmp_path)
+    a = wp.zeros(1)
+    wp.launch(m3.k, dim=1, inputs=[a])  # compiles although its file was deleted
+    assert a.numpy()[0] == 8.0
+    h1, h2, h3 = (wp.get_module(m.__name__).hash_module() for m in (m1, m2, m3))
+    assert h1 == h2  # same content, other names
+    assert h1 != h3  # a func they call differs
+    before = wp.config.mode
+    try:
+        wp.config.mode = "debug" if before != "debug" else "release"
+        assert wp.get_module("weft_hash_a").hash_module() != h1  # compile settings count
+    finally:
+        wp.config.mode = before

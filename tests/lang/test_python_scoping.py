@@ -2,6 +2,7 @@
 the loop, a name set in one branch of an `if`, and arrays as conditions."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -104,3 +105,32 @@ def test_reversed_ranges():
         wp.launch(backwards, 1, inputs=[n, step, out])
         want = [*reversed(range(1, n, step)), *reversed(range(4)), *reversed(range(n, 0, -step))]
         assert out.numpy()[: len(want)].tolist() == want and out.numpy()[len(want)] == -1
+
+
+@wp.kernel
+def backwards_counted(a: int, b: int, s: int, out: wp.array(dtype=int), count: wp.array(dtype=int)):
+    c = 0
+    for i in reversed(range(a, b, s)):
+        out[c] = i
+        c += 1
+    count[0] = c
+
+
+def test_reversed_range():
+    for a, b, s in [(0, 10, 3), (10, 0, -3), (0, 0, 1), (5, 2, 1), (-3, 7, 2), (7, -3, -2)]:
+        out, count = wp.zeros(8, dtype=int), wp.zeros(1, dtype=int)
+        wp.launch(backwards_counted, 1, inputs=[a, b, s, out, count])
+        assert out.numpy()[: count.numpy()[0]].tolist() == list(reversed(range(a, b, s)))
+
+
+def test_comparing_unequal_types_is_a_type_error():
+    @wp.kernel
+    def unequal(out: wp.array(dtype=int)):
+        x = wp.int32(10)
+        y = 10
+        z = True
+        if x == y == z:
+            out[0] = 1
+
+    with pytest.raises(TypeError, match="different types int32 and bool"):
+        wp.launch(unequal, 1, inputs=[wp.zeros(1, dtype=int)])

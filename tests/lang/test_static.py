@@ -89,3 +89,25 @@ def test_constant_locals_are_visible_to_static():
     out = wp.zeros(1, dtype=int)
     wp.launch(static_of_constant_local, 1, inputs=[out])
     assert out.numpy()[0] == 6
+
+
+def test_static_expressions_are_evaluated_when_the_kernel_is_defined():
+    reads = []
+
+    def value():
+        reads.append(1)
+        return 3
+
+    kernels = []
+    for scale in (1, 2):
+        @wp.kernel
+        def k(out: wp.array(dtype=int)):
+            out[0] = wp.static(value() * scale)  # noqa: B023 - bound now, per definition
+        kernels.append(k)
+    assert len(reads) == 2  # once per definition, before any launch
+    out = wp.zeros(1, dtype=int)
+    got = []
+    for k in kernels:
+        wp.launch(k, 1, inputs=[out])
+        got.append(int(out.numpy()[0]))
+    assert got == [3, 6] and len(reads) == 2

@@ -115,3 +115,20 @@ def test_module_hash_follows_struct_layouts_not_objects():
 
     first, same, other = hash_with(int), hash_with(int), hash_with(float)
     assert first == same and first != other
+
+
+def test_module_hash_follows_static_values_not_names(tmp_path):
+    import importlib.util
+
+    def load(name, value):
+        path = tmp_path / f"{name}.py"
+        path.write_text("import weft as wp\n\n@wp.func\ndef f():\n    return " + str(value) +
+                        "\n\n@wp.kernel\ndef k(out: wp.array(dtype=int)):\n    out[0] = wp.static(f)()\n")
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        path.unlink()  # the kernel's source was read when it was defined
+        return wp.get_module(name).hash_module()
+
+    first, other, same = load("hash_a", 17), load("hash_b", 42), load("hash_c", 17)
+    assert first == same and first != other

@@ -31,6 +31,9 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
+from .arrays import array_effects, array_key, array_origin, arrays_written, field_source, private_arrays, value_key
+
+__all__ = ["active_types", "adjoint_function", "array_effects", "component_range", "has_adjoint_array"]
 
 
 # Float leaves of a type -------------------------------------------------------------------
@@ -87,117 +90,6 @@ def _free_values(inner_blocks) -> list[Value]:
     return free
 
 
-def _private_arrays(fn: Function) -> set:
-    """Array parameters that every access indexes by exactly the thread index: each thread
-    owns its elements, so their adjoints can be accumulated without atomics."""
-    params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
-    private = {k for k, p in params.items() if not p.type.indexed}  # indices may repeat
-    for op in walk(fn.body):
-        if op.name in ("view", "slice"):
-            private.discard(op.operands[0].id)
-        if op.name not in ("load", "store", "atomic") or op.operands[0].id not in params:
-            continue
-        arr = op.operands[0]
-        indices = op.operands[1:1 + arr.type.ndim]
-        if not _indexed_by_thread(indices):
-            private.discard(arr.id)
-    return private
-
-
-def array_root(arr: Value) -> Value:
-    """The array an array value views into (itself if it is not a view), seen through
-    structs built in the kernel (`State(state.x, ...).x` is `state.x`)."""
-    while isinstance(arr.owner, Op):
-        if arr.owner.name in ("view", "slice"):
-            arr = arr.owner.operands[0]
-            continue
-        source = field_source(arr)
-        if source is None:
-            break
-        arr = source
-    return arr
-
-
-def field_source(v: Value) -> Value | None:
-    """For `v`, a field extracted from a struct built in the kernel (by `construct` and
-    `insert`), the value that field was built from; else None."""
-    if not (isinstance(v.owner, Op) and v.owner.name == "extract"):
-        return None
-    agg, k = v.owner.operands[0], v.owner.attrs["index"]
-    while isinstance(agg.owner, Op) and isinstance(agg.type, StructType):
-        if agg.owner.name == "construct":
-            return agg.owner.operands[k]
-        if agg.owner.name != "insert":
-            return None
-        if agg.owner.attrs["index"] == k:
-            return agg.owner.operands[1]
-        agg = agg.owner.operands[0]
-    return None
-
-
-def array_origin(arr: Value) -> tuple[Value, tuple]:
-    """Where array value `arr` comes from: the value it views into (a parameter, usually)
-    or, for an array held in a struct, the struct value the field path leads from (through
-    nested structs), and that path of field indices (empty for a plain array)."""
-    arr = array_root(arr)
-    path = []
-    while isinstance(arr.owner, Op) and arr.owner.name == "extract" and \
-            isinstance(arr.owner.operands[0].type, StructType):
-        path.append(arr.owner.attrs["index"])
-        arr = arr.owner.operands[0]
-        while (source := field_source(arr)) is not None:  # a struct built from another one's field
-            arr = source
-    return arr, tuple(reversed(path))
-
-
-def array_key(arr: Value) -> tuple:
-    """An identity of the memory an array value reaches: (origin value id, field path)."""
-    origin, path = array_origin(arr)
-    return origin.id, path
-
-
-def _value_key(v: Value):
-    """What identifies an array or index value across separate ops that compute the same
-    thing: a constant by its value, an array by where it comes from (field path, views with
-    their indices); anything else by the value itself."""
-    owner = v.owner
-    if isinstance(owner, Op):
-        if owner.name == "const":
-            return ("const", repr(v.type), owner.attrs["value"])
-        if owner.name == "view":
-            return ("view", _value_key(owner.operands[0]), tuple(_value_key(i) for i in owner.operands[1:]))
-        if owner.name == "extract" and isinstance(v.type, ArrayType):
-            return ("field", array_key(v))
-    return v.id
-
-
-def _writes(blocks) -> set:
-    return {array_key(op.operands[0]) for blk in blocks for op in walk(blk)
-            if op.name in ("store", "atomic")}
-
-
-def array_final_reads(fn: Function) -> set:
-    """Ids of the array parameters whose contents after the launch the adjoint reads: the
-    targets of float atomic_min/max (the final element tells which value won)."""
-    return {array_root(op.operands[0]).id for op in walk(fn.body)
-            if op.name == "atomic" and op.attrs["op"] in ("min", "max") and active_types(op.result.type)}
-
-
-def array_effects(fn: Function) -> tuple[set, set]:
-    """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
-    reads = {array_key(op.operands[0]) for op in walk(fn.body) if op.name == "load"}
-    return reads, _writes([fn.body])
-
-
-def _indexed_by_thread(indices) -> bool:
-    owners = [i.owner for i in indices]
-    if not all(isinstance(o, Op) and o.name == "tid" for o in owners):
-        return False
-    if len(owners) == 1:
-        return owners[0].attrs["dim"] == -1 or owners[0].attrs["of"] == 1
-    return all(o.attrs["of"] == len(owners) and o.attrs["dim"] == d for d, o in enumerate(owners))
-
-
 def _cached(instance, key, build):
     cache = instance.__dict__.setdefault("_custom_ir", {})
     if key not in cache:
@@ -225,7 +117,7 @@ class _Reverse:
         self.keep = {(fn.params[k].id, ()) if isinstance(k, int) else (fn.params[k[0]].id, k[1]) for k in keep}
         self.nullable: set = set()  # ids of adjoint arrays that may be null (struct fields)
         self.used = _uses(fn.body)
-        self.private = _private_arrays(fn)
+        self.private = private_arrays(fn)
         self.forwarded: dict[int, Value] = {}
         self._free: dict[int, list] = {}
         self._analyse_loads(fn.body.ops, set(), {})
@@ -247,7 +139,7 @@ class _Reverse:
         for op in ops:
             if op.name == "load":
                 root = array_key(op.operands[0])
-                key = (root, _value_key(op.operands[0]), tuple(_value_key(v) for v in op.operands[1:]))
+                key = (root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:]))
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key]
                 elif root in written:
@@ -260,10 +152,10 @@ class _Reverse:
                 written.add(root)
                 forget({root})
                 if op.name == "store":
-                    stored[(root, _value_key(op.operands[0]), tuple(_value_key(v) for v in op.operands[1:-1]))] = \
+                    stored[(root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:-1]))] = \
                         op.operands[-1]
             elif op.regions:
-                inner = _writes(op.regions)
+                inner = arrays_written(op.regions)
                 loop = op.name in ("for", "while")
                 for region in op.regions:
                     region_stored = {k: v for k, v in stored.items() if not (loop and k[0] in inner)}

@@ -1,6 +1,7 @@
 """Builtins: every function a kernel can call, each defined once (see registry.py)."""
 
-from . import angles, array_ops, atomic, cast, expect, math, misc, operators, random, reductions, rotation, vector  # noqa: F401 - registers the builtins
+# (each module registers its builtins)
+from . import angles, array_ops, atomic, cast, expect, math, misc, operators, random, reductions, rotation, special, vector  # noqa: F401
 from .registry import BUILTINS, PRIMITIVES, Builtin, Primitive
 
 __all__ = ["BUILTINS", "PRIMITIVES", "Builtin", "Primitive"]

@@ -4,7 +4,8 @@
 The function is annotated like a kernel (`a: weft.array(dtype=float)`, `s: float`) and
 returns nothing; its last `num_outputs` parameters are outputs, which it fills. When the
 op runs, the function is called with weft arrays viewing XLA's input buffers (to be read
-only) and fresh output arrays (zeros, or the input's contents for an in-out argument).
+only: they are XLA's own) and its output buffers (zeroed; an in-out argument's holds its
+input's contents).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from . import overloads
 from .function import Func
 from .kernel import Kernel
 from .module import unique_module
+from .unique import declaration_key, reuse
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -66,12 +67,18 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
             raise ValueError('module_options requires module="unique"; use weft.set_module_options() '
                              "for the options of a shared module")
 
-    def wrap(pyfunc):
+    def make(pyfunc):
         base = name or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         target = unique_module(base) if module == "unique" else module
         if module_options:
             target.options.update(module_options)
         return Kernel(pyfunc, key=name, module=target, options=options)  # (no name: Warp's key)
+
+    def wrap(pyfunc):
+        if module != "unique":
+            return make(pyfunc)
+        key = declaration_key(pyfunc, (name, options, module_options))
+        return reuse(key, lambda: make(pyfunc))  # the same declaration again: the same kernel
     return wrap(f) if f is not None else wrap
 
 

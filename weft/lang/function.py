@@ -12,7 +12,7 @@ from ..types import ArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray
 from . import promotion
 from .errors import CompileError, WarpCodegenTypeError
-from .source import ParsedSource
+from .source import ParsedSource, remember_source
 
 GENERIC = object()  # a parameter whose type comes from the call
 
@@ -144,6 +144,7 @@ class Overload:
         self.defaults = {n: p.default for n, p in inspect.signature(pyfunc).parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self._source = None
+        remember_source(pyfunc)
         self.custom_grad = None    # set by @weft.func_grad(f)
         self.custom_replay = None  # set by @weft.func_replay(f)
 

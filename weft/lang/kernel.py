@@ -25,7 +25,7 @@ from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
 from .module import Module, compiling_in, get_module, unique_module
-from .source import ParsedSource
+from .source import ParsedSource, remember_source
 
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
@@ -162,9 +162,29 @@ class Kernel:
         self._compiled: dict = {}
         self.module = _module_for(module, func, self.key)
         self.module.register_kernel(self)
+        remember_source(func)
+        if self.source is None:  # read now, as Warp does: the file may change or go away
+            try:
+                self.source = "".join(inspect.getsourcelines(func)[0])
+            except (OSError, TypeError):
+                pass  # (reported when the kernel is compiled)
+        self._eager_statics = self._evaluate_statics_now()
+
+    def _evaluate_statics_now(self) -> dict:
+        """`static(...)` expressions that need nothing of the kernel's own, evaluated now
+        (as Warp does when a kernel is defined; see static_eval.eager_static_values)."""
+        if "static" not in self.func.__code__.co_names or self.code_transformers:
+            return {}
+        from .static_eval import eager_static_values
+        try:
+            return eager_static_values(ParsedSource(self.func, (), self.source))
+        except TypeError:  # no source to read: reported when the kernel is compiled
+            return {}
 
     def parsed_source(self) -> ParsedSource:
-        return ParsedSource(self.func, self.code_transformers, self.source)
+        src = ParsedSource(self.func, self.code_transformers, self.source)
+        src.eager_statics = self._eager_statics
+        return src
 
     @property
     def source_text(self) -> str:

@@ -28,6 +28,9 @@ OPTION_DEFAULTS = {"optimization_level": None, "cpu_compiler_flags": None, "max_
                    "compile_time_trace": False, "strip_hash": False, "enable_mathdx_gemm": None,
                    "enable_mathdx_solver": None, "enable_mathdx_fft": None, "extra_build_options": None,
                    "default_grid_stride": None, "deterministic_max_records": 0}
+# Global settings that change compiled code, so a module's hash
+_COMPILE_SETTINGS = ("version", "mode", "bounds_checks", "fast_math", "verify_fp", "optimization_level",
+                     "cpu_compiler_flags")
 
 
 class ModuleOptions(MutableMapping):
@@ -45,8 +48,8 @@ class ModuleOptions(MutableMapping):
 
     def __getitem__(self, key):  # (on the launch path: Kernel.fast_math)
         own = MODULE_OPTIONS.get(self._name)
-        if own is not None and key in own:
-            return own[key]
+        if own is not None and key in own and (own[key] is not None or key not in _FROM_CONFIG):
+            return own[key]  # (None: the global setting)
         if key in _FROM_CONFIG:
             return getattr(config, key)
         return OPTION_DEFAULTS[key]
@@ -76,8 +79,9 @@ class ModuleOptions(MutableMapping):
 class Module:
     """A named group of kernels with shared options (Warp's `Module`)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, loader=None):
         self.name = name
+        self.loader = loader  # (Warp's: what loaded the Python module; kept, unused)
         self.kernels: dict = {}  # key -> Kernel; a kernel defined again under its key replaces it
         self.options = ModuleOptions(name)
         self.hashers: dict = {}  # cached module hashes (cleared when the module changes)
@@ -91,22 +95,28 @@ class Module:
         return [k for k in self.kernels.values() if k.func.__qualname__ == qualname]
 
     def hash_module(self) -> str:
-        """A content hash of the module: its kernels' sources, its options and the global
-        settings its options leave to weft.config (cached in `hashers` until the module
-        changes)."""
-        cached = self.hashers.get("cpu")
+        """A content hash of the module: its kernels' sources, those of the funcs and the
+        struct layouts they use (followed through the names they reference), the module's
+        options, static values and the global settings that change compiled code. Modules with the same
+        content hash alike, whatever their names. Cached until the module or a setting changes."""
+        settings = repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
+        cached = self.hashers.get(settings)
         if cached is not None:
             return cached
-        h = hashlib.sha256(self.name.encode())
+        h = hashlib.sha256()
+        seen: set = set()
         for key in sorted(self.kernels):
+            kernel = self.kernels[key]
             h.update(key.encode())
-            h.update(self.kernels[key].source_text.encode())
-            h.update(_types_signature(self.kernels[key]).encode())
+            h.update(kernel.source_text.encode())
+            h.update(_types_signature(kernel).encode())
+            h.update(repr(sorted(kernel.options.items())).encode())
+            _hash_references(h, kernel.func, seen)
+            h.update(_statics_signature(kernel).encode())
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
-        h.update(repr([getattr(config, k) for k in ("version", "optimization_level", "cpu_compiler_flags",
-                                                     "bounds_checks")]).encode())
-        self.hashers["cpu"] = h.hexdigest()
-        return self.hashers["cpu"]
+        h.update(settings.encode())
+        self.hashers[settings] = h.hexdigest()
+        return self.hashers[settings]
 
     def mark_modified(self) -> None:
         """Forget cached hashes (the module's kernels or options changed)."""
@@ -180,6 +190,23 @@ def _types_signature(kernel) -> str:
     return ";".join(out)
 
 
+def _statics_signature(kernel) -> str:
+    """The values of the kernel's `static(...)` expressions evaluated when it was defined
+    (a func by its source), so that a kernel whose source is unchanged but whose static
+    values differ hashes differently."""
+    from .function import Func
+    out = []
+    for key, value in sorted(getattr(kernel, "_eager_statics", {}).items()):
+        if isinstance(value, Func):  # its overloads' Python code (their file may be gone)
+            codes = [o.pyfunc.__code__ for o in value.overloads]
+            text = value.name + "".join(f":{c.co_code.hex()}:{c.co_consts!r}:{c.co_names!r}"
+                                       for c in codes)
+        else:
+            text = f"{type(value).__name__}:{value!r}"
+        out.append(f"{key}={text}")
+    return ";".join(out)
+
+
 def _resolve(module, depth: int) -> Module:
     """The Module for Warp's `module` argument: None (the caller's Python module), a name,
     a Python module or a Module."""
@@ -207,3 +234,40 @@ def force_load(device=None, modules=None) -> None:
     """Compile the kernels of every module (or of `modules`) now."""
     for m in list(_MODULES.values()) if modules is None else [_resolve(m, 1) for m in modules]:
         m.load(device)
+
+
+def _hash_references(h, pyfunc, seen: set):
+    """Add to `h` what `pyfunc` refers to by name: funcs (each overload's source, then what
+    it refers to) and struct types (their fields)."""
+    from ..types import StructType
+    from .function import Func
+    from .source import source_lines
+    env = dict(pyfunc.__globals__)
+    for name, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()):
+        try:
+            env[name] = cell.cell_contents
+        except ValueError:
+            pass
+    for name in sorted(_names(pyfunc.__code__)):
+        value = env.get(name)
+        if id(value) in seen:
+            continue
+        if isinstance(value, Func):
+            seen.add(id(value))
+            for overload in value.overloads:
+                try:
+                    h.update("".join(source_lines(overload.pyfunc)[0]).encode())
+                except (OSError, TypeError):
+                    h.update(overload.pyfunc.__code__.co_code)
+                _hash_references(h, overload.pyfunc, seen)
+        elif isinstance(value, StructType):
+            seen.add(id(value))
+            h.update(repr([(n, repr(t)) for n, t in value.fields.items()]).encode())
+
+
+def _names(code) -> set:
+    names = set(code.co_names) | set(code.co_freevars)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names

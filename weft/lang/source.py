@@ -6,6 +6,30 @@ import ast
 import builtins
 import inspect
 import textwrap
+import weakref
+
+# Source lines of functions, read when they were decorated: the file may change or vanish
+# before the first launch (code written to a temporary file, a notebook cell run again).
+_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def remember_source(pyfunc) -> None:
+    """Read `pyfunc`'s source now, if it can be read (otherwise compiling it reports why)."""
+    try:
+        source_lines(pyfunc)
+    except (OSError, TypeError):
+        pass
+
+
+def source_lines(pyfunc):
+    """(lines, first line number) of `pyfunc`'s source, as first read."""
+    code = getattr(pyfunc, "__code__", None)
+    found = _LINES.get(code) if code is not None else None
+    if found is None:
+        found = inspect.getsourcelines(pyfunc)
+        if code is not None:
+            _LINES[code] = found
+    return found
 
 
 class ParsedSource:
@@ -18,7 +42,7 @@ class ParsedSource:
         try:
             self.file = inspect.getsourcefile(pyfunc) or "<unknown>"
             if source is None:
-                lines, first = inspect.getsourcelines(pyfunc)
+                lines, first = source_lines(pyfunc)
             else:
                 lines, first = source.splitlines(keepends=True), pyfunc.__code__.co_firstlineno
         except (OSError, TypeError) as e:

@@ -289,9 +289,10 @@ class StatementsMixin:
         if node.orelse:
             self.error("for/else is not supported", node)
         it = node.iter
-        backwards = (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
-                     and len(it.args) == 1 and not it.keywords)
+        backwards = isinstance(it, ast.Call) and self.py_eval_or_none(it.func) is reversed
         if backwards:
+            if len(it.args) != 1 or it.keywords:
+                self.error("reversed() takes one range(...)", it)
             it = it.args[0]
         if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
             self.error("for loops must iterate over range(...) or reversed(range(...))", it)
@@ -305,7 +306,7 @@ class StatementsMixin:
         start, stop, step = (bounds + [1])[:3]
         start, stop, step = self.range_bounds(start, stop, step, it)
         if backwards:
-            start, stop, step = self.reversed_range(start, stop, step)
+            start, stop, step = self.reversed_range(start, stop, step, it)
         values = self._static_unroll_values(node, start, stop, step)
         if values is not None:
             self.emit_unrolled(node, values)
@@ -608,27 +609,26 @@ class StatementsMixin:
     def not_jumped(self) -> Value:
         return self.b.unary("not", self.jump_flag())
 
-    def reversed_range(self, start, stop, step):
-        """The bounds of `reversed(range(start, stop, step))`: range(last, start - step,
-        -step), where last = start + (n - 1) * step and n is the range's length (an empty
-        range stays empty)."""
-        b = self.b
-        bounds = [constant_value(v) for v in (start, stop, step)]
-        if all(v is not None for v in bounds):
-            r = range(*bounds)[::-1]
-            return [b.const(x, start.type) for x in (r.start, r.stop, r.step)]
-        zero, one = b.const(0, start.type), b.const(1, start.type)
+    def reversed_range(self, start, stop, step, node):
+        """Bounds of the range that runs `range(start, stop, step)` backwards."""
+        t = start.type
+        consts = [constant_value(v) for v in (start, stop, step)]
+        if all(c is not None for c in consts):
+            r = range(*consts)[::-1]
+            return [self.b.const(x, t) for x in (r.start, r.stop, r.step)]
+        if not t.is_signed:
+            self.error(f"reversed(range(...)) needs signed bounds, got {t!r}", node)
 
-        def length(lo, hi, size):  # len(range(lo, hi, size)) for size > 0, C division
-            n = b.div(b.sub(b.add(b.sub(hi, lo), size), one), size)
-            return b.select(b.cmp("gt", hi, lo), n, zero)
-        up = length(start, stop, step)
-        down = length(stop, start, b.neg(step))
-        known = constant_value(step)
-        n = up if known is not None and known > 0 else down if known is not None else \
-            b.select(b.cmp("gt", step, zero), up, down)
-        last = b.add(start, b.mul(b.sub(n, one), step))
-        return [last, b.sub(start, step), b.neg(step)]
+        def op(name, a, b):
+            return arith.binary(self, name, a, b)
+        zero, one = self.b.const(0, t), self.b.const(1, t)
+        up = self.b.cmp("gt", step, zero)
+        span = self.b.select(up, op("sub", stop, start), op("sub", start, stop))  # along the step
+        size = self.b.select(up, step, arith.unary(self, "neg", step))
+        count = op("div", op("add", span, op("sub", size, one)), size)  # ceil(span / size)
+        count = self.b.select(self.b.cmp("gt", span, zero), count, zero)
+        first = op("add", start, op("mul", op("sub", count, one), step))
+        return first, op("sub", start, step), arith.unary(self, "neg", step)
 
     def range_bounds(self, start, stop, step, node):
         vals = [start, stop, step]

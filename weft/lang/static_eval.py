@@ -16,11 +16,64 @@ import numpy as np
 
 from ..ir.core import Value, constant_value
 from ..types import CompositeValue, Matrix, StructValue, TupleType, Type, Vector
-from .ast_helpers import Undefined
+from .ast_helpers import Undefined, _assigned_names
+
+
+def eager_static_values(source) -> dict:
+    """The `static(...)` expressions of a kernel evaluated when it is defined, as Warp does:
+    each outermost one whose expression reads no local name (parameters, assigned names,
+    loop indices), in source order. Keyed by the call's source span; one that fails is left
+    for the compiler, which reports it at its line."""
+    tree = source.tree
+    local = {a.arg for a in tree.args.args} | _assigned_names(tree.body, calls=False)
+    env = dict(source.globals)
+    env.update(source.closure)
+    calls = sorted(_outermost_static_calls(tree, env), key=lambda n: (n.lineno, n.col_offset))
+    values = {}
+    for call in calls:
+        if len(call.args) != 1 or call.keywords:
+            continue
+        if any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(call.args[0])):
+            continue
+        try:
+            code = compile(ast.Expression(body=call.args[0]), source.file, "eval")
+            values[static_key(call)] = eval(code, env)  # noqa: S307 - the user's own source
+        except Exception:  # noqa: BLE001, S112 - evaluated (and reported) when compiling
+            continue
+    return values
+
+
+def static_key(call) -> tuple:
+    return (call.lineno, call.col_offset, call.end_lineno, call.end_col_offset)
+
+
+def _outermost_static_calls(tree, env):
+    from ..builtins.arith import STATIC
+    stack = list(tree.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) \
+                and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "static":
+            try:
+                func = eval(compile(ast.Expression(body=n.func), "<static>", "eval"), env)  # noqa: S307
+            except Exception:  # noqa: BLE001
+                func = None
+            if func is STATIC:
+                yield n
+                continue  # (a static inside it runs when it is evaluated)
+        if not isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(n))
 
 
 def evaluate_static(compiler, node):
     """The value of `static(expr)` (`node` is the call), or a compile error."""
+    eager = getattr(compiler.src, "eager_statics", None) or {}
+    if static_key(node) in eager:  # evaluated when the kernel was defined
+        value = eager[static_key(node)]
+        why = unsupported_reason(value)
+        if why is not None:
+            compiler.error(f"Static expression returns an unsupported value: {why}", node)
+        return value
     expr = _with_static_lengths(node.args[0], compiler.scope)
     env = dict(compiler.src.globals)
     env.update(compiler.src.closure)

@@ -104,7 +104,7 @@ class StructType(Composite):
         two definitions with the same layout (content hashes use it, not the object)."""
         parts = [f"{n}:{t.signature() if isinstance(t, StructType) else repr(t)}"
                  for n, t in self.fields.items()]
-        return f"{self.key}{{{','.join(parts)}}}"
+        return f"{self.cls.__qualname__}{{{','.join(parts)}}}"
 
     def from_record(self, record):
         """An instance holding the values of one element of a numpy array of this struct
