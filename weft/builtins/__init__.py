@@ -1,7 +1,21 @@
 """Builtins: every function a kernel can call, each defined once (see registry.py)."""
 
 # (each module registers its builtins)
-from . import angles, array_ops, atomic, cast, expect, math, misc, operators, random, reductions, rotation, special, vector  # noqa: F401
+from . import (  # noqa: F401
+    angles,
+    array_ops,
+    atomic,
+    cast,
+    expect,
+    math,
+    misc,
+    operators,
+    random,
+    reductions,
+    rotation,
+    special,
+    vector,
+)
 from .registry import BUILTINS, PRIMITIVES, Builtin, Primitive
 
 __all__ = ["BUILTINS", "PRIMITIVES", "Builtin", "Primitive"]
