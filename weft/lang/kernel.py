@@ -323,7 +323,7 @@ class Kernel:
         (the targets of float atomic_min/max)."""
         final = self._ir.get(("final_reads", config.mode))
         if final is None:
-            from ..autodiff.reverse import array_final_reads
+            from ..autodiff.arrays import array_final_reads
             fn = self.ir()
             ids = array_final_reads(fn)
             final = frozenset(k for k, p in enumerate(fn.params) if p.id in ids)
