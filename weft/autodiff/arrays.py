@@ -93,6 +93,14 @@ def value_key(v: Value):
     return v.id
 
 
+def array_final_reads(fn: Function) -> set:
+    """Ids of the array parameters whose contents after the launch the adjoint reads: the
+    targets of float atomic_min/max (the final element tells which value won)."""
+    from .reverse import active_types
+    return {array_root(op.operands[0]).id for op in walk(fn.body)
+            if op.name == "atomic" and op.attrs["op"] in ("min", "max") and active_types(op.result.type)}
+
+
 def arrays_written(blocks) -> set:
     return {array_key(op.operands[0]) for blk in blocks for op in walk(blk)
             if op.name in ("store", "atomic")}
