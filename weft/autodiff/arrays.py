@@ -13,9 +13,9 @@ def private_arrays(fn: Function) -> set:
     """Array parameters that every access indexes by exactly the thread index: each thread
     owns its elements, so their adjoints can be accumulated without atomics."""
     params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
-    private = set(params)
+    private = {k for k, p in params.items() if not p.type.indexed}  # indices may repeat
     for op in walk(fn.body):
-        if op.name == "view":
+        if op.name in ("view", "slice"):
             private.discard(op.operands[0].id)
         if op.name not in ("load", "store", "atomic") or op.operands[0].id not in params:
             continue
@@ -30,7 +30,7 @@ def array_root(arr: Value) -> Value:
     """The array an array value views into (itself if it is not a view), seen through
     structs built in the kernel (`State(state.x, ...).x` is `state.x`)."""
     while isinstance(arr.owner, Op):
-        if arr.owner.name == "view":
+        if arr.owner.name in ("view", "slice"):
             arr = arr.owner.operands[0]
             continue
         source = field_source(arr)
