@@ -268,6 +268,7 @@ EXCLUDED = {
     "print": "side effect only, skipped by the replay",
     "printf": "side effect only, skipped by the replay",
     "expect_eq": "a check that prints, skipped by the replay",
+    "lower_bound": "integer result (an index into a sorted array)",
     "argmin": "integer result", "argmax": "integer result",
     "expect_neq": "a check that prints, skipped by the replay",
     "expect_near": "a check that prints, skipped by the replay",

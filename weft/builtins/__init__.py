@@ -1,7 +1,6 @@
 """Builtins: every function a kernel can call, each defined once (see registry.py)."""
 
-# (each module registers its builtins)
-from . import (  # noqa: F401
+from . import (  # noqa: F401 - registers the builtins
     angles,
     array_ops,
     atomic,

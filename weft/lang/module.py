@@ -98,9 +98,9 @@ class Module:
         """A content hash of the module: its kernels' sources, those of the funcs and the
         struct layouts they use (followed through the names they reference), the module's
         options, static values and the global settings that change compiled code. Modules with the same
-        content hash alike, whatever their names. Cached until the module or a setting changes."""
-        settings = repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
-        cached = self.hashers.get(settings)
+        content hash alike, whatever their names. Cached until the module is marked modified
+        (as Warp's: a later change of a global setting shows after `mark_modified`)."""
+        cached = self.hashers.get("cpu")
         if cached is not None:
             return cached
         h = hashlib.sha256()
@@ -114,9 +114,9 @@ class Module:
             _hash_references(h, kernel.func, seen)
             h.update(_statics_signature(kernel).encode())
         h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
-        h.update(settings.encode())
-        self.hashers[settings] = h.hexdigest()
-        return self.hashers[settings]
+        h.update(repr([getattr(config, name, None) for name in _COMPILE_SETTINGS]).encode())
+        self.hashers["cpu"] = h.hexdigest()
+        return self.hashers["cpu"]
 
     def mark_modified(self) -> None:
         """Forget cached hashes (the module's kernels or options changed)."""

@@ -73,6 +73,9 @@ class array:  # noqa: N801 - Warp's name
             return ArrayType(float32 if dtype is None else dtype, kwargs.get("ndim") or 1)
         return super().__new__(cls)
 
+    _is_read = False  # a recorded launch read it (config.verify_autograd_array_access)
+    _retain_grad = False
+
     def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
         return ArrayType(*subscript_args(key))
 
