@@ -261,7 +261,6 @@ EXCLUDED = {
     "atomic_exch": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
     "atomic_cas": "no rule for floats (a lock primitive); raises NotDifferentiableError",
     "atomic_and": "integers only", "atomic_or": "integers only", "atomic_xor": "integers only",
-    "lower_bound": "integer result (an index)",
     **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert")},
     "unot": "bool result",
     "cast": "bit reinterpretation, not differentiable",

@@ -60,12 +60,6 @@ class array:  # noqa: N801 - Warp's name
     at a raw address. `array(dtype=float)` with nothing else is the type annotation
     `ArrayType(float32, 1)` (also `array[float]`; `ndim=2` for two dimensions)."""
 
-    #: Set by a Tape when `config.verify_autograd_array_access` is on: a recorded launch read it.
-    _is_read = False
-    #: The array this one is a view of, or the foreign owner of its memory (None: its own).
-    _ref = None
-    _retain_grad = False
-
     def __new__(cls, data=None, dtype=None, shape=None, strides=None, ptr=None, *args, **kwargs):  # noqa: ARG003
         if data is None and shape is None and ptr is None:
             if kwargs.get("requires_grad") or strides is not None:
