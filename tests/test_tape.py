@@ -308,3 +308,21 @@ def test_a_kernel_without_adjoint_that_no_gradient_reaches_is_skipped():
         wp.launch(square_sum, 2, inputs=[x, loss])
     tape.backward(loss=loss)
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+
+
+@wp.kernel
+def _square_into(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def test_assign_of_plain_values_inside_a_tape_keeps_the_gradient():
+    """Warp's rule: a copy from values without a gradient is not part of the backward pass, so
+    the gradient of an array assigned inside the Tape is with respect to the values assigned."""
+    x = wp.zeros(3, requires_grad=True)
+    y = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        x.assign(np.array([1.0, 2.0, 3.0], dtype=np.float32))
+        wp.launch(_square_into, 3, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(3)})
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0, 6.0])

@@ -145,9 +145,9 @@ class Tape:
                 del by_array[key]
 
     def record_copy(self, dest, src, dest_offset: int, src_offset: int, count: int):
-        """Record `weft.copy` (about to run; `count` 0: the rest of src): its adjoint moves
-        dest's gradient of the copied range into src's gradient (dest's is consumed there,
-        unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
+        """Record `weft.copy` (about to run; `count` 0: the rest of src): where both arrays have
+        gradients, its adjoint moves dest's gradient of the copied range into src's gradient
+        (dest's is consumed there, unless it has `retain_grad`). A copy between different dtypes (a reinterpretation of
         bytes) has no gradient: a nonzero one reaching it is an error."""
         count = count or src.size - src_offset
         if config.verify_autograd_array_access:
@@ -156,22 +156,24 @@ class Tape:
                 dest.mark_write(operation="an array copy", filename=filename, lineno=lineno)
             src.mark_read()
         self.will_write(dest)
+        if getattr(src, "grad", None) is None or dest.grad is None:
+            # Warp's rule: a copy from (or into) an array without a gradient is not part of the
+            # backward pass, so `x.assign(values)` inside a Tape leaves x.grad as the gradient
+            # with respect to the values assigned (what programs read after backward)
+            return
 
         def backward():
-            if dest.grad is None:
-                return
             d_index = _flat_index(dest, dest_offset, count)
             d_grad = dest.grad.numpy()
             g = d_grad[d_index].copy()  # before consuming: dest and src may overlap
             if dest.dtype is not src.dtype:
-                if src.grad is not None and (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
+                if (g.dtype.names or g.dtype.kind == "f") and _nonzero(g):
                     raise RuntimeError(f"Tape.backward: a gradient reaches a copy from {src.dtype!r} to "
                                        f"{dest.dtype!r}, which reinterprets bytes and has no derivative")
                 return
             if not dest.retain_grad:
                 d_grad[d_index] = 0
-            if src.grad is not None:
-                _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
+            _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
         self.launches.append(_Func(backward, [dest, src]))
