@@ -216,3 +216,21 @@ def test_subscript_annotations_with_dimension_counts():
     assert wp.indexedarray[wp.float64, Literal[2]] == wp.indexedarray2d(dtype=wp.float64)
     with pytest.raises(TypeError, match="dimension count"):
         wp.array[float, "2"]
+
+
+@wp.kernel
+def total(y: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    wp.atomic_add(loss, 0, y[wp.tid()])
+
+
+def test_overlapping_self_copy_has_the_analytic_gradient():
+    # Warp leaves the incoming gradient in place here ([1, 1, 1, 1], its test
+    # test_tape_copy_adjoint_out_of_scope); the copy y[1:4] = y[0:3] makes y0 count twice
+    # and y3 not at all, so weft gives [2, 1, 1, 0] (a deliberate difference).
+    y = wp.array(np.arange(1.0, 5.0, dtype=np.float32), requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(y, y, dest_offset=1, src_offset=0, count=3)
+        wp.launch(total, 4, inputs=[y, loss])
+    tape.backward(loss)
+    assert y.numpy().tolist() == [1, 1, 2, 3] and y.grad.numpy().tolist() == [2, 1, 1, 0]
