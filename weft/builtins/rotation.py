@@ -93,8 +93,12 @@ def quat_from_matrix(ctx, args, kwargs):
 
     one, quarter = b.const(1.0, t), b.const(0.25, t)
 
+    tiny = b.const(1e-30 if t.bits > 32 else 1e-12, t)
+
     def sqrt(x):
-        return b.call(PRIM["sqrt"], [x])
+        # every candidate is computed and one is selected: keep the others finite (their
+        # derivatives are multiplied by zero in the adjoint, and 0 * NaN would be NaN)
+        return b.call(PRIM["sqrt"], [b.call(PRIM["max"], [x, tiny])])
 
     trace = b.add(b.add(at(0, 0), at(1, 1)), at(2, 2))
     # the four candidates, each (x, y, z, w) from one large term s = 2 * that component

@@ -5,7 +5,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..builtins.registry import Primitive
-from ..types import Scalar
+from ..types import Scalar, float32
 from .llvm_types import (
     I64,
     llvm_type,
@@ -133,6 +133,14 @@ class ScalarOps:
             return x
         if dst.is_bool:
             return b.fcmp_unordered("!=", x, x.type(0)) if src.is_float else b.icmp_unsigned("!=", x, x.type(0))
+        # half precision converts only to and from float32 here: LLVM lowers the other
+        # conversions to compiler-rt calls (__truncdfhf2, __floatdihf, ...) that the JIT
+        # process does not have, which would jump to address 0. (float64 -> float16 thus
+        # rounds twice, like Warp's CPU path through float.)
+        if src.is_float and src.bits == 16 and dst is not float32:
+            return self.convert(b.fpext(x, self.f32), float32, dst)
+        if dst.is_float and dst.bits == 16 and src is not float32:
+            return self.convert(self.convert(x, src, float32), float32, dst)
         if src.is_float and dst.is_float:
             return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
         if src.is_float:
