@@ -72,3 +72,15 @@ def test_generic_annotation_constraint_is_checked():
 
     with pytest.raises(Exception, match="Float"):
         wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+def test_warp_class_attributes_of_vector_and_matrix_types():
+    """Warp's vector and matrix types are ctypes-array classes; programs read these."""
+    import ctypes
+
+    assert (wp.vec3._length_, wp.vec3._shape_, wp.vec3._wp_scalar_type_) == (3, (3,), wp.float32)
+    assert (wp.mat23d._length_ if hasattr(wp, "mat23d") else wp.mat((2, 3), wp.float64)._length_) == 6
+    assert wp.mat((2, 3), wp.float64)._shape_ == (2, 3)
+    assert wp.vec4ub._type_ is ctypes.c_uint8
+    assert wp.quatd._wp_generic_type_str_ == "quat_t" and wp.mat22._wp_generic_type_str_ == "mat_t"
+    assert wp.vec2i._wp_type_params_ == [2, wp.int32]

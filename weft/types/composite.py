@@ -19,6 +19,24 @@ from .scalars import PYTHON_TYPES, Scalar, Type, float32
 class Composite(Type):
     is_composite = True
 
+    # Warp's types are ctypes-array classes; programs read these class attributes of them
+    @property
+    def _length_(self) -> int:
+        return self.num_components
+
+    @property
+    def _shape_(self) -> tuple:
+        return self.np_shape
+
+    @property
+    def _wp_scalar_type_(self):
+        return self.dtype
+
+    @property
+    def _type_(self):
+        from .layout import ctype_of
+        return ctype_of(self.dtype)
+
 
 class Vector(Composite):
     """`length` components of scalar `dtype`. `flavor` is 'vec', 'quat' or 'transform'."""
@@ -51,6 +69,14 @@ class Vector(Composite):
     @property
     def np_shape(self) -> tuple:
         return (self.length,)
+
+    @property
+    def _wp_generic_type_str_(self) -> str:
+        return {"vec": "vec_t", "quat": "quat_t", "transform": "transform_t"}[self.flavor]
+
+    @property
+    def _wp_type_params_(self) -> list:
+        return [self.length, self.dtype] if self.flavor == "vec" else [self.dtype]
 
     def __call__(self, *args):
         return CompositeValue(self, _components(self, args))
@@ -91,6 +117,12 @@ class Matrix(Composite):
     @property
     def np_shape(self) -> tuple:
         return (self.rows, self.cols)
+
+    _wp_generic_type_str_ = "mat_t"
+
+    @property
+    def _wp_type_params_(self) -> list:
+        return [self.rows, self.cols, self.dtype]
 
     def row_type(self) -> Vector:
         return Vector(self.cols, self.dtype)
