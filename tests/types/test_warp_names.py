@@ -79,7 +79,7 @@ def test_warp_class_attributes_of_vector_and_matrix_types():
     import ctypes
 
     assert (wp.vec3._length_, wp.vec3._shape_, wp.vec3._wp_scalar_type_) == (3, (3,), wp.float32)
-    assert (wp.mat23d._length_ if hasattr(wp, "mat23d") else wp.mat((2, 3), wp.float64)._length_) == 6
+    assert wp.mat((2, 3), wp.float64)._length_ == 6
     assert wp.mat((2, 3), wp.float64)._shape_ == (2, 3)
     assert wp.vec4ub._type_ is ctypes.c_uint8
     assert wp.quatd._wp_generic_type_str_ == "quat_t" and wp.mat22._wp_generic_type_str_ == "mat_t"
