@@ -92,3 +92,38 @@ def test_euler_conventions():
     # a rotation about x decomposed in the sequence z, y, x: all of it is the x angle
     e = wp.quat_to_euler(wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), 0.2), 2, 1, 0)
     np.testing.assert_allclose(e.numpy(), [0.2, 0.0, 0.0], atol=1e-7)
+
+
+@wp.kernel
+def _transform_matrices(p: wp.vec3d, q: wp.quatd, s: wp.vec3d, m_out: wp.array(dtype=wp.mat44d),
+                        t_out: wp.array(dtype=wp.transformd), v_out: wp.array(dtype=wp.vec3d),
+                        q_out: wp.array(dtype=wp.quatd)):
+    m = wp.transform_compose(p, q, s)
+    m_out[0] = m
+    m_out[1] = wp.transform_to_matrix(wp.transformd(p, q))
+    t_out[0] = wp.transform_from_matrix(m_out[1])
+    pp, qq, ss = wp.transform_decompose(m)
+    v_out[0] = pp
+    v_out[1] = ss
+    q_out[0] = qq
+
+
+def test_transform_compose_decompose_and_matrices():
+    q = np.array([0.1, 0.2, 0.3, 0.9])
+    q /= np.linalg.norm(q)
+    p, s = np.array([1.0, 2.0, 3.0]), np.array([2.0, 3.0, 4.0])
+    m_out, t_out = wp.zeros(2, dtype=wp.mat44d), wp.zeros(1, dtype=wp.transformd)
+    v_out, q_out = wp.zeros(2, dtype=wp.vec3d), wp.zeros(1, dtype=wp.quatd)
+    wp.launch(_transform_matrices, 1, inputs=[wp.vec3d(*p), wp.quatd(*q), wp.vec3d(*s), m_out, t_out, v_out, q_out])
+    x, y, z, w = q
+    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    want = np.eye(4)
+    want[:3, :3], want[:3, 3] = r * s, p
+    np.testing.assert_allclose(m_out.numpy()[0], want, atol=1e-12)
+    want[:3, :3] = r
+    np.testing.assert_allclose(m_out.numpy()[1], want, atol=1e-12)
+    np.testing.assert_allclose(t_out.numpy()[0], np.concatenate([p, q]), atol=1e-12)
+    np.testing.assert_allclose(v_out.numpy(), [p, s], atol=1e-12)
+    np.testing.assert_allclose(q_out.numpy()[0], q, atol=1e-12)

@@ -11,7 +11,7 @@ from typing import Any
 from .builtins import BUILTINS
 from .constants import HALF_PI, PI
 from .lang.decorators import func
-from .types import quat, vec3
+from .types import matrix, quat, transformation, vec3, vector
 
 wp_abs, wp_atan2, wp_asin, wp_clamp = (BUILTINS[n] for n in ("abs", "atan2", "asin", "clamp"))
 wp_quat_from_axis_angle = BUILTINS["quat_from_axis_angle"]
@@ -143,4 +143,45 @@ def quat_to_euler(q: quat, i: int, j: int, k: int):
 
 __all__ = ["norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize",
            "quat_twist", "quat_twist_angle", "quat_twist_angle_signed", "quat_to_rpy",
-           "quat_from_euler", "quat_to_euler"]
+           "quat_from_euler", "quat_to_euler", "transform_from_matrix", "transform_to_matrix",
+           "transform_compose", "transform_decompose"]
+
+
+# 4x4 matrices and transforms (generic over the float type) -----------------------------------
+@func
+def transform_from_matrix(mat: Any):
+    """The transform of a 4x4 matrix: its translation column and the rotation of its
+    top-left 3x3 block (which must be a rotation)."""
+    p = vector(mat[0, 3], mat[1, 3], mat[2, 3])
+    return transformation(p, BUILTINS["quat_from_matrix"](mat))
+
+
+@func
+def transform_to_matrix(xform: Any):
+    """The 4x4 matrix [[R, p], [0, 1]] of a transform (R: its rotation as a matrix)."""
+    return transform_compose(BUILTINS["transform_get_translation"](xform),
+                             BUILTINS["transform_get_rotation"](xform),
+                             vector(type(xform[0])(1.0), type(xform[0])(1.0), type(xform[0])(1.0)))
+
+
+@func
+def transform_compose(position: Any, rotation: Any, scale: Any):
+    """The 4x4 matrix [[R diag(scale), position], [0, 1]] (R: the rotation as a matrix)."""
+    r = BUILTINS["quat_to_matrix"](rotation)
+    zero = type(position[0])(0.0)
+    return matrix(scale[0] * r[0, 0], scale[1] * r[0, 1], scale[2] * r[0, 2], position[0],
+                  scale[0] * r[1, 0], scale[1] * r[1, 1], scale[2] * r[1, 2], position[1],
+                  scale[0] * r[2, 0], scale[1] * r[2, 1], scale[2] * r[2, 2], position[2],
+                  zero, zero, zero, type(position[0])(1.0), shape=(4, 4))
+
+
+@func
+def transform_decompose(m: Any):
+    """(position, rotation, scale) of a 4x4 matrix [[R diag(scale), position], [0, 1]]:
+    the scale is the length of each column of the 3x3 block."""
+    c0 = vector(m[0, 0], m[1, 0], m[2, 0])
+    c1 = vector(m[0, 1], m[1, 1], m[2, 1])
+    c2 = vector(m[0, 2], m[1, 2], m[2, 2])
+    s = vector(wp_length(c0), wp_length(c1), wp_length(c2))
+    r = BUILTINS["matrix_from_cols"](c0 / s[0], c1 / s[1], c2 / s[2])
+    return vector(m[0, 3], m[1, 3], m[2, 3]), BUILTINS["quat_from_matrix"](r), s
