@@ -199,6 +199,14 @@ CASES = [
     _case("spatial_adjoint", "wp.spatial_adjoint(a, b)", M(3), M(3), out="spatial_matrixd"),
     _case("transform_point", "wp.transform_point(a, b)", M(4), V(), out="vec3d", variant="mat44"),
     _case("transform_vector", "wp.transform_vector(a, b)", M(4), V(), out="vec3d", variant="mat44"),
+    # decompositions (builtins/decompositions.py): smooth functions of the factors
+    _case("svd3", "", M_INVERTIBLE(3),
+          stmt="u, s, v = wp.svd3(a)\n    out[i] = s[0] + 2.0 * s[1] + 3.0 * s[2] + u[0, 1] * v[2, 0]"),
+    _case("svd2", "", M_INVERTIBLE(2),
+          stmt="u, s, v = wp.svd2(a)\n    out[i] = s[0] * s[1] + 2.0 * s[1] + u[1, 0] * v[0, 1]"),
+    _case("eig3", "", M(3),  # a symmetric function of the eigenvalues (their order is not fixed)
+          stmt="q, d = wp.eig3(a + wp.transpose(a))\n    out[i] = wp.dot(wp.cw_mul(d, d), d)"),
+    _case("qr3", "", M_INVERTIBLE(3), stmt="q, r = wp.qr3(a)\n    out[i] = r[0, 1] + 2.0 * r[2, 2] + q[1, 2]"),
     # operators spelled as builtins (builtins/operators.py): the operator's own IR
     _case("add", "wp.add(a, b)", V(), V(), out="vec3d"),
     _case("sub", "wp.sub(a, b)", F(), F()),

@@ -5,6 +5,7 @@ from . import (  # noqa: F401 - registers the builtins
     array_ops,
     atomic,
     cast,
+    decompositions,
     expect,
     math,
     misc,

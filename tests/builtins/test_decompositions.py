@@ -1,0 +1,68 @@
+"""eig3, qr3, svd3, svd2 (both forms) against numpy, in float32 and float64. Their gradients
+are checked against finite differences in test_derivatives.py."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+def _kernel(real, mat33, vec3, mat22, vec2):
+    @wp.kernel
+    def decompose(a: wp.array(dtype=mat33), b: wp.array(dtype=mat22), m3: wp.array(dtype=mat33),
+                  v3: wp.array(dtype=vec3), m2: wp.array(dtype=mat22), v2: wp.array(dtype=vec2)):
+        u = mat33()
+        s = vec3()
+        v = mat33()
+        wp.svd3(a[0], u, s, v)  # the form with outputs
+        m3[0] = u
+        v3[0] = s
+        m3[1] = v
+        q, d = wp.eig3(a[0] + wp.transpose(a[0]))  # the form returning the factors
+        m3[2] = q
+        v3[1] = d
+        qr, r = wp.qr3(a[0])
+        m3[3] = qr
+        m3[4] = r
+        u2, s2, v2_ = wp.svd2(b[0])
+        m2[0] = u2
+        v2[0] = s2
+        m2[1] = v2_
+    return decompose
+
+
+@pytest.mark.parametrize("real,tol", [(wp.float32, 2e-5), (wp.float64, 1e-12)], ids=["float32", "float64"])
+def test_decompositions_reproduce_the_matrix(real, tol):
+    mat33, vec3 = wp.types.matrix((3, 3), real), wp.types.vector(3, real)
+    mat22, vec2 = wp.types.matrix((2, 2), real), wp.types.vector(2, real)
+    rng = np.random.default_rng(5)
+    a_np = rng.normal(size=(3, 3)) + np.eye(3)
+    b_np = rng.normal(size=(2, 2))
+    a, b = wp.array(a_np[None], dtype=mat33), wp.array(b_np[None], dtype=mat22)
+    m3, v3 = wp.zeros(5, dtype=mat33), wp.zeros(2, dtype=vec3)
+    m2, v2 = wp.zeros(2, dtype=mat22), wp.zeros(1, dtype=vec2)
+    wp.launch(_kernel(real, mat33, vec3, mat22, vec2), 1, inputs=[a, b, m3, v3, m2, v2])
+    a_np, b_np = a.numpy()[0].astype(np.float64), b.numpy()[0].astype(np.float64)
+    u, v, q, qr, r = (m3.numpy()[k].astype(np.float64) for k in range(5))
+    s, d = v3.numpy()[0].astype(np.float64), v3.numpy()[1].astype(np.float64)
+    np.testing.assert_allclose(u @ np.diag(s) @ v.T, a_np, atol=10 * tol)
+    np.testing.assert_allclose(s, np.linalg.svd(a_np)[1], rtol=10 * tol)  # decreasing, as numpy's
+    np.testing.assert_allclose(u.T @ u, np.eye(3), atol=10 * tol)
+    sym = a_np + a_np.T
+    np.testing.assert_allclose(q @ np.diag(d) @ q.T, sym, atol=10 * tol)
+    np.testing.assert_allclose(np.sort(d), np.linalg.eigvalsh(sym), rtol=10 * tol, atol=10 * tol)
+    np.testing.assert_allclose(qr @ r, a_np, atol=10 * tol)
+    assert np.allclose(np.tril(r, -1), 0.0) and (np.diag(r) > 0).all()
+    u2, v2_ = m2.numpy()[0].astype(np.float64), m2.numpy()[1].astype(np.float64)
+    s2 = v2.numpy()[0].astype(np.float64)
+    np.testing.assert_allclose(u2 @ np.diag(s2) @ v2_.T, b_np, atol=10 * tol)
+    np.testing.assert_allclose(s2, np.linalg.svd(b_np)[1], rtol=10 * tol)
+
+
+def test_bad_arguments_are_compile_errors():
+    @wp.kernel
+    def wrong(a: wp.array(dtype=wp.mat22)):
+        u, s, v = wp.svd3(a[0])
+
+    with pytest.raises(wp.WarpCodegenError, match="svd3\\(\\) needs a float 3x3 matrix"):
+        wp.launch(wrong, 1, inputs=[wp.zeros(1, dtype=wp.mat22)])
