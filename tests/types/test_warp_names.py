@@ -84,3 +84,23 @@ def test_warp_class_attributes_of_vector_and_matrix_types():
     assert wp.vec4ub._type_ is ctypes.c_uint8
     assert wp.quatd._wp_generic_type_str_ == "quat_t" and wp.mat22._wp_generic_type_str_ == "mat_t"
     assert wp.vec2i._wp_type_params_ == [2, wp.int32]
+
+
+def test_subscript_forms_of_composite_types():
+    """Warp's `Vector[dtype, n]`, `Matrix[dtype, rows, cols]`, `Quaternion[dtype]`,
+    `Transformation[dtype]` (from warp._src.types) give the cached concrete types."""
+    import typing
+    from typing import Literal
+
+    from weft._src.types import Matrix, Quaternion, Transformation, Vector
+
+    assert Vector[wp.float32, Literal[3]] is wp.vec3 and Vector[float, 4] is wp.vec4
+    assert Matrix[wp.float64, Literal[2], Literal[4]] is wp.mat((2, 4), wp.float64)
+    assert Quaternion[wp.float64] is wp.quatd and Transformation[wp.float32] is wp.transform
+    t = typing.TypeVar("T")
+    assert typing.get_origin(Vector[t, 3]) is Vector  # a generic alias, for static typing
+    for bad, message in (("Vector[float]", "requires 2 parameters"), ("Vector[float, 0]", "positive integer"),
+                         ("Vector[float, Literal[2, 3]]", "single Literal value"),
+                         ("Matrix[float, 3]", "requires 3 parameters")):
+        with pytest.raises(TypeError, match=message):
+            eval(bad, {"Vector": Vector, "Matrix": Matrix, "Literal": Literal})

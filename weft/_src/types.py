@@ -3,6 +3,7 @@
 from ..types import *  # noqa: F403
 from ..types import AnyScalar as Scalar  # noqa: F401 - Warp's generic annotation
 from ..types import Float, Int, vector_types  # noqa: F401
+from ..types.composite import Matrix, Quaternion, Transformation, Vector  # noqa: F401 - subscript forms
 from ..types.introspect import *  # noqa: F403
 from ..types.introspect import (  # noqa: F401
     float_types,

@@ -16,6 +16,32 @@ from .generic import MatrixPattern, TypePattern, VectorPattern, is_any
 from .scalars import PYTHON_TYPES, Scalar, Type, float32
 
 
+def _subscript_dim(x, what: str) -> int:
+    """A dimension given in a type subscript: an int or a one-value `Literal[n]`, positive."""
+    if typing.get_origin(x) is typing.Literal:
+        values = typing.get_args(x)
+        if len(values) != 1:
+            raise TypeError(f"Expected a single Literal value for the {what}, got {x!r}")
+        x = values[0]
+    if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
+        raise TypeError(f"the {what} must be a positive integer, got {x!r}")
+    return x
+
+
+def _subscript(cls, params, names: tuple, make):
+    """`Vector[dtype, n]`, `Matrix[dtype, rows, cols]`, ... : the concrete type, or with a
+    TypeVar among the parameters a generic alias for static typing (as Warp)."""
+    params = params if isinstance(params, tuple) else (params,)
+    if len(params) != len(names):
+        raise TypeError(f"{cls.__name__}[...] requires {len(names)} parameters "
+                        f"({', '.join(names)}), got {len(params)}")
+    if any(isinstance(p, typing.TypeVar) for p in params):
+        import types as pytypes
+        return pytypes.GenericAlias(cls, params)
+    return make(PYTHON_TYPES.get(params[0], params[0]),
+                *(_subscript_dim(p, name) for p, name in zip(params[1:], names[1:])))
+
+
 class Composite(Type):
     is_composite = True
 
@@ -61,6 +87,9 @@ class Vector(Composite):
 
     def __init__(self, *args, **kwargs):
         pass
+
+    def __class_getitem__(cls, params):  # Vector[wp.float32, Literal[3]] (Warp's subscript form)
+        return _subscript(cls, params, ("dtype", "length"), lambda dtype, n: Vector(n, dtype))
 
     @property
     def num_components(self) -> int:
@@ -123,6 +152,9 @@ class Matrix(Composite):
     @property
     def _wp_type_params_(self) -> list:
         return [self.rows, self.cols, self.dtype]
+
+    def __class_getitem__(cls, params):  # Matrix[wp.float32, Literal[3], Literal[3]]
+        return _subscript(cls, params, ("dtype", "rows", "cols"), lambda dtype, r, c: Matrix((r, c), dtype))
 
     def row_type(self) -> Vector:
         return Vector(self.cols, self.dtype)
@@ -401,3 +433,17 @@ def transformation(dtype=typing.Any):
     if is_any(dtype) or isinstance(dtype, TypePattern):
         return VectorPattern(7, dtype, "transform")
     return Vector(7, dtype, "transform")
+
+
+class Quaternion:
+    """`Quaternion[dtype]`: Warp's subscript form of `quaternion(dtype)`."""
+
+    def __class_getitem__(cls, params):
+        return _subscript(cls, params, ("dtype",), quaternion)
+
+
+class Transformation:
+    """`Transformation[dtype]`: Warp's subscript form of `transformation(dtype)`."""
+
+    def __class_getitem__(cls, params):
+        return _subscript(cls, params, ("dtype",), transformation)
