@@ -30,6 +30,22 @@ def check_contiguous(a: array, what: str):
                          f"{a.strides} (pass a contiguous copy)")
 
 
+def flat_size(a: array) -> int:
+    """The number of scalar components of `a` (its size times those of one element)."""
+    return a.size * getattr(a.dtype, "num_components", 1)
+
+
+def check_grads(params, grads, name: str):
+    """The checks of `name.step(grads)`: parameters set, one gradient of the right dtype and
+    shape per parameter."""
+    if params is None:
+        raise RuntimeError(f"{name}.step: set the parameters first ({name}(params) or set_params)")
+    if len(grads) != len(params):
+        raise ValueError(f"{name}.step: {len(params)} parameters but {len(grads)} gradients")
+    for k, (p, g) in enumerate(zip(params, grads)):
+        check_grad(p, g, k, name)
+
+
 def check_grad(param: array, grad: array, k: int, name: str):
     if grad is None:
         raise ValueError(f"{name}.step: no gradient for parameter {k} (got None)")

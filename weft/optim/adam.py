@@ -9,7 +9,7 @@ from ..lang.decorators import kernel
 from ..runtime.array import array, zeros
 from ..runtime.launch import launch
 from ..types import float16, float32
-from ._flat import check_contiguous, check_grad, flat, scalar_type
+from ._flat import check_contiguous, check_grads, flat, flat_size, scalar_type
 
 _sqrt, _pow, _tid = BUILTINS["sqrt"], BUILTINS["pow"], BUILTINS["tid"]
 
@@ -66,9 +66,9 @@ class Adam:
             check_contiguous(p, f"Adam parameter {k}")
             moment_t = float32 if t is float16 else t
             m, v = old[k] if k < len(old) else (None, None)
-            if m is None or m.size != p.size * _components(p) or m.dtype != moment_t:
-                m = zeros(p.size * _components(p), dtype=moment_t)
-                v = zeros(p.size * _components(p), dtype=moment_t)
+            if m is None or m.size != flat_size(p) or m.dtype != moment_t:
+                m = zeros(flat_size(p), dtype=moment_t)
+                v = zeros(flat_size(p), dtype=moment_t)
             self.m.append(m)
             self.v.append(v)
 
@@ -81,12 +81,8 @@ class Adam:
 
     def step(self, grad):
         """One Adam step: `grad[k]` is the gradient of `params[k]`."""
-        if self.params is None:
-            raise RuntimeError("Adam.step: set the parameters first (Adam(params) or set_params)")
-        if len(grad) != len(self.params):
-            raise ValueError(f"Adam.step: {len(self.params)} parameters but {len(grad)} gradients")
+        check_grads(self.params, grad, "Adam")
         for k, (p, g) in enumerate(zip(self.params, grad)):
-            check_grad(p, g, k, "Adam")
             self.step_detail(g, self.m[k], self.v[k], self.lr, self.beta1, self.beta2, self.t,
                              self.eps, p)
         self.t += 1
@@ -98,7 +94,3 @@ class Adam:
         kern = _step_kernel(fp.dtype, m.dtype)
         launch(kern, dim=fp.size, inputs=[fg, m, v, float(lr), float(beta1), float(beta2),
                                           float(t), float(eps), fp])
-
-
-def _components(a) -> int:
-    return getattr(a.dtype, "num_components", 1)

@@ -8,7 +8,7 @@ from ..builtins.registry import BUILTINS
 from ..lang.decorators import kernel
 from ..runtime.array import array, zeros
 from ..runtime.launch import launch
-from ._flat import check_contiguous, check_grad, flat, scalar_type
+from ._flat import check_contiguous, check_grads, flat, flat_size, scalar_type
 
 _tid = BUILTINS["tid"]
 
@@ -67,7 +67,7 @@ class SGD:
         for k, p in enumerate(params):
             t = scalar_type(p, f"SGD parameter {k}")
             check_contiguous(p, f"SGD parameter {k}")
-            n = p.size * getattr(p.dtype, "num_components", 1)
+            n = flat_size(p)
             b = old[k] if k < len(old) else None
             self.b.append(b if b is not None and b.size == n and b.dtype == t else zeros(n, dtype=t))
 
@@ -79,12 +79,8 @@ class SGD:
 
     def step(self, grad):
         """One SGD step: `grad[k]` is the gradient of `params[k]`."""
-        if self.params is None:
-            raise RuntimeError("SGD.step: set the parameters first (SGD(params) or set_params)")
-        if len(grad) != len(self.params):
-            raise ValueError(f"SGD.step: {len(self.params)} parameters but {len(grad)} gradients")
+        check_grads(self.params, grad, "SGD")
         for k, (p, g) in enumerate(zip(self.params, grad)):
-            check_grad(p, g, k, "SGD")
             self.step_detail(g, self.b[k], self.lr, self.momentum, self.dampening,
                              self.weight_decay, self.nesterov, self.t, p)
         self.t += 1
