@@ -25,6 +25,7 @@ from .jax_ffi import (
     check_vmap_method,
     output_types,
     split_in_out,
+    split_inputs,
 )
 
 _REGISTRY: dict = {}
@@ -79,16 +80,7 @@ class FfiCallable:
         if self.graph_mode not in (JaxCallableGraphMode.NONE, JaxCallableGraphMode.JAX):
             raise RuntimeError(f"{what}: graph mode {self.graph_mode.name} captures a CUDA graph, which the "
                                "CPU cannot: use JaxCallableGraphMode.NONE or JAX on the CPU")
-        if len(args) != self.num_inputs:
-            names = ", ".join(a.name for a in self.inputs)
-            raise ValueError(f"{what}: expected {self.num_inputs} inputs ({names}), got {len(args)}")
-        arrays, statics = [], {}
-        for k, (arg, value) in enumerate(zip(self.inputs, args)):
-            if arg.is_array:
-                arg.check(value, what)
-                arrays.append(value)
-            else:
-                statics[k] = arg.static_value(value, what)
+        arrays, statics = split_inputs(self.inputs, args, what)
         output_dims = self.output_dims if output_dims is None else output_dims
         vmap_method = self.vmap_method if vmap_method is None else check_vmap_method(vmap_method, what)
 

@@ -203,6 +203,22 @@ def output_types(jax, args_and_dims):
     return [jax.ShapeDtypeStruct(arg.out_shape(dims), arg.np_dtype) for arg, dims in args_and_dims]
 
 
+def split_inputs(inputs, args, what):
+    """(the JAX arrays, {position: static value}) of a call's arguments, each checked against
+    its `Arg` in `inputs`."""
+    if len(args) != len(inputs):
+        names = ", ".join(a.name for a in inputs)
+        raise ValueError(f"{what}: expected {len(inputs)} inputs ({names}), got {len(args)}")
+    arrays, statics = [], {}
+    for k, (arg, value) in enumerate(zip(inputs, args)):
+        if arg.is_array:
+            arg.check(value, what)
+            arrays.append(value)
+        else:
+            statics[k] = arg.static_value(value, what)
+    return arrays, statics
+
+
 def _varying_axes(jax, inputs) -> tuple:
     """The manual mesh axes (inside `shard_map`) that any of `inputs` varies over."""
     if not hasattr(jax, "typeof"):

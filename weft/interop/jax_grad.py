@@ -15,7 +15,15 @@ import functools
 
 from ..runtime.launch import launch
 from .jax import _jax, check_device_support
-from .jax_ffi import HostCall, call_host, check_tid_extents, check_vmap_method, normalize_dims, output_types
+from .jax_ffi import (
+    HostCall,
+    call_host,
+    check_tid_extents,
+    check_vmap_method,
+    normalize_dims,
+    output_types,
+    split_inputs,
+)
 from .jax_kernel import _KernelSignature
 
 _MISSING = object()
@@ -49,7 +57,7 @@ def differentiable_kernel(kernel, num_outputs, vmap_method, launch_dims, preload
         return values
 
     def forward(*args):
-        arrays, statics = sig.split_args(args, what)
+        arrays, statics = split_inputs(sig.inputs, args, what)
         dims = dims_of(args)
         first = sig.inputs[sig.array_inputs[0]].warp_shape(args[sig.array_inputs[0]].shape)
         out_types = output_types(jax, [(arg, first) for arg in sig.outputs])

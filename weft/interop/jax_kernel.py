@@ -25,6 +25,7 @@ from .jax_ffi import (
     normalize_dims,
     output_types,
     split_in_out,
+    split_inputs,
 )
 
 _REGISTRY: dict = {}
@@ -76,20 +77,6 @@ class _KernelSignature:
         self.written_inputs = {k for k in self.array_inputs if k in writes and not self.inputs[k].in_out}
         self.uses_tid = any(op.name == "tid" for op in walk(kernel.ir().body))
 
-    def split_args(self, args, what):
-        """(the JAX arrays, {position: static value}) of a call's inputs, checked."""
-        if len(args) != self.num_inputs:
-            names = ", ".join(a.name for a in self.inputs)
-            raise ValueError(f"{what}: expected {self.num_inputs} inputs ({names}), got {len(args)}")
-        arrays, statics = [], {}
-        for k, (arg, value) in enumerate(zip(self.inputs, args)):
-            if arg.is_array:
-                arg.check(value, what)
-                arrays.append(value)
-            else:
-                statics[k] = arg.static_value(value, what)
-        return arrays, statics
-
     def infer_launch_dims(self, args, what):
         if not self.array_inputs:
             raise ValueError(f"{what}: launch_dims are needed: kernel '{self.kernel.name}' has no input array "
@@ -129,7 +116,7 @@ class FfiKernel:
     def __call__(self, *args, output_dims=None, launch_dims=None, vmap_method=None):
         jax = _jax()
         sig, what = self.signature, self.what
-        arrays, statics = sig.split_args(args, what)
+        arrays, statics = split_inputs(sig.inputs, args, what)
         dims = normalize_dims(launch_dims, what, "launch_dims") if launch_dims is not None else self.launch_dims
         if dims is None:
             dims = sig.infer_launch_dims(args, what)
