@@ -20,14 +20,104 @@ from __future__ import annotations
 import copy as _copy
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import config
 
-#: The Tape inside whose `with` block we are (at most one, as in Warp).
-active_tapes: list[Tape] = []
+#: The Tapes inside whose `with` blocks we are, innermost last. A None entry pauses
+#: recording (`paused()`: `no_grad`, a Function's forward, a Tape's backward); a Tape may
+#: only be entered where none records (one recording Tape at a time, as in Warp).
+active_tapes: list[Tape | None] = []
+#: Callbacks told of every launch and copy about to run (see `watching`).
+_watchers: list = []
+
+
+def recording_tape() -> Tape | None:
+    """The Tape that records launches now, or None."""
+    return active_tapes[-1] if active_tapes else None
+
+
+@contextmanager
+def paused():
+    """Launches and copies inside are not recorded on any Tape. Writes still protect what
+    recorded launches read (the Tapes snapshot it), so their adjoints stay right."""
+    active_tapes.append(None)
+    try:
+        yield
+    finally:
+        active_tapes.pop()
+
+
+def no_grad():
+    """`with weft.no_grad():` (or as a decorator): launches inside are not recorded on any
+    Tape, as in PyTorch (Warp has no such switch)."""
+    return paused()
+
+
+@contextmanager
+def recording_on(tape: Tape):
+    """Record on `tape` inside, whatever records outside (a private Tape for a replay)."""
+    active_tapes.append(tape)
+    try:
+        yield tape
+    finally:
+        active_tapes.pop()
+
+
+@contextmanager
+def watching(callback):
+    """`callback(kind, detail)` is called before each launch ("launch", (kernel, dims,
+    params, device)) and copy ("copy", (dest, src)) inside, recorded or not."""
+    _watchers.append(callback)
+    try:
+        yield
+    finally:
+        _watchers.remove(callback)
+
+
+def on_launch(kernel, dims, params, device, record: bool = True):
+    """A forward launch is about to run (called by `weft.launch`): the recording Tape (if
+    any, and `record`) records it; under `paused()`, arrays it writes that recorded
+    launches read are snapshotted first."""
+    for watch in list(_watchers):
+        watch("launch", (kernel, dims, params, device))
+    tape = recording_tape()
+    if tape is not None and record:
+        tape.add_launch(kernel, dims, params, device)
+    elif tape is None and active_tapes:
+        writes = kernel.array_effects()[1]
+        for key in writes:
+            a = _argument_array(params, key)
+            if a is not None:
+                _protect(a)
+
+
+def on_copy(dest, src, dest_offset: int, src_offset: int, count: int):
+    """An array copy (`weft.copy`, `assign`) is about to run; see `on_launch`."""
+    for watch in list(_watchers):
+        watch("copy", (dest, src))
+    tape = recording_tape()
+    if tape is not None:
+        tape.record_copy(dest, src, dest_offset, src_offset, count)
+    elif active_tapes:
+        _protect(dest)
+
+
+def protect(a):
+    """`a` is about to be written in place outside a launch or copy (`fill_`, `zero_`):
+    Tapes keep what their recorded launches read of it."""
+    if active_tapes:
+        _protect(a)
+
+
+def _protect(a):
+    """`a` is about to be written without being recorded: every Tape keeps what it read."""
+    for tape in active_tapes:
+        if tape is not None:
+            tape.will_write(a)
 
 
 @dataclass(eq=False)
@@ -74,7 +164,7 @@ class Tape:
         self._written: dict[int, list] = {}  # buffer -> arrays recorded launches and copies wrote
 
     def __enter__(self):
-        if active_tapes:
+        if recording_tape() is not None:
             raise RuntimeError("weft: a Tape is already recording; weft records on one Tape at a time "
                                "(as Warp does)")
         active_tapes.append(self)
@@ -225,6 +315,17 @@ class Tape:
             self.gradients[a] = a.grad
         self.launches.append(_Func(backward, list(arrays)))
 
+    def record_step(self, step, inputs, outputs, saved=()):
+        """Record a step with its own `backward()` (a `weft.autograd.Function`): `.grad` of
+        its `inputs` and `outputs` are the Tape's (cleared by `zero()`); `saved` arrays are
+        `step.params` (replaced by snapshots if overwritten before backward, as launches')."""
+        for a in (*inputs, *outputs):
+            if a.grad is not None:
+                self.gradients[a] = a.grad
+        for j, a in enumerate(saved):
+            self._add_reader(a, step, j)
+        self.launches.append(step)
+
     def record_scope_begin(self, scope_name, metadata=None):
         """Open a named scope grouping the launches recorded next (shown by `visualize`)."""
         self.scopes.append((len(self.launches), scope_name, {} if metadata is None else metadata))
@@ -270,7 +371,6 @@ class Tape:
         array) is seeded with 1; `grads` maps arrays to seeds copied into their `.grad` for
         this pass."""
         from .runtime.array import array
-        from .runtime.launch import adjoint_arguments, run_compiled
 
         if loss is not None:
             if not isinstance(loss, array) or loss.size != 1:
@@ -289,23 +389,29 @@ class Tape:
                 a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
             a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self._seeded.append(a)
-        for entry in reversed(self.launches):
-            if isinstance(entry, _Func):
-                entry.backward()
-                continue
-            adj = [self.get_adjoint(src) for src in entry.grad_of]
-            kernel = entry.kernel
-            if not kernel.enable_backward and not _carries_gradient(kernel, adj):
-                continue  # a forward-only kernel whose outputs no gradient reached: nothing to do
-            params = adjoint_arguments(kernel, entry.params, adj)
-            # consume: adjoints of overwritten elements must not reach earlier launches
-            # (except those of arrays with retain_grad)
-            retained = frozenset(k for k, a in enumerate(entry.grad_of) if getattr(a, "retain_grad", False))
-            ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
-                                 retain=retained)
-            run_compiled(ck, entry.dims, params)
+        with paused():  # adjoints (and a Function's backward) are not recorded
+            for entry in reversed(self.launches):
+                self._backward_entry(entry)
         if config.verify_autograd_array_access:
             self._clear_read_marks()  # the reads are consumed: later writes cannot harm them
+
+    def _backward_entry(self, entry):
+        """Run the adjoint of one recorded entry."""
+        from .runtime.launch import adjoint_arguments, run_compiled
+        if not isinstance(entry, _Recorded):  # a step with its own backward (copy, Function)
+            entry.backward()
+            return
+        adj = [self.get_adjoint(src) for src in entry.grad_of]
+        kernel = entry.kernel
+        if not kernel.enable_backward and not _carries_gradient(kernel, adj):
+            return  # a forward-only kernel whose outputs no gradient reached: nothing to do
+        params = adjoint_arguments(kernel, entry.params, adj)
+        # consume: adjoints of overwritten elements must not reach earlier launches
+        # (except those of arrays with retain_grad)
+        retained = frozenset(k for k, a in enumerate(entry.grad_of) if getattr(a, "retain_grad", False))
+        ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
+                             retain=retained)
+        run_compiled(ck, entry.dims, params)
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included."""
@@ -340,7 +446,7 @@ class Tape:
         for e in self.launches:
             if isinstance(e, _Recorded):
                 out.extend(a for p in e.grad_of if p is not None for a in _arrays_in(p))
-            elif isinstance(e, _Func):
+            else:  # a copy, record_func step or Function
                 out.extend(e.arrays)
         out.extend(a for a in self.gradients if isinstance(a, array))
         return out

@@ -111,9 +111,9 @@ class ScopedTimer:
                 log_debug(f"{'    ' * self._depth()}{self.name} ...")
             self._start = time.perf_counter_ns()
         if not self.skip_tape:
-            from .tape import active_tapes
-            if active_tapes and hasattr(active_tapes[-1], "record_scope_begin"):
-                self._tape = active_tapes[-1]
+            from .tape import recording_tape
+            if recording_tape() is not None:
+                self._tape = recording_tape()
                 self._tape.record_scope_begin(self.name)
         return self
 

@@ -12,7 +12,8 @@ function that launches kernels and returns its output arrays.
 """
 
 from .check import gradcheck, gradcheck_tape
+from .function import Function, FunctionCtx
 from .jacobian import jacobian, jacobian_fd
 from .plot import jacobian_plot
 
-__all__ = ["gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jacobian_plot"]
+__all__ = ["Function", "FunctionCtx", "gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jacobian_plot"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..lang.kernel import Kernel
 from .jacobian import ad_jacobians, fd_jacobians
-from .problem import Problem, element_name, make_problem, recorded_problem
+from .problem import FunctionProblem, Problem, element_name, make_problem, recorded_problem
 
 
 @dataclass(eq=False)
@@ -102,7 +102,14 @@ def gradcheck_tape(tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exception=True
     passed = True
     for order, (index, entry) in enumerate(launches):
         kernel = getattr(entry, "kernel", None)
-        if order < skip_to_launch_index or not isinstance(kernel, Kernel):
+        if order < skip_to_launch_index:
+            continue
+        if hasattr(entry, "function"):  # a weft.autograd.Function: its backward against FD
+            passed &= _check_function_step(entry, index, eps, atol, rtol, raise_exception, max_inputs_per_var,
+                                           max_outputs_per_var, plot_relative_error, plot_absolute_error,
+                                           show_summary, blacklist, whitelist)
+            continue
+        if not isinstance(kernel, Kernel):
             continue
         names = {kernel.key, kernel.name}
         if names & blacklist or (whitelist and not names & whitelist):
@@ -121,6 +128,21 @@ def gradcheck_tape(tape, *, eps=1e-4, atol=1e-3, rtol=1e-2, raise_exception=True
             passed &= _check(problem, pairs, eps, atol, rtol, raise_exception, max_inputs_per_var,
                              max_outputs_per_var, plot_relative_error, plot_absolute_error, show_summary)
     return passed
+
+
+def _check_function_step(step, index, eps, atol, rtol, raise_exception, max_inputs_per_var, max_outputs_per_var,
+                         plot_relative_error, plot_absolute_error, show_summary, blacklist, whitelist) -> bool:
+    """Check a recorded Function's backward at its arguments' current contents."""
+    if step.name in blacklist or (whitelist and step.name not in whitelist):
+        return True
+
+    with FunctionProblem(step.function.apply, step.args) as problem:
+        problem.name = f"Function '{step.name}' (tape launch {index})"
+        pairs = problem.pairs()
+        if not pairs:
+            return True
+        return _check(problem, pairs, eps, atol, rtol, raise_exception, max_inputs_per_var, max_outputs_per_var,
+                      plot_relative_error, plot_absolute_error, show_summary)
 
 
 def _check(problem: Problem, pairs, eps, atol, rtol, raise_exception, max_inputs_per_var, max_outputs_per_var,

@@ -477,8 +477,9 @@ def _function():
     return _FUNCTION
 
 
-def wrap(kernel: Kernel, outputs, dim=None) -> TorchOp:
-    """Turn `kernel` into a differentiable function of tensors.
+def wrap(kernel: Kernel, outputs=None, dim=None, dtypes=None):
+    """Turn `kernel` into a differentiable function of tensors (or a `weft.autograd.Function`
+    subclass: see `torch_function.wrap_function`, which takes `dtypes`).
 
     outputs: names of the array parameters the op allocates and returns (the others are its
         inputs, in the kernel's order); or a dict from those names to their shapes: a
@@ -488,4 +489,10 @@ def wrap(kernel: Kernel, outputs, dim=None) -> TorchOp:
     dim: the launch shape: None for the shape of the first array input, an int or tuple,
         or a callable of the inputs.
     """
+    if isinstance(kernel, type):
+        from .torch_function import wrap_function
+        return wrap_function(kernel, dtypes)
+    if outputs is None:
+        raise TypeError(f"wrap: kernel '{getattr(kernel, 'name', kernel)}' needs outputs= (the names of the "
+                        "array parameters the op returns)")
     return TorchOp(kernel, outputs, dim)

@@ -30,6 +30,7 @@ from ..types import (
 )
 from ..types.array_type import subscript_args
 from ..types.layout import array_descriptor
+from .. import tape as tape_module
 from . import capture
 from .array_memory import (
     allocate,
@@ -303,11 +304,13 @@ class array:  # noqa: N801 - Warp's name
             value = struct_record(self.dtype, value)
         elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
             value = np.asarray(value)
+        tape_module.protect(self)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
             self._np[...] = value
         return self
 
     def zero_(self):
+        tape_module.protect(self)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0)):
             self._np[...] = 0
         return self

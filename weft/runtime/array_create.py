@@ -144,14 +144,13 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     if count == 0:
         return
     plan = _CopyPlan(dest, src, dest_offset, src_offset, count)
-    from ..tape import active_tapes
-    if active_tapes:
-        if isinstance(src, indexedarray) or isinstance(dest, indexedarray):
-            if src.requires_grad or dest.requires_grad:
-                raise RuntimeError("copies to or from indexed arrays are not recorded on a Tape "
-                                   "(no gradient flows through them); copy outside the Tape")
-        else:
-            active_tapes[-1].record_copy(dest, src, dest_offset, src_offset, count)
+    from .. import tape as tape_module
+    if isinstance(src, indexedarray) or isinstance(dest, indexedarray):
+        if tape_module.recording_tape() is not None and (src.requires_grad or dest.requires_grad):
+            raise RuntimeError("copies to or from indexed arrays are not recorded on a Tape "
+                               "(no gradient flows through them); copy outside the Tape")
+    else:
+        tape_module.on_copy(dest, src, dest_offset, src_offset, count)
 
     def run():
         plan.write_dest(dest, plan.read_src(src).copy())

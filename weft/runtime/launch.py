@@ -484,9 +484,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                         f"({', '.join(names)}), got {len(params)}")
     if adjoint:
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
-    elif record_tape and not record_cmd and tape_module.active_tapes:
-        # (a recorded command runs later, possibly many times: tapes do not see it)
-        tape_module.active_tapes[-1].add_launch(kernel, dims, params, device)
+    elif not record_cmd:  # (a recorded command runs later, possibly many times: tapes do not see it)
+        tape_module.on_launch(kernel, dims, params, device, record=record_tape)
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
