@@ -15,6 +15,7 @@ import typing
 
 import numpy as np
 
+from .. import tape as tape_module
 from ..types import (
     MAX_DIMS,
     ArrayType,
@@ -30,7 +31,6 @@ from ..types import (
 )
 from ..types.array_type import subscript_args
 from ..types.layout import array_descriptor
-from .. import tape as tape_module
 from . import capture
 from .array_memory import (
     allocate,
