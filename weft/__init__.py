@@ -128,6 +128,7 @@ from .runtime.stream import (  # noqa: E402
     wait_stream,
 )
 from .tape import Tape, no_grad  # noqa: E402
+from .autograd.checkpoint import checkpoint  # noqa: E402
 from .types import *  # noqa: E402,F403
 from .types import AnyScalar as Scalar  # noqa: E402 - Warp's generic scalar annotation
 from .types import (  # noqa: E402

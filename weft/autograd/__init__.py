@@ -12,8 +12,9 @@ function that launches kernels and returns its output arrays.
 """
 
 from .check import gradcheck, gradcheck_tape
+from .checkpoint import checkpoint
 from .function import Function, FunctionCtx
 from .jacobian import jacobian, jacobian_fd
 from .plot import jacobian_plot
 
-__all__ = ["Function", "FunctionCtx", "gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jacobian_plot"]
+__all__ = ["Function", "FunctionCtx", "checkpoint", "gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jacobian_plot"]
