@@ -11,6 +11,7 @@ from . import (
     config,  # noqa: E402
     torch,  # noqa: E402 - weft.torch.wrap; imports PyTorch only when used
 )
+from .autograd.checkpoint import checkpoint  # noqa: E402
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
@@ -128,7 +129,6 @@ from .runtime.stream import (  # noqa: E402
     wait_stream,
 )
 from .tape import Tape, no_grad  # noqa: E402
-from .autograd.checkpoint import checkpoint  # noqa: E402
 from .types import *  # noqa: E402,F403
 from .types import AnyScalar as Scalar  # noqa: E402 - Warp's generic scalar annotation
 from .types import (  # noqa: E402
