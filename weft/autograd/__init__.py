@@ -17,4 +17,5 @@ from .function import Function, FunctionCtx
 from .jacobian import jacobian, jacobian_fd
 from .plot import jacobian_plot
 
-__all__ = ["Function", "FunctionCtx", "checkpoint", "gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd", "jacobian_plot"]
+__all__ = ["Function", "FunctionCtx", "checkpoint", "gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd",
+           "jacobian_plot"]
