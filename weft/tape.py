@@ -131,6 +131,7 @@ class _Recorded:
     params: list
     grad_of: list  # per parameter: the array or struct whose adjoint is its adjoint, or None
     device: object
+    segment: object = None  # a budgeted Tape's segment that re-runs this launch (params stay live)
 
     @property
     def name(self) -> str:
@@ -148,9 +149,14 @@ class _Func:
 
 
 class Tape:
-    """Records launches made inside `with Tape():` (unless `record_tape=False`)."""
+    """Records launches made inside `with Tape():` (unless `record_tape=False`).
+    `memory_budget` (bytes): keep about that much for the backward pass, recomputing
+    launches instead of keeping every overwritten array (see weft/autograd/budget.py)."""
 
-    def __init__(self):
+    def __init__(self, memory_budget: int | None = None):
+        from .autograd.budget import BudgetRecorder
+        self.memory_budget = memory_budget
+        self._budget = None if memory_budget is None else BudgetRecorder(self, memory_budget)
         self.launches: list = []
         #: argument (array or struct) -> its adjoint (`.grad`, or an adjoint struct)
         self.gradients: dict = {}
@@ -199,6 +205,8 @@ class Tape:
         reads, writes = kernel.array_effects()
         grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device)
+        if self._budget is not None:
+            self._budget.admit(entry)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
         for key in reads:
@@ -214,7 +222,8 @@ class Tape:
             a = _argument_array(params, key)
             if a is not None:
                 self._add_reader(a, entry, key)
-        self.launches.append(entry)
+        if entry.segment is None:
+            self.launches.append(entry)
 
     def _check_access(self, kernel, params, reads, writes):
         """Warp's overwrite check: warn where this launch writes an array an earlier recorded
@@ -232,19 +241,27 @@ class Tape:
 
     def _note_written(self, a):
         self._written.setdefault(_root_id(a), []).append(a)
+        if self._budget is not None:
+            self._budget.note_written(a)
 
     def _add_reader(self, a, entry, key):
+        if getattr(entry, "segment", None) is not None:
+            self._budget.note_read(a)
         self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, key))
 
     def will_write(self, target):
         """`target` is about to be overwritten: recorded launches that read memory it shares
         (through any view of the same buffer) get a copy of what they read."""
+        if self._budget is not None:
+            self._budget.log_write(target)
         by_array = self._readers.get(_root_id(target))
         if not by_array:
             return
         for key, (a, readers) in list(by_array.items()):
             if np.may_share_memory(a.numpy(), target.numpy()):
-                snapshot = _snapshot(a)
+                # (a budgeted Tape's segments re-run from their undo logs instead)
+                readers = [(rec, j) for rec, j in readers if getattr(rec, "segment", None) is None]
+                snapshot = _snapshot(a) if readers else None
                 for rec, j in readers:
                     if isinstance(j, int):
                         rec.params[j] = snapshot
@@ -294,7 +311,7 @@ class Tape:
                 _accumulate(src.grad.numpy(), _flat_index(src, src_offset, count), g)
 
         backward.__name__ = "copy"
-        self.launches.append(_Func(backward, [dest] if src is None else [dest, src]))
+        self._append_step(_Func(backward, [dest] if src is None else [dest, src]))
 
     def record_assign(self, dest, src):
         """Record `dest.assign(src)` (about to run) as a copy: from `src` if it is an array of
@@ -313,7 +330,7 @@ class Tape:
                 raise RuntimeError(f"Tape.record_func: {_describe(a)} is not a weft array with a "
                                    "gradient; create it with requires_grad=True")
             self.gradients[a] = a.grad
-        self.launches.append(_Func(backward, list(arrays)))
+        self._append_step(_Func(backward, list(arrays)))
 
     def record_step(self, step, inputs, outputs, saved=()):
         """Record a step with its own `backward()` (a `weft.autograd.Function`): `.grad` of
@@ -324,6 +341,11 @@ class Tape:
                 self.gradients[a] = a.grad
         for j, a in enumerate(saved):
             self._add_reader(a, step, j)
+        self._append_step(step)
+
+    def _append_step(self, step):
+        if self._budget is not None:
+            self._budget.end_segment()
         self.launches.append(step)
 
     def record_scope_begin(self, scope_name, metadata=None):
@@ -389,9 +411,13 @@ class Tape:
                 a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
             a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self._seeded.append(a)
+        if self._budget is not None:
+            self._budget.before_backward()
         with paused():  # adjoints (and a Function's backward) are not recorded
             for entry in reversed(self.launches):
                 self._backward_entry(entry)
+        if self._budget is not None:
+            self._budget.after_backward()
         if config.verify_autograd_array_access:
             self._clear_read_marks()  # the reads are consumed: later writes cannot harm them
 
@@ -431,6 +457,8 @@ class Tape:
         self._seeded.clear()
         self._readers.clear()
         self._written.clear()
+        if self._budget is not None:
+            self._budget.reset()
         self.loss = None
 
     def _clear_read_marks(self):
