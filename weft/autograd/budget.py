@@ -50,6 +50,16 @@ class Segment:
     def undo_bytes(self) -> int:
         return sum(contents.nbytes for _, contents in self.undo.values())
 
+    def replay_bytes(self) -> int:
+        """At most what an unbounded Tape keeps for these launches: what they write."""
+        from ..tape import _argument_array
+        total = 0
+        for e in self.entries:
+            for key in e.kernel.array_effects()[1]:
+                a = _argument_array(e.params, key)
+                total += a.numpy().nbytes if a is not None else 0
+        return total
+
     def restore(self):
         for buffer, contents in self.undo.values():
             np.copyto(buffer, contents)
@@ -62,13 +72,15 @@ class Segment:
         self.restore()
         remaining = max(self.budget.limit - self.budget.held_bytes(), 1)
         private = tape_module.Tape()
-        if len(self.entries) > 1:  # split again: segments at most half as long, so this ends
+        if len(self.entries) > 1 and self.replay_bytes() > remaining:
+            # split again: segments at most half as long, so this ends
             private.memory_budget = remaining
             private._budget = BudgetRecorder(private, remaining, max_length=len(self.entries) // 2)
         with tape_module.recording_on(private):
             for e in self.entries:
                 launch(e.kernel, e.dims, inputs=e.params, device=e.device)
         private.backward()
+        _release(private)  # now, not when the garbage collector finds the cycles
         self.restore()
 
 
@@ -124,7 +136,9 @@ class BudgetRecorder:
             self._merge()
 
     def held_bytes(self) -> int:
-        return sum(e.undo_bytes for e in self.tape.launches if isinstance(e, Segment))
+        """Bytes of the undo logs, and during backward of the forward's end state."""
+        return (sum(e.undo_bytes for e in self.tape.launches if isinstance(e, Segment))
+                + sum(contents.nbytes for _, contents in self._end_state))
 
     def _merge(self):
         """Merge adjacent segments pairwise (the later one's copies of buffers the earlier
@@ -163,6 +177,18 @@ class BudgetRecorder:
         self.needed.clear()
         self.written.clear()
         self.segment_length = 1
+
+
+def _release(tape):
+    """Drop what a private Tape holds (its segments and entries refer to each other)."""
+    for e in tape.launches:
+        if isinstance(e, Segment):
+            e.undo.clear()
+            e.entries.clear()
+    tape.launches.clear()
+    tape._readers.clear()
+    tape._written.clear()
+    tape.gradients.clear()
 
 
 def _root(a) -> np.ndarray:
