@@ -488,6 +488,15 @@ class Tape:
         return out
 
     # Inspection --------------------------------------------------------------------------
+    def summary(self) -> str:
+        """The recorded launches and steps in order, the arrays each reads and writes, and
+        the memory the Tape keeps alive (snapshots, saved arrays, undo copies)."""
+        from .autograd.tape_summary import tape_summary
+        return tape_summary(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def visualize(self, filename: str | None = None, **options) -> str:
         """The recording as a GraphViz graph (launches as boxes, arrays as ellipses, edges
         for what each launch reads and writes), written to `filename` if given."""
