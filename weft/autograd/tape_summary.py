@@ -33,8 +33,9 @@ def tape_summary(tape) -> str:
             nbytes = entry.undo_bytes
             kept["undo copy"].extend([nbytes] * len(entry.undo))
             names = _names([e.kernel.name for e in entry.entries])
+            copies = f"{len(entry.undo)} buffer cop{'y' if len(entry.undo) == 1 else 'ies'}"
             lines.append(f"  {index:<3}segment  {len(entry.entries)} launches ({names}), re-run in backward; "
-                         f"keeps {len(entry.undo)} buffer cop{'y' if len(entry.undo) == 1 else 'ies'} ({_bytes(nbytes)})")
+                         f"keeps {copies} ({_bytes(nbytes)})")
         else:
             lines.append(f"  {index:<3}{_step_line(entry, label, kept)}")
     total = sum(sum(v) for v in kept.values())
