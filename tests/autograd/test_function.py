@@ -331,3 +331,32 @@ def test_gradcheck_tape_checks_functions():
         with wp.Tape() as tape:
             function.apply(x)
         assert wp.autograd.gradcheck_tape(tape, raise_exception=False, show_summary=False) is right
+
+
+def test_views_keyword_arguments_and_gradcheck():
+    class ScaleBy(wp.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, *, factor):
+            ctx.factor = factor
+            y = wp.empty_like(x)
+            wp.launch(scale, dim=x.shape, inputs=[x, factor], outputs=[y])
+            return y
+
+        @staticmethod
+        def backward(ctx, adj):
+            return adj.numpy() * ctx.factor
+
+    base = wp.array(np.linspace(0.5, 2.0, 8), dtype=wp.float64, requires_grad=True)
+    view = base[2:7]
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        y = ScaleBy.apply(view, factor=3.0)
+        z = Cube.apply(y)
+        wp.launch(total, dim=N, inputs=[z], outputs=[loss])
+    tape.backward(loss)
+    v = base.numpy()[2:7]
+    expected = np.zeros(8)
+    expected[2:7] = 3 * (3 * v) ** 2 * 3
+    np.testing.assert_allclose(base.grad.numpy(), expected, rtol=1e-12)
+    x = _x()
+    assert wp.autograd.gradcheck(Cube.apply, inputs=[x], eps=1e-6, atol=1e-7, rtol=1e-6, show_summary=False)

@@ -74,7 +74,7 @@ class FunctionCtx:
 
 
 class Function:
-    """Subclass with static `forward(ctx, *args)` (returns an array or a tuple of arrays)
+    """Subclass with static `forward(ctx, *args, **kwargs)` (returns an array or a tuple of arrays)
     and `backward(ctx, *output_grads)` (returns one gradient per forward argument: a weft
     array or numpy array of that argument's shape, or None); call `Function.apply(*args)`."""
 
@@ -87,14 +87,16 @@ class Function:
         raise NotImplementedError("a weft.autograd.Function must define backward(ctx, *grad_outputs)")
 
     @classmethod
-    def apply(cls, *args):
-        """Run forward; under a recording Tape, record the step for backward."""
+    def apply(cls, *args, **kwargs):
+        """Run forward; under a recording Tape, record the step for backward. Keyword
+        arguments are passed to forward and get no gradient (pass arrays that need one
+        positionally)."""
         from ..runtime.array import array
         needs = tuple(isinstance(a, array) and a.requires_grad for a in args)
         ctx = FunctionCtx(needs)
         tape = tape_module.recording_tape()
         with tape_module.paused():  # the launches inside are this step's, not the Tape's
-            result = cls.forward(ctx, *args)
+            result = cls.forward(ctx, *args, **kwargs)
         outputs = result if isinstance(result, tuple) else (result,)
         for k, out in enumerate(outputs):
             if not isinstance(out, array):
