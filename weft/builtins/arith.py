@@ -170,7 +170,7 @@ def compare(ctx, pred: str, a, b) -> Value:
         return ctx.b.cmp(pred, a, b)
     if isinstance(a.type, Composite) and a.type is b.type and pred in ("eq", "ne"):
         eqs = [ctx.b.cmp("eq", x, y) for x, y in zip(ctx.b.components(a), ctx.b.components(b))]
-        result = eqs[0]
+        result = eqs[0] if eqs else ctx.b.const(True, bool_)  # (empty vectors are equal)
         for e in eqs[1:]:
             result = ctx.b.select(result, e, ctx.b.const(False, bool_))
         return result if pred == "eq" else ctx.b.unary("not", result)
@@ -314,6 +314,8 @@ def _static_index(ctx, k, n: int, what: str):
 
 def get_item(ctx, v: Value, key: tuple):
     t = v.type
+    if any(isinstance(k, slice) for k in key):
+        return _get_slice(ctx, v, key)
     if isinstance(t, (Vector, TupleType)) and len(key) == 1:
         i = _static_index(ctx, key[0], t.num_components, repr(t))
         if i is None:
@@ -336,6 +338,8 @@ def get_item(ctx, v: Value, key: tuple):
 
 def set_item(ctx, v: Value, key: tuple, value) -> Value:
     t = v.type
+    if any(isinstance(k, slice) for k in key):
+        return _set_slice(ctx, v, key, value)
     if isinstance(t, Vector) and len(key) == 1:
         x = ctx.coerce(value, t.dtype, what="component")
         i = _static_index(ctx, key[0], t.length, repr(t))
@@ -356,6 +360,58 @@ def set_item(ctx, v: Value, key: tuple, value) -> Value:
                 v = set_item(ctx, v, (key[0], c), comp)
             return v
     ctx.error(f"cannot assign an element of {t!r} with {len(key)} index(es)")
+
+
+# Slices of vectors and matrices (static sizes: bounds are compile-time constants) ----------
+def _slice_plan(ctx, t, key):
+    """For `v[key]` with a slice in it: the (row, column) or (component,) index tuples it
+    selects, row-major, and the type of the result (a vector, or a matrix for two slices)."""
+    if isinstance(t, Vector) and len(key) == 1:
+        picked = range(*key[0].indices(t.length))
+        return [(i,) for i in picked], Vector(len(picked), t.dtype)
+    if isinstance(t, Matrix) and len(key) in (1, 2):
+        rows_key, cols_key = (key[0], key[1] if len(key) == 2 else slice(None))
+        rows = range(*rows_key.indices(t.rows)) if isinstance(rows_key, slice) else None
+        cols = range(*cols_key.indices(t.cols)) if isinstance(cols_key, slice) else None
+        if rows is not None and cols is not None:
+            return [(r, c) for r in rows for c in cols], Matrix((len(rows), len(cols)), t.dtype)
+        if rows is not None:
+            return [(r, cols_key) for r in rows], Vector(len(rows), t.dtype)
+        return [(rows_key, c) for c in cols], Vector(len(cols), t.dtype)
+    ctx.error(f"cannot slice {t!r} with {len(key)} index(es)")
+
+
+def _get_slice(ctx, v: Value, key: tuple) -> Value:
+    picked, result = _slice_plan(ctx, v.type, key)
+    return ctx.b.construct(result, [get_item(ctx, v, k) for k in picked])
+
+
+def _set_slice(ctx, v: Value, key: tuple, value) -> Value:
+    picked, expected = _slice_plan(ctx, v.type, key)
+    got = value.type if isinstance(value, Value) else None
+    n = len(picked)
+    if isinstance(expected, Vector):
+        if not isinstance(got, Vector):
+            ctx.error(f"The provided value is expected to be a vector of length {n}, with dtype "
+                      f"{expected.dtype.name}.", kind=ValueError)
+        if got.length != n:
+            ctx.error(f"The length of the provided vector ({got.length}) isn't compatible with the given "
+                      f"slice (expected {n}).", kind=ValueError)
+        if got.dtype is not expected.dtype:
+            ctx.error(f"The provided vector is expected to be of length {n} with dtype {expected.dtype.name}.",
+                      kind=ValueError)
+    elif not isinstance(got, Matrix):
+        ctx.error(f"The provided value is expected to be a matrix of shape {expected.shape}, with dtype "
+                  f"{expected.dtype.name}.", kind=ValueError)
+    elif got.shape != expected.shape:
+        ctx.error(f"The shape of the provided matrix {got.shape} isn't compatible with the given slice "
+                  f"(expected {expected.shape}).", kind=ValueError)
+    elif got.dtype is not expected.dtype:
+        ctx.error(f"The provided matrix is expected to be of shape {expected.shape} with dtype "
+                  f"{expected.dtype.name}.", kind=ValueError)
+    for k, component in zip(picked, ctx.b.components(value)):
+        v = set_item(ctx, v, k, component)
+    return v
 
 
 def _matrix_index(ctx, key) -> list[Value]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..ir.core import Value
-from ..types import Scalar, float32, int32, uint32
+from ..types import Scalar, Vector, float32, int32, uint32
 from .math import PRIM
 from .registry import builtin, primitive
 
@@ -126,12 +126,29 @@ def _lower_libm(name):
     return lower
 
 
-# randn calls the C library's logf and cosf, as Warp's CPU code does, so that its values are
-# bit-identical to Warp's (weft's own log and cos round some results differently). Their
-# inputs come from the integer state, so no gradient flows through them.
+def _float32_pair_rule(ts):
+    if ts != [float32, float32]:
+        raise TypeError("expects two float32")
+    return [float32]
+
+
+def _lower_libm2(name):
+    def lower(cg, args, op):
+        from llvmlite import ir
+        f32 = ir.FloatType()
+        fn = cg.module.globals.get(name) or ir.Function(cg.module, ir.FunctionType(f32, [f32, f32]), name)
+        return cg.builder.call(fn, args)
+    return lower
+
+
+# randn and the sample_* builtins call the C library's math functions, as Warp's CPU code
+# does, so that their values are bit-identical to Warp's (weft's own log, cos, ... round
+# some results differently). Their inputs come from the integer state: no gradient.
 LIBM = {name: primitive(f"libm_{name}", _float32_rule, _lower_libm(name), lambda b, a, r, g: [None],
-                        doc=f"the C library's {name}, for randn")
-        for name in ("logf", "cosf")}
+                        doc=f"the C library's {name}, for random sampling")
+        for name in ("logf", "cosf", "sinf", "acosf")}
+LIBM["powf"] = primitive("libm_powf", _float32_pair_rule, _lower_libm2("powf"), lambda b, a, r, g: [None, None],
+                         doc="the C library's powf, for random sampling")
 
 
 @builtin("randn", inout=(0,))
@@ -144,3 +161,116 @@ def randn(ctx, args, kwargs):
     radius = b.call(PRIM["sqrt"], [b.mul(b.const(-2.0, float32), b.call(LIBM["logf"], [b.add(u1, eps)]))])
     angle = b.mul(b.const(2.0 * math.pi, float32), u2)
     return [state], b.mul(radius, b.call(LIBM["cosf"], [angle]))
+
+
+# Sampling of shapes (Warp's formulas and draw order) -------------------------------------------
+_TWO_PI = float(float32.np_dtype.type(2.0 * math.pi))  # (2 * M_PI_F in float32)
+
+
+class _Draws:
+    """Successive uniform draws from a state, and float32 math on them."""
+
+    def __init__(self, ctx, args, name):
+        if len(args) != 1:
+            ctx.error(f"{name}(state) takes the random state only")
+        self.ctx, self.b, self.state = ctx, ctx.b, _state(ctx, args, name)
+
+    def uniform(self, scale=None, offset=None):
+        self.state, u = _uniform01(self.ctx, self.state)
+        if scale is not None:
+            u = self.b.mul(self.b.const(scale, float32), u)
+        if offset is not None:
+            u = self.b.add(u, self.b.const(offset, float32))
+        return u
+
+    def libm(self, name, *xs):
+        return self.b.call(LIBM[name], list(xs))
+
+    def const(self, x):
+        return self.b.const(x, float32)
+
+    def done(self, *components):
+        return [self.state], self.b.construct(Vector(len(components), float32), list(components))
+
+
+def _polar(d: _Draws, phi, theta, r=None):
+    """(cos theta sin phi, sin theta sin phi, cos phi), times r if given (Warp's products)."""
+    b = d.b
+    cos_t, sin_t, sin_p = d.libm("cosf", theta), d.libm("sinf", theta), d.libm("sinf", phi)
+    if r is None:
+        return [b.mul(cos_t, sin_p), b.mul(sin_t, sin_p), d.libm("cosf", phi)]
+    return [b.mul(b.mul(r, cos_t), sin_p), b.mul(b.mul(r, sin_t), sin_p), b.mul(r, d.libm("cosf", phi))]
+
+
+def _sampler(name, doc):
+    def register(draw):
+        def expand(ctx, args, kwargs):
+            if kwargs:
+                ctx.error(f"{name}(state) takes no keyword arguments")
+            return draw(_Draws(ctx, args, name))
+        expand.__doc__ = doc
+        return builtin(name, inout=(0,))(expand)
+    return register
+
+
+@_sampler("sample_triangle", "sample_triangle(state): uniform barycentric (u, v) on a triangle.")
+def _sample_triangle(d):
+    r = d.b.call(PRIM["sqrt"], [d.uniform()])
+    u = d.b.sub(d.const(1.0), r)
+    return d.done(u, d.b.mul(d.uniform(), r))
+
+
+@_sampler("sample_unit_ring", "sample_unit_ring(state): a uniform point on the unit circle.")
+def _sample_unit_ring(d):
+    theta = d.uniform(_TWO_PI)
+    return d.done(d.libm("cosf", theta), d.libm("sinf", theta))
+
+
+@_sampler("sample_unit_disk", "sample_unit_disk(state): a uniform point in the unit disk.")
+def _sample_unit_disk(d):
+    r = d.b.call(PRIM["sqrt"], [d.uniform()])
+    theta = d.uniform(_TWO_PI)
+    return d.done(d.b.mul(r, d.libm("cosf", theta)), d.b.mul(r, d.libm("sinf", theta)))
+
+
+def _phi(d, hemisphere: bool):
+    u = d.uniform()
+    if not hemisphere:
+        u = d.b.mul(d.const(2.0), u)
+    return d.libm("acosf", d.b.sub(d.const(1.0), u))
+
+
+def _surface(hemisphere):
+    def draw(d):
+        phi = _phi(d, hemisphere)
+        theta = d.uniform(_TWO_PI)
+        return d.done(*_polar(d, phi, theta))
+    return draw
+
+
+def _ball(hemisphere):
+    def draw(d):
+        phi = _phi(d, hemisphere)
+        theta = d.uniform(_TWO_PI)
+        r = d.libm("powf", d.uniform(), d.const(1.0 / 3.0))
+        return d.done(*_polar(d, phi, theta, r))
+    return draw
+
+
+_sampler("sample_unit_sphere_surface", "sample_unit_sphere_surface(state): a uniform point on the unit sphere.")(
+    _surface(False))
+_sampler("sample_unit_hemisphere_surface",
+         "sample_unit_hemisphere_surface(state): a uniform point on the unit hemisphere (z >= 0).")(_surface(True))
+_sampler("sample_unit_sphere", "sample_unit_sphere(state): a uniform point in the unit ball.")(_ball(False))
+_sampler("sample_unit_hemisphere", "sample_unit_hemisphere(state): a uniform point in the unit half ball (z >= 0).")(
+    _ball(True))
+
+
+@_sampler("sample_unit_square", "sample_unit_square(state): a uniform point in [-0.5, 0.5)^2.")
+def _sample_unit_square(d):
+    return d.done(*(d.uniform(offset=-0.5) for _ in range(2)))
+
+
+@_sampler("sample_unit_cube", "sample_unit_cube(state): a uniform point in [-0.5, 0.5)^3.")
+def _sample_unit_cube(d):
+    return d.done(*(d.uniform(offset=-0.5) for _ in range(3)))

@@ -13,9 +13,14 @@ FACTORIES = (vector, matrix, quaternion, transformation)
 
 
 def builds_value(func, args, kwargs) -> bool:
-    """Whether a call of a type factory builds a value (it has component arguments)."""
+    """Whether a call of a type factory builds a value: it has component arguments, or it
+    is Warp's keyword form `vector(length=3, dtype=float)` / `matrix(shape=(3, 3),
+    dtype=float)`, which inside a kernel is a zero value (the positional form
+    `vector(3, float)` stays a type)."""
     if func not in FACTORIES:
         return False
+    if not args and (func is vector and "length" in kwargs or func is matrix and "shape" in kwargs):
+        return True
     components = {k: v for k, v in kwargs.items() if k not in ("dtype", "length", "shape")}
     return bool(args or components) and any(isinstance(a, Value) for a in [*args, *components.values()]) \
         or (func in (quaternion, transformation) and bool(args or components))

@@ -203,10 +203,25 @@ class ExpressionsMixin:
         return self.expr(node)
 
     def subscript_key(self, slice_node):
-        if isinstance(slice_node, ast.Slice):
-            self.error("slices are not supported inside kernels", slice_node)
-        key = self.expr(slice_node)
-        return key if isinstance(key, tuple) else (key,)
+        """The key of `v[...]` as a tuple: Values, ints, and Python slices of constant
+        bounds (`v[1:]`, `m[0, :2]`: slices of vectors and matrices have static sizes)."""
+        parts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        if not any(isinstance(p, ast.Slice) for p in parts):
+            key = self.expr(slice_node)
+            return key if isinstance(key, tuple) else (key,)
+        return tuple(self.constant_slice(p) if isinstance(p, ast.Slice) else self.expr(p) for p in parts)
+
+    def constant_slice(self, node: ast.Slice) -> slice:
+        bounds = []
+        for n in (node.lower, node.upper, node.step):
+            v = None if n is None else self.expr(n)
+            if isinstance(v, Value) or not (v is None or isinstance(v, (int, np.integer))) or isinstance(v, bool):
+                self.error("slice bounds of vectors and matrices must be compile-time integer constants "
+                           "(the result's size is part of its type)", n)
+            bounds.append(None if v is None else int(v))
+        if bounds[2] == 0:
+            self.error("slice step cannot be zero", node, kind=ValueError)
+        return slice(*bounds)
 
     def indices(self, slice_node, ndim, node):
         key = self.subscript_key(slice_node)

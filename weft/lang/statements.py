@@ -137,7 +137,7 @@ class StatementsMixin:
             return target
         names = []
         for part in parts:
-            if isinstance(part, (ast.Name, ast.Constant)):
+            if isinstance(part, (ast.Name, ast.Constant, ast.Slice)):  # (slice bounds are constants)
                 names.append(part)
                 continue
             temp = self.fresh("index")
