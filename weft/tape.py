@@ -41,6 +41,7 @@ class _Recorded:
     params: list
     grad_of: list  # per parameter: the array or struct whose adjoint is its adjoint, or None
     device: object
+    where: tuple | None = None  # (file, line) of the user's launch, kept under detect_anomaly
 
     @property
     def name(self) -> str:
@@ -108,7 +109,8 @@ class Tape:
 
         reads, writes = kernel.array_effects()
         grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
-        entry = _Recorded(kernel, dims, list(params), grad_of, device)
+        entry = _Recorded(kernel, dims, list(params), grad_of, device,
+                          _caller_outside_weft() if config.anomaly_depth else None)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
         for key in reads:
@@ -303,7 +305,11 @@ class Tape:
             retained = frozenset(k for k, a in enumerate(entry.grad_of) if getattr(a, "retain_grad", False))
             ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
                                  retain=retained)
-            run_compiled(ck, entry.dims, params)
+            if config.anomaly_depth or config.verify_fp:  # (weft.autograd.detect_anomaly)
+                from .autograd.anomaly import run_checked
+                run_checked(kernel, ck, entry.dims, params, True, entry.where)
+            else:
+                run_compiled(ck, entry.dims, params)
         if config.verify_autograd_array_access:
             self._clear_read_marks()  # the reads are consumed: later writes cannot harm them
 

@@ -500,9 +500,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
-    run_compiled(ck, dims, params)
+    if config.anomaly_depth:  # weft.autograd.detect_anomaly(): checked, with the caller's line
+        from ..autograd.anomaly import run_checked
+        run_checked(kernel, ck, dims, params, adjoint)
+    else:
+        run_compiled(ck, dims, params)
     if config.verify_fp:
-        diagnostics.verify_fp(kernel, params)
+        diagnostics.verify_fp(ck.label, ck.param_names, params)
 
 
 def run_compiled(ck, dims: tuple, params: list):
