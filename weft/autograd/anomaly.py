@@ -109,17 +109,21 @@ def is_anomaly_enabled() -> bool:
 
 
 # Checked launches ------------------------------------------------------------------------------
-def run_checked(kernel, ck, dims, params, adjoint: bool, where=None):
+_CALLER = object()
+
+
+def run_checked(kernel, ck, dims, params, adjoint: bool, where=_CALLER):
     """Run compiled kernel `ck` (of `kernel`; its adjoint if `adjoint`) like `run_compiled`.
     With anomaly detection on, raise AnomalyError if it leaves a new non-finite value in
-    an array it writes; `where` is the (file, line) to name (default: the caller's line).
+    an array it writes; `where` is the (file, line) to name, None if unknown (default:
+    the caller's line).
     With only `config.verify_fp` on, print Warp's report instead."""
     if not config.anomaly_depth:
         run_compiled(ck, dims, params)
         if config.verify_fp:
             diagnostics.verify_fp(ck.label, ck.param_names, params)
         return
-    if where is None and not adjoint:
+    if where is _CALLER:
         where = _caller_outside_weft()
     written = _written(ck, params)
     before = {key: (a, a.numpy().copy()) for key, a in written.items() if isinstance(a, array)}

@@ -104,7 +104,8 @@ class FPCheckCodegen(KernelCodegen):
                 self._add_fp_site(op, "store" if op.name == "store" else f"atomic_{op.attrs['op']}", "write")
             if op.name == "load" and check_loads:
                 self._add_fp_site(op, "load", "load")
-        self.events = None
+        self.first_event = None
+        self.shadow: dict[int, ir.Value] = {}  # value id -> i32 origin (see `_origin`)
 
     def _has_float_result(self, op) -> bool:
         if op.name == "atomic":
@@ -125,95 +126,148 @@ class FPCheckCodegen(KernelCodegen):
     def all_sites(self) -> list:
         return [*self.sites, *self.fp_sites]
 
-    # The thread's event ----------------------------------------------------------------
+    # Where values were born -------------------------------------------------------------
+    # Each float value gets an origin: the id of the site whose op made it non-finite from
+    # finite inputs (0 if the value is finite, or if its origin is not tracked: values that
+    # pass through an `if` or a loop). A write of a non-finite value names its origin, or
+    # else the thread's first event (`first_event`), or else the write itself.
+    def generate(self):
+        n = len(self.sites) + len(self.fp_sites) + 1
+        slots = ir.ArrayType(ir.ArrayType(I64, 2 * MAX_DIMS), n)
+        self.event_data = ir.GlobalVariable(self.module, slots, "weft_fp_events")
+        self.event_data.linkage = "internal"
+        self.event_data.initializer = ir.Constant(slots, None)
+        return super().generate()
+
     def _emit_body(self, block):
         if block is self.fn.body:  # a new thread: no event yet
-            if self.events is None:
+            if self.first_event is None:
                 entry = self.func.entry_basic_block
                 ib = ir.IRBuilder(entry)
                 ib.position_at_start(entry)
-                self.events = {"site": ib.alloca(I32, name="fp.site"),
-                               "data": ib.alloca(ir.ArrayType(I64, 2 * MAX_DIMS), name="fp.data")}
-            self.builder.store(I32(0), self.events["site"])
+                self.first_event = ib.alloca(I32, name="fp.first")
+            self.builder.store(I32(0), self.first_event)
         super()._emit_body(block)
 
-    def _data_slot(self, k):
-        return self.builder.gep(self.events["data"], [I32(0), I32(k)], inbounds=True)
+    def _slot(self, site_id, k):
+        """Field k of the event record of the site `site_id` (an i32 value)."""
+        return self.builder.gep(self.event_data, [I32(0), site_id, I32(k)], inbounds=True)
+
+    def _origin_of(self, x):
+        return self.shadow.get(x.id, I32(0))
 
     def emit(self, op):
-        kind = self.fp_site_of
-        if (id(op), "write") in kind:
-            self._check_write(op, kind[(id(op), "write")])  # (before the write: atomics read the old value)
+        fp = self.fp_site_of
+        if (id(op), "write") in fp:
+            self._check_write(op, fp[(id(op), "write")])  # (before the write: atomics read the old value)
         super().emit(op)
-        if (id(op), "op") in kind:
-            self._check_op(op, kind[(id(op), "op")])
-        if (id(op), "load") in kind:
-            self._check_load(op, kind[(id(op), "load")])
+        if op.name == "atomic" or not any(_has_float(r.type) for r in op.results):
+            return
+        if op.name == "select":
+            c, a, d = op.operands
+            self.shadow[op.result.id] = self.builder.select(self.v(c), self._origin_of(a), self._origin_of(d))
+        elif op.name == "func_region":  # an inlined function: its results are what it yields
+            for r, y in zip(op.results, op.regions[0].ops[-1].operands):
+                self.shadow[r.id] = self._origin_of(y)
+        elif op.name in ("if", "for", "while", "pop", "call_func"):
+            return  # (not tracked: origin 0)
+        elif (id(op), "op") in fp:
+            self._check_op(op, fp[(id(op), "op")])
+        elif (id(op), "load") in fp:
+            self._birth(fp[(id(op), "load")], I1(1), [], self._result_leaves(op), op)
+        else:  # extract, insert, construct, load, ...: an origin passes through
+            self._birth(None, I1(0), [], self._result_leaves(op), op)
+
+    def _result_leaves(self, op):
+        return [leaf for r in op.results for leaf in float_leaves(self.v(r), r.type)]
 
     def _check_op(self, op, site):
-        if op.name == "atomic":
-            operands, results = self._atomic_update(op)
-        else:
-            operands = [leaf for x in op.operands for leaf in float_leaves(self.v(x), x.type)]
-            results = [leaf for r in op.results for leaf in float_leaves(self.v(r), r.type)]
+        operands = [leaf for x in op.operands for leaf in float_leaves(self.v(x), x.type)]
         b = self.builder
         inputs_ok = I1(1)
         for value, t in operands:
             inputs_ok = b.and_(inputs_ok, b.not_(self._nonfinite(value, t)))
-        self._maybe_event(site, inputs_ok, operands, results)
+        self._birth(site, inputs_ok, operands, self._result_leaves(op), op)
 
-    def _check_load(self, op, site):
-        results = float_leaves(self.v(op.result), op.result.type)
-        self._maybe_event(site, I1(1), [], results)
-
-    def _maybe_event(self, site, inputs_ok, operands, results):
-        """If `inputs_ok`, a result is not finite, and the thread has no event yet: this op
-        is the thread's event."""
+    def _birth(self, site, inputs_ok, operands, results, op):
+        """The origin of `op`'s results: an operand's if they are not finite and one has an
+        origin, else `site` if `inputs_ok` (it is born here: record the event), else 0."""
         b = self.builder
         bad, first, value = self._first_bad(results)
-        none_yet = b.icmp_unsigned("==", b.load(self.events["site"], typ=I32), I32(0))
-        with b.if_then(b.and_(b.and_(inputs_ok, bad), none_yet), likely=False):
-            b.store(I32(site.id), self.events["site"])
-            shown = [self._as_f64_bits(v, t) for v, t in operands[:3]] if len(operands) <= 3 else []
-            shown = shown if all(s is not None for s in shown) else []
-            fields = [b.sext(self.thread_index, I64), *shown, *[I64(0)] * (3 - len(shown)),
-                      value, b.zext(first, I64), I64(len(shown)), I64(0)]
-            for k, x in enumerate(fields):
-                b.store(x, self._data_slot(k))
+        inherited = I32(0)
+        for x in reversed(op.operands):
+            if x.id in self.shadow:
+                s = self.shadow[x.id]
+                inherited = b.select(b.icmp_unsigned("!=", s, I32(0)), s, inherited)
+        origin = b.select(bad, inherited, I32(0))
+        if site is not None:
+            born = b.and_(inputs_ok, bad)
+            with b.if_then(born, likely=False):
+                self._record_event(site, operands, first, value)
+            origin = b.select(born, I32(site.id), origin)
+        for r in op.results:
+            if _has_float(r.type):
+                self.shadow[r.id] = origin
+
+    def _record_event(self, site, operands, first, value):
+        """Keep the operands and result of this birth at `site`; the first of the thread is
+        also its `first_event`."""
+        b = self.builder
+        shown = [self._as_f64_bits(v, t) for v, t in operands[:3]] if len(operands) <= 3 else []
+        shown = shown if all(s is not None for s in shown) else []
+        fields = [b.sext(self.thread_index, I64), *shown, *[I64(0)] * (3 - len(shown)),
+                  value, b.zext(first, I64), I64(len(shown)), I64(0)]
+        for k, x in enumerate(fields):
+            b.store(x, self._slot(I32(site.id), k))
+        none_yet = b.icmp_unsigned("==", b.load(self.first_event, typ=I32), I32(0))
+        with b.if_then(none_yet):
+            b.store(I32(site.id), self.first_event)
 
     def _check_write(self, op, site):
-        """Report the thread's event if this write stores a non-finite value."""
+        """Report the origin of a non-finite value this write stores."""
         arr, *_, value = op.operands
+        b = self.builder
+        origin = self._origin_of(value)
         if op.name == "atomic" and op.attrs["op"] in ("add", "sub") and \
                 isinstance(arr.type.dtype, (Scalar, Vector, Matrix)):
             # the new element is old + value: read the old one (this run is serial)
             old = self.load_value(self._address(op, arr, op.operands[1:-1]), arr.type.dtype)
             operands, written = self._atomic_update(op, old)
-            was_finite = [operands[k] for k in range(len(written))]  # (an element already
-            # non-finite before this write is not this thread's doing)
+            was_finite = operands[:len(written)]  # (an element already non-finite before this
+            # write is not this thread's doing)
+            value_bad, _, _ = self._first_bad(operands[len(written):])
+            all_finite = I1(1)
+            for v, t in operands:
+                all_finite = b.and_(all_finite, b.not_(self._nonfinite(v, t)))
+            bad, first, result = self._first_bad(written, was_finite)
+            born = b.and_(all_finite, bad)
+            with b.if_then(born, likely=False):
+                self._record_event(self.fp_site_of[(id(op), "op")], operands, first, result)
+            origin = b.select(born, I32(self.fp_site_of[(id(op), "op")].id),
+                              b.select(value_bad, origin, I32(0)))
         else:
-            written, was_finite = float_leaves(self.v(value), value.type), None
-        if not written:
-            return
-        b = self.builder
-        bad, first, result = self._first_bad(written, was_finite)
+            written = float_leaves(self.v(value), value.type)
+            if not written:
+                return
+            bad, first, result = self._first_bad(written)
         with b.if_then(bad, likely=False):
-            ev = b.load(self.events["site"], typ=I32)
+            ev = b.select(b.icmp_unsigned("!=", origin, I32(0)), origin, b.load(self.first_event, typ=I32))
             with b.if_else(b.icmp_unsigned("==", ev, I32(0))) as (untraced, traced):
                 with untraced:
                     fields = [b.sext(self.thread_index, I64), I64(0), I64(0), I64(0),
                               result, b.zext(first, I64), I64(0), I64(0)]
                     b.call(self.record_error, [self.ctx_ptr, I32(site.id), *fields])
                 with traced:
-                    fields = [b.load(self._data_slot(k), typ=I64) for k in range(2 * MAX_DIMS)]
+                    fields = [b.load(self._slot(ev, k), typ=I64) for k in range(2 * MAX_DIMS)]
                     b.call(self.record_error, [self.ctx_ptr, ev, *fields])
 
-    def _atomic_update(self, op, old=None):
-        """(operands, new element) of an atomic add/sub as float leaves: old and value."""
+    def _atomic_update(self, op, old):
+        """(operands: old element and value, new element) of an atomic add/sub, as float
+        leaves."""
         arr, *_, value = op.operands
         t = arr.type.dtype
         scalar = self._scalar(t)
-        olds = float_leaves(self.v(op.result) if old is None else old, t)
+        olds = float_leaves(old, t)
         values = float_leaves(self.v(value), value.type)
         b = self.builder
         combine = b.fadd if op.attrs["op"] == "add" else b.fsub
