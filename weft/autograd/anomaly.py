@@ -280,8 +280,9 @@ def _describe_site(kernel, adjoint, dims, site, data) -> dict:
                  "the kernel made (it came from the arguments)"]
         return {"lines": lines + ["  " + format_at("written here", loc).replace("\n", "\n  ")],
                 "operation": site.what, "op_location": loc, "thread": thread}
-    call = f"{site.what}({', '.join(repr(v) for v in data['operands'])})" if data["operands"] else site.what
-    result = data["result"]
+    show = functools.partial(_show, _float_type(op))
+    call = f"{site.what}({', '.join(show(v) for v in data['operands'])})" if data["operands"] else site.what
+    result = show(data["result"])
     if _composite(op):
         result = f"{result} (component {data['component']})"
     message = f"first non-finite operation: `{site.what}` in thread {tid}: {call} = {result}"
@@ -294,6 +295,22 @@ def _describe_site(kernel, adjoint, dims, site, data) -> dict:
     return {"lines": ["  " + text.replace("\n", "\n  ")], "operation": site.what,
             "op_location": loc, "thread": thread,
             "forward_operation": _forward_op(kernel, op) if adjoint else None}
+
+
+def _float_type(op):
+    """The float type an op computes in (its array's, for an atomic)."""
+    from ..types import Matrix, Scalar, Vector
+    types = [op.operands[0].type.dtype] if op.name == "atomic" else [v.type for v in op.operands + op.results]
+    for t in types:
+        t = t.dtype if isinstance(t, (Vector, Matrix)) else t
+        if isinstance(t, Scalar) and t.is_float:
+            return t
+    return None
+
+
+def _show(t, value: float) -> str:
+    """`value` as a number of weft type `t` prints (3e+38 for a float32, not its float64 digits)."""
+    return str(t.np_dtype.type(value)) if t is not None and t.bits < 64 else repr(value)
 
 
 def _composite(op) -> bool:
