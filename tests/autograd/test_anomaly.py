@@ -70,10 +70,23 @@ def copy_twice(x: wp.array(dtype=float), y: wp.array(dtype=float)):
 @wp.kernel
 def loop_sum(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
     i = wp.tid()
-    s = float(0.0)
+    s = 0.0
     for k in range(n):
         s = s + wp.sqrt(x[i] * float(k))  # loop-sqrt
     y[i] = s
+
+
+@wp.kernel
+def log_shifted(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    print(i)
+    b[i] = wp.log(a[i] - 1.0)  # aliased-log
+
+
+@wp.kernel
+def narrow(x: wp.array(dtype=wp.float64), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = float(x[i])  # planted-cast
 
 
 def f32(values):
@@ -329,3 +342,24 @@ def test_verify_fp_also_reports_adjoint_launches_of_a_tape(capfd, monkeypatch):
     tape.backward(grads={y: wp.ones(1, dtype=float)})
     out = capfd.readouterr().out
     assert "kernel 'plain_sqrt (adjoint)'" in out and "argument 'adj_x'" in out and "inf" in out
+
+
+def test_an_array_passed_twice_is_copied_once_and_prints_are_not_repeated(capfd):
+    a = wp.array(np.array([3.0, 2.0, 1.0], dtype=np.float32))
+    with detect_anomaly(), pytest.raises(AnomalyError) as info:
+        wp.launch(log_shifted, dim=3, inputs=[a, a])  # b is a: the kernel reads what it writes
+    e = info.value
+    # the checked run read a's old contents (thread 2: log(1 - 1)), not what the launch wrote
+    assert (e.array, e.index, e.operation, e.thread) == ("b", (2,), "log", 2)
+    assert "log(0.0) = -inf" in str(e) and e.op_location.line == line_of("aliased-log")
+    np.testing.assert_allclose(a.numpy(), [np.log(2.0), 0.0, -np.inf])
+    assert sorted(capfd.readouterr().out.split()) == ["0", "1", "2"]  # the launch's, once
+
+
+def test_a_narrowing_cast_that_overflows_is_named():
+    y = wp.zeros(2, dtype=float)
+    with detect_anomaly(), pytest.raises(AnomalyError) as info:
+        wp.launch(narrow, dim=2, inputs=[wp.array([1.0, 1e300], dtype=wp.float64)], outputs=[y])
+    e = info.value
+    assert e.operation == "cast to float32" and e.thread == 1 and e.op_location.line == line_of("planted-cast")
+    assert "float32(1e+300) = inf" in str(e)

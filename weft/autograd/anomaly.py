@@ -199,6 +199,9 @@ def _find_origin(kernel, ck, dims, params, adjoint, before) -> dict:
                 np.copyto(c.numpy(), old)
                 copies[id(a)] = c
             run_params = _replaced(run_params, key, copies[id(a)])
+        # an array passed twice (read through one parameter, written through another) is
+        # one copy (views of one buffer through different array objects are not matched)
+        run_params = [copies.get(id(p), p) if isinstance(p, array) else p for p in run_params]
         try:
             checked = _compile_checked(kernel, ck, run_params, adjoint, check_loads)
         except Exception as e:  # noqa: BLE001 - a failure here must not hide the report
@@ -281,7 +284,8 @@ def _describe_site(kernel, adjoint, dims, site, data) -> dict:
         return {"lines": lines + ["  " + format_at("written here", loc).replace("\n", "\n  ")],
                 "operation": site.what, "op_location": loc, "thread": thread}
     show = functools.partial(_show, _float_type(op))
-    call = f"{site.what}({', '.join(show(v) for v in data['operands'])})" if data["operands"] else site.what
+    name = site.what.removeprefix("cast to ")  # (a cast reads as `float32(1e+300)`)
+    call = f"{name}({', '.join(show(v) for v in data['operands'])})" if data["operands"] else site.what
     result = show(data["result"])
     if _composite(op):
         result = f"{result} (component {data['component']})"
