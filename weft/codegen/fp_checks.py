@@ -2,18 +2,23 @@
 
 `weft.autograd.detect_anomaly()` compiles this variant only after a launch left NaN or Inf
 in an array it wrote, and runs it on copies of that launch's arguments, on one thread, in
-thread order. The variant is the kernel's own code plus two kinds of check:
+thread order. The variant is the kernel's own code plus these checks:
 
-- after each floating-point operation (arithmetic, builtin calls, casts, atomic add/sub):
-  if its inputs were all finite and a result is not, remember it as this thread's *event*
-  (the first one of the thread wins): the op's site, its operand values and its result;
-- before each write to memory (store, atomic): if the value written (for an atomic add,
-  the new element) is not finite, report the thread's event through the error record that
-  bounds checks use (`weft_record_error`, first report of the launch wins), or, where the
-  thread has none, the write itself (the value came in non-finite: see `check_loads`).
+- births: after each floating-point operation (arithmetic, builtin calls, casts, atomic
+  add/sub), if its inputs were all finite and a result is not, the op's operand values
+  and result are kept in its site's event record (a global array, one record per site);
+  the thread's first birth is also kept as its `first_event`;
+- origins: each float value carries the id of the site where it (or the non-finite value
+  it was computed from) was born, 0 if it is finite: an op's results inherit the first
+  origin among its operands, a `select` picks the origin of the value it picks. Values
+  that pass through an `if` result or a loop-carried value lose theirs (0: not tracked);
+- writes (store, atomic): if the value written (for an atomic add, the new element, when
+  the old one was finite) is not finite, report its origin, else the thread's first
+  event, else the write itself (the value came in non-finite: see `check_loads`), through
+  the error record that bounds checks use (`weft_record_error`: the first report wins).
 
-Reporting at the write, not at the op, ignores non-finite values a thread computes and
-then discards (`where(x > 0, sqrt(x), 0)`): a thread is reported only if it writes one.
+So a non-finite value computed and then discarded (`where(x > 0, sqrt(x), 0.0)`) is not
+blamed: only what reaches memory is.
 
 The error record of a report: index = (thread, operand 0, 1, 2), extent = (result, leaf,
 number of operands, 0), values as the bits of float64 numbers. `FPSite.decode` reads it.
