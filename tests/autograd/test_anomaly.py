@@ -89,6 +89,23 @@ def narrow(x: wp.array(dtype=wp.float64), y: wp.array(dtype=float)):
     y[i] = float(x[i])  # planted-cast
 
 
+@wp.struct
+class Body:
+    pos: wp.array(dtype=wp.vec3)
+    mass: wp.array(dtype=float)
+
+
+@wp.func
+def weight(m: float):
+    return wp.sqrt(m) * 9.8  # func-sqrt
+
+
+@wp.kernel
+def body_energy(body: Body, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = weight(body.mass[i]) * body.pos[i][1]
+
+
 def f32(values):
     return wp.array(np.asarray(values, dtype=np.float32), dtype=float, requires_grad=True)
 
@@ -363,3 +380,20 @@ def test_a_narrowing_cast_that_overflows_is_named():
     e = info.value
     assert e.operation == "cast to float32" and e.thread == 1 and e.op_location.line == line_of("planted-cast")
     assert "float32(1e+300) = inf" in str(e)
+
+
+def test_arrays_held_in_structs_and_funcs_are_named():
+    body = Body()
+    body.pos = wp.array(np.ones((3, 3), dtype=np.float32), dtype=wp.vec3, requires_grad=True)
+    body.mass = f32([4.0, 1.0, 0.0])
+    out = wp.zeros(3, dtype=float, requires_grad=True)
+    with detect_anomaly():
+        with wp.Tape() as tape:
+            wp.launch(body_energy, dim=3, inputs=[body], outputs=[out])
+        with pytest.raises(AnomalyError) as info:
+            tape.backward(grads={out: wp.ones(3, dtype=float)})
+    e = info.value
+    assert (e.array, e.index, e.thread, e.forward_operation) == ("adj_body.mass", (2,), 2, "sqrt")
+    assert "'adj_body.mass' (the gradient of 'body.mass')" in str(e)
+    assert e.op_location.line == line_of("func-sqrt")  # the line inside the func
+    np.testing.assert_allclose(body.pos.grad.numpy()[:, 1], 9.8 * np.sqrt([4.0, 1.0, 0.0]), rtol=1e-6)
