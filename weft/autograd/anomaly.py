@@ -136,12 +136,15 @@ def run_checked(kernel, ck, dims, params, adjoint: bool, where=_CALLER):
 
 def _written(ck, params) -> dict:
     """Key (parameter index, or (index, field path)) -> value of each array `ck` writes."""
-    from ..autodiff.arrays import array_effects
-    position = {p.id: k for k, p in enumerate(ck.fn.params)}
-    keys = [position[pid] if not path else (position[pid], path)
-            for pid, path in array_effects(ck.fn)[1] if pid in position]
+    keys = getattr(ck, "written_keys", None)
+    if keys is None:
+        from ..autodiff.arrays import array_effects
+        position = {p.id: k for k, p in enumerate(ck.fn.params)}
+        keys = [position[pid] if not path else (position[pid], path)
+                for pid, path in array_effects(ck.fn)[1] if pid in position]
+        keys = ck.written_keys = sorted(keys, key=lambda k: (k, ()) if isinstance(k, int) else k)
     out = {}
-    for key in sorted(keys, key=lambda k: (k, ()) if isinstance(k, int) else k):
+    for key in keys:
         value = _value_at(params, key)
         if value is not None:
             out[key] = value
