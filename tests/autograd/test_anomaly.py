@@ -397,3 +397,19 @@ def test_arrays_held_in_structs_and_funcs_are_named():
     assert "'adj_body.mass' (the gradient of 'body.mass')" in str(e)
     assert e.op_location.line == line_of("func-sqrt")  # the line inside the func
     np.testing.assert_allclose(body.pos.grad.numpy()[:, 1], 9.8 * np.sqrt([4.0, 1.0, 0.0]), rtol=1e-6)
+
+
+def test_a_launch_object_is_checked_when_it_runs_inside_the_block():
+    x = f32([1.0, 0.0])
+    y = wp.zeros(2, dtype=float)
+    cmd = wp.launch(plain_sqrt, dim=2, inputs=[x], outputs=[y], record_cmd=True)
+    with detect_anomaly():
+        cmd.launch()  # finite
+        cmd.set_param_by_name("x", f32([-1.0, 4.0]))
+        with pytest.raises(AnomalyError) as info:
+            cmd.launch()  # launch-object
+    e = info.value
+    assert (e.array, e.index, e.operation, e.thread) == ("y", (0,), "sqrt", 0)
+    assert e.launched_at == (HERE, line_of("launch-object"))
+    np.testing.assert_array_equal(np.isnan(y.numpy()), [True, False])
+    cmd.launch()  # outside: not checked

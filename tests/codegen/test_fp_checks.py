@@ -1,6 +1,6 @@
 """codegen/fp_checks.py: the checked variant of a kernel reports the first operation that
-made a non-finite value reach memory, with its operands; the kernels launches run are
-not touched by it."""
+made a non-finite value reach memory, with its operands; the code ordinary launches run
+has none of these checks."""
 
 import numpy as np
 

@@ -25,8 +25,8 @@ wrote as they were before it: the user's arrays stay as the failed launch left t
 The price, paid only inside the block: each checked launch copies the arrays it writes
 before it runs and scans them after. Outside the block a launch does one extra test of
 `config.anomaly_depth`. Blocks nest (`detect_anomaly(check_nan=False)` inside one turns the
-checks off for its extent, as PyTorch's does). Launches of a `Launch` object
-(`record_cmd=True`) and of captured graphs are not checked.
+checks off for its extent, as PyTorch's does). `Launch` objects (`record_cmd=True`) are
+checked when they run inside a block; launches replayed by a captured graph are not.
 """
 
 from __future__ import annotations
@@ -112,14 +112,17 @@ def is_anomaly_enabled() -> bool:
 _CALLER = object()
 
 
-def run_checked(kernel, ck, dims, params, adjoint: bool, where=_CALLER):
-    """Run compiled kernel `ck` (of `kernel`; its adjoint if `adjoint`) like `run_compiled`.
-    With anomaly detection on, raise AnomalyError if it leaves a new non-finite value in
-    an array it writes; `where` is the (file, line) to name, None if unknown (default:
-    the caller's line).
-    With only `config.verify_fp` on, print Warp's report instead."""
+def run_checked(kernel, ck, dims, params, adjoint: bool, where=_CALLER, run=None):
+    """Run compiled kernel `ck` (of `kernel`; its adjoint if `adjoint`) with `params` over
+    `dims` (`run_compiled`, or `run()` if given: a `Launch`'s own argument block). With
+    anomaly detection on, raise AnomalyError if it leaves a new non-finite value in an
+    array it writes; `where` is the (file, line) to name, None if unknown (default: the
+    caller's line). With only `config.verify_fp` on, print Warp's report instead."""
+    if run is None:
+        def run():
+            run_compiled(ck, dims, params)
     if not config.anomaly_depth:
-        run_compiled(ck, dims, params)
+        run()
         if config.verify_fp:
             diagnostics.verify_fp(ck.label, ck.param_names, params)
         return
@@ -127,7 +130,7 @@ def run_checked(kernel, ck, dims, params, adjoint: bool, where=_CALLER):
         where = _caller_outside_weft()
     written = _written(ck, params)
     before = {key: (a, a.numpy().copy()) for key, a in written.items() if isinstance(a, array)}
-    run_compiled(ck, dims, params)
+    run()
     for key, (a, old) in before.items():
         found = diagnostics.first_nonfinite(a.numpy(), a.ndim, diagnostics.nonfinite_masks(old))
         if found is not None:

@@ -331,6 +331,11 @@ class Launch:
             return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
+        if config.anomaly_depth:  # weft.autograd.detect_anomaly()
+            from ..autograd.anomaly import run_checked
+            run_checked(self.kernel, self.compiled, self.dims, self.params, self.adjoint,
+                        run=lambda: run(self.compiled, self.args, self.ctx, self.total))
+            return
         run(self.compiled, self.args, self.ctx, self.total)
 
 
