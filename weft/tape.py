@@ -110,7 +110,7 @@ class Tape:
         reads, writes = kernel.array_effects()
         grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device,
-                          _caller_outside_weft() if config.anomaly_depth else None)
+                          where=_caller_outside_weft() if config.anomaly_depth else None)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
         for key in reads:
