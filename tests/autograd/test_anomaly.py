@@ -270,6 +270,24 @@ def test_vector_arrays_and_two_dimensional_launches():
     assert "read a non-finite value (inf) from array 'v'" in str(e) and "thread (0, 1)" in str(e)
 
 
+@wp.kernel
+def lengths(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(v[i])  # planted-length
+
+
+def test_an_op_inside_a_builtin_names_the_builtin_called():
+    v = wp.array(np.array([[1.0, 2.0, 2.0], [3.0e38, 0.0, 0.0]], dtype=np.float32), dtype=wp.vec3)
+    out = wp.zeros(2, dtype=float)
+    with detect_anomaly(), pytest.raises(AnomalyError) as info:
+        wp.launch(lengths, dim=2, inputs=[v], outputs=[out])
+    e = info.value
+    assert (e.index, e.operation, e.called, e.thread) == ((1,), "mul", "wp.length", 1)
+    assert "`mul` inside `wp.length`, in thread 1: mul(3e+38, 3e+38) = inf" in str(e)
+    assert e.op_location.line == line_of("planted-length")
+    assert out.numpy()[0] == 3.0
+
+
 def test_a_bad_input_is_blamed_on_the_input():
     x = f32([1.0, np.nan, 2.0])
     y = wp.zeros(3, dtype=float)

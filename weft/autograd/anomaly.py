@@ -53,11 +53,13 @@ class AnomalyError(FloatingPointError):
     `adjoint` (bool), `array` (parameter name, `adj_x` for a gradient), `index` (the
     element's multi-index), `flat_index`, `value`, `launched_at` ((file, line) or None),
     `operation` (the builtin that first made a non-finite value, or None), `op_location`
-    (its weft.ir Loc: file, line, col) and `thread` (linear thread index, or None)."""
+    (its weft.ir Loc: file, line, col), `called` (the function the source calls there, as
+    written: `wp.length`, or None), `forward_operation` (adjoints: the forward builtin
+    whose adjoint code it is) and `thread` (linear thread index, or None)."""
 
     def __init__(self, message, **details):
         super().__init__(message)
-        self.operation = self.op_location = self.thread = None
+        self.operation = self.op_location = self.thread = self.called = self.forward_operation = None
         for name, value in details.items():
             setattr(self, name, value)
 
@@ -295,16 +297,29 @@ def _describe_site(kernel, adjoint, dims, site, data) -> dict:
     result = show(data["result"])
     if _composite(op):
         result = f"{result} (component {data['component']})"
-    message = f"first non-finite operation: `{site.what}` in thread {tid}: {call} = {result}"
+    written = _called_at(loc)  # what the user wrote there, if a builtin expanded into this op
+    inside = f" inside `{written}`" if written and written.rsplit(".", 1)[-1] != site.what else ""
+    message = f"first non-finite operation: `{site.what}`{inside}, in thread {tid}: {call} = {result}"
     if adjoint:
         forward = _forward_op(kernel, op)
         of = f"`{forward}`" if forward else "the forward code"
-        message = (f"first non-finite operation of the adjoint: `{site.what}` (in the adjoint code of "
-                   f"{of} at this line) in thread {tid}: {call} = {result}")
+        if written and forward and written.rsplit(".", 1)[-1] != forward:
+            of += f" inside `{written}`"
+        message = (f"first non-finite operation of the adjoint: `{site.what}`, in the adjoint code of "
+                   f"{of} at this line, in thread {tid}: {call} = {result}")
     text = format_at(message, loc)
     return {"lines": ["  " + text.replace("\n", "\n  ")], "operation": site.what,
             "op_location": loc, "thread": thread,
-            "forward_operation": _forward_op(kernel, op) if adjoint else None}
+            "forward_operation": _forward_op(kernel, op) if adjoint else None, "called": written}
+
+
+def _called_at(loc) -> str | None:
+    """The function called at source location `loc` (`wp.normalize`), if a call starts there."""
+    import linecache
+    import re
+    text = linecache.getline(loc.file, loc.line)[loc.col:]
+    match = re.match(r"([A-Za-z_][\w.]*)\s*\(", text)
+    return match.group(1) if match else None
 
 
 def _float_type(op):
