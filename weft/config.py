@@ -38,9 +38,14 @@ verify_ir: bool = False
 version: str = "0.1.0"
 #: Keep compiled kernels in the disk cache (`kernel_cache_dir`) and load them from there.
 cache_kernels: bool = True
-#: After each launch, check that the float arrays passed hold no NaN or Inf; raise
-#: FloatingPointError naming the kernel and the argument if one does.
+#: After each launch (adjoint launches of `Tape.backward` too), check that the float arrays
+#: passed hold no NaN or Inf; print a warning naming the kernel, the argument, the first bad
+#: element and its value if one does (Warp prints and carries on; to raise, and to find the
+#: operation that made the value, use `weft.autograd.detect_anomaly()`).
 verify_fp: bool = False
+#: How many `weft.autograd.detect_anomaly()` blocks are open (0: launches are not checked).
+#: Set by those blocks, not by hand.
+anomaly_depth: int = 0
 #: Print each launch (kernel, dimensions, device) before it runs.
 print_launches: bool = False
 #: LLVM optimisation level for kernels, 0 to 3 (None: 3). Part of the cache key.

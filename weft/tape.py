@@ -132,6 +132,7 @@ class _Recorded:
     grad_of: list  # per parameter: the array or struct whose adjoint is its adjoint, or None
     device: object
     segment: object = None  # a budgeted Tape's segment that re-runs this launch (params stay live)
+    where: tuple | None = None  # (file, line) of the user's launch, kept under detect_anomaly
 
     @property
     def name(self) -> str:
@@ -204,7 +205,8 @@ class Tape:
 
         reads, writes = kernel.array_effects()
         grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
-        entry = _Recorded(kernel, dims, list(params), grad_of, device)
+        entry = _Recorded(kernel, dims, list(params), grad_of, device,
+                          where=_caller_outside_weft() if config.anomaly_depth else None)
         if self._budget is not None:
             self._budget.admit(entry)
         if config.verify_autograd_array_access:
@@ -437,7 +439,11 @@ class Tape:
         retained = frozenset(k for k, a in enumerate(entry.grad_of) if getattr(a, "retain_grad", False))
         ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
                              retain=retained)
-        run_compiled(ck, entry.dims, params)
+        if config.anomaly_depth or config.verify_fp:  # (weft.autograd.detect_anomaly)
+            from .autograd.anomaly import run_checked
+            run_checked(kernel, ck, entry.dims, params, True, entry.where)
+        else:
+            run_compiled(ck, entry.dims, params)
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included."""

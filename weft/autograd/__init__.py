@@ -9,13 +9,17 @@ Jacobians are {(input index, output index): weft array}, in Warp's layout (rows:
 output's scalars; columns: the input's elements, of the input's dtype; see jacobian.py);
 only float arrays with `requires_grad=True` take part. `function` may also be a Python
 function that launches kernels and returns its output arrays.
+
+    with weft.autograd.detect_anomaly():   # NaN/Inf in a launch's outputs, forward or
+        ...                                # adjoint: AnomalyError naming the first bad op
 """
 
+from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .check import gradcheck, gradcheck_tape
 from .checkpoint import checkpoint
 from .function import Function, FunctionCtx
 from .jacobian import jacobian, jacobian_fd
 from .plot import jacobian_plot
 
-__all__ = ["Function", "FunctionCtx", "checkpoint", "gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd",
-           "jacobian_plot"]
+__all__ = ["AnomalyError", "Function", "FunctionCtx", "checkpoint", "detect_anomaly", "gradcheck",
+           "gradcheck_tape", "is_anomaly_enabled", "jacobian", "jacobian_fd", "jacobian_plot", "set_detect_anomaly"]

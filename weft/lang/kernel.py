@@ -74,6 +74,7 @@ class CompiledKernel:
         self.address = address
         self.entry = ENTRY_TYPE(address)
         self.sites = {s.id: s for s in sites}
+        self.fn = fn  # its IR (weft.autograd.detect_anomaly compiles a checked variant of it)
         self.param_names = fn.param_names
         self.param_types = [p.type for p in fn.params]
         fields = [(f"p{k}", ctype_of(t)) for k, t in enumerate(self.param_types)]

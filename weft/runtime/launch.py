@@ -331,6 +331,11 @@ class Launch:
             return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
+        if config.anomaly_depth:  # weft.autograd.detect_anomaly()
+            from ..autograd.anomaly import run_checked
+            run_checked(self.kernel, self.compiled, self.dims, self.params, self.adjoint,
+                        run=lambda: run(self.compiled, self.args, self.ctx, self.total))
+            return
         run(self.compiled, self.args, self.ctx, self.total)
 
 
@@ -499,9 +504,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         raise err.with_traceback(None) from None
-    run_compiled(ck, dims, params)
+    if config.anomaly_depth:  # weft.autograd.detect_anomaly(): checked, with the caller's line
+        from ..autograd.anomaly import run_checked
+        run_checked(kernel, ck, dims, params, adjoint)
+    else:
+        run_compiled(ck, dims, params)
     if config.verify_fp:
-        diagnostics.verify_fp(kernel, params)
+        diagnostics.verify_fp(ck.label, ck.param_names, params)
 
 
 def run_compiled(ck, dims: tuple, params: list):
