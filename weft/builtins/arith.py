@@ -374,7 +374,8 @@ def _slice_plan(ctx, t, key):
         rows = range(*rows_key.indices(t.rows)) if isinstance(rows_key, slice) else None
         cols = range(*cols_key.indices(t.cols)) if isinstance(cols_key, slice) else None
         if rows is not None and cols is not None:
-            return [(r, c) for r in rows for c in cols], Matrix((len(rows), len(cols)), t.dtype)
+            shape = (len(rows), len(cols)) if len(rows) and len(cols) else (0, 0)  # (Warp's empty matrix)
+            return [(r, c) for r in rows for c in cols], Matrix(shape, t.dtype)
         if rows is not None:
             return [(r, cols_key) for r in rows], Vector(len(rows), t.dtype)
         return [(rows_key, c) for c in cols], Vector(len(cols), t.dtype)
