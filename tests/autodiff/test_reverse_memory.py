@@ -473,3 +473,29 @@ def test_a_store_read_back_at_the_same_constant_index():
     tape.backward(grads={out: np.ones(1)})
     assert x.grad.numpy()[0] == 10.0  # d (y0 + x)^2 / dx
     assert y.grad.numpy().tolist() == [[10.0, 0.0]]  # the old y.x; y.y does not reach out
+
+
+@wp.kernel
+def scale_in_place(a: wp.array(dtype=F64), s: F64):
+    i = wp.tid()
+    a[i] = a[i] * s
+
+
+@wp.kernel
+def update_then_use(x: wp.array(dtype=F64), a: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    a[i] += x[i]           # (atomic) update of this thread's own element ...
+    y[i] = a[i] * a[i]     # ... then read back: the launch leaves that value in memory
+
+
+def test_reading_back_an_element_this_thread_updated():
+    x0, a0 = np.linspace(0.5, 1.5, 5), np.linspace(-1.0, 1.0, 5)
+    x = wp.array(x0, dtype=F64, requires_grad=True)
+    a = wp.array(a0, dtype=F64, requires_grad=True)
+    y = wp.zeros(5, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(update_then_use, dim=5, inputs=[x, a, y])
+        wp.launch(scale_in_place, dim=5, inputs=[a, 3.0])  # a overwritten later: the Tape keeps its state
+    tape.backward(grads={y: np.ones(5)})
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (a0 + x0), rtol=1e-12)
+    np.testing.assert_allclose(a.grad.numpy(), 2 * (a0 + x0), rtol=1e-12)

@@ -88,6 +88,9 @@ def value_key(v: Value):
             return ("const", repr(v.type), owner.attrs["value"])
         if owner.name == "view":
             return ("view", value_key(owner.operands[0]), tuple(value_key(i) for i in owner.operands[1:]))
+        if owner.name == "slice":  # (`a[s:e:k][i] = ...` evaluates the slice for the load and the store)
+            return ("slice", value_key(owner.operands[0]), owner.attrs["keys"],
+                    tuple(value_key(i) for i in owner.operands[1:]))
         if owner.name == "extract" and isinstance(v.type, ArrayType):
             return ("field", array_key(v))
     return v.id
@@ -95,10 +98,87 @@ def value_key(v: Value):
 
 def array_final_reads(fn: Function) -> set:
     """Ids of the array parameters whose contents after the launch the adjoint reads: the
-    targets of float atomic_min/max (the final element tells which value won)."""
+    targets of float atomic_min/max (the final element tells which value won), and arrays
+    read after this thread wrote them and never written again (see `LoadPlan`)."""
     from .reverse import active_types
-    return {array_root(op.operands[0]).id for op in walk(fn.body)
-            if op.name == "atomic" and op.attrs["op"] in ("min", "max") and active_types(op.result.type)}
+    minmax = {array_root(op.operands[0]).id for op in walk(fn.body)
+              if op.name == "atomic" and op.attrs["op"] in ("min", "max") and active_types(op.result.type)}
+    return minmax | {array_root(op.operands[0]).id for op in LoadPlan(fn).final}
+
+
+class LoadPlan:
+    """Where the adjoint's replay of each load of kernel `fn` gets the value the forward
+    read (the replay skips stores, so memory then holds what the launch left):
+    - `forwarded`: load result id -> the value a store just before it, in the same thread
+      and at the same index, put there;
+    - `final`: loads of an element this thread wrote before (at the same index, and at no
+      other index of that array) and never writes again (nor does a later loop iteration):
+      memory after the launch holds what they read (the Tape keeps that state for them, see
+      `array_final_reads`). A read of an element another thread may write stays refused;
+    - `unrecoverable`: the first other load after a write of its array, or None."""
+
+    def __init__(self, fn: Function):
+        self.forwarded: dict[int, Value] = {}
+        self.final: list[Op] = []
+        self.unrecoverable: Op | None = None
+        self._rewritten: set[int] = set()  # ids of loads whose array this thread writes later
+        _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
+        self._walk(fn.body.ops, {}, {})
+
+    def _walk(self, ops, written: dict, stored: dict):
+        """`written`: root -> the index keys this thread wrote it at (None: some unknown)."""
+        def forget(roots):
+            for key in [k for k in stored if k[0] in roots]:
+                del stored[key]
+
+        for op in ops:
+            if op.name == "load":
+                root = array_key(op.operands[0])
+                key = (root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:]))
+                if key in stored:
+                    self.forwarded[op.result.id] = stored[key]
+                elif root in written:
+                    if id(op) in self._rewritten or written[root] != {key[1:]}:
+                        self.unrecoverable = self.unrecoverable or op
+                    else:
+                        self.final.append(op)
+            elif op.name in ("store", "atomic"):
+                root = array_key(op.operands[0])
+                # (a store's and an atomic's operands alike: array, indices..., value)
+                index = (value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:-1]))
+                written.setdefault(root, set()).add(index)
+                forget({root})
+                if op.name == "store":
+                    stored[(root, *index)] = op.operands[-1]
+            elif op.regions:
+                inner = arrays_written(op.regions)
+                loop = op.name in ("for", "while")
+                for region in op.regions:
+                    region_stored = {k: v for k, v in stored.items() if not (loop and k[0] in inner)}
+                    inside = {r: set(ks) for r, ks in written.items()}
+                    for r in inner if loop else ():
+                        inside.setdefault(r, set()).add(None)
+                    self._walk(region.ops, inside, region_stored)
+                for r in inner:
+                    written.setdefault(r, set()).add(None)
+                forget(inner)
+
+
+def _loads_written_later(ops, later: frozenset, out: set):
+    """Add to `out` the ids of the loads in `ops` whose array this thread writes after them
+    (`later`: written after `ops`; a loop's writes follow every load in it)."""
+    for op in reversed(ops):
+        if op.name == "load":
+            if array_key(op.operands[0]) in later:
+                out.add(id(op))
+        elif op.name in ("store", "atomic"):
+            later = later | {array_key(op.operands[0])}
+        elif op.regions:
+            inner = frozenset(arrays_written(op.regions))
+            after = later | inner if op.name in ("for", "while") else later
+            for region in op.regions:
+                _loads_written_later(region.ops, after, out)
+            later = later | inner
 
 
 def arrays_written(blocks) -> set:

@@ -31,7 +31,14 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
-from .arrays import array_effects, array_key, array_origin, arrays_written, field_source, private_arrays, value_key
+from .arrays import (
+    LoadPlan,
+    array_effects,
+    array_key,
+    array_origin,
+    field_source,
+    private_arrays,
+)
 
 __all__ = ["active_types", "adjoint_function", "array_effects", "component_range", "has_adjoint_array"]
 
@@ -118,50 +125,19 @@ class _Reverse:
         self.nullable: set = set()  # ids of adjoint arrays that may be null (struct fields)
         self.used = _uses(fn.body)
         self.private = private_arrays(fn)
-        self.forwarded: dict[int, Value] = {}
         self._free: dict[int, list] = {}
-        self._analyse_loads(fn.body.ops, set(), {})
+        plan = LoadPlan(fn)
+        if plan.unrecoverable is not None:
+            op = plan.unrecoverable
+            self.error(f"array '{array_origin(op.operands[0])[0].hint}' is read here after this thread may "
+                       "have written it, and written again later (or in a later loop iteration); the adjoint "
+                       "replay cannot recover the value read. Keep the running value in a local variable and "
+                       "store it once", op)
+        self.forwarded = plan.forwarded
 
     def error(self, message: str, op: Op):
         raise NotDifferentiableError(f"cannot differentiate kernel '{self.kernel_name}': {message}",
                                      op.loc)
-
-    def _analyse_loads(self, ops, written: set, stored: dict):
-        """Decide where each load's value comes from in the replay, which skips stores: from
-        memory (nothing this thread wrote can have reached it), or from the value a store
-        just before it in the same thread put at the same index (`self.forwarded`). A load
-        that may read what this thread wrote in a way the replay cannot reproduce is an
-        error, never a silently wrong gradient."""
-        def forget(roots):
-            for key in [k for k in stored if k[0] in roots]:
-                del stored[key]
-
-        for op in ops:
-            if op.name == "load":
-                root = array_key(op.operands[0])
-                key = (root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:]))
-                if key in stored:
-                    self.forwarded[op.result.id] = stored[key]
-                elif root in written:
-                    self.error(f"array '{op.operands[0].hint}' is read here after this thread may have "
-                               "written it (earlier in the kernel or in an earlier loop iteration); "
-                               "the adjoint replay cannot recover the value read. Keep the running "
-                               "value in a local variable and store it once", op)
-            elif op.name in ("store", "atomic"):
-                root = array_key(op.operands[0])
-                written.add(root)
-                forget({root})
-                if op.name == "store":
-                    stored[(root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:-1]))] = \
-                        op.operands[-1]
-            elif op.regions:
-                inner = arrays_written(op.regions)
-                loop = op.name in ("for", "while")
-                for region in op.regions:
-                    region_stored = {k: v for k, v in stored.items() if not (loop and k[0] in inner)}
-                    self._analyse_loads(region.ops, written | inner if loop else set(written), region_stored)
-                written |= inner
-                forget(inner)
 
     def active_free(self, op: Op) -> list[Value]:
         """The float values that the regions `op`'s reverse walks (a loop's body, a branch's
