@@ -7,7 +7,7 @@ import ctypes
 import llvmlite.ir as ir
 
 from ..ir.core import Value
-from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bool_, uint16, uint32, uint64
+from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bfloat16, bool_, uint16, uint32, uint64
 from ..types.layout import ctype_of
 from .llvm_types import (
     CTX_TYPE,
@@ -34,12 +34,16 @@ class MemoryOps:
             return b.load(ptr, typ=llvm_type(t))
         if isinstance(t, Scalar):
             v = b.load(ptr, typ=llvm_type(t, True))
+            if t is bfloat16:
+                return self.bf16_from_bits(v)
             return b.icmp_unsigned("!=", v, I8(0)) if t is bool_ else v
         return [self.load_value(self._member_ptr(ptr, t, k), ct) for k, ct in enumerate(_members(t))]
 
     def store_value(self, ptr, rep, t):
         b = self.builder
         if isinstance(t, Scalar):
+            if t is bfloat16:
+                rep = self.bf16_bits(rep)
             b.store(b.zext(rep, I8) if t is bool_ else rep, ptr)
             return
         if isinstance(t, ArrayType):
