@@ -15,7 +15,7 @@ from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bfloat16, bool_, int64
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
-from . import capture, diagnostics
+from . import capture, diagnostics, half_adjoints
 from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -404,10 +404,12 @@ def set_launch_shape(ctx, dims) -> int:
     return _product(dims)
 
 
-def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
+def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None, widened=False):
     """Run compiled kernel `ck` over `total` threads; raise the first run-time error."""
     if total == 0:
         return
+    if ck.widened and not widened:  # half adjoint arrays, accumulated in float32
+        return half_adjoints.run_widened(run, ck, args, ctx, total, args_ptr, ctx_ptr)
     ctx.error_site = 0
     if ck.has_stack:
         ctx.adstack_limit = config.adstack_limit
