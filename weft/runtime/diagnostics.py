@@ -24,7 +24,7 @@ def _float_fields(data: np.ndarray):
     if data.dtype.names:
         for name in data.dtype.names:
             yield from _float_fields(data[name])
-    elif np.issubdtype(data.dtype, np.floating):
+    elif np.issubdtype(data.dtype, np.floating) or data.dtype.name == "bfloat16":  # (ml_dtypes: no np.floating)
         yield data
 
 

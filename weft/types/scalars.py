@@ -51,7 +51,11 @@ class Scalar(Type):
         return self.kind == "b"
 
     def __call__(self, value=0):
-        """Convert a Python number to this type (a numpy scalar)."""
+        """Convert a Python number to this type (a numpy scalar; bfloat16 is rounded through
+        float32, as Warp and kernels convert)."""
+        if self.name == "bfloat16" and not isinstance(value, (str, bytes)):
+            with np.errstate(invalid="ignore", over="ignore"):
+                return self.np_dtype.type(np.float32(value))
         return self.np_dtype.type(value)
 
     def __reduce__(self):
