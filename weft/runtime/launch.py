@@ -197,7 +197,8 @@ def _pack_scalar(kernel, name, t: Scalar, value):
     except OverflowError:  # an int beyond float64's range
         _fail(kernel, name, f"a number in the range of {t!r}", repr(value), ValueError)
     if t.bits == 16:  # float16 or bfloat16: the bits (bfloat16 through float32, as Warp)
-        return int(np.asarray(np.float32(value) if t.name == "bfloat16" else value, t.np_dtype).view(np.uint16))
+        with np.errstate(over="ignore"):  # (beyond the range: infinity, as Warp)
+            return int(np.asarray(np.float32(value) if t is bfloat16 else value, t.np_dtype).view(np.uint16))
     return value
 
 
