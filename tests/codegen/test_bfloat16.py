@@ -307,6 +307,8 @@ def test_arrays_from_numbers_bits_and_ml_dtypes():
     np.testing.assert_array_equal(bits(a.numpy()), bits(np.array([1.0, 3.14159, -1e-6], np.float32).astype(BF)))
     raw = wp.array(np.array([0x3F80, 0x4049], np.uint16), dtype=wp.bfloat16)  # bits, as Warp
     np.testing.assert_array_equal(raw.numpy().astype(np.float32), [1.0, 3.140625])
+    raw.assign(np.array([0x4000, 0xBF80], np.uint16))
+    np.testing.assert_array_equal(raw.numpy().astype(np.float32), [2.0, -1.0])
     inferred = wp.array(np.array([1.5, 2.5], BF))
     assert inferred.dtype is wp.bfloat16
     assert wp.array(np.array([[1.0, 2.0, 3.0]], np.float64), dtype=vec3bf).numpy().dtype == BF

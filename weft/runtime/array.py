@@ -295,6 +295,8 @@ class array:  # noqa: N801 - Warp's name
             raise ValueError(f"assign: data of shape {data.shape} does not match the array's "
                              f"shape {self._np.shape}")
         staged = array(shape=self.shape, dtype=self.dtype)  # gradient-less source data
+        if data.dtype != self._np.dtype and self._np.dtype.type is not np.void:
+            data = _converted(data, self._np.dtype)  # (bfloat16: uint16 data are bits, as Warp)
         staged._np[...] = data.reshape(self._np.shape)
         copy(self, staged)
         return self
