@@ -225,3 +225,26 @@ def test_arrays_given_to_a_custom_gradient_keep_their_half_adjoints():
         wp.launch(use_store_square_h, 3, inputs=[xs, ys])
     tape.backward(grads={ys: wp.array([1.0, 2.0, 0.5], dtype=wp.float16)})
     np.testing.assert_array_equal(xs.grad.numpy().astype(np.float64), [2.0, -8.0, 3.0])
+
+
+@pytest.mark.parametrize("t", HALVES, ids=ids)
+def test_overlapping_and_strided_views_share_one_float32_copy(t):
+    @wp.kernel
+    def f(a: wp.array(dtype=t), b: wp.array(dtype=t), c: wp.array(dtype=t), loss: wp.array(dtype=wp.float32)):
+        i = wp.tid()
+        wp.atomic_add(loss, 0, wp.float32(a[0] * b[i % 6] + c[i % 3]))
+
+    n = 6000
+    x = wp.array(np.ones(12), dtype=t, requires_grad=True)
+    a, b, c = x[0:6], x[3:9], x[6:12:2]  # a and b overlap; c is strided and overlaps b
+    loss = wp.zeros(1, dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(f, n, inputs=[a, b, c, loss])
+    tape.backward(loss)
+    # loss = x0 * (n/6) * sum(x[3:9]) + (n/3) * (x6 + x8 + x10)
+    want = np.zeros(12)
+    want[0] += n / 6 * 6
+    want[3:9] += n / 6
+    want[[6, 8, 10]] += n / 3
+    np.testing.assert_array_equal(x.grad.numpy().astype(np.float64), exact(want, t))
