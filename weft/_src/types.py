@@ -13,3 +13,5 @@ from ..types.introspect import (  # noqa: F401
     scalar_types,
     warp_type_to_np_dtype,
 )
+from ..types.scalars import np_bfloat16_bits_to_float32 as _np_bfloat16_bits_to_float32  # noqa: F401
+from ..types.scalars import np_float32_to_bfloat16_bits as _np_float32_to_bfloat16_bits  # noqa: F401

@@ -31,14 +31,8 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
-from .arrays import (
-    LoadPlan,
-    array_effects,
-    array_key,
-    array_origin,
-    field_source,
-    private_arrays,
-)
+from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays
+from .half import to_type, widened_array, widened_params
 
 __all__ = ["active_types", "adjoint_function", "array_effects", "component_range", "has_adjoint_array"]
 
@@ -161,7 +155,9 @@ class _Reverse:
         fn = self.fn
         array_params = [p for p in fn.params if has_adjoint_array(p.type)]
         names = fn.param_names + [f"adj_{fn.param_names[fn.params.index(p)]}" for p in array_params]
-        types = [p.type for p in fn.params] + [p.type for p in array_params]
+        wide = widened_params(fn)  # half arrays: their adjoints accumulate in float32 (half.py)
+        types = [p.type for p in fn.params] + [widened_array(p.type) if p.id in wide else p.type
+                                               for p in array_params]
         out = Function(f"{fn.name}_adjoint", "kernel", names, types, None, fn.loc)
         self.out = out
         n = len(fn.params)
@@ -487,7 +483,8 @@ class _Reverse:
         if isinstance(owner, Op) and owner.name in ("view", "slice"):
             base, *idx = owner.operands
             adj_base = self.adj_array(base, op)
-            view = self.b.op(owner.name, [adj_base] + [self.m(i) for i in idx], [arr.type],
+            view_type = type(arr.type)(adj_base.type.dtype, arr.type.ndim)  # (float32 for a half array)
+            view = self.b.op(owner.name, [adj_base] + [self.m(i) for i in idx], [view_type],
                              dict(owner.attrs)).result
             if adj_base.id in self.nullable:
                 self.nullable.add(view.id)
@@ -549,10 +546,11 @@ class _Reverse:
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:
             return
-        value = self.value_from(op.result.type, gs)
+        dtype = adj_arr.type.dtype
+        value = to_type(self.b, self.value_from(op.result.type, gs), dtype)
         attrs = {"op": "add", "private": True} if arr.id in self.private else {"op": "add"}
         self.when_present(adj_arr, lambda: self.b.op("atomic", [adj_arr] + [self.m(i) for i in idx] + [value],
-                                                      [op.result.type], attrs))
+                                                      [dtype], attrs))
 
     def rev_store(self, op):
         arr, *idx, x = op.operands
@@ -566,11 +564,12 @@ class _Reverse:
         consume = array_key(arr) not in self.keep
 
         def read_and_consume():
-            g = self.b.op("load", [adj_arr] + index, [x.type]).result
+            dtype = adj_arr.type.dtype  # (float32 for a half array)
+            g = self.b.op("load", [adj_arr] + index, [dtype]).result
             if consume:  # the overwritten element no longer influences anything
-                zero = self.value_from(x.type, [None] * len(active_types(x.type)))
+                zero = self.value_from(dtype, [None] * len(active_types(dtype)))
                 self.b.op("store", [adj_arr] + index + [zero])
-            return g
+            return to_type(self.b, g, x.type)
 
         self.accum(x, self.float_leaves(self.when_present(adj_arr, read_and_consume, x.type)))
 
@@ -589,8 +588,8 @@ class _Reverse:
             self.accum(x, self.leaves_of(self.when_present(adj_arr, lambda: self._claim(arr, idx, x, adj_arr),
                                                            x.type)))
             return
-        g = self.when_present(adj_arr, lambda: self.b.op("load", [adj_arr] + [self.m(i) for i in idx],
-                                                          [x.type]).result, x.type)
+        g = self.when_present(adj_arr, lambda: to_type(self.b, self.b.op(
+            "load", [adj_arr] + [self.m(i) for i in idx], [adj_arr.type.dtype]).result, x.type), x.type)
         leaves = self.leaves_of(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
 
@@ -604,8 +603,8 @@ class _Reverse:
         final = self.leaves_of(b.op("load", [self.m(arr)] + index, [x.type]).result)
         won = [b.select(b.cmp("eq", v, f), b.const(1.0, v.type), self.zero(v.type))
                for v, f in zip(self.leaves_of(self.m(x)), final)]
-        flag = won[0] if isinstance(x.type, Scalar) else b.construct(x.type, won)
-        return b.op("atomic", [adj_arr] + index + [flag], [x.type], {"op": "claim"}).result
+        flag = to_type(b, won[0] if isinstance(x.type, Scalar) else b.construct(x.type, won), adj_arr.type.dtype)
+        return to_type(b, b.op("atomic", [adj_arr] + index + [flag], [flag.type], {"op": "claim"}).result, x.type)
 
     # Control flow ---------------------------------------------------------------------------
     def _flatten(self, values) -> list[Value]:

@@ -3,7 +3,7 @@
 
 Vectors and matrices are updated component by component (each component atomically).
 The element types an explicit call accepts are Warp's (32/64-bit integers and floats,
-float16 for add/sub; no bitwise ops on floats); `a[i] += x` and friends on narrower
+float16 for add/sub, bfloat16 for add/sub/min/max; no bitwise ops on floats); `a[i] += x` and friends on narrower
 integer arrays stay allowed, as in Warp (weft still updates them atomically).
 
 Derivative rules (in autodiff/reverse.py, `rev_atomic`): add passes the element's adjoint
@@ -20,6 +20,7 @@ from ..types import (
     Scalar,
     TupleType,
     Vector,
+    bfloat16,
     float16,
     float32,
     float64,
@@ -32,10 +33,10 @@ from .registry import builtin
 
 _WORDS = (int32, uint32, int64, uint64)
 _SUPPORTED = {
-    "add": (*_WORDS, float16, float32, float64),
-    "sub": (*_WORDS, float16, float32, float64),
-    "min": (*_WORDS, float32, float64),
-    "max": (*_WORDS, float32, float64),
+    "add": (*_WORDS, float16, bfloat16, float32, float64),
+    "sub": (*_WORDS, float16, bfloat16, float32, float64),
+    "min": (*_WORDS, bfloat16, float32, float64),
+    "max": (*_WORDS, bfloat16, float32, float64),
     "exch": (*_WORDS, float32, float64),
     "cas": (*_WORDS, float32, float64),
     "and": _WORDS,
@@ -43,8 +44,9 @@ _SUPPORTED = {
     "xor": _WORDS,
 }
 _SPELLED = {
-    _SUPPORTED["add"]: "[u]int32, [u]int64, float16, float32, or float64",
-    _SUPPORTED["min"]: "[u]int32, [u]int64, float32, or float64",
+    _SUPPORTED["add"]: "[u]int32, [u]int64, float16, bfloat16, float32, or float64",
+    _SUPPORTED["min"]: "[u]int32, [u]int64, bfloat16, float32, or float64",
+    _SUPPORTED["exch"]: "[u]int32, [u]int64, float32, or float64",
     _WORDS: "[u]int32 or [u]int64",
 }
 

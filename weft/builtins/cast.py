@@ -10,7 +10,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, StructType, Vector, resolve
+from ..types import Matrix, Scalar, StructType, Vector, bfloat16, resolve
 from ..types.layout import ctype_of
 from .registry import builtin, primitive
 
@@ -20,6 +20,10 @@ def _lower_bitcast(cg, args, op):
     src, dst = op.operands[0].type, op.results[0].type
     b = cg.builder
     if isinstance(src, Scalar) and isinstance(dst, Scalar):
+        if src is bfloat16:  # (a float in registers: its 16 bits are those in memory)
+            return b.bitcast(cg.bf16_bits(args[0]), llvm_type(dst))
+        if dst is bfloat16:
+            return cg.bf16_from_bits(b.bitcast(args[0], llvm_type(dst, True)))
         return b.bitcast(args[0], llvm_type(dst))
     with b.goto_entry_block():  # (one slot per function, not one per loop iteration)
         typed = b.alloca(ir.ArrayType(I8, ctypes.sizeof(ctype_of(src))))

@@ -14,7 +14,7 @@ import math as pymath
 import numpy as np
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector, bool_, float32
+from ..types import Matrix, Scalar, Vector, bool_, float16, float32
 from .registry import builtin, primitive
 
 PRIM = {}
@@ -46,9 +46,10 @@ def _float_predicate(ts):
 
 # Lowering helpers ---------------------------------------------------------------------------
 def _via_f32(emit):
-    """Lower a float16 operation by computing in float32 (as Warp does for half)."""
+    """Lower a float16 operation by computing in float32 (as Warp does for half). bfloat16
+    is a float32 in registers already (rounded after the call: KernelCodegen.emit)."""
     def lower(cg, args, op):
-        half = op.operands[0].type.bits == 16
+        half = op.operands[0].type is float16
         if half:
             args = [cg.builder.fpext(a, cg.f32) for a in args]
         r = emit(cg, *args)

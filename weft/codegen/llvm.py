@@ -44,7 +44,11 @@ from .llvm_types import (
     llvm_type,
 )
 from .memory_ops import MemoryOps
-from .scalar_ops import ScalarOps
+from .scalar_ops import ScalarOps, has_bfloat16
+
+# ops that compute new float values: a bfloat16 result is rounded after them (casts round
+# in `convert`; the other ops move values that are bfloat16 already)
+_ROUNDING_OPS = ("binary", "call")
 
 
 class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
@@ -279,6 +283,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
     def emit(self, op: Op):
         handler = getattr(self, "op_" + op.name)
         result = handler(op)
+        if op.name in _ROUNDING_OPS and len(op.results) == 1 and has_bfloat16(op.results[0].type):
+            result = self.round_bf16_leaves(result, op.results[0].type)
         if op.name in ("if", "for", "while", "func_region", "pop") or len(op.results) > 1:
             for r, v in zip(op.results, result):  # handlers of these return one value per result
                 self.values[r.id] = v

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ..ir.core import Op, Value
-from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector
+from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16
 from ..types.layout import ctype_of
 
-I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 
 
 PTR = ir.PointerType()
@@ -65,10 +65,14 @@ def _member_offsets(t) -> list[int]:
 
 
 def llvm_type(t, in_memory: bool = False):
-    """The LLVM type of a weft value; bools are i1 in registers and i8 in memory/aggregates."""
+    """The LLVM type of a weft value; bools are i1 in registers and i8 in memory/aggregates;
+    bfloat16 is a float (rounded to bfloat16 after each operation) in registers and its 16
+    bits (i16) in memory/aggregates (see ScalarOps.bf16_bits)."""
     if isinstance(t, Scalar):
         if t.is_bool:
             return I8 if in_memory else I1
+        if t is bfloat16:
+            return I16 if in_memory else ir.FloatType()
         if t.is_float:
             return {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}[t.bits]
         return ir.IntType(t.bits)

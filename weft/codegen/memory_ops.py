@@ -7,11 +7,12 @@ import ctypes
 import llvmlite.ir as ir
 
 from ..ir.core import Value
-from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bool_, uint16, uint32, uint64
+from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bfloat16, bool_, uint16, uint32, uint64
 from ..types.layout import ctype_of
 from .llvm_types import (
     CTX_TYPE,
     I8,
+    I16,
     I32,
     I64,
     PTR,
@@ -34,12 +35,16 @@ class MemoryOps:
             return b.load(ptr, typ=llvm_type(t))
         if isinstance(t, Scalar):
             v = b.load(ptr, typ=llvm_type(t, True))
+            if t is bfloat16:
+                return self.bf16_from_bits(v)
             return b.icmp_unsigned("!=", v, I8(0)) if t is bool_ else v
         return [self.load_value(self._member_ptr(ptr, t, k), ct) for k, ct in enumerate(_members(t))]
 
     def store_value(self, ptr, rep, t):
         b = self.builder
         if isinstance(t, Scalar):
+            if t is bfloat16:
+                rep = self.bf16_bits(rep)
             b.store(b.zext(rep, I8) if t is bool_ else rep, ptr)
             return
         if isinstance(t, ArrayType):
@@ -285,6 +290,8 @@ class MemoryOps:
         """One scalar atomic. Exchanges and compare-and-swaps are sequentially consistent
         (they build locks); the arithmetic updates need only atomicity."""
         b = self.builder
+        if t is bfloat16:
+            return self._atomic_bfloat16(kind, ptr, x, compare)
         if kind == "claim":  # adjoints only: take the element (leaving 0) where x != 0
             bits = ir.IntType(t.bits)
             wants = b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
@@ -301,6 +308,41 @@ class MemoryOps:
             return b.extract_value(pair, 0)
         rmw = self._RMW[t.kind][kind]
         return b.atomic_rmw(rmw, ptr, x, "seq_cst" if kind == "exch" else "monotonic")
+
+    def _atomic_bfloat16(self, kind, ptr, x, compare=None):
+        """An atomic update of a bfloat16 element (16 bits; `x` a float): add/sub/min/max by
+        a compare-and-swap loop on the 16-bit word (the result rounded to bfloat16, as each
+        bfloat16 operation is), exchanges on the bits."""
+        b = self.builder
+        if kind == "claim":  # (see _atomic_scalar)
+            wants = b.fcmp_unordered("!=", x, x.type(0.0))
+            old = b.atomic_rmw("and", ptr, b.select(wants, I16(0), I16(-1)), "monotonic")
+            return b.select(wants, self.bf16_from_bits(old), x.type(0.0))
+        if kind in ("exch", "cas"):
+            if kind == "exch":
+                return self.bf16_from_bits(b.atomic_rmw("xchg", ptr, self.bf16_bits(x), "seq_cst"))
+            pair = b.cmpxchg(ptr, self.bf16_bits(compare), self.bf16_bits(x), "seq_cst", "seq_cst")
+            return self.bf16_from_bits(b.extract_value(pair, 0))
+        first = b.load_atomic(ptr, "monotonic", 2, typ=I16)
+        before = b.block
+        loop = self.func.append_basic_block("bf16_atomic.loop")
+        done = self.func.append_basic_block("bf16_atomic.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        seen = b.phi(I16)
+        seen.add_incoming(first, before)
+        old = self.bf16_from_bits(seen)
+        if kind in ("add", "sub"):
+            new = self._float_binary(kind, old, x)
+        else:
+            fn = self.module.declare_intrinsic(f"llvm.{kind}num", [self.f32],  # (as atomicrmw fmin/fmax)
+                                               ir.FunctionType(self.f32, [self.f32, self.f32]))
+            new = b.call(fn, [old, x])
+        pair = b.cmpxchg(ptr, seen, self.bf16_bits(new), "monotonic", "monotonic")
+        seen.add_incoming(b.extract_value(pair, 0), loop)
+        b.cbranch(b.extract_value(pair, 1), done, loop)
+        b.position_at_end(done)
+        return old
 
     def op_view(self, op):
         arr, *idx = op.operands

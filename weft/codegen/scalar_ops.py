@@ -5,11 +5,24 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..builtins.registry import Primitive
-from ..types import Scalar, float32
+from ..types import Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16, float32
 from .llvm_types import (
+    I16,
+    I32,
     I64,
     llvm_type,
 )
+
+
+def has_bfloat16(t) -> bool:
+    """Whether a value of type `t` has bfloat16 leaves (which each operation rounds)."""
+    if isinstance(t, Scalar):
+        return t is bfloat16
+    if isinstance(t, (Vector, Matrix)):
+        return t.dtype is bfloat16
+    if isinstance(t, (StructType, TupleType)):
+        return any(has_bfloat16(p) for p in (t.fields.values() if isinstance(t, StructType) else t.elements))
+    return False
 
 
 class ScalarOps:
@@ -17,18 +30,56 @@ class ScalarOps:
 
     def op_const(self, op):
         t = op.result.type
+        if t is bfloat16:
+            from ..types.scalars import round_to_bfloat16
+            return llvm_type(t)(float(round_to_bfloat16(float(op.attrs["value"]))))
         return llvm_type(t)(op.attrs["value"])
+
+    # bfloat16: a float32 in registers whose low 16 bits are zero; 16 bits in memory ---------
+    def bf16_bits(self, x):
+        """The bfloat16 nearest float `x` (ties to even), as its 16 bits; a NaN becomes the
+        quiet NaN of its sign (as ml_dtypes converts)."""
+        return self.builder.trunc(self.builder.lshr(self._bf16_rounded_word(x), I32(16)), I16)
+
+    def bf16_round(self, x):
+        """Float `x` rounded to the nearest bfloat16, as a float."""
+        b = self.builder
+        return b.bitcast(b.and_(self._bf16_rounded_word(x), I32(0xFFFF0000 - (1 << 32))), self.f32)
+
+    def bf16_from_bits(self, bits):
+        """The float of bfloat16 bits `bits` (i16): exact."""
+        b = self.builder
+        return b.bitcast(b.shl(b.zext(bits, I32), I32(16)), self.f32)
+
+    def _bf16_rounded_word(self, x):
+        b = self.builder
+        i = b.bitcast(x, I32)
+        lsb = b.and_(b.lshr(i, I32(16)), I32(1))  # round half to even: add 0x7FFF + lsb
+        rounded = b.add(i, b.add(lsb, I32(0x7FFF)))
+        nan = b.or_(b.and_(i, I32(-(1 << 31))), I32(0x7FC00000))
+        return b.select(b.fcmp_unordered("uno", x, x), nan, rounded)
+
+    def round_bf16_leaves(self, rep, t):
+        """`rep` (a value of type `t`) with its bfloat16 leaves rounded."""
+        if isinstance(t, Scalar):
+            return self.bf16_round(rep) if t is bfloat16 else rep
+        if isinstance(t, (Vector, Matrix)):
+            return [self.bf16_round(x) for x in rep] if t.dtype is bfloat16 else rep
+        if isinstance(t, (StructType, TupleType)):
+            parts = t.fields.values() if isinstance(t, StructType) else t.elements
+            return [self.round_bf16_leaves(x, pt) for x, pt in zip(rep, parts)]
+        return rep
 
     def op_binary(self, op):
         a, c = (self.v(x) for x in op.operands)
         t = op.operands[0].type
         kind = op.attrs["op"]
         b = self.builder
-        if t.is_float:
-            if t.bits == 16:
+        if t.is_float:  # (bfloat16 is rounded after the op, see KernelCodegen.emit)
+            if t is float16:
                 a, c = b.fpext(a, self.f32), b.fpext(c, self.f32)
             r = self._float_binary(kind, a, c)
-            return b.fptrunc(r, self.f16) if t.bits == 16 else r
+            return b.fptrunc(r, self.f16) if t is float16 else r
         if t.is_bool:
             return {"bitand": b.and_, "bitor": b.or_, "bitxor": b.xor}[kind](a, c)
         signed = t.is_signed
@@ -131,6 +182,10 @@ class ScalarOps:
         to = llvm_type(dst)
         if src is dst:
             return x
+        if src is bfloat16:  # exactly a float32
+            return x if dst is float32 else self.convert(x, float32, dst)
+        if dst is bfloat16:  # through float32 (float64 rounds twice, as in Warp)
+            return self.bf16_round(x if src is float32 else self.convert(x, src, float32))
         if dst.is_bool:
             return b.fcmp_unordered("!=", x, x.type(0)) if src.is_float else b.icmp_unsigned("!=", x, x.type(0))
         # half precision converts only to and from float32 here: LLVM lowers the other

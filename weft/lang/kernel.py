@@ -87,8 +87,20 @@ class CompiledKernel:
                                    and _has_float(op.operands[-1].type) for op in walk(fn.body))
         # work per thread, roughly: ops, and loops counted as 64 iterations
         self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
+        from ..autodiff.half import is_half
         from ..runtime.launch import LaunchContext, make_packer
-        self.packers = [make_packer(kernel, n, t) for n, t in zip(self.param_names, self.param_types)]
+        # adjoints of half arrays: float32 in the kernel, the .grad arrays' own type outside
+        # (see autodiff/half.py; runtime/half_adjoints.py swaps them around each run)
+        self.widened = {}
+        if adjoint:
+            n = len(kernel.params)
+            primal = list(kernel.params.values())
+            for j, k in enumerate(kernel.adjoint_param_indices):
+                if isinstance(primal[k], ArrayType) and is_half(primal[k].dtype) \
+                        and self.param_types[n + j] is not primal[k]:
+                    self.widened[n + j] = primal[k]
+        packed_types = [self.widened.get(k, t) for k, t in enumerate(self.param_types)]
+        self.packers = [make_packer(kernel, n, t) for n, t in zip(self.param_names, packed_types)]
         self.args = self.args_type()
         self.ctx = LaunchContext.for_kernel(self)
         self.lock = threading.Lock()

@@ -26,11 +26,13 @@ from ..types import (
     StructValue,
     Type,
     Vector,
+    bfloat16,
     float32,
     scalar_from_numpy,
 )
 from ..types.array_type import subscript_args
 from ..types.layout import array_descriptor
+from ..types.scalars import np_float32_to_bfloat16_bits
 from . import capture
 from .array_memory import (
     allocate,
@@ -118,7 +120,7 @@ class array:  # noqa: N801 - Warp's name
                 raise TypeError(f"struct arrays need numpy data of dtype {scalar} (arrays of "
                                 f"{t.name}), got {src.dtype}")
         elif src.dtype != scalar:
-            src = src.astype(scalar, order="C")
+            src = _converted(src, scalar)
             copy = True  # a converted copy: nothing is aliased
         src = _group_components(src, trailing, t)
         if shape is not None:
@@ -294,6 +296,8 @@ class array:  # noqa: N801 - Warp's name
             raise ValueError(f"assign: data of shape {data.shape} does not match the array's "
                              f"shape {self._np.shape}")
         staged = array(shape=self.shape, dtype=self.dtype)  # gradient-less source data
+        if data.dtype != self._np.dtype and self._np.dtype.type is not np.void:
+            data = _converted(data, self._np.dtype)  # (bfloat16: uint16 data are bits, as Warp)
         staged._np[...] = data.reshape(self._np.shape)
         copy(self, staged)
         return self
@@ -486,6 +490,16 @@ def _numpy_of(data, t: Type) -> np.ndarray:
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
         return np.array([np.asarray(v) for v in data])
     return np.asarray(data)
+
+
+def _converted(src: np.ndarray, scalar: np.dtype) -> np.ndarray:
+    """`src` converted to numpy dtype `scalar`. For bfloat16, as Warp: uint16 data is taken
+    as the bits of bfloat16 values, other numbers are rounded through float32."""
+    if scalar == bfloat16.np_dtype:
+        if src.dtype == np.uint16:
+            return np.ascontiguousarray(src).view(scalar)
+        return np_float32_to_bfloat16_bits(src).view(scalar)
+    return src.astype(scalar, order="C")
 
 
 def _scalars_of(a: array) -> np.ndarray:

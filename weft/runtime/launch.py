@@ -12,10 +12,10 @@ from .. import config
 from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
-from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bool_, int64
+from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bfloat16, bool_, int64
 from ..types.composite import cast_components
 from ..types.layout import array_descriptor, ctype_of
-from . import capture, diagnostics
+from . import capture, diagnostics, half_adjoints
 from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -154,8 +154,8 @@ def pack_value(kernel, name, t, value):
                 _fail(kernel, name, f"{t!r} ({t.num_components} components)",
                       f"{_describe(value)} ({data.size} values)")
         ct = ctype_of(t)
-        if t.dtype.bits == 16 and t.dtype.is_float:
-            data = data.astype(np.float16).view(np.uint16)
+        if t.dtype.bits == 16 and t.dtype.is_float:  # (the bits: see types.layout)
+            data = data.astype(t.dtype.np_dtype).view(np.uint16)
         return ct(*data.tolist())
     if isinstance(t, StructType):
         if value is None:
@@ -169,6 +169,9 @@ def pack_value(kernel, name, t, value):
     _fail(kernel, name, repr(t), _describe(value))
 
 
+_BFLOAT16_SCALAR = bfloat16.np_dtype.type
+
+
 def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -176,6 +179,8 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         if not isinstance(value, (bool, np.bool_)):
             _fail(kernel, name, "a bool", _describe(value))
         return bool(value)
+    if isinstance(value, _BFLOAT16_SCALAR):  # (ml_dtypes' scalar is no numbers.Number)
+        value = float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
         _fail(kernel, name, f"a number ({t!r})", _describe(value))
     if t.is_int:
@@ -191,8 +196,9 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         value = float(value)
     except OverflowError:  # an int beyond float64's range
         _fail(kernel, name, f"a number in the range of {t!r}", repr(value), ValueError)
-    if t.bits == 16:
-        return int(np.float16(value).view(np.uint16))
+    if t.bits == 16:  # float16 or bfloat16: the bits (bfloat16 through float32, as Warp)
+        with np.errstate(over="ignore"):  # (beyond the range: infinity, as Warp)
+            return int(np.asarray(np.float32(value) if t is bfloat16 else value, t.np_dtype).view(np.uint16))
     return value
 
 
@@ -404,10 +410,12 @@ def set_launch_shape(ctx, dims) -> int:
     return _product(dims)
 
 
-def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None):
+def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None, widened=False):
     """Run compiled kernel `ck` over `total` threads; raise the first run-time error."""
     if total == 0:
         return
+    if ck.widened and not widened:  # half adjoint arrays, accumulated in float32
+        return half_adjoints.run_widened(run, ck, args, ctx, total, args_ptr, ctx_ptr)
     ctx.error_site = 0
     if ck.has_stack:
         ctx.adstack_limit = config.adstack_limit

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typing
 
+import ml_dtypes
 import numpy as np
 
 from .generic import MatrixPattern, TypePattern, VectorPattern, is_any
@@ -235,6 +236,8 @@ def cast_components(values, dtype: Scalar) -> np.ndarray:
             else np.ravel(np.asarray(values))
     except ValueError:  # ragged nesting
         raise TypeError("not a flat list of numbers") from None
+    if flat.dtype == ml_dtypes.bfloat16:  # (numpy's kind for it is 'V')
+        flat = flat.astype(np.float32)
     if flat.dtype.kind not in "biuf":
         raise TypeError(f"components must be numbers, not {flat.dtype}")
     if dtype.is_int and flat.size and flat.dtype.kind in "iuf":
@@ -243,6 +246,8 @@ def cast_components(values, dtype: Scalar) -> np.ndarray:
         info = np.iinfo(dtype.np_dtype)
         if flat.min() < info.min or flat.max() > info.max:
             raise ValueError(f"{flat.tolist()} is out of the range of {dtype!r}")
+    if dtype.np_dtype == ml_dtypes.bfloat16 and flat.dtype != np.float32:
+        flat = flat.astype(np.float32)  # (rounded through float32, as Warp converts)
     return flat.astype(dtype.np_dtype)
 
 

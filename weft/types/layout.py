@@ -15,6 +15,7 @@ _SCALAR_CTYPES = {
     "int32": ctypes.c_int32, "int64": ctypes.c_int64, "uint8": ctypes.c_uint8,
     "uint16": ctypes.c_uint16, "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64,
     "float16": ctypes.c_uint16,  # raw bits; ctypes has no half type
+    "bfloat16": ctypes.c_uint16,  # raw bits (the top half of a float32's)
     "float32": ctypes.c_float, "float64": ctypes.c_double,
 }
 

@@ -51,7 +51,11 @@ class Scalar(Type):
         return self.kind == "b"
 
     def __call__(self, value=0):
-        """Convert a Python number to this type (a numpy scalar)."""
+        """Convert a Python number to this type (a numpy scalar; bfloat16 is rounded through
+        float32, as Warp and kernels convert)."""
+        if self.name == "bfloat16" and not isinstance(value, (str, bytes)):
+            with np.errstate(invalid="ignore", over="ignore"):
+                return self.np_dtype.type(np.float32(value))
         return self.np_dtype.type(value)
 
     def __reduce__(self):
@@ -85,6 +89,30 @@ def scalar_by_name(name: str) -> Scalar:
 
 def scalar_from_numpy(dtype) -> Scalar | None:
     return _BY_NP.get(np.dtype(dtype))
+
+
+# bfloat16 as bits ---------------------------------------------------------------------------
+# bfloat16 is the top half of a float32: the same sign and exponent, 7 mantissa bits. Kernels
+# keep it in registers as a float32 rounded to bfloat16 after each operation and store the
+# 16 bits (codegen/scalar_ops.py); on the host numpy holds it as ml_dtypes.bfloat16.
+
+def np_float32_to_bfloat16_bits(values) -> np.ndarray:
+    """float32 values (any array-like) as bfloat16 bit patterns (uint16), rounded to the
+    nearest, ties to even; NaNs stay NaN (quiet), infinities and signed zeros are kept."""
+    f32 = np.asarray(values, dtype=np.float32)
+    with np.errstate(invalid="ignore"):  # (numpy warns of NaNs cast; they stay NaN)
+        return f32.astype(ml_dtypes.bfloat16).view(np.uint16)
+
+
+def np_bfloat16_bits_to_float32(bits) -> np.ndarray:
+    """bfloat16 bit patterns (uint16, any array-like) as float32 values (exact)."""
+    u16 = np.asarray(bits, dtype=np.uint16)
+    return (u16.astype(np.uint32) << np.uint32(16)).view(np.float32)
+
+
+def round_to_bfloat16(values) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16 (ties to even), as float32."""
+    return np_bfloat16_bits_to_float32(np_float32_to_bfloat16_bits(values))
 
 
 # Python's own types as Warp reads them: float is float32, int is int32.

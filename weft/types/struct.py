@@ -116,12 +116,12 @@ class StructType(Composite):
                 out.__dict__[name].assign(t.from_record(value))
             elif isinstance(t, Scalar):
                 if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
-                    value = np.asarray(value).view(np.float16)[()]  # (raw bits, see layout)
+                    value = np.asarray(value).view(t.np_dtype)[()]  # (raw bits, see layout)
                 setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
             elif not getattr(t, "is_array", False):
                 if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
                         and np.asarray(value).dtype == np.uint16:
-                    value = np.asarray(value).view(np.float16)
+                    value = np.asarray(value).view(t.dtype.np_dtype)
                 setattr(out, name, value)
         return out
 
