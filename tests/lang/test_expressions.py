@@ -522,6 +522,9 @@ def test_matrix_element_and_row_assignment(run):
     np.testing.assert_array_equal(out[0], [[1.0, 9.0], [5.0, 6.0]])
 
 
+VEC5 = wp.vec(length=5, dtype=float)  # (inside a kernel, vector(length=5, dtype=float) is a zero value)
+
+
 @wp.kernel
 def constructors(x: float, out3: wp.array(dtype=wp.vec3), out4: wp.array(dtype=wp.vec4),
                  m_out: wp.array(dtype=wp.mat33), m2_out: wp.array(dtype=wp.mat22),
@@ -535,8 +538,7 @@ def constructors(x: float, out3: wp.array(dtype=wp.vec3), out4: wp.array(dtype=w
     m2_out[0] = wp.mat22(x)
     vi[0] = wp.vec3i(1, -2, 3)
     vd[0] = wp.vec3d(wp.vec3(x, 0.5, 0.25))  # a conversion between component types
-    vec5 = wp.vec(length=5, dtype=float)
-    v5 = vec5(1.0, 2.0, 3.0, 4.0, x)
+    v5 = VEC5(1.0, 2.0, 3.0, 4.0, x)
     out3[3] = wp.vec3(v5[0], v5[4], float(len(v5)))
 
 

@@ -273,6 +273,10 @@ def get_attr(ctx, v: Value, name: str):
         return transform_part(ctx, v, name)
     if isinstance(t, (Vector, Matrix)) and name == "dtype":
         return t.dtype  # the component type (a compile-time value)
+    if isinstance(t, Vector) and name == "length":
+        return t.length  # (compile-time, as the type's own attribute)
+    if isinstance(t, Matrix) and name == "shape":
+        return (t.rows, t.cols)
     if isinstance(t, ArrayType):
         if name in ("shape", "ptr"):
             from . import array_ops
