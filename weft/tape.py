@@ -13,6 +13,12 @@ read, the tape first copies the array, and those readers' adjoints replay from t
 So `a[i] = a[i] * 2`, or reusing an array across steps, gives right gradients; the copies
 are the memory price (`tape.reset()` frees them). `config.verify_autograd_array_access`
 also reports such overwrites (see `warn_overwrite`).
+
+Launches inside `weft.no_grad()` are not recorded (their writes still protect what was
+recorded). Steps with a backward of their own take part like launches: copies,
+`record_func`, `weft.autograd.Function` and `weft.checkpoint` (weft/autograd/).
+`Tape(memory_budget=bytes)` re-runs segments of launches during backward instead of
+keeping every copy (weft/autograd/budget.py); `print(tape)` shows what a Tape holds.
 """
 
 from __future__ import annotations
