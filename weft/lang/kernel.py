@@ -195,6 +195,12 @@ class Kernel:
         except TypeError:  # no source to read: reported when the kernel is compiled
             return {}
 
+    @property
+    def adj(self):
+        """Warp's view of the kernel's code generator, read-only (see kernel_view.py)."""
+        from .kernel_view import KernelView
+        return KernelView(self)
+
     def parsed_source(self) -> ParsedSource:
         src = ParsedSource(self.func, self.code_transformers, self.source)
         src.eager_statics = self._eager_statics

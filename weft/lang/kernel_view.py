@@ -1,0 +1,95 @@
+"""`kernel.adj`: what Warp programs read off a kernel's code generator (Warp's `Adjoint`),
+answered from weft's own view of the kernel. Read-only: the parsed function (`tree`,
+`source`), its arguments with whether the kernel reads or writes them (`args`), and the
+`wp.static` expressions evaluated when the kernel was defined.
+
+weft has no generated C++ (`blocks`, `body_forward`): code that inspects it checks
+`hasattr(kernel.adj, "blocks")` first, as Warp's own tests do.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+
+@dataclass
+class KernelArg:
+    """One kernel argument as Warp's `Var` shows it."""
+
+    label: str
+    type: object
+    is_read: bool = False
+    is_write: bool = False
+
+    @property
+    def ctype(self) -> str:
+        return getattr(self.type, "__name__", repr(self.type))
+
+
+class KernelView:
+    """`kernel.adj` (see the module docstring)."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self._parsed = None
+
+    @property
+    def fun_name(self) -> str:
+        return self._kernel.func.__name__
+
+    @property
+    def filename(self) -> str:
+        return self._source().file
+
+    @property
+    def source(self) -> str:
+        return self._source().text
+
+    @property
+    def tree(self) -> ast.FunctionDef:
+        return self._source().tree
+
+    @property
+    def args(self) -> list[KernelArg]:
+        """The arguments in order; arrays the kernel reads or writes (atomics included) say so."""
+        kernel = self._kernel
+        params = kernel.params
+        reads, writes = kernel.array_effects() if not kernel.is_generic else (frozenset(), frozenset())
+        return [KernelArg(name, params[name], is_read=k in reads, is_write=k in writes)
+                for k, name in enumerate(kernel.arg_names)]
+
+    @property
+    def resolved_static_expressions(self) -> dict:
+        """`wp.static(...)` expressions evaluated when the kernel was defined: source text -> value."""
+        tree = self.tree
+        calls = {(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset): n for n in ast.walk(tree)
+                 if isinstance(n, ast.Call)}
+        return {ast.unparse(calls[key]) if key in calls else str(key): value
+                for key, value in self._kernel._eager_statics.items()}
+
+    @property
+    def has_unresolved_static_expressions(self) -> bool:
+        """Whether some `wp.static(...)` waits for the compiler (it reads a local name)."""
+        return len(_outermost_statics(self.tree)) > len(self._kernel._eager_statics)
+
+    def _source(self):
+        if self._parsed is None:
+            self._parsed = self._kernel.parsed_source()
+        return self._parsed
+
+
+def _is_static_call(node: ast.Call) -> bool:
+    func = node.func
+    return (isinstance(func, ast.Attribute) and func.attr == "static") or (
+        isinstance(func, ast.Name) and func.id == "static")
+
+
+def _outermost_statics(node) -> list:
+    found = []
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Call) and _is_static_call(child):
+            found.append(child)
+        else:
+            found.extend(_outermost_statics(child))
+    return found
