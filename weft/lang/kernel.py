@@ -85,8 +85,8 @@ class CompiledKernel:
         # float atomics: the result depends on the order of threads (see config.DeterministicMode)
         self.order_dependent = any(op.name == "atomic" and not op.attrs.get("private")
                                    and _has_float(op.operands[-1].type) for op in walk(fn.body))
-        # work per thread, roughly: ops, and loops counted as 64 iterations
-        self.cost_weight = sum(64 if op.name in ("for", "while") else 1 for op in walk(fn.body))
+        # work per thread, roughly (decides whether a launch is worth spreading over cores)
+        self.cost_weight = work_per_thread(fn.body)
         from ..autodiff.half import is_half
         from ..runtime.launch import LaunchContext, make_packer
         # adjoints of half arrays: float32 in the kernel, the .grad arrays' own type outside
@@ -142,6 +142,33 @@ class CompiledKernel:
             if n != len(dims):
                 raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {n} indices but is "
                                  f"launched with dim={dims!r} ({len(dims)} dimension(s))")
+
+
+#: Iterations assumed for a loop whose trip count is only known at run time.
+DYNAMIC_TRIPS = 256
+
+
+def work_per_thread(block, scale: int = 1) -> int:
+    """Ops one thread runs, roughly: each op once, a loop's body times its trip count (the
+    count of a `for` over constant bounds, else DYNAMIC_TRIPS), nested loops multiplied."""
+    total = 0
+    for op in block.ops:
+        total += scale
+        if not op.regions:
+            continue
+        trips = _trip_count(op) if op.name in ("for", "while") else 1
+        for region in op.regions:
+            total += work_per_thread(region, scale * trips)
+    return total
+
+
+def _trip_count(op) -> int:
+    if op.name == "for":
+        bounds = [v.owner.attrs["value"] if getattr(v.owner, "name", None) == "const" else None
+                  for v in op.operands[:3]]
+        if None not in bounds and bounds[2] != 0:
+            return max(len(range(*(int(b) for b in bounds))), 1)
+    return DYNAMIC_TRIPS
 
 
 class Kernel:
