@@ -18,7 +18,7 @@ def all_pairs(p: wp.array(dtype=wp.vec3), a: wp.array(dtype=wp.vec3), n: int):
 @wp.kernel
 def nested(x: wp.array(dtype=float)):
     i = wp.tid()
-    s = float(0.0)
+    s = 0.0
     for j in range(100):
         for k in range(x.shape[0]):
             s += x[k] * float(j)
