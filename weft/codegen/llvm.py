@@ -45,14 +45,18 @@ from .llvm_types import (
 )
 from .memory_ops import MemoryOps
 from .scalar_ops import ScalarOps, has_bfloat16
+from .uniform_acc import UniformAccumulation, uniform_accumulations
 
 # ops that compute new float values: a bfloat16 result is rounded after them (casts round
 # in `convert`; the other ops move values that are bfloat16 already)
 _ROUNDING_OPS = ("binary", "call")
 
 
-class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
+class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccumulation):
     """Lowers one kernel IR function with one specialisation to an LLVM module."""
+
+    #: add into one element that every thread adds to through a local sum (uniform_acc.py)
+    accumulate_uniform_adds = True
 
     def __init__(self, fn: Function, contiguous: tuple[bool, ...], bounds_checks=True,
                  fast_math=False, triple="", data_layout=""):
@@ -126,6 +130,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
             b.store(ir.Constant(STACK_TYPE, [None, I64(0), I64(0)]), self.stack)
         self.launch_dims = [b.load(b.gep(ctx, [I32(0), I32(0), I32(d)], source_etype=CTX_TYPE), typ=I32)
                             for d in range(MAX_DIMS)]
+        self.uniform_adds = uniform_accumulations(self.fn) if self.accumulate_uniform_adds else set()
+        self.setup_accumulators()
         guard = self._thread_guard()
         if guard is None:
             self._emit_thread_loop(begin, end, frozenset())
@@ -140,6 +146,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps):
                 b.branch(done)
                 self.values = saved
             b.position_at_end(done)
+        self.flush_accumulators()
         if self.stack is not None:
             free = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR]), "free")
             b.call(free, [b.load(self._stack_field(0), typ=PTR)])

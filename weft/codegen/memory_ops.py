@@ -247,6 +247,8 @@ class MemoryOps:
             old = self.load_value(ptr, t)
             self._atomic_members(kind, t, ptr, self.v(value))
             return old
+        if id(op) in self.uniform_adds:  # one element all threads add to (uniform_acc.py)
+            return self.accumulate(op, ptr, self.v(value))
         if op.attrs.get("private"):
             # an adjoint accumulating into elements only this thread touches: a plain
             # read-add-write, which vectorises
