@@ -410,3 +410,13 @@ def test_contiguous():
     c = a[::3].contiguous()
     assert c.is_contiguous and c.numpy().tolist() == [0, 3, 6, 9]
     assert not np.shares_memory(c.numpy(), a.numpy())
+
+
+def test_fill_and_full_take_a_flat_matrix_value():
+    mat23 = wp.types.matrix((2, 3), wp.float32)
+    a = wp.zeros((2, 2), dtype=mat23)
+    a.fill_(np.arange(6))
+    b = wp.full(3, value=list(range(6)), dtype=mat23)
+    expected = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(a.numpy(), np.broadcast_to(expected, (2, 2, 2, 3)))
+    np.testing.assert_array_equal(b.numpy(), np.broadcast_to(expected, (3, 2, 3)))

@@ -308,6 +308,8 @@ class array:  # noqa: N801 - Warp's name
             value = struct_record(self.dtype, value)
         elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
             value = np.asarray(value)
+            if isinstance(self.dtype, Matrix) and value.shape == (self.dtype.rows * self.dtype.cols,):
+                value = value.reshape(self.dtype.rows, self.dtype.cols)  # a flat matrix value, as in Warp
         tape_module.protect(self)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
             self._np[...] = value
