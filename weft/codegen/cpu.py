@@ -184,12 +184,20 @@ def store_object(key: str, obj: bytes) -> None:
     cache.store(key, obj)
 
 
-def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
-    """What compiled CPU code depends on outside the kernel: weft's version, the OS, the
-    architecture, and a hash of the target (LLVM version, triple, CPU and features)."""
-    from .. import config
+def target_hash(cpu_compiler_flags: str | None = None) -> str:
+    """8 hex digits naming the machine code target of these flags (the setting if None):
+    the LLVM version, the triple, and the CPU and its features (the host's under
+    -march=native, a generic CPU's under ""). `-mllvm` options do not change it: they tune
+    how code is made, not which machines run it."""
     llvm.initialize_native_target()
     cpu, features = target_cpu(cpu_compiler_flags)
     target = f"{llvm.llvm_version_info}|{llvm.get_default_triple()}|{cpu}|{features}"
-    digest = hashlib.sha256(target.encode()).hexdigest()[:8]
-    return f"{config.version}-{platform.system().lower()}-{platform.machine().lower()}-{digest}"
+    return hashlib.sha256(target.encode()).hexdigest()[:8]
+
+
+def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None, architecture: str | None = None) -> str:
+    """What compiled CPU code depends on outside the kernel: weft's version, the OS, the
+    architecture, and the target hash (see `target_hash`)."""
+    from .. import config
+    arch = architecture or platform.machine().lower()
+    return f"{config.version}-{platform.system()}-{arch}-{target_hash(cpu_compiler_flags)}"
