@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import platform
 import json
+import platform
 import subprocess
 import sys
 import threading
