@@ -177,6 +177,12 @@ def compile_to_object(llvm_ir: str) -> bytes:
 _CHILD = Path(__file__).with_name("cpu_child.py")
 
 
+def _python() -> list:
+    """This interpreter, told not to put the script's folder (or the working directory) on
+    its path where it can (Python 3.11+), so that no file there shadows a module."""
+    return [sys.executable, "-P"] if sys.version_info >= (3, 11) else [sys.executable]
+
+
 def _option_name(option: str) -> str:
     return option.lstrip("-").split("=", 1)[0]
 
@@ -187,7 +193,7 @@ def known_llvm_options() -> frozenset:
     without a word, so weft checks names against LLVM's own list; LLVM prints it and exits,
     hence a child process)."""
     code = "import llvmlite.binding as llvm; llvm.set_option('weft', '-help-list-hidden')"
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, check=False)
+    done = subprocess.run(_python() + ["-c", code], capture_output=True, check=False)
     names = set()
     for line in done.stdout.decode(errors="replace").splitlines():
         word = line.strip().split(" ", 1)[0]
@@ -201,19 +207,17 @@ def known_llvm_options() -> frozenset:
 
 def _compile_in_child(llvm_ir: str, flags: Flags) -> bytes:
     """Compile in a new process that sets `flags.llvm_options` first. LLVM's command-line
-    options are process-wide and cannot be unset, and LLVM exits the process on an option
-    it does not know: a child keeps both away from this process and from kernels compiled
-    without them (or concurrently, with others)."""
+    options are process-wide and cannot be unset: a child keeps them away from this process
+    and from kernels compiled without them (or concurrently, with others)."""
     known = known_llvm_options()
-    unknown = [o for o in flags.llvm_options if _option_name(o) not in known]
+    unknown = [o for o in flags.llvm_options if not o.startswith("-") or _option_name(o) not in known]
     if unknown:
         raise RuntimeError(f"CPU kernel build failed: LLVM has no option {', '.join(unknown)} (from the -mllvm "
                            "options of cpu_compiler_flags)")
     cpu, features = target_cpu()
     request = json.dumps({"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level(),
                           "options": list(flags.llvm_options), "vectorize": flags.vectorize})
-    done = subprocess.run([sys.executable, "-I", str(_CHILD)], input=request.encode(), capture_output=True,
-                          check=False)
+    done = subprocess.run(_python() + [str(_CHILD)], input=request.encode(), capture_output=True, check=False)
     if done.returncode != 0:
         detail = done.stderr.decode(errors="replace").strip() or f"exit status {done.returncode}"
         raise RuntimeError(f"CPU kernel build failed with the LLVM option(s) {' '.join(flags.llvm_options)} "

@@ -1,7 +1,7 @@
 """Compile one LLVM module to object code under LLVM command-line options, in a process of
 its own (see cpu._compile_in_child): a JSON request on stdin (`ir`, `cpu`, `features`,
 `opt`, `options`, `vectorize`), the object code on stdout. It imports llvmlite only, not
-weft. An option LLVM does not know ends the process with LLVM's message on stderr."""
+weft. (The parent has checked the option names: llvmlite ignores unknown ones silently.)"""
 
 import json
 import sys
