@@ -11,11 +11,11 @@ from . import (
     config,  # noqa: E402
     torch,  # noqa: E402 - weft.torch.wrap; imports PyTorch only when used
 )
+from ._src.context import get_cpu_kernel_cache_key  # noqa: E402
 from .autograd.checkpoint import checkpoint  # noqa: E402
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
-from .codegen.cpu import get_cpu_kernel_cache_key  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
 from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .interop.jax import (  # noqa: E402

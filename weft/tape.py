@@ -437,8 +437,10 @@ class Tape:
             return
         adj = [self.get_adjoint(src) for src in entry.grad_of]
         kernel = entry.kernel
-        if not kernel.enable_backward and not _carries_gradient(kernel, adj):
-            return  # a forward-only kernel whose outputs no gradient reached: nothing to do
+        if not kernel.enable_backward:
+            if _carries_gradient(kernel, adj):  # gradient reached a kernel that has no adjoint
+                _warn_no_adjoint(kernel)
+            return
         params = adjoint_arguments(kernel, entry.params, adj)
         # consume: adjoints of overwritten elements must not reach earlier launches
         # (except those of arrays with retain_grad)
@@ -518,6 +520,18 @@ class Tape:
             with open(filename, "w") as f:
                 f.write(text)
         return text
+
+
+def _warn_no_adjoint(kernel) -> None:
+    """Say (as Warp does, in its words) that a recorded kernel built without an adjoint
+    contributes nothing to the gradients it should carry."""
+    from .logger import log_warning
+    if kernel.options.get("enable_backward") is False:
+        where = "is configured with the option 'enable_backward=False'"
+    else:
+        where = "is defined in a module with the option 'enable_backward=False' set"
+    log_warning(f"Running the tape backwards may produce incorrect gradients because recorded kernel "
+                f"{kernel.key} {where}.")
 
 
 def _carries_gradient(kernel, adj) -> bool:

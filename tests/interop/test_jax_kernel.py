@@ -366,3 +366,26 @@ def test_the_pure_callback_fallback_computes_the_same(monkeypatch):
     op = wp.jax_kernel(square_sum, enable_backward=True, launch_dims=8)
     da = jax.grad(lambda a: jnp.sum(op(a, jnp.ones(8, jnp.float32), 1.0)[0]))(_f32(8))
     np.testing.assert_allclose(np.asarray(da), 2.0 * (np.arange(8) + 1.0))
+
+
+@wp.kernel
+def _triple_any(a: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    out[i] = a.dtype(3) * a[i]
+
+
+@pytest.mark.parametrize("dtype", [wp.bfloat16, wp.float16, wp.int8, wp.uint16])
+def test_jax_kernel_narrow_dtypes_in_one_jit(dtype):
+    # bfloat16 buffers reach the kernel as bfloat16 (numpy knows them only as raw bytes)
+    f32 = wp.jax_kernel(_triple_any.add_overload([wp.array[wp.float32], wp.array[wp.float32]]))
+    narrow = wp.jax_kernel(_triple_any.add_overload([wp.array[dtype], wp.array[dtype]]))
+    jdtype = wp.dtype_to_jax(dtype)
+
+    @jax.jit
+    def both():
+        return f32(jnp.arange(8, dtype=jnp.float32)), narrow(jnp.arange(8, dtype=jdtype))
+
+    (a,), (b,) = both()
+    np.testing.assert_array_equal(np.asarray(a), 3 * np.arange(8, dtype=np.float32))
+    assert np.asarray(b).dtype == np.dtype(dtype.np_dtype)
+    np.testing.assert_array_equal(np.asarray(b).astype(np.float64), 3 * np.arange(8))

@@ -132,3 +132,19 @@ def test_generic_return_annotations_are_inferred_then_checked():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="annotated as `Int` but the code returns a value of type"):
         wp.launch(wrong, dim=1)
+
+
+@wp.kernel
+def _scale_any(values: wp.array(dtype=Any), scale: Any):
+    i = wp.tid()
+    values[i] = values[i] * scale
+
+
+def test_a_numpy_float64_argument_picks_the_float64_overload():
+    # numpy's float64 is a subclass of Python's float: its own type must win
+    d = wp.array([1.0, 2.0], dtype=wp.float64)
+    wp.launch(_scale_any, dim=2, inputs=[d, wp.float64(4.0)])
+    np.testing.assert_array_equal(d.numpy(), [4.0, 8.0])
+    f = wp.array([1.0, 2.0], dtype=wp.float32)
+    wp.launch(_scale_any, dim=2, inputs=[f, 0.5])
+    np.testing.assert_array_equal(f.numpy(), [0.5, 1.0])

@@ -1,6 +1,7 @@
 """Array annotations in every spelling users write, and the ctypes layout of each type."""
 
 import ctypes
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,7 +18,8 @@ def test_one_dimensional_spellings_are_one_type():
     assert wp.array(dtype=wp.float32) is t
     assert wp.array(dtype=wp.float) is t
     assert wp.array1d(dtype=float) is t
-    assert wp.array() is t  # dtype defaults to float32
+    assert wp.array() is wp.array(dtype=Any)  # an annotation without dtype: any dtype (Warp's default)
+    assert wp.array().dtype is Any and wp.array(ndim=3).ndim == 3
     assert t.dtype is wp.float32 and t.ndim == 1 and t.is_array
 
 

@@ -1,11 +1,21 @@
 """Warp's `warp._src.context`: devices, streams, events, graph capture and launches, as
-thin re-exports of weft's runtime modules."""
+thin re-exports of weft's runtime modules, and the few helpers Warp programs reach here:
+the `runtime` object (devices and the CPU compiler, without Warp's native library),
+`type_str`, `machine_architecture`, `_get_caller_module_name`."""
 
-from ..codegen.cpu import get_cpu_kernel_cache_key  # noqa: F401
+import inspect  # noqa: F401 - a module attribute, as Warp's (tests patch inspect.getmodule through it)
+import platform
+import sys  # noqa: F401 - as Warp's (tests patch sys._getframe through it)
+import typing
+
+import llvmlite.binding as _llvm
+
+from ..codegen import cpu as _cpu
 from ..lang.aot import compile_aot_module, load_aot_module  # noqa: F401
 from ..lang.kernel import Kernel  # noqa: F401
 from ..lang.module import _MODULES as user_modules  # noqa: F401 - modules by name, as Warp's
 from ..lang.module import Module, force_load, get_module, load_module  # noqa: F401
+from ..lang.module import caller_module_name as _get_caller_module_name  # noqa: F401
 from ..logger import log_warning  # noqa: F401
 from ..runtime.capture import (  # noqa: F401
     Graph,
@@ -63,3 +73,101 @@ from ..runtime.stream import (  # noqa: F401
     wait_stream,
 )
 from ..utils import get_module_options, set_module_options  # noqa: F401
+
+_ARCHITECTURES = {"amd64": "x86_64", "x86_64": "x86_64", "arm64": "aarch64", "aarch64": "aarch64"}
+
+
+def machine_architecture() -> str:
+    """This machine's CPU architecture under one name per kind: "x86_64" or "aarch64"
+    (another machine's own name, lower case)."""
+    machine = platform.machine().strip().lower()
+    return _ARCHITECTURES.get(machine, machine)
+
+
+def get_cpu_kernel_cache_key(*, cpu_compiler_flags: str | None = None) -> str:
+    """A key naming the CPU target compiled code is for, for naming kernel cache archives:
+    weft's version, the OS, the architecture and the target hash (LLVM version, triple,
+    and the host CPU's features under -march=native). `cpu_compiler_flags` None: those of
+    `weft.config`; "": a generic CPU. RuntimeError when no LLVM is available."""
+    if runtime.llvm is None:
+        raise RuntimeError("cannot identify the CPU cache target: the LLVM backend (llvmlite) is unavailable")
+    return _cpu.get_cpu_kernel_cache_key(cpu_compiler_flags, machine_architecture())
+
+
+class Runtime:
+    """What Warp programs read from Warp's `runtime` object: the devices (`default_device`,
+    `cpu_device`, `device_map`, `get_device`, `set_default_device`), the CUDA state of a
+    CPU-only weft (no CUDA devices, no driver or toolkit) and `llvm`, the CPU compiler
+    (llvmlite's binding). Warp's native library (`runtime.core`) has no counterpart."""
+
+    def __init__(self):
+        from ..runtime import device
+        self._device = device
+        self.llvm = _llvm
+        self.cpu_device = device.CPU
+        self.cuda_devices: list = []
+        self.cuda_peer_access_enabled: dict = {}
+        self.cuda_mempool_access_enabled: dict = {}
+        self.context_map: dict = {}
+        self.is_cuda_enabled = False
+        self.driver_version = None
+        self.toolkit_version = None
+
+    @property
+    def device_map(self) -> dict:
+        """Devices by alias."""
+        return {d.alias: d for d in self._device.get_devices()}
+
+    @property
+    def default_device(self):
+        return self._device.get_device()
+
+    def get_device(self, ident=None):
+        return self._device.get_device(ident)
+
+    def set_default_device(self, ident) -> None:
+        self._device.set_device(ident)
+
+    def get_current_cuda_device(self):
+        raise RuntimeError("no CUDA device: weft runs on the CPU")
+
+    def verify_cuda_device(self, device=None) -> None:
+        """Check a CUDA device for errors: nothing to check on the CPU."""
+        self._device.get_device(device)
+
+    def unmap_cuda_device(self, alias: str) -> None:
+        self._device.unmap_cuda_device(alias)
+
+
+runtime = Runtime()
+
+
+def type_str(t) -> str:
+    """How an annotation reads in messages and signatures: `float32`, `vec3f`,
+    `Array[float32]`, `tuple[int, float]`, `Any`, `Literal[3]` (an int), `None`."""
+    from ..types import ArrayType
+    from ..types.array_type import AnyArray
+    from ..types.introspect import type_repr
+    if t is None:
+        return "None"
+    if t is typing.Any:
+        return "Any"
+    if t is Ellipsis:
+        return "..."
+    if isinstance(t, bool):
+        return repr(t)
+    if isinstance(t, int):
+        return f"Literal[{t}]"
+    if isinstance(t, (list, tuple)):
+        return "tuple[" + ", ".join(type_str(x) for x in t) + "]"
+    origin = typing.get_origin(t)
+    if origin in (list, tuple, dict):
+        args = typing.get_args(t)
+        return f"{origin.__name__}[{', '.join(type_str(a) for a in args)}]" if args else origin.__name__
+    if isinstance(t, (ArrayType, AnyArray)):
+        kind = "IndexedArray" if getattr(t, "indexed", False) else "Array"
+        dtype = getattr(t, "dtype", typing.Any)
+        return f"{kind}[{type_str(dtype)}]"
+    if t in (int, float, bool):
+        return t.__name__
+    return type_repr(t)

@@ -15,3 +15,55 @@ from ..types.introspect import (  # noqa: F401
 )
 from ..types.scalars import np_bfloat16_bits_to_float32 as _np_bfloat16_bits_to_float32  # noqa: F401
 from ..types.scalars import np_float32_to_bfloat16_bits as _np_float32_to_bfloat16_bits  # noqa: F401
+
+# Warp's array families, by number (`array_type_id`)
+ARRAY_TYPE_REGULAR = 0
+ARRAY_TYPE_INDEXED = 1
+ARRAY_TYPE_FABRIC = 2
+ARRAY_TYPE_FABRIC_INDEXED = 3
+
+
+def array_type_id(a) -> int:
+    """The family of an array or array annotation: ARRAY_TYPE_REGULAR or ARRAY_TYPE_INDEXED
+    (weft has no Fabric arrays). ValueError for anything else."""
+    from ..types import ArrayType
+    from ..types.array_type import AnyArray
+    t = getattr(a, "_type", a)  # an array value: its type
+    if isinstance(t, (ArrayType, AnyArray)):
+        return ARRAY_TYPE_INDEXED if getattr(t, "indexed", False) else ARRAY_TYPE_REGULAR
+    raise ValueError(f"Invalid array type: {a!r}")
+
+
+def get_type_code(t) -> str:
+    """A short code naming a type, equal for equal types however they are written
+    (`array(dtype=float)` and `array[float]` alike): scalars by kind and bytes ("f4", "i8",
+    "b", "bf2"), "v3f4", "m22f8", "q" and "t" for quaternions and transforms, "a1f4" and
+    "ia2f8" for arrays, "?" for Any, a struct by its name."""
+    import typing
+
+    from ..types import ArrayType, StructType
+    from ..types.array_type import AnyArray
+    from ..types.introspect import _weft
+    from ..types.scalars import Scalar as _Scalar
+    if t is typing.Any:
+        return "?"
+    if typing.get_origin(t) is tuple:
+        args = typing.get_args(t)
+        return f"tpl{len(args)}{''.join(get_type_code(x) for x in args)}"
+    t = _weft(t)
+    if isinstance(t, _Scalar):
+        if t.kind == "b":
+            return "b"
+        return "bf2" if t.name == "bfloat16" else f"{t.kind}{t.size}"
+    if isinstance(t, Vector):
+        code = get_type_code(t.dtype)
+        return {"quat": f"q{code}", "transform": f"t{code}"}.get(t.flavor, f"v{t.length}{code}")
+    if isinstance(t, Matrix):
+        return f"m{t.shape[0]}{t.shape[1]}{get_type_code(t.dtype)}"
+    if isinstance(t, (ArrayType, AnyArray)):
+        prefix = "ia" if getattr(t, "indexed", False) else "a"
+        dtype = getattr(t, "dtype", typing.Any)
+        return f"{prefix}{t.ndim}{get_type_code(dtype)}"
+    if isinstance(t, StructType):
+        return t.name
+    raise TypeError(f"Unrecognized type '{t}'")

@@ -10,8 +10,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import platform
+import subprocess
+import sys
 import threading
+import typing
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -48,22 +52,53 @@ def target_cpu(flags: str | None = None) -> tuple[str, str]:
     """The CPU and features kernels are compiled for under `cpu_compiler_flags` (the
     setting if None): this machine's, or a generic CPU of its architecture for ""."""
     flags = _setting(0, "cpu_compiler_flags") if flags is None else flags
-    if flags:
-        _note_unused_flags(flags)
-    if flags is not None and "-march=native" not in flags.split():
+    if flags is not None and "-march=native" not in parse_flags(flags).march:
         return "generic", ""
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 
 
+class Flags(typing.NamedTuple):
+    """What weft reads from `cpu_compiler_flags` (a Clang command line in Warp)."""
+
+    march: tuple  # "-march=native", if given
+    llvm_options: tuple  # LLVM command-line options, from "-mllvm X" or "-mllvm=X"
+    vectorize: bool  # False under -fno-vectorize: no loop or SLP vectoriser passes
+
+
 @functools.cache
-def _note_unused_flags(flags: str) -> None:
-    """Say once per flag string which flags weft does not use (it has no Clang, and LLVM's
-    command-line options are process-wide in llvmlite, so `-mllvm` ones are not applied)."""
-    unused = [f for f in flags.split() if f != "-march=native"]
+def parse_flags(flags: str | None) -> Flags:
+    """Split `cpu_compiler_flags`. weft compiles with LLVM directly, without Clang: it reads
+    -march=native, -mllvm options and -fno-vectorize, and says once which others it ignores."""
+    words = (flags or "").split()
+    march, options, unused, vectorize = [], [], [], True
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "-march=native":
+            march.append(word)
+        elif word == "-mllvm":
+            if i + 1 == len(words):
+                raise ValueError(f"cpu_compiler_flags {flags!r}: -mllvm needs an option after it")
+            i += 1
+            options.append(words[i])
+        elif word.startswith("-mllvm="):
+            options.append(word[len("-mllvm="):])
+        elif word == "-fno-vectorize":
+            vectorize = False
+        elif word == "-fvectorize":
+            vectorize = True
+        else:
+            unused.append(word)
+        i += 1
     if unused:
         from ..logger import log_warning
         log_warning(f"cpu_compiler_flags: weft compiles with LLVM directly and does not use {' '.join(unused)} "
-                    "(only -march=native, or an empty string for a generic CPU, are read)", once=True)
+                    "(it reads -march=native, -mllvm options and -fno-vectorize)", once=True)
+    return Flags(tuple(march), tuple(options), vectorize)
+
+
+def current_flags() -> Flags:
+    return parse_flags(_setting(0, "cpu_compiler_flags"))
 
 
 def opt_level() -> int:
@@ -91,15 +126,20 @@ def target_machine():
 def target_description() -> str:
     tm = target_machine()
     cpu, features = target_cpu()
-    return f"{tm.triple}|{cpu}|{features}|O{opt_level()}"
+    flags = current_flags()
+    return f"{tm.triple}|{cpu}|{features}|O{opt_level()}|{flags.llvm_options}|{flags.vectorize}"
 
 
 def optimize(module_ref) -> None:
-    tm = target_machine()
-    level = opt_level()
+    _run_pipeline(module_ref, target_machine(), opt_level(), current_flags().vectorize)
+
+
+def _run_pipeline(module_ref, tm, level: int, vectorize: bool) -> None:
+    """LLVM's optimisation pipeline at `level` (the vectorisers only with `vectorize`).
+    (cpu_child.py repeats these lines: it runs without weft.)"""
     pto = llvm.create_pipeline_tuning_options(speed_level=level)
-    pto.loop_vectorization = level >= 2
-    pto.slp_vectorization = level >= 2
+    pto.loop_vectorization = vectorize and level >= 2
+    pto.slp_vectorization = vectorize and level >= 2
     pto.loop_unrolling = level >= 2
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(module_ref, pb)
@@ -125,13 +165,68 @@ def compile_to_object(llvm_ir: str) -> bytes:
     message = getattr(_only_cached, "message", None)
     if message is not None:
         raise RuntimeError(message)
+    flags = current_flags()
+    if flags.llvm_options:
+        return _compile_in_child(llvm_ir, flags)
     mod = llvm.parse_assembly(llvm_ir)
     mod.verify()
     optimize(mod)
     return target_machine().emit_object(mod)
 
 
+_CHILD = Path(__file__).with_name("cpu_child.py")
+
+
+def _python() -> list:
+    """This interpreter, told not to put the script's folder (or the working directory) on
+    its path where it can (Python 3.11+), so that no file there shadows a module."""
+    return [sys.executable, "-P"] if sys.version_info >= (3, 11) else [sys.executable]
+
+
+def _option_name(option: str) -> str:
+    return option.lstrip("-").split("=", 1)[0]
+
+
+@functools.cache
+def known_llvm_options() -> frozenset:
+    """The names of LLVM's command-line options (llvmlite sets an option LLVM does not know
+    without a word, so weft checks names against LLVM's own list; LLVM prints it and exits,
+    hence a child process)."""
+    code = "import llvmlite.binding as llvm; llvm.set_option('weft', '-help-list-hidden')"
+    done = subprocess.run(_python() + ["-c", code], capture_output=True, check=False)
+    names = set()
+    for line in done.stdout.decode(errors="replace").splitlines():
+        word = line.strip().split(" ", 1)[0]
+        if word.startswith("-") and len(word) > 1:
+            names.add(_option_name(word.split("<", 1)[0]))
+    if not names:
+        raise RuntimeError("CPU kernel build failed: could not read LLVM's list of options: "
+                           + done.stderr.decode(errors="replace").strip())
+    return frozenset(names)
+
+
+def _compile_in_child(llvm_ir: str, flags: Flags) -> bytes:
+    """Compile in a new process that sets `flags.llvm_options` first. LLVM's command-line
+    options are process-wide and cannot be unset: a child keeps them away from this process
+    and from kernels compiled without them (or concurrently, with others)."""
+    known = known_llvm_options()
+    unknown = [o for o in flags.llvm_options if not o.startswith("-") or _option_name(o) not in known]
+    if unknown:
+        raise RuntimeError(f"CPU kernel build failed: LLVM has no option {', '.join(unknown)} (from the -mllvm "
+                           "options of cpu_compiler_flags)")
+    cpu, features = target_cpu()
+    request = json.dumps({"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level(),
+                          "options": list(flags.llvm_options), "vectorize": flags.vectorize})
+    done = subprocess.run(_python() + [str(_CHILD)], input=request.encode(), capture_output=True, check=False)
+    if done.returncode != 0:
+        detail = done.stderr.decode(errors="replace").strip() or f"exit status {done.returncode}"
+        raise RuntimeError(f"CPU kernel build failed with the LLVM option(s) {' '.join(flags.llvm_options)} "
+                           f"(from cpu_compiler_flags): {detail}")
+    return done.stdout
+
+
 def optimized_ir(llvm_ir: str) -> str:
+    """The optimised IR (in this process: without the -mllvm options of the flags)."""
     mod = llvm.parse_assembly(llvm_ir)
     optimize(mod)
     return str(mod)
@@ -184,12 +279,20 @@ def store_object(key: str, obj: bytes) -> None:
     cache.store(key, obj)
 
 
-def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None) -> str:
-    """What compiled CPU code depends on outside the kernel: weft's version, the OS, the
-    architecture, and a hash of the target (LLVM version, triple, CPU and features)."""
-    from .. import config
+def target_hash(cpu_compiler_flags: str | None = None) -> str:
+    """8 hex digits naming the machine code target of these flags (the setting if None):
+    the LLVM version, the triple, and the CPU and its features (the host's under
+    -march=native, a generic CPU's under ""). `-mllvm` options do not change it: they tune
+    how code is made, not which machines run it."""
     llvm.initialize_native_target()
     cpu, features = target_cpu(cpu_compiler_flags)
     target = f"{llvm.llvm_version_info}|{llvm.get_default_triple()}|{cpu}|{features}"
-    digest = hashlib.sha256(target.encode()).hexdigest()[:8]
-    return f"{config.version}-{platform.system().lower()}-{platform.machine().lower()}-{digest}"
+    return hashlib.sha256(target.encode()).hexdigest()[:8]
+
+
+def get_cpu_kernel_cache_key(cpu_compiler_flags: str | None = None, architecture: str | None = None) -> str:
+    """What compiled CPU code depends on outside the kernel: weft's version, the OS, the
+    architecture, and the target hash (see `target_hash`)."""
+    from .. import config
+    arch = architecture or platform.machine().lower()
+    return f"{config.version}-{platform.system()}-{arch}-{target_hash(cpu_compiler_flags)}"

@@ -15,6 +15,7 @@ import ctypes
 import itertools
 import threading
 
+import ml_dtypes
 import numpy as np
 
 TARGET = "weft_host_call"
@@ -111,8 +112,11 @@ def _array(buffer_ptr, dtype) -> np.ndarray:
     shape = tuple(buffer.dims[k] for k in range(buffer.rank))
     if not buffer.data or 0 in shape:
         return np.zeros(shape, dtype)  # empty: nothing to read or write
-    return np.asarray(_Interface({"shape": shape, "typestr": dtype.str, "data": (buffer.data, False),
+    # (a dtype numpy knows only as raw bytes, ml_dtypes' bfloat16: read as unsigned ints, then viewed)
+    typestr = dtype.str if dtype.kind != "V" else f"<u{dtype.itemsize}"
+    view = np.asarray(_Interface({"shape": shape, "typestr": typestr, "data": (buffer.data, False),
                                   "version": 3}))
+    return view if view.dtype == dtype else view.view(dtype)
 
 
 def _call_id(attrs: _Attrs) -> int | None:
@@ -185,7 +189,7 @@ def stage(jax, call, arrays, out_types, vmap_method, aliases, has_side_effect):
 
 # Raw callbacks (Warp's register_ffi_callback) ---------------------------------------------------
 _DTYPES = {1: np.bool_, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64, 6: np.uint8, 7: np.uint16,
-           8: np.uint32, 9: np.uint64, 10: np.float16, 11: np.float32, 12: np.float64}
+           8: np.uint32, 9: np.uint64, 10: np.float16, 11: np.float32, 12: np.float64, 16: ml_dtypes.bfloat16}
 _ATTR_ARRAY, _ATTR_STRING = 1, 4
 _callbacks: dict = {}  # name -> ctypes handler, kept alive
 

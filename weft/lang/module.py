@@ -214,9 +214,36 @@ def _resolve(module, depth: int) -> Module:
     if isinstance(module, Module):
         return module
     if module is None:
-        import sys
-        module = sys._getframe(depth + 1).f_globals.get("__name__", "__main__")
+        module = caller_module_name(depth + 2)
     return get_module(module if isinstance(module, str) else module.__name__)
+
+
+def caller_module_name(stack_level: int = 1) -> str:
+    """The name of the Python module whose code runs `stack_level` frames above this
+    function (1: its caller), as `@kernel` sees it in `f.__module__`: the frame's
+    `__name__` ("__main__" under `runpy.run_module(..., run_name="__main__")`), else the
+    `__spec__` runpy sets, else the module `inspect` finds, else the loaded module of the
+    frame's file. RuntimeError if none says."""
+    import inspect
+    import os
+    import sys
+    frame = sys._getframe(stack_level)
+    name = frame.f_globals.get("__name__")
+    if name:
+        return name
+    spec = frame.f_globals.get("__spec__")
+    if spec is not None and getattr(spec, "name", None):
+        return spec.name
+    found = inspect.getmodule(frame)
+    if found is not None:
+        return found.__name__
+    filename = frame.f_code.co_filename
+    for loaded in list(sys.modules.values()):
+        path = getattr(loaded, "__file__", None)
+        if path and filename and os.path.abspath(path) == os.path.abspath(filename):
+            return loaded.__name__
+    raise RuntimeError(f"Could not determine the calling module (code in {filename!r} has neither __name__ "
+                       "nor __spec__ and is not a loaded module); pass the module explicitly")
 
 
 def load_module(module=None, device=None, recursive: bool = False, block_dim=None) -> None:

@@ -113,12 +113,12 @@ def type_of_value(value):
         return value.type
     if isinstance(value, (bool, np.bool_)):
         return bool_
+    if isinstance(value, np.generic):  # (before float: numpy's float64 is a Python float)
+        return scalar_from_numpy(value.dtype)
     if isinstance(value, int):
         return int32
     if isinstance(value, float):
         return float32
-    if isinstance(value, np.generic):
-        return scalar_from_numpy(value.dtype)
     return None
 
 

@@ -67,7 +67,7 @@ class array:  # noqa: N801 - Warp's name
         if data is None and shape is None and ptr is None:
             if kwargs.get("requires_grad") or strides is not None:
                 raise ValueError("an array needs data or a shape (or ptr=)")
-            return ArrayType(float32 if dtype is None else dtype, kwargs.get("ndim") or 1)
+            return ArrayType(typing.Any if dtype is None else dtype, kwargs.get("ndim") or 1)  # (Warp's default)
         return super().__new__(cls)
 
     _is_read = False  # a recorded launch read it (config.verify_autograd_array_access)

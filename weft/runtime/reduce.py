@@ -29,8 +29,8 @@ def _scalar_type(dtype):
 
 def _check_summable(operation: str, a: array):
     if _scalar_type(a.dtype) not in _SUMMABLE:
-        raise RuntimeError(f"{operation}() supports arrays of float32 or float64 values (and "
-                           f"vectors/matrices of them), got an array of {a.dtype!r}")
+        raise RuntimeError(f"{operation}() sums float32 or float64 values (and vectors/matrices of "
+                           f"them). Unsupported data type: {a.dtype!r}")
 
 
 def _normalize_axis(operation: str, axis, ndim: int) -> int:
@@ -59,9 +59,11 @@ def _output(operation: str, out, shape: tuple, dtype, like: array):
     if out.device != like.device:
         raise RuntimeError(f"{operation}() out is on {out.device}, the input on {like.device}")
     if out.dtype != dtype:
-        raise RuntimeError(f"{operation}() out array should have type {dtype!r}, got {out.dtype!r}")
+        raise RuntimeError(f"{operation}() got an out array of type {out.dtype!r}: out array should have "
+                           f"type {dtype!r}")
     if tuple(out.shape) != shape:
-        raise RuntimeError(f"{operation}() out array should have shape {shape}, got {tuple(out.shape)}")
+        raise RuntimeError(f"{operation}() got an out array of shape {tuple(out.shape)}: out array should have "
+                           f"shape {shape}")
     return out, False
 
 
@@ -102,7 +104,7 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     if a.device != b.device:
         raise RuntimeError(f"array_inner() arrays are on different devices ({a.device} and {b.device})")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"array_inner() arrays have different dtypes ({a.dtype!r} and {b.dtype!r})")
+        raise RuntimeError(f"array_inner(): A and b array data types do not match ({a.dtype!r} vs {b.dtype!r})")
     _check_summable("array_inner", a)
     scalar = _scalar_type(a.dtype)
     trailing_axes = tuple(range(-len(element_numpy(a.dtype)[1]), 0))

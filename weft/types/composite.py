@@ -108,11 +108,31 @@ class Vector(Composite):
     def _wp_type_params_(self) -> list:
         return [self.length, self.dtype] if self.flavor == "vec" else [self.dtype]
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            if self.flavor != "transform":
+                raise TypeError(f"{self.name}() takes its components positionally, got keyword(s) "
+                                f"{', '.join(kwargs)}")
+            args = _transform_parts(self.name, args, kwargs)
         return CompositeValue(self, _components(self, args))
 
     def __reduce__(self):
         return (Vector, (self.length, self.dtype, self.flavor))
+
+
+def _transform_parts(name: str, args: tuple, kwargs: dict) -> tuple:
+    """(p, q) of `transform(p=..., q=...)` (either may be positional, as Warp's), p
+    defaulting to zero and q to the identity rotation."""
+    import inspect
+    signature = inspect.Signature([
+        inspect.Parameter("p", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=(0.0, 0.0, 0.0)),
+        inspect.Parameter("q", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=(0.0, 0.0, 0.0, 1.0))])
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{name}(): {e}") from None
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 class Matrix(Composite):

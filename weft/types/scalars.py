@@ -58,6 +58,12 @@ class Scalar(Type):
                 return self.np_dtype.type(np.float32(value))
         return self.np_dtype.type(value)
 
+    @property
+    def _type_(self):
+        """The ctypes type of one value (Warp's: float16 and bfloat16 as 16-bit unsigned ints)."""
+        from .layout import ctype_of
+        return ctype_of(self)
+
     def __reduce__(self):
         return (scalar_by_name, (self.name,))
 

@@ -10,12 +10,20 @@ and dimensions, nested structs copied into place.
 from __future__ import annotations
 
 import sys
+import typing
 import warnings
 
 import numpy as np
 
 from .composite import Composite, CompositeValue, Matrix, Vector
 from .scalars import PYTHON_TYPES, Scalar, Type
+
+
+class StructField(typing.NamedTuple):
+    """One field of a struct type (`StructType.vars`): its name and type."""
+
+    label: str
+    type: object
 
 
 class StructType(Composite):
@@ -54,6 +62,11 @@ class StructType(Composite):
 
     def field_index(self, name: str) -> int:
         return self.field_names.index(name)
+
+    @property
+    def vars(self) -> dict:
+        """The fields as Warp lists them: name -> an object with `.label` and `.type`."""
+        return {name: StructField(name, t) for name, t in self.fields.items()}
 
     @property
     def size(self) -> int:
