@@ -14,7 +14,7 @@ from ..types import Matrix, Scalar, Vector
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
-from .vector import _mat, _nargs, _quat_type, _vec, cross, dot
+from .vector import _mat, _nargs, _quat_type, _vec, cross, dot, length, normalize
 
 
 def _scalar(ctx, x, name, float_only=True) -> Value:
@@ -132,23 +132,33 @@ def _normalize(ctx, v):
     return b.construct(v.type, [b.mul(c, inv) for c in b.components(v)])
 
 
-@builtin("quat_to_axis_angle")
+@builtin("quat_to_axis_angle", inout=(1, 2))
 def quat_to_axis_angle(ctx, args, kwargs):
-    """(axis, angle): the unit rotation axis and the angle in [0, pi] of quaternion q
-    (any length); the axis of the identity rotation is (1, 0, 0)."""
-    if len(args) != 1 or kwargs:
-        ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle)")
+    """The rotation axis and angle (in [0, pi]) of quaternion q, as Warp computes them:
+    axis = +-normalize(q.xyz) (the sign of q.w), angle = 2 atan2(|q.xyz|, |q.w|). The axis of
+    the identity rotation is the zero vector, and no gradient flows through it there.
+
+    Two forms: `axis, angle = quat_to_axis_angle(q)`, and Warp's `quat_to_axis_angle(q, axis,
+    angle)`, which writes the local variables `axis` and `angle`."""
+    if len(args) not in (1, 3) or kwargs:
+        ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle), or "
+                  "quat_to_axis_angle(q, axis, angle) writes axis and angle")
     q = _vec(ctx, args[0], "quat_to_axis_angle", 4, "quat")
     b, t = ctx.b, q.type.dtype
     x, y, z, w = b.components(q)
+    v = b.construct(Vector(3, t), [x, y, z])
+    n = normalize.expand(ctx, [v], {})
     flip = b.cmp("lt", w, b.const(0.0, t))  # q and -q are one rotation: take w >= 0
-    x, y, z, w = (b.select(flip, b.neg(c), c) for c in (x, y, z, w))
-    s = b.call(PRIM["sqrt"], [b.add(b.add(b.mul(x, x), b.mul(y, y)), b.mul(z, z))])
-    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [s, w]))
-    zero_axis = b.cmp("eq", s, b.const(0.0, t))
-    safe_s = b.select(zero_axis, b.const(1.0, t), s)
-    axis = [b.select(zero_axis, b.const(1.0 if k == 0 else 0.0, t), b.div(c, safe_s)) for k, c in enumerate((x, y, z))]
-    return b.construct(Vector(3, t), axis), angle
+    axis = b.construct(n.type, [b.select(flip, b.neg(c), c) for c in b.components(n)])
+    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [length.expand(ctx, [v], {}), b.call(PRIM["abs"], [w])]))
+    if len(args) == 1:
+        return [], (axis, angle)
+    for given, want, what in ((args[1], axis.type, "axis"), (args[2], t, "angle")):
+        if not (isinstance(given, Value) and given.type is want) and not (
+                what == "angle" and not isinstance(given, Value) and isinstance(given, (int, float))):
+            ctx.error(f"quat_to_axis_angle(): the output argument '{what}' must be a {want!r} "
+                      f"(the quaternion is {q.type!r}), got {getattr(given, 'type', given)!r}")
+    return [axis, angle], None
 
 
 @builtin("quat_slerp")

@@ -75,19 +75,29 @@ def length_sq(ctx, args, kwargs):
 
 @builtin("length")
 def length(ctx, args, kwargs):
-    return ctx.b.call(PRIM["sqrt"], [length_sq.expand(ctx, args, kwargs)])
+    """sqrt(length_sq(v)). At the zero vector the length is 0 and its gradient is 0, as in
+    Warp (whose adj_length adds nothing when the length is not above kEps = 0): the square
+    root is taken of a stand-in 1 there, so that no 0 * inf from sqrt's derivative turns the
+    adjoint into NaN."""
+    b = ctx.b
+    sq = length_sq.expand(ctx, args, kwargs)
+    zero = b.const(0.0, sq.type)
+    nonzero = b.cmp("ne", sq, zero)  # unordered: NaN stays NaN
+    root = b.call(PRIM["sqrt"], [b.select(nonzero, sq, b.const(1.0, sq.type))])
+    return b.select(nonzero, root, zero)
 
 
 @builtin("normalize")
 def normalize(ctx, args, kwargs):
-    """v / length(v); the zero vector stays zero (as in Warp)."""
+    """v / length(v), componentwise as Warp divides. Where the length is not above 0 (the
+    zero vector, or NaN) the result is the zero vector and no gradient flows, as in Warp."""
     (a,) = _nargs(ctx, args, kwargs, 1, "normalize")
     b = ctx.b
     n = length.expand(ctx, [a], {})
     zero = b.const(0.0, n.type)
-    safe = b.select(b.cmp("gt", n, zero), n, b.const(1.0, n.type))
-    inv = b.div(b.const(1.0, n.type), safe)
-    return b.construct(a.type, [b.mul(c, inv) for c in b.components(a)])
+    pos = b.cmp("gt", n, zero)
+    safe = b.select(pos, n, b.const(1.0, n.type))
+    return b.construct(a.type, [b.select(pos, b.div(c, safe), zero) for c in b.components(a)])
 
 
 def _componentwise(op):
