@@ -5,7 +5,8 @@ those of these algorithms, which match the analytic ones where the decomposition
 (distinct eigenvalues or singular values, full-rank matrices).
 
 - eig3: cyclic Jacobi rotations on a symmetric 3x3 matrix (6 sweeps; quadratic convergence
-  reaches working precision in 3 or 4).
+  reaches working precision in 3 or 4). Its gradient is the analytic one (`_eig3_grad`),
+  not that of the rotations, which is wrong where eigenvalues repeat.
 - qr3: modified Gram-Schmidt (R has a positive diagonal for a full-rank matrix).
 - svd3, svd2: the eigenvectors V of A^T A, sorted by decreasing singular value, then
   U = A V diag(1 / sigma), so that U diag(sigma) V^T reproduces A to rounding.
@@ -14,6 +15,7 @@ those of these algorithms, which match the analytic ones where the decomposition
 from typing import Any
 
 from .builtins import BUILTINS
+from .lang.custom_grad import func_grad
 from .lang.decorators import func
 from .types import matrix, vector
 
@@ -22,6 +24,11 @@ _identity, _length, _dot, _select = (BUILTINS[n] for n in ("identity", "length",
 wp_min, wp_max = BUILTINS["min"], BUILTINS["max"]
 
 SWEEPS = 6
+
+
+def _epsilon(dtype) -> float:
+    """The machine epsilon of a float type (a plain function: folded at compile time)."""
+    return {16: 2.0 ** -10, 32: 2.0 ** -23}.get(dtype.bits, 2.0 ** -52)
 
 
 @func
@@ -58,6 +65,32 @@ def eig3_jacobi(a: Any):
             a = _transpose(j) @ a @ j
             v = v @ j
     return v, vector(a[0, 0], a[1, 1], a[2, 2])
+
+
+@func_grad(eig3_jacobi)
+def _eig3_grad(a: Any, adj_q: Any, adj_d: Any):
+    """The adjoint of (Q, d) = eig3(A) for symmetric A (Giles, "An extended collection of
+    matrix derivative results", 2008, sec. 3.1, as Warp's adj_eig3):
+
+        adj_A = Q (diag(adj_d) + F o (Q^T adj_Q)) Q^T,   F[i, j] = 1 / (d[j] - d[i]) (i != j).
+
+    Where two eigenvalues coincide (to within a few ulps of the spectrum's scale) their
+    eigenvectors are not unique and F's entry is taken as 0: a loss that depends only on the
+    eigenspace gets its exact gradient (eigenvalue-only losses: Q diag(adj_d) Q^T, which is
+    right at repeated eigenvalues too, where differentiating the rotations is not)."""
+    q, d = eig3_jacobi(a)
+    zero = type(a[0, 0])(0.0)
+    scale = wp_max(wp_max(_abs(d[0]), _abs(d[1])), wp_max(_abs(d[2]), type(a[0, 0])(1.0e-30)))
+    tiny = scale * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
+    g = _transpose(q) @ adj_q
+    inner = matrix(adj_d[0], zero, zero, zero, adj_d[1], zero, zero, zero, adj_d[2], shape=(3, 3))
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                gap = d[j] - d[i]
+                ok = _abs(gap) > tiny
+                inner[i, j] = _select(ok, zero, g[i, j] / _select(ok, type(a[0, 0])(1.0), gap))
+    wp.adjoint[a] += q @ inner @ _transpose(q)  # (wp.adjoint: rewritten by func_grad)
 
 
 @func

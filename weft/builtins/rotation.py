@@ -78,8 +78,10 @@ builtin("matrix_from_cols")(_from_vectors(False))
 # Quaternions ---------------------------------------------------------------------------------
 @builtin("quat_from_matrix")
 def quat_from_matrix(ctx, args, kwargs):
-    """The rotation of an orthonormal 3x3 matrix (or a 4x4 matrix's top-left block), by the
-    best-conditioned of the four classic formulas (largest of trace and diagonal)."""
+    """The rotation of an orthonormal 3x3 matrix (or a 4x4 matrix's top-left block), by
+    Warp's case split: from the trace where it is >= 0, else from the largest diagonal entry.
+    The case is selected before the square root is taken, so that only the chosen formula's
+    root and reciprocal are evaluated (and differentiated); the result is normalised."""
     (m,) = _nargs(ctx, args, kwargs, 1, "quat_from_matrix")
     m = _mat(ctx, m, "quat_from_matrix")
     if m.type.rows not in (3, 4):
@@ -91,39 +93,34 @@ def quat_from_matrix(ctx, args, kwargs):
     def at(r, c):
         return e[r * n + c]
 
-    one, quarter = b.const(1.0, t), b.const(0.25, t)
-
-    tiny = b.const(1e-30 if t.bits > 32 else 1e-12, t)
-
-    def sqrt(x):
-        # every candidate is computed and one is selected: keep the others finite (their
-        # derivatives are multiplied by zero in the adjoint, and 0 * NaN would be NaN)
-        return b.call(PRIM["sqrt"], [b.call(PRIM["max"], [x, tiny])])
-
+    one, half = b.const(1.0, t), b.const(0.5, t)
     trace = b.add(b.add(at(0, 0), at(1, 1)), at(2, 2))
-    # the four candidates, each (x, y, z, w) from one large term s = 2 * that component
-    s0 = b.mul(sqrt(b.add(trace, one)), b.const(2.0, t))  # w largest
-    c0 = [b.div(b.sub(at(2, 1), at(1, 2)), s0), b.div(b.sub(at(0, 2), at(2, 0)), s0),
-          b.div(b.sub(at(1, 0), at(0, 1)), s0), b.mul(quarter, s0)]
-    s1 = b.mul(sqrt(b.sub(b.sub(b.add(one, at(0, 0)), at(1, 1)), at(2, 2))), b.const(2.0, t))  # x largest
-    c1 = [b.mul(quarter, s1), b.div(b.add(at(0, 1), at(1, 0)), s1), b.div(b.add(at(0, 2), at(2, 0)), s1),
-          b.div(b.sub(at(2, 1), at(1, 2)), s1)]
-    s2 = b.mul(sqrt(b.sub(b.sub(b.add(one, at(1, 1)), at(0, 0)), at(2, 2))), b.const(2.0, t))  # y largest
-    c2 = [b.div(b.add(at(0, 1), at(1, 0)), s2), b.mul(quarter, s2), b.div(b.add(at(1, 2), at(2, 1)), s2),
-          b.div(b.sub(at(0, 2), at(2, 0)), s2)]
-    s3 = b.mul(sqrt(b.sub(b.sub(b.add(one, at(2, 2)), at(0, 0)), at(1, 1))), b.const(2.0, t))  # z largest
-    c3 = [b.div(b.add(at(0, 2), at(2, 0)), s3), b.div(b.add(at(1, 2), at(2, 1)), s3), b.mul(quarter, s3),
-          b.div(b.sub(at(1, 0), at(0, 1)), s3)]
-    use0 = b.cmp("gt", trace, b.const(0.0, t))
-    use1 = b.select(b.cmp("gt", at(0, 0), at(1, 1)), b.cmp("gt", at(0, 0), at(2, 2)), b.const(False, use0.type))
-    use2 = b.cmp("gt", at(1, 1), at(2, 2))
-    out = []
-    for k in range(4):
-        v = b.select(use2, c2[k], c3[k])
-        v = b.select(use1, c1[k], v)
-        out.append(b.select(use0, c0[k], v))
-    q = b.construct(_quat_type(t), out)
-    return _normalize(ctx, q)
+    use_trace = b.cmp("ge", trace, b.const(0.0, t))
+    d1 = b.cmp("gt", at(1, 1), at(0, 0))
+    use2 = b.cmp("gt", at(2, 2), b.select(d1, at(1, 1), at(0, 0)))
+    use1 = b.select(use2, b.const(False, d1.type), d1)
+
+    def pick(c_trace, c0, c1, c2):
+        return b.select(use_trace, c_trace, b.select(use2, c2, b.select(use1, c1, c0)))
+
+    radicand = pick(b.add(trace, one),
+                    b.add(b.sub(at(0, 0), b.add(at(1, 1), at(2, 2))), one),
+                    b.add(b.sub(at(1, 1), b.add(at(2, 2), at(0, 0))), one),
+                    b.add(b.sub(at(2, 2), b.add(at(0, 0), at(1, 1))), one))
+    h = b.call(PRIM["sqrt"], [radicand])
+    big = b.mul(half, h)
+    inv = b.div(half, h)
+
+    def term(op, r0, c0, r1, c1):
+        return b.mul(b.binary(op, at(r0, c0), at(r1, c1)), inv)
+
+    w_skew = [term("sub", 2, 1, 1, 2), term("sub", 0, 2, 2, 0), term("sub", 1, 0, 0, 1)]
+    sym01, sym02, sym12 = term("add", 0, 1, 1, 0), term("add", 2, 0, 0, 2), term("add", 1, 2, 2, 1)
+    q = [pick(w_skew[0], big, sym01, sym02),
+         pick(w_skew[1], sym01, big, sym12),
+         pick(w_skew[2], sym02, sym12, big),
+         pick(big, w_skew[0], w_skew[1], w_skew[2])]
+    return normalize.expand(ctx, [b.construct(_quat_type(t), q)], {})
 
 
 def _normalize(ctx, v):

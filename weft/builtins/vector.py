@@ -6,7 +6,7 @@ None of these needs a derivative rule: each expands into IR arithmetic on compon
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector, resolve
+from ..types import Matrix, Scalar, Vector, float64, resolve
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
@@ -155,8 +155,17 @@ def _det(b, e):
 
 @builtin("determinant")
 def determinant(ctx, args, kwargs):
+    """Cofactor expansion along the first row. A 4x4 determinant of float16/float32 entries
+    is accumulated in float64 and rounded once (Warp also widens its 4x4 determinant): the
+    cancellation between its 24 products would otherwise cost several digits."""
     (m,) = _nargs(ctx, args, kwargs, 1, "determinant")
-    return _det(ctx.b, _entries(ctx.b, _mat(ctx, m, "determinant")))
+    b = ctx.b
+    e = _entries(b, _mat(ctx, m, "determinant"))
+    t = m.type.dtype
+    if len(e) >= 4 and t.is_float and t is not float64:
+        wide = [[b.cast(x, float64) for x in row] for row in e]
+        return b.cast(_det(b, wide), t)
+    return _det(b, e)
 
 
 @builtin("inverse")
