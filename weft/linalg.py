@@ -8,11 +8,15 @@ those of these algorithms, which match the analytic ones where the decomposition
   reaches working precision in 3 or 4). Its gradient is the analytic one (`_eig3_grad`),
   not that of the rotations, which is wrong where eigenvalues repeat.
 - qr3: modified Gram-Schmidt (R has a positive diagonal for a full-rank matrix).
-- svd3, svd2: the eigenvectors V of A^T A, sorted by decreasing singular value, then
+- svd3: the eigenvectors V of A^T A, sorted by decreasing singular value, then
   U = A V diag(1 / sigma), so that U diag(sigma) V^T reproduces A to rounding.
+- svd2: closed form (Warp's), with the analytic gradient (`_svd2_grad`); U stays
+  orthonormal for a singular A.
 """
 
 from typing import Any
+
+import weft as wp  # (only for `wp.adjoint[...]` in the func_grads, rewritten before compilation)
 
 from .builtins import BUILTINS
 from .lang.custom_grad import func_grad
@@ -21,7 +25,7 @@ from .types import matrix, vector
 
 _abs, _sqrt, _transpose, _outer = (BUILTINS[n] for n in ("abs", "sqrt", "transpose", "outer"))
 _identity, _length, _dot, _select = (BUILTINS[n] for n in ("identity", "length", "dot", "select"))
-wp_min, wp_max = BUILTINS["min"], BUILTINS["max"]
+wp_min, wp_max, _cw_mul = BUILTINS["min"], BUILTINS["max"], BUILTINS["cw_mul"]
 
 SWEEPS = 6
 
@@ -151,28 +155,65 @@ def svd3_eig(a: Any):
 
 @func
 def svd2_eig(a: Any):
-    """(U, sigma, V) of a 2x2 matrix, as svd3_eig (one Jacobi rotation is exact)."""
+    """(U, sigma, V) of a 2x2 matrix in closed form (the eigenvectors of A^T A, as Warp's
+    svd2): sigma decreasing, V a rotation, U's second column completed orthogonally (so U
+    stays orthonormal when sigma[1] is 0). Where A^T A = s^2 I (A is s times an orthogonal
+    matrix, or 0), V = I, sigma = (s, s) and U = A / s (I for A = 0)."""
     one = type(a[0, 0])(1.0)
     zero = type(a[0, 0])(0.0)
-    m = _transpose(a) @ a
-    apq = m[0, 1]
-    small = _abs(apq) <= type(a[0, 0])(1.0e-30)
-    safe = _select(small, apq, one)
-    theta = (m[1, 1] - m[0, 0]) / (type(a[0, 0])(2.0) * safe)
-    sign = _select(theta < zero, one, -one)
-    t = sign / (_abs(theta) + _sqrt(theta * theta + one))
-    c = _select(small, one / _sqrt(t * t + one), one)
-    s = _select(small, t * c, zero)
-    v = matrix(c, s, -s, c, shape=(2, 2))
-    d = _transpose(v) @ m @ v
-    l0 = d[0, 0]
-    l1 = d[1, 1]
-    if l0 < l1:
-        tmp = l0
-        l0 = l1
-        l1 = tmp
-        v = matrix(v[0, 1], v[0, 0], v[1, 1], v[1, 0], shape=(2, 2))
-    sigma = vector(_sqrt(wp_max(l0, zero)), _sqrt(wp_max(l1, zero)))
-    av = a @ v
-    u = matrix(av[0, 0] / sigma[0], av[0, 1] / sigma[1], av[1, 0] / sigma[0], av[1, 1] / sigma[1], shape=(2, 2))
-    return u, sigma, v
+    half = type(a[0, 0])(0.5)
+    m11 = a[0, 0] * a[0, 0] + a[1, 0] * a[1, 0]
+    m12 = a[0, 0] * a[0, 1] + a[1, 0] * a[1, 1]
+    m22 = a[0, 1] * a[0, 1] + a[1, 1] * a[1, 1]
+    trace = m11 + m22
+    diff = m11 - m22
+    disc = diff * diff + type(a[0, 0])(4.0) * m12 * m12
+    if disc == zero:
+        s = _sqrt(half * trace)
+        inv = _select(s > zero, one, one / _select(s > zero, one, s))
+        u = _select(s > zero, _identity(n=2, dtype=type(a[0, 0])), a * inv)
+        return u, vector(s, s), _identity(n=2, dtype=type(a[0, 0]))
+    root = _sqrt(disc)
+    sigma1 = _sqrt((trace + root) * half)
+    sigma2 = _sqrt(wp_max((trace - root) * half, zero))
+    vx = diff + root - type(a[0, 0])(2.0) * m12
+    vy = diff - root + type(a[0, 0])(2.0) * m12
+    len_sq = vx * vx + vy * vy
+    v11 = type(a[0, 0])(0.7071067811865476)
+    v21 = v11
+    if len_sq != zero:
+        inv_len = one / _sqrt(len_sq)
+        v11 = vx * inv_len
+        v21 = vy * inv_len
+    inv1 = one / sigma1
+    u11 = (a[0, 0] * v11 + a[0, 1] * v21) * inv1
+    u21 = (a[1, 0] * v11 + a[1, 1] * v21) * inv1
+    det_sign = _select(a[0, 0] * a[1, 1] - a[0, 1] * a[1, 0] < zero, one, -one)
+    u = matrix(u11, -u21 * det_sign, u21, u11 * det_sign, shape=(2, 2))
+    v = matrix(v11, -v21, v21, v11, shape=(2, 2))
+    return u, vector(sigma1, sigma2), v
+
+
+@func_grad(svd2_eig)
+def _svd2_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
+    """The adjoint of (U, sigma, V) = svd2(A) (Townsend, "Differentiating the singular value
+    decomposition", 2016, for a square A; Warp's adj_svd2):
+
+        adj_A = U (diag(adj_sigma) + (F o (U^T adj_U - adj_U^T U)) S + S (F o (V^T adj_V - adj_V^T V))) V^T
+
+    with F[i, j] = 1 / (sigma[j]^2 - sigma[i]^2), taken as 0 where the two singular values
+    coincide (the singular vectors are not unique there; see _eig3_grad)."""
+    u, sigma, v = svd2_eig(a)
+    zero = type(a[0, 0])(0.0)
+    gap = sigma[1] * sigma[1] - sigma[0] * sigma[0]
+    scale = wp_max(sigma[0] * sigma[0], type(a[0, 0])(1.0e-30))
+    ok = _abs(gap) > scale * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
+    f01 = _select(ok, zero, type(a[0, 0])(1.0) / _select(ok, type(a[0, 0])(1.0), gap))
+    f = matrix(zero, f01, -f01, zero, shape=(2, 2))
+    s = matrix(sigma[0], zero, zero, sigma[1], shape=(2, 2))
+    ds = matrix(adj_sigma[0], zero, zero, adj_sigma[1], shape=(2, 2))
+    ut = _transpose(u)
+    vt = _transpose(v)
+    skew_u = _cw_mul(f, ut @ adj_u - _transpose(adj_u) @ u)
+    skew_v = _cw_mul(f, vt @ adj_v - _transpose(adj_v) @ v)
+    wp.adjoint[a] += u @ (ds + skew_u @ s + s @ skew_v) @ vt  # (wp.adjoint: rewritten by func_grad)
