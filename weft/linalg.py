@@ -136,20 +136,54 @@ def _sort_pair(lam: Any, v: Any, i: int):
 
 
 @func
+def _safe_sqrt(x: Any):
+    """sqrt(x) for x > 0, else 0, with gradient 0 there (not sqrt's infinite slope)."""
+    pos = x > type(x)(0.0)
+    return _select(pos, type(x)(0.0), _sqrt(_select(pos, type(x)(1.0), x)))
+
+
+@func
 def svd3_eig(a: Any):
-    """(U, sigma, V) with a = U diag(sigma) V^T, sigma decreasing and nonnegative."""
+    """(U, sigma, V) with a = U diag(sigma) V^T, sigma decreasing and nonnegative, U and V
+    rotations or reflections as Warp's (V a rotation). U's columns: A v0 / sigma0, then
+    A v1 made orthogonal to u0 and normalised, then +-u0 x u1, so that U stays orthonormal
+    where A is singular (a column with sigma ~ 0 completes the basis)."""
     v, lam = eig3_jacobi(_transpose(a) @ a)
     lam, v = _sort_pair(lam, v, 0)  # three compare-and-swaps sort three values
     lam, v = _sort_pair(lam, v, 1)
     lam, v = _sort_pair(lam, v, 0)
     zero = type(a[0, 0])(0.0)
-    sigma = vector(_sqrt(wp_max(lam[0], zero)), _sqrt(wp_max(lam[1], zero)), _sqrt(wp_max(lam[2], zero)))
-    av = a @ v
-    u = av
-    for c in range(3):
-        inv = type(a[0, 0])(1.0) / sigma[c]
+    one = type(a[0, 0])(1.0)
+    v0 = vector(v[0, 0], v[1, 0], v[2, 0])
+    v1 = vector(v[0, 1], v[1, 1], v[2, 1])
+    v2 = vector(v[0, 2], v[1, 2], v[2, 2])
+    if _dot(BUILTINS["cross"](v0, v1), v2) < zero:  # a rotation, as Warp's V
+        v2 = -v2
         for r in range(3):
-            u[r, c] = av[r, c] * inv
+            v[r, 2] = -v[r, 2]
+    tol = _safe_sqrt(lam[0]) * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
+    s0 = _length(a @ v0)
+    rank0 = s0 <= zero
+    u0 = _select(rank0, (a @ v0) / _select(rank0, s0, one), vector(one, zero, zero))
+    w = a @ v1
+    w = w - _dot(u0, w) * u0
+    n1 = _length(w)
+    # where A has rank 1 (or 0): any unit vector orthogonal to u0, from the axis u0 leans on least
+    ax = _abs(u0)
+    e = vector(one, zero, zero)
+    if ax[1] < ax[0] and ax[1] <= ax[2]:
+        e = vector(zero, one, zero)
+    elif ax[2] < ax[0] and ax[2] < ax[1]:
+        e = vector(zero, zero, one)
+    spare = BUILTINS["normalize"](BUILTINS["cross"](u0, e))
+    full = n1 > tol and not rank0
+    u1 = _select(full, spare, w / _select(full, one, n1))
+    c = BUILTINS["cross"](u0, u1)
+    u2 = _select(_dot(a @ v2, c) < -tol, c, -c)
+    u = BUILTINS["matrix_from_cols"](u0, u1, u2)
+    # sigma as R's diagonal of A V = U R (Warp's QR step): small singular values keep their
+    # digits, which sqrt(eigenvalue of A^T A) loses
+    sigma = vector(_length(a @ v0), _select(full, zero, n1), wp_max(_dot(a @ v2, u2), zero))
     return u, sigma, v
 
 
