@@ -160,28 +160,20 @@ def quat_to_axis_angle(ctx, args, kwargs):
 
 @builtin("quat_slerp")
 def quat_slerp(ctx, args, kwargs):
-    """Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc."""
+    """Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc, as
+    Warp defines it: a * quat_from_axis_angle(axis, t * angle), where (axis, angle) is the
+    rotation quat_inverse(a) * b (so its gradient is that of this formula, also off the
+    unit sphere)."""
     qa, qb, s = _nargs(ctx, args, kwargs, 3, "quat_slerp")
     qa, qb = _vec(ctx, qa, "quat_slerp", 4, "quat"), _vec(ctx, qb, "quat_slerp", 4, "quat")
     if qa.type is not qb.type:
         ctx.error(f"quat_slerp() of different types {qa.type!r} and {qb.type!r}")
-    b, t = ctx.b, qa.type.dtype
-    s = ctx.coerce(s, t)
-    d = dot.expand(ctx, [qa, qb], {})
-    flip = b.cmp("lt", d, b.const(0.0, t))
-    qb = b.construct(qb.type, [b.select(flip, b.neg(c), c) for c in b.components(qb)])
-    d = b.select(flip, b.neg(d), d)
-    d = b.call(PRIM["min"], [d, b.const(1.0, t)])
-    theta = b.call(PRIM["acos"], [d])
-    sin_theta = b.call(PRIM["sin"], [theta])
-    near = b.cmp("lt", sin_theta, b.const(1e-6 if t.bits > 32 else 1e-4, t))  # nearly equal: lerp
-    safe_sin = b.select(near, b.const(1.0, t), sin_theta)
-    one_minus = b.sub(b.const(1.0, t), s)
-    wa = b.select(near, one_minus, b.div(b.call(PRIM["sin"], [b.mul(one_minus, theta)]), safe_sin))
-    wb = b.select(near, s, b.div(b.call(PRIM["sin"], [b.mul(s, theta)]), safe_sin))
-    q = b.construct(qa.type, [b.add(b.mul(ca, wa), b.mul(cb, wb))
-                              for ca, cb in zip(b.components(qa), b.components(qb))])
-    return _normalize(ctx, q)
+    s = ctx.coerce(s, qa.type.dtype)
+    from .registry import BUILTINS
+    rel = binary(ctx, "mul", BUILTINS["quat_inverse"].expand(ctx, [qa], {}), qb)
+    _, (axis, angle) = quat_to_axis_angle.expand(ctx, [rel], {})
+    step = BUILTINS["quat_from_axis_angle"].expand(ctx, [axis, ctx.b.mul(s, angle)], {})
+    return binary(ctx, "mul", qa, step)
 
 
 # Spatial vectors: (angular, linear) halves of a 6-vector -------------------------------------
