@@ -268,10 +268,6 @@ EXCLUDED = {
     "transform_identity": "a constant (no float arguments)",
     "rand_init": "integer random state", "randi": "integer result", "randu": "integer result",
     "randn": "its only input is the integer random state",
-    **{n: "its only input is the integer random state" for n in (
-        "sample_triangle", "sample_unit_cube", "sample_unit_disk", "sample_unit_hemisphere",
-        "sample_unit_hemisphere_surface", "sample_unit_ring", "sample_unit_sphere",
-        "sample_unit_sphere_surface", "sample_unit_square")},
     "randf": "float32-only bounds (this harness is float64); test_derivatives_rules checks the bounds",
     "atomic_min": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
     "atomic_max": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
@@ -295,8 +291,6 @@ EXCLUDED_PRIMITIVES = {
     "rand_pcg": "integer hash of the random state",
     "libm_logf": "used by randn on values derived from the integer random state",
     "libm_cosf": "used by randn on values derived from the integer random state",
-    **{f"libm_{n}": "used by the sample_* builtins on values derived from the integer random state"
-       for n in ("sinf", "acosf", "powf")},
 }
 
 
