@@ -154,13 +154,13 @@ def svd3_eig(a: Any):
     lam, v = _sort_pair(lam, v, 0)
     zero = type(a[0, 0])(0.0)
     one = type(a[0, 0])(1.0)
-    v0 = vector(v[0, 0], v[1, 0], v[2, 0])
+    # V re-orthonormalised (the product of rotations drifts from unit length by a few ulps,
+    # which sigma = |A v| would inherit) and made a rotation, as Warp's V
+    v0 = BUILTINS["normalize"](vector(v[0, 0], v[1, 0], v[2, 0]))
     v1 = vector(v[0, 1], v[1, 1], v[2, 1])
-    v2 = vector(v[0, 2], v[1, 2], v[2, 2])
-    if _dot(BUILTINS["cross"](v0, v1), v2) < zero:  # a rotation, as Warp's V
-        v2 = -v2
-        for r in range(3):
-            v[r, 2] = -v[r, 2]
+    v1 = BUILTINS["normalize"](v1 - _dot(v0, v1) * v0)
+    v2 = BUILTINS["cross"](v0, v1)
+    v = BUILTINS["matrix_from_cols"](v0, v1, v2)
     tol = _safe_sqrt(lam[0]) * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
     s0 = _length(a @ v0)
     rank0 = s0 <= zero
