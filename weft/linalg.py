@@ -8,8 +8,8 @@ those of these algorithms, which match the analytic ones where the decomposition
   reaches working precision in 3 or 4). Its gradient is the analytic one (`_eig3_grad`),
   not that of the rotations, which is wrong where eigenvalues repeat.
 - qr3: modified Gram-Schmidt (R has a positive diagonal for a full-rank matrix).
-- svd3: the eigenvectors V of A^T A, sorted by decreasing singular value, then
-  U = A V diag(1 / sigma), so that U diag(sigma) V^T reproduces A to rounding.
+- svd3: the eigenvectors V of A^T A, sorted by decreasing singular value, then U from
+  A V (Gram-Schmidt), in Warp's convention: U and V rotations, sigma[2] signed.
 - svd2: closed form (Warp's), with the analytic gradient (`_svd2_grad`); U stays
   orthonormal for a singular A.
 """
@@ -144,10 +144,11 @@ def _safe_sqrt(x: Any):
 
 @func
 def svd3_eig(a: Any):
-    """(U, sigma, V) with a = U diag(sigma) V^T, sigma decreasing and nonnegative, U and V
-    rotations or reflections as Warp's (V a rotation). U's columns: A v0 / sigma0, then
-    A v1 made orthogonal to u0 and normalised, then +-u0 x u1, so that U stays orthonormal
-    where A is singular (a column with sigma ~ 0 completes the basis)."""
+    """(U, sigma, V) with a = U diag(sigma) V^T in Warp's convention: U and V rotations
+    (determinant +1), sigma sorted by decreasing magnitude, sigma[0] and sigma[1]
+    nonnegative and sigma[2] of the sign of det(A). V: the eigenvectors of A^T A; U's
+    columns: A v0 / sigma0, A v1 made orthogonal to u0 and normalised, then u0 x u1, so
+    that U stays orthonormal where A is singular (a column with sigma ~ 0 completes it)."""
     v, lam = eig3_jacobi(_transpose(a) @ a)
     lam, v = _sort_pair(lam, v, 0)  # three compare-and-swaps sort three values
     lam, v = _sort_pair(lam, v, 1)
@@ -155,7 +156,7 @@ def svd3_eig(a: Any):
     zero = type(a[0, 0])(0.0)
     one = type(a[0, 0])(1.0)
     # V re-orthonormalised (the product of rotations drifts from unit length by a few ulps,
-    # which sigma = |A v| would inherit) and made a rotation, as Warp's V
+    # which sigma = |A v| would inherit) and made a rotation
     v0 = BUILTINS["normalize"](vector(v[0, 0], v[1, 0], v[2, 0]))
     v1 = vector(v[0, 1], v[1, 1], v[2, 1])
     v1 = BUILTINS["normalize"](v1 - _dot(v0, v1) * v0)
@@ -178,12 +179,11 @@ def svd3_eig(a: Any):
     spare = BUILTINS["normalize"](BUILTINS["cross"](u0, e))
     full = n1 > tol and not rank0
     u1 = _select(full, spare, w / _select(full, one, n1))
-    c = BUILTINS["cross"](u0, u1)
-    u2 = _select(_dot(a @ v2, c) < -tol, c, -c)
+    u2 = BUILTINS["cross"](u0, u1)
     u = BUILTINS["matrix_from_cols"](u0, u1, u2)
     # sigma as R's diagonal of A V = U R (Warp's QR step): small singular values keep their
-    # digits, which sqrt(eigenvalue of A^T A) loses
-    sigma = vector(_length(a @ v0), _select(full, zero, n1), wp_max(_dot(a @ v2, u2), zero))
+    # digits, which sqrt(eigenvalue of A^T A) loses; the last one carries det(A)'s sign
+    sigma = vector(s0, _select(full, zero, n1), _dot(a @ v2, u2))
     return u, sigma, v
 
 

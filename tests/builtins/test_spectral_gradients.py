@@ -175,3 +175,29 @@ def test_determinant_4x4_float32_is_rounded_once():
     # accumulated in float64, the float32 result is the correctly rounded determinant
     # (to within one ulp: numpy's LU in float64 has its own last-bit error)
     np.testing.assert_array_max_ulp(out.numpy(), exact, maxulp=1)
+
+
+def test_svd3_follows_warps_sign_convention():
+    """U and V are rotations, |sigma| decreasing, sigma[2] of the sign of det(A) (Warp's
+    documented convention: U V^T is then the rotation of a polar decomposition)."""
+    rng = np.random.default_rng(9)
+    mats = rng.normal(size=(32, 3, 3))
+
+    @wp.kernel
+    def svd(a: wp.array(dtype=wp.mat33d), u: wp.array(dtype=wp.mat33d), s: wp.array(dtype=wp.vec3d),
+            v: wp.array(dtype=wp.mat33d)):
+        i = wp.tid()
+        uu, ss, vv = wp.svd3(a[i])
+        u[i] = uu
+        s[i] = ss
+        v[i] = vv
+
+    u, s, v = wp.zeros(32, dtype=wp.mat33d), wp.zeros(32, dtype=wp.vec3d), wp.zeros(32, dtype=wp.mat33d)
+    wp.launch(svd, 32, inputs=[wp.array(mats, dtype=wp.mat33d), u, s, v])
+    u, s, v = u.numpy(), s.numpy(), v.numpy()
+    np.testing.assert_allclose(np.linalg.det(u), 1.0, atol=1e-13)
+    np.testing.assert_allclose(np.linalg.det(v), 1.0, atol=1e-13)
+    np.testing.assert_allclose(np.abs(s), np.linalg.svd(mats)[1], atol=1e-13)
+    np.testing.assert_array_equal(np.sign(s[:, 2]), np.sign(np.linalg.det(mats)))
+    assert (s[:, :2] >= 0).all() and (np.sign(np.linalg.det(mats)) < 0).any()
+    np.testing.assert_allclose(u @ (s[..., None] * v.transpose(0, 2, 1)), mats, atol=1e-13)
