@@ -264,8 +264,9 @@ def _construct_transform(ctx, t, args, kwargs, dtype_given) -> Value:
     (copy, same dtype), seven components, or translation and rotation `T(p, q)` /
     `T(p=..., q=...)` where a missing `q` is the identity rotation."""
     b = ctx.b
-    if set(kwargs) - {"p", "q"}:
-        ctx.error(f"{t!r}(...) got unexpected keyword '{next(k for k in kwargs if k not in 'pq')}'")
+    unexpected = [k for k in kwargs if k not in ("p", "q")]
+    if unexpected:
+        ctx.error(f"{t!r}(...) got unexpected keyword '{unexpected[0]}'")
     vectors = [a for a in args if isinstance(a, Value) and isinstance(a.type, Vector)]
     if kwargs or (vectors and len(args) <= 2 and not (len(args) == 1 and args[0].type.flavor == "transform")):
         if len(args) + len(kwargs) > 2 or any(k in kwargs for k in ("p", "q")[:len(args)]):
