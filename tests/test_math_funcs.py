@@ -127,3 +127,39 @@ def test_transform_compose_decompose_and_matrices():
     np.testing.assert_allclose(t_out.numpy()[0], np.concatenate([p, q]), atol=1e-12)
     np.testing.assert_allclose(v_out.numpy(), [p, s], atol=1e-12)
     np.testing.assert_allclose(q_out.numpy()[0], q, atol=1e-12)
+
+
+def _spatial_numpy(q, p, top, bottom, wrench):
+    """(R top + p x R bottom, R bottom) for a wrench, (R top, R bottom + p x R top) for a twist."""
+    x, y, z, w = q
+    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    a, b = r @ top, r @ bottom
+    return np.concatenate([a + np.cross(p, b), b]) if wrench else np.concatenate([a, b + np.cross(p, a)])
+
+
+def test_spatial_transforms_in_kernels_and_python():
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    p, x, r = rng.normal(size=3), rng.normal(size=6), rng.normal(size=3)
+
+    @wp.kernel
+    def k(t: wp.transformd, x: wp.spatial_vectord, r: wp.vec3d, out: wp.array(dtype=wp.spatial_vectord),
+          vel: wp.array(dtype=wp.vec3d)):
+        out[0] = wp.transform_twist(t, x)
+        out[1] = wp.transform_wrench(t, x)
+        out[2] = wp.transform_twist(wp.transform_inverse(t), wp.transform_twist(t, x))
+        vel[0] = wp.velocity_at_point(x, r)
+
+    t = wp.transformd(wp.vec3d(*p), wp.quatd(*q))
+    out = wp.zeros(3, dtype=wp.spatial_vectord)
+    vel = wp.zeros(1, dtype=wp.vec3d)
+    wp.launch(k, 1, inputs=[t, wp.spatial_vectord(*x), wp.vec3d(*r), out, vel])
+    np.testing.assert_allclose(out.numpy()[0], _spatial_numpy(q, p, x[:3], x[3:], wrench=False), atol=1e-14)
+    np.testing.assert_allclose(out.numpy()[1], _spatial_numpy(q, p, x[:3], x[3:], wrench=True), atol=1e-14)
+    np.testing.assert_allclose(out.numpy()[2], x, atol=1e-14)  # the inverse transform undoes it
+    np.testing.assert_allclose(vel.numpy()[0], x[3:] + np.cross(x[:3], r), atol=1e-14)
+    from_python = wp.transform_wrench(t, wp.spatial_vectord(*x))
+    np.testing.assert_allclose(np.array(from_python), out.numpy()[1], atol=1e-14)

@@ -144,7 +144,8 @@ def quat_to_euler(q: quat, i: int, j: int, k: int):
 __all__ = ["norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize",
            "quat_twist", "quat_twist_angle", "quat_twist_angle_signed", "quat_to_rpy",
            "quat_from_euler", "quat_to_euler", "transform_from_matrix", "transform_to_matrix",
-           "transform_compose", "transform_decompose"]
+           "transform_compose", "transform_decompose", "transform_twist", "transform_wrench",
+           "velocity_at_point"]
 
 
 # 4x4 matrices and transforms (generic over the float type) -----------------------------------
@@ -185,3 +186,33 @@ def transform_decompose(m: Any):
     s = vector(wp_length(c0), wp_length(c1), wp_length(c2))
     r = BUILTINS["matrix_from_cols"](c0 / s[0], c1 / s[1], c2 / s[2])
     return vector(m[0, 3], m[1, 3], m[2, 3]), BUILTINS["quat_from_matrix"](r), s
+
+
+# Spatial vectors (angular, linear), as Warp orders them ----------------------------------------
+@func
+def transform_twist(t: Any, x: Any):
+    """Twist `x = (w, v)` moved by transform `t = (p, R)` to the destination frame:
+    (R w, R v + p x R w)."""
+    q = BUILTINS["transform_get_rotation"](t)
+    w = BUILTINS["quat_rotate"](q, BUILTINS["spatial_top"](x))
+    v = BUILTINS["quat_rotate"](q, BUILTINS["spatial_bottom"](x))
+    v = v + BUILTINS["cross"](BUILTINS["transform_get_translation"](t), w)
+    return vector(w[0], w[1], w[2], v[0], v[1], v[2])
+
+
+@func
+def transform_wrench(t: Any, x: Any):
+    """Wrench `x = (tau, f)` moved by transform `t = (p, R)` to the destination frame:
+    (R tau + p x R f, R f)."""
+    q = BUILTINS["transform_get_rotation"](t)
+    f = BUILTINS["quat_rotate"](q, BUILTINS["spatial_bottom"](x))
+    tau = BUILTINS["quat_rotate"](q, BUILTINS["spatial_top"](x))
+    tau = tau + BUILTINS["cross"](BUILTINS["transform_get_translation"](t), f)
+    return vector(tau[0], tau[1], tau[2], f[0], f[1], f[2])
+
+
+@func
+def velocity_at_point(qd: Any, r: Any):
+    """The linear velocity of a point at offset `r` on a body with spatial velocity
+    `qd = (w, v)`: v + w x r."""
+    return BUILTINS["spatial_bottom"](qd) + BUILTINS["cross"](BUILTINS["spatial_top"](qd), r)

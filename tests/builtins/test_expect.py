@@ -4,6 +4,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+import weft as wp
+
 
 def run_script(body: str, tmp_path) -> str:
     script = tmp_path / "script.py"
@@ -36,3 +40,12 @@ def test_checks_print_only_when_they_fail(tmp_path):
     assert any("expect_near failed" in line and "[2.5, 2.5]" in line for line in lines)
     assert "failing done 2.5" in lines
     assert sum("failed" in line for line in lines) == 3
+
+
+def test_comparing_composites_of_different_types_is_a_compile_error():
+    @wp.kernel
+    def k():
+        wp.expect_neq(wp.mat33f(0.0), wp.mat22f(0.0))
+
+    with pytest.raises(wp.WarpCodegenError, match="Can't test equality for objects with different types"):
+        wp.launch(k, 1)

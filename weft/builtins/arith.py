@@ -227,6 +227,9 @@ def _wrap_int(value: int, t) -> int:
 
 def construct_composite(ctx, t, args, kwargs) -> Value:
     dtype = kwargs.pop("dtype", None)
+    if isinstance(t, Vector) and t.flavor == "transform":
+        return _construct_transform(ctx, t if dtype is None else Vector(7, dtype, "transform"), args, kwargs,
+                                    dtype is not None)
     if kwargs:
         ctx.error(f"{t!r}(...) got unexpected keyword '{next(iter(kwargs))}'")
     if dtype is not None and dtype is not t.dtype:
@@ -254,6 +257,55 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         if c.type is not t.dtype:
             ctx.error(f"{t!r} components must be {t.dtype!r}, got {c.type!r}")
     return ctx.b.construct(t, flat)
+
+
+def _construct_transform(ctx, t, args, kwargs, dtype_given) -> Value:
+    """Warp's transform constructors in a kernel: `T()` (zeros), `T(s)` (fill), `T(other)`
+    (copy, same dtype), seven components, or translation and rotation `T(p, q)` /
+    `T(p=..., q=...)` where a missing `q` is the identity rotation."""
+    b = ctx.b
+    unexpected = [k for k in kwargs if k not in ("p", "q")]
+    if unexpected:
+        ctx.error(f"{t!r}(...) got unexpected keyword '{unexpected[0]}'")
+    vectors = [a for a in args if isinstance(a, Value) and isinstance(a.type, Vector)]
+    if kwargs or (vectors and len(args) <= 2 and not (len(args) == 1 and args[0].type.flavor == "transform")):
+        if len(args) + len(kwargs) > 2 or any(k in kwargs for k in ("p", "q")[:len(args)]):
+            ctx.error(f"{t!r}(p, q): give the translation p and the rotation q once each")
+        parts = dict(zip(("p", "q"), args), **kwargs)
+        p = parts.get("p")
+        if p is None:
+            p = zero(ctx, Vector(3, t.dtype))
+        q = parts.get("q")
+        if q is None:
+            one, nil = b.const(1.0, t.dtype), b.const(0.0, t.dtype)
+            q = b.construct(Vector(4, t.dtype, "quat"), [nil, nil, nil, one])
+        for name, x, n in (("p", p, 3), ("q", q, 4)):
+            if not (isinstance(x, Value) and isinstance(x.type, Vector) and x.type.length == n):
+                ctx.error(f"{t!r}(p, q): {name} must be a {'vec3' if n == 3 else 'quat'}, got "
+                          f"{getattr(x, 'type', x)!r}")
+            if x.type.dtype is not t.dtype:
+                if dtype_given:
+                    ctx.error(f"all values used to initialize this transformation matrix are expected to "
+                              f"be of the type `{t.dtype.name}`")
+                ctx.error(f"{t!r}(p, q): {name} is {x.type!r}; its components must be {t.dtype!r}")
+        return b.construct(t, b.components(p) + b.components(q))
+    if len(args) == 1 and isinstance(args[0], Value) and getattr(args[0].type, "flavor", None) == "transform":
+        if args[0].type.dtype is not t.dtype:
+            ctx.error("copy constructing a transform requires matching source and target dtypes, "
+                      f"got `{args[0].type.dtype.name}` and `{t.dtype.name}`")
+        return args[0]
+    if len(args) not in (0, 1, 7):
+        ctx.error(f"incompatible number of values given ({len(args)}) when constructing a transform; "
+                  "expected 0, 1, or 7")
+    if not args:
+        return zero(ctx, t)
+    if len(args) == 1:
+        return splat(ctx, t, ctx.coerce(args[0], t.dtype, what="the fill value"))
+    flat = [ctx.coerce(x, t.dtype, what="component") for x in args]
+    for c in flat:
+        if c.type is not t.dtype:
+            ctx.error(f"{t!r} components must be {t.dtype!r}, got {c.type!r}")
+    return b.construct(t, flat)
 
 
 # Element and component access ----------------------------------------------------------------

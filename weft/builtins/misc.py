@@ -81,14 +81,15 @@ def smoothstep(ctx, args, kwargs):
 
 @builtin("step")
 def step(ctx, args, kwargs):
-    """1 where x < 0, else 0 (Warp's convention)."""
+    """1 where x < 0, else 0 (Warp's convention), for float and integer scalars."""
     if len(args) != 1 or kwargs:
         ctx.error("step(x) takes one argument")
     x = ctx.materialize(args[0]) if not isinstance(args[0], Value) else args[0]
-    if not (isinstance(x.type, Scalar) and x.type.is_float):
-        ctx.error(f"step() needs a float, got {x.type!r}")
+    if not (isinstance(x.type, Scalar) and not x.type.is_bool):
+        ctx.error(f"step() needs a number, got {x.type!r}")
     b = ctx.b
-    return b.select(b.cmp("lt", x, b.const(0.0, x.type)), b.const(1.0, x.type), b.const(0.0, x.type))
+    one, zero = (1.0, 0.0) if x.type.is_float else (1, 0)
+    return b.select(b.cmp("lt", x, b.const(zero, x.type)), b.const(one, x.type), b.const(zero, x.type))
 
 
 @builtin("frac")

@@ -23,7 +23,7 @@ def _register_binary(name: str, op: str):
     def expand(ctx, args, kwargs, name=name, op=op):
         if len(args) != 2 or kwargs:
             ctx.error(f"{name}(a, b) takes two arguments")
-        return ctx.binop(op, args[0], args[1], None)
+        return ctx.binop(op, args[0], args[1], None, user=False)  # (wp.add is the builtin)
     expand.__doc__ = f"`a {arith._SYMBOLS[op]} b`, as the operator computes it in a kernel."
     return expand
 
@@ -75,7 +75,7 @@ def div_approx(ctx, args, kwargs):
     GPU intrinsics here; on the CPU it divides exactly, and so does weft."""
     if len(args) != 2 or kwargs:
         ctx.error("div_approx(a, b) takes two arguments")
-    result = ctx.binop("div", args[0], args[1], None)
+    result = ctx.binop("div", args[0], args[1], None, user=False)
     t = result.type if isinstance(result, Value) else None
     if t is None or not getattr(t, "dtype", t).is_float:
         ctx.error(f"div_approx() needs float operands, got {t or type(result).__name__}")

@@ -14,7 +14,7 @@ from ..types import Matrix, Scalar, Vector
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
-from .vector import _mat, _nargs, _quat_type, _vec, cross, dot
+from .vector import _mat, _nargs, _quat_type, _vec, cross, dot, length, normalize
 
 
 def _scalar(ctx, x, name, float_only=True) -> Value:
@@ -78,8 +78,10 @@ builtin("matrix_from_cols")(_from_vectors(False))
 # Quaternions ---------------------------------------------------------------------------------
 @builtin("quat_from_matrix")
 def quat_from_matrix(ctx, args, kwargs):
-    """The rotation of an orthonormal 3x3 matrix (or a 4x4 matrix's top-left block), by the
-    best-conditioned of the four classic formulas (largest of trace and diagonal)."""
+    """The rotation of an orthonormal 3x3 matrix (or a 4x4 matrix's top-left block), by
+    Warp's case split: from the trace where it is >= 0, else from the largest diagonal entry.
+    The case is selected before the square root is taken, so that only the chosen formula's
+    root and reciprocal are evaluated (and differentiated); the result is normalised."""
     (m,) = _nargs(ctx, args, kwargs, 1, "quat_from_matrix")
     m = _mat(ctx, m, "quat_from_matrix")
     if m.type.rows not in (3, 4):
@@ -91,39 +93,34 @@ def quat_from_matrix(ctx, args, kwargs):
     def at(r, c):
         return e[r * n + c]
 
-    one, quarter = b.const(1.0, t), b.const(0.25, t)
-
-    tiny = b.const(1e-30 if t.bits > 32 else 1e-12, t)
-
-    def sqrt(x):
-        # every candidate is computed and one is selected: keep the others finite (their
-        # derivatives are multiplied by zero in the adjoint, and 0 * NaN would be NaN)
-        return b.call(PRIM["sqrt"], [b.call(PRIM["max"], [x, tiny])])
-
+    one, half = b.const(1.0, t), b.const(0.5, t)
     trace = b.add(b.add(at(0, 0), at(1, 1)), at(2, 2))
-    # the four candidates, each (x, y, z, w) from one large term s = 2 * that component
-    s0 = b.mul(sqrt(b.add(trace, one)), b.const(2.0, t))  # w largest
-    c0 = [b.div(b.sub(at(2, 1), at(1, 2)), s0), b.div(b.sub(at(0, 2), at(2, 0)), s0),
-          b.div(b.sub(at(1, 0), at(0, 1)), s0), b.mul(quarter, s0)]
-    s1 = b.mul(sqrt(b.sub(b.sub(b.add(one, at(0, 0)), at(1, 1)), at(2, 2))), b.const(2.0, t))  # x largest
-    c1 = [b.mul(quarter, s1), b.div(b.add(at(0, 1), at(1, 0)), s1), b.div(b.add(at(0, 2), at(2, 0)), s1),
-          b.div(b.sub(at(2, 1), at(1, 2)), s1)]
-    s2 = b.mul(sqrt(b.sub(b.sub(b.add(one, at(1, 1)), at(0, 0)), at(2, 2))), b.const(2.0, t))  # y largest
-    c2 = [b.div(b.add(at(0, 1), at(1, 0)), s2), b.mul(quarter, s2), b.div(b.add(at(1, 2), at(2, 1)), s2),
-          b.div(b.sub(at(0, 2), at(2, 0)), s2)]
-    s3 = b.mul(sqrt(b.sub(b.sub(b.add(one, at(2, 2)), at(0, 0)), at(1, 1))), b.const(2.0, t))  # z largest
-    c3 = [b.div(b.add(at(0, 2), at(2, 0)), s3), b.div(b.add(at(1, 2), at(2, 1)), s3), b.mul(quarter, s3),
-          b.div(b.sub(at(1, 0), at(0, 1)), s3)]
-    use0 = b.cmp("gt", trace, b.const(0.0, t))
-    use1 = b.select(b.cmp("gt", at(0, 0), at(1, 1)), b.cmp("gt", at(0, 0), at(2, 2)), b.const(False, use0.type))
-    use2 = b.cmp("gt", at(1, 1), at(2, 2))
-    out = []
-    for k in range(4):
-        v = b.select(use2, c2[k], c3[k])
-        v = b.select(use1, c1[k], v)
-        out.append(b.select(use0, c0[k], v))
-    q = b.construct(_quat_type(t), out)
-    return _normalize(ctx, q)
+    use_trace = b.cmp("ge", trace, b.const(0.0, t))
+    d1 = b.cmp("gt", at(1, 1), at(0, 0))
+    use2 = b.cmp("gt", at(2, 2), b.select(d1, at(1, 1), at(0, 0)))
+    use1 = b.select(use2, b.const(False, d1.type), d1)
+
+    def pick(c_trace, c0, c1, c2):
+        return b.select(use_trace, c_trace, b.select(use2, c2, b.select(use1, c1, c0)))
+
+    radicand = pick(b.add(trace, one),
+                    b.add(b.sub(at(0, 0), b.add(at(1, 1), at(2, 2))), one),
+                    b.add(b.sub(at(1, 1), b.add(at(2, 2), at(0, 0))), one),
+                    b.add(b.sub(at(2, 2), b.add(at(0, 0), at(1, 1))), one))
+    h = b.call(PRIM["sqrt"], [radicand])
+    big = b.mul(half, h)
+    inv = b.div(half, h)
+
+    def term(op, r0, c0, r1, c1):
+        return b.mul(b.binary(op, at(r0, c0), at(r1, c1)), inv)
+
+    w_skew = [term("sub", 2, 1, 1, 2), term("sub", 0, 2, 2, 0), term("sub", 1, 0, 0, 1)]
+    sym01, sym02, sym12 = term("add", 0, 1, 1, 0), term("add", 2, 0, 0, 2), term("add", 1, 2, 2, 1)
+    q = [pick(w_skew[0], big, sym01, sym02),
+         pick(w_skew[1], sym01, big, sym12),
+         pick(w_skew[2], sym02, sym12, big),
+         pick(big, w_skew[0], w_skew[1], w_skew[2])]
+    return normalize.expand(ctx, [b.construct(_quat_type(t), q)], {})
 
 
 def _normalize(ctx, v):
@@ -132,49 +129,51 @@ def _normalize(ctx, v):
     return b.construct(v.type, [b.mul(c, inv) for c in b.components(v)])
 
 
-@builtin("quat_to_axis_angle")
+@builtin("quat_to_axis_angle", inout=(1, 2))
 def quat_to_axis_angle(ctx, args, kwargs):
-    """(axis, angle): the unit rotation axis and the angle in [0, pi] of quaternion q
-    (any length); the axis of the identity rotation is (1, 0, 0)."""
-    if len(args) != 1 or kwargs:
-        ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle)")
+    """The rotation axis and angle (in [0, pi]) of quaternion q, as Warp computes them:
+    axis = +-normalize(q.xyz) (the sign of q.w), angle = 2 atan2(|q.xyz|, |q.w|). The axis of
+    the identity rotation is the zero vector, and no gradient flows through it there.
+
+    Two forms: `axis, angle = quat_to_axis_angle(q)`, and Warp's `quat_to_axis_angle(q, axis,
+    angle)`, which writes the local variables `axis` and `angle`."""
+    if len(args) not in (1, 3) or kwargs:
+        ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle), or "
+                  "quat_to_axis_angle(q, axis, angle) writes axis and angle")
     q = _vec(ctx, args[0], "quat_to_axis_angle", 4, "quat")
     b, t = ctx.b, q.type.dtype
     x, y, z, w = b.components(q)
+    v = b.construct(Vector(3, t), [x, y, z])
+    n = normalize.expand(ctx, [v], {})
     flip = b.cmp("lt", w, b.const(0.0, t))  # q and -q are one rotation: take w >= 0
-    x, y, z, w = (b.select(flip, b.neg(c), c) for c in (x, y, z, w))
-    s = b.call(PRIM["sqrt"], [b.add(b.add(b.mul(x, x), b.mul(y, y)), b.mul(z, z))])
-    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [s, w]))
-    zero_axis = b.cmp("eq", s, b.const(0.0, t))
-    safe_s = b.select(zero_axis, b.const(1.0, t), s)
-    axis = [b.select(zero_axis, b.const(1.0 if k == 0 else 0.0, t), b.div(c, safe_s)) for k, c in enumerate((x, y, z))]
-    return b.construct(Vector(3, t), axis), angle
+    axis = b.construct(n.type, [b.select(flip, b.neg(c), c) for c in b.components(n)])
+    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [length.expand(ctx, [v], {}), b.call(PRIM["abs"], [w])]))
+    if len(args) == 1:
+        return [], (axis, angle)
+    for given, want, what in ((args[1], axis.type, "axis"), (args[2], t, "angle")):
+        if not (isinstance(given, Value) and given.type is want) and not (
+                what == "angle" and not isinstance(given, Value) and isinstance(given, (int, float))):
+            ctx.error(f"quat_to_axis_angle(): the output argument '{what}' must be a {want!r} "
+                      f"(the quaternion is {q.type!r}), got {getattr(given, 'type', given)!r}")
+    return [axis, angle], None
 
 
 @builtin("quat_slerp")
 def quat_slerp(ctx, args, kwargs):
-    """Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc."""
+    """Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc, as
+    Warp defines it: a * quat_from_axis_angle(axis, t * angle), where (axis, angle) is the
+    rotation quat_inverse(a) * b (so its gradient is that of this formula, also off the
+    unit sphere)."""
     qa, qb, s = _nargs(ctx, args, kwargs, 3, "quat_slerp")
     qa, qb = _vec(ctx, qa, "quat_slerp", 4, "quat"), _vec(ctx, qb, "quat_slerp", 4, "quat")
     if qa.type is not qb.type:
         ctx.error(f"quat_slerp() of different types {qa.type!r} and {qb.type!r}")
-    b, t = ctx.b, qa.type.dtype
-    s = ctx.coerce(s, t)
-    d = dot.expand(ctx, [qa, qb], {})
-    flip = b.cmp("lt", d, b.const(0.0, t))
-    qb = b.construct(qb.type, [b.select(flip, b.neg(c), c) for c in b.components(qb)])
-    d = b.select(flip, b.neg(d), d)
-    d = b.call(PRIM["min"], [d, b.const(1.0, t)])
-    theta = b.call(PRIM["acos"], [d])
-    sin_theta = b.call(PRIM["sin"], [theta])
-    near = b.cmp("lt", sin_theta, b.const(1e-6 if t.bits > 32 else 1e-4, t))  # nearly equal: lerp
-    safe_sin = b.select(near, b.const(1.0, t), sin_theta)
-    one_minus = b.sub(b.const(1.0, t), s)
-    wa = b.select(near, one_minus, b.div(b.call(PRIM["sin"], [b.mul(one_minus, theta)]), safe_sin))
-    wb = b.select(near, s, b.div(b.call(PRIM["sin"], [b.mul(s, theta)]), safe_sin))
-    q = b.construct(qa.type, [b.add(b.mul(ca, wa), b.mul(cb, wb))
-                              for ca, cb in zip(b.components(qa), b.components(qb))])
-    return _normalize(ctx, q)
+    s = ctx.coerce(s, qa.type.dtype)
+    from .registry import BUILTINS
+    rel = binary(ctx, "mul", BUILTINS["quat_inverse"].expand(ctx, [qa], {}), qb)
+    _, (axis, angle) = quat_to_axis_angle.expand(ctx, [rel], {})
+    step = BUILTINS["quat_from_axis_angle"].expand(ctx, [axis, ctx.b.mul(s, angle)], {})
+    return binary(ctx, "mul", qa, step)
 
 
 # Spatial vectors: (angular, linear) halves of a 6-vector -------------------------------------

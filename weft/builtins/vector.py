@@ -6,7 +6,7 @@ None of these needs a derivative rule: each expands into IR arithmetic on compon
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector, resolve
+from ..types import Matrix, Scalar, Vector, float64, resolve
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
@@ -75,19 +75,29 @@ def length_sq(ctx, args, kwargs):
 
 @builtin("length")
 def length(ctx, args, kwargs):
-    return ctx.b.call(PRIM["sqrt"], [length_sq.expand(ctx, args, kwargs)])
+    """sqrt(length_sq(v)). At the zero vector the length is 0 and its gradient is 0, as in
+    Warp (whose adj_length adds nothing when the length is not above kEps = 0): the square
+    root is taken of a stand-in 1 there, so that no 0 * inf from sqrt's derivative turns the
+    adjoint into NaN."""
+    b = ctx.b
+    sq = length_sq.expand(ctx, args, kwargs)
+    zero = b.const(0.0, sq.type)
+    nonzero = b.cmp("ne", sq, zero)  # unordered: NaN stays NaN
+    root = b.call(PRIM["sqrt"], [b.select(nonzero, sq, b.const(1.0, sq.type))])
+    return b.select(nonzero, root, zero)
 
 
 @builtin("normalize")
 def normalize(ctx, args, kwargs):
-    """v / length(v); the zero vector stays zero (as in Warp)."""
+    """v / length(v), componentwise as Warp divides. Where the length is not above 0 (the
+    zero vector, or NaN) the result is the zero vector and no gradient flows, as in Warp."""
     (a,) = _nargs(ctx, args, kwargs, 1, "normalize")
     b = ctx.b
     n = length.expand(ctx, [a], {})
     zero = b.const(0.0, n.type)
-    safe = b.select(b.cmp("gt", n, zero), n, b.const(1.0, n.type))
-    inv = b.div(b.const(1.0, n.type), safe)
-    return b.construct(a.type, [b.mul(c, inv) for c in b.components(a)])
+    pos = b.cmp("gt", n, zero)
+    safe = b.select(pos, n, b.const(1.0, n.type))
+    return b.construct(a.type, [b.select(pos, b.div(c, safe), zero) for c in b.components(a)])
 
 
 def _componentwise(op):
@@ -145,8 +155,17 @@ def _det(b, e):
 
 @builtin("determinant")
 def determinant(ctx, args, kwargs):
+    """Cofactor expansion along the first row. A 4x4 determinant of float16/float32 entries
+    is accumulated in float64 and rounded once (Warp also widens its 4x4 determinant): the
+    cancellation between its 24 products would otherwise cost several digits."""
     (m,) = _nargs(ctx, args, kwargs, 1, "determinant")
-    return _det(ctx.b, _entries(ctx.b, _mat(ctx, m, "determinant")))
+    b = ctx.b
+    e = _entries(b, _mat(ctx, m, "determinant"))
+    t = m.type.dtype
+    if len(e) >= 4 and t.is_float and t is not float64:
+        wide = [[b.cast(x, float64) for x in row] for row in e]
+        return b.cast(_det(b, wide), t)
+    return _det(b, e)
 
 
 @builtin("inverse")

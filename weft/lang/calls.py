@@ -120,7 +120,7 @@ class CallsMixin:
         new_states, value = result
         for pos, new_state in zip(builtin.inout, new_states):
             arg = node.args[pos] if pos < len(node.args) else None
-            if not isinstance(arg, ast.Name) or not isinstance(self.scope.get(arg.id), Value):
+            if not isinstance(arg, ast.Name) or arg.id not in self.scope:
                 self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
                            f"(it is updated in place)", node)
             self.scope[arg.id] = new_state

@@ -29,6 +29,9 @@ from .ast_helpers import (
     fold_constants,
 )
 
+# the builtin whose name a user @func takes to redefine an operator (Warp's names)
+_OPERATOR_BUILTINS = {"bitand": "bit_and", "bitor": "bit_or", "bitxor": "bit_xor", "shl": "lshift", "shr": "rshift"}
+
 
 class ExpressionsMixin:
     """Expression visitors of `FunctionCompiler`."""
@@ -96,7 +99,7 @@ class ExpressionsMixin:
             self.error(f"unsupported operator {type(node.op).__name__}", node)
         return self.binop(op, self.expr(node.left), self.expr(node.right), node)
 
-    def binop(self, op, a, b, node):
+    def binop(self, op, a, b, node, user=True):
         if not isinstance(a, Value) and not isinstance(b, Value):
             try:
                 if op == "matmul":
@@ -104,7 +107,33 @@ class ExpressionsMixin:
                 return fold_constants(op, a, b)
             except Exception as e:  # noqa: BLE001 - reported as a compile error
                 self.error(f"cannot evaluate constant expression: {e}", node)
+        redefined = self.user_operator(op, a, b) if user else None
+        if redefined is not None:
+            return redefined.emit_call(self, [a, b], {}, node)
         return arith.binary(self, op, a, b)
+
+    def user_operator(self, op, a, b):
+        """As in Warp, an operator calls a @func named like the operator's builtin (`add`,
+        `mul`, `bit_and`, ...) that the kernel's module defines, when an overload of it takes
+        exactly the operands' types (a struct `a + b`, or float32 `+` redefined); else None."""
+        from .function import GENERIC, Func, is_generic
+        found, f = self.src.lookup(_OPERATOR_BUILTINS.get(op, op))
+        if not found or not isinstance(f, Func):
+            return None
+
+        def takes(want, x):
+            if isinstance(x, Value):
+                return x.type is want
+            return isinstance(want, Scalar) and promotion.is_weak(x) and (want.is_float or isinstance(x, int))
+
+        for overload in f.overloads:
+            if overload.pyfunc.__name__ == self.src.tree.name and overload.pyfunc.__globals__ is self.src.globals:
+                continue  # inside the operator's own definition, `+` is the builtin one
+            params = list(overload.params.values())
+            if len(params) == 2 and not any(t is GENERIC or is_generic(t) for t in params) \
+                    and all(takes(want, x) for want, x in zip(params, (a, b))):
+                return f
+        return None
 
     def expr_UnaryOp(self, node):
         v = self.expr(node.operand)

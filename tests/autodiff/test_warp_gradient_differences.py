@@ -1,0 +1,80 @@
+"""Gradients where weft and Warp 1.19 disagree and weft is right (Warp's own tests expect
+Warp's values: test_arithmetic.test_binary_ops_*, test_mat.test_mat_slicing_assign_backward).
+Each is checked against float64 central differences."""
+
+import numpy as np
+
+import weft as wp
+
+
+@wp.kernel
+def _fmod(a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.mod(a[i], b[i])
+
+
+def _run_fmod(a, b, grad=False):
+    aa = wp.array(a, dtype=wp.float64, requires_grad=grad)
+    bb = wp.array(b, dtype=wp.float64, requires_grad=grad)
+    out = wp.zeros(len(a), dtype=wp.float64, requires_grad=grad)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_fmod, len(a), inputs=[aa, bb], outputs=[out])
+    return aa, bb, out, tape
+
+
+def test_mod_gradient_in_its_divisor():
+    """fmod(a, b) = a - b trunc(a / b): d/db = -trunc(a / b). Warp's adj_mod adds nothing to b."""
+    a = np.array([5.3, -5.3, 7.9, 0.4, -3.1])
+    b = np.array([2.1, 2.1, -1.7, 3.0, 0.7])
+    aa, bb, out, tape = _run_fmod(a, b, grad=True)
+    tape.backward(grads={out: wp.ones_like(out)})
+    np.testing.assert_allclose(aa.grad.numpy(), np.ones(5))
+    np.testing.assert_allclose(bb.grad.numpy(), -np.trunc(a / b))
+    h = 1e-6
+    fd = (_run_fmod(a, b + h)[2].numpy() - _run_fmod(a, b - h)[2].numpy()) / (2 * h)
+    np.testing.assert_allclose(bb.grad.numpy(), fd, rtol=1e-6)
+    assert np.any(bb.grad.numpy() != 0.0)  # where Warp reports 0
+
+
+mat23 = wp.types.matrix((2, 3), wp.float64)
+
+
+@wp.kernel
+def _slice_assign(x: wp.array(dtype=wp.vec2d), y: wp.array(dtype=mat23), z: wp.array(dtype=wp.mat44d)):
+    i = wp.tid()
+    m = z[i]
+    m[0, :2] = x[i]
+    m[:2, 1:] = y[i]  # overwrites m[0, 1] = x[1]
+    m[:2, 3] += x[i][:2]
+    m[1:-1, :2] += y[i][::-1, :-1]
+    m[2:, 3] -= x[i][0:]
+    m[3:, -1:] -= y[i][:1, :1]
+    z[i] = m
+
+
+def _slice_assign_sum(x, y):
+    z = wp.zeros(1, dtype=wp.mat44d)
+    wp.launch(_slice_assign, 1, inputs=[wp.array(x, dtype=wp.vec2d), wp.array(y, dtype=mat23)], outputs=[z])
+    return z.numpy().sum()
+
+
+def test_matrix_slice_assignment_drops_the_overwritten_gradient():
+    """Test_mat's kernel: x[1] written to m[0, 1] and then overwritten has no influence
+    there. d sum(z) / dx = (1, 0); Warp reports (1, 1)."""
+    x0, y0 = np.ones((1, 2)), np.ones((1, 2, 3))
+    x = wp.array(x0, dtype=wp.vec2d, requires_grad=True)
+    y = wp.array(y0, dtype=mat23, requires_grad=True)
+    z = wp.zeros(1, dtype=wp.mat44d, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_slice_assign, 1, inputs=[x, y], outputs=[z])
+    tape.backward(grads={z: wp.ones_like(z)})
+    np.testing.assert_array_equal(x.grad.numpy(), [[1.0, 0.0]])
+    h = 1e-6
+    for k in range(2):
+        d = np.zeros((1, 2))
+        d[0, k] = h
+        fd = (_slice_assign_sum(x0 + d, y0) - _slice_assign_sum(x0 - d, y0)) / (2 * h)
+        np.testing.assert_allclose(x.grad.numpy()[0, k], fd, atol=1e-8)
+    np.testing.assert_array_equal(y.grad.numpy(), [[[1.0, 2.0, 1.0], [2.0, 2.0, 1.0]]])
