@@ -1,5 +1,6 @@
 """Compile errors: each is a weft.CompileError that shows `file:line:col`, the offending
-source line and a caret under the offending code, with no weft internals in the traceback.
+source line and a caret under the offending code, then the message last (so that Warp's
+`$`-anchored patterns match it), with no weft internals in the traceback.
 
 Every kernel here takes one float array and fails to compile on its first launch.
 """
@@ -34,10 +35,11 @@ def check_points_at(err, kernel, where, message):
     text the caret is under) where the caret is not at the line's first match."""
     line_text, caret_text = where if isinstance(where, tuple) else (where, where)
     text = str(err)
-    head, shown, caret = text.splitlines()[:3]
+    head, shown, caret, *rest = text.splitlines()
     line = source_line(kernel, line_text)
-    assert head.startswith(f"{__file__}:{line}:"), text
-    assert message in head, text
+    assert head.startswith(f"{__file__}:{line}:") and head.endswith(":"), text
+    assert "\n".join(rest) == err.bare_message and text.endswith(err.bare_message), text
+    assert message in err.bare_message, text
     assert shown.strip() == open(__file__).read().splitlines()[line - 1].strip()
     assert caret.strip() == "^", text
     column = shown.index(line_text) + line_text.index(caret_text)

@@ -16,7 +16,8 @@ class WeftError(Exception):
 
 
 class CompileError(WeftError, RuntimeError):
-    """A kernel or func cannot be compiled. The message shows file:line:col and the line."""
+    """A kernel or func cannot be compiled. The text shows file:line:col, the source line and
+    a caret, then the message (`bare_message`); see `format_at`."""
 
     def __init__(self, message: str, loc=None, function: str | None = None):
         self.bare_message = message
@@ -69,15 +70,24 @@ ERROR_KINDS = {
 
 
 def format_at(message: str, loc, function: str | None = None) -> str:
-    """`file:line:col: in NAME: message`, then the source line and a caret under the column."""
+    """The place first, the message last (as Triton's and Warp's compile errors do):
+
+        file:line:col: in NAME:
+            the source line
+            ^
+        message
+
+    The caret is under the column. The message ends the text, so a pattern anchored with
+    `$` (as Warp's tests write them) matches it; the place stays on the first line, in the
+    `file:line:col` form editors and terminals turn into a link."""
     if loc is None:
         return message
     where = f"{loc.file}:{loc.line}:{loc.col + 1}"
-    head = f"{where}: in {function}: {message}" if function else f"{where}: {message}"
+    head = f"{where}: in {function}:" if function else f"{where}:"
     source = linecache.getline(loc.file, loc.line).rstrip("\n")
     if not source:
-        return head
+        return f"{head}\n{message}"
     stripped = source.lstrip()
     indent = len(source) - len(stripped)
     caret = " " * (4 + max(0, loc.col - indent)) + "^"
-    return f"{head}\n    {stripped}\n{caret}"
+    return f"{head}\n    {stripped}\n{caret}\n{message}"
