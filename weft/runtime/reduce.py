@@ -5,6 +5,9 @@ included). Without `axis` they reduce the first `count` elements in row-major or
 default); with `axis` they reduce the first `count` entries along that axis and keep it as
 a dimension of extent 1, as Warp does. The result goes into `out` when given (and `out` is
 returned), else a new array, or a host value when `axis` is None.
+
+Errors say what was found, then Warp's words for the rule ("out array should have type
+float32"), last, as Warp's messages end.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ def _scalar_type(dtype):
 def _check_summable(operation: str, a: array):
     if _scalar_type(a.dtype) not in _SUMMABLE:
         raise RuntimeError(f"{operation}() supports arrays of float32 or float64 values (and "
-                           f"vectors/matrices of them), got an array of {a.dtype!r}")
+                           f"vectors/matrices of them): Unsupported data type: {a.dtype!r}")
 
 
 def _normalize_axis(operation: str, axis, ndim: int) -> int:
@@ -57,11 +60,12 @@ def _output(operation: str, out, shape: tuple, dtype, like: array):
     if not isinstance(out, array):
         raise TypeError(f"{operation}() out must be a weft array, got {type(out).__name__}")
     if out.device != like.device:
-        raise RuntimeError(f"{operation}() out is on {out.device}, the input on {like.device}")
+        raise RuntimeError(f"{operation}() out is on {out.device}, the input on {like.device}: "
+                           "out storage device should match values array")
     if out.dtype != dtype:
-        raise RuntimeError(f"{operation}() out array should have type {dtype!r}, got {out.dtype!r}")
+        raise RuntimeError(f"{operation}() out has type {out.dtype!r}: out array should have type {dtype!r}")
     if tuple(out.shape) != shape:
-        raise RuntimeError(f"{operation}() out array should have shape {shape}, got {tuple(out.shape)}")
+        raise RuntimeError(f"{operation}() out has shape {tuple(out.shape)}: out array should have shape {shape}")
     return out, False
 
 
@@ -100,9 +104,9 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     if tuple(a.shape) != tuple(b.shape):
         raise ValueError(f"array_inner() arguments must have the same shape, got {a.shape} and {b.shape}")
     if a.device != b.device:
-        raise RuntimeError(f"array_inner() arrays are on different devices ({a.device} and {b.device})")
+        raise RuntimeError(f"array_inner(): A and b array storage devices do not match ({a.device} vs {b.device})")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"array_inner() arrays have different dtypes ({a.dtype!r} and {b.dtype!r})")
+        raise RuntimeError(f"array_inner(): A and b array data types do not match ({a.dtype!r} vs {b.dtype!r})")
     _check_summable("array_inner", a)
     scalar = _scalar_type(a.dtype)
     trailing_axes = tuple(range(-len(element_numpy(a.dtype)[1]), 0))
