@@ -155,7 +155,8 @@ def test_reduction_errors_say_what_was_found_then_the_rule():
     a = wp.zeros(4)
     with pytest.raises(RuntimeError, match=r"^array_sum\(\) out has type float64: out array should have type float32$"):
         array_sum(a, out=wp.zeros(1, dtype=wp.float64))
-    with pytest.raises(RuntimeError, match=r"^array_inner\(\) out has shape \(2,\): out array should have shape \(1,\)$"):
+    with pytest.raises(RuntimeError,
+                       match=r"^array_inner\(\) out has shape \(2,\): out array should have shape \(1,\)$"):
         array_inner(a, a, out=wp.zeros(2))
     with pytest.raises(RuntimeError, match=r"A and b array data types do not match \(float32 vs float64\)$"):
         array_inner(a, wp.zeros(4, dtype=wp.float64))

@@ -225,6 +225,18 @@ def _wrap_int(value: int, t) -> int:
     return value
 
 
+def _count_rule(t, given: int, components: int) -> str:
+    """Warp's words for a constructor given the wrong number of values."""
+    what = f"values given ({given})" if given == components else f"components given ({components})"
+    if isinstance(t, Matrix):
+        return f"incompatible number of {what} when constructing a matrix of shape {t.shape}"
+    if t.flavor == "transform":
+        return f"incompatible number of {what} when constructing a transform; expected 0, 1, or 7"
+    if t.flavor == "quat":
+        return f"incompatible number of {what} when constructing a quaternion; expected 0, 1, or 4"
+    return f"incompatible number of {what} when constructing a vector of length {t.length}"
+
+
 def construct_composite(ctx, t, args, kwargs) -> Value:
     dtype = kwargs.pop("dtype", None)
     if kwargs:
@@ -249,7 +261,7 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         else:
             flat.append(ctx.coerce(x, t.dtype, what="component"))
     if len(flat) != n:
-        ctx.error(f"{t!r} takes {n} components, got {len(flat)}")
+        ctx.error(f"{t!r}() takes {n} components: {_count_rule(t, len(args), len(flat))}")
     for c in flat:
         if c.type is not t.dtype:
             ctx.error(f"{t!r} components must be {t.dtype!r}, got {c.type!r}")

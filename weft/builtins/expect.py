@@ -30,6 +30,10 @@ def _report(ctx, name: str, failed, a, b, relation: str):
 def _two_args(ctx, name, args, kwargs):
     if len(args) != 2 or kwargs:
         ctx.error(f"{name}(a, b) takes two arguments")
+    a, b = args
+    if isinstance(a, Value) and isinstance(b, Value) and a.type is not b.type:
+        ctx.error(f"{name}() of {a.type!r} and {b.type!r}: Can't test equality for objects with "
+                  "different types")
     return args
 
 
