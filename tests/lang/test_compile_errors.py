@@ -271,6 +271,12 @@ def too_many_indices(a: wp.array(dtype=float)):
 
 
 @wp.kernel
+def float_index_read(a: wp.array(dtype=float)):
+    x = 1.5
+    a[0] = a[x]
+
+
+@wp.kernel
 def float_index(a: wp.array(dtype=float)):
     x = 1.0
     a[x] = 1.0
@@ -313,7 +319,8 @@ def bad_attribute(a: wp.array(dtype=float)):
     (chained_assignment, "x = y = 1.0", "chained assignment"),
     (calls_numpy, "np.sin(a[0])", "cannot be called inside a kernel"),
     (too_many_indices, "a[0, 1]", "too many indices"),
-    (float_index, "a[x]", "array index must be an integer"),
+    (float_index, ("a[x]", "x]"), "Array slot write indices must be integers, got float32"),
+    (float_index_read, ("a[x]", "x]"), "Array indices must be integers, got float32"),
     (vector_index_out_of_range, "v[3]", "index 3 is out of range"),
     (bad_attribute, "v.w", "has no attribute 'w'"),
 ], ids=lambda x: getattr(x, "name", None))

@@ -39,6 +39,16 @@ def compares_vec3_with_vec2(a: wp.array(dtype=float)):
     wp.expect_neq(wp.vec3(0.0, 0.0, 0.0), wp.vec2(0.0, 0.0))
 
 
+@wp.kernel
+def slot_gets_vector(a: wp.array(dtype=wp.vec3)):
+    a[0].y = a[0]
+
+
+@wp.kernel
+def slot_write_float_index(a: wp.array(dtype=wp.vec3), idx: wp.array(dtype=float)):
+    a[idx[0]].x += 1.0
+
+
 @wp.struct
 class Foo:
     x: float
@@ -67,10 +77,14 @@ def test_place_first_then_message():
     (transform_from_two, RuntimeError,
      r"incompatible number of values given \(2\) when constructing a transform; expected 0, 1, or 7$"),
     (compares_vec3_with_vec2, RuntimeError, r"Can't test equality for objects with different types$"),
+    (slot_gets_vector, TypeError, r"Composite slot assignment expects value of type float32, got vec3f$"),
+    (slot_write_float_index, TypeError, r"Array slot write indices must be integers, got float32$"),
     (reads_missing_field, AttributeError, r"`nonexisting` is not an attribute of 'foo' \([\w.]+\.Foo\)$"),
 ], ids=lambda x: getattr(x, "name", None))
 def test_warp_patterns_anchored_at_the_end_match(kernel, exc, pattern):
-    err = launch_error(kernel, wp.zeros(1))
+    arrays = {slot_gets_vector: [wp.zeros(1, dtype=wp.vec3)],
+              slot_write_float_index: [wp.zeros(1, dtype=wp.vec3), wp.zeros(1)]}
+    err = launch_error(kernel, *arrays.get(kernel, [wp.zeros(1)]))
     assert isinstance(err, exc) and isinstance(err, wp.WarpCodegenError)
     assert re.search(pattern, str(err)), str(err)
     assert str(err).startswith(f"{__file__}:")  # and the place is still there, first

@@ -160,7 +160,7 @@ class CallsMixin:
                 return x
             self.error(f"{what} has type {x.type!r} but {want!r} is expected"
                        + (f"; convert it with {want!r}(...)" if isinstance(want, Scalar) else ""),
-                       node)
+                       node, kind=TypeError)
         if promotion.is_weak(x):
             target = want if isinstance(want, Scalar) else None
             if target is not None:
