@@ -106,7 +106,14 @@ def uses_string_method(a: wp.array(dtype=float)):
     a[0] = "abc".upper()
 
 
+@wp.kernel
+def uses_local_zeros(a: wp.array(dtype=float)):
+    b = wp.zeros(shape=3, dtype=float)
+    a[0] = b[0]
+
+
 @pytest.mark.parametrize("kernel,caret_at,message", [
+    (uses_local_zeros, "wp.zeros(", "zeros() inside a kernel: weft has no fixed-size local arrays"),
     (uses_lambda, "lambda x", "Construct `ast.Lambda` not supported in kernels"),
     (uses_list_comprehension, "[float(j)", "Construct `ast.ListComp` not supported in kernels"),
     (uses_with, "with open", "Construct `ast.With` not supported in kernels"),
