@@ -40,3 +40,43 @@ def test_quat_rpy_in_kernels_and_types():
 
     with pytest.raises(wp.CompileError, match="different types"):
         wp.launch(mixed, 1, inputs=[wp.zeros(1, dtype=wp.float64), wp.zeros(1), out])
+
+
+@wp.kernel
+def axis_angle_both_forms(qs: wp.array(dtype=wp.quat), axes: wp.array(dtype=wp.vec3),
+                          angles: wp.array(dtype=float), returned: wp.array(dtype=float)):
+    i = wp.tid()
+    axis = wp.vec3()
+    angle = 0.0
+    wp.quat_to_axis_angle(qs[i], axis, angle)  # Warp's form: writes into the locals
+    axes[i] = axis
+    angles[i] = angle
+    ax, an = wp.quat_to_axis_angle(qs[i])
+    returned[i] = an * ax[2]
+
+
+def test_quat_to_axis_angle_into_locals_matches_the_returning_form_and_its_gradient():
+    theta = 0.5
+    q = wp.array([wp.quat_from_axis_angle(wp.vec3(0.0, 0.0, 1.0), theta)], dtype=wp.quat, requires_grad=True)
+    axes, angles, returned = wp.zeros(1, dtype=wp.vec3), wp.zeros(1, requires_grad=True), wp.zeros(1)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(axis_angle_both_forms, 1, inputs=[q, axes, angles, returned])
+    np.testing.assert_allclose(axes.numpy(), [[0.0, 0.0, 1.0]], atol=1e-7)
+    np.testing.assert_allclose(angles.numpy(), [theta], rtol=1e-6)
+    np.testing.assert_allclose(returned.numpy(), [theta], rtol=1e-6)
+    tape.backward(grads={angles: wp.ones(1)})
+    # angle = 2 atan2(|xyz|, w): d/dz = 2 w / (s^2 + w^2), d/dw = -2 s / (s^2 + w^2), |q| = 1
+    s, w = math.sin(theta / 2), math.cos(theta / 2)
+    np.testing.assert_allclose(q.grad.numpy(), [[0.0, 0.0, 2 * w, -2 * s]], rtol=1e-5, atol=1e-7)
+
+
+def test_quat_to_axis_angle_outputs_must_be_locals_of_their_types():
+    @wp.kernel
+    def wrong(qs: wp.array(dtype=wp.quat)):
+        axis = wp.vec3()
+        angle = 0
+        wp.quat_to_axis_angle(qs[0], axis, angle)
+
+    with pytest.raises(TypeError, match=r"angle must be a local float32, got int32"):
+        wp.launch(wrong, 1, inputs=[wp.zeros(1, dtype=wp.quat)])

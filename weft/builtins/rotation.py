@@ -132,13 +132,26 @@ def _normalize(ctx, v):
     return b.construct(v.type, [b.mul(c, inv) for c in b.components(v)])
 
 
-@builtin("quat_to_axis_angle")
+@builtin("quat_to_axis_angle", inout=(1, 2))
 def quat_to_axis_angle(ctx, args, kwargs):
     """(axis, angle): the unit rotation axis and the angle in [0, pi] of quaternion q
-    (any length); the axis of the identity rotation is (1, 0, 0)."""
-    if len(args) != 1 or kwargs:
-        ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle)")
+    (any length); the axis of the identity rotation is (1, 0, 0). Warp's form
+    `quat_to_axis_angle(q, axis, angle)` writes them into those local variables."""
+    if len(args) not in (1, 3) or kwargs:
+        ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle); "
+                  "quat_to_axis_angle(q, axis, angle) writes them into local variables")
     q = _vec(ctx, args[0], "quat_to_axis_angle", 4, "quat")
+    axis, angle = _axis_angle(ctx, q)
+    if len(args) == 1:
+        return (), (axis, angle)
+    for given, value, what in ((args[1], axis, "axis"), (args[2], angle, "angle")):
+        if not (isinstance(given, Value) and given.type is value.type):
+            ctx.error(f"quat_to_axis_angle(): {what} must be a local {value.type!r}, got "
+                      f"{getattr(given, 'type', given)!r}", kind=TypeError)
+    return (axis, angle), None
+
+
+def _axis_angle(ctx, q):
     b, t = ctx.b, q.type.dtype
     x, y, z, w = b.components(q)
     flip = b.cmp("lt", w, b.const(0.0, t))  # q and -q are one rotation: take w >= 0
