@@ -239,6 +239,16 @@ def _count_rule(t, given: int, components: int) -> str:
 
 def construct_composite(ctx, t, args, kwargs) -> Value:
     dtype = kwargs.pop("dtype", None)
+    if getattr(t, "flavor", None) == "transform" and ("p" in kwargs or "q" in kwargs):
+        # transform(p=..., q=...): the part not given is the identity's
+        part_type = t.dtype if dtype is None else dtype
+        p, q = kwargs.pop("p", None), kwargs.pop("q", None)
+        if p is None:
+            p = zero(ctx, Vector(3, part_type))
+        if q is None:
+            q = ctx.b.construct(Vector(4, part_type, "quat"),
+                                [ctx.b.const(float(k == 3), part_type) for k in range(4)])
+        args = [*args, p, q]
     if kwargs:
         ctx.error(f"{t!r}(...) got unexpected keyword '{next(iter(kwargs))}'")
     if dtype is not None and dtype is not t.dtype:
