@@ -422,6 +422,26 @@ def test_error_inside_a_func_points_into_the_func():
 
 
 @wp.func
+def calls_broken_func_twice_removed(x: float) -> float:
+    return broken_func(x) * 2.0
+
+
+@wp.kernel
+def calls_through_two_funcs(a: wp.array(dtype=float)):
+    a[0] = calls_broken_func_twice_removed(a[0])
+
+
+def test_error_inside_a_func_names_its_call_sites_innermost_first():
+    err = compile_error(calls_through_two_funcs)
+    check_points_at(err, broken_func, "x + wp.float64", "different types")
+    head = str(err).splitlines()[0]
+    via = source_line(calls_broken_func_twice_removed, "broken_func(x)")
+    site = source_line(calls_through_two_funcs, "calls_broken_func_twice_removed(a[0])")
+    assert head.endswith(f"in broken_func (called from calls_broken_func_twice_removed at {__file__}:{via}:12, "
+                         f"called from calls_through_two_funcs at {__file__}:{site}:12):"), head
+
+
+@wp.func
 def typed_param(x: float) -> float:
     return x
 

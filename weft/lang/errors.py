@@ -23,10 +23,19 @@ class CompileError(WeftError, RuntimeError):
         self.bare_message = message
         self.loc = loc
         self.function = function
+        self.callers: list = []  # (name, loc) of the calls that led here, innermost first
         super().__init__(format_at(message, loc, function))
 
     def __str__(self):  # (KeyError would show the repr of the message)
         return self.args[0] if self.args else ""
+
+    def add_caller(self, name: str, loc) -> None:
+        """Note that the func this error is in was called from `name` at `loc` (not from
+        code weft generated, such as a Python-scope call's kernel)."""
+        if self.loc is None or loc is None or str(loc.file).startswith("<weft "):
+            return
+        self.callers.append((name, loc))
+        self.args = (format_at(self.bare_message, self.loc, self.function, self.callers),)
 
 
 class NotDifferentiableError(CompileError):
@@ -69,21 +78,26 @@ ERROR_KINDS = {
 }
 
 
-def format_at(message: str, loc, function: str | None = None) -> str:
+def format_at(message: str, loc, function: str | None = None, callers=()) -> str:
     """The place first, the message last (as Triton's and Warp's compile errors do):
 
-        file:line:col: in NAME:
+        file:line:col: in NAME (called from KERNEL at file:line:col):
             the source line
             ^
         message
 
     The caret is under the column. The message ends the text, so a pattern anchored with
     `$` (as Warp's tests write them) matches it; the place stays on the first line, in the
-    `file:line:col` form editors and terminals turn into a link."""
+    `file:line:col` form editors and terminals turn into a link. `callers` are the (name,
+    loc) of the calls that led into the func NAME, innermost first."""
     if loc is None:
         return message
     where = f"{loc.file}:{loc.line}:{loc.col + 1}"
-    head = f"{where}: in {function}:" if function else f"{where}:"
+    head = f"{where}: in {function}" if function else where
+    if callers:
+        head += " (" + ", ".join(f"called from {name} at {at.file}:{at.line}:{at.col + 1}"
+                                 for name, at in callers) + ")"
+    head += ":"
     source = linecache.getline(loc.file, loc.line).rstrip("\n")
     if not source:
         return f"{head}\n{message}"
