@@ -101,3 +101,22 @@ def test_format_without_a_place_or_a_source_line():
     assert format_at("two\nlines", nowhere, "k") == "<no such file>:3:5: in k:\ntwo\nlines"
     err = CompileError("the message", nowhere)
     assert str(err) == "<no such file>:3:5:\nthe message" and err.bare_message == "the message"
+
+
+def test_transform_copy_needs_matching_dtypes_while_vectors_convert():
+    @wp.kernel
+    def copies_transform(a: wp.array(dtype=float)):
+        t = wp.transformd(wp.transform(1.0))
+        a[0] = float(t.p[0])
+
+    @wp.kernel
+    def converts_matrix(a: wp.array(dtype=float)):
+        m = wp.mat22d(wp.mat22(1.0, 2.0, 3.0, 4.0))
+        a[0] = float(m[1, 0] + wp.vec3d(wp.vec3(1.0, 2.0, 3.0))[2])
+
+    with pytest.raises(RuntimeError, match=r"copy constructing a transform requires matching source and "
+                                           r"target dtypes, got `float32` and `float64`$"):
+        wp.launch(copies_transform, 1, inputs=[wp.zeros(1)])
+    a = wp.zeros(1)
+    wp.launch(converts_matrix, 1, inputs=[a])
+    assert a.numpy()[0] == 6.0

@@ -261,6 +261,9 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         if isinstance(x, Value) and isinstance(x.type, type(t)) and x.type.num_components == n:
             if x.type.dtype is t.dtype:
                 return x
+            if getattr(t, "flavor", None) == "transform" == x.type.flavor:  # (Warp's rule; vectors convert)
+                ctx.error(f"{t!r}({x.type!r}): copy constructing a transform requires matching source "
+                          f"and target dtypes, got `{x.type.dtype!r}` and `{t.dtype!r}`")
             return ctx.b.construct(t, [ctx.b.cast(c, t.dtype) for c in ctx.b.components(x)])
         if not isinstance(x, Value) or isinstance(x.type, Scalar):
             return splat(ctx, t, ctx.coerce(x, t.dtype, what="component"))
