@@ -67,8 +67,8 @@ class ExpressionsMixin:
             self.error(f"Referencing undefined symbol: {name}", node, kind=KeyError)
         from ..runtime.array import array
         if isinstance(value, array):  # its contents would be frozen into the code
-            self.error(f"Invalid external reference type: {type(value)}: '{name}' is an array from "
-                       "outside the kernel; pass it as a parameter", node, kind=TypeError)
+            self.error(f"'{name}' is an array from outside the kernel; pass it as a parameter: "
+                       f"Invalid external reference type: {type(value)}", node, kind=TypeError)
         return value
 
     def expr_Attribute(self, node):
