@@ -14,6 +14,7 @@ from . import (  # noqa: F401 - registers the builtins
     random,
     reductions,
     rotation,
+    sampling,
     special,
     vector,
 )
