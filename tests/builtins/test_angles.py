@@ -80,3 +80,41 @@ def test_quat_to_axis_angle_outputs_must_be_locals_of_their_types():
 
     with pytest.raises(TypeError, match=r"angle must be a local float32, got int32"):
         wp.launch(wrong, 1, inputs=[wp.zeros(1, dtype=wp.quat)])
+
+
+def test_quat_to_axis_angle_of_the_identity_has_a_zero_axis_as_in_warp():
+    @wp.kernel
+    def identity(out: wp.array(dtype=wp.vec4)):
+        axis, angle = wp.quat_to_axis_angle(wp.quat_identity())
+        out[0] = wp.vec4(axis[0], axis[1], axis[2], angle)
+
+    out = wp.zeros(1, dtype=wp.vec4)
+    wp.launch(identity, 1, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [[0.0, 0.0, 0.0, 0.0]])
+
+
+@wp.kernel
+def slerp_both_ways(q0: wp.array(dtype=wp.quatd), q1: wp.array(dtype=wp.quatd), t: wp.array(dtype=wp.float64),
+                    builtin: wp.array(dtype=wp.quatd), composed: wp.array(dtype=wp.quatd)):
+    i = wp.tid()
+    builtin[i] = wp.quat_slerp(q0[i], q1[i], t[i])
+    axis = wp.vec3d()
+    angle = wp.float64(0.0)
+    wp.quat_to_axis_angle(wp.quat_inverse(q0[i]) * q1[i], axis, angle)
+    composed[i] = q0[i] * wp.quat_from_axis_angle(axis, t[i] * angle)
+
+
+def test_quat_slerp_is_warps_definition_also_off_the_unit_sphere():
+    rng = np.random.default_rng(5)
+    n = 16
+    q0, q1 = rng.normal(size=(n, 4)), rng.normal(size=(n, 4))  # not unit: the definitions differ there
+    t = rng.uniform(size=n)
+    builtin, composed = wp.zeros(n, dtype=wp.quatd), wp.zeros(n, dtype=wp.quatd)
+    wp.launch(slerp_both_ways, n, inputs=[wp.array(q0, dtype=wp.quatd), wp.array(q1, dtype=wp.quatd),
+                                          wp.array(t, dtype=wp.float64), builtin, composed])
+    np.testing.assert_allclose(builtin.numpy(), composed.numpy(), rtol=1e-12, atol=1e-12)
+    # on the unit sphere, the usual slerp: the rotation by angle t * theta between them
+    a = wp.quat_from_axis_angle(wp.vec3(0.0, 0.0, 1.0), 0.2)
+    b = wp.quat_from_axis_angle(wp.vec3(0.0, 0.0, 1.0), 1.0)
+    np.testing.assert_allclose(wp.quat_slerp(a, b, 0.25).numpy(),
+                               wp.quat_from_axis_angle(wp.vec3(0.0, 0.0, 1.0), 0.4).numpy(), atol=1e-6)

@@ -269,6 +269,11 @@ EXCLUDED = {
     "rand_init": "integer random state", "randi": "integer result", "randu": "integer result",
     "randn": "its only input is the integer random state",
     "randf": "float32-only bounds (this harness is float64); test_derivatives_rules checks the bounds",
+    **{n: "its only input is the integer random state (tests/builtins/test_sampling.py)"
+       for n in ("sample_unit_ring", "sample_unit_disk", "sample_unit_sphere_surface", "sample_unit_sphere",
+                 "sample_unit_hemisphere_surface", "sample_unit_hemisphere", "sample_unit_square",
+                 "sample_unit_cube", "sample_triangle")},
+    "sample_cdf": "integer result (an index drawn from the cdf)",
     "atomic_min": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
     "atomic_max": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
     "atomic_exch": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",

@@ -14,7 +14,19 @@ from ..types import Matrix, Scalar, Vector
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
-from .vector import _mat, _nargs, _quat_type, _vec, cross, dot
+from .vector import (
+    _mat,
+    _nargs,
+    _quat_type,
+    _vec,
+    cross,
+    dot,
+    length,
+    normalize,
+    quat_from_axis_angle,
+    quat_inverse,
+    quat_mul,
+)
 
 
 def _scalar(ctx, x, name, float_only=True) -> Value:
@@ -135,7 +147,7 @@ def _normalize(ctx, v):
 @builtin("quat_to_axis_angle", inout=(1, 2))
 def quat_to_axis_angle(ctx, args, kwargs):
     """(axis, angle): the unit rotation axis and the angle in [0, pi] of quaternion q
-    (any length); the axis of the identity rotation is (1, 0, 0). Warp's form
+    (any length), as Warp computes them: the axis is zero for the identity rotation. Warp's form
     `quat_to_axis_angle(q, axis, angle)` writes them into those local variables."""
     if len(args) not in (1, 3) or kwargs:
         ctx.error("quat_to_axis_angle(q) takes one quaternion (returns axis, angle); "
@@ -156,38 +168,25 @@ def _axis_angle(ctx, q):
     x, y, z, w = b.components(q)
     flip = b.cmp("lt", w, b.const(0.0, t))  # q and -q are one rotation: take w >= 0
     x, y, z, w = (b.select(flip, b.neg(c), c) for c in (x, y, z, w))
-    s = b.call(PRIM["sqrt"], [b.add(b.add(b.mul(x, x), b.mul(y, y)), b.mul(z, z))])
-    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [s, w]))
-    zero_axis = b.cmp("eq", s, b.const(0.0, t))
-    safe_s = b.select(zero_axis, b.const(1.0, t), s)
-    axis = [b.select(zero_axis, b.const(1.0 if k == 0 else 0.0, t), b.div(c, safe_s)) for k, c in enumerate((x, y, z))]
-    return b.construct(Vector(3, t), axis), angle
+    v = b.construct(Vector(3, t), [x, y, z])
+    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [length.expand(ctx, [v], {}), w]))
+    return normalize.expand(ctx, [v], {}), angle  # (the identity's axis is zero, as in Warp)
 
 
 @builtin("quat_slerp")
 def quat_slerp(ctx, args, kwargs):
-    """Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc."""
+    """Spherical linear interpolation from a (t = 0) to b (t = 1) along the shorter arc, as
+    Warp defines it: a * quat_from_axis_angle(axis, t * angle), where (axis, angle) are
+    those of inverse(a) * b. (For unit quaternions this is the usual slerp; the definition
+    also fixes the values, and so the gradients, off the unit sphere.)"""
     qa, qb, s = _nargs(ctx, args, kwargs, 3, "quat_slerp")
     qa, qb = _vec(ctx, qa, "quat_slerp", 4, "quat"), _vec(ctx, qb, "quat_slerp", 4, "quat")
     if qa.type is not qb.type:
         ctx.error(f"quat_slerp() of different types {qa.type!r} and {qb.type!r}")
-    b, t = ctx.b, qa.type.dtype
-    s = ctx.coerce(s, t)
-    d = dot.expand(ctx, [qa, qb], {})
-    flip = b.cmp("lt", d, b.const(0.0, t))
-    qb = b.construct(qb.type, [b.select(flip, b.neg(c), c) for c in b.components(qb)])
-    d = b.select(flip, b.neg(d), d)
-    d = b.call(PRIM["min"], [d, b.const(1.0, t)])
-    theta = b.call(PRIM["acos"], [d])
-    sin_theta = b.call(PRIM["sin"], [theta])
-    near = b.cmp("lt", sin_theta, b.const(1e-6 if t.bits > 32 else 1e-4, t))  # nearly equal: lerp
-    safe_sin = b.select(near, b.const(1.0, t), sin_theta)
-    one_minus = b.sub(b.const(1.0, t), s)
-    wa = b.select(near, one_minus, b.div(b.call(PRIM["sin"], [b.mul(one_minus, theta)]), safe_sin))
-    wb = b.select(near, s, b.div(b.call(PRIM["sin"], [b.mul(s, theta)]), safe_sin))
-    q = b.construct(qa.type, [b.add(b.mul(ca, wa), b.mul(cb, wb))
-                              for ca, cb in zip(b.components(qa), b.components(qb))])
-    return _normalize(ctx, q)
+    b = ctx.b
+    s = ctx.coerce(s, qa.type.dtype)
+    axis, angle = _axis_angle(ctx, quat_mul(b, quat_inverse.expand(ctx, [qa], {}), qb))
+    return quat_mul(b, qa, quat_from_axis_angle.expand(ctx, [axis, b.mul(s, angle)], {}))
 
 
 # Spatial vectors: (angular, linear) halves of a 6-vector -------------------------------------
