@@ -164,13 +164,16 @@ def quat_to_axis_angle(ctx, args, kwargs):
 
 
 def _axis_angle(ctx, q):
+    """Warp's formula: axis = ±normalize(xyz) (the sign of w; q and -q are one rotation),
+    angle = 2 atan2(|xyz|, |w|)."""
     b, t = ctx.b, q.type.dtype
     x, y, z, w = b.components(q)
-    flip = b.cmp("lt", w, b.const(0.0, t))  # q and -q are one rotation: take w >= 0
-    x, y, z, w = (b.select(flip, b.neg(c), c) for c in (x, y, z, w))
     v = b.construct(Vector(3, t), [x, y, z])
-    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [length.expand(ctx, [v], {}), w]))
-    return normalize.expand(ctx, [v], {}), angle  # (the identity's axis is zero, as in Warp)
+    n = normalize.expand(ctx, [v], {})  # (zero for the identity, as in Warp)
+    flip = b.cmp("lt", w, b.const(0.0, t))
+    axis = b.construct(v.type, [b.select(flip, b.neg(c), c) for c in b.components(n)])
+    angle = b.mul(b.const(2.0, t), b.call(PRIM["atan2"], [length.expand(ctx, [v], {}), b.call(PRIM["abs"], [w])]))
+    return axis, angle
 
 
 @builtin("quat_slerp")
