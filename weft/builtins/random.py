@@ -106,9 +106,15 @@ def randi(ctx, args, kwargs):
 
 @builtin("randu", inout=(0,))
 def randu(ctx, args, kwargs):
-    """randu(state): a uint32."""
-    state = ctx.b.call(PCG, [_state(ctx, args, "randu")])
-    return [state], state
+    """randu(state): any uint32; randu(state, low, high): in [low, high) (uint32 bounds)."""
+    b = ctx.b
+    state = b.call(PCG, [_state(ctx, args, "randu")])
+    if len(args) == 1 and not kwargs:
+        return [state], state
+    if len(args) != 3 or kwargs:
+        ctx.error("randu(state) or randu(state, low, high)")
+    lo, hi = (_as_int(ctx, a, "randu bound") for a in args[1:])
+    return [state], b.add(b.binary("mod", state, b.sub(hi, lo)), lo)
 
 
 def _float32_rule(ts):
@@ -138,6 +144,8 @@ LIBM = {name: primitive(f"libm_{name}", _float32_rule, _lower_libm(name), lambda
 def randn(ctx, args, kwargs):
     """A standard normal float32 by Box-Muller, consuming two draws (log first, as Warp)."""
     b = ctx.b
+    if len(args) != 1 or kwargs:
+        ctx.error("randn(state) takes the random state only")
     state, u1 = _uniform01(ctx, _state(ctx, args, "randn"))
     state, u2 = _uniform01(ctx, state)
     eps = b.const(5.96e-8, float32)  # keeps log's argument in (0, 1)
