@@ -8,7 +8,8 @@ those of these algorithms, which match the analytic ones where the decomposition
   reaches working precision in 3 or 4).
 - qr3: modified Gram-Schmidt (R has a positive diagonal for a full-rank matrix).
 - svd3, svd2: the eigenvectors V of A^T A, sorted by decreasing singular value, then
-  U = A V diag(1 / sigma), so that U diag(sigma) V^T reproduces A to rounding.
+  U = A V diag(1 / sigma), so that U diag(sigma) V^T reproduces A to rounding; where a
+  singular value vanishes (a singular matrix), U is completed to an orthonormal basis.
 """
 
 from typing import Any
@@ -19,6 +20,7 @@ from .types import matrix, vector
 
 _abs, _sqrt, _transpose, _outer = (BUILTINS[n] for n in ("abs", "sqrt", "transpose", "outer"))
 _identity, _length, _dot, _select = (BUILTINS[n] for n in ("identity", "length", "dot", "select"))
+_cross = BUILTINS["cross"]
 wp_min, wp_max = BUILTINS["min"], BUILTINS["max"]
 
 SWEEPS = 6
@@ -99,20 +101,45 @@ def _sort_pair(lam: Any, v: Any, i: int):
 
 
 @func
+def _unit_or(x: Any, fallback: Any):
+    """x / |x|, or `fallback` (a unit vector) where |x| is zero."""
+    n = _length(x)
+    zero = type(n)(0.0)
+    return _select(n > zero, fallback, x / _select(n > zero, type(n)(1.0), n))
+
+
+@func
+def _orthogonal_to(u: Any):
+    """A unit vector orthogonal to unit vector u (Gram-Schmidt on the axis least like u)."""
+    one = type(u[0])(1.0)
+    zero = type(u[0])(0.0)
+    e = _select(_abs(u[0]) < type(u[0])(0.6), vector(zero, one, zero), vector(one, zero, zero))
+    return _unit_or(e - _dot(e, u) * u, e)
+
+
+@func
 def svd3_eig(a: Any):
-    """(U, sigma, V) with a = U diag(sigma) V^T, sigma decreasing and nonnegative."""
+    """(U, sigma, V) with a = U diag(sigma) V^T, sigma decreasing and nonnegative. U's
+    columns are the directions of A v (Gram-Schmidt), completed to an orthonormal basis
+    where A v vanishes (a singular matrix): u2 = ±u0 x u1, the sign making sigma2 =
+    u2 . A v2 >= 0. sigma is |A v| (small singular values keep their digits)."""
     v, lam = eig3_jacobi(_transpose(a) @ a)
     lam, v = _sort_pair(lam, v, 0)  # three compare-and-swaps sort three values
     lam, v = _sort_pair(lam, v, 1)
     lam, v = _sort_pair(lam, v, 0)
     zero = type(a[0, 0])(0.0)
-    sigma = vector(_sqrt(wp_max(lam[0], zero)), _sqrt(wp_max(lam[1], zero)), _sqrt(wp_max(lam[2], zero)))
+    one = type(a[0, 0])(1.0)
     av = a @ v
-    u = av
-    for c in range(3):
-        inv = type(a[0, 0])(1.0) / sigma[c]
-        for r in range(3):
-            u[r, c] = av[r, c] * inv
+    c0 = vector(av[0, 0], av[1, 0], av[2, 0])
+    c1 = vector(av[0, 1], av[1, 1], av[2, 1])
+    c2 = vector(av[0, 2], av[1, 2], av[2, 2])
+    u0 = _unit_or(c0, vector(one, zero, zero))
+    u1 = _unit_or(c1 - _dot(c1, u0) * u0, _orthogonal_to(u0))  # (Gram-Schmidt keeps U orthonormal)
+    u2 = _cross(u0, u1)
+    s2 = _dot(u2, c2)
+    u2 = _select(s2 < zero, u2, -u2)
+    sigma = vector(_length(c0), _abs(_dot(u1, c1)), _abs(s2))  # |A v|: no precision lost to squaring
+    u = matrix(u0[0], u1[0], u2[0], u0[1], u1[1], u2[1], u0[2], u1[2], u2[2], shape=(3, 3))
     return u, sigma, v
 
 
