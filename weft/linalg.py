@@ -166,7 +166,13 @@ def svd2_eig(a: Any):
         l0 = l1
         l1 = tmp
         v = matrix(v[0, 1], v[0, 0], v[1, 1], v[1, 0], shape=(2, 2))
-    sigma = vector(_sqrt(wp_max(l0, zero)), _sqrt(wp_max(l1, zero)))
     av = a @ v
-    u = matrix(av[0, 0] / sigma[0], av[0, 1] / sigma[1], av[1, 0] / sigma[0], av[1, 1] / sigma[1], shape=(2, 2))
+    c0 = vector(av[0, 0], av[1, 0])
+    c1 = vector(av[0, 1], av[1, 1])
+    u0 = _unit_or(c0, vector(one, zero))
+    u1 = vector(-u0[1], u0[0])  # (as svd3: orthonormal also when a is singular)
+    s1 = _dot(u1, c1)
+    u1 = _select(s1 < zero, u1, -u1)
+    sigma = vector(_length(c0), _abs(s1))
+    u = matrix(u0[0], u1[0], u0[1], u1[1], shape=(2, 2))
     return u, sigma, v

@@ -94,3 +94,27 @@ def test_svd3_of_singular_matrices_is_a_finite_orthonormal_decomposition():
         np.testing.assert_allclose(v[k].T @ v[k], np.eye(3), atol=1e-12)
         np.testing.assert_allclose(u[k] @ np.diag(s[k]) @ v[k].T, mats[k], atol=1e-12)
         np.testing.assert_allclose(s[k], np.linalg.svd(mats[k], compute_uv=False), atol=1e-12)
+
+
+@wp.kernel
+def svd2_of(a: wp.array(dtype=wp.mat22d), u: wp.array(dtype=wp.mat22d), s: wp.array(dtype=wp.vec2d),
+            v: wp.array(dtype=wp.mat22d)):
+    i = wp.tid()
+    uu, ss, vv = wp.svd2(a[i])
+    u[i] = uu
+    s[i] = ss
+    v[i] = vv
+
+
+def test_svd2_of_singular_matrices_is_a_finite_orthonormal_decomposition():
+    mats = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[0.0, 3.0], [0.0, 0.0]],
+                     [[2.0, 1.0], [-1.0, 3.0]]])
+    n = len(mats)
+    u, s, v = wp.zeros(n, dtype=wp.mat22d), wp.zeros(n, dtype=wp.vec2d), wp.zeros(n, dtype=wp.mat22d)
+    wp.launch(svd2_of, n, inputs=[wp.array(mats, dtype=wp.mat22d), u, s, v])
+    u, s, v = u.numpy(), s.numpy(), v.numpy()
+    assert np.all(np.isfinite(u)) and np.all(s >= 0.0) and np.all(s[:, 0] >= s[:, 1])
+    for k in range(n):
+        np.testing.assert_allclose(u[k].T @ u[k], np.eye(2), atol=1e-12)
+        np.testing.assert_allclose(u[k] @ np.diag(s[k]) @ v[k].T, mats[k], atol=1e-12)
+        np.testing.assert_allclose(s[k], np.linalg.svd(mats[k], compute_uv=False), atol=1e-12)
