@@ -66,3 +66,57 @@ def test_bad_arguments_are_compile_errors():
 
     with pytest.raises(wp.WarpCodegenError, match="svd3\\(\\) needs a float 3x3 matrix"):
         wp.launch(wrong, 1, inputs=[wp.zeros(1, dtype=wp.mat22)])
+
+
+@wp.kernel
+def svd3_of(a: wp.array(dtype=wp.mat33d), u: wp.array(dtype=wp.mat33d), s: wp.array(dtype=wp.vec3d),
+            v: wp.array(dtype=wp.mat33d)):
+    i = wp.tid()
+    uu, ss, vv = wp.svd3(a[i])
+    u[i] = uu
+    s[i] = ss
+    v[i] = vv
+
+
+def test_svd3_of_singular_matrices_is_a_finite_orthonormal_decomposition():
+    """Rank 2, 1 and 0: U is completed to an orthonormal basis (it was A v / 0 = inf),
+    and the small singular values come from |A v| (not the square root of a rounded
+    eigenvalue)."""
+    mats = np.array([np.arange(1.0, 10.0).reshape(3, 3), np.outer([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]),
+                     np.diag([3.0, 0.0, 0.0]), np.zeros((3, 3)), np.diag([2.0, -1.0, 0.5])])
+    n = len(mats)
+    u, s, v = wp.zeros(n, dtype=wp.mat33d), wp.zeros(n, dtype=wp.vec3d), wp.zeros(n, dtype=wp.mat33d)
+    wp.launch(svd3_of, n, inputs=[wp.array(mats, dtype=wp.mat33d), u, s, v])
+    u, s, v = u.numpy(), s.numpy(), v.numpy()
+    # Warp's convention: U and V rotations, sigma[0], sigma[1] >= 0, sigma[2] of det(A)'s sign
+    assert np.all(np.isfinite(u)) and np.all(s[:, :2] >= 0.0) and np.all(np.diff(np.abs(s), axis=1) <= 1e-12)
+    for k in range(n):
+        np.testing.assert_allclose(u[k].T @ u[k], np.eye(3), atol=1e-12)
+        np.testing.assert_allclose(v[k].T @ v[k], np.eye(3), atol=1e-12)
+        np.testing.assert_allclose(np.linalg.det(u[k]), 1.0, atol=1e-12)
+        np.testing.assert_allclose(u[k] @ np.diag(s[k]) @ v[k].T, mats[k], atol=1e-12)
+        np.testing.assert_allclose(np.abs(s[k]), np.linalg.svd(mats[k], compute_uv=False), atol=1e-12)
+
+
+@wp.kernel
+def svd2_of(a: wp.array(dtype=wp.mat22d), u: wp.array(dtype=wp.mat22d), s: wp.array(dtype=wp.vec2d),
+            v: wp.array(dtype=wp.mat22d)):
+    i = wp.tid()
+    uu, ss, vv = wp.svd2(a[i])
+    u[i] = uu
+    s[i] = ss
+    v[i] = vv
+
+
+def test_svd2_of_singular_matrices_is_a_finite_orthonormal_decomposition():
+    mats = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]], [[0.0, 3.0], [0.0, 0.0]],
+                     [[2.0, 1.0], [-1.0, 3.0]]])
+    n = len(mats)
+    u, s, v = wp.zeros(n, dtype=wp.mat22d), wp.zeros(n, dtype=wp.vec2d), wp.zeros(n, dtype=wp.mat22d)
+    wp.launch(svd2_of, n, inputs=[wp.array(mats, dtype=wp.mat22d), u, s, v])
+    u, s, v = u.numpy(), s.numpy(), v.numpy()
+    assert np.all(np.isfinite(u)) and np.all(s >= 0.0) and np.all(s[:, 0] >= s[:, 1])
+    for k in range(n):
+        np.testing.assert_allclose(u[k].T @ u[k], np.eye(2), atol=1e-12)
+        np.testing.assert_allclose(u[k] @ np.diag(s[k]) @ v[k].T, mats[k], atol=1e-12)
+        np.testing.assert_allclose(s[k], np.linalg.svd(mats[k], compute_uv=False), atol=1e-12)

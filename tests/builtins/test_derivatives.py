@@ -273,6 +273,7 @@ EXCLUDED = {
         "sample_unit_sphere", "sample_unit_sphere_surface", "sample_unit_hemisphere",
         "sample_unit_hemisphere_surface")},
     "randf": "float32-only bounds (this harness is float64); test_derivatives_rules checks the bounds",
+    "sample_cdf": "integer result (an index drawn from the cdf)",
     "atomic_min": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
     "atomic_max": "the winner claims the adjoint: tests/builtins/test_atomic_kinds.py",
     "atomic_exch": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",

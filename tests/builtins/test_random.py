@@ -170,3 +170,35 @@ def test_state_must_be_a_variable():
 
     with pytest.raises(wp.CompileError, match="must be a local variable"):
         wp.launch(bad, 1, inputs=[wp.zeros(1)])
+
+
+def test_randu_bounds_and_the_stream():
+    @wp.kernel
+    def draws(seed: int, out: wp.array2d(dtype=wp.uint32)):
+        i = wp.tid()
+        s = wp.rand_init(seed, i)
+        out[i, 0] = wp.randu(s)
+        out[i, 1] = wp.randu(s, wp.uint32(0), wp.uint32(100))
+        out[i, 2] = wp.randu(s, wp.uint32(7), wp.uint32(9))
+
+    n = 64
+    out = wp.zeros((n, 3), dtype=wp.uint32)
+    wp.launch(draws, n, inputs=[11, out])
+    u = out.numpy().astype(np.int64)
+    for i in range(n):  # Warp's rule: the next hash, then state % (high - low) + low
+        s = pcg_numpy((11 + pcg_numpy(i)) & 0xFFFFFFFF)
+        expected = []
+        for lo, hi in ((None, None), (0, 100), (7, 9)):
+            s = pcg_numpy(s)
+            expected.append(s if lo is None else s % (hi - lo) + lo)
+        assert u[i].tolist() == expected
+
+
+def test_extra_arguments_are_errors_not_ignored():
+    @wp.kernel
+    def too_many(out: wp.array(dtype=float)):
+        s = wp.rand_init(1)
+        out[0] = wp.randn(s, 2.0)
+
+    with pytest.raises(wp.CompileError, match=r"randn\(state\) takes the random state only$"):
+        wp.launch(too_many, 1, inputs=[wp.zeros(1)])

@@ -87,3 +87,20 @@ def test_sampler_needs_a_state():
 
     with pytest.raises(Exception, match="needs a random state"):
         wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=wp.vec2)])
+
+
+def test_sample_cdf_draws_indices_by_their_weights():
+    @wp.kernel
+    def pick(cdf: wp.array(dtype=float), out: wp.array(dtype=int)):
+        i = wp.tid()
+        state = wp.rand_init(3, i)
+        out[i] = wp.sample_cdf(state, cdf)
+
+    weights = np.array([0.1, 0.2, 0.3, 0.4])
+    cdf_values = np.cumsum(weights).astype(np.float32)
+    n = 20000
+    out = wp.zeros(n, dtype=int)
+    wp.launch(pick, n, inputs=[wp.array(cdf_values), out])
+    draws = [_uniform(pcg_numpy((3 + pcg_numpy(i)) & 0xFFFFFFFF))[1] for i in range(n)]
+    np.testing.assert_array_equal(out.numpy(), np.searchsorted(cdf_values, draws))
+    np.testing.assert_allclose(np.bincount(out.numpy(), minlength=4) / n, weights, atol=0.015)

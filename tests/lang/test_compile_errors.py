@@ -1,5 +1,6 @@
 """Compile errors: each is a weft.CompileError that shows `file:line:col`, the offending
-source line and a caret under the offending code, with no weft internals in the traceback.
+source line and a caret under the offending code, then the message last (so that Warp's
+`$`-anchored patterns match it), with no weft internals in the traceback.
 
 Every kernel here takes one float array and fails to compile on its first launch.
 """
@@ -34,10 +35,11 @@ def check_points_at(err, kernel, where, message):
     text the caret is under) where the caret is not at the line's first match."""
     line_text, caret_text = where if isinstance(where, tuple) else (where, where)
     text = str(err)
-    head, shown, caret = text.splitlines()[:3]
+    head, shown, caret, *rest = text.splitlines()
     line = source_line(kernel, line_text)
-    assert head.startswith(f"{__file__}:{line}:"), text
-    assert message in head, text
+    assert head.startswith(f"{__file__}:{line}:") and head.endswith(":"), text
+    assert "\n".join(rest) == err.bare_message and text.endswith(err.bare_message), text
+    assert message in err.bare_message, text
     assert shown.strip() == open(__file__).read().splitlines()[line - 1].strip()
     assert caret.strip() == "^", text
     column = shown.index(line_text) + line_text.index(caret_text)
@@ -105,7 +107,14 @@ def uses_string_method(a: wp.array(dtype=float)):
     a[0] = "abc".upper()
 
 
+@wp.kernel
+def uses_local_zeros(a: wp.array(dtype=float)):
+    b = wp.zeros(shape=3, dtype=float)
+    a[0] = b[0]
+
+
 @pytest.mark.parametrize("kernel,caret_at,message", [
+    (uses_local_zeros, "wp.zeros(", "zeros() inside a kernel: weft has no fixed-size local arrays"),
     (uses_lambda, "lambda x", "Construct `ast.Lambda` not supported in kernels"),
     (uses_list_comprehension, "[float(j)", "Construct `ast.ListComp` not supported in kernels"),
     (uses_with, "with open", "Construct `ast.With` not supported in kernels"),
@@ -270,6 +279,12 @@ def too_many_indices(a: wp.array(dtype=float)):
 
 
 @wp.kernel
+def float_index_read(a: wp.array(dtype=float)):
+    x = 1.5
+    a[0] = a[x]
+
+
+@wp.kernel
 def float_index(a: wp.array(dtype=float)):
     x = 1.0
     a[x] = 1.0
@@ -312,7 +327,8 @@ def bad_attribute(a: wp.array(dtype=float)):
     (chained_assignment, "x = y = 1.0", "chained assignment"),
     (calls_numpy, "np.sin(a[0])", "cannot be called inside a kernel"),
     (too_many_indices, "a[0, 1]", "too many indices"),
-    (float_index, "a[x]", "array index must be an integer"),
+    (float_index, ("a[x]", "x]"), "Array slot write indices must be integers, got float32"),
+    (float_index_read, ("a[x]", "x]"), "Array indices must be integers, got float32"),
     (vector_index_out_of_range, "v[3]", "index 3 is out of range"),
     (bad_attribute, "v.w", "has no attribute 'w'"),
 ], ids=lambda x: getattr(x, "name", None))
@@ -378,7 +394,8 @@ def matrix_times_wrong_vector(a: wp.array(dtype=float)):
     (dot_with_scalar, "wp.dot(v, 1.0)", "dot() needs a vector"),
     (cross_of_vec2, "wp.cross(v, v)", "cross() needs a vector of length 3"),
     (sqrt_of_int, "wp.sqrt(k)", "sqrt()"),
-    (vec3_from_four, "wp.vec3(1.0, 2.0, 3.0, 4.0)", "takes 3 components, got 4"),
+    (vec3_from_four, "wp.vec3(1.0, 2.0, 3.0, 4.0)",
+     "vec3f() takes 3 components: incompatible number of values given (4) when constructing a vector of length 3"),
     (atomic_on_local, "wp.atomic_add(x", "needs an array"),
     (randf_without_state, "wp.randf(3)", "random state"),
     (matrix_times_wrong_vector, "m * v", "shapes do not match"),
@@ -403,6 +420,26 @@ def calls_broken_func(a: wp.array(dtype=float)):
 def test_error_inside_a_func_points_into_the_func():
     err = compile_error(calls_broken_func)
     check_points_at(err, broken_func, "x + wp.float64", "different types")
+
+
+@wp.func
+def calls_broken_func_twice_removed(x: float) -> float:
+    return broken_func(x) * 2.0
+
+
+@wp.kernel
+def calls_through_two_funcs(a: wp.array(dtype=float)):
+    a[0] = calls_broken_func_twice_removed(a[0])
+
+
+def test_error_inside_a_func_names_its_call_sites_innermost_first():
+    err = compile_error(calls_through_two_funcs)
+    check_points_at(err, broken_func, "x + wp.float64", "different types")
+    head = str(err).splitlines()[0]
+    via = source_line(calls_broken_func_twice_removed, "broken_func(x)")
+    site = source_line(calls_through_two_funcs, "calls_broken_func_twice_removed(a[0])")
+    assert head.endswith(f"in broken_func (called from calls_broken_func_twice_removed at {__file__}:{via}:12, "
+                         f"called from calls_through_two_funcs at {__file__}:{site}:12):"), head
 
 
 @wp.func

@@ -23,3 +23,18 @@ def test_generic_constructors():
     np.testing.assert_array_equal(v_out.numpy()[0], [1, 1, 2])
     np.testing.assert_array_equal(m_out.numpy()[0], [[1, 0], [0, 1]])
     assert wp.types.vector(3, float) is wp.vec3  # outside kernels the names still make types
+
+
+@wp.kernel
+def transform_keywords(out: wp.array(dtype=wp.transform), outd: wp.array(dtype=wp.transformd)):
+    out[0] = wp.transform(p=wp.vec3(1.0, 2.0, 3.0))  # q: the identity rotation
+    out[1] = wp.transform(q=wp.quat(0.0, 1.0, 0.0, 0.0))  # p: the origin
+    out[2] = wp.transform(p=wp.vec3(1.0, 2.0, 3.0), q=wp.quat(4.0, 5.0, 6.0, 7.0))
+    outd[0] = wp.transformd(p=wp.vec3d(1.0, 2.0, 3.0))
+
+
+def test_transform_type_takes_p_and_q_keywords():
+    out, outd = wp.zeros(3, dtype=wp.transform), wp.zeros(1, dtype=wp.transformd)
+    wp.launch(transform_keywords, dim=1, inputs=[out, outd])
+    np.testing.assert_array_equal(out.numpy(), [[1, 2, 3, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0, 0], [1, 2, 3, 4, 5, 6, 7]])
+    np.testing.assert_array_equal(outd.numpy(), [[1, 2, 3, 0, 0, 0, 1]])

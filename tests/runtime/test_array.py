@@ -359,6 +359,21 @@ def test_slices_are_views():
     assert a[1:3].is_contiguous and not a[:, 1].is_contiguous and not a[::2].is_contiguous
 
 
+def test_contiguous_means_packed_strides_also_along_extent_one():
+    """Warp's rule: strides equal to packed row-major strides, where numpy's flag ignores a
+    dimension of extent 1 (a one-element view with a step is not contiguous)."""
+    a = wp.array(np.arange(16, dtype=np.float32).reshape(4, 4))
+    assert a[1:2].is_contiguous and a[1:2].strides == (16, 4)  # packed, extent 1 or not
+    assert not a[:, 1:2].is_contiguous  # strides (16, 4), packed would be (4, 4)
+    one = wp.array((1, 2), dtype=int)[::2]
+    assert one.shape == (1,) and one.strides == (8,) and not one.is_contiguous
+    assert wp.zeros(1).is_contiguous and wp.zeros((1, 3)).is_contiguous and wp.zeros(0).is_contiguous
+    np.testing.assert_array_equal(one.contiguous().numpy(), [1])
+    with pytest.raises(RuntimeError, match="requires a contiguous segment_end_indices array"):
+        wp.utils.segmented_sort_pairs(wp.zeros(2, dtype=int), wp.zeros(2, dtype=int), 1,
+                                      wp.array((0,), dtype=int), wp.array((1, 1), dtype=int)[::2])
+
+
 def test_vector_array_indexing_never_reaches_components():
     v = wp.zeros(4, dtype=wp.vec3)
     view = v[..., 1:3]  # the Ellipsis covers array dimensions only

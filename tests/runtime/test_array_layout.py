@@ -146,8 +146,22 @@ def test_array_sum_and_inner():
     assert array_inner(wp.zeros(0), wp.zeros(0)) == 0.0
     with pytest.raises(IndexError, match=r"array_sum\(\) axis 3 is out of bounds"):
         array_sum(b, axis=3)
-    with pytest.raises(RuntimeError, match="float32 or float64"):
+    with pytest.raises(RuntimeError, match=r"float32 or float64.*Unsupported data type: int32$"):
         array_sum(wp.zeros(3, dtype=wp.int32))
+
+
+def test_reduction_errors_say_what_was_found_then_the_rule():
+    """What was found first, Warp's words for the rule last (Warp's tests anchor them)."""
+    a = wp.zeros(4)
+    with pytest.raises(RuntimeError, match=r"^array_sum\(\) got an out array of type float64: out array should have type float32$"):
+        array_sum(a, out=wp.zeros(1, dtype=wp.float64))
+    with pytest.raises(RuntimeError,
+                       match=r"^array_inner\(\) got an out array of shape \(2,\): out array should have shape \(1,\)$"):
+        array_inner(a, a, out=wp.zeros(2))
+    with pytest.raises(RuntimeError, match=r"A and b array data types do not match \(float32 vs float64\)$"):
+        array_inner(a, wp.zeros(4, dtype=wp.float64))
+    with pytest.raises(RuntimeError, match=r"array_inner\(\) sums .*Unsupported data type: int32$"):
+        array_inner(wp.zeros(4, dtype=int), wp.zeros(4, dtype=int))
 
 
 @wp.kernel

@@ -73,11 +73,14 @@ def component(a: wp.array(dtype=wp.vec3), c: int, out: wp.array(dtype=float)):
 
 
 def check_message(err, kernel, what, index, shape, marker):
+    """The place first (file:line:col, the source line, a caret), the message last."""
     msg = str(err.value)
-    expected = (f"{re.escape(HERE)}:{line_of(marker)}:\\d+: kernel '{kernel}': index {re.escape(str(index))} "
+    lines = msg.splitlines()
+    assert re.fullmatch(f"{re.escape(HERE)}:{line_of(marker)}:\\d+:", lines[0]), msg
+    assert lines[1].endswith(f"# {marker}") and lines[2].strip() == "^", msg  # the source line is shown
+    expected = (f"kernel '{kernel}': index {re.escape(str(index))} "
                 f"is out of bounds for {re.escape(what)} with shape {re.escape(str(shape))}")
-    assert re.fullmatch(expected, msg.splitlines()[0]), msg
-    assert f"# {marker}" in msg  # the source line is shown
+    assert re.fullmatch(expected, lines[-1]) and len(lines) == 4, msg
 
 
 def test_read_past_the_end():
@@ -276,9 +279,10 @@ def int_floordiv(a: wp.array(dtype=wp.int64), d: wp.int64, out: wp.array(dtype=w
 
 
 def check_division(err, kernel, marker):
-    first = str(err.value).splitlines()[0]
-    assert first.startswith(f"{HERE}:{line_of(marker)}:"), first
-    assert first.endswith(f"kernel '{kernel}': integer division by zero")
+    lines = str(err.value).splitlines()
+    assert lines[0].startswith(f"{HERE}:{line_of(marker)}:"), lines
+    assert lines[1].endswith(f"# {marker}"), lines
+    assert lines[-1] == f"kernel '{kernel}': integer division by zero", lines
 
 
 def test_integer_division_by_zero():

@@ -225,6 +225,18 @@ def _wrap_int(value: int, t) -> int:
     return value
 
 
+def _count_rule(t, given: int, components: int) -> str:
+    """Warp's words for a constructor given the wrong number of values."""
+    what = f"values given ({given})" if given == components else f"components given ({components})"
+    if isinstance(t, Matrix):
+        return f"incompatible number of {what} when constructing a matrix of shape {t.shape}"
+    if t.flavor == "transform":
+        return f"incompatible number of {what} when constructing a transform; expected 0, 1, or 7"
+    if t.flavor == "quat":
+        return f"incompatible number of {what} when constructing a quaternion; expected 0, 1, or 4"
+    return f"incompatible number of {what} when constructing a vector of length {t.length}"
+
+
 def construct_composite(ctx, t, args, kwargs) -> Value:
     dtype = kwargs.pop("dtype", None)
     if isinstance(t, Vector) and t.flavor == "transform":
@@ -242,6 +254,9 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         if isinstance(x, Value) and isinstance(x.type, type(t)) and x.type.num_components == n:
             if x.type.dtype is t.dtype:
                 return x
+            if getattr(t, "flavor", None) == "transform" == x.type.flavor:  # (Warp's rule; vectors convert)
+                ctx.error(f"{t!r}({x.type!r}): copy constructing a transform requires matching source "
+                          f"and target dtypes, got `{x.type.dtype!r}` and `{t.dtype!r}`")
             return ctx.b.construct(t, [ctx.b.cast(c, t.dtype) for c in ctx.b.components(x)])
         if not isinstance(x, Value) or isinstance(x.type, Scalar):
             return splat(ctx, t, ctx.coerce(x, t.dtype, what="component"))
@@ -252,7 +267,7 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         else:
             flat.append(ctx.coerce(x, t.dtype, what="component"))
     if len(flat) != n:
-        ctx.error(f"{t!r} takes {n} components, got {len(flat)}")
+        ctx.error(f"{t!r}() takes {n} components: {_count_rule(t, len(args), len(flat))}")
     for c in flat:
         if c.type is not t.dtype:
             ctx.error(f"{t!r} components must be {t.dtype!r}, got {c.type!r}")
@@ -340,6 +355,14 @@ def get_attr(ctx, v: Value, name: str):
     ctx.error(f"{t!r} has no attribute '{name}'")
 
 
+def _slot_value(ctx, value, want, t):
+    """`value` as a component (or row) of composite type `t`, whose slot holds `want`."""
+    if isinstance(value, Value) and value.type is not want:
+        ctx.error(f"{t!r} component: Composite slot assignment expects value of type {want!r}, "
+                  f"got {value.type!r}", kind=TypeError)
+    return ctx.coerce(value, want, what="component")
+
+
 def set_attr(ctx, v: Value, name: str, value) -> Value:
     t = v.type
     if isinstance(t, StructType):
@@ -348,7 +371,7 @@ def set_attr(ctx, v: Value, name: str, value) -> Value:
         i = t.field_index(name)
         return ctx.b.insert(v, i, ctx.coerce(value, t.fields[name], what=f"field {name}"))
     if isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[: min(t.length, 4)]:
-        return ctx.b.insert(v, _SWIZZLE.index(name), ctx.coerce(value, t.dtype, what="component"))
+        return ctx.b.insert(v, _SWIZZLE.index(name), _slot_value(ctx, value, t.dtype, t))
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .mutating import set_transform_part
         return set_transform_part(ctx, v, name, value)
@@ -397,21 +420,21 @@ def set_item(ctx, v: Value, key: tuple, value) -> Value:
     if any(isinstance(k, slice) for k in key):
         return _set_slice(ctx, v, key, value)
     if isinstance(t, Vector) and len(key) == 1:
-        x = ctx.coerce(value, t.dtype, what="component")
+        x = _slot_value(ctx, value, t.dtype, t)
         i = _static_index(ctx, key[0], t.length, repr(t))
         if i is None:
             return ctx.b.op("insert_dyn", [v, key[0], x], [t]).result
         return ctx.b.insert(v, i, x)
     if isinstance(t, Matrix):
         if len(key) == 2:
-            x = ctx.coerce(value, t.dtype, what="component")
+            x = _slot_value(ctx, value, t.dtype, t)
             r = _static_index(ctx, key[0], t.rows, repr(t))
             c = _static_index(ctx, key[1], t.cols, repr(t))
             if r is not None and c is not None:
                 return ctx.b.insert(v, r * t.cols + c, x)
             return ctx.b.op("insert_dyn", [v, *_matrix_index(ctx, key), x], [t]).result
         if len(key) == 1:
-            row = ctx.coerce(value, t.row_type(), what="matrix row")
+            row = _slot_value(ctx, value, t.row_type(), t)
             for c, comp in enumerate(ctx.b.components(row)):
                 v = set_item(ctx, v, (key[0], c), comp)
             return v

@@ -12,7 +12,7 @@ import math
 from ..ir.core import Value
 from ..types import Scalar, Vector, float32, int32, uint32
 from .math import PRIM
-from .registry import builtin, primitive
+from .registry import BUILTINS, builtin, primitive
 
 _MUL, _INC, _MIX = 747796405, 2891336453, 277803737
 
@@ -106,9 +106,15 @@ def randi(ctx, args, kwargs):
 
 @builtin("randu", inout=(0,))
 def randu(ctx, args, kwargs):
-    """randu(state): a uint32."""
-    state = ctx.b.call(PCG, [_state(ctx, args, "randu")])
-    return [state], state
+    """randu(state): any uint32; randu(state, low, high): in [low, high) (uint32 bounds)."""
+    b = ctx.b
+    state = b.call(PCG, [_state(ctx, args, "randu")])
+    if len(args) == 1 and not kwargs:
+        return [state], state
+    if len(args) != 3 or kwargs:
+        ctx.error("randu(state) or randu(state, low, high)")
+    lo, hi = (_as_int(ctx, a, "randu bound") for a in args[1:])
+    return [state], b.add(b.binary("mod", state, b.sub(hi, lo)), lo)
 
 
 def _float32_rule(ts):
@@ -155,6 +161,8 @@ LIBM["powf"] = primitive("libm_powf", _float32_pair_rule, _lower_libm2("powf"), 
 def randn(ctx, args, kwargs):
     """A standard normal float32 by Box-Muller, consuming two draws (log first, as Warp)."""
     b = ctx.b
+    if len(args) != 1 or kwargs:
+        ctx.error("randn(state) takes the random state only")
     state, u1 = _uniform01(ctx, _state(ctx, args, "randn"))
     state, u2 = _uniform01(ctx, state)
     eps = b.const(5.96e-8, float32)  # keeps log's argument in (0, 1)
@@ -274,3 +282,13 @@ def _sample_unit_square(d):
 @_sampler("sample_unit_cube", "sample_unit_cube(state): a uniform point in [-0.5, 0.5)^3.")
 def _sample_unit_cube(d):
     return d.done(*(d.uniform(offset=-0.5) for _ in range(3)))
+
+
+@builtin("sample_cdf", inout=(0,))
+def sample_cdf(ctx, args, kwargs):
+    """sample_cdf(state, cdf): the first index i with cdf[i] >= u, u uniform in [0, 1);
+    cdf is a 1-D float array, non-decreasing and ending at 1. Updates state."""
+    if kwargs or len(args) != 2:
+        ctx.error("sample_cdf(state, cdf) takes the random state and a cdf array")
+    state, u = _uniform01(ctx, _state(ctx, args, "sample_cdf"))
+    return [state], BUILTINS["lower_bound"].expand(ctx, [args[1], u], {})

@@ -10,6 +10,7 @@ from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
 from ..builtins.signatures import positional
 from ..ir.core import Value
+from ..runtime import array_create
 from ..runtime.array import array as runtime_array
 from ..types import (
     PYTHON_TYPES,
@@ -30,6 +31,9 @@ from .ast_helpers import (
     _describe,
 )
 from .static_eval import evaluate_static
+
+# weft's host allocators, which a kernel cannot call
+_ALLOCATORS = (array_create.zeros, array_create.empty, array_create.ones, array_create.full)
 
 
 class CallsMixin:
@@ -88,6 +92,10 @@ class CallsMixin:
             return arith.construct(self, func, args, kwargs)
         if func in (range,):
             self.error("range(...) can only be used in a for loop", node)
+        if func in _ALLOCATORS:  # (Warp makes a fixed-size array on the thread's stack)
+            self.error(f"{func.__name__}() inside a kernel: weft has no fixed-size local arrays; use a "
+                       "vector or matrix value (wp.vector(length=N, dtype=...)) or pass an array in",
+                       node)
         if callable(func) and all(not isinstance(a, Value) for a in [*args, *kwargs.values()]):
             try:
                 return func(*args, **kwargs)  # a Python function of constants: fold it
@@ -160,7 +168,7 @@ class CallsMixin:
                 return x
             self.error(f"{what} has type {x.type!r} but {want!r} is expected"
                        + (f"; convert it with {want!r}(...)" if isinstance(want, Scalar) else ""),
-                       node)
+                       node, kind=TypeError)
         if promotion.is_weak(x):
             target = want if isinstance(want, Scalar) else None
             if target is not None:

@@ -16,16 +16,26 @@ class WeftError(Exception):
 
 
 class CompileError(WeftError, RuntimeError):
-    """A kernel or func cannot be compiled. The message shows file:line:col and the line."""
+    """A kernel or func cannot be compiled. The text shows file:line:col, the source line and
+    a caret, then the message (`bare_message`); see `format_at`."""
 
     def __init__(self, message: str, loc=None, function: str | None = None):
         self.bare_message = message
         self.loc = loc
         self.function = function
+        self.callers: list = []  # (name, loc) of the calls that led here, innermost first
         super().__init__(format_at(message, loc, function))
 
     def __str__(self):  # (KeyError would show the repr of the message)
         return self.args[0] if self.args else ""
+
+    def add_caller(self, name: str, loc) -> None:
+        """Note that the func this error is in was called from `name` at `loc` (not from
+        code weft generated, such as a Python-scope call's kernel)."""
+        if self.loc is None or loc is None or str(loc.file).startswith("<weft "):
+            return
+        self.callers.append((name, loc))
+        self.args = (format_at(self.bare_message, self.loc, self.function, self.callers),)
 
 
 class NotDifferentiableError(CompileError):
@@ -68,16 +78,30 @@ ERROR_KINDS = {
 }
 
 
-def format_at(message: str, loc, function: str | None = None) -> str:
-    """`file:line:col: in NAME: message`, then the source line and a caret under the column."""
+def format_at(message: str, loc, function: str | None = None, callers=()) -> str:
+    """The place first, the message last (as Triton's and Warp's compile errors do):
+
+        file:line:col: in NAME (called from KERNEL at file:line:col):
+            the source line
+            ^
+        message
+
+    The caret is under the column. The message ends the text, so a pattern anchored with
+    `$` (as Warp's tests write them) matches it; the place stays on the first line, in the
+    `file:line:col` form editors and terminals turn into a link. `callers` are the (name,
+    loc) of the calls that led into the func NAME, innermost first."""
     if loc is None:
         return message
     where = f"{loc.file}:{loc.line}:{loc.col + 1}"
-    head = f"{where}: in {function}: {message}" if function else f"{where}: {message}"
+    head = f"{where}: in {function}" if function else where
+    if callers:
+        head += " (" + ", ".join(f"called from {name} at {at.file}:{at.line}:{at.col + 1}"
+                                 for name, at in callers) + ")"
+    head += ":"
     source = linecache.getline(loc.file, loc.line).rstrip("\n")
     if not source:
-        return head
+        return f"{head}\n{message}"
     stripped = source.lstrip()
     indent = len(source) - len(stripped)
     caret = " " * (4 + max(0, loc.col - indent)) + "^"
-    return f"{head}\n    {stripped}\n{caret}"
+    return f"{head}\n    {stripped}\n{caret}\n{message}"

@@ -70,8 +70,8 @@ class ExpressionsMixin:
             self.error(f"Referencing undefined symbol: {name}", node, kind=KeyError)
         from ..runtime.array import array
         if isinstance(value, array):  # its contents would be frozen into the code
-            self.error(f"Invalid external reference type: {type(value)}: '{name}' is an array from "
-                       "outside the kernel; pass it as a parameter", node, kind=TypeError)
+            self.error(f"'{name}' is an array from outside the kernel; pass it as a parameter: "
+                       f"Invalid external reference type: {type(value)}", node, kind=TypeError)
         return value
 
     def expr_Attribute(self, node):
@@ -252,24 +252,31 @@ class ExpressionsMixin:
             self.error("slice step cannot be zero", node, kind=ValueError)
         return slice(*bounds)
 
-    def indices(self, slice_node, ndim, node):
+    def indices(self, slice_node, ndim, node, write=False):
+        """The integer index Values of `node`'s subscript of an array with `ndim` dimensions.
+        A non-integer index is a TypeError pointing at it, in Warp's words for a write when
+        this is an assignment target or its root (see `read_target_root`)."""
+        write = write or self.__dict__.pop("_target_root", False)  # (before the key's own indices)
         key = self.subscript_key(slice_node)
         if len(key) > ndim:
             self.error(f"Incorrect number of indices specified for array indexing: too many "
                        f"indices ({len(key)}) for an array of {ndim} dimension(s)", node,
                        kind=IndexError)
+        parts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        if len(parts) != len(key):  # (a tuple-valued name: point at the subscript)
+            parts = [node] * len(key)
         out = []
-        for k in key:
-            if isinstance(k, Value):
-                if not (isinstance(k.type, Scalar) and k.type.is_int):
-                    self.error(f"array index must be an integer, got {k.type!r}", node)
+        for k, part in zip(key, parts):
+            if isinstance(k, Value) and isinstance(k.type, Scalar) and k.type.is_int:
                 out.append(k)
-            elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
                 wide = promotion.fits(int(k), int32)
                 if not wide and not promotion.fits(int(k), int64):
-                    self.error(f"array index {k} does not fit a 64-bit integer", node)
+                    self.error(f"array index {k} does not fit a 64-bit integer", part)
                 out.append(self.b.const(int(k), int32 if wide else int64))
             else:
-                self.error(f"array index must be an integer, got {k!r}", node)
+                got = repr(k.type) if isinstance(k, Value) else repr(k)
+                rule = "Array slot write indices must be integers" if write else "Array indices must be integers"
+                self.error(f"{rule}, got {got}", part, kind=TypeError)
         return out
 

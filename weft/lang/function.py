@@ -209,7 +209,11 @@ class Func:
 
     def emit_call(self, ctx, args, kwargs, node):
         instance, values = self.instance_for(ctx, args, kwargs, node)
-        callee = instance.ir()
+        try:
+            callee = instance.ir()
+        except CompileError as err:  # an error in the func's body: say where it was called
+            err.add_caller(ctx.name, ctx.loc(node) if node is not None else ctx.b.loc)
+            raise
         result_types = [] if callee.ret_type is None else [callee.ret_type]
         op = ctx.b.op("call_func", values, result_types, {"func": instance})
         return op.results[0] if op.results else None

@@ -127,15 +127,17 @@ class Module:
 
     def load(self, device=None, block_dim=None) -> bool:
         """Compile the module's kernels now, ahead of their first launch (for contiguous
-        arrays, the common case). A kernel that does not compile is skipped here: it reports
-        its error where it is launched, as weft compiles each kernel on its own."""
+        arrays, the common case). A kernel that does not compile raises its error here, as
+        Warp's module load does."""
         from .errors import CompileError
         for kernel in list(self.kernels.values()):
             if kernel.is_generic:
                 continue
             try:
                 kernel.compiled(kernel.contiguous_spec())
-            except (CompileError, TypeError):
+            except CompileError as err:  # the message points at the user's source
+                raise err.with_traceback(None) from None
+            except TypeError:
                 pass
         return True
 

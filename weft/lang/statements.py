@@ -111,13 +111,13 @@ class StatementsMixin:
             if isinstance(base, Value) and isinstance(base.type, ArrayType) and kind:
                 # As in Warp: `a[i] += x` on an array element is an atomic add (and `-=`,
                 # `&=`, `|=`, `^=` the matching atomic update).
-                indices = self.indices(target.slice, base.type.ndim, target)
+                indices = self.indices(target.slice, base.type.ndim, target, write=True)
                 value = self.expr(node.value)
                 arith.atomic(self, kind, base, indices, value)
                 return
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
-        current = self.expr(_as_load(target))
+        current = self.read_target_root(_as_load(target))
         self.assign(target, self.binop(op, current, self.expr(node.value), node))
 
     def target_evaluated_once(self, target):
@@ -201,9 +201,9 @@ class StatementsMixin:
             self.scope[target.id] = value
             return
         if isinstance(target, ast.Subscript):
-            base = self.expr(target.value)
+            base = self.read_target_root(target.value)
             if isinstance(base, Value) and isinstance(base.type, ArrayType):
-                indices = self.indices(target.slice, base.type.ndim, target)
+                indices = self.indices(target.slice, base.type.ndim, target, write=True)
                 if len(indices) != base.type.ndim:
                     self.error("assignment to an array needs one index per dimension", target)
                 arith.store(self, base, indices, value)
@@ -214,13 +214,22 @@ class StatementsMixin:
                 return
             self.error("cannot assign to an element of this value", target)
         if isinstance(target, ast.Attribute):
-            base = self.expr(target.value)
+            base = self.read_target_root(target.value)
             if isinstance(base, Value) and isinstance(base.type, Composite):
                 updated = arith.set_attr(self, base, target.attr, value)
                 self.assign(target.value, updated)
                 return
             self.error(f"cannot assign to attribute '{target.attr}' of this value", target)
         self.error(f"unsupported assignment target: {type(target).__name__}", target)
+
+    def read_target_root(self, node):
+        """Read `node`, the base of an assignment target (`a[i]` in `a[i].x = v`, read to be
+        written back); the first array subscript in it is the slot being written."""
+        self._target_root = True
+        try:
+            return self.expr(node)
+        finally:
+            self.__dict__.pop("_target_root", None)
 
     def stmt_If(self, node):
         cond = self.condition(node.test)

@@ -155,13 +155,15 @@ class array:  # noqa: N801 - Warp's name
         self._type = ArrayType(dtype, ndim)
         item = element_size(dtype)
         self._item_size = item
-        if storage.flags.c_contiguous and self.size:  # (numpy's flag, components included)
+        # Contiguous means Warp's rule: the strides are those of packed row-major memory,
+        # also along a dimension of extent 1 (where numpy's flag ignores them).
+        if storage.flags.c_contiguous and self.size and 1 not in storage.shape:
             self.capacity, self.is_contiguous = self.size * item, True
             return
         self.capacity = capacity_of(self.shape, self.strides, item)
         c_strides = packed_strides(storage.shape, storage.itemsize)  # components included
         inner = storage.strides[ndim:] == c_strides[ndim:]
-        self.is_contiguous = bool(inner and (self.size <= 1 or self.strides == c_strides[:ndim]))
+        self.is_contiguous = bool(inner and (self.size == 0 or self.strides == c_strides[:ndim]))
 
     # Interop --------------------------------------------------------------------------------
     @property

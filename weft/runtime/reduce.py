@@ -5,6 +5,9 @@ included). Without `axis` they reduce the first `count` elements in row-major or
 default); with `axis` they reduce the first `count` entries along that axis and keep it as
 a dimension of extent 1, as Warp does. The result goes into `out` when given (and `out` is
 returned), else a new array, or a host value when `axis` is None.
+
+Errors say what was found, then Warp's words for the rule ("out array should have type
+float32"), last, as Warp's messages end.
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ def _output(operation: str, out, shape: tuple, dtype, like: array):
     if not isinstance(out, array):
         raise TypeError(f"{operation}() out must be a weft array, got {type(out).__name__}")
     if out.device != like.device:
-        raise RuntimeError(f"{operation}() out is on {out.device}, the input on {like.device}")
+        raise RuntimeError(f"{operation}() out is on {out.device}, the input on {like.device}: "
+                           "out storage device should match values array")
     if out.dtype != dtype:
         raise RuntimeError(f"{operation}() got an out array of type {out.dtype!r}: out array should have "
                            f"type {dtype!r}")
@@ -102,7 +106,7 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     if tuple(a.shape) != tuple(b.shape):
         raise ValueError(f"array_inner() arguments must have the same shape, got {a.shape} and {b.shape}")
     if a.device != b.device:
-        raise RuntimeError(f"array_inner() arrays are on different devices ({a.device} and {b.device})")
+        raise RuntimeError(f"array_inner(): A and b array storage devices do not match ({a.device} vs {b.device})")
     if a.dtype != b.dtype:
         raise RuntimeError(f"array_inner(): A and b array data types do not match ({a.dtype!r} vs {b.dtype!r})")
     _check_summable("array_inner", a)
