@@ -10,6 +10,7 @@ from . import (  # noqa: F401 - registers the builtins
     math,
     misc,
     mutating,
+    noise,
     operators,
     random,
     reductions,
