@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..ir.core import Value
-from ..types import Scalar, Vector, float32, int32, uint32
+from ..types import ArrayType, Scalar, Vector, float32, int32, uint32
 from .math import PRIM
 from .registry import builtin, primitive
 
@@ -106,9 +106,15 @@ def randi(ctx, args, kwargs):
 
 @builtin("randu", inout=(0,))
 def randu(ctx, args, kwargs):
-    """randu(state): a uint32."""
-    state = ctx.b.call(PCG, [_state(ctx, args, "randu")])
-    return [state], state
+    """randu(state): any uint32; randu(state, low, high): in [low, high)."""
+    b = ctx.b
+    state = b.call(PCG, [_state(ctx, args, "randu")])
+    if len(args) == 1:
+        return [state], state
+    if len(args) != 3:
+        ctx.error("randu(state) or randu(state, low, high)")
+    lo, hi = (_as_int(ctx, a, "randu bound") for a in args[1:])
+    return [state], b.add(b.binary("mod", state, b.sub(hi, lo)), lo)
 
 
 def _float32_rule(ts):
@@ -146,7 +152,7 @@ def _lower_libm2(name):
 # some results differently). Their inputs come from the integer state: no gradient.
 LIBM = {name: primitive(f"libm_{name}", _float32_rule, _lower_libm(name), lambda b, a, r, g: [None],
                         doc=f"the C library's {name}, for random sampling")
-        for name in ("logf", "cosf", "sinf", "acosf")}
+        for name in ("logf", "expf", "cosf", "sinf", "acosf")}
 LIBM["powf"] = primitive("libm_powf", _float32_pair_rule, _lower_libm2("powf"), lambda b, a, r, g: [None, None],
                          doc="the C library's powf, for random sampling")
 
@@ -274,3 +280,39 @@ def _sample_unit_square(d):
 @_sampler("sample_unit_cube", "sample_unit_cube(state): a uniform point in [-0.5, 0.5)^3.")
 def _sample_unit_cube(d):
     return d.done(*(d.uniform(offset=-0.5) for _ in range(3)))
+
+
+# Draws that loop until accepted: kernel-language funcs (sampling_funcs.py) --------------------
+def _sampling_funcs():
+    from . import sampling_funcs  # kernel-language code needs the frontend, which imports us
+    return sampling_funcs
+
+
+def _state_and_sample(ctx, func, args):
+    result = func.emit_call(ctx, args, {}, None)
+    return [ctx.b.extract(result, 0)], ctx.b.extract(result, 1)
+
+
+@builtin("poisson", inout=(0,))
+def poisson(ctx, args, kwargs):
+    """poisson(state, lam): a uint32 count with mean lam (Warp's samplers: multiplication
+    below lam = 10, transformed rejection from 10 on; lam == 0 draws nothing)."""
+    if kwargs or len(args) != 2:
+        ctx.error("poisson(state, lam) takes a random state and a rate")
+    state = _state(ctx, args, "poisson")
+    lam = ctx.coerce(args[1], float32, what="poisson() rate")
+    return _state_and_sample(ctx, _sampling_funcs().poisson, [state, lam])
+
+
+@builtin("sample_cdf", inout=(0,))
+def sample_cdf(ctx, args, kwargs):
+    """sample_cdf(state, cdf): the first index i with cdf[i] >= u for one uniform draw u
+    (inverse-transform sampling of a non-decreasing float32 array)."""
+    if kwargs or len(args) != 2:
+        ctx.error("sample_cdf(state, cdf) takes a random state and a float32 array")
+    state = _state(ctx, args, "sample_cdf")
+    cdf = args[1]
+    if not (isinstance(cdf, Value) and isinstance(cdf.type, ArrayType) and cdf.type.ndim == 1
+            and cdf.type.dtype is float32):
+        ctx.error("sample_cdf(): the cdf must be a 1-D array of float32")
+    return _state_and_sample(ctx, _sampling_funcs().sample_cdf, [state, cdf])
