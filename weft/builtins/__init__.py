@@ -7,6 +7,7 @@ from . import (  # noqa: F401 - registers the builtins
     cast,
     decompositions,
     expect,
+    hash_grid,
     math,
     misc,
     mutating,

@@ -1,0 +1,175 @@
+"""HashGrid: points bucketed by cell in a periodic grid of cells, for neighbour queries.
+
+Semantics are Warp's (native/hashgrid.h): a point p falls in the integer cell
+floor(p / cell_width) per axis; cell coordinates wrap modulo (dim_x, dim_y, dim_z), so far
+apart points may share a bucket (a query then checks the distance itself). A build sorts the
+point indices by cell (stably: within a cell by point index, as Warp's radix sort does), or
+by (cell, group) when groups are given, and records where each cell's run starts and ends.
+
+Kernels see the grid through `id`, the address of a small descriptor block (pointers to
+the sorted indices, the cell ranges and the sorted groups, the dimensions and the inverse
+cell width), which builtins/hash_grid_funcs.py reads. The descriptor lives for the whole
+process: a grid that was deleted leaves an empty descriptor behind (null pointers, no
+points), so a kernel handed a stale id finds no neighbours instead of reading freed memory.
+
+The build runs on numpy (vectorised cell computation and a stable argsort), not yet on
+all cores.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..runtime import capture
+from ..runtime.device import get_device
+from ..types import float16, float32, float64, int32, vec3d, vec3f, vec3h
+
+# Descriptor words (int64 each); builtins/hash_grid_funcs.py reads them by these indices.
+PTR_POINT_IDS, PTR_CELL_STARTS, PTR_CELL_ENDS, PTR_GROUPS = 0, 1, 2, 3
+DIM_X, DIM_Y, DIM_Z, NUM_POINTS, HAS_GROUPS = 4, 5, 6, 7, 8
+INV_F16, INV_F32, INV_F64 = 9, 10, 11  # 1 / cell width in each precision (low bytes of the word)
+_WORDS = 12
+
+_MAX_CELLS = (1 << 31) - 1
+_VEC_TYPES = {float16: vec3h, float32: vec3f, float64: vec3d}
+_DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
+
+
+def _cell_coords(scaled: np.ndarray, dtype) -> np.ndarray:
+    """Warp's hash_grid_cell_coord per component: floor, clamped into int32 (NaN -> 0)."""
+    c = np.floor(scaled.astype(np.float64) if dtype is float16 else scaled).astype(np.float64)
+    top = 2147483646.0 if dtype is float64 else 2147483648.0
+    out = np.zeros(c.shape, np.int64)
+    with np.errstate(invalid="ignore"):
+        hi, lo = c >= top, c < -2147483648.0
+        mid = ~hi & ~lo & ~np.isnan(c)
+    out[hi] = 2147483646
+    out[lo] = -2147483648
+    out[mid] = c[mid].astype(np.int64)
+    return out
+
+
+class HashGrid:
+    """A hash grid of dim_x * dim_y * dim_z cells over points of `dtype` precision
+    (float32 by default; float16, float64). Build it with `build(points, radius)`; pass
+    `id` to kernels (`hash_grid_query`, `hash_grid_point_id`)."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self.id = None
+        return self
+
+    def __init__(self, dim_x, dim_y, dim_z, device=None, dtype=None):
+        dtype = float32 if dtype is None else dtype
+        if dtype not in _VEC_TYPES:
+            raise TypeError(f"Unsupported dtype {dtype} for HashGrid. Supported types: float16, float32, float64")
+        try:
+            dims = tuple(operator.index(d) for d in (dim_x, dim_y, dim_z))
+        except TypeError as e:
+            raise TypeError("HashGrid dimensions must be integers") from e
+        if min(dims) <= 0:
+            raise RuntimeError("Hash grid dimensions must be positive")
+        cells = dims[0] * dims[1] * dims[2]
+        if cells > _MAX_CELLS:
+            raise RuntimeError("Hash grid cell count exceeds supported limit: "
+                               f"{dims[0]} * {dims[1]} * {dims[2]} = {cells} > {_MAX_CELLS}")
+        self.device = get_device(device)
+        self.dtype = dtype
+        self._vec_type = _VEC_TYPES[dtype]
+        self._dims = dims
+        self._cell_starts = np.zeros(cells, np.int32)
+        self._cell_ends = np.zeros(cells, np.int32)
+        self._point_ids = np.zeros(0, np.int32)
+        self._groups_sorted = None
+        self._desc = np.zeros(_WORDS, np.int64)
+        _DESCRIPTORS.append(self._desc)
+        self._desc[[DIM_X, DIM_Y, DIM_Z]] = dims
+        self._desc[PTR_CELL_STARTS] = self._cell_starts.ctypes.data
+        self._desc[PTR_CELL_ENDS] = self._cell_ends.ctypes.data
+        self.id = int(self._desc.ctypes.data)
+        self.reserved = False
+        self.groups = None
+
+    # Building ------------------------------------------------------------------------------
+    def build(self, points, radius, groups=None):
+        """Bucket `points` (an array of vec3 of the grid's precision, any shape) into cells
+        `radius` wide; `groups` (int32, one per point) partitions each cell by group id."""
+        if getattr(points, "dtype", None) is not self._vec_type:
+            raise TypeError(f"Hash grid points should have type {self._vec_type.__name__}, "
+                            f"got {getattr(points, 'dtype', type(points))}")
+        if not radius > 0.0:
+            raise ValueError(f"Hash grid cell width must be positive, got {radius}")
+        if points.device != self.device:
+            raise RuntimeError("points must live on the same device as this HashGrid")
+        if groups is not None:
+            if groups.dtype is not int32:
+                raise RuntimeError("groups should be an array of type wp.int32")
+            if groups.device != self.device:
+                raise RuntimeError("groups must live on the same device as this HashGrid")
+            if groups.size != points.size:
+                raise RuntimeError("groups must have the same length as points")
+        self.groups = groups
+        self.reserved = True
+        work = lambda: self._build_now(points, float(radius), groups)  # noqa: E731
+        if not capture.record(work):  # inside a graph capture: runs when the graph does
+            work()
+
+    def _build_now(self, points, radius, groups):
+        np_t = self.dtype.np_dtype.type
+        width = np_t(radius)
+        inv = np_t(1) / width
+        pts = np.ascontiguousarray(points.numpy()).reshape(-1, 3)
+        with np.errstate(over="ignore", invalid="ignore"):
+            coords = _cell_coords(pts * inv, self.dtype)
+        dx, dy, dz = self._dims
+        c = np.remainder(coords, np.array(self._dims, np.int64))  # C's %, then + dim if < 0
+        cells = (c[:, 2] * (dx * dy) + c[:, 1] * dx + c[:, 0]).astype(np.int64)
+        if groups is not None:
+            g = np.ascontiguousarray(groups.numpy()).reshape(-1).astype(np.int32).view(np.uint32)
+            order = np.lexsort((g, cells)) if len(cells) else np.zeros(0, np.int64)
+            self._groups_sorted = np.ascontiguousarray(g[order])
+        else:
+            order = np.argsort(cells, kind="stable")
+            self._groups_sorted = None
+        sorted_cells = cells[order]
+        self._point_ids = np.ascontiguousarray(order, dtype=np.int32)
+        self._cell_starts[:] = 0
+        self._cell_ends[:] = 0
+        n = len(sorted_cells)
+        if n:
+            first = np.flatnonzero(np.r_[True, sorted_cells[1:] != sorted_cells[:-1]])
+            last = np.r_[first[1:], n]
+            self._cell_starts[sorted_cells[first]] = first
+            self._cell_ends[sorted_cells[first]] = last
+        self._publish(n, inv)
+
+    def _publish(self, n, inv):
+        d = self._desc
+        d[PTR_POINT_IDS] = self._point_ids.ctypes.data if n else 0
+        d[PTR_GROUPS] = self._groups_sorted.ctypes.data if self._groups_sorted is not None and n else 0
+        d[HAS_GROUPS] = int(self._groups_sorted is not None)
+        d[NUM_POINTS] = n
+        raw = d.view(np.uint8).reshape(_WORDS, 8)
+        raw[INV_F16, :2] = np.frombuffer(np.float16(inv).tobytes(), np.uint8)
+        raw[INV_F32, :4] = np.frombuffer(np.float32(inv).tobytes(), np.uint8)
+        raw[INV_F64, :8] = np.frombuffer(np.float64(inv).tobytes(), np.uint8)
+
+    def reserve(self, num_points, with_groups=False):
+        """Warp reserves buffers ahead of a build; weft's builds allocate as they go, so
+        this only checks its arguments (and, as Warp, refuses to run inside a capture)."""
+        if capture.capturing():
+            raise NotImplementedError("HashGrid.reserve() cannot be called during CPU graph capture; "
+                                      "reserve before capture")
+        if operator.index(num_points) < 0:
+            raise ValueError(f"num_points must be non-negative, got {num_points}")
+        self.reserved = True
+
+    def __del__(self):
+        desc = getattr(self, "_desc", None)
+        if desc is None:
+            return
+        # no points: queries on a stale id visit nothing and read no cell (see hash_grid_funcs)
+        desc[[PTR_POINT_IDS, PTR_GROUPS, NUM_POINTS, HAS_GROUPS, PTR_CELL_STARTS, PTR_CELL_ENDS]] = 0
+        self._desc = None
