@@ -113,6 +113,8 @@ def type_of_value(value):
         return value.type
     if isinstance(value, (bool, np.bool_)):
         return bool_
+    if isinstance(value, np.generic):  # before float: np.float64 is a float subclass
+        return scalar_from_numpy(value.dtype)
     if isinstance(value, int):
         return int32
     if isinstance(value, float):
