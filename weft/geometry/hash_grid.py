@@ -12,8 +12,9 @@ cell width), which builtins/hash_grid_funcs.py reads. The descriptor lives for t
 process: a grid that was deleted leaves an empty descriptor behind (null pointers, no
 points), so a kernel handed a stale id finds no neighbours instead of reading freed memory.
 
-The build runs on numpy (vectorised cell computation and a stable argsort), not yet on
-all cores.
+A build computes the points' cells with a kernel on all cores (the queries' own cell
+arithmetic), then orders them with numpy's stable argsort (one thread; the next step to
+parallelise) and marks each cell's run.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import operator
 import numpy as np
 
 from ..runtime import capture
+from ..runtime.array import empty as array_empty
 from ..runtime.device import get_device
+from ..runtime.launch import launch
 from ..types import float16, float32, float64, int32, vec3d, vec3f, vec3h
 
 # Descriptor words (int64 each); builtins/hash_grid_funcs.py reads them by these indices.
@@ -35,20 +38,6 @@ _WORDS = 12
 _MAX_CELLS = (1 << 31) - 1
 _VEC_TYPES = {float16: vec3h, float32: vec3f, float64: vec3d}
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
-
-
-def _cell_coords(scaled: np.ndarray, dtype) -> np.ndarray:
-    """Warp's hash_grid_cell_coord per component: floor, clamped into int32 (NaN -> 0)."""
-    c = np.floor(scaled.astype(np.float64) if dtype is float16 else scaled).astype(np.float64)
-    top = 2147483646.0 if dtype is float64 else 2147483648.0
-    out = np.zeros(c.shape, np.int64)
-    with np.errstate(invalid="ignore"):
-        hi, lo = c >= top, c < -2147483648.0
-        mid = ~hi & ~lo & ~np.isnan(c)
-    out[hi] = 2147483646
-    out[lo] = -2147483648
-    out[mid] = c[mid].astype(np.int64)
-    return out
 
 
 class HashGrid:
@@ -117,18 +106,19 @@ class HashGrid:
             work()
 
     def _build_now(self, points, radius, groups):
+        from . import hash_grid_build  # kernels: imported on the first build
         np_t = self.dtype.np_dtype.type
-        width = np_t(radius)
-        inv = np_t(1) / width
-        pts = np.ascontiguousarray(points.numpy()).reshape(-1, 3)
-        with np.errstate(over="ignore", invalid="ignore"):
-            coords = _cell_coords(pts * inv, self.dtype)
-        dx, dy, dz = self._dims
-        c = np.remainder(coords, np.array(self._dims, np.int64))  # C's %, then + dim if < 0
-        cells = (c[:, 2] * (dx * dy) + c[:, 1] * dx + c[:, 0]).astype(np.int64)
+        inv = np_t(1) / np_t(radius)
+        if points.ndim > 1 or not points.is_contiguous:
+            points = points.contiguous().flatten()
+        n = points.shape[0]
+        cells = array_empty(n, dtype=int32, device=self.device)
+        if n:
+            launch(hash_grid_build.point_cells, n, inputs=[points, inv, *self._dims, cells], device=self.device)
+        cells = cells.numpy().astype(np.int64)
         if groups is not None:
             g = np.ascontiguousarray(groups.numpy()).reshape(-1).astype(np.int32).view(np.uint32)
-            order = np.lexsort((g, cells)) if len(cells) else np.zeros(0, np.int64)
+            order = np.argsort((cells.astype(np.uint64) << np.uint64(32)) | g, kind="stable")
             self._groups_sorted = np.ascontiguousarray(g[order])
         else:
             order = np.argsort(cells, kind="stable")
