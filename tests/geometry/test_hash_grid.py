@@ -262,3 +262,13 @@ def test_kernel_errors_name_the_problem():
         wp.launch(query_with_a_vec2, 1, inputs=[wp.uint64(0), wp.zeros(1, dtype=int)])
     with pytest.raises(wp.CompileError, match="or a query"):
         wp.launch(iterate_a_number, 1, inputs=[wp.zeros(1, dtype=int)])
+
+
+def test_build_refuses_a_saveable_capture():
+    grid = wp.HashGrid(4, 4, 4)
+    with pytest.raises(NotImplementedError, match="serialization is not yet supported"):
+        with wp.ScopedCapture(apic=True):
+            grid.build(wp.zeros(2, dtype=wp.vec3), 1.0)
+    with pytest.raises(NotImplementedError, match="reserve before capture"):
+        with wp.ScopedCapture():
+            grid.reserve(8)

@@ -99,6 +99,11 @@ class HashGrid:
                 raise RuntimeError("groups must live on the same device as this HashGrid")
             if groups.size != points.size:
                 raise RuntimeError("groups must have the same length as points")
+        graph = capture.active_graph(self.device) if capture.capturing() else None
+        if graph is not None and getattr(graph, "apic", False):
+            raise NotImplementedError("HashGrid.build() cannot be used in a saveable APIC capture because "
+                                      "HashGrid serialization is not yet supported; use apic=False or build "
+                                      "outside capture")
         self.groups = groups
         self.reserved = True
         work = lambda: self._build_now(points, float(radius), groups)  # noqa: E731
