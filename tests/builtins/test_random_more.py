@@ -107,3 +107,26 @@ def test_bad_arguments_are_compile_errors():
         wp.launch(bad_rate_type, 1, inputs=[wp.zeros(1, dtype=wp.uint32)])
     with pytest.raises(wp.CompileError, match="1-D array of float32"):
         wp.launch(bad_cdf, 1, inputs=[wp.zeros(3, dtype=wp.float64), wp.zeros(1, dtype=wp.uint32)])
+
+
+@wp.kernel
+def draws_until(seed: int, threshold: float, out: wp.array(dtype=int)):
+    i = wp.tid()
+    s = wp.rand_init(seed, i)
+    n = 0
+    while wp.randf(s) < threshold:  # the test draws: each evaluation advances the state
+        n += 1
+    out[i] = n
+
+
+def test_a_draw_in_a_while_test_advances_the_state():
+    out = wp.zeros(64, dtype=int)
+    wp.launch(draws_until, 64, inputs=[2, 0.8, out])
+    for i in range(64):
+        state, n = pcg_numpy((2 + pcg_numpy(i)) & 0xFFFFFFFF), 0
+        while True:
+            state = pcg_numpy(state)
+            if not np.float32(state >> 8) * np.float32(1.0 / 16777216.0) < np.float32(0.8):
+                break
+            n += 1
+        assert out.numpy()[i] == n
