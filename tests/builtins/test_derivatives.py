@@ -284,6 +284,16 @@ EXCLUDED = {
     "argmin": "integer result", "argmax": "integer result",
     "expect_neq": "a check that prints, skipped by the replay",
     "expect_near": "a check that prints, skipped by the replay",
+    **{n: "Perlin noise selected by the integer state (floor per cell): tests/builtins/test_noise.py "
+          "checks its gradients against analytic values and central differences"
+       for n in ("noise", "pnoise", "curlnoise")},
+    "poisson": "integer result", "sample_cdf": "integer result",
+    **{n: "its only input is the integer random state" for n in (
+        "sample_triangle", "sample_unit_cube", "sample_unit_disk", "sample_unit_hemisphere",
+        "sample_unit_hemisphere_surface", "sample_unit_ring", "sample_unit_sphere",
+        "sample_unit_sphere_surface", "sample_unit_square")},
+    "hash_grid_query": "a query object (integer cells)", "hash_grid_query_next": "bool and integer results",
+    "hash_grid_point_id": "integer result",
 }
 EXCLUDED_PRIMITIVES = {
     "bitcast": "wp.cast: bit reinterpretation, not differentiable",
@@ -291,6 +301,8 @@ EXCLUDED_PRIMITIVES = {
     "rand_pcg": "integer hash of the random state",
     "libm_logf": "used by randn on values derived from the integer random state",
     "libm_cosf": "used by randn on values derived from the integer random state",
+    **{f"libm_{n}": "used by the samplers on values derived from the integer random state"
+       for n in ("expf", "sinf", "acosf", "powf")},
 }
 
 
