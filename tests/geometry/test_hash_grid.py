@@ -272,3 +272,20 @@ def test_build_refuses_a_saveable_capture():
     with pytest.raises(NotImplementedError, match="reserve before capture"):
         with wp.ScopedCapture():
             grid.reserve(8)
+
+
+@pytest.mark.parametrize("n", [60, 400])  # runs sorted by one thread per cell, and the stable-sort fallback
+def test_crowded_cells_keep_group_and_index_order(n):
+    rng = np.random.default_rng(6)
+    pts = (rng.random((n, 3)) * 0.9).astype(np.float32)  # all in cell (0, 0, 0)
+    groups = rng.integers(0, 3, n).astype(np.int32)
+    grid = wp.HashGrid(4, 4, 4)
+    points, g = wp.array(pts, dtype=wp.vec3), wp.array(groups, dtype=int)
+    grid.build(points, 1.0, groups=g)
+    counts = wp.zeros(n, dtype=int)
+    wp.launch(count_grouped, n, inputs=[wp.uint64(grid.id), 0.5, points, g, counts])
+    np.testing.assert_array_equal(counts.numpy(), brute_force(pts, np.float32(0.5), groups))
+    out = wp.zeros(n + 2, dtype=int)
+    wp.launch(point_ids, n + 2, inputs=[wp.uint64(grid.id), n, out])
+    order = out.numpy()[1:-1]
+    np.testing.assert_array_equal(order, np.lexsort((np.arange(n), groups)))

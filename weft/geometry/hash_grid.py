@@ -12,9 +12,9 @@ cell width), which builtins/hash_grid_funcs.py reads. The descriptor lives for t
 process: a grid that was deleted leaves an empty descriptor behind (null pointers, no
 points), so a kernel handed a stale id finds no neighbours instead of reading freed memory.
 
-A build computes the points' cells with a kernel on all cores (the queries' own cell
-arithmetic), then orders them with numpy's stable argsort (one thread; the next step to
-parallelise) and marks each cell's run.
+A build is a counting sort by cell with kernels on all cores (hash_grid_build.py), and one
+prefix sum over the cells on the host; a grid with a cell of more than _MAX_RUN points
+orders them with numpy's stable argsort instead.
 """
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ import operator
 import numpy as np
 
 from ..runtime import capture
+from ..runtime.array import array
 from ..runtime.array import empty as array_empty
+from ..runtime.array import zeros as array_zeros
 from ..runtime.device import get_device
 from ..runtime.launch import launch
-from ..types import float16, float32, float64, int32, vec3d, vec3f, vec3h
+from ..types import float16, float32, float64, int32, uint32, vec3d, vec3f, vec3h
 
 # Descriptor words (int64 each); builtins/hash_grid_funcs.py reads them by these indices.
 PTR_POINT_IDS, PTR_CELL_STARTS, PTR_CELL_ENDS, PTR_GROUPS = 0, 1, 2, 3
@@ -36,6 +38,7 @@ INV_F16, INV_F32, INV_F64 = 9, 10, 11  # 1 / cell width in each precision (low b
 _WORDS = 12
 
 _MAX_CELLS = (1 << 31) - 1
+_MAX_RUN = 64  # longest cell run sorted in place by one thread; longer: numpy's stable sort
 _VEC_TYPES = {float16: vec3h, float32: vec3f, float64: vec3d}
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
 
@@ -68,15 +71,17 @@ class HashGrid:
         self.dtype = dtype
         self._vec_type = _VEC_TYPES[dtype]
         self._dims = dims
-        self._cell_starts = np.zeros(cells, np.int32)
-        self._cell_ends = np.zeros(cells, np.int32)
-        self._point_ids = np.zeros(0, np.int32)
+        self._cell_starts = array_zeros(cells, dtype=int32, device=self.device)
+        self._cell_ends = array_zeros(cells, dtype=int32, device=self.device)
+        self._cell_counts = array_zeros(cells, dtype=int32, device=self.device)
+        self._no_keys = array_zeros(1, dtype=uint32, device=self.device)
+        self._point_ids = None
         self._groups_sorted = None
         self._desc = np.zeros(_WORDS, np.int64)
         _DESCRIPTORS.append(self._desc)
         self._desc[[DIM_X, DIM_Y, DIM_Z]] = dims
-        self._desc[PTR_CELL_STARTS] = self._cell_starts.ctypes.data
-        self._desc[PTR_CELL_ENDS] = self._cell_ends.ctypes.data
+        self._desc[PTR_CELL_STARTS] = self._cell_starts.ptr
+        self._desc[PTR_CELL_ENDS] = self._cell_ends.ptr
         self.id = int(self._desc.ctypes.data)
         self.reserved = False
         self.groups = None
@@ -111,38 +116,41 @@ class HashGrid:
             work()
 
     def _build_now(self, points, radius, groups):
-        from . import hash_grid_build  # kernels: imported on the first build
+        from . import hash_grid_build as k  # kernels: imported on the first build
         np_t = self.dtype.np_dtype.type
         inv = np_t(1) / np_t(radius)
         if points.ndim > 1 or not points.is_contiguous:
             points = points.contiguous().flatten()
-        n = points.shape[0]
-        cells = array_empty(n, dtype=int32, device=self.device)
-        if n:
-            launch(hash_grid_build.point_cells, n, inputs=[points, inv, *self._dims, cells], device=self.device)
-        cells = cells.numpy().astype(np.int64)
+        n, dev = points.shape[0], self.device
+        g = None
         if groups is not None:
-            g = np.ascontiguousarray(groups.numpy()).reshape(-1).astype(np.int32).view(np.uint32)
-            order = np.argsort((cells.astype(np.uint64) << np.uint64(32)) | g, kind="stable")
-            self._groups_sorted = np.ascontiguousarray(g[order])
-        else:
-            order = np.argsort(cells, kind="stable")
-            self._groups_sorted = None
-        sorted_cells = cells[order]
-        self._point_ids = np.ascontiguousarray(order, dtype=np.int32)
-        self._cell_starts[:] = 0
-        self._cell_ends[:] = 0
-        n = len(sorted_cells)
+            g = np.ascontiguousarray(groups.numpy().reshape(-1).astype(np.int32).view(np.uint32))
+        self._cell_counts.zero_()
+        cells, slots = array_empty(n, dtype=int32, device=dev), array_empty(n, dtype=int32, device=dev)
+        ids = array_empty(n, dtype=int32, device=dev)
         if n:
-            first = np.flatnonzero(np.r_[True, sorted_cells[1:] != sorted_cells[:-1]])
-            last = np.r_[first[1:], n]
-            self._cell_starts[sorted_cells[first]] = first
-            self._cell_ends[sorted_cells[first]] = last
+            launch(k.point_cells, n, inputs=[points, inv, *self._dims, cells, slots, self._cell_counts], device=dev)
+            counts = self._cell_counts.numpy()
+            starts = self._cell_starts.numpy()
+            np.cumsum(counts, out=starts)
+            starts -= counts  # exclusive
+            self._cell_ends.numpy()[:] = starts + counts
+            if counts.max() <= _MAX_RUN:
+                launch(k.scatter, n, inputs=[cells, slots, self._cell_starts, ids], device=dev)
+                keys = array(g, dtype=uint32, device=dev, copy=False) if g is not None else self._no_keys
+                launch(k.sort_runs, len(counts),
+                       inputs=[self._cell_starts, self._cell_counts, ids, keys, int(g is not None)], device=dev)
+            else:  # long runs (many points in one cell): a stable sort instead of insertion sorts
+                c = cells.numpy().astype(np.uint64)
+                order = np.argsort((c << np.uint64(32)) | g if g is not None else c, kind="stable")
+                ids.numpy()[:] = order
+        self._point_ids = ids
+        self._groups_sorted = np.ascontiguousarray(g[ids.numpy()]) if g is not None else None
         self._publish(n, inv)
 
     def _publish(self, n, inv):
         d = self._desc
-        d[PTR_POINT_IDS] = self._point_ids.ctypes.data if n else 0
+        d[PTR_POINT_IDS] = self._point_ids.ptr if n else 0
         d[PTR_GROUPS] = self._groups_sorted.ctypes.data if self._groups_sorted is not None and n else 0
         d[HAS_GROUPS] = int(self._groups_sorted is not None)
         d[NUM_POINTS] = n
