@@ -138,8 +138,8 @@ class HashGrid:
             if counts.max() <= _MAX_RUN:
                 launch(k.scatter, n, inputs=[cells, slots, self._cell_starts, ids], device=dev)
                 keys = array(g, dtype=uint32, device=dev, copy=False) if g is not None else self._no_keys
-                launch(k.sort_runs, len(counts),
-                       inputs=[self._cell_starts, self._cell_counts, ids, keys, int(g is not None)], device=dev)
+                launch(k.sort_runs, n, inputs=[cells, slots, self._cell_starts, self._cell_counts, ids, keys,
+                                               int(g is not None)], device=dev)
             else:  # long runs (many points in one cell): a stable sort instead of insertion sorts
                 c = cells.numpy().astype(np.uint64)
                 order = np.argsort((c << np.uint64(32)) | g if g is not None else c, kind="stable")

@@ -4,7 +4,7 @@
    always found in the cell its query visits) and its slot in that cell (an atomic count).
 2. An exclusive prefix sum of the counts gives each cell's start (host, one pass).
 3. `scatter`: each point's index lands at its cell's start plus its slot.
-4. `sort_runs`: one thread per cell puts its run in index order (by group, then index,
+4. `sort_runs`: one thread per occupied cell puts its run in index order (by group, then index,
    for a grouped build): the order Warp's stable radix sort leaves.
 The atomic slots make step 3's order arbitrary; step 4 makes the result deterministic.
 Imported on the first build (kernel-language code needs the frontend).
@@ -47,9 +47,13 @@ def _key(groups: wp.array(dtype=wp.uint32), grouped: int, i: int):
 
 
 @wp.kernel
-def sort_runs(starts: wp.array(dtype=int), counts: wp.array(dtype=int), ids: wp.array(dtype=int),
-              groups: wp.array(dtype=wp.uint32), grouped: int):
-    c = wp.tid()
+def sort_runs(cells: wp.array(dtype=int), slots: wp.array(dtype=int), starts: wp.array(dtype=int),
+              counts: wp.array(dtype=int), ids: wp.array(dtype=int), groups: wp.array(dtype=wp.uint32),
+              grouped: int):
+    i = wp.tid()
+    if slots[i] != 0 or counts[cells[i]] < 2:
+        return  # one thread per occupied cell: its first point's
+    c = cells[i]
     lo = starts[c]
     hi = lo + counts[c]
     for k in range(lo + 1, hi):  # insertion sort: runs are short (the caller checks)
