@@ -289,6 +289,12 @@ EXCLUDED = {
     "argmin": "integer result", "argmax": "integer result",
     "expect_neq": "a check that prints, skipped by the replay",
     "expect_near": "a check that prints, skipped by the replay",
+    **{n: "Perlin noise selected by the integer state (floor per cell): tests/builtins/test_noise.py "
+          "checks its gradients against analytic values and central differences"
+       for n in ("noise", "pnoise", "curlnoise")},
+    "poisson": "integer result",
+    "hash_grid_query": "a query object (integer cells)", "hash_grid_query_next": "bool and integer results",
+    "hash_grid_point_id": "integer result",
 }
 EXCLUDED_PRIMITIVES = {
     "bitcast": "wp.cast: bit reinterpretation, not differentiable",
@@ -298,6 +304,8 @@ EXCLUDED_PRIMITIVES = {
     **{f"libm_{name}": "used by the sample_* builtins on values derived from the integer random state"
        for name in ("sinf", "acosf", "powf")},
     "libm_cosf": "used by randn on values derived from the integer random state",
+    **{f"libm_{n}": "used by the samplers on values derived from the integer random state"
+       for n in ("expf", "sinf", "acosf", "powf")},
 }
 
 

@@ -47,3 +47,12 @@ def test_torch_training_example_without_torch_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now raises ImportError
     with pytest.raises(SystemExit, match=r"pip install torch==2\.13\.0"):
         torch_training.main(["--no-plot"])
+
+
+def test_sph_example_finds_every_neighbour_pair(capsys):
+    from weft.examples import sph
+
+    r = sph.main(["--particles", "1000", "--steps", "20"])
+    assert "brute force" in capsys.readouterr().out
+    assert r["density_error"] < 1e-5 and r["acceleration_error"] < 1e-4
+    assert r["inside_box"] and r["mean_height"][1] < r["mean_height"][0]  # the block falls

@@ -153,7 +153,8 @@ def test_array_sum_and_inner():
 def test_reduction_errors_say_what_was_found_then_the_rule():
     """What was found first, Warp's words for the rule last (Warp's tests anchor them)."""
     a = wp.zeros(4)
-    with pytest.raises(RuntimeError, match=r"^array_sum\(\) got an out array of type float64: out array should have type float32$"):
+    with pytest.raises(RuntimeError,
+                       match=r"^array_sum\(\) got an out array of type float64: out array should have type float32$"):
         array_sum(a, out=wp.zeros(1, dtype=wp.float64))
     with pytest.raises(RuntimeError,
                        match=r"^array_inner\(\) got an out array of shape \(2,\): out array should have shape \(1,\)$"):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 from ..ir.core import Value
-from ..types import Scalar, Vector, float32, int32, uint32
+from ..types import ArrayType, Scalar, Vector, float32, int32, uint32
 from .math import PRIM
-from .registry import BUILTINS, builtin, primitive
+from .registry import builtin, primitive
 
 _MUL, _INC, _MIX = 747796405, 2891336453, 277803737
 
@@ -152,7 +152,7 @@ def _lower_libm2(name):
 # some results differently). Their inputs come from the integer state: no gradient.
 LIBM = {name: primitive(f"libm_{name}", _float32_rule, _lower_libm(name), lambda b, a, r, g: [None],
                         doc=f"the C library's {name}, for random sampling")
-        for name in ("logf", "cosf", "sinf", "acosf")}
+        for name in ("logf", "expf", "cosf", "sinf", "acosf")}
 LIBM["powf"] = primitive("libm_powf", _float32_pair_rule, _lower_libm2("powf"), lambda b, a, r, g: [None, None],
                          doc="the C library's powf, for random sampling")
 
@@ -284,11 +284,37 @@ def _sample_unit_cube(d):
     return d.done(*(d.uniform(offset=-0.5) for _ in range(3)))
 
 
+# Draws that loop until accepted: kernel-language funcs (sampling_funcs.py) --------------------
+def _sampling_funcs():
+    from . import sampling_funcs  # kernel-language code needs the frontend, which imports us
+    return sampling_funcs
+
+
+def _state_and_sample(ctx, func, args):
+    result = func.emit_call(ctx, args, {}, None)
+    return [ctx.b.extract(result, 0)], ctx.b.extract(result, 1)
+
+
+@builtin("poisson", inout=(0,))
+def poisson(ctx, args, kwargs):
+    """poisson(state, lam): a uint32 count with mean lam (Warp's samplers: multiplication
+    below lam = 10, transformed rejection from 10 on; lam == 0 draws nothing)."""
+    if kwargs or len(args) != 2:
+        ctx.error("poisson(state, lam) takes a random state and a rate")
+    state = _state(ctx, args, "poisson")
+    lam = ctx.coerce(args[1], float32, what="poisson() rate")
+    return _state_and_sample(ctx, _sampling_funcs().poisson, [state, lam])
+
+
 @builtin("sample_cdf", inout=(0,))
 def sample_cdf(ctx, args, kwargs):
-    """sample_cdf(state, cdf): the first index i with cdf[i] >= u, u uniform in [0, 1);
-    cdf is a 1-D float array, non-decreasing and ending at 1. Updates state."""
+    """sample_cdf(state, cdf): the first index i with cdf[i] >= u for one uniform draw u
+    (inverse-transform sampling of a non-decreasing float32 array)."""
     if kwargs or len(args) != 2:
-        ctx.error("sample_cdf(state, cdf) takes the random state and a cdf array")
-    state, u = _uniform01(ctx, _state(ctx, args, "sample_cdf"))
-    return [state], BUILTINS["lower_bound"].expand(ctx, [args[1], u], {})
+        ctx.error("sample_cdf(state, cdf) takes a random state and a float32 array")
+    state = _state(ctx, args, "sample_cdf")
+    cdf = args[1]
+    if not (isinstance(cdf, Value) and isinstance(cdf.type, ArrayType) and cdf.type.ndim == 1
+            and cdf.type.dtype is float32):
+        ctx.error("sample_cdf(): the cdf must be a 1-D array of float32")
+    return _state_and_sample(ctx, _sampling_funcs().sample_cdf, [state, cdf])

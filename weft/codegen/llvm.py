@@ -281,7 +281,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccum
 
     def _elided(self, op) -> bool:
         """Whether `op`'s bounds check is proven by the guards of the code being emitted."""
-        if not self.bounds_checks:
+        if not self.bounds_checks or op.attrs.get("in_bounds"):  # (a builtin's own data)
             return True
         requires = getattr(self.site_of.get(id(op)), "requires", None)
         return requires is not None and requires <= self.active

@@ -115,11 +115,34 @@ def _assigned_names(stmts, calls: bool = True) -> set[str]:
             targets = [n.target]
         elif isinstance(n, ast.For):
             targets = [n.target]
-        elif calls and isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
-            names.add(n.args[0].id)  # possibly an in-place argument (random state)
+        elif calls and isinstance(n, ast.Call) and n.args:
+            for pos in _inout_positions(n.func):  # possibly in-place arguments (random state)
+                if pos < len(n.args) and isinstance(n.args[pos], ast.Name):
+                    names.add(n.args[pos].id)
         for t in targets:
             names |= _target_names(t)
     return names
+
+
+def _inout_positions(func_node) -> tuple[int, ...]:
+    """Argument positions a call may update in place: a builtin's declared `inout`
+    positions where the callee is spelled with a builtin's name, else the first."""
+    from ..builtins.registry import BUILTINS
+    name = func_node.attr if isinstance(func_node, ast.Attribute) else getattr(func_node, "id", None)
+    b = BUILTINS.get(name)
+    return b.inout if b is not None and b.inout else (0,)
+
+
+def calls_inout_builtin(node) -> bool:
+    """Whether expression `node` calls (by name) a builtin that updates arguments in place."""
+    from ..builtins.registry import BUILTINS
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if (b := BUILTINS.get(name)) is not None and b.inout:
+                return True
+    return False
 
 
 def _read_outside(tree, name: str, inside) -> bool:

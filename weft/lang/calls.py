@@ -34,6 +34,9 @@ from .static_eval import evaluate_static
 
 # weft's host allocators, which a kernel cannot call
 _ALLOCATORS = (array_create.zeros, array_create.empty, array_create.ones, array_create.full)
+# builtins whose state may be an array element (Warp's tests pass `states[tid]`): the
+# element is read into a temporary, which the draw advances; the array keeps its value.
+_BY_VALUE_STATE = frozenset({"poisson", "sample_cdf", "randf", "randi", "randu", "randn"})
 
 
 class CallsMixin:
@@ -128,6 +131,8 @@ class CallsMixin:
         new_states, value = result
         for pos, new_state in zip(builtin.inout, new_states):
             arg = node.args[pos] if pos < len(node.args) else None
+            if isinstance(arg, ast.Subscript) and builtin.name in _BY_VALUE_STATE:
+                continue  # an array element: advanced in a copy, as in Warp (array unchanged)
             if not isinstance(arg, ast.Name) or arg.id not in self.scope:
                 self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
                            f"(it is updated in place)", node)

@@ -34,6 +34,7 @@ from .ast_helpers import (
     _same_constant,
     _static_expression_names,
     _walk_stmts,
+    calls_inout_builtin,
 )
 from .errors import KERNEL_RETURN_MESSAGE
 from .returns import annotated_return
@@ -305,6 +306,8 @@ class StatementsMixin:
                 self.error("reversed() takes one range(...)", it)
             it = it.args[0]
         if not (isinstance(it, ast.Call) and self.py_eval_or_none(it.func) in (range, arith.RANGE)):
+            if not backwards:
+                return self.emit_for_iterator(node)
             self.error("for loops must iterate over range(...) or reversed(range(...))", it)
         if not isinstance(node.target, ast.Name):
             self.error("the loop variable must be a plain name", node.target)
@@ -328,8 +331,33 @@ class StatementsMixin:
     def stmt_While(self, node):
         if node.orelse:
             self.error("while/else is not supported", node)
+        if calls_inout_builtin(node.test):
+            # the test updates variables (`while hash_grid_query_next(q, i):`, a random
+            # draw): evaluate it in the body, whose updates the loop carries
+            return self.stmt_While(_test_in_body(node, node.test, []))
         self._declare_before_loop(node)
         self.emit_while(node, node.test, prologue=None)
+
+    def emit_for_iterator(self, node):
+        """`for x in query:` over a value with an advancing builtin (builtins/hash_grid.py
+        ITERATORS): `while True: if not next(q, i): break; x = i; body`."""
+        from ..builtins.hash_grid import iterator_next
+        value = self.expr(node.iter)
+        spec = iterator_next(value.type) if isinstance(value, Value) else None
+        if spec is None:
+            self.error("for loops must iterate over range(...), reversed(range(...)) or a query "
+                       "(hash_grid_query(...))", node.iter)
+        if not isinstance(node.target, ast.Name):
+            self.error("the loop variable must be a plain name", node.target)
+        advance, index_type = spec
+        q, i = self.fresh("query"), self.fresh("index")
+        self.scope[q], self.scope[i] = value, arith.zero(self, index_type)
+        self.scope[advance.name] = advance  # the test below calls it by its name
+        test = ast.Call(func=ast.Name(id=advance.name, ctx=ast.Load()),
+                        args=[ast.Name(id=q, ctx=ast.Load()), ast.Name(id=i, ctx=ast.Load())], keywords=[])
+        bind = ast.Assign(targets=[node.target], value=ast.Name(id=i, ctx=ast.Load()))
+        loop = ast.While(test=ast.Constant(value=True), body=node.body, orelse=[])
+        self.stmt_While(_test_in_body(ast.copy_location(loop, node), test, [bind]))
 
     def stmt_FunctionDef(self, node):
         self.error("nested function definitions are not supported; use @weft.func", node)
@@ -668,3 +696,18 @@ class StatementsMixin:
             out.append(self.coerce(v, t, node, "range bound"))
         return out
 
+
+
+def _test_in_body(loop, test, prefix):
+    """`while True: if not (test): break; *prefix; *body`, at `loop`'s place."""
+    stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test), body=[ast.Break()], orelse=[])
+    out = ast.While(test=ast.Constant(value=True), body=[stop, *prefix, *loop.body], orelse=[])
+    for n in (out, stop, stop.test, stop.body[0], out.test, *prefix):
+        ast.copy_location(n, loop)
+    for n in prefix:
+        for m in ast.walk(n):
+            ast.copy_location(m, loop)
+    for m in ast.walk(test):
+        if not hasattr(m, "lineno"):
+            ast.copy_location(m, loop)
+    return out

@@ -68,6 +68,7 @@ def capture_begin(device=None, stream=None, force_module_load=None, external: bo
         from .. import force_load
         force_load(device)
     _graph = Graph(device)
+    _graph.apic = apic  # a saveable capture: work that cannot be serialized refuses it
     recording = _graph.ops
     _owner = threading.get_ident()
 

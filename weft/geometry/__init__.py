@@ -1,0 +1,5 @@
+"""Host-side spatial structures that kernels query: HashGrid (Mesh, Bvh and Volume later)."""
+
+from .hash_grid import HashGrid
+
+__all__ = ["HashGrid"]
