@@ -59,6 +59,16 @@ class LaunchValueError(ValueError, TypeError):
     """A launch argument that cannot be converted: Warp's ValueError, and weft's TypeError."""
 
 
+def deprecated_scalar_fill(value, t, what: str) -> np.ndarray:
+    """Every component of composite type `t` set to one bool or numpy number, with Warp's
+    deprecation warning (Warp still accepts these; a Python int or float is refused)."""
+    from ..logger import log_warning
+    log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
+                f"`{t!r}` for {what} is deprecated. Construct the value explicitly, e.g.: `{t!r}(...)`.",
+                category=DeprecationWarning, stacklevel=4)
+    return np.full(t.num_components, value, dtype=t.dtype.np_dtype)
+
+
 def _refuse(kernel, name, message, exc=LaunchTypeError):
     raise exc(f"kernel '{kernel.name}', argument '{name}' {message}")
 
@@ -140,6 +150,8 @@ def pack_value(kernel, name, t, value):
         elif value is None:
             _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
                     f"{name} to {t!r}", LaunchValueError)
+        elif isinstance(value, (bool, np.bool_, np.integer, np.floating)):
+            data = deprecated_scalar_fill(value, t, f"kernel parameter '{name}'")
         elif isinstance(value, (numbers.Number, np.generic)):  # one number is not broadcast
             _refuse(kernel, name, f"expects {t!r} but got a single value of type {type(value).__name__}. "
                     f"Construct the value explicitly, e.g.: {t!r}(...)")

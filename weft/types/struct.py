@@ -294,8 +294,14 @@ def _composite_field(name, t, value) -> CompositeValue:
         return CompositeValue(t, np.zeros(t.num_components, dtype=t.dtype.np_dtype))
     if isinstance(value, CompositeValue) and value.type is t:
         return CompositeValue(t, value._data.copy())
-    # A single number is refused (Warp deprecates filling a composite from one numpy scalar,
-    # and refuses its own scalars; weft's scalars are numpy's, so both are refused here).
+    # One bool or numpy number fills every component, with Warp's deprecation warning; a
+    # Python int or float is refused, as in Warp.
+    if isinstance(value, (bool, np.bool_, np.integer, np.floating)):
+        from ..logger import log_warning
+        log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
+                    f"`{t!r}` for struct field '{name}' is deprecated. Construct the value explicitly, e.g.: "
+                    f"`{t!r}(...)`.", category=DeprecationWarning, stacklevel=4)
+        return CompositeValue(t, np.full(t.num_components, value, dtype=t.dtype.np_dtype))
     if not hasattr(value, "__len__") or (isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"Struct field '{name}' expects {t!r} but got a single value of type "
                         f"{type(value).__name__}. Construct the value explicitly, e.g.: {t!r}(...).")
