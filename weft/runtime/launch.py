@@ -60,8 +60,9 @@ class LaunchValueError(ValueError, TypeError):
 
 
 def deprecated_scalar_fill(value, t, what: str) -> np.ndarray:
-    """Every component of composite type `t` set to one bool or numpy number, with Warp's
-    deprecation warning (Warp still accepts these; a Python int or float is refused)."""
+    """Every component of composite type `t` set to one bool, with Warp's deprecation
+    warning. (Warp also still fills from one numpy number but refuses its own scalars;
+    weft's scalars are numpy's, so numbers are refused, as Warp will.)"""
     from ..logger import log_warning
     log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
                 f"`{t!r}` for {what} is deprecated. Construct the value explicitly, e.g.: `{t!r}(...)`.",
@@ -150,7 +151,7 @@ def pack_value(kernel, name, t, value):
         elif value is None:
             _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
                     f"{name} to {t!r}", LaunchValueError)
-        elif isinstance(value, (bool, np.bool_, np.integer, np.floating)):
+        elif isinstance(value, (bool, np.bool_)):
             data = deprecated_scalar_fill(value, t, f"kernel parameter '{name}'")
         elif isinstance(value, (numbers.Number, np.generic)):  # one number is not broadcast
             _refuse(kernel, name, f"expects {t!r} but got a single value of type {type(value).__name__}. "

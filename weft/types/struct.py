@@ -294,9 +294,10 @@ def _composite_field(name, t, value) -> CompositeValue:
         return CompositeValue(t, np.zeros(t.num_components, dtype=t.dtype.np_dtype))
     if isinstance(value, CompositeValue) and value.type is t:
         return CompositeValue(t, value._data.copy())
-    # One bool or numpy number fills every component, with Warp's deprecation warning; a
-    # Python int or float is refused, as in Warp.
-    if isinstance(value, (bool, np.bool_, np.integer, np.floating)):
+    # One bool fills every component, with Warp's deprecation warning; a number is refused
+    # (Warp still fills from a numpy number but refuses its own scalars, which in weft are
+    # numpy's).
+    if isinstance(value, (bool, np.bool_)):
         from ..logger import log_warning
         log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
                     f"`{t!r}` for struct field '{name}' is deprecated. Construct the value explicitly, e.g.: "
