@@ -117,5 +117,7 @@ def test_budget_gradient_matches_finite_differences():
 
 
 def test_bad_budget_is_an_error():
-    with pytest.raises(ValueError, match="positive number of bytes"):
-        wp.Tape(memory_budget=-5)
+    for bad in (-5, 0, float("nan"), float("inf"), "1GB", True):
+        with pytest.raises(ValueError, match="positive number of bytes"):
+            wp.Tape(memory_budget=bad)
+    assert wp.Tape(memory_budget=256e6)._budget.limit == 256_000_000

@@ -88,7 +88,8 @@ class BudgetRecorder:
     """The segment bookkeeping of a budgeted Tape (see the module docstring)."""
 
     def __init__(self, tape, limit: int, max_length: float = float("inf")):
-        if not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit <= 0:
+        if not isinstance(limit, (int, float, np.integer, np.floating)) or isinstance(limit, bool) \
+                or not limit > 0 or limit == float("inf"):
             raise ValueError(f"Tape(memory_budget=...): expected a positive number of bytes, got {limit!r}")
         self.tape = tape
         self.limit = int(limit)
