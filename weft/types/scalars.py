@@ -50,6 +50,23 @@ class Scalar(Type):
     def is_bool(self) -> bool:
         return self.kind == "b"
 
+    @property
+    def _type_(self):
+        """The ctypes type of one value (Warp's scalar classes carry it): 16-bit floats as
+        their raw bits."""
+        import ctypes
+        if self.kind == "f" and self.bits == 16:
+            return ctypes.c_uint16
+        return np.ctypeslib.as_ctypes_type(self.np_dtype)
+
+    @property
+    def __numpy_dtype__(self) -> np.dtype:
+        """numpy's dtype protocol: `np.zeros(3, dtype=weft.float32)`, `np.dtype(weft.int8)`.
+        bfloat16 has no numpy dtype of its own (as in Warp)."""
+        if self.np_dtype.kind not in "biuf":
+            raise AttributeError("__numpy_dtype__")
+        return self.np_dtype
+
     def __call__(self, value=0):
         """Convert a Python number to this type (a numpy scalar)."""
         return self.np_dtype.type(value)
