@@ -85,7 +85,8 @@ def test_vector_constructors():
     assert wp.vec3(wp.vec3d(1, 2, 3)).type is wp.vec3
     assert wp.vec3i(1, 2, 3).numpy().dtype == np.int32
     assert wp.vec4h(1, 2, 3, 4).numpy().dtype == np.float16
-    with pytest.raises(ValueError, match="vec3f: Invalid number of arguments in vector constructor, expected 3 elements, got 2"):
+    with pytest.raises(ValueError, match="vec3f: Invalid number of arguments in vector constructor, "
+                                         "expected 3 elements, got 2"):
         wp.vec3(1, 2)
     with pytest.raises(ValueError):
         wp.vec2(1, 2, 3)

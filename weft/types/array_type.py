@@ -14,6 +14,7 @@ class AnyArray:
     func is compiled per dtype). Kernels need concrete array types."""
 
     _cache: dict = {}
+    dtype = typing.Any
 
     def __new__(cls, ndim: int = 1):
         if ndim not in cls._cache:

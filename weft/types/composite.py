@@ -135,7 +135,7 @@ class Matrix(Composite):
 
     _cache: dict = {}
 
-    def __new__(cls, shape: tuple, dtype: Scalar):
+    def __new__(cls, shape: tuple, dtype: Scalar, *namespace):
         if isinstance(shape, str) and isinstance(dtype, tuple):  # `class m(matrix((2, 3), float))`
             return _derived(shape, dtype)
         dtype = PYTHON_TYPES.get(dtype, dtype)

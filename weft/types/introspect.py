@@ -70,8 +70,16 @@ def type_is_struct(t) -> bool:
     return isinstance(t, StructType)
 
 
+def _array_classes() -> tuple:
+    from ..runtime.array import array  # (the runtime's classes; types sit below the runtime)
+    from ..runtime.indexed_array import indexedarray
+    return (array, indexedarray)
+
+
 def type_is_array(t) -> bool:
-    return isinstance(t, (ArrayType, AnyArray))
+    """Whether `t` is an array class (`weft.array`); an annotation such as
+    `weft.array(dtype=float)` is an array description, for `is_array` (as in Warp)."""
+    return isinstance(t, type) and issubclass(t, _array_classes())
 
 
 def type_is_tile(t) -> bool:
@@ -132,7 +140,7 @@ def is_struct(x) -> bool:
 
 def is_array(x) -> bool:
     """Whether `x` is a weft array (or an array annotation)."""
-    return isinstance(x, (ArrayType, AnyArray)) or getattr(x, "_is_weft_array", False)
+    return isinstance(x, (ArrayType, AnyArray, *_array_classes()))
 
 
 def is_tile(x) -> bool:

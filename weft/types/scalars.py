@@ -26,7 +26,16 @@ class Scalar(Type):
 
     is_scalar = True
 
-    def __init__(self, name: str, kind: str, bits: int, np_dtype):
+    def __new__(cls, name, kind, bits=None, np_dtype=None):
+        if isinstance(kind, tuple):  # `class MyFloat(weft.float32): ...` names the same type
+            if len(kind) != 1 or not isinstance(kind[0], Scalar):
+                raise TypeError(f"class {name}: a scalar type derives from exactly one scalar type")
+            return kind[0]
+        return super().__new__(cls)
+
+    def __init__(self, name: str, kind: str, bits: int = None, np_dtype=None):
+        if isinstance(kind, tuple):  # (a class statement, see __new__)
+            return
         self.name = name
         self.kind = kind
         self.bits = bits

@@ -171,6 +171,10 @@ def _transform_parts(t, p, q) -> np.ndarray:
     return cast_components([np.asarray(p), np.asarray(q)], t.dtype)
 
 
+# What a value reads from its type, as instances of Warp's classes do
+_TYPE_ATTRIBUTES = frozenset(("_length_", "_shape_", "_type_"))
+
+
 # Values -----------------------------------------------------------------------------------------
 class CompositeValue:
     """A vector/matrix value in Python scope, backed by a flat numpy array.
@@ -211,6 +215,8 @@ class CompositeValue:
     def __getattr__(self, name):
         if name.startswith("__") or name in CompositeValue.__slots__:
             raise AttributeError(name)  # (`type` may be unset yet, during unpickling)
+        if name in _TYPE_ATTRIBUTES or name.startswith("_wp_"):  # Warp's class attributes
+            return getattr(self.type, name)
         index = _component_index(self.type, name)
         if index is None:
             raise AttributeError(f"'{self.type!r}' object has no attribute '{name}'")
