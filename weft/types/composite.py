@@ -73,6 +73,12 @@ class Composite(Type):
         return ctype_of(self.dtype)
 
 
+def _check_rank(shape):
+    if len(shape) != 2:
+        raise ValueError(f"Matrix shape must have exactly two dimensions, got {len(shape)} "
+                         f"dimension{'' if len(shape) == 1 else 's'} in shape {tuple(shape)!r}")
+
+
 def _derived(name: str, bases: tuple):
     """A class statement deriving from a composite type (Warp programs name types this way:
     `class vec5(wp.types.vector(length=5, dtype=float)): pass`) binds the name to that type."""
@@ -141,6 +147,7 @@ class Matrix(Composite):
         dtype = PYTHON_TYPES.get(dtype, dtype)
         if not isinstance(dtype, Scalar):
             raise TypeError(f"matrix components must be a scalar type, got {dtype!r}")
+        _check_rank(shape)
         rows, cols = (int(shape[0]), int(shape[1]))
         if rows < 0 or cols < 0:
             raise ValueError(f"a matrix shape cannot be negative, got shape={tuple(shape)}")
@@ -236,6 +243,7 @@ def vector(length, dtype=float32):
 def matrix(shape=(typing.Any, typing.Any), dtype=float32):
     """The matrix type of `shape = (rows, cols)` (Warp's `wp.mat(shape, dtype)`), or a
     generic func annotation where a dimension or the dtype is `Any`."""
+    _check_rank(shape)
     rows, cols = shape
     if is_any(rows) or is_any(cols) or is_any(dtype) or isinstance(dtype, TypePattern):
         return MatrixPattern(rows, cols, dtype)

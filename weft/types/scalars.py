@@ -6,6 +6,8 @@ Python scope converts a number (`weft.float32(1.5)`); inside a kernel it is a ca
 
 from __future__ import annotations
 
+import typing
+
 import ml_dtypes
 import numpy as np
 
@@ -19,6 +21,14 @@ class Type:
 
     def __repr__(self) -> str:
         return self.name  # type: ignore[attr-defined]
+
+    # `wp.vec3 | None`, `float | wp.array[float]`: unions for Python-scope annotations (as
+    # Warp's types, which are classes, make them)
+    def __or__(self, other):
+        return typing.Union[self, other]  # noqa: UP007
+
+    def __ror__(self, other):
+        return typing.Union[other, self]  # noqa: UP007
 
 
 class Scalar(Type):
