@@ -87,11 +87,21 @@ class Scalar(Type):
         return self.np_dtype
 
     def __call__(self, value=0):
-        """Convert a Python number to this type (a numpy scalar)."""
+        """Convert a Python number to this type (a numpy scalar). An integer outside an
+        integer type's range wraps modulo 2**bits, as C's conversions (and Warp's) do:
+        `uint32(-1)` is 0xFFFFFFFF."""
+        if self.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return self.np_dtype.type(wrap_int(int(value), self.bits, self.kind == "i"))
         return self.np_dtype.type(value)
 
     def __reduce__(self):
         return (scalar_by_name, (self.name,))
+
+
+def wrap_int(value: int, bits: int, signed: bool) -> int:
+    """`value` reduced modulo 2**bits into the range of a `bits`-bit integer."""
+    value %= 1 << bits
+    return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
 bool_ = Scalar("bool", "b", 8, np.bool_)

@@ -23,10 +23,12 @@ from .scalars import Scalar, bool_, float32, int32
 _NATIVE = (int32, float32, bool_)
 
 
-def cast_components(values, dtype: Scalar) -> np.ndarray:
+def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
     """`values` (numbers, nested sequences or arrays) as a flat array of `dtype`, refusing
-    what would change a value silently: a non-number (TypeError), a fraction for integer
-    components (TypeError), an integer outside their range (ValueError)."""
+    what would change a value: a non-number (TypeError), a fraction for integer components
+    (TypeError), and unless `wrap` an integer outside their range (ValueError). With `wrap`
+    (an explicit conversion: a constructor, an assignment) integers wrap modulo 2**bits, as
+    C's conversions and Warp's do."""
     try:
         flat = np.concatenate([np.ravel(np.asarray(v)) for v in values]) if isinstance(values, list) \
             else np.ravel(np.asarray(values))
@@ -38,9 +40,12 @@ def cast_components(values, dtype: Scalar) -> np.ndarray:
         if flat.dtype.kind == "f" and not np.array_equal(flat, np.trunc(flat)):
             raise TypeError(f"{dtype!r} components cannot hold the fractions in {flat.tolist()}")
         info = np.iinfo(dtype.np_dtype)
-        if flat.min() < info.min or flat.max() > info.max:
+        outside = flat.min() < info.min or flat.max() > info.max
+        if outside and (not wrap or (flat.dtype.kind == "f" and np.abs(flat).max() >= 2.0**63)):
             raise ValueError(f"{flat.tolist()} is out of the range of {dtype!r}")
-    return flat.astype(dtype.np_dtype)
+        if outside and flat.dtype.kind == "f":
+            flat = flat.astype(np.int64)
+    return flat.astype(dtype.np_dtype)  # (integer to integer: modulo 2**bits)
 
 
 def is_scalar_value(x) -> bool:
@@ -63,14 +68,14 @@ def _scalar_in(dtype: Scalar, value):
     """One component value for assignment into a composite of `dtype`."""
     if not is_scalar_value(value):
         raise TypeError(f"Expected to assign a `{dtype.name}` value but got `{_type_name(value)}` instead")
-    return cast_components([value], dtype)[0]
+    return cast_components([value], dtype, wrap=True)[0]
 
 
 def _sequence_in(dtype: Scalar, value, count: int):
     """Components for a slice of `count` components: one scalar (broadcast) or a sequence of
     `count` scalars."""
     if is_scalar_value(value):
-        return cast_components([value], dtype)[0]
+        return cast_components([value], dtype, wrap=True)[0]
     try:
         items = list(value)
     except TypeError:
@@ -82,7 +87,7 @@ def _sequence_in(dtype: Scalar, value, count: int):
                             f"but got `{_type_name(x)}` instead")
     if len(items) != count:
         raise ValueError("Can only assign sequence of same size")
-    return cast_components(items, dtype) if items else np.zeros(0, dtype.np_dtype)
+    return cast_components(items, dtype, wrap=True) if items else np.zeros(0, dtype.np_dtype)
 
 
 # Construction ---------------------------------------------------------------------------------
@@ -108,14 +113,14 @@ def components(t, args, kwargs=None) -> np.ndarray:
     if len(args) == 1:
         (arg,) = args
         if is_scalar_value(arg):
-            return np.full(n, cast_components([arg], t.dtype)[0])
+            return np.full(n, cast_components([arg], t.dtype, wrap=True)[0])
         if isinstance(arg, CompositeValue):
             if arg.type.num_components != n:
                 raise ValueError(f"cannot convert {arg.type.name} to {t.name}: they have "
                                  f"{arg.type.num_components} and {n} components")
-            return cast_components(arg._data, t.dtype)
+            return cast_components(arg._data, t.dtype, wrap=True)
         if isinstance(arg, np.ndarray) and arg.size == n and arg.ndim <= 2 and n > 1:
-            return cast_components(arg, t.dtype)
+            return cast_components(arg, t.dtype, wrap=True)
         if _sized(arg):
             if flavor == "transform" and len(arg) == 3:  # a lone p: the rotation stays identity
                 return _transform_parts(t, arg, (0.0, 0.0, 0.0, 1.0))
@@ -125,13 +130,13 @@ def components(t, args, kwargs=None) -> np.ndarray:
     if flavor == "transform" and len(args) == 2:
         return _transform_parts(t, *args)
     if len(args) == n and all(is_scalar_value(a) for a in args):
-        return cast_components(list(args), t.dtype)
+        return cast_components(list(args), t.dtype, wrap=True)
     if isinstance(t, Matrix) and len(args) == t.rows:
         for row in args:
             if not _sized(row) or len(row) != t.cols:
                 raise TypeError(f"Invalid argument in matrix constructor, expected row of length "
                                 f"{t.cols}, got {row}")
-        return cast_components(list(args), t.dtype)
+        return cast_components(list(args), t.dtype, wrap=True)
     if isinstance(t, Vector) and len(args) != n and not any(_sized(a) for a in args):
         raise ValueError(f"{t.name}: Invalid number of arguments in vector constructor, expected {n} "
                          f"elements, got {len(args)}")
@@ -139,7 +144,7 @@ def components(t, args, kwargs=None) -> np.ndarray:
         raise ValueError(f"{t.name}: Invalid number of arguments in matrix constructor, expected {n} "
                          f"elements, got {len(args)}")
     # mixed scalars and sequences (weft also takes a matrix's rows as vectors): flattened
-    flat = cast_components(list(args), t.dtype)
+    flat = cast_components(list(args), t.dtype, wrap=True)
     if flat.size != n:
         kind = "matrix" if isinstance(t, Matrix) else "vector"
         raise ValueError(f"{t.name}: Invalid number of arguments in {kind} constructor, expected {n} "
@@ -168,7 +173,7 @@ def _transform_parts(t, p, q) -> np.ndarray:
                             f"expected a sequence, got {type(part).__name__}")
         if len(part) != size:
             raise ValueError(f"the '{name}' of a transformation has {size} components, got {len(part)}")
-    return cast_components([np.asarray(p), np.asarray(q)], t.dtype)
+    return cast_components([np.asarray(p), np.asarray(q)], t.dtype, wrap=True)
 
 
 # What a value reads from its type, as instances of Warp's classes do
@@ -434,7 +439,7 @@ class MatrixValue(CompositeValue):
 def _block_in(dtype: Scalar, value, shape: tuple) -> np.ndarray:
     """Components for a block of a matrix of `shape`: one scalar or a value of that shape."""
     if is_scalar_value(value):
-        return cast_components([value], dtype)[0]
+        return cast_components([value], dtype, wrap=True)[0]
     try:
         block = np.asarray(value)
     except ValueError:  # ragged
@@ -442,7 +447,7 @@ def _block_in(dtype: Scalar, value, shape: tuple) -> np.ndarray:
     if block is None or block.size != int(np.prod(shape)) or (block.ndim > 1 and block.shape != shape):
         raise RuntimeError(f"The shape of the provided value ({np.shape(value) if block is not None else '?'}) "
                            f"isn't compatible with the given slice (expected {shape})")
-    return cast_components(block, dtype).reshape(shape)
+    return cast_components(block, dtype, wrap=True).reshape(shape)
 
 
 def from_ptr(t, ptr) -> CompositeValue:
