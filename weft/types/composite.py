@@ -43,17 +43,6 @@ def _subscript(cls, params, names: tuple, make):
 class Composite(Type):
     is_composite = True
 
-    def __call__(self, *args, **kwargs):
-        """A value of this type in Python scope (see `values.components` for the forms)."""
-        return CompositeValue(self, components(self, args, kwargs))
-
-    def from_ptr(self, ptr):
-        """The value stored at address `ptr` (Warp's `vec3.from_ptr`)."""
-        return from_ptr(self, ptr)
-
-    def __instancecheck__(self, value) -> bool:  # isinstance(v, weft.vec3), as with Warp's classes
-        return isinstance(value, CompositeValue) and value.type is self
-
     # Warp's types are ctypes-array classes; programs read these class attributes of them
     @property
     def _length_(self) -> int:
@@ -73,6 +62,21 @@ class Composite(Type):
         return ctype_of(self.dtype)
 
 
+class _ValueType(Composite):
+    """Vectors and matrices (quaternions, transforms): types whose values Python scope builds."""
+
+    def __call__(self, *args, **kwargs):
+        """A value of this type in Python scope (see `values.components` for the forms)."""
+        return CompositeValue(self, components(self, args, kwargs))
+
+    def from_ptr(self, ptr):
+        """The value stored at address `ptr` (Warp's `vec3.from_ptr`)."""
+        return from_ptr(self, ptr)
+
+    def __instancecheck__(self, value) -> bool:  # isinstance(v, weft.vec3), as with Warp's classes
+        return isinstance(value, CompositeValue) and value.type is self
+
+
 def _check_rank(shape):
     if len(shape) != 2:
         raise ValueError(f"Matrix shape must have exactly two dimensions, got {len(shape)} "
@@ -87,7 +91,7 @@ def _derived(name: str, bases: tuple):
     return bases[0]
 
 
-class Vector(Composite):
+class Vector(_ValueType):
     """`length` components of scalar `dtype`. `flavor` is 'vec', 'quat' or 'transform'."""
 
     _cache: dict = {}
@@ -136,7 +140,7 @@ class Vector(Composite):
         return (Vector, (self.length, self.dtype, self.flavor))
 
 
-class Matrix(Composite):
+class Matrix(_ValueType):
     """A `rows` x `cols` matrix of scalar `dtype`, stored row-major."""
 
     _cache: dict = {}
