@@ -215,3 +215,17 @@ def test_array_introspection():
     assert T.is_array(wp.zeros(2)) and not T.type_is_array(wp.zeros(2))
     assert not T.is_array(np.zeros(2)) and not T.type_is_array(np.ndarray)
     assert wp.array(dtype=Any, ndim=4).dtype is Any and wp.array(dtype=Any, ndim=4).ndim == 4
+
+
+def test_type_of_a_value_stands_for_its_type():
+    v = wp.vec3(1, 2, 3)
+    T = type(v)
+    assert T.__name__ == "vec3f" and isinstance(v, T) and type(wp.vec3()) is T
+    assert T(4, 5, 6) == wp.vec3(4, 5, 6) and type(T(4, 5, 6)) is T
+    assert wp.types.types_equal(T, wp.vec3) and wp.types.type_is_vector(T) and not wp.types.type_is_vector(v)
+    assert wp.types.type_size_in_bytes(T) == 12 and wp.types.type_length(T) == 3
+    M = type(wp.mat22d())
+    assert wp.types.type_is_matrix(M) and wp.types.types_equal(M, wp.mat22d) and M(1, 2, 3, 4)[1, 1] == 4
+    t = wp.transform_identity()
+    assert wp.types.types_equal(type(t), wp.transformf) and wp.types.type_is_transformation(type(t))
+    assert wp.types.resolve(T) is wp.vec3

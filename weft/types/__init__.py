@@ -75,7 +75,8 @@ def resolve(annotation):
     """Map what a user may write as a type (`float`, `wp.vec3`, ...) to a weft type, or None."""
     if isinstance(annotation, Type):
         return annotation
-    return PYTHON_TYPES.get(annotation)
+    composite = getattr(annotation, "_weft_type", None) if isinstance(annotation, type) else None
+    return composite or PYTHON_TYPES.get(annotation)
 
 
 __all__ = [

@@ -22,8 +22,11 @@ scalar_and_bool_types = (*scalar_types, bool_)
 
 
 def _weft(t):
-    """`t` as a weft type where it is a Python one (float -> float32)."""
-    return PYTHON_TYPES.get(t, t) if isinstance(t, type) else t
+    """`t` as a weft type where it is a Python one (float -> float32) or the class of a
+    vector/matrix value (`type(weft.vec3())` -> vec3f)."""
+    if isinstance(t, type):
+        return getattr(t, "_weft_type", None) or PYTHON_TYPES.get(t, t)
+    return t
 
 
 def type_is_int(t) -> bool:
@@ -39,6 +42,7 @@ def type_is_scalar(t) -> bool:
 
 
 def _is_vector_type(t, flavor) -> bool:
+    t = _weft(t)
     return isinstance(t, Vector) and t.flavor == flavor
 
 
@@ -55,11 +59,11 @@ def type_is_transformation(t) -> bool:
 
 
 def type_is_matrix(t) -> bool:
-    return isinstance(t, Matrix)
+    return isinstance(_weft(t), Matrix)
 
 
 def type_is_composite(t) -> bool:
-    return isinstance(t, (Vector, Matrix))
+    return isinstance(_weft(t), (Vector, Matrix))
 
 
 def type_is_value(t) -> bool:

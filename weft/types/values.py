@@ -183,18 +183,28 @@ _TYPE_ATTRIBUTES = frozenset(("_length_", "_shape_", "_type_"))
 # Values -----------------------------------------------------------------------------------------
 class CompositeValue:
     """A vector/matrix value in Python scope, backed by a flat numpy array.
-    `CompositeValue(t, flat)` makes a `MatrixValue` or a `VectorValue` after `t`."""
+
+    `CompositeValue(t, flat)` makes a value of type `t` around `flat`. Its class is the one
+    `value_class(t)` gives (a `VectorValue` or `MatrixValue` named after `t`), so that
+    `type(v)` stands for `t` as Warp's classes do: `type(v)(1, 2, 3)` builds another value,
+    and `weft.types` helpers read `type(v)` as `t`."""
 
     __slots__ = ("type", "_data", "__dict__")  # (other attributes may be set, as in Warp)
 
-    def __new__(cls, type_=None, flat=None):
-        if cls is CompositeValue:
-            cls = MatrixValue if isinstance(type_, Matrix) else VectorValue
-        return object.__new__(cls)
+    def __new__(cls, *args, **kwargs):
+        t = getattr(cls, "_weft_type", None)
+        if t is None:  # CompositeValue(t, flat)
+            t, flat = args
+            cls = value_class(t)
+        else:  # type(v)(...): the constructor of its type
+            flat = components(t, args, kwargs)
+        self = object.__new__(cls)
+        object.__setattr__(self, "type", t)
+        object.__setattr__(self, "_data", flat)
+        return self
 
-    def __init__(self, type_, flat: np.ndarray):
-        self.type = type_
-        self._data = flat
+    def __init__(self, *args, **kwargs):
+        pass  # (made by __new__)
 
     def numpy(self) -> np.ndarray:
         return self._data.reshape(self.type.np_shape)
@@ -434,6 +444,20 @@ class MatrixValue(CompositeValue):
     def __repr__(self):
         rows = ("[" + ", ".join(self._element_repr(x) for x in row) + "]" for row in self.numpy())
         return f"{self.type.name}([{', '.join(rows)}])"
+
+
+_VALUE_CLASSES: dict = {}
+
+
+def value_class(t) -> type:
+    """The class of Python-scope values of composite type `t` (one per type)."""
+    cls = _VALUE_CLASSES.get(t)
+    if cls is None:
+        base = MatrixValue if isinstance(t, Matrix) else VectorValue
+        cls = type(t.name, (base,), {"__slots__": (), "_weft_type": t, "__module__": __name__,
+                                     "__qualname__": t.name, "__doc__": f"A value of type {t.name}."})
+        _VALUE_CLASSES[t] = cls
+    return cls
 
 
 def _block_in(dtype: Scalar, value, shape: tuple) -> np.ndarray:
