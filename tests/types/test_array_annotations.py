@@ -158,3 +158,18 @@ def test_annotation_errors_and_unions():
         @wp.func
         def f(a: wp.array[float] | float) -> float:
             return 0.0
+
+
+@wp.kernel
+def generic_lengths(v: wp.types.vector(Any, float), m: wp.types.matrix((Any, Any), float), out: wp.array[int]):
+    out[0] = len(v)
+    out[1] = len(m)
+
+
+def test_generic_vector_matrix_with_python_float_dtype():
+    # `float` in a generic annotation means float32, as for concrete types
+    out = wp.zeros(2, dtype=int)
+    wp.launch(generic_lengths, 1, inputs=[wp.vec4(), wp.mat33(), out])
+    assert out.numpy().tolist() == [4, 3]
+    with pytest.raises(TypeError, match="vec4d"):
+        wp.launch(generic_lengths, 1, inputs=[wp.vec4d(), wp.mat33(), out])

@@ -229,3 +229,25 @@ def test_type_of_a_value_stands_for_its_type():
     t = wp.transform_identity()
     assert wp.types.types_equal(type(t), wp.transformf) and wp.types.type_is_transformation(type(t))
     assert wp.types.resolve(T) is wp.vec3
+
+
+def test_transformation_constructor_forms():
+    parts = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    for T in (wp.transformh, wp.transformf, wp.transformd):
+        assert list(T(np.float32(1.5))) == [1.5] * 7 and list(T(True)) == [1.0] * 7
+        assert list(T(wp.transformd(*parts))) == parts
+        with pytest.raises(TypeError, match="expected a scalar value, got object"):
+            T(object())
+        with pytest.raises(TypeError, match="Invalid argument 'p' in transformation constructor: expected a sequence"):
+            T(1.5, 2.5)
+        with pytest.raises(TypeError, match="^multiple values for argument 'q'$"):
+            T(*parts, q=(0, 0, 0, 1))
+        with pytest.raises(TypeError, match="^got an unexpected keyword argument 'pos'$"):
+            T(*parts, pos=(1, 2, 3))
+
+
+def test_isinstance_of_scalar_types():
+    assert isinstance(wp.float32(1), wp.float32) and not isinstance(wp.float64(1), wp.float32)
+    assert isinstance(wp.uint8(3), wp.uint8) and isinstance(wp.bool(True), wp.bool)
+    assert not isinstance(1.5, wp.float32) and not isinstance(3, wp.int32)  # Python numbers are not
+    assert isinstance(wp.vec3d(1, 2, 3)[0], wp.float64)

@@ -239,6 +239,7 @@ def _matrix_name(rows: int, cols: int, dtype: Scalar) -> str:
 def vector(length, dtype=float32):
     """The vector type of `length` components of `dtype` (Warp's `wp.vec(length, dtype)`).
     With `Any` (or `Int`/`Float`/`Scalar`) for either, a generic func annotation."""
+    dtype = PYTHON_TYPES.get(dtype, dtype) if isinstance(dtype, type) else dtype
     if is_any(length) or is_any(dtype) or isinstance(dtype, TypePattern):
         return VectorPattern(length, dtype, "vec")
     return Vector(length, dtype)
@@ -249,6 +250,7 @@ def matrix(shape=(typing.Any, typing.Any), dtype=float32):
     generic func annotation where a dimension or the dtype is `Any`."""
     _check_rank(shape)
     rows, cols = shape
+    dtype = PYTHON_TYPES.get(dtype, dtype) if isinstance(dtype, type) else dtype
     if is_any(rows) or is_any(cols) or is_any(dtype) or isinstance(dtype, TypePattern):
         return MatrixPattern(rows, cols, dtype)
     return Matrix(shape, dtype)

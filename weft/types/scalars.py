@@ -97,6 +97,11 @@ class Scalar(Type):
     def __reduce__(self):
         return (scalar_by_name, (self.name,))
 
+    def __instancecheck__(self, value) -> bool:
+        """`isinstance(x, weft.float32)`: whether `x` is a value of this type (what calling
+        the type returns, a numpy scalar of its dtype); Python numbers are not."""
+        return isinstance(value, np.generic) and value.dtype == self.np_dtype
+
 
 def wrap_int(value: int, bits: int, signed: bool) -> int:
     """`value` reduced modulo 2**bits into the range of a `bits`-bit integer."""

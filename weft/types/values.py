@@ -125,7 +125,10 @@ def components(t, args, kwargs=None) -> np.ndarray:
             if flavor == "transform" and len(arg) == 3:  # a lone p: the rotation stays identity
                 return _transform_parts(t, arg, (0.0, 0.0, 0.0, 1.0))
             return components(t, tuple(arg))
-        raise TypeError(f"Invalid argument in {t.name} constructor: expected a scalar or a "
+        if flavor == "transform":
+            raise TypeError(f"Invalid argument in transformation constructor: expected a scalar value, "
+                            f"got {type(arg).__name__}")
+        raise TypeError(f"Invalid argument in {t.name} constructor: expected a scalar value or a "
                         f"sequence, got {type(arg).__name__}")
     if flavor == "transform" and len(args) == 2:
         return _transform_parts(t, *args)
@@ -153,16 +156,18 @@ def components(t, args, kwargs=None) -> np.ndarray:
 
 
 def _bind_pq(args, kwargs):
+    """(p, q) of a transformation from positional and keyword arguments (defaults: the
+    origin and the identity rotation)."""
     names = ("p", "q")
-    if len(args) > 2:
-        raise TypeError(f"a transformation takes at most 2 positional arguments (p, q), got {len(args)}")
-    bound = dict(zip(names, args))
-    for k, v in kwargs.items():
+    for k in kwargs:
         if k not in names:
             raise TypeError(f"got an unexpected keyword argument '{k}'")
-        if k in bound:
-            raise TypeError(f"got multiple values for argument '{k}'")
-        bound[k] = v
+    for k in names[:len(args)]:
+        if k in kwargs:
+            raise TypeError(f"multiple values for argument '{k}'")
+    if len(args) > 2:
+        raise TypeError(f"too many positional arguments: a transformation takes (p, q), got {len(args)}")
+    bound = {**dict(zip(names, args)), **kwargs}
     return bound.get("p", (0.0, 0.0, 0.0)), bound.get("q", (0.0, 0.0, 0.0, 1.0))
 
 
