@@ -197,8 +197,12 @@ def test_invalid_products_raise():
         v * v  # noqa: B018 - ambiguous: dot or component-wise
     with pytest.raises(TypeError, match="dot"):
         v @ v  # noqa: B018
-    with pytest.raises(TypeError, match="component types differ"):
+    with pytest.raises(TypeError, match="Couldn't find a function 'mul' compatible with the arguments 'mat33d, vec3f'"):
         wp.mat33d() @ v  # noqa: B018
+    with pytest.raises(RuntimeError, match="'add' compatible with the arguments 'vec3f, vec3d'"):
+        v + wp.vec3d()  # noqa: B018 - kernels refuse mixed component types too
+    with pytest.raises(TypeError, match="'sub' compatible with the arguments 'vec3f, vec2f'"):
+        v - wp.vec2()  # noqa: B018
     with pytest.raises(ValueError, match="shapes do not match"):
         wp.mat22() @ v  # noqa: B018
 

@@ -18,6 +18,18 @@ from .. import config
 from .composite import Matrix, Vector
 from .scalars import Scalar, bool_, float32, int32
 
+
+class CallMismatch(TypeError, RuntimeError):
+    """No overload of a builtin or func accepts these argument types (in Python scope: also
+    an operator on two vectors/matrices that kernels refuse). A TypeError, as Python reports
+    bad argument types; also a RuntimeError, which is what Warp code catches."""
+
+
+def _mismatch(op: str, a, b):
+    return CallMismatch(f"Couldn't find a function '{op}' compatible with the arguments "
+                        f"'{_type_name(a)}, {_type_name(b)}'")
+
+
 # Components of these types read back as Python numbers (as in Warp); others as values of
 # the component type (numpy scalars)
 _NATIVE = (int32, float32, bool_)
@@ -265,12 +277,20 @@ class CompositeValue:
     # numpy scalars and arrays defer to these operators (`wp.float32(2) * v` is a vector)
     __array_ufunc__ = None
 
+    def _same_type(self, op: str, other):
+        """Kernels add/subtract only values of one type (vec3f + vec3d is refused)."""
+        if isinstance(other, CompositeValue) and other.type is not self.type:
+            raise _mismatch(op, self, other)
+
     def __add__(self, other):
+        self._same_type("add", other)
         return self._wrap(self.numpy() + np.asarray(other))
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self.__add__(other)
 
     def __sub__(self, other):
+        self._same_type("sub", other)
         return self._wrap(self.numpy() - np.asarray(other))
 
     def __rsub__(self, other):
@@ -508,7 +528,7 @@ def _product(a: CompositeValue, b, op: str) -> CompositeValue:
     the left is a row), the quaternion product, the composition of transforms."""
     ta, tb = a.type, b.type
     if tb.dtype is not ta.dtype:
-        raise TypeError(f"cannot multiply {ta!r} by {tb!r} (component types differ)")
+        raise _mismatch("mul", a, b)
     if isinstance(ta, Matrix) or isinstance(tb, Matrix):
         if getattr(ta, "flavor", "vec") != "vec" or getattr(tb, "flavor", "vec") != "vec":
             raise TypeError(f"cannot multiply {ta!r} by {tb!r}")
