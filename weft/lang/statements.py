@@ -133,11 +133,11 @@ class StatementsMixin:
         inner = self.target_evaluated_once(target.value)
         index = target.slice
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        if all(isinstance(p, (ast.Name, ast.Constant)) for p in parts) and inner is target.value:
+        if all(isinstance(p, (ast.Name, ast.Constant, ast.Slice)) for p in parts) and inner is target.value:
             return target
         names = []
         for part in parts:
-            if isinstance(part, (ast.Name, ast.Constant)):
+            if isinstance(part, (ast.Name, ast.Constant, ast.Slice)):  # (slice bounds are constants)
                 names.append(part)
                 continue
             temp = self.fresh("index")
