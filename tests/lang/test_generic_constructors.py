@@ -1,6 +1,7 @@
 """vector(...), matrix(...), quaternion(...), transformation(...) build values in kernels."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -23,3 +24,46 @@ def test_generic_constructors():
     np.testing.assert_array_equal(v_out.numpy()[0], [1, 1, 2])
     np.testing.assert_array_equal(m_out.numpy()[0], [[1, 0], [0, 1]])
     assert wp.types.vector(3, float) is wp.vec3  # outside kernels the names still make types
+
+
+@wp.func
+def keyword_constructors() -> int:
+    ok = 0
+    t = wp.transform(p=wp.vec3(1.0, 2.0, 3.0))  # q: the identity rotation
+    ok += int(t == wp.transform(1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0))
+    t = wp.transform(q=wp.quat(0.0, 0.0, 1.0, 0.0))  # p: the origin
+    ok += int(t == wp.transform(0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0))
+    t = wp.transform(wp.vec3(1.0, 2.0, 3.0), q=wp.quat(0.0, 1.0, 0.0, 0.0))
+    ok += int(t[4] == 1.0 and t[2] == 3.0)
+    v = wp.types.vector(length=5, dtype=float)  # Warp: a zero vector of that type
+    v[4] = 2.0
+    ok += int(v == wp.types.vector(5, float)(0.0, 0.0, 0.0, 0.0, 2.0))
+    m = wp.types.matrix(shape=(2, 3), dtype=wp.float64)
+    m[1, 2] = wp.float64(5.0)
+    ok += int(m[1, 2] == wp.float64(5.0) and m[0, 0] == wp.float64(0.0))
+    e = wp.mat44()[123:]  # an empty block of rows is a 0 x 0 matrix, as in Warp
+    ok += int(e == wp.types.matrix((0, 0), float)())
+    return ok
+
+
+@wp.kernel
+def run_keyword_constructors(out: wp.array(dtype=int)):
+    out[0] = keyword_constructors()
+
+
+def test_keyword_constructors_in_kernels():
+    out = wp.zeros(1, dtype=int)
+    wp.launch(run_keyword_constructors, 1, inputs=[out])
+    assert out.numpy()[0] == 6
+    assert keyword_constructors() == 6
+
+
+@wp.kernel
+def transform_of_two_scalars():
+    wp.transform(1.0, 2.0)
+
+
+def test_transform_with_a_wrong_number_of_values():
+    with pytest.raises(wp.CompileError, match=r"incompatible number of values given \(2\) when constructing a "
+                                              r"transform; expected 0, 1, or 7"):
+        wp.launch(transform_of_two_scalars, 1)
