@@ -36,7 +36,7 @@ def keyword_constructors() -> int:
     t = wp.transform(wp.vec3(1.0, 2.0, 3.0), q=wp.quat(0.0, 1.0, 0.0, 0.0))
     ok += int(t[4] == 1.0 and t[2] == 3.0)
     v = wp.types.vector(length=5, dtype=float)  # Warp: a zero vector of that type
-    v[4] = 2.0
+    v[4] = 2.0  # (weft: `v` is the type until a component is assigned)
     ok += int(v == wp.types.vector(5, float)(0.0, 0.0, 0.0, 0.0, 2.0))
     m = wp.types.matrix(shape=(2, 3), dtype=wp.float64)
     m[1, 2] = wp.float64(5.0)

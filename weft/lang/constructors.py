@@ -17,8 +17,6 @@ def builds_value(func, args, kwargs) -> bool:
     if func not in FACTORIES:
         return False
     components = {k: v for k, v in kwargs.items() if k not in ("dtype", "length", "shape")}
-    if not args and not components and ("length" in kwargs or "shape" in kwargs):
-        return True  # `vector(length=3, dtype=float)` in a kernel is a zero vector (as in Warp)
     return bool(args or components) and any(isinstance(a, Value) for a in [*args, *components.values()]) \
         or (func in (quaternion, transformation) and bool(args or components))
 
