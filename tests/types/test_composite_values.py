@@ -251,3 +251,21 @@ def test_isinstance_of_scalar_types():
     assert isinstance(wp.uint8(3), wp.uint8) and isinstance(wp.bool(True), wp.bool)
     assert not isinstance(1.5, wp.float32) and not isinstance(3, wp.int32)  # Python numbers are not
     assert isinstance(wp.vec3d(1, 2, 3)[0], wp.float64)
+
+
+def test_type_helpers_as_warp_spells_them():
+    T = wp.types
+    assert [T.type_repr(t) for t in (wp.vec3, wp.vec2ub, wp.quatd, wp.transformh, wp.mat44d)] == \
+        ["vec3f", "vec2ub", "quatd", "transformh", "mat44d"]
+    assert T.type_repr(wp.types.vector(5, wp.float64)) == "vector(length=5, dtype=float64)"
+    assert T.type_repr(wp.types.matrix((2, 3), wp.float32)) == "mat23f"
+    assert T.type_repr(wp.spatial_matrix) == "matrix(shape=(6, 6), dtype=float32)"
+    assert T.type_repr(float) == "float" and T.type_repr(wp.float16) == "float16"
+    assert T.type_repr(wp.array(dtype=float)) == "array(ndim=1, dtype=float32)"
+    assert T.type_repr(wp.array(dtype=float, ndim=Any)) == "array(ndim=Any, dtype=float32)"
+    assert T.type_repr(wp.zeros((2, 3), dtype=wp.vec3)) == "array(shape=(2, 3), dtype=vec3f)"
+    assert wp._src.types.scalar_short_name(wp.uint16) == "us" and wp._src.types.scalar_short_name(wp.vec3) is None
+    assert T.type_size(wp.vec3(1, 2, 3)) == 3 and T.type_size(wp.mat22()) == 4
+    assert T.type_size_in_bytes(wp.int8(3)) == 1 and T.type_size_in_bytes(wp.transformd()) == 56
+    assert T.types_equal(wp.zeros(3), wp.zeros(5)) and not T.types_equal(wp.zeros(3), wp.zeros(3, dtype=int))
+    assert not T.types_equal(wp.zeros(3), wp.zeros((3, 1)))
