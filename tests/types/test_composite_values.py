@@ -188,7 +188,7 @@ def test_types_as_classes():
 
 
 def test_scalar_types_and_numpy():
-    assert wp.int8._type_ is ctypes.c_int8 and wp.float64._type_ is ctypes.c_double
+    assert wp.int8._type_ is ctypes.c_int8 and wp.float64._type_ is ctypes.c_double and wp.int8._length_ == 1
     assert wp.uint8._type_(-1).value == 255
     for t in (wp.bool, wp.int8, wp.uint16, wp.int64, wp.float16, wp.float32, wp.float64):
         assert np.dtype(t) == t.np_dtype

@@ -35,6 +35,7 @@ class Scalar(Type):
     """A scalar type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float)."""
 
     is_scalar = True
+    _length_ = 1  # (Warp's scalar classes carry it, as its composite types do)
 
     def __new__(cls, name, kind, bits=None, np_dtype=None):
         if isinstance(kind, tuple):  # `class MyFloat(weft.float32): ...` names the same type
