@@ -531,7 +531,7 @@ def _product(a: CompositeValue, b, op: str) -> CompositeValue:
         raise _mismatch("mul", a, b)
     if isinstance(ta, Matrix) or isinstance(tb, Matrix):
         if getattr(ta, "flavor", "vec") != "vec" or getattr(tb, "flavor", "vec") != "vec":
-            raise TypeError(f"cannot multiply {ta!r} by {tb!r}")
+            raise _mismatch("mul", a, b)
         try:
             out = a.numpy() @ b.numpy()
         except ValueError:
@@ -544,8 +544,8 @@ def _product(a: CompositeValue, b, op: str) -> CompositeValue:
         p1, q1, p2, q2 = a._data[:3], a._data[3:], b._data[:3], b._data[3:]
         flat = np.concatenate([p1 + _quat_rotate(q1, p2), _quat_mul(q1, q2)])
         return CompositeValue(ta, flat.astype(ta.dtype.np_dtype))
-    raise TypeError(f"cannot multiply {ta!r} {op} {tb!r}; use weft.dot or weft.cw_mul for "
-                    f"products of two vectors")
+    raise CallMismatch(f"Couldn't find a function 'mul' compatible with the arguments '{ta!r}, {tb!r}'; "
+                       f"use weft.dot or weft.cw_mul for products of two vectors")
 
 
 def _quat_mul(q1, q2):
