@@ -410,13 +410,3 @@ def test_contiguous():
     c = a[::3].contiguous()
     assert c.is_contiguous and c.numpy().tolist() == [0, 3, 6, 9]
     assert not np.shares_memory(c.numpy(), a.numpy())
-
-
-def test_fill_a_matrix_array_with_flat_components():
-    a = wp.zeros((2, 2), dtype=wp.types.matrix((2, 3), wp.float64))
-    a.fill_(np.arange(6.0))  # six values, row by row: one matrix
-    np.testing.assert_array_equal(a.numpy()[1, 0], [[0, 1, 2], [3, 4, 5]])
-    a.fill_([[6, 5, 4], [3, 2, 1]])
-    np.testing.assert_array_equal(a.numpy()[0, 1], [[6, 5, 4], [3, 2, 1]])
-    with pytest.raises(ValueError):
-        a.fill_(np.arange(5.0))  # neither one matrix nor broadcastable

@@ -170,7 +170,7 @@ def compare(ctx, pred: str, a, b) -> Value:
         return ctx.b.cmp(pred, a, b)
     if isinstance(a.type, Composite) and a.type is b.type and pred in ("eq", "ne"):
         eqs = [ctx.b.cmp("eq", x, y) for x, y in zip(ctx.b.components(a), ctx.b.components(b))]
-        result = eqs[0] if eqs else ctx.b.const(True, bool_)  # (two empty vectors are equal)
+        result = eqs[0]
         for e in eqs[1:]:
             result = ctx.b.select(result, e, ctx.b.const(False, bool_))
         return result if pred == "eq" else ctx.b.unary("not", result)
@@ -340,8 +340,6 @@ def _static_index(ctx, k, n: int, what: str):
 
 def get_item(ctx, v: Value, key: tuple):
     t = v.type
-    if any(isinstance(k, slice) for k in key):
-        return _get_slice(ctx, v, key)
     if isinstance(t, (Vector, TupleType)) and len(key) == 1:
         i = _static_index(ctx, key[0], t.num_components, repr(t))
         if i is None:
@@ -364,8 +362,6 @@ def get_item(ctx, v: Value, key: tuple):
 
 def set_item(ctx, v: Value, key: tuple, value) -> Value:
     t = v.type
-    if any(isinstance(k, slice) for k in key):
-        return _set_slice(ctx, v, key, value)
     if isinstance(t, Vector) and len(key) == 1:
         x = ctx.coerce(value, t.dtype, what="component")
         i = _static_index(ctx, key[0], t.length, repr(t))
@@ -386,62 +382,6 @@ def set_item(ctx, v: Value, key: tuple, value) -> Value:
                 v = set_item(ctx, v, (key[0], c), comp)
             return v
     ctx.error(f"cannot assign an element of {t!r} with {len(key)} index(es)")
-
-
-# Slices of vectors and matrices: `v[1:]`, `m[0, :2]`, `m[1:, ::2]` (constant bounds) are
-# new values built from the components they select; assigning to one inserts components.
-def _slice_targets(ctx, t, key):
-    """(positions, shape): the (row, col) or (index,) keys a slice selects, and the shape
-    of the value it stands for (a vector's (n,) or a matrix's (rows, cols))."""
-    if isinstance(t, Vector) and len(key) == 1:
-        idx = list(range(*key[0].indices(t.length)))
-        return [(i,) for i in idx], (len(idx),)
-    if isinstance(t, Matrix) and len(key) in (1, 2):
-        rk, ck = key if len(key) == 2 else (key[0], slice(None))
-        rows = list(range(*rk.indices(t.rows))) if isinstance(rk, slice) else None
-        cols = list(range(*ck.indices(t.cols))) if isinstance(ck, slice) else None
-        if rows is not None and cols is not None:
-            return [(r, c) for r in rows for c in cols], (len(rows), len(cols))
-        if rows is None:
-            return [(rk, c) for c in cols], (len(cols),)
-        return [(r, ck) for r in rows], (len(rows),)
-    ctx.error(f"cannot slice {t!r} with {len(key)} index(es)")
-
-
-def _slice_type(t, shape):
-    if len(shape) == 1:
-        return Vector(shape[0], t.dtype)
-    return Matrix((0, 0) if 0 in shape else shape, t.dtype)  # (an empty block is 0 x 0, as in Warp)
-
-
-def _get_slice(ctx, v: Value, key: tuple) -> Value:
-    positions, shape = _slice_targets(ctx, v.type, key)
-    return ctx.b.construct(_slice_type(v.type, shape), [get_item(ctx, v, p) for p in positions])
-
-
-def _set_slice(ctx, v: Value, key: tuple, value) -> Value:
-    t = v.type
-    positions, shape = _slice_targets(ctx, t, key)
-    vt = value.type if isinstance(value, Value) else None
-    kind = "vector" if len(shape) == 1 else "matrix"
-    if len(shape) == 1 and isinstance(vt, Vector):
-        if vt.length != shape[0]:
-            ctx.error(f"The length of the provided vector ({vt.length}) isn't compatible with the given "
-                      f"slice (expected {shape[0]}).", kind=ValueError)
-    elif len(shape) == 2 and isinstance(vt, Matrix):
-        if vt.np_shape != shape:
-            ctx.error(f"The shape of the provided matrix {vt.np_shape} isn't compatible with the given "
-                      f"slice (expected {shape}).", kind=ValueError)
-    else:
-        size = f"length {shape[0]}" if len(shape) == 1 else f"shape {shape}"
-        ctx.error(f"The provided value is expected to be a {kind} of {size}, with dtype {t.dtype!r}.",
-                  kind=ValueError)
-    if vt.dtype is not t.dtype:
-        size = f"length {shape[0]}" if len(shape) == 1 else f"shape {shape}"
-        ctx.error(f"The provided {kind} is expected to be of {size} with dtype {t.dtype!r}.", kind=ValueError)
-    for p, x in zip(positions, ctx.b.components(value)):
-        v = set_item(ctx, v, p, x)
-    return v
 
 
 def _matrix_index(ctx, key) -> list[Value]:

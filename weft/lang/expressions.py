@@ -203,23 +203,10 @@ class ExpressionsMixin:
         return self.expr(node)
 
     def subscript_key(self, slice_node):
-        """The key of `x[...]` as a tuple: index values, and Python slices with constant
-        bounds for `v[1:]`, `m[0, :2]` (vectors and matrices)."""
-        parts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
-        if any(isinstance(p, ast.Slice) for p in parts):
-            return tuple(self.constant_slice(p) if isinstance(p, ast.Slice) else self.expr(p) for p in parts)
+        if isinstance(slice_node, ast.Slice):
+            self.error("slices are not supported inside kernels", slice_node)
         key = self.expr(slice_node)
         return key if isinstance(key, tuple) else (key,)
-
-    def constant_slice(self, node) -> slice:
-        bounds = [None if n is None else self.expr(n) for n in (node.lower, node.upper, node.step)]
-        for b in bounds:
-            if b is not None and (isinstance(b, Value) or not isinstance(b, (int, np.integer)) or isinstance(b, bool)):
-                self.error("the bounds of a vector or matrix slice must be integer constants "
-                           "(known when the kernel is compiled)", node)
-        if bounds[2] == 0:
-            self.error("slice step cannot be zero", node, kind=ValueError)
-        return slice(*(None if b is None else int(b) for b in bounds))
 
     def indices(self, slice_node, ndim, node):
         key = self.subscript_key(slice_node)

@@ -12,7 +12,6 @@ from ..ir.core import Block, Value, constant_value
 from ..types import (
     ArrayType,
     Composite,
-    Matrix,
     Scalar,
     TupleType,
     Vector,
@@ -134,11 +133,11 @@ class StatementsMixin:
         inner = self.target_evaluated_once(target.value)
         index = target.slice
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
-        if all(isinstance(p, (ast.Name, ast.Constant, ast.Slice)) for p in parts) and inner is target.value:
+        if all(isinstance(p, (ast.Name, ast.Constant)) for p in parts) and inner is target.value:
             return target
         names = []
         for part in parts:
-            if isinstance(part, (ast.Name, ast.Constant, ast.Slice)):  # (slice bounds are constants)
+            if isinstance(part, (ast.Name, ast.Constant)):
                 names.append(part)
                 continue
             temp = self.fresh("index")
@@ -209,29 +208,19 @@ class StatementsMixin:
                     self.error("assignment to an array needs one index per dimension", target)
                 arith.store(self, base, indices, value)
                 return
-            base = self.zero_if_local_type(base, target.value)
             if isinstance(base, Value) and isinstance(base.type, Composite):
                 updated = arith.set_item(self, base, self.subscript_key(target.slice), value)
                 self.assign(target.value, updated)
                 return
             self.error("cannot assign to an element of this value", target)
         if isinstance(target, ast.Attribute):
-            base = self.zero_if_local_type(self.expr(target.value), target.value)
+            base = self.expr(target.value)
             if isinstance(base, Value) and isinstance(base.type, Composite):
                 updated = arith.set_attr(self, base, target.attr, value)
                 self.assign(target.value, updated)
                 return
             self.error(f"cannot assign to attribute '{target.attr}' of this value", target)
         self.error(f"unsupported assignment target: {type(target).__name__}", target)
-
-    def zero_if_local_type(self, base, node):
-        """`v = wp.vector(length=3, dtype=float); v[0] = 1.0`: in Warp a local bound to a
-        vector/matrix type (by a call without components) is a zero value of that type. weft
-        keeps such a local a type (it can build values: `v(1.0, 2.0, 3.0)`) until a component
-        is assigned; then it starts as that zero value."""
-        if isinstance(base, (Vector, Matrix)) and isinstance(node, ast.Name):
-            return arith.zero(self, base)
-        return base
 
     def stmt_If(self, node):
         cond = self.condition(node.test)

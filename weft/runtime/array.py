@@ -303,9 +303,6 @@ class array:  # noqa: N801 - Warp's name
             value = struct_record(self.dtype, value)
         elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
             value = np.asarray(value)
-            shape = getattr(self.dtype, "np_shape", None)
-            if shape and value.shape != shape and value.size == math.prod(shape):
-                value = value.reshape(shape)  # a matrix's components given flat, as Warp takes them
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
             self._np[...] = value
         return self
