@@ -269,3 +269,14 @@ def test_type_helpers_as_warp_spells_them():
     assert T.type_size_in_bytes(wp.int8(3)) == 1 and T.type_size_in_bytes(wp.transformd()) == 56
     assert T.types_equal(wp.zeros(3), wp.zeros(5)) and not T.types_equal(wp.zeros(3), wp.zeros(3, dtype=int))
     assert not T.types_equal(wp.zeros(3), wp.zeros((3, 1)))
+
+
+def test_values_from_tensors():
+    torch = pytest.importorskip("torch")
+    v = wp.vec4()
+    v[1:] = torch.tensor([1.0, 2.0, 3.0])  # 0-d tensors are scalars
+    v[0] = torch.tensor(9.0)
+    assert list(v) == [9.0, 1.0, 2.0, 3.0]
+    assert wp.mat22(torch.tensor([1.0, 2.0, 3.0, 4.0])) == ((1, 2), (3, 4))
+    t = wp.transform(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0, 7.0]))
+    assert list(t) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]

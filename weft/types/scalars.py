@@ -88,11 +88,14 @@ class Scalar(Type):
         return self.np_dtype
 
     def __call__(self, value=0):
-        """Convert a Python number to this type (a numpy scalar). An integer outside an
-        integer type's range wraps modulo 2**bits, as C's conversions (and Warp's) do:
-        `uint32(-1)` is 0xFFFFFFFF."""
+        """Convert a Python number to this type (a numpy scalar; bfloat16 is rounded through
+        float32, as Warp and kernels convert). An integer outside an integer type's range
+        wraps modulo 2**bits, as C's conversions (and Warp's) do: `uint32(-1)` is 0xFFFFFFFF."""
         if self.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             return self.np_dtype.type(wrap_int(int(value), self.bits, self.kind == "i"))
+        if self.name == "bfloat16" and not isinstance(value, (str, bytes)):
+            with np.errstate(invalid="ignore", over="ignore"):
+                return self.np_dtype.type(np.float32(value))
         return self.np_dtype.type(value)
 
     def __reduce__(self):

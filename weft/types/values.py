@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import numbers
 
+import ml_dtypes
 import numpy as np
 
 from .. import config
@@ -46,7 +47,9 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
             else np.ravel(np.asarray(values))
     except ValueError:  # ragged nesting
         raise TypeError("not a flat list of numbers") from None
-    if flat.dtype.kind not in "biuf" and flat.dtype != dtype.np_dtype:
+    if flat.dtype == ml_dtypes.bfloat16:  # (numpy's kind for it is 'V')
+        flat = flat.astype(np.float32)
+    if flat.dtype.kind not in "biuf":
         raise TypeError(f"components must be numbers, not {flat.dtype}")
     if dtype.is_int and flat.size and flat.dtype.kind in "iuf":
         if flat.dtype.kind == "f" and not np.array_equal(flat, np.trunc(flat)):
@@ -57,14 +60,19 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
             raise ValueError(f"{flat.tolist()} is out of the range of {dtype!r}")
         if outside and flat.dtype.kind == "f":
             flat = flat.astype(np.int64)
+    if dtype.np_dtype == ml_dtypes.bfloat16 and flat.dtype != np.float32:
+        flat = flat.astype(np.float32)  # (rounded through float32, as Warp converts)
     return flat.astype(dtype.np_dtype)  # (integer to integer: modulo 2**bits)
 
 
 def is_scalar_value(x) -> bool:
-    """A single number: a Python number, a numpy scalar or a 0-d array."""
+    """A single number: a Python number, a numpy scalar, or a 0-d array or tensor (numpy's,
+    PyTorch's, JAX's)."""
     if isinstance(x, (numbers.Number, np.generic)):
         return True
-    return isinstance(x, np.ndarray) and x.ndim == 0
+    if isinstance(x, np.ndarray):
+        return x.ndim == 0
+    return getattr(x, "shape", None) == () and hasattr(x, "__float__")
 
 
 def _type_name(x) -> str:
