@@ -285,16 +285,3 @@ def test_a_field_that_is_no_weft_type_is_reported_where_the_struct_is_used():
         o.odd = 1
     with pytest.raises(TypeError, match="has no memory layout"):
         Odd.size  # noqa: B018 - ... but the struct cannot reach a kernel or an array
-
-
-def test_struct_vars_list_fields_in_order():
-    @wp.struct
-    class WithVars:
-        x: int
-        v: wp.vec3
-        a: wp.indexedarray(dtype=float)
-
-    assert list(WithVars.vars) == ["x", "v", "a"]
-    assert WithVars.vars["x"].label == "x" and WithVars.vars["x"].type is wp.int32
-    assert WithVars.vars["v"].type is wp.vec3
-    assert WithVars.vars["a"].type == wp.indexedarray[float] and WithVars.vars["a"].type.ndim == 1

@@ -227,8 +227,6 @@ def _wrap_int(value: int, t) -> int:
 
 def construct_composite(ctx, t, args, kwargs) -> Value:
     dtype = kwargs.pop("dtype", None)
-    if isinstance(t, Vector) and t.flavor == "transform" and ("p" in kwargs or "q" in kwargs):
-        args = _transform_pq(ctx, t, list(args), kwargs)  # transform(p=..., q=...)
     if kwargs:
         ctx.error(f"{t!r}(...) got unexpected keyword '{next(iter(kwargs))}'")
     if dtype is not None and dtype is not t.dtype:
@@ -251,35 +249,11 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         else:
             flat.append(ctx.coerce(x, t.dtype, what="component"))
     if len(flat) != n:
-        if isinstance(t, Vector) and t.flavor == "transform" and len(flat) == len(args):
-            ctx.error(f"incompatible number of values given ({len(args)}) when constructing a transform; "
-                      f"expected 0, 1, or 7")
         ctx.error(f"{t!r} takes {n} components, got {len(flat)}")
     for c in flat:
         if c.type is not t.dtype:
             ctx.error(f"{t!r} components must be {t.dtype!r}, got {c.type!r}")
     return ctx.b.construct(t, flat)
-
-
-def _transform_pq(ctx, t, args, kwargs) -> list:
-    """The (p, q) arguments of a transform built with keywords: one not given is the
-    origin (p) or the identity rotation (q)."""
-    names = ("p", "q")
-    if len(args) > 2:
-        ctx.error(f"{t!r}(...) takes p and q, by position or keyword")
-    given = dict(zip(names, args))
-    for name in names:
-        if name in kwargs:
-            if name in given:
-                ctx.error(f"{t!r}(...): multiple values for argument '{name}'")
-            given[name] = kwargs.pop(name)
-    p = given.get("p")
-    q = given.get("q")
-    if p is None:
-        p = zero(ctx, Vector(3, t.dtype))
-    if q is None:
-        q = construct_composite(ctx, Vector(4, t.dtype, "quat"), [0.0, 0.0, 0.0, 1.0], {})
-    return [p, q]
 
 
 # Element and component access ----------------------------------------------------------------

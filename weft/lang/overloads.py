@@ -111,14 +111,14 @@ def type_of_value(value):
         return value._type
     if isinstance(value, CompositeValue):
         return value.type
-    if isinstance(value, np.generic):  # before float: np.float64 is a Python float too
-        return scalar_from_numpy(value.dtype)
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return bool_
     if isinstance(value, int):
         return int32
     if isinstance(value, float):
         return float32
+    if isinstance(value, np.generic):
+        return scalar_from_numpy(value.dtype)
     return None
 
 

@@ -9,22 +9,13 @@ and dimensions, nested structs copied into place.
 
 from __future__ import annotations
 
-import functools
 import sys
-import typing
 import warnings
 
 import numpy as np
 
 from .composite import Composite, CompositeValue, Matrix, Vector
 from .scalars import PYTHON_TYPES, Scalar, Type
-
-
-class FieldVar(typing.NamedTuple):
-    """One field of a struct type, as `StructType.vars` lists it."""
-
-    label: str
-    type: Type
 
 
 class StructType(Composite):
@@ -63,11 +54,6 @@ class StructType(Composite):
 
     def field_index(self, name: str) -> int:
         return self.field_names.index(name)
-
-    @functools.cached_property
-    def vars(self) -> dict:
-        """Field name -> its `label` (the name) and `type` (Warp's `Struct.vars`)."""
-        return {name: FieldVar(name, t) for name, t in self.fields.items()}
 
     @property
     def size(self) -> int:
