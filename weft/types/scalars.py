@@ -71,15 +71,6 @@ class Scalar(Type):
         return self.kind == "b"
 
     @property
-    def _type_(self):
-        """The ctypes type of one value (Warp's scalar classes carry it): 16-bit floats as
-        their raw bits."""
-        import ctypes
-        if self.kind == "f" and self.bits == 16:
-            return ctypes.c_uint16
-        return np.ctypeslib.as_ctypes_type(self.np_dtype)
-
-    @property
     def __numpy_dtype__(self) -> np.dtype:
         """numpy's dtype protocol: `np.zeros(3, dtype=weft.float32)`, `np.dtype(weft.int8)`.
         bfloat16 has no numpy dtype of its own (as in Warp)."""
@@ -97,6 +88,12 @@ class Scalar(Type):
             with np.errstate(invalid="ignore", over="ignore"):
                 return self.np_dtype.type(np.float32(value))
         return self.np_dtype.type(value)
+
+    @property
+    def _type_(self):
+        """The ctypes type of one value (Warp's: float16 and bfloat16 as 16-bit unsigned ints)."""
+        from .layout import ctype_of
+        return ctype_of(self)
 
     def __reduce__(self):
         return (scalar_by_name, (self.name,))
