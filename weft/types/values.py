@@ -123,7 +123,7 @@ def components(t, args, kwargs=None) -> np.ndarray:
     flavor = getattr(t, "flavor", None)
     if kwargs:
         if flavor != "transform":
-            raise TypeError(f"{t.name}() takes no keyword arguments")
+            raise TypeError(f"{t.name}() takes its components positionally, got keyword(s) {', '.join(kwargs)}")
         return _transform_parts(t, *_bind_pq(args, kwargs))
     if len(args) == 0:
         flat = np.zeros(n, dtype=t.dtype.np_dtype)
