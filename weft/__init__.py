@@ -189,6 +189,8 @@ class _ArrayND:
         return a
 
     def __getitem__(self, dtype):
+        if isinstance(dtype, tuple):
+            raise TypeError(f"array{self.ndim}d[...] takes a single type parameter (the dtype), got {dtype!r}")
         return ArrayType(dtype, self.ndim)
 
     def __repr__(self):

@@ -64,6 +64,9 @@ verify_cuda: bool = False
 log_level: int = 20
 #: Add the source location to printed warnings.
 verbose_warnings: bool = False
+#: Python scope: an element of a vector or matrix (`v[0]`, `m[i, j]`) is a Python float/int
+#: instead of a value of the component type (Warp's setting of the same name).
+legacy_scalar_return_types: bool = False
 
 
 class LaunchArrayAccessMode(enum.IntEnum):

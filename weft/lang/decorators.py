@@ -155,5 +155,9 @@ def struct(cls):
 
 
 def constant(value):
-    """Mark a global as a compile-time constant (any global number already is one)."""
+    """Mark a global as a compile-time constant (any global number already is one): a number,
+    a value of a weft scalar type, or a vector/matrix/quaternion/transform value."""
+    from ..types.introspect import is_value
+    if not is_value(value):
+        raise TypeError(f"Invalid constant type: {type(value)}")
     return value

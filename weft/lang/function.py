@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import types as pytypes
 import typing
 
 from ..ir.core import Value
@@ -34,6 +35,9 @@ def resolve_annotation(annotation, where: str):
         if any(is_generic(e) for e in elements):
             return GENERIC
         return TupleType(tuple(elements))
+    if typing.get_origin(annotation) in (typing.Union, pytypes.UnionType):
+        raise TypeError(f"{where}: {annotation!r}: Union type annotations are only supported at "
+                        f"Python scope; a kernel or func parameter has one type (or Any)")
     t = resolve(annotation)
     if t is None:
         raise TypeError(f"{where}: {annotation!r} is not a weft type")
@@ -261,8 +265,8 @@ class Func:
                 errors.append(f"'{name}' expects {want!r}, got {arg!r}")
                 return None
             if isinstance(want, AnyArray):
-                if not (isinstance(arg, Value) and isinstance(arg.type, ArrayType) and arg.type.ndim == want.ndim):
-                    errors.append(f"'{name}' expects an array with {want.ndim} dimension(s)")
+                if not (isinstance(arg, Value) and want.matches(arg.type)):
+                    errors.append(f"'{name}' expects {want.describe()}")
                     return None
                 v = arg
             elif want is GENERIC:

@@ -90,8 +90,8 @@ def _check_fits(template, t, where: str):
     if template is GENERIC:
         return
     if isinstance(template, AnyArray):
-        if not (isinstance(t, ArrayType) and t.ndim == template.ndim):
-            raise TypeError(f"{where}: expected an array of {template.ndim} dimension(s), got {t!r}")
+        if not template.matches(t):
+            raise TypeError(f"{where}: expected {template.describe()}, got {t!r}")
         return
     matches = getattr(template, "matches", None)
     if is_generic(template) and matches is not None:

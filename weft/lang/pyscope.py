@@ -47,17 +47,13 @@ from ..types import (
     int32,
     scalar_from_numpy,
 )
+from ..types.values import CallMismatch  # noqa: F401 - (raised here; defined with the values)
 from .errors import CompileError
 
 # Builtins whose value only exists inside a kernel launch.
 KERNEL_ONLY = frozenset({"tid", "block_dim"})
 
 _lock = threading.RLock()  # compiling may nest: wp.static(f(...)) inside a kernel being compiled
-
-
-class CallMismatch(TypeError, RuntimeError):
-    """No overload of a builtin or func accepts these argument types. A TypeError, as Python
-    reports bad argument types; also a RuntimeError, which is what Warp code catches."""
 
 
 # Entry points ---------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from .scalars import (
 from .struct import StructType, StructValue
 
 half, float_, double = float16, float32, float64
+handle = uint64  # Warp's type of object ids (a mesh's, a volume's): a uint64 in kernels
 
 # Warp's generic scalar annotations
 Int = ScalarPattern("Int", (int8, uint8, int16, uint16, int32, uint32, int64, uint64))
@@ -74,7 +75,8 @@ def resolve(annotation):
     """Map what a user may write as a type (`float`, `wp.vec3`, ...) to a weft type, or None."""
     if isinstance(annotation, Type):
         return annotation
-    return PYTHON_TYPES.get(annotation)
+    composite = getattr(annotation, "_weft_type", None) if isinstance(annotation, type) else None
+    return composite or PYTHON_TYPES.get(annotation)
 
 
 __all__ = [
@@ -82,6 +84,6 @@ __all__ = [
     "matrix", "quaternion", "transformation", "vector", "PYTHON_TYPES", "SCALARS", "Scalar",
     "Type", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "scalar_from_numpy", "uint8", "uint16", "uint32", "uint64", "StructType", "StructValue",
-    "half", "float_", "double", "NAMED_COMPOSITES", "resolve", *_named, "bfloat16", "Int", "Float",
+    "half", "float_", "double", "handle", "NAMED_COMPOSITES", "resolve", *_named, "bfloat16", "Int", "Float",
     "TypePattern", "dtype_from_numpy", "dtype_to_numpy",
 ]

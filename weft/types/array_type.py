@@ -10,21 +10,48 @@ MAX_DIMS = 4
 
 
 class AnyArray:
-    """`array(dtype=Any, ndim=n)` in a func's annotation: any array of `n` dimensions (the
-    func is compiled per dtype). Kernels need concrete array types."""
+    """A generic array annotation: `array(dtype=Any, ndim=n)`, `array[float, Any]`,
+    `array(dtype=vector(3, Any))`. It takes the arrays whose dtype matches `dtype` (Any, a
+    TypeVar, a generic pattern or a concrete type) and whose ndim is `ndim` (any, for Any);
+    a func or kernel is compiled per concrete array type."""
 
     _cache: dict = {}
     dtype = typing.Any
 
-    def __new__(cls, ndim: int = 1):
-        if ndim not in cls._cache:
+    def __new__(cls, ndim=1, dtype=typing.Any):
+        if ndim is not typing.Any:
+            ndim = int(ndim)
+        key = (ndim, dtype)
+        if key not in cls._cache:
             self = super().__new__(cls)
-            self.ndim = int(ndim)
-            cls._cache[ndim] = self
-        return cls._cache[ndim]
+            self.ndim, self.dtype = key
+            cls._cache[key] = self
+        return cls._cache[key]
+
+    def matches(self, t) -> bool:
+        """Whether the concrete array type `t` fits this annotation."""
+        from .generic import dtype_matches
+        return isinstance(t, ArrayType) and (self.ndim is typing.Any or t.ndim == self.ndim) \
+            and dtype_matches(self.dtype, t.dtype)
+
+    def describe(self) -> str:
+        """What this annotation takes, in words (for errors)."""
+        dims = "any number of dimensions" if self.ndim is typing.Any else f"{self.ndim} dimension(s)"
+        return f"an array of {dims}" + ("" if self.dtype is typing.Any else f" with dtype {self.dtype!r}")
+
+    def __or__(self, other):  # `array[Any] | None`: a Python-scope annotation
+        return typing.Union[self, other]  # noqa: UP007
+
+    def __ror__(self, other):
+        return typing.Union[other, self]  # noqa: UP007
+
+    def __reduce__(self):
+        return (AnyArray, (self.ndim, self.dtype))
 
     def __repr__(self):
-        return f"array(dtype=Any, ndim={self.ndim})"
+        def name(x):
+            return "Any" if x is typing.Any else getattr(x, "__name__", None) or repr(x)
+        return f"array(dtype={name(self.dtype)}, ndim={name(self.ndim)})"
 
 
 class ArrayType(Type):
@@ -35,14 +62,17 @@ class ArrayType(Type):
     _cache: dict = {}
 
     def __new__(cls, dtype, ndim: int = 1):
-        if dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False):
-            return AnyArray(ndim)  # (an open vector/scalar dtype: any dtype, checked at the call)
-        dtype = PYTHON_TYPES.get(dtype, dtype)
-        if not isinstance(dtype, Type) or dtype.is_array:
-            raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "
-                            f"got {dtype!r}")
-        if not 1 <= int(ndim) <= MAX_DIMS:
-            raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, got ndim={ndim}")
+        generic = dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False)
+        if not generic:
+            dtype = PYTHON_TYPES.get(dtype, dtype)
+            if not isinstance(dtype, Type) or dtype.is_array:
+                raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "
+                                f"got {dtype!r}")
+        if ndim is not typing.Any and not 1 <= int(ndim) <= MAX_DIMS:
+            raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions (ndim must be between 1 and "
+                             f"{MAX_DIMS}), got ndim={ndim}")
+        if generic or ndim is typing.Any:
+            return AnyArray(ndim, dtype)  # (a generic annotation, checked at the call)
         key = (dtype, int(ndim))
         if key not in cls._cache:
             self = super().__new__(cls)
@@ -64,9 +94,14 @@ def subscript_args(key) -> tuple:
         raise TypeError(f"array annotations take a dtype and optionally a dimension count, got {key!r}")
     dtype, ndim = key
     if typing.get_origin(ndim) is typing.Literal:
+        if len(typing.get_args(ndim)) != 1:
+            raise TypeError(f"Expected a single Literal value for the dimension count, got {ndim!r}")
         (ndim,) = typing.get_args(ndim)
+    if ndim is typing.Any:
+        return dtype, ndim
     if isinstance(ndim, bool) or not isinstance(ndim, int):
-        raise TypeError(f"the dimension count of an array annotation is an int or Literal[int], got {ndim!r}")
+        raise TypeError(f"the dimension count of an array annotation is an int, Literal[int] or Any, "
+                        f"got {ndim!r}")
     return dtype, ndim
 
 

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import typing
 
-import ml_dtypes
-import numpy as np
-
 from .generic import MatrixPattern, TypePattern, VectorPattern, is_any
 from .scalars import PYTHON_TYPES, Scalar, Type, float32
 
@@ -65,12 +62,43 @@ class Composite(Type):
         return ctype_of(self.dtype)
 
 
-class Vector(Composite):
+class _ValueType(Composite):
+    """Vectors and matrices (quaternions, transforms): types whose values Python scope builds."""
+
+    def __call__(self, *args, **kwargs):
+        """A value of this type in Python scope (see `values.components` for the forms)."""
+        return CompositeValue(self, components(self, args, kwargs))
+
+    def from_ptr(self, ptr):
+        """The value stored at address `ptr` (Warp's `vec3.from_ptr`)."""
+        return from_ptr(self, ptr)
+
+    def __instancecheck__(self, value) -> bool:  # isinstance(v, weft.vec3), as with Warp's classes
+        return isinstance(value, CompositeValue) and value.type is self
+
+
+def _check_rank(shape):
+    if len(shape) != 2:
+        raise ValueError(f"Matrix shape must have exactly two dimensions, got {len(shape)} "
+                         f"dimension{'' if len(shape) == 1 else 's'} in shape {tuple(shape)!r}")
+
+
+def _derived(name: str, bases: tuple):
+    """A class statement deriving from a composite type (Warp programs name types this way:
+    `class vec5(wp.types.vector(length=5, dtype=float)): pass`) binds the name to that type."""
+    if len(bases) != 1:
+        raise TypeError(f"class {name}: a composite type derives from exactly one composite type")
+    return bases[0]
+
+
+class Vector(_ValueType):
     """`length` components of scalar `dtype`. `flavor` is 'vec', 'quat' or 'transform'."""
 
     _cache: dict = {}
 
     def __new__(cls, length: int, dtype: Scalar, flavor: str = "vec"):
+        if isinstance(length, str) and isinstance(dtype, tuple):  # `class vec5(vector(5, float))`
+            return _derived(length, dtype)
         dtype = PYTHON_TYPES.get(dtype, dtype)
         if not isinstance(dtype, Scalar):
             raise TypeError(f"vector components must be a scalar type, got {dtype!r}")
@@ -108,42 +136,22 @@ class Vector(Composite):
     def _wp_type_params_(self) -> list:
         return [self.length, self.dtype] if self.flavor == "vec" else [self.dtype]
 
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            if self.flavor != "transform":
-                raise TypeError(f"{self.name}() takes its components positionally, got keyword(s) "
-                                f"{', '.join(kwargs)}")
-            args = _transform_parts(self.name, args, kwargs)
-        return CompositeValue(self, _components(self, args))
-
     def __reduce__(self):
         return (Vector, (self.length, self.dtype, self.flavor))
 
 
-def _transform_parts(name: str, args: tuple, kwargs: dict) -> tuple:
-    """(p, q) of `transform(p=..., q=...)` (either may be positional, as Warp's), p
-    defaulting to zero and q to the identity rotation."""
-    import inspect
-    signature = inspect.Signature([
-        inspect.Parameter("p", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=(0.0, 0.0, 0.0)),
-        inspect.Parameter("q", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=(0.0, 0.0, 0.0, 1.0))])
-    try:
-        bound = signature.bind(*args, **kwargs)
-    except TypeError as e:
-        raise TypeError(f"{name}(): {e}") from None
-    bound.apply_defaults()
-    return tuple(bound.args)
-
-
-class Matrix(Composite):
+class Matrix(_ValueType):
     """A `rows` x `cols` matrix of scalar `dtype`, stored row-major."""
 
     _cache: dict = {}
 
-    def __new__(cls, shape: tuple, dtype: Scalar):
+    def __new__(cls, shape: tuple, dtype: Scalar, *namespace):
+        if isinstance(shape, str) and isinstance(dtype, tuple):  # `class m(matrix((2, 3), float))`
+            return _derived(shape, dtype)
         dtype = PYTHON_TYPES.get(dtype, dtype)
         if not isinstance(dtype, Scalar):
             raise TypeError(f"matrix components must be a scalar type, got {dtype!r}")
+        _check_rank(shape)
         rows, cols = (int(shape[0]), int(shape[1]))
         if rows < 0 or cols < 0:
             raise ValueError(f"a matrix shape cannot be negative, got shape={tuple(shape)}")
@@ -179,9 +187,6 @@ class Matrix(Composite):
 
     def row_type(self) -> Vector:
         return Vector(self.cols, self.dtype)
-
-    def __call__(self, *args):
-        return CompositeValue(self, _components(self, args))
 
     def __reduce__(self):
         return (Matrix, ((self.rows, self.cols), self.dtype))
@@ -231,207 +236,10 @@ def _matrix_name(rows: int, cols: int, dtype: Scalar) -> str:
     return f"matrix(({rows}, {cols}), {dtype.name})"
 
 
-def _components(t, args) -> np.ndarray:
-    """Components of a composite built in Python scope from scalars, sequences or nothing."""
-    n = t.num_components
-    if len(args) == 0:
-        flat = np.zeros(n, dtype=t.dtype.np_dtype)
-        if getattr(t, "flavor", None) == "transform":
-            flat[6] = 1  # the identity transform, as in Warp
-        return flat
-    if len(args) == 1 and np.ndim(args[0]) == 0 and n > 1:
-        args = args * n  # broadcast a scalar
-    flat = cast_components(list(args), t.dtype)
-    if flat.size != n:
-        raise ValueError(f"{t.name} takes {n} components, got {flat.size}")
-    return flat
-
-
-def cast_components(values, dtype: Scalar) -> np.ndarray:
-    """`values` (numbers, nested sequences or arrays) as a flat array of `dtype`, refusing
-    what would change a value silently: a non-number (TypeError), a fraction for integer
-    components (TypeError), an integer outside their range (ValueError)."""
-    try:
-        flat = np.concatenate([np.ravel(np.asarray(v)) for v in values]) if isinstance(values, list) \
-            else np.ravel(np.asarray(values))
-    except ValueError:  # ragged nesting
-        raise TypeError("not a flat list of numbers") from None
-    if flat.dtype == ml_dtypes.bfloat16:  # (numpy's kind for it is 'V')
-        flat = flat.astype(np.float32)
-    if flat.dtype.kind not in "biuf":
-        raise TypeError(f"components must be numbers, not {flat.dtype}")
-    if dtype.is_int and flat.size and flat.dtype.kind in "iuf":
-        if flat.dtype.kind == "f" and not np.array_equal(flat, np.trunc(flat)):
-            raise TypeError(f"{dtype!r} components cannot hold the fractions in {flat.tolist()}")
-        info = np.iinfo(dtype.np_dtype)
-        if flat.min() < info.min or flat.max() > info.max:
-            raise ValueError(f"{flat.tolist()} is out of the range of {dtype!r}")
-    if dtype.np_dtype == ml_dtypes.bfloat16 and flat.dtype != np.float32:
-        flat = flat.astype(np.float32)  # (rounded through float32, as Warp converts)
-    return flat.astype(dtype.np_dtype)
-
-
-class CompositeValue:
-    """A vector/matrix value in Python scope, backed by a flat numpy array."""
-
-    __slots__ = ("type", "_data", "__dict__")  # (other attributes may be set, as in Warp)
-
-    def __init__(self, type_: Composite, flat: np.ndarray):
-        self.type = type_
-        self._data = flat
-
-    def numpy(self) -> np.ndarray:
-        return self._data.reshape(self.type.np_shape)
-
-    def __array__(self, dtype=None, copy=None):
-        a = self.numpy() if dtype is None else self.numpy().astype(dtype)
-        return a.copy() if copy and a.base is not None else a
-
-    def __len__(self):
-        return self.type.np_shape[0]
-
-    def __getitem__(self, i):
-        return self.numpy()[i]
-
-    def __setitem__(self, i, v):
-        self.numpy()[i] = v
-
-    def __iter__(self):
-        return iter(self.numpy())
-
-    def __reduce__(self):  # copies and pickles own their components
-        return (CompositeValue, (self.type, self._data.copy()))
-
-    def __getattr__(self, name):
-        if name.startswith("__") or name in CompositeValue.__slots__:
-            raise AttributeError(name)  # (`type` may be unset yet, during unpickling)
-        index = _component_index(self.type, name)
-        if index is None:
-            raise AttributeError(f"'{self.type!r}' object has no attribute '{name}'")
-        if isinstance(index, slice):  # a transform's p / q
-            return CompositeValue(_part_type(self.type, name), self._data[index].copy())
-        return self._data[index]
-
-    def __setattr__(self, name, value):
-        if name in CompositeValue.__slots__:
-            object.__setattr__(self, name, value)
-            return
-        index = _component_index(self.type, name)
-        if index is None:
-            if isinstance(self.type, Vector) and set(name) <= set("xyzw"):
-                # a swizzle or a component the vector lacks: no attribute to assign
-                raise AttributeError(f"'{self.type!r}' object has no attribute '{name}'")
-            object.__setattr__(self, name, value)
-        else:
-            self._data[index] = np.ravel(value) if isinstance(index, slice) else value
-
-    def _wrap(self, result):
-        return CompositeValue(self.type, np.ascontiguousarray(result, self.type.dtype.np_dtype).ravel())
-
-    # numpy scalars and arrays defer to these operators (`wp.float32(2) * v` is a vector)
-    __array_ufunc__ = None
-
-    def __add__(self, other):
-        return self._wrap(self.numpy() + np.asarray(other))
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return self._wrap(self.numpy() - np.asarray(other))
-
-    def __rsub__(self, other):
-        return self._wrap(np.asarray(other) - self.numpy())
-
-    def __mul__(self, other):
-        if isinstance(other, CompositeValue):
-            return _product(self, other, "*")
-        return self._wrap(self.numpy() * other)
-
-    def __rmul__(self, other):
-        return self._wrap(other * self.numpy())
-
-    def __matmul__(self, other):
-        return _product(self, other, "@") if isinstance(other, CompositeValue) else NotImplemented
-
-    def __truediv__(self, other):
-        return self._wrap(self.numpy() / other)
-
-    def __rtruediv__(self, other):
-        return self._wrap(other / self.numpy())
-
-    def __mod__(self, other):
-        return self._wrap(np.fmod(self.numpy(), other))  # C's sign rule, as in kernels
-
-    def __pos__(self):
-        return self._wrap(self.numpy())
-
-    def __neg__(self):
-        return self._wrap(-self.numpy())
-
-    def __eq__(self, other):
-        return bool(np.array_equal(self.numpy(), np.asarray(other)))
-
-    def __hash__(self):
-        return hash((self.type, self._data.tobytes()))
-
-    def __repr__(self):
-        return f"{self.type.name}({', '.join(repr(v.item()) for v in self._data)})"
-
-
-def _component_index(t, name):
-    """Where attribute `name` lives in a value of type `t`: x/y/z/w of a vector, p/q of a
-    transform (a slice), or None."""
-    if not isinstance(t, Vector) or len(name) != 1:
-        return None
-    if t.flavor == "transform" and name in "pq":
-        return slice(0, 3) if name == "p" else slice(3, 7)
-    index = "xyzw".find(name)
-    return index if 0 <= index < t.length else None
-
-
-def _part_type(t: Vector, name: str) -> Vector:
-    return Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
-
-
-def _product(a: CompositeValue, b, op: str) -> CompositeValue:
-    """`a * b` / `a @ b` of two composites as Warp reads them: matrix products (a vector on
-    the left is a row), the quaternion product, the composition of transforms."""
-    ta, tb = a.type, b.type
-    if tb.dtype is not ta.dtype:
-        raise TypeError(f"cannot multiply {ta!r} by {tb!r} (component types differ)")
-    if isinstance(ta, Matrix) or isinstance(tb, Matrix):
-        if getattr(ta, "flavor", "vec") != "vec" or getattr(tb, "flavor", "vec") != "vec":
-            raise TypeError(f"cannot multiply {ta!r} by {tb!r}")
-        try:
-            out = a.numpy() @ b.numpy()
-        except ValueError:
-            raise ValueError(f"shapes do not match: {ta!r} {op} {tb!r}") from None
-        t = Matrix(out.shape, ta.dtype) if out.ndim == 2 else Vector(out.shape[0], ta.dtype)
-        return CompositeValue(t, np.ascontiguousarray(out, ta.dtype.np_dtype).ravel())
-    if op == "*" and ta is tb and ta.flavor == "quat":
-        return CompositeValue(ta, _quat_mul(a._data, b._data).astype(ta.dtype.np_dtype))
-    if op == "*" and ta is tb and ta.flavor == "transform":
-        p1, q1, p2, q2 = a._data[:3], a._data[3:], b._data[:3], b._data[3:]
-        flat = np.concatenate([p1 + _quat_rotate(q1, p2), _quat_mul(q1, q2)])
-        return CompositeValue(ta, flat.astype(ta.dtype.np_dtype))
-    raise TypeError(f"cannot multiply {ta!r} {op} {tb!r}; use weft.dot or weft.cw_mul for "
-                    f"products of two vectors")
-
-
-def _quat_mul(q1, q2):
-    """The Hamilton product of quaternions stored (x, y, z, w)."""
-    v1, w1, v2, w2 = q1[:3], q1[3], q2[:3], q2[3]
-    return np.concatenate([w1 * v2 + w2 * v1 + np.cross(v1, v2), [w1 * w2 - v1 @ v2]])
-
-
-def _quat_rotate(q, v):
-    u, w = q[:3], q[3]
-    return v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * (u @ v)
-
-
 def vector(length, dtype=float32):
     """The vector type of `length` components of `dtype` (Warp's `wp.vec(length, dtype)`).
     With `Any` (or `Int`/`Float`/`Scalar`) for either, a generic func annotation."""
+    dtype = PYTHON_TYPES.get(dtype, dtype) if isinstance(dtype, type) else dtype
     if is_any(length) or is_any(dtype) or isinstance(dtype, TypePattern):
         return VectorPattern(length, dtype, "vec")
     return Vector(length, dtype)
@@ -440,7 +248,9 @@ def vector(length, dtype=float32):
 def matrix(shape=(typing.Any, typing.Any), dtype=float32):
     """The matrix type of `shape = (rows, cols)` (Warp's `wp.mat(shape, dtype)`), or a
     generic func annotation where a dimension or the dtype is `Any`."""
+    _check_rank(shape)
     rows, cols = shape
+    dtype = PYTHON_TYPES.get(dtype, dtype) if isinstance(dtype, type) else dtype
     if is_any(rows) or is_any(cols) or is_any(dtype) or isinstance(dtype, TypePattern):
         return MatrixPattern(rows, cols, dtype)
     return Matrix(shape, dtype)
@@ -472,3 +282,6 @@ class Transformation:
 
     def __class_getitem__(cls, params):
         return _subscript(cls, params, ("dtype",), transformation)
+
+
+from .values import CompositeValue, cast_components, components, from_ptr  # noqa: E402, F401 - (they use the types above)

@@ -10,7 +10,7 @@ import typing
 import numpy as np
 
 from .array_type import AnyArray, ArrayType
-from .composite import Matrix, TupleType, Vector
+from .composite import CompositeValue, Matrix, TupleType, Vector
 from .generic import TypePattern
 from .scalars import PYTHON_TYPES, SCALARS, Scalar, bool_
 from .struct import StructType, StructValue
@@ -22,8 +22,11 @@ scalar_and_bool_types = (*scalar_types, bool_)
 
 
 def _weft(t):
-    """`t` as a weft type where it is a Python one (float -> float32)."""
-    return PYTHON_TYPES.get(t, t) if isinstance(t, type) else t
+    """`t` as a weft type where it is a Python one (float -> float32) or the class of a
+    vector/matrix value (`type(weft.vec3())` -> vec3f)."""
+    if isinstance(t, type):
+        return getattr(t, "_weft_type", None) or PYTHON_TYPES.get(t, t)
+    return t
 
 
 def type_is_int(t) -> bool:
@@ -39,6 +42,7 @@ def type_is_scalar(t) -> bool:
 
 
 def _is_vector_type(t, flavor) -> bool:
+    t = _weft(t)
     return isinstance(t, Vector) and t.flavor == flavor
 
 
@@ -55,11 +59,11 @@ def type_is_transformation(t) -> bool:
 
 
 def type_is_matrix(t) -> bool:
-    return isinstance(t, Matrix)
+    return isinstance(_weft(t), Matrix)
 
 
 def type_is_composite(t) -> bool:
-    return isinstance(t, (Vector, Matrix))
+    return isinstance(_weft(t), (Vector, Matrix))
 
 
 def type_is_value(t) -> bool:
@@ -70,8 +74,16 @@ def type_is_struct(t) -> bool:
     return isinstance(t, StructType)
 
 
+def _array_classes() -> tuple:
+    from ..runtime.array import array  # (the runtime's classes; types sit below the runtime)
+    from ..runtime.indexed_array import indexedarray
+    return (array, indexedarray)
+
+
 def type_is_array(t) -> bool:
-    return isinstance(t, (ArrayType, AnyArray))
+    """Whether `t` is an array class (`weft.array`); an annotation such as
+    `weft.array(dtype=float)` is an array description, for `is_array` (as in Warp)."""
+    return isinstance(t, type) and issubclass(t, _array_classes())
 
 
 def type_is_tile(t) -> bool:
@@ -132,7 +144,7 @@ def is_struct(x) -> bool:
 
 def is_array(x) -> bool:
     """Whether `x` is a weft array (or an array annotation)."""
-    return isinstance(x, (ArrayType, AnyArray)) or getattr(x, "_is_weft_array", False)
+    return isinstance(x, (ArrayType, AnyArray, *_array_classes()))
 
 
 def is_tile(x) -> bool:
@@ -140,14 +152,18 @@ def is_tile(x) -> bool:
 
 
 def type_size(t) -> int:
-    """Number of components: 1 for scalars and structs, the length of vectors and matrices."""
-    t = _weft(t)
+    """Number of components: 1 for scalars and structs, the length of vectors and matrices
+    (of a type, or of a vector/matrix value as in Warp)."""
+    t = _weft(_type_of(t) if isinstance(t, CompositeValue) else t)
     if isinstance(t, (Vector, Matrix)):
         return t.num_components
     return 1
 
 
 def type_size_in_bytes(t) -> int:
+    """Bytes of one value of type `t` (a value of a scalar, vector or matrix type: its type's)."""
+    if isinstance(t, (np.generic, CompositeValue)):
+        t = _type_of(t)
     t = _weft(t)
     if t is typing.Any or isinstance(t, TypePattern):
         raise TypeError("a concrete type is required")
@@ -177,18 +193,53 @@ def type_length(t) -> int:
 
 
 def types_equal(a, b) -> bool:
-    """Whether two types are the same once Python types are read as weft's."""
-    return _weft(a) is _weft(b)
+    """Whether two types are the same once Python types are read as weft's (two arrays:
+    whether their types, dtype and ndim, are)."""
+    def kind(x):
+        array_type = getattr(x, "_type", None)
+        return array_type if isinstance(array_type, ArrayType) else _weft(x)
+    return kind(a) is kind(b)
+
+
+_SHORT_NAMES = {"float16": "h", "bfloat16": "bf", "float32": "f", "float64": "d", "int8": "b", "int16": "s",
+                "int32": "i", "int64": "l", "uint8": "ub", "uint16": "us", "uint32": "ui", "uint64": "ul"}
+
+
+def scalar_short_name(t):
+    """The suffix of a scalar type in composite type names (`f` in `vec3f`), or None."""
+    t = _weft(t)
+    return _SHORT_NAMES.get(t.name) if isinstance(t, Scalar) else None
 
 
 def type_repr(t) -> str:
+    """A type (or an array) as Warp spells it: `vec3f`, `vector(length=5, dtype=float64)`,
+    `mat23f`, `array(ndim=1, dtype=float32)`, `array(shape=(3,), dtype=float32)`."""
     if t is typing.Any:
         return "Any"
+    if t in (float, int, builtins.bool):
+        return t.__name__
+    array_type = getattr(t, "_type", None)
+    if isinstance(array_type, ArrayType) and hasattr(t, "shape"):  # an array
+        return f"array(shape={tuple(t.shape)}, dtype={type_repr(array_type.dtype)})"
     t = _weft(t)
     if isinstance(t, ArrayType):
         return f"array(ndim={t.ndim}, dtype={type_repr(t.dtype)})"
     if isinstance(t, AnyArray):
-        return f"array(ndim={t.ndim}, dtype=Any)"
+        ndim = "Any" if t.ndim is typing.Any else t.ndim
+        return f"array(ndim={ndim}, dtype={type_repr(t.dtype)})"
+    if isinstance(t, Vector):
+        sn = scalar_short_name(t.dtype)
+        if t.flavor != "vec":
+            name = "quat" if t.flavor == "quat" else "transform"
+            return f"{name}{sn}" if sn else f"{name}(dtype={type_repr(t.dtype)})"
+        if sn and t.length <= 4:
+            return f"vec{t.length}{sn}"
+        return f"vector(length={t.length}, dtype={type_repr(t.dtype)})"
+    if isinstance(t, Matrix):
+        sn = scalar_short_name(t.dtype)
+        if sn and t.rows <= 4 and t.cols <= 4:
+            return f"mat{t.rows}{t.cols}{sn}"
+        return f"matrix(shape=({t.rows}, {t.cols}), dtype={type_repr(t.dtype)})"
     name = getattr(t, "name", None) or getattr(t, "__name__", None)
     return name if name is not None else repr(t)
 
@@ -224,4 +275,5 @@ def dtype_to_numpy(weft_dtype):
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "annotations", "builtins", "ctypes", "typing", "np", "AnyArray", "ArrayType", "Matrix", "TupleType",
-    "Vector", "TypePattern", "PYTHON_TYPES", "SCALARS", "Scalar", "bool_", "StructType", "StructValue")]
+    "Vector", "CompositeValue", "TypePattern", "PYTHON_TYPES", "SCALARS", "Scalar", "bool_", "StructType",
+    "StructValue")]

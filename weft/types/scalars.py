@@ -6,6 +6,8 @@ Python scope converts a number (`weft.float32(1.5)`); inside a kernel it is a ca
 
 from __future__ import annotations
 
+import typing
+
 import ml_dtypes
 import numpy as np
 
@@ -20,13 +22,31 @@ class Type:
     def __repr__(self) -> str:
         return self.name  # type: ignore[attr-defined]
 
+    # `wp.vec3 | None`, `float | wp.array[float]`: unions for Python-scope annotations (as
+    # Warp's types, which are classes, make them)
+    def __or__(self, other):
+        return typing.Union[self, other]  # noqa: UP007
+
+    def __ror__(self, other):
+        return typing.Union[other, self]  # noqa: UP007
+
 
 class Scalar(Type):
     """A scalar type. `kind` is 'b' (bool), 'i' (signed), 'u' (unsigned) or 'f' (float)."""
 
     is_scalar = True
+    _length_ = 1  # (Warp's scalar classes carry it, as its composite types do)
 
-    def __init__(self, name: str, kind: str, bits: int, np_dtype):
+    def __new__(cls, name, kind, bits=None, np_dtype=None):
+        if isinstance(kind, tuple):  # `class MyFloat(weft.float32): ...` names the same type
+            if len(kind) != 1 or not isinstance(kind[0], Scalar):
+                raise TypeError(f"class {name}: a scalar type derives from exactly one scalar type")
+            return kind[0]
+        return super().__new__(cls)
+
+    def __init__(self, name: str, kind: str, bits: int = None, np_dtype=None):
+        if isinstance(kind, tuple):  # (a class statement, see __new__)
+            return
         self.name = name
         self.kind = kind
         self.bits = bits
@@ -50,9 +70,20 @@ class Scalar(Type):
     def is_bool(self) -> bool:
         return self.kind == "b"
 
+    @property
+    def __numpy_dtype__(self) -> np.dtype:
+        """numpy's dtype protocol: `np.zeros(3, dtype=weft.float32)`, `np.dtype(weft.int8)`.
+        bfloat16 has no numpy dtype of its own (as in Warp)."""
+        if self.np_dtype.kind not in "biuf":
+            raise AttributeError("__numpy_dtype__")
+        return self.np_dtype
+
     def __call__(self, value=0):
         """Convert a Python number to this type (a numpy scalar; bfloat16 is rounded through
-        float32, as Warp and kernels convert)."""
+        float32, as Warp and kernels convert). An integer outside an integer type's range
+        wraps modulo 2**bits, as C's conversions (and Warp's) do: `uint32(-1)` is 0xFFFFFFFF."""
+        if self.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return self.np_dtype.type(wrap_int(int(value), self.bits, self.kind == "i"))
         if self.name == "bfloat16" and not isinstance(value, (str, bytes)):
             with np.errstate(invalid="ignore", over="ignore"):
                 return self.np_dtype.type(np.float32(value))
@@ -66,6 +97,17 @@ class Scalar(Type):
 
     def __reduce__(self):
         return (scalar_by_name, (self.name,))
+
+    def __instancecheck__(self, value) -> bool:
+        """`isinstance(x, weft.float32)`: whether `x` is a value of this type (what calling
+        the type returns, a numpy scalar of its dtype); Python numbers are not."""
+        return isinstance(value, np.generic) and value.dtype == self.np_dtype
+
+
+def wrap_int(value: int, bits: int, signed: bool) -> int:
+    """`value` reduced modulo 2**bits into the range of a `bits`-bit integer."""
+    value %= 1 << bits
+    return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
 bool_ = Scalar("bool", "b", 8, np.bool_)
