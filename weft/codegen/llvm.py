@@ -130,6 +130,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccum
             b.store(ir.Constant(STACK_TYPE, [None, I64(0), I64(0)]), self.stack)
         self.launch_dims = [b.load(b.gep(ctx, [I32(0), I32(0), I32(d)], source_etype=CTX_TYPE), typ=I32)
                             for d in range(MAX_DIMS)]
+        serial = b.load(b.gep(ctx, [I32(0), I32(7)], source_etype=CTX_TYPE), typ=I32)
+        self.serial = b.icmp_unsigned("!=", serial, I32(0))
         self.uniform_adds = uniform_accumulations(self.fn) if self.accumulate_uniform_adds else set()
         self.setup_accumulators()
         guard = self._thread_guard()

@@ -99,6 +99,7 @@ CTX_TYPE = ir.LiteralStructType([
     ir.ArrayType(I64, MAX_DIMS),  # 4 error extent
     PTR,                          # 5 scratch for redirected accesses (scratch_size bytes)
     I64,                          # 6 AD stack limit in bytes (adjoint kernels)
+    I32,                          # 7 1: this call runs alone (atomics may be plain updates)
 ])
 
 

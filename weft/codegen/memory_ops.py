@@ -309,7 +309,28 @@ class MemoryOps:
             pair = b.cmpxchg(ptr, compare, x, "seq_cst", "seq_cst")
             return b.extract_value(pair, 0)
         rmw = self._RMW[t.kind][kind]
+        if kind in ("add", "sub") and getattr(self, "serial", None) is not None:
+            return self._serial_or_atomic(rmw, t, ptr, x)
         return b.atomic_rmw(rmw, ptr, x, "seq_cst" if kind == "exch" else "monotonic")
+
+    def _serial_or_atomic(self, rmw, t, ptr, x):
+        """An add or subtract: a plain read-modify-write when the launch runs in this one
+        call (ctx.serial; a compare-and-swap loop costs several times more for floats),
+        else the atomic update. The flag is loop-invariant: LLVM unswitches on it."""
+        b = self.builder
+        with b.if_else(self.serial) as (alone, shared):
+            with alone:
+                old_plain = b.load(ptr, typ=x.type)
+                op = {"fadd": b.fadd, "fsub": b.fsub, "add": b.add, "sub": b.sub}[rmw]
+                b.store(op(old_plain, x), ptr)
+                plain_block = b.block
+            with shared:
+                old_atomic = b.atomic_rmw(rmw, ptr, x, "monotonic")
+                atomic_block = b.block
+        old = b.phi(x.type)
+        old.add_incoming(old_plain, plain_block)
+        old.add_incoming(old_atomic, atomic_block)
+        return old
 
     def _atomic_bfloat16(self, kind, ptr, x, compare=None):
         """An atomic update of a bfloat16 element (16 bits; `x` a float): add/sub/min/max by

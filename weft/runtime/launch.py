@@ -30,7 +30,7 @@ class LaunchContext(ctypes.Structure):
     _fields_ = [("dim", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
                 ("error_site", ctypes.c_int32), ("error_index", ctypes.c_int64 * MAX_DIMS),
                 ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_void_p),
-                ("adstack_limit", ctypes.c_int64)]
+                ("adstack_limit", ctypes.c_int64), ("serial", ctypes.c_int32)]
 
     @classmethod
     def for_kernel(cls, ck) -> LaunchContext:
@@ -437,9 +437,12 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None, widened=False):
     # small launches skip even counting threads: this is the launch hot path
     if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1 \
             and not (ck.order_dependent and ck.kernel.deterministic):
+        ctx.serial = 0
         get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:
+        ctx.serial = 1  # one call runs every thread: its atomics need not be atomic
         ck.entry(args_ptr, 0, total, ctx_ptr)
+        ctx.serial = 0
     if ck.has_print:
         _flush_c_stdout()
     if ctx.error_site:
