@@ -454,12 +454,14 @@ class Tape:
             run_compiled(ck, entry.dims, params)
 
     def zero(self):
-        """Zero the gradient of every array the tape touched, seeds included."""
-        for a in self._touched():
-            if a.grad is not None:
-                a.grad.zero_()
-        for adjoint in self.gradients.values():
-            _zero_adjoint(adjoint)
+        """Zero the gradient of every array the tape touched, seeds included (each once)."""
+        grads = [a.grad for a in self._touched() if a.grad is not None]
+        grads += [g for adjoint in self.gradients.values() for g in _arrays_in(adjoint)]
+        seen = set()
+        for g in grads:
+            if id(g) not in seen and hasattr(g, "zero_"):
+                seen.add(id(g))
+                g.zero_()
 
     def reset(self):
         """Forget the recording (and its snapshots) and zero the gradients."""
@@ -560,13 +562,6 @@ def adjoint_struct(value):
                 setattr(out, name, inner)
                 found = True
     return out if found else None
-
-
-def _zero_adjoint(adjoint):
-    from .runtime.array import array
-    for a in _arrays_in(adjoint):
-        if isinstance(a, array):
-            a.zero_()
 
 
 def _arrays_in(value) -> list:
