@@ -41,3 +41,10 @@ def test_annotation_metadata():
     field = _Holder.vars["values"]
     assert field.label == "values" and field.type is wp.indexedarray(dtype=float)
     assert list(_Holder.vars) == ["values", "count"]
+
+
+def test_strides_from_shape_and_non_atomic_types():
+    from weft._src import types as warp_types
+    assert warp_types.strides_from_shape((5, 5), wp.vec3) == (60, 12)
+    assert warp_types.strides_from_shape((2, 3, 4), wp.float64) == (96, 32, 8)
+    assert set(warp_types.non_atomic_types) == {wp.int8, wp.uint8, wp.int16, wp.uint16}

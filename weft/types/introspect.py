@@ -19,6 +19,9 @@ int_types = tuple(s for s in SCALARS if s.is_int)
 float_types = tuple(s for s in SCALARS if s.is_float)
 scalar_types = int_types + float_types
 scalar_and_bool_types = (*scalar_types, bool_)
+#: Scalars whose atomic updates are not supported (Warp's list: 8- and 16-bit integers);
+#: `a[i] += x` on such arrays is a plain, non-atomic update.
+non_atomic_types = tuple(s for s in SCALARS if s.is_int and s.bits in (8, 16))
 
 
 def _weft(t):
@@ -271,6 +274,15 @@ def dtype_to_numpy(weft_dtype):
     if t is None:
         raise TypeError(f"cannot convert {weft_dtype!r} to a numpy type")
     return t
+
+
+def strides_from_shape(shape: tuple, dtype) -> tuple:
+    """Byte strides of a C-ordered (row-major) array of `shape` holding `dtype`."""
+    strides, step = [], type_size_in_bytes(dtype)
+    for extent in reversed(tuple(shape)):
+        strides.append(step)
+        step *= int(extent)
+    return tuple(reversed(strides))
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
