@@ -90,7 +90,8 @@ def type_is_array(t) -> bool:
 
 
 def type_is_tile(t) -> bool:
-    return False  # weft has no tiles
+    from .tile import TileType
+    return isinstance(t, TileType)
 
 
 def _type_of(x):
@@ -151,7 +152,7 @@ def is_array(x) -> bool:
 
 
 def is_tile(x) -> bool:
-    return False
+    return type_is_tile(x)  # (tile values do not exist yet: issue 11)
 
 
 def type_size(t) -> int:
