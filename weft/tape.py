@@ -683,12 +683,17 @@ def _nonzero(g: np.ndarray) -> bool:
     return bool(np.any(g))
 
 
-def _root_id(a) -> int:
-    """An id of the memory block array `a` views (shared by all views of one allocation)."""
+def _root(a) -> np.ndarray:
+    """The numpy array owning the memory that array `a` views (one for all its views)."""
     data = a.numpy()
     while isinstance(data.base, np.ndarray):
         data = data.base
-    return id(data)
+    return data
+
+
+def _root_id(a) -> int:
+    """An id of the memory block array `a` views (shared by all views of one allocation)."""
+    return id(_root(a))
 
 
 def _snapshot(a):

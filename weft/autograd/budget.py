@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tape as tape_module
+from ..tape import _argument_array, _arrays_in, _root, _root_id
+
 
 class Segment:
     """Consecutive launches re-run during backward, and the undo log of its span (root
@@ -43,7 +46,6 @@ class Segment:
 
     @property
     def arrays(self) -> list:
-        from ..tape import _arrays_in
         return [a for e in self.entries for p in e.grad_of if p is not None for a in _arrays_in(p)]
 
     @property
@@ -52,7 +54,6 @@ class Segment:
 
     def replay_bytes(self) -> int:
         """At most what an unbounded Tape keeps for these launches: what they write."""
-        from ..tape import _argument_array
         total = 0
         for e in self.entries:
             for key in e.kernel.array_effects()[1]:
@@ -67,7 +68,6 @@ class Segment:
     def backward(self):
         """Re-run the launches from the segment's start on a private budgeted Tape and run
         its backward; leave the state as it was at the segment's start."""
-        from .. import tape as tape_module
         from ..runtime.launch import launch
         self.restore()
         remaining = max(self.budget.limit - self.budget.held_bytes(), 1)
@@ -190,15 +190,3 @@ def _release(tape):
     tape._readers.clear()
     tape._written.clear()
     tape.gradients.clear()
-
-
-def _root(a) -> np.ndarray:
-    """The numpy array owning the memory that array `a` views."""
-    data = a.numpy()
-    while isinstance(data.base, np.ndarray):
-        data = data.base
-    return data
-
-
-def _root_id(a) -> int:
-    return id(_root(a))

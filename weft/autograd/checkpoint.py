@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tape as tape_module
+from .problem import _distinct
 
 
 def checkpoint(fn, *args, **kwargs):
@@ -118,11 +119,3 @@ def _arrays_of(result) -> list:
         return [r for r in result if isinstance(r, array)]
     return []
 
-
-def _distinct(arrays) -> list:
-    seen, out = set(), []
-    for a in arrays:
-        if id(a) not in seen:
-            seen.add(id(a))
-            out.append(a)
-    return out

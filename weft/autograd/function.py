@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tape as tape_module
+from .problem import is_float_array
 
 
 class FunctionCtx:
@@ -104,16 +105,11 @@ class Function:
                                 "a Function returns weft arrays")
         if tape is not None and any(needs):
             for out in outputs:
-                if id(out) not in ctx._non_differentiable and _is_float(out.dtype) and not out.requires_grad:
+                if id(out) not in ctx._non_differentiable and is_float_array(out) and not out.requires_grad:
                     out.requires_grad = True
             step = _FunctionStep(cls, ctx, args, outputs)
             tape.record_step(step, step.inputs, outputs, saved=[a for a in ctx._saved if a is not None])
         return result
-
-
-def _is_float(dtype) -> bool:
-    from ..types.introspect import type_scalar_type
-    return bool(getattr(type_scalar_type(dtype), "is_float", False))
 
 
 class _FunctionStep:

@@ -117,32 +117,19 @@ def randu(ctx, args, kwargs):
     return [state], b.add(b.binary("mod", state, b.sub(hi, lo)), lo)
 
 
-def _float32_rule(ts):
-    if ts != [float32]:
-        raise TypeError("expects a float32")
-    return [float32]
+def _float32_rule(arity: int):
+    def rule(ts):
+        if ts != [float32] * arity:
+            raise TypeError(f"expects {arity} float32 argument(s)")
+        return [float32]
+    return rule
 
 
-def _lower_libm(name):
+def _lower_libm(name: str, arity: int):
     def lower(cg, args, op):
         from llvmlite import ir
         f32 = ir.FloatType()
-        fn = cg.module.globals.get(name) or ir.Function(cg.module, ir.FunctionType(f32, [f32]), name)
-        return cg.builder.call(fn, args)
-    return lower
-
-
-def _float32_pair_rule(ts):
-    if ts != [float32, float32]:
-        raise TypeError("expects two float32")
-    return [float32]
-
-
-def _lower_libm2(name):
-    def lower(cg, args, op):
-        from llvmlite import ir
-        f32 = ir.FloatType()
-        fn = cg.module.globals.get(name) or ir.Function(cg.module, ir.FunctionType(f32, [f32, f32]), name)
+        fn = cg.module.globals.get(name) or ir.Function(cg.module, ir.FunctionType(f32, [f32] * arity), name)
         return cg.builder.call(fn, args)
     return lower
 
@@ -150,11 +137,9 @@ def _lower_libm2(name):
 # randn and the sample_* builtins call the C library's math functions, as Warp's CPU code
 # does, so that their values are bit-identical to Warp's (weft's own log, cos, ... round
 # some results differently). Their inputs come from the integer state: no gradient.
-LIBM = {name: primitive(f"libm_{name}", _float32_rule, _lower_libm(name), lambda b, a, r, g: [None],
-                        doc=f"the C library's {name}, for random sampling")
-        for name in ("logf", "expf", "cosf", "sinf", "acosf")}
-LIBM["powf"] = primitive("libm_powf", _float32_pair_rule, _lower_libm2("powf"), lambda b, a, r, g: [None, None],
-                         doc="the C library's powf, for random sampling")
+LIBM = {name: primitive(f"libm_{name}", _float32_rule(arity), _lower_libm(name, arity),
+                        lambda b, a, r, g: [None] * len(a), doc=f"the C library's {name}, for random sampling")
+        for name, arity in (("logf", 1), ("expf", 1), ("cosf", 1), ("sinf", 1), ("acosf", 1), ("powf", 2))}
 
 
 @builtin("randn", inout=(0,))

@@ -15,7 +15,7 @@ import time
 import weakref
 
 from .. import config
-from ..ir.core import Loc, walk
+from ..ir.core import Loc, constant_value, walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
 from ..runtime.array import array
@@ -164,8 +164,7 @@ def work_per_thread(block, scale: int = 1) -> int:
 
 def _trip_count(op) -> int:
     if op.name == "for":
-        bounds = [v.owner.attrs["value"] if getattr(v.owner, "name", None) == "const" else None
-                  for v in op.operands[:3]]
+        bounds = [constant_value(v) for v in op.operands[:3]]
         if None not in bounds and bounds[2] != 0:
             return max(len(range(*(int(b) for b in bounds))), 1)
     return DYNAMIC_TRIPS

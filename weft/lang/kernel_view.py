@@ -71,25 +71,13 @@ class KernelView:
     @property
     def has_unresolved_static_expressions(self) -> bool:
         """Whether some `wp.static(...)` waits for the compiler (it reads a local name)."""
-        return len(_outermost_statics(self.tree)) > len(self._kernel._eager_statics)
+        from .static_eval import _outermost_static_calls
+        src = self._source()
+        calls = list(_outermost_static_calls(src.tree, {**src.globals, **src.closure}))
+        return len(calls) > len(self._kernel._eager_statics)
 
     def _source(self):
         if self._parsed is None:
             self._parsed = self._kernel.parsed_source()
         return self._parsed
 
-
-def _is_static_call(node: ast.Call) -> bool:
-    func = node.func
-    return (isinstance(func, ast.Attribute) and func.attr == "static") or (
-        isinstance(func, ast.Name) and func.id == "static")
-
-
-def _outermost_statics(node) -> list:
-    found = []
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Call) and _is_static_call(child):
-            found.append(child)
-        else:
-            found.extend(_outermost_statics(child))
-    return found

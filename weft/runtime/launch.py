@@ -13,7 +13,7 @@ from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bfloat16, bool_, int64
-from ..types.composite import cast_components
+from ..types.composite import cast_components, deprecated_bool_fill
 from ..types.layout import array_descriptor, ctype_of
 from . import capture, diagnostics, half_adjoints
 from .array import array, view_of
@@ -57,17 +57,6 @@ class LaunchTypeError(TypeError, RuntimeError):
 
 class LaunchValueError(ValueError, TypeError):
     """A launch argument that cannot be converted: Warp's ValueError, and weft's TypeError."""
-
-
-def deprecated_scalar_fill(value, t, what: str) -> np.ndarray:
-    """Every component of composite type `t` set to one bool, with Warp's deprecation
-    warning. (Warp also still fills from one numpy number but refuses its own scalars;
-    weft's scalars are numpy's, so numbers are refused, as Warp will.)"""
-    from ..logger import log_warning
-    log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
-                f"`{t!r}` for {what} is deprecated. Construct the value explicitly, e.g.: `{t!r}(...)`.",
-                category=DeprecationWarning, stacklevel=4)
-    return np.full(t.num_components, value, dtype=t.dtype.np_dtype)
 
 
 def _refuse(kernel, name, message, exc=LaunchTypeError):
@@ -152,7 +141,7 @@ def pack_value(kernel, name, t, value):
             _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
                     f"{name} to {t!r}", LaunchValueError)
         elif isinstance(value, (bool, np.bool_)):
-            data = deprecated_scalar_fill(value, t, f"kernel parameter '{name}'")
+            data = deprecated_bool_fill(value, t, f"kernel parameter '{name}'")
         elif isinstance(value, (numbers.Number, np.generic)):  # one number is not broadcast
             _refuse(kernel, name, f"expects {t!r} but got a single value of type {type(value).__name__}. "
                     f"Construct the value explicitly, e.g.: {t!r}(...)")

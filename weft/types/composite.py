@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import typing
 
+import numpy as np
+
 from .generic import MatrixPattern, TypePattern, VectorPattern, is_any
 from .scalars import PYTHON_TYPES, Scalar, Type, float32
 
@@ -285,3 +287,15 @@ class Transformation:
 
 
 from .values import CompositeValue, cast_components, components, from_ptr  # noqa: E402, F401 - (they use the types above)
+
+
+def deprecated_bool_fill(value, t, what: str) -> np.ndarray:
+    """The components of composite type `t` all set to one bool, with Warp's deprecation
+    warning (`what`: "kernel parameter 'v'", "struct field 'v'"). Warp also still fills
+    from one numpy number but refuses its own scalars; weft's scalars are numpy's, so
+    numbers are refused, as Warp will."""
+    from ..logger import log_warning
+    log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
+                f"`{t!r}` for {what} is deprecated. Construct the value explicitly, e.g.: `{t!r}(...)`.",
+                category=DeprecationWarning, stacklevel=4)
+    return np.full(t.num_components, value, dtype=t.dtype.np_dtype)

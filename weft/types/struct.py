@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from .composite import Composite, CompositeValue, Matrix, Vector
+from .composite import Composite, CompositeValue, Matrix, Vector, deprecated_bool_fill
 from .scalars import PYTHON_TYPES, Scalar, Type
 
 
@@ -298,11 +298,7 @@ def _composite_field(name, t, value) -> CompositeValue:
     # (Warp still fills from a numpy number but refuses its own scalars, which in weft are
     # numpy's).
     if isinstance(value, (bool, np.bool_)):
-        from ..logger import log_warning
-        log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
-                    f"`{t!r}` for struct field '{name}' is deprecated. Construct the value explicitly, e.g.: "
-                    f"`{t!r}(...)`.", category=DeprecationWarning, stacklevel=4)
-        return CompositeValue(t, np.full(t.num_components, value, dtype=t.dtype.np_dtype))
+        return CompositeValue(t, deprecated_bool_fill(value, t, f"struct field '{name}'"))
     if not hasattr(value, "__len__") or (isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"Struct field '{name}' expects {t!r} but got a single value of type "
                         f"{type(value).__name__}. Construct the value explicitly, e.g.: {t!r}(...).")
