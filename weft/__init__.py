@@ -116,7 +116,7 @@ from .runtime.device import (  # noqa: E402
     unmap_cuda_device,
 )
 from .runtime.indexed_array import indexedarray  # noqa: E402
-from .runtime.launch import Launch, launch  # noqa: E402
+from .runtime.launch import Launch, launch, launch_tiled  # noqa: E402
 from .runtime.stream import (  # noqa: E402
     Event,
     ScopedStream,
@@ -170,7 +170,7 @@ globals().update({name: b for name, b in _BUILTINS.items()})
 from .constants import *  # noqa: E402,F403 - pi, HALF_PI, e, inf, ... as in Warp
 from .math import *  # noqa: E402,F403 - norms and quaternion helpers, funcs as in warp.math
 
-for _name in ("quat", "transform"):  # the type names double as constructors
+for _name in ("quat", "transform", "tile"):  # the type names double as constructors (tile(x): a builtin)
     globals()[_name] = getattr(types, _name)
 
 class _ArrayND:

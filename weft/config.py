@@ -46,6 +46,9 @@ verify_fp: bool = False
 #: How many `weft.autograd.detect_anomaly()` blocks are open (0: launches are not checked).
 #: Set by those blocks, not by hand.
 anomaly_depth: int = 0
+#: Warp's experimental cooperative CPU blocks (block_dim > 1 on the CPU): not supported by
+#: weft, where a CPU block is one thread (launch_tiled refuses block_dim > 1 when this is set).
+enable_cpu_blocks: bool = False
 #: Print each launch (kernel, dimensions, device) before it runs.
 print_launches: bool = False
 #: LLVM optimisation level for kernels, 0 to 3 (None: 3). Part of the cache key.

@@ -30,9 +30,10 @@ from __future__ import annotations
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, walk
 from ..lang.errors import NotDifferentiableError
-from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
+from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
 from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays
 from .half import to_type, widened_array, widened_params
+from .tiles import TileReverse
 
 __all__ = ["active_types", "adjoint_function", "array_effects", "component_range", "has_adjoint_array"]
 
@@ -47,6 +48,8 @@ def active_types(t) -> list[Scalar]:
     if isinstance(t, (StructType, TupleType)):
         parts = t.fields.values() if isinstance(t, StructType) else t.elements
         return [leaf for p in parts for leaf in active_types(p)]
+    if isinstance(t, TileType):  # one leaf: the adjoint is a tile (tiles.py)
+        return [t] if active_types(t.dtype) else []
     return []
 
 
@@ -109,7 +112,7 @@ def adjoint_function(fn: Function, kernel_name: str, absent=frozenset(), keep=fr
     return _Reverse(fn, kernel_name, absent, keep).build()
 
 
-class _Reverse:
+class _ScalarReverse:
     def __init__(self, fn: Function, kernel_name: str, absent=frozenset(), keep=frozenset(),
                  retain=frozenset()):
         self.fn = fn
@@ -245,6 +248,8 @@ class _Reverse:
                 self.replay_loop(op, push and self.needs_reverse(op))
             elif op.name == "func_region":
                 self.replay_func_region(op, push and self.needs_reverse(op))
+            elif op.name == "tile_map":
+                self.replay_tile_map(op)
             else:
                 new = self.b.op(op.name, [self.m(v) for v in op.operands], [r.type for r in op.results],
                                 op.attrs)
@@ -722,3 +727,7 @@ class _Reverse:
         for v in inits:
             self.accum(v, [next(it) for _ in active_types(v.type)])
         self.adj.update(self._unflatten(free, results[n_carried:]))
+
+
+class _Reverse(TileReverse, _ScalarReverse):
+    """The reverse pass: `_ScalarReverse`'s rules, with tiles' (tiles.py) where values are tiles."""

@@ -17,6 +17,7 @@ from . import (  # noqa: F401 - registers the builtins
     reductions,
     rotation,
     special,
+    tiles,
     vector,
 )
 from .registry import BUILTINS, PRIMITIVES, Builtin, Primitive

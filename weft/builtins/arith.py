@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ir.core import Value
 from ..lang import promotion
-from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32
 
 RANGE = range
 
@@ -62,6 +62,9 @@ def unify(ctx, a, b):
 
 
 def binary(ctx, op: str, a, b) -> Value:
+    if _is_tile(a) or _is_tile(b):
+        from .tiles import elementwise
+        return elementwise.binary(ctx, op, a, b)
     a, b = unify(ctx, a, b)
     ta, tb = a.type, b.type
     if isinstance(ta, Scalar) and isinstance(tb, Scalar):
@@ -82,6 +85,10 @@ def binary(ctx, op: str, a, b) -> Value:
         ctx.error(f"'{_SYMBOLS.get(op, op)}' between two vectors is ambiguous: use "
                   f"weft.cw_{op}(a, b) for componentwise, or weft.dot(a, b)")
     ctx.error(f"unsupported operand types for {_SYMBOLS.get(op, op)}: {ta!r} and {tb!r}")
+
+
+def _is_tile(x) -> bool:
+    return isinstance(x, Value) and isinstance(x.type, TileType)
 
 
 # operators that apply component by component to two composites of one type
@@ -151,6 +158,9 @@ def _dot_list(ctx, xs, ys) -> Value:
 
 def unary(ctx, kind: str, v: Value) -> Value:
     t = v.type
+    if isinstance(t, TileType):
+        from .tiles import elementwise
+        return elementwise.unary(ctx, kind, v)
     if isinstance(t, Scalar):
         if kind == "invert" and not (t.is_int or t is bool_):
             ctx.error(f"~ needs an integer, got {t!r}")
@@ -393,6 +403,9 @@ def _static_index(ctx, k, n: int, what: str):
 
 def get_item(ctx, v: Value, key: tuple):
     t = v.type
+    if isinstance(t, TileType):
+        from .tiles import elements
+        return elements.get_element(ctx, v, key)
     if any(isinstance(k, slice) for k in key):
         return _get_slice(ctx, v, key)
     if isinstance(t, (Vector, TupleType)) and len(key) == 1:
@@ -417,6 +430,9 @@ def get_item(ctx, v: Value, key: tuple):
 
 def set_item(ctx, v: Value, key: tuple, value) -> Value:
     t = v.type
+    if isinstance(t, TileType):
+        from .tiles import elements
+        return elements.set_element(ctx, v, key, value)
     if any(isinstance(k, slice) for k in key):
         return _set_slice(ctx, v, key, value)
     if isinstance(t, Vector) and len(key) == 1:

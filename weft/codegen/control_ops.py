@@ -5,6 +5,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..ir.core import Block, constant_value, walk
+from ..types import TileType
 from .llvm_types import (
     CTX_TYPE,
     I1,
@@ -13,6 +14,7 @@ from .llvm_types import (
     I64,
     PTR,
     STACK_TYPE,
+    TileBytes,
     _all_of,
     _indices,
     _slot_offsets,
@@ -61,10 +63,26 @@ class ControlOps:
             results.append(self.from_leaves(t, iter(phis)))
         return results
 
-    def _loop_phis(self, values, pre):
-        """Header phis for loop-carried values entering from block `pre`: (reps, phi lists)."""
+    def _carry_tiles(self, values, args) -> dict:
+        """Before a loop: a buffer of the loop's for each carried tile (tile_ops.py), filled
+        with its initial value; `args` are the body's block arguments for `values`."""
+        bufs = {}
+        for x, arg in zip(values, args):
+            if isinstance(x.type, TileType):
+                bufs[x.id] = buf = self.tile_buffer(x.type, "carried")
+                self.tile_copy(buf, self.v(x), x.type)
+                self.carried_tiles.add(arg.id)
+        return bufs
+
+    def _loop_phis(self, values, pre, tiles=None):
+        """Header phis for loop-carried values entering from block `pre`: (reps, phi lists).
+        Carried tiles (`tiles`: from _carry_tiles) need none: their buffer is the value."""
         reps, all_phis = [], []
         for x in values:
+            if tiles and x.id in tiles:
+                reps.append(tiles[x.id])
+                all_phis.append((tiles[x.id], x.type))
+                continue
             phis = [self.builder.phi(lt) for lt in self.leaf_types(x.type)]
             for phi, leaf in zip(phis, self.leaves(self.v(x), x.type)):
                 phi.add_incoming(leaf, pre)
@@ -73,7 +91,14 @@ class ControlOps:
         return reps, all_phis
 
     def _close_loop(self, all_phis, new_values):
+        tiles = [(buf, t, rep) for (buf, t), rep in zip(all_phis, new_values) if isinstance(t, TileType)]
+        if len(tiles) > 1:  # one may yield another's buffer (a swap): copy through temporaries
+            tiles = [(buf, t, self._tile_temp(rep, t)) for buf, t, rep in tiles]
+        for buf, t, rep in tiles:
+            self.tile_copy(buf, rep, t)
         for (phis, t), rep in zip(all_phis, new_values):
+            if isinstance(t, TileType):
+                continue
             for phi, leaf in zip(phis, self.leaves(rep, t)):
                 phi.add_incoming(leaf, self.builder.block)
 
@@ -151,6 +176,7 @@ class ControlOps:
         ctype = I64 if wide else llvm_type(t)
         signed = t.is_signed or wide
         lo, hi, st = (ext(self.v(x), I64) for x in (start, stop, step))
+        tiles = self._carry_tiles(inits, op.regions[0].args[1:])
         pre = b.block
         header = self.func.append_basic_block("for.header")
         body = self.func.append_basic_block("for.body")
@@ -159,7 +185,7 @@ class ControlOps:
         b.position_at_end(header)
         iv = b.phi(ctype, "i")
         iv.add_incoming(lo, pre)
-        carried, phis = self._loop_phis(inits, pre)
+        carried, phis = self._loop_phis(inits, pre, tiles)
         cmp = b.icmp_signed if signed else b.icmp_unsigned
         if step_value is not None:
             go = cmp("<" if step_value > 0 else ">", iv, hi)
@@ -181,13 +207,17 @@ class ControlOps:
 
     def op_while(self, op):
         b = self.builder
+        tiles = self._carry_tiles(op.operands, op.regions[1].args)
+        for a, x in zip(op.regions[0].args, op.operands):
+            if x.id in tiles:
+                self.carried_tiles.discard(a.id)  # (the condition only reads)
         pre = b.block
         header = self.func.append_basic_block("while.header")
         body = self.func.append_basic_block("while.body")
         exit_ = self.func.append_basic_block("while.exit")
         b.branch(header)
         b.position_at_end(header)
-        carried, phis = self._loop_phis(op.operands, pre)
+        carried, phis = self._loop_phis(op.operands, pre, tiles)
         (go,) = self._region(op.regions[0], carried)
         b.cbranch(go, body, exit_)
         b.position_at_end(body)
@@ -210,7 +240,8 @@ class ControlOps:
         and the values go to scratch memory, so the launch ends cleanly and reports it."""
         b = self.builder
         leaves = [leaf for v in op.operands for leaf in self.leaves(self.v(v), v.type)]
-        offsets, frame = _slot_offsets([leaf.type for leaf in leaves])
+        types = [lt for v in op.operands for lt in self.stack_leaf_types(v.type)]
+        offsets, frame = _slot_offsets(types)
         size_ptr, cap_ptr = self._stack_field(1), self._stack_field(2)
         size = b.load(size_ptr, typ=I64)
         need = b.add(size, I64(frame))
@@ -227,14 +258,17 @@ class ControlOps:
         self._check(op, ok, [], [])
         top = b.gep(b.load(self._stack_field(0), typ=PTR), [size], source_etype=I8)
         ptr = b.select(ok, top, self._scratch())
-        for offset, leaf in zip(offsets, leaves):
+        for offset, leaf, lt in zip(offsets, leaves, types):
             slot = b.gep(ptr, [I64(offset)], source_etype=I8)
+            if isinstance(lt, TileBytes):  # a tile: its elements
+                b.call(self._memcpy(), [slot, leaf, I64(int(lt)), I1(0)])
+                continue
             b.store(b.zext(leaf, I8) if leaf.type == I1 else leaf, slot)
         b.store(b.select(ok, need, size), size_ptr)
 
     def op_pop(self, op):
         b = self.builder
-        types = [lt for r in op.results for lt in self.leaf_types(r.type)]
+        types = [lt for r in op.results for lt in self.stack_leaf_types(r.type)]
         offsets, frame_bytes = _slot_offsets(types)
         size_ptr = self._stack_field(1)
         size = b.load(size_ptr, typ=I64)
@@ -244,12 +278,22 @@ class ControlOps:
         top = b.gep(b.load(self._stack_field(0), typ=PTR), [rest], source_etype=I8)
         ptr = b.select(ok, top, self._scratch())
         leaves = []
+        tile_types = iter([r.type for r in op.results if isinstance(r.type, TileType)])
         for offset, lt in zip(offsets, types):
             slot = b.gep(ptr, [I64(offset)], source_etype=I8)
+            if isinstance(lt, TileBytes):
+                buf = self.tile_buffer(next(tile_types), "popped")
+                b.call(self._memcpy(), [buf, slot, I64(int(lt)), I1(0)])
+                leaves.append(buf)
+                continue
             leaves.append(b.icmp_unsigned("!=", b.load(slot, typ=I8), I8(0)) if lt == I1 else b.load(slot, typ=lt))
         b.store(b.select(ok, rest, size), size_ptr)
         it = iter(leaves)
         return [self.from_leaves(r.type, it) for r in op.results]
+
+    def stack_leaf_types(self, t) -> list:
+        """`leaf_types`, with a tile's elements as one `TileBytes` leaf (pushed by value)."""
+        return [TileBytes(t.nbytes)] if isinstance(t, TileType) else self.leaf_types(t)
 
     def _stack_grow(self):
         """`grow(stack, need, limit) -> ok`: realloc to max(need, 2 x capacity, 4 KiB), never

@@ -45,6 +45,7 @@ from .llvm_types import (
 )
 from .memory_ops import MemoryOps
 from .scalar_ops import ScalarOps, has_bfloat16
+from .tile_ops import TileOps
 from .uniform_acc import UniformAccumulation, uniform_accumulations
 
 # ops that compute new float values: a bfloat16 result is rounded after them (casts round
@@ -52,7 +53,7 @@ from .uniform_acc import UniformAccumulation, uniform_accumulations
 _ROUNDING_OPS = ("binary", "call")
 
 
-class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccumulation):
+class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, UniformAccumulation):
     """Lowers one kernel IR function with one specialisation to an LLVM module."""
 
     #: add into one element that every thread adds to through a local sum (uniform_acc.py)
@@ -91,9 +92,11 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccum
                 what = "integer division"
             elif op.name == "assert":
                 what = "assert"
+            elif op.name == "call" and getattr(op.attrs["fn"], "checks", None):
+                what = op.attrs["fn"].checks
             elif op.name == "push":
                 what = "AD stack"
-                _, frame = _slot_offsets([lt for v in op.operands for lt in self.leaf_types(v.type)])
+                _, frame = _slot_offsets([lt for v in op.operands for lt in self.stack_leaf_types(v.type)])
                 self.scratch_size = max(self.scratch_size, frame)
             else:
                 continue
@@ -115,6 +118,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccum
         args_ptr, begin, end, ctx = entry.args
         self.ctx_ptr = ctx
         self.func = entry
+        self.carried_tiles: set[int] = set()  # ids of tile values that own a loop's buffer
         self.builder = b = ir.IRBuilder(entry.append_basic_block("entry"))
         self.values: dict[int, object] = {}
         self.contiguous: set[int] = set()
@@ -294,7 +298,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, UniformAccum
         result = handler(op)
         if op.name in _ROUNDING_OPS and len(op.results) == 1 and has_bfloat16(op.results[0].type):
             result = self.round_bf16_leaves(result, op.results[0].type)
-        if op.name in ("if", "for", "while", "func_region", "pop") or len(op.results) > 1:
+        if op.name in ("if", "for", "while", "func_region", "pop", "tile_map") or len(op.results) > 1:
             for r, v in zip(op.results, result):  # handlers of these return one value per result
                 self.values[r.id] = v
         elif op.results:

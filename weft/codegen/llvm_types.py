@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ..ir.core import Op, Value
-from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16
+from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, bfloat16
 from ..types.layout import ctype_of
 
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
@@ -82,6 +82,8 @@ def llvm_type(t, in_memory: bool = False):
         return ir.LiteralStructType([llvm_type(f, True) for f in t.fields.values()])
     if isinstance(t, TupleType):
         return ir.LiteralStructType([llvm_type(e, True) for e in t.elements])
+    if isinstance(t, TileType):
+        return PTR  # the address of its buffer (codegen/tile_ops.py)
     if isinstance(t, ArrayType):
         fields = [PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
         if t.indexed:  # + index arrays and the data's extents (types.layout.indexed_descriptor)
@@ -110,11 +112,18 @@ STACK_TYPE = ir.LiteralStructType([PTR, I64, I64])
 STACK_SLOT = 8  # bytes per pushed scalar; an array descriptor (in a struct) takes its size
 
 
+class TileBytes(int):
+    """A pushed tile's leaf in a stack frame: its elements' bytes (a `leaf_types` entry)."""
+
+
 def _slot_offsets(leaf_types) -> tuple[list[int], int]:
     """Byte offsets of pushed leaves in a stack frame, and the frame size."""
     offsets, at = [], 0
     for lt in leaf_types:
         offsets.append(at)
+        if isinstance(lt, TileBytes):
+            at += (int(lt) + 7) // 8 * 8
+            continue
         # an array descriptor {ptr, [n x i64] shape, [n x i64] strides}: 8 + 16 n bytes
         # (indexed: + [n x ptr] indices, [n x i64] data extents: 8 + 32 n)
         if isinstance(lt, ir.LiteralStructType):

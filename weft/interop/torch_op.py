@@ -227,7 +227,7 @@ class TorchOp:
             spec[p.index] = True  # fresh zeros
         spec = tuple(spec)
         ck = self.kernel.compiled(spec)
-        ck.check_dims(dims)
+        dims = ck.check_dims(dims)
         args = ck.args_type()
         offsets = _field_offsets(ck.args_type)
         for p in self.array_inputs:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, bool_
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32
 
 
 @dataclass(frozen=True)
@@ -193,6 +193,25 @@ def _check_func_region(op):
     _check_yield(body, [r.type for r in op.results])
 
 
+def _check_tile_map(op):
+    n_in, n_out, n_sums = op.attrs["n_inputs"], op.attrs["n_out"], op.attrs["n_sums"]
+    shape = tuple(op.attrs["shape"])
+    inputs, states = op.operands[:n_in], op.operands[n_in:]
+    _require(all(isinstance(x.type, TileType) and x.type.shape == shape for x in inputs),
+             f"tile_map inputs must be tiles of shape {shape}")
+    (body,) = op.regions
+    want_args = [int32] * len(shape) + [x.type.dtype for x in inputs] + [x.type for x in states]
+    _require([a.type for a in body.args] == want_args, "tile_map body args are (*coords, *elements, *states)")
+    term = body.terminator
+    _require(term is not None and term.name == "yield", "region must end in yield")
+    yielded = [v.type for v in term.operands]
+    _require(len(yielded) == n_out + n_sums + len(states), "tile_map yields (*elements, *sums, *states)")
+    results = [r.type for r in op.results]
+    _require(results[:n_out] == [TileType(t, shape) for t in yielded[:n_out]], "tile_map outputs are tiles")
+    _require(results[n_out:] == yielded[n_out:], "tile_map sums and states keep their types")
+    _require(yielded[n_out + n_sums:] == [x.type for x in states], "tile_map states keep their types")
+
+
 def _check_stack(op):
     values = op.operands if op.name == "push" else op.results
     _require(all(not isinstance(v.type, ArrayType) for v in values), f"{op.name} cannot hold arrays")
@@ -238,6 +257,11 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("call_func", None, None, attrs=("func",), doc="a @func call; removed by inlining"),
     OpSpec("func_region", None, None, regions=("body",), attrs=("func",), check=_check_func_region,
            doc="the inlined body of a @func with a custom grad or replay, run once"),
+    OpSpec("tile_map", None, None, regions=("body",), attrs=("shape", "n_inputs", "n_out", "n_sums"),
+           check=_check_tile_map,
+           doc="(*tiles, *states) run the body once per element (row-major) with the element's "
+               "coordinates, the inputs' elements and the states; it yields output elements, "
+               "contributions summed over the elements, and the new states"),
     OpSpec("push", None, 0, effects=True, check=_check_stack,
            doc="save values on the thread's AD stack (adjoint kernels: a loop's carried values)"),
     OpSpec("pop", 0, None, effects=True, check=_check_stack,

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..ir.core import Value
-from ..types import bool_
+from ..types import bool_, tile
 from . import promotion
 
 _BIN_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
@@ -34,7 +34,7 @@ _PY_FOLD = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
 # Python builtins that mean a weft builtin inside kernels.
 _PY_ALIASES = {py_builtins.abs: "abs", py_builtins.min: "min", py_builtins.max: "max",
                py_builtins.round: "round", py_builtins.len: "len", py_builtins.print: "print",
-               py_builtins.pow: "pow"}
+               py_builtins.pow: "pow", tile: "tile"}  # wp.tile: an annotation type, and tile(x) in kernels
 
 
 _RET, _RETVAL = "__return", "__retval"

@@ -138,10 +138,19 @@ class CompiledKernel:
         return args
 
     def check_dims(self, dims):
+        """`dims` as the kernel sees them (returned): as in Warp, a launch with fewer
+        dimensions than `tid()` unpacks is padded with 1s, and trailing 1s beyond them are
+        dropped (`launch_tiled`'s block dimension, 1 on the CPU)."""
+        n = max(self.tid_arities, default=0)
+        if n:
+            dims = tuple(dims) + (1,) * (n - len(dims))
+            while len(dims) > n and dims[-1] == 1:
+                dims = dims[:-1]
         for n in self.tid_arities:
             if n != len(dims):
                 raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {n} indices but is "
                                  f"launched with dim={dims!r} ({len(dims)} dimension(s))")
+        return tuple(dims)
 
 
 #: Iterations assumed for a loop whose trip count is only known at run time.

@@ -260,7 +260,7 @@ class Launch:
 
     def set_dim(self, dim):
         self.dims = normalize_dim(self.kernel, dim)
-        self.compiled.check_dims(self.dims)
+        self.dims = self.compiled.check_dims(self.dims)
         self.total = set_launch_shape(self.ctx, self.dims)
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False):
@@ -526,9 +526,27 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         diagnostics.verify_fp(ck.label, ck.param_names, params)
 
 
+def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kwargs):
+    """Launch `kernel` over a grid `dim` of blocks (Warp's tile launch): the launch gets one
+    more dimension, the block's threads. On the CPU a block is one thread, as in Warp
+    (unless Warp's `config.enable_cpu_blocks`, which weft does not support), so `block_dim`
+    is accepted and the last dimension is 1; `wp.tid()` gives the block's coordinates."""
+    if block_dim is None:
+        raise RuntimeError("launch_tiled: pass block_dim=... as a keyword argument")
+    if isinstance(block_dim, int) and block_dim > 1024:
+        raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
+    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
+        raise NotImplementedError("launch_tiled: weft runs CPU tiles with one thread per block; "
+                                  "config.enable_cpu_blocks (cooperative CPU blocks) is not supported")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 3:
+        raise RuntimeError("launch_tiled() requires a grid with fewer than 4 dimensions")
+    return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)
+
+
 def run_compiled(ck, dims: tuple, params: list):
     """Run compiled kernel `ck` with `params` now, on its own argument block."""
-    ck.check_dims(dims)
+    dims = ck.check_dims(dims)
     with ck.lock:  # the compiled kernel's own argument block and context are reused
         ck.pack_cached(params)
         run_locked(ck, dims, ck.args, ck.args_ptr)
@@ -536,7 +554,7 @@ def run_compiled(ck, dims: tuple, params: list):
 
 def run_block(ck, dims: tuple, args):
     """Run compiled kernel `ck` now on an argument block `args` the caller packed."""
-    ck.check_dims(dims)
+    dims = ck.check_dims(dims)
     with ck.lock:  # the context is the kernel's own
         run_locked(ck, dims, args, ctypes.addressof(args))
 

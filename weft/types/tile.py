@@ -1,10 +1,10 @@
 """Tile types, as Warp spells them in annotations: `wp.tile[float]` (any shape),
 `wp.tile[float, Literal[8], Literal[4]]`, `wp.tile[wp.float64, 16, 8]`, `wp.tile[float, (4, 4)]`.
 
-Only the types exist so far: programs that annotate funcs with them import, and
-`wp.types.is_tile` answers for them. Tile values and the tile builtins (`tile_load`,
-`tile_matmul`, ..., `launch_tiled`) are issue 11; a kernel that uses a tile is a clear
-compile error until then.
+In a kernel a tile is a value of a `TileType` with a concrete shape: a row-major block of
+elements that tile ops read whole and produce anew (weft/builtins/tiles/). On the CPU a
+block has one thread (Warp's CPU tile semantics), so a tile belongs to its thread and
+"register" and "shared" storage behave alike: storage is accepted and not part of the type.
 """
 
 from __future__ import annotations
@@ -14,12 +14,10 @@ import typing
 from .composite import _subscript_dim
 from .scalars import PYTHON_TYPES, Scalar, Type
 
-TILES_MISSING = "tiles are not available in weft yet (issue 11: block-cooperative tile programming)"
-
-
 class TileType(Type):
-    """A tile of scalar `dtype` and `shape` (a tuple, or `typing.Any` in annotations),
-    held in `storage` ("register" or "shared", as Warp names them)."""
+    """A tile of `dtype` elements (a scalar, vector or matrix type) and `shape` (a tuple of
+    ints, or `typing.Any` in annotations). `storage` ("register" or "shared", as Warp names
+    them) is accepted for Warp's spelling and ignored (see the module docstring)."""
 
     _cache: dict = {}
 
@@ -27,25 +25,45 @@ class TileType(Type):
         dtype = PYTHON_TYPES.get(dtype, dtype)
         if not isinstance(dtype, Type):
             raise TypeError(f"a tile's dtype must be a weft type, got {dtype!r}")
-        key = (dtype, shape if shape is typing.Any else tuple(shape), storage)
+        key = (dtype, shape if shape is typing.Any else tuple(int(d) for d in shape))
         if key not in cls._cache:
             self = super().__new__(cls)
-            self.dtype, self.shape, self.storage = key
+            self.dtype, self.shape = key
+            self.storage = "register"
             dims = "Any" if self.shape is typing.Any else ", ".join(map(str, self.shape))
             self.name = self.__name__ = f"tile(dtype={dtype!r}, shape=({dims}))"
             cls._cache[key] = self
         return cls._cache[key]
+
+    @property
+    def num_elements(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements, packed as in an array (the element's size each)."""
+        return self.num_elements * self.dtype.size
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def with_shape(self, shape) -> TileType:
+        return TileType(self.dtype, shape)
 
     def __init__(self, *args, **kwargs):
         pass
 
 
 class tile:  # noqa: N801 - Warp's name
-    """`wp.tile[dtype, *shape]`: a tile type for annotations. Calling `wp.tile(x)` (Warp's
-    tile-from-thread-values builtin) needs tile support: a clear error for now."""
+    """`wp.tile[dtype, *shape]`: a tile type for annotations. `wp.tile(x)` in a kernel is
+    Warp's tile-from-thread-values builtin (the frontend calls the builtin of that name)."""
 
     def __new__(cls, *args, **kwargs):
-        raise NotImplementedError(f"wp.tile(...): {TILES_MISSING}")
+        raise RuntimeError("wp.tile(x) builds a tile from per-thread values: it can only be called inside a kernel")
 
     def __class_getitem__(cls, params) -> TileType:
         params = params if isinstance(params, tuple) else (params,)

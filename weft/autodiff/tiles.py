@@ -1,0 +1,149 @@
+"""Reverse-mode rules for tiles (a mixin of reverse.py's `_Reverse`).
+
+A tile's adjoint is one leaf: a tile of the same type (not one leaf per element, which
+would make every adjoint op a loop of the tile's size in the IR).
+
+- `tile_map`: its adjoint is another `tile_map` whose body is the reverse of the forward
+  body, element by element: inputs are the primal tiles and the adjoints of the outputs;
+  it yields the adjoints of the input elements, sums the adjoints of the outer scalars the
+  body read (a broadcast scalar's gradient is a sum over the tile), and carries the
+  adjoints of outer tiles the body indexes as states.
+- A read `t[i, j]` adds its adjoint into t's adjoint at [i, j] (`tile_add_at`, in place
+  when nothing else holds that adjoint), never a whole one-hot tile per read.
+- Other tile primitives bring their own `vjp` (weft/builtins/tiles/), on whole values.
+"""
+
+from __future__ import annotations
+
+from ..ir.core import Op
+from ..types import TileType
+
+
+class TileReverse:
+    """Tile rules of `_Reverse`."""
+
+    def zero(self, t):
+        if isinstance(t, TileType):
+            from ..builtins.tiles import core
+            return core.zeros(self.b, t)
+        return super().zero(t)
+
+    def accum(self, v, leaves):
+        if not isinstance(v.type, TileType):
+            return super().accum(v, leaves)
+        (g,) = leaves
+        if g is None:
+            return
+        (c,) = self.get(v)
+        self.adj[v.id] = [g if c is None else self.tile_add(c, g)]
+
+    def tile_add(self, x, y):
+        from ..builtins.tiles import core
+        return core.add(self.b, x, y)
+
+    def leaves_of(self, v):
+        if isinstance(v.type, TileType):
+            return [v]
+        return super().leaves_of(v)
+
+    def value_from(self, t, leaves):
+        if isinstance(t, TileType):
+            return self.materialize(t, leaves)[0]
+        return super().value_from(t, leaves)
+
+    def replay_tile_map(self, op: Op):
+        from ..ir.core import Block
+        region = op.regions[0]
+        new = Block([a.type for a in region.args], [a.hint for a in region.args])
+        for a, na in zip(region.args, new.args):
+            self.map[a.id] = na
+        self.replay_region(region, new, push=False)
+        replayed = self.b.op("tile_map", [self.m(v) for v in op.operands], [r.type for r in op.results],
+                             op.attrs, [new])
+        for r, nr in zip(op.results, replayed.results):
+            self.map[r.id] = nr
+
+    def rev_call(self, op):
+        from ..builtins.tiles import core
+        prim = op.attrs["fn"]
+        tiled = any(isinstance(v.type, TileType) for v in [*op.operands, *op.results])
+        if not tiled:
+            return super().rev_call(op)
+        gs = [self.get(r) for r in op.results]
+        if not any(g is not None for leaves in gs for g in leaves):
+            return
+        if prim is core.TILE_GET:
+            t = op.operands[0]
+            if not self.active(t):
+                return
+            g = self.value_from(op.result.type, gs[0])
+            cur = self.value_from(t.type, self.get(t))
+            self.adj[t.id] = [self.b.call(core.TILE_ADD_AT, [cur, *[self.m(i) for i in op.operands[1:]], g])]
+            return
+        if prim.vjp is None:
+            self.error(f"builtin '{prim.name}' has no derivative rule", op)
+        args = [self.m(a) for a in op.operands]
+        results = [self.m(r) for r in op.results]
+        grads = [self.value_from(r.type, g) for r, g in zip(op.results, gs) if self.active(r)]
+        g = grads[0] if len(grads) == 1 else grads
+        for a, ga in zip(op.operands, prim.vjp(self.b, args, results, g)):
+            if ga is not None and self.active(a):
+                self.accum(a, self.leaves_of(ga))
+
+    def active(self, v) -> bool:
+        from .reverse import active_types
+        return bool(active_types(v.type))
+
+    def rev_tile_map(self, op: Op):
+        from ..builtins.tiles import core
+        from .reverse import _free_values, active_types
+        attrs = op.attrs
+        n_in, n_out, nd = attrs["n_inputs"], attrs["n_out"], len(attrs["shape"])
+        if len(op.operands) != n_in:
+            self.error("a tile_map with states cannot be differentiated (internal)", op)
+        inputs = op.operands[:n_in]
+        region = op.regions[0]
+        out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
+        sum_results = op.results[n_out:]
+        sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
+            g is not None for g in self.get(r)) else None for r in sum_results]
+        free = [v for v in _free_values([region]) if active_types(v.type)]
+        free_tiles = [v for v in free if isinstance(v.type, TileType)]
+        free_other = [v for v in free if not isinstance(v.type, TileType)]
+        present = [k for k, g in enumerate(out_seeds) if g is not None]
+        new_inputs = [self.m(x) for x in inputs] + [out_seeds[k] for k in present]
+        states = [self.value_from(t.type, self.get(t)) for t in free_tiles]
+        wanted = [j for j, x in enumerate(inputs) if self.active(x)]
+        outer = self.adj
+
+        def body(coords, elems, state_args):
+            for a, c in zip(region.args[:nd], coords):
+                self.map[a.id] = c
+            for a, e in zip(region.args[nd:], elems[:n_in]):
+                self.map[a.id] = e
+            self.adj = {t.id: [s] for t, s in zip(free_tiles, state_args)}
+            self.replay(region.ops[:-1], push=True)
+            yielded = region.ops[-1].operands
+            for k, g in zip(present, elems[n_in:]):
+                self.accum(yielded[k], self.leaves_of(g))
+            for v, g in zip(yielded[n_out:], sum_seeds):
+                if g is not None:
+                    self.accum(v, self.leaves_of(g))
+            self.reverse(region.ops[:-1])
+            outs = [self.value_from(x.type.dtype, self.get(region.args[nd + j])) for j, x in enumerate(inputs)
+                    if j in wanted]
+            sums = self._flatten(free_other)
+            new_states = [self.value_from(t.type, self.get(t)) for t in free_tiles]
+            return outs, sums, new_states
+
+        results = core.map_tiles(self.b, attrs["shape"], new_inputs, body, states)
+        self.adj = outer
+        it = iter(results)
+        for j in wanted:
+            self.accum(inputs[j], [next(it)])
+        sums = [next(it) for _ in range(sum(len(active_types(v.type)) for v in free_other))]
+        for v, leaves in self._unflatten(free_other, sums).items():
+            self.adj[v] = [g if c is None else c if g is None else self.b.add(c, g)
+                           for c, g in zip(self.adj.get(v) or [None] * len(leaves), leaves)]
+        for t, s in zip(free_tiles, it):
+            self.adj[t.id] = [s]

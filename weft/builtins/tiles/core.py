@@ -1,0 +1,161 @@
+"""The tile IR every tile builtin is made of.
+
+- `map_tiles`: a `tile_map` op (its body runs once per element: elementwise arithmetic,
+  loads and stores of arrays, sums). Its derivative is its body's, by the reverse pass
+  (weft/autodiff/tiles.py), so the builtins built from it need no rule of their own.
+- Element access: the primitives `tile_get` (`t[i, j]`), `tile_set` (`t[i, j] = x`, a new
+  tile) and `tile_add_at` (a new tile with `x` added at one element: the adjoint of a read).
+
+On the CPU a block is one thread (Warp's CPU tile semantics), so `block_dim()` is 1 and a
+tile is a value of the thread that makes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import llvmlite.ir as ir
+
+from ...ir.builder import Builder
+from ...ir.core import Block, Value
+from ...types import Scalar, TileType, int32
+from ..registry import primitive
+
+
+def map_tiles(b: Builder, shape, inputs, body: Callable, states=()):
+    """A `tile_map` over `shape`: `body(coords, elements, states)` emits one element's code
+    and returns (output elements, sum contributions, new states). Returns the op's results
+    (output tiles, sums, final states)."""
+    shape = tuple(shape)
+    arg_types = [int32] * len(shape) + [x.type.dtype for x in inputs] + [s.type for s in states]
+    block = Block(arg_types, [f"__i{k}" for k in range(len(shape))])
+    coords = block.args[:len(shape)]
+    elems = block.args[len(shape):len(shape) + len(inputs)]
+    state_args = block.args[len(shape) + len(inputs):]
+    with b.at(block):
+        outs, sums, new_states = body(list(coords), list(elems), list(state_args))
+        b.op("yield", [*outs, *sums, *new_states])
+    result_types = [TileType(v.type, shape) for v in outs] + [v.type for v in sums] + [s.type for s in states]
+    op = b.op("tile_map", [*inputs, *states], result_types,
+              {"shape": shape, "n_inputs": len(inputs), "n_out": len(outs), "n_sums": len(sums)}, [block])
+    return op.results
+
+
+def flat_index(cg, t: TileType, indices):
+    """The row-major index (i64) of element `indices` (LLVM integers) of a tile of type `t`."""
+    bld = cg.builder
+    flat = None
+    for k, i in enumerate(indices):
+        i = _to_i64(bld, i)
+        flat = i if flat is None else bld.add(bld.mul(flat, ir.Constant(ir.IntType(64), t.shape[k])), i)
+    return flat if flat is not None else ir.Constant(ir.IntType(64), 0)
+
+
+def _to_i64(bld, v):
+    width = v.type.width
+    if width == 64:
+        return v
+    return bld.sext(v, ir.IntType(64)) if width < 64 else bld.trunc(v, ir.IntType(64))
+
+
+def checked_index(cg, op, t: TileType, indices):
+    """`flat_index`, with each index checked against its extent: an index out of range
+    records an IndexError for the launch and reads element 0 instead."""
+    bld = cg.builder
+    idx64 = [_to_i64(bld, i) for i in indices]
+    i64 = ir.IntType(64)
+    conds = [bld.icmp_unsigned("<", i, i64(n)) for i, n in zip(idx64, t.shape)]
+    ok = conds[0]
+    for c in conds[1:]:
+        ok = bld.and_(ok, c)
+    cg._check(op, ok, idx64, [i64(n) for n in t.shape])
+    flat = flat_index(cg, t, idx64)
+    return bld.select(ok, flat, i64(0))
+
+
+def _elem_rule(arg_types):
+    t, *idx = arg_types
+    if not isinstance(t, TileType):
+        raise TypeError(f"expected a tile, got {t!r}")
+    if len(idx) != t.ndim or not all(isinstance(i, Scalar) and i.is_int for i in idx):
+        raise TypeError(f"a tile of shape {t.shape} takes {t.ndim} integer index(es)")
+    return t
+
+
+def _get_rule(arg_types):
+    return [_elem_rule(arg_types).dtype]
+
+
+def _set_rule(arg_types):
+    t = _elem_rule(arg_types[:-1])
+    if arg_types[-1] is not t.dtype:
+        raise TypeError(f"a {t!r} element is a {t.dtype!r}, got {arg_types[-1]!r}")
+    return [t]
+
+
+def _lower_get(cg, args, op):
+    t = op.operands[0].type
+    return cg.tile_get(args[0], t, checked_index(cg, op, t, args[1:]))
+
+
+def _lower_update(add: bool):
+    def lower(cg, args, op):
+        t = op.operands[0].type
+        src, *idx, x = args
+        dst = src if cg.in_place(op.operands[0], op) else cg.tile_buffer(t, "update")
+        cg.tile_copy(dst, src, t)
+        flat = checked_index(cg, op, t, idx)
+        if add:
+            old = cg.leaves(cg.tile_get(dst, t, flat), t.dtype)
+            new = [cg.builder.fadd(o, n) if isinstance(o.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
+                   else cg.builder.add(o, n) for o, n in zip(old, cg.leaves(x, t.dtype))]
+            x = cg.from_leaves(t.dtype, iter(new))
+        cg.tile_set(dst, t, flat, x)
+        return dst
+    return lower
+
+
+def _vjp_set(b, args, results, g):
+    t, *idx, x = args
+    zero = zero_of(b, t.type.dtype)
+    return [b.call(TILE_SET, [g, *idx, zero]), *([None] * len(idx)), b.call(TILE_GET, [g, *idx])]
+
+
+def _vjp_add_at(b, args, results, g):
+    t, *idx, x = args
+    return [g, *([None] * len(idx)), b.call(TILE_GET, [g, *idx])]
+
+
+def zero_of(b: Builder, t):
+    """The zero of a tile element type (a scalar, vector or matrix)."""
+    if isinstance(t, Scalar):
+        return b.const(0, t)
+    return b.construct(t, [b.const(0, t.dtype)] * t.num_components)
+
+
+# tile_get's adjoint is not a whole tile per read: autodiff/tiles.py adds `g` into the
+# tile's adjoint in place (tile_add_at), so its rule lives there.
+TILE_GET = primitive("tile_get", _get_rule, _lower_get, doc="t[i, j, ...]: one element")
+TILE_SET = primitive("tile_set", _set_rule, _lower_update(False), _vjp_set,
+                     doc="t with element [i, j, ...] replaced by x")
+TILE_ADD_AT = primitive("tile_add_at", _set_rule, _lower_update(True), _vjp_add_at,
+                        doc="t with x added to element [i, j, ...]")
+for _p in (TILE_GET, TILE_SET, TILE_ADD_AT):
+    _p.checks = "tile element"  # codegen gives each call a site for its IndexError
+
+
+def zeros(b: Builder, t: TileType) -> Value:
+    """A tile of zeros of type `t`."""
+    (z,) = map_tiles(b, t.shape, [], lambda coords, elems, states: ([zero_of(b, t.dtype)], [], []))
+    return z
+
+
+def add(b: Builder, x: Value, y: Value) -> Value:
+    """x + y, element by element (two tiles of one type)."""
+    def body(coords, elems, states):
+        p, q = elems
+        if isinstance(p.type, Scalar):
+            return [b.add(p, q)], [], []
+        return [b.construct(p.type, [b.add(u, v) for u, v in zip(b.components(p), b.components(q))])], [], []
+    (z,) = map_tiles(b, x.type.shape, [x, y], body)
+    return z

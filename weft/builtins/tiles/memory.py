@@ -1,0 +1,153 @@
+"""Tiles and arrays: `tile_load`, `tile_store`, `tile_atomic_add`.
+
+Each is a `tile_map` whose body loads, stores or atomically adds one array element, so
+the adjoint rules of array accesses apply element by element (a load's adjoint is added
+into the array's adjoint; a store's adjoint is read and then cleared), and the tape sees
+which arrays a kernel reads and writes. With `bounds_check` (the default) an element past
+the array's extent (or before its start) reads as zero and is not written, as in Warp;
+without it, an out-of-range element is the usual IndexError after the launch.
+"""
+
+from __future__ import annotations
+
+from ...ir.core import Block, Value
+from ...types import ArrayType, bool_
+from ..array_ops import shape_of
+from ..registry import builtin
+from .args import no_more, offsets_arg, option, shape_arg, tile_arg
+from .core import map_tiles, zero_of
+
+
+def _array(ctx, a, name):
+    if not (isinstance(a, Value) and isinstance(a.type, ArrayType)):
+        ctx.error(f"{name}: the first argument must be an array, got {a.type if isinstance(a, Value) else a!r}",
+                  kind=TypeError)
+    return a
+
+
+def _indices(ctx, offsets, coords):
+    return [ctx.b.add(o, c) for o, c in zip(offsets, coords)]
+
+
+def _in_bounds(ctx, arr, indices) -> Value:
+    b = ctx.b
+    extents = shape_of(ctx, arr)
+    ok = None
+    for i, n in zip(indices, extents):
+        here = _and(b, b.cmp("ge", i, b.const(0, i.type)), b.cmp("lt", i, n))
+        ok = here if ok is None else _and(b, ok, here)
+    return ok
+
+
+def _and(b, x, y):
+    return b.select(x, y, b.const(False, bool_))
+
+
+def _guarded(ctx, cond, then, result_types):
+    """`if cond: then() else: zeros` as an `if` op; returns its results."""
+    b = ctx.b
+    then_block, else_block = Block(), Block()
+    with b.at(then_block):
+        b.op("yield", then())
+    with b.at(else_block):
+        b.op("yield", [zero_of(b, t) for t in result_types])
+    return b.op("if", [cond], result_types, {}, [then_block, else_block]).results
+
+
+def _layout(ctx, name, a, shape, offset):
+    ndim = a.type.ndim
+    if len(shape) != ndim:
+        ctx.error(f"{name}: the tile has {len(shape)} dimension(s) but the array has {ndim}; they must match",
+                  kind=ValueError)
+    return offsets_arg(ctx, offset, ndim)
+
+
+@builtin("tile_load")
+def tile_load(ctx, args, kwargs):
+    """tile_load(a, shape, offset=None, storage="register", bounds_check=True, aligned=False)"""
+    kwargs = dict(kwargs)
+    a, shape, offset, *rest = [*args, None, None][:max(len(args), 3)]
+    a = _array(ctx, a, "tile_load")
+    shape = shape_arg(ctx, option(kwargs, "shape", shape))
+    offset = option(kwargs, "offset", offset)
+    checked = option(kwargs, "bounds_check", rest[1] if len(rest) > 1 else True)
+    option(kwargs, "storage", None)
+    option(kwargs, "aligned", None)
+    no_more(ctx, "tile_load", kwargs)
+    offsets = _layout(ctx, "tile_load", a, shape, offset)
+    dtype = a.type.dtype
+
+    def body(coords, elems, states):
+        idx = _indices(ctx, offsets, coords)
+        if not checked:
+            return [ctx.b.op("load", [a, *idx], [dtype]).result], [], []
+        (x,) = _guarded(ctx, _in_bounds(ctx, a, idx), lambda: [ctx.b.op("load", [a, *idx], [dtype]).result], [dtype])
+        return [x], [], []
+
+    if shape == () or 0 in shape:
+        ctx.error("tile_load: a tile needs at least one element", kind=ValueError)
+    (t,) = map_tiles(ctx.b, shape, [], body)
+    return t
+
+
+@builtin("tile_store")
+def tile_store(ctx, args, kwargs):
+    """tile_store(a, t, offset=None, bounds_check=True, aligned=False)"""
+    kwargs = dict(kwargs)
+    a, t, offset, checked = [*args, None, None, None][:4] if len(args) < 4 else args[:4]
+    a = _array(ctx, a, "tile_store")
+    t = tile_arg(ctx, option(kwargs, "t", t), "tile_store's tile")
+    offset = option(kwargs, "offset", offset)
+    checked = option(kwargs, "bounds_check", True if checked is None else checked)
+    option(kwargs, "aligned", None)
+    no_more(ctx, "tile_store", kwargs)
+    offsets = _layout(ctx, "tile_store", a, t.type.shape, offset)
+    value = _converter(ctx, t.type.dtype, a.type.dtype, "tile_store")
+
+    def body(coords, elems, states):
+        idx = _indices(ctx, offsets, coords)
+        x = value(elems[0])
+        if not checked:
+            ctx.b.op("store", [a, *idx, x])
+        else:
+            def store():
+                ctx.b.op("store", [a, *idx, x])
+                return []
+            _guarded(ctx, _in_bounds(ctx, a, idx), store, [])
+        return [], [], []
+
+    map_tiles(ctx.b, t.type.shape, [t], body)
+
+
+@builtin("tile_atomic_add")
+def tile_atomic_add(ctx, args, kwargs):
+    """tile_atomic_add(a, t, offset=None, bounds_check=True): adds t into a; returns the old values."""
+    kwargs = dict(kwargs)
+    a, t, offset, checked = [*args, None, None, None][:4] if len(args) < 4 else args[:4]
+    a = _array(ctx, a, "tile_atomic_add")
+    t = tile_arg(ctx, option(kwargs, "t", t), "tile_atomic_add's tile")
+    offset = option(kwargs, "offset", offset)
+    checked = option(kwargs, "bounds_check", True if checked is None else checked)
+    no_more(ctx, "tile_atomic_add", kwargs)
+    offsets = _layout(ctx, "tile_atomic_add", a, t.type.shape, offset)
+    dtype = a.type.dtype
+    value = _converter(ctx, t.type.dtype, dtype, "tile_atomic_add")
+
+    def body(coords, elems, states):
+        idx = _indices(ctx, offsets, coords)
+        x = value(elems[0])
+
+        def add():
+            return [ctx.b.op("atomic", [a, *idx, x], [dtype], {"op": "add"}).result]
+        old = add() if not checked else _guarded(ctx, _in_bounds(ctx, a, idx), add, [dtype])
+        return old, [], []
+
+    (old,) = map_tiles(ctx.b, t.type.shape, [t], body)
+    return old
+
+
+def _converter(ctx, have, want, name):
+    if have is want:
+        return lambda x: x
+    ctx.error(f"{name}: the tile's dtype {have!r} differs from the array's {want!r}", kind=TypeError)
+
