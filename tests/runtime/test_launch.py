@@ -56,10 +56,20 @@ def test_unpacked_tid_gives_row_major_indices(kernel, shape):
 
 def test_unpacked_tid_needs_a_launch_of_that_many_dimensions():
     out = wp.zeros((3, 4), dtype=int)
-    for dim in (12, (2, 2, 3)):
-        with pytest.raises(ValueError, match=r"kernel 'tid2' unpacks tid\(\) into 2 indices"):
-            wp.launch(tid2, dim, inputs=[out])
+    with pytest.raises(ValueError, match=r"kernel 'tid2' unpacks tid\(\) into 2 indices"):
+        wp.launch(tid2, (2, 2, 3), inputs=[out])
     assert not out.numpy().any()
+
+
+def test_missing_launch_dimensions_are_one_and_trailing_ones_are_dropped():
+    """As in Warp 1.19: `i, j = tid()` in a 1D launch gets j = 0; a launch with extra
+    trailing dimensions of 1 (launch_tiled's block dimension on the CPU) runs as without them."""
+    out = wp.zeros((3, 1), dtype=int)
+    wp.launch(tid2, 3, inputs=[out])
+    np.testing.assert_array_equal(out.numpy()[:, 0], [0, 10, 20])
+    out = wp.zeros((3, 4), dtype=int)
+    wp.launch(tid2, (3, 4, 1), inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(3)[:, None] * 10 + np.arange(4))
 
 
 @pytest.mark.parametrize("dim", [0, (0,), (0, 5), (5, 0), (3, 0, 2, 1)])

@@ -14,6 +14,7 @@ import typing
 from .composite import _subscript_dim
 from .scalars import PYTHON_TYPES, Scalar, Type
 
+
 class TileType(Type):
     """A tile of `dtype` elements (a scalar, vector or matrix type) and `shape` (a tuple of
     ints, or `typing.Any` in annotations). `storage` ("register" or "shared", as Warp names
