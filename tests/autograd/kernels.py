@@ -39,6 +39,15 @@ def d_sin_times_x(x):
     return np.sin(x) + x * np.cos(x)
 
 
+def sin_times_x_then_sum_squares(x):
+    """A Python function of two launches: y = sin(x)*x, then loss = sum(y^2); returns [y, loss]."""
+    y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
+    loss = wp.zeros(1, dtype=F64, requires_grad=True)
+    wp.launch(sin_times_x, x.shape[0], inputs=[x], outputs=[y])
+    wp.launch(sum_squares, x.shape[0], inputs=[y], outputs=[loss])
+    return [y, loss]
+
+
 @wp.kernel
 def cube(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
     i = wp.tid()
