@@ -39,7 +39,7 @@ def d_sin_times_x(x):
     return np.sin(x) + x * np.cos(x)
 
 
-def sin_times_x_then_sum_squares(x):
+def two_launch_chain(x):
     """A Python function of two launches: y = sin(x)*x, then loss = sum(y^2); returns [y, loss]."""
     y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
     loss = wp.zeros(1, dtype=F64, requires_grad=True)

@@ -7,16 +7,7 @@ import pytest
 import weft as wp
 from weft.autograd import jacobian, jacobian_fd
 
-from .kernels import (
-    F64,
-    d_sin_times_x,
-    f64,
-    sin_times_x,
-    sin_times_x32,
-    sin_times_x_then_sum_squares,
-    sum_squares,
-    zeros,
-)
+from .kernels import F64, d_sin_times_x, f64, sin_times_x, sin_times_x32, sum_squares, two_launch_chain, zeros
 
 RNG = np.random.default_rng(7)
 
@@ -152,7 +143,7 @@ def test_float32_within_looser_tolerance():
 
 
 def test_python_function_of_two_launches():
-    chain = sin_times_x_then_sum_squares
+    chain = two_launch_chain
     x = np.array([0.4, -0.9, 1.5])
     y = np.sin(x) * x
     dy = d_sin_times_x(x)
