@@ -6,20 +6,9 @@ import pytest
 
 import weft as wp
 
+from .kernels import Cube, cube
+
 N = 5
-
-
-@wp.kernel
-def cube(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
-    i = wp.tid()
-    y[i] = x[i] * x[i] * x[i]
-
-
-@wp.kernel
-def cube_adjoint(x: wp.array(dtype=wp.float64), adj_y: wp.array(dtype=wp.float64),
-                 adj_x: wp.array(dtype=wp.float64)):
-    i = wp.tid()
-    adj_x[i] = 3.0 * x[i] * x[i] * adj_y[i]
 
 
 @wp.kernel
@@ -38,25 +27,6 @@ def total(x: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
 def sin_sum(x: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
     i = wp.tid()
     wp.atomic_add(loss, 0, wp.sin(x[i]))
-
-
-class Cube(wp.autograd.Function):
-    calls = 0
-
-    @staticmethod
-    def forward(ctx, x):
-        y = wp.empty_like(x)
-        wp.launch(cube, dim=x.shape, inputs=[x], outputs=[y])
-        ctx.save_for_backward(x)
-        return y
-
-    @staticmethod
-    def backward(ctx, adj_y):
-        Cube.calls += 1
-        (x,) = ctx.saved_arrays
-        adj_x = wp.empty_like(x)
-        wp.launch(cube_adjoint, dim=x.shape, inputs=[x, adj_y], outputs=[adj_x])
-        return adj_x
 
 
 class Scale(wp.autograd.Function):

@@ -14,7 +14,7 @@ from weft.autograd.jacobian import ad_jacobians
 from weft.autograd.problem import recorded_problem
 from weft.builtins.registry import PRIMITIVES
 
-from .kernels import F64, d_sin_times_x, f64, sin_times_x, sin_times_x32, sum_squares, zeros
+from .kernels import F64, d_sin_times_x, f64, sin_times_x, sin_times_x32, sum_squares, two_launch_chain, zeros
 
 
 @pytest.fixture
@@ -100,11 +100,7 @@ def test_compare_fails_nan_and_reports_the_worst_entries():
 
 def test_python_function():
     def chain(x):
-        y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
-        loss = wp.zeros(1, dtype=F64, requires_grad=True)
-        wp.launch(sin_times_x, x.shape[0], inputs=[x], outputs=[y])
-        wp.launch(sum_squares, x.shape[0], inputs=[y], outputs=[loss])
-        return loss
+        return two_launch_chain(x)[1]
 
     assert gradcheck(chain, inputs=[f64([0.4, -0.9, 1.5])], show_summary=False)
 

@@ -7,7 +7,7 @@ import pytest
 import weft as wp
 from weft.autograd import jacobian, jacobian_fd
 
-from .kernels import F64, d_sin_times_x, f64, sin_times_x, sin_times_x32, sum_squares, zeros
+from .kernels import F64, d_sin_times_x, f64, sin_times_x, sin_times_x32, sum_squares, two_launch_chain, zeros
 
 RNG = np.random.default_rng(7)
 
@@ -143,13 +143,7 @@ def test_float32_within_looser_tolerance():
 
 
 def test_python_function_of_two_launches():
-    def chain(x):
-        y = wp.zeros(x.shape[0], dtype=F64, requires_grad=True)
-        loss = wp.zeros(1, dtype=F64, requires_grad=True)
-        wp.launch(sin_times_x, x.shape[0], inputs=[x], outputs=[y])
-        wp.launch(sum_squares, x.shape[0], inputs=[y], outputs=[loss])
-        return [y, loss]
-
+    chain = two_launch_chain
     x = np.array([0.4, -0.9, 1.5])
     y = np.sin(x) * x
     dy = d_sin_times_x(x)

@@ -3,6 +3,7 @@ torch.autograd.gradcheck (float64 finite differences)."""
 
 import numpy as np
 import pytest
+from autograd.kernels import Cube
 
 import weft as wp
 
@@ -10,38 +11,9 @@ torch = pytest.importorskip("torch")
 
 
 @wp.kernel
-def cube(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
-    i = wp.tid()
-    y[i] = x[i] * x[i] * x[i]
-
-
-@wp.kernel
-def cube_adjoint(x: wp.array(dtype=wp.float64), adj_y: wp.array(dtype=wp.float64),
-                 adj_x: wp.array(dtype=wp.float64)):
-    i = wp.tid()
-    adj_x[i] = 3.0 * x[i] * x[i] * adj_y[i]
-
-
-@wp.kernel
 def spring(p: wp.array(dtype=wp.vec3d), k: wp.float64, f: wp.array(dtype=wp.vec3d)):
     i = wp.tid()
     f[i] = -k * p[i] * wp.length(p[i])
-
-
-class Cube(wp.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = wp.empty_like(x)
-        wp.launch(cube, dim=x.shape, inputs=[x], outputs=[y])
-        ctx.save_for_backward(x)
-        return y
-
-    @staticmethod
-    def backward(ctx, adj_y):
-        (x,) = ctx.saved_arrays
-        adj_x = wp.empty_like(x)
-        wp.launch(cube_adjoint, dim=x.shape, inputs=[x, adj_y], outputs=[adj_x])
-        return adj_x
 
 
 class Spring(wp.autograd.Function):

@@ -383,40 +383,43 @@ def curlnoise2(state: wp.uint32, p: wp.vec2, octaves: wp.uint32, lacunarity: flo
 
 
 @wp.func
-def curlnoise3(state: wp.uint32, p: wp.vec3, octaves: wp.uint32, lacunarity: float, gain: float):
+def _grad_noise(state: wp.uint32, p: wp.vec3):
+    return _grad_noise_3d(state, p)
+
+
+@wp.func
+def _grad_noise(state: wp.uint32, p: wp.vec4):  # an overload, by parameter type
+    return _grad_noise_4d(state, p)
+
+
+@wp.func
+def _curl_of_three_fields(state: wp.uint32, p: Any, zero: Any, octaves: wp.uint32, lacunarity: float,
+                          gain: float):
+    """The curl of three noise fields (seeded state, then two rand_init steps on): a vec3 for
+    a 3-D or 4-D position p; `zero` is p's zero vector (the gradient sums start there)."""
     s = state
-    c1 = wp.vec3(0.0, 0.0, 0.0)
-    c2 = wp.vec3(0.0, 0.0, 0.0)
-    c3 = wp.vec3(0.0, 0.0, 0.0)
+    c1 = zero
+    c2 = zero
+    c3 = zero
     freq = 1.0
     amplitude = 1.0
     for _i in range(int(octaves)):
         pt = freq * p
-        c1 = c1 + amplitude * _grad_noise_3d(s, pt)
+        c1 = c1 + amplitude * _grad_noise(s, pt)
         s = wp.rand_init(s, 10019689)
-        c2 = c2 + amplitude * _grad_noise_3d(s, pt)
+        c2 = c2 + amplitude * _grad_noise(s, pt)
         s = wp.rand_init(s, 13112221)
-        c3 = c3 + amplitude * _grad_noise_3d(s, pt)
+        c3 = c3 + amplitude * _grad_noise(s, pt)
         amplitude = amplitude * gain
         freq = freq * lacunarity
     return wp.vec3(c3[1] - c2[2], c1[2] - c3[0], c2[0] - c1[1])
 
 
 @wp.func
+def curlnoise3(state: wp.uint32, p: wp.vec3, octaves: wp.uint32, lacunarity: float, gain: float):
+    return _curl_of_three_fields(state, p, wp.vec3(0.0, 0.0, 0.0), octaves, lacunarity, gain)
+
+
+@wp.func
 def curlnoise4(state: wp.uint32, p: wp.vec4, octaves: wp.uint32, lacunarity: float, gain: float):
-    s = state
-    c1 = wp.vec4(0.0, 0.0, 0.0, 0.0)
-    c2 = wp.vec4(0.0, 0.0, 0.0, 0.0)
-    c3 = wp.vec4(0.0, 0.0, 0.0, 0.0)
-    freq = 1.0
-    amplitude = 1.0
-    for _i in range(int(octaves)):
-        pt = freq * p
-        c1 = c1 + amplitude * _grad_noise_4d(s, pt)
-        s = wp.rand_init(s, 10019689)
-        c2 = c2 + amplitude * _grad_noise_4d(s, pt)
-        s = wp.rand_init(s, 13112221)
-        c3 = c3 + amplitude * _grad_noise_4d(s, pt)
-        amplitude = amplitude * gain
-        freq = freq * lacunarity
-    return wp.vec3(c3[1] - c2[2], c1[2] - c3[0], c2[0] - c1[1])
+    return _curl_of_three_fields(state, p, wp.vec4(0.0, 0.0, 0.0, 0.0), octaves, lacunarity, gain)
