@@ -198,8 +198,9 @@ class ControlOps:
         b.position_at_end(body)
         iv_value = b.trunc(iv, llvm_type(t)) if wide else iv
         vals = self._region(op.regions[0], [iv_value] + carried)
-        iv.add_incoming(b.add(iv, st, flags=("nsw",) if signed else ()), b.block)
-        self._close_loop(phis, vals)
+        next_iv = b.add(iv, st, flags=("nsw",) if signed else ())
+        self._close_loop(phis, vals)  # (carried tiles' copies may add blocks)
+        iv.add_incoming(next_iv, b.block)
         b.branch(header)
         b.position_at_end(exit_)
         self.active = saved_active

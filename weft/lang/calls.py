@@ -130,6 +130,8 @@ class CallsMixin:
     def _rebind_inout(self, builtin, node, result):
         new_states, value = result
         for pos, new_state in zip(builtin.inout, new_states):
+            if new_state is None:
+                continue  # this call's form updates nothing (tile_matmul(a, b) returns its product)
             arg = node.args[pos] if pos < len(node.args) else None
             if isinstance(arg, ast.Subscript) and builtin.name in _BY_VALUE_STATE:
                 continue  # an array element: advanced in a copy, as in Warp (array unchanged)

@@ -13,6 +13,7 @@ from ..types import (
     ArrayType,
     Composite,
     Scalar,
+    TileType,
     TupleType,
     Vector,
     bool_,
@@ -209,7 +210,7 @@ class StatementsMixin:
                     self.error("assignment to an array needs one index per dimension", target)
                 arith.store(self, base, indices, value)
                 return
-            if isinstance(base, Value) and isinstance(base.type, Composite):
+            if isinstance(base, Value) and isinstance(base.type, (Composite, TileType)):
                 updated = arith.set_item(self, base, self.subscript_key(target.slice), value)
                 self.assign(target.value, updated)
                 return

@@ -1,0 +1,95 @@
+"""Tile linear algebra: `tile_matmul` (returning and accumulating forms).
+
+`tile_matmul` is a primitive with its own loops (i, k, j: the innermost loop runs along a
+row of the output and of `b`, contiguous in memory, so LLVM vectorises it; each output
+element still sums its products in k order, as a naive product does) and its rule:
+dA = dC Bᵀ, dB = Aᵀ dC.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ...ir.core import Value
+from ...types import TileType
+from .. import arith
+from ..registry import builtin, primitive
+from .args import tile_arg
+from .elementwise import elementwise
+from .shape import transpose
+
+
+def _matmul_rule(arg_types):
+    a, b = arg_types
+    if not (isinstance(a, TileType) and isinstance(b, TileType) and a.ndim == 2 and b.ndim == 2):
+        raise TypeError("tile_matmul needs two 2D tiles")
+    if a.shape[1] != b.shape[0]:
+        raise TypeError(f"tile_matmul: shapes {a.shape} and {b.shape} do not chain (a's columns must equal b's rows)")
+    if a.dtype is not b.dtype or not getattr(a.dtype, "is_float", False):
+        raise TypeError(f"tile_matmul: both tiles must have one float dtype, got {a.dtype!r} and {b.dtype!r}")
+    return [TileType(a.dtype, (a.shape[0], b.shape[1]))]
+
+
+def _lower_matmul(cg, args, op):
+    a_buf, b_buf = args
+    at, bt = op.operands[0].type, op.operands[1].type
+    (m, k_dim), n = at.shape, bt.shape[1]
+    ct = op.result.type
+    c_buf = cg.tile_buffer(ct, "matmul")
+    cg.tile_fill_zero(c_buf, ct)
+    bld = cg.builder
+    i64 = ir.IntType(64)
+    i, exit_i = cg._loop_header(ir.IntType(32)(0), ir.IntType(32)(m), "mm.i")
+    k, exit_k = cg._loop_header(ir.IntType(32)(0), ir.IntType(32)(k_dim), "mm.k")
+    aik = cg.tile_get(a_buf, at, bld.add(bld.mul(bld.sext(i, i64), i64(k_dim)), bld.sext(k, i64)))
+    j, exit_j = cg._loop_header(ir.IntType(32)(0), ir.IntType(32)(n), "mm.j")
+    bkj = cg.tile_get(b_buf, bt, bld.add(bld.mul(bld.sext(k, i64), i64(n)), bld.sext(j, i64)))
+    flat = bld.add(bld.mul(bld.sext(i, i64), i64(n)), bld.sext(j, i64))
+    ptr = cg.tile_element_ptr(c_buf, ct, flat)
+    cur = bld.load(ptr, typ=aik.type)
+    bld.store(bld.fadd(cur, bld.fmul(aik, bkj)), ptr)
+    for iv, exit_ in ((j, exit_j), (k, exit_k), (i, exit_i)):
+        cg._loop_latch(iv, bld.add(iv, ir.IntType(32)(1), flags=("nsw",)))
+        bld.position_at_end(exit_)
+    return c_buf
+
+
+def _vjp_matmul(b, args, results, g):
+    a, c = args
+    return [b.call(MATMUL, [g, transpose(b, c)]), b.call(MATMUL, [transpose(b, a), g])]
+
+
+MATMUL = primitive("tile_matmul", _matmul_rule, _lower_matmul, _vjp_matmul, doc="a @ b for 2D tiles")
+
+
+def _scaled(ctx, t: Value, factor):
+    if factor is None or (not isinstance(factor, Value) and float(factor) == 1.0):
+        return t
+    return elementwise(ctx, lambda x: arith.binary(ctx, "mul", x, factor), [t], "tile_matmul")
+
+
+@builtin("tile_matmul", inout=(2,))
+def tile_matmul(ctx, args, kwargs):
+    """tile_matmul(a, b, alpha=1.0) -> alpha a @ b; tile_matmul(a, b, out, alpha=1.0, beta=1.0):
+    out = alpha a @ b + beta out (out updated)."""
+    kwargs = dict(kwargs)
+    a = tile_arg(ctx, args[0] if args else kwargs.pop("a", None), "tile_matmul's a")
+    c = tile_arg(ctx, args[1] if len(args) > 1 else kwargs.pop("b", None), "tile_matmul's b")
+    rest = list(args[2:])
+    out = rest.pop(0) if rest and isinstance(rest[0], Value) and isinstance(rest[0].type, TileType) \
+        else kwargs.pop("out", None)
+    alpha = kwargs.pop("alpha", rest.pop(0) if rest else 1.0)
+    beta = kwargs.pop("beta", rest.pop(0) if rest else 1.0)
+    kwargs.pop("precision", None)
+    try:
+        (rt,) = _matmul_rule([a.type, c.type])
+    except TypeError as e:
+        ctx.error(str(e), kind=TypeError)
+    product = _scaled(ctx, ctx.b.call(MATMUL, [a, c]), alpha)
+    if out is None:
+        return [None], product  # (nothing to update: the returning form)
+    tile_arg(ctx, out, "tile_matmul's out")
+    if out.type != rt:
+        ctx.error(f"tile_matmul: out must be a {rt!r}, got {out.type!r}", kind=TypeError)
+    return [arith.binary(ctx, "add", product, _scaled(ctx, out, beta))], None
+

@@ -1,0 +1,199 @@
+"""Tiles rearranged: `tile_transpose`, `tile_broadcast`, `tile_reshape`, `tile_squeeze`,
+`tile_view`, `tile_assign`, `tile_diag_add`.
+
+Each result element reads one element of the source (`tile_get` in a `tile_map` over the
+result), so the gradient flows back element by element into the source's adjoint. Warp's
+views alias their source; in weft they are values (a copy), which gives the same results
+for every program that does not write through a view.
+"""
+
+from __future__ import annotations
+
+from ...ir.core import Block, Value
+from ...types import TileType, int32
+from .. import arith
+from ..registry import builtin
+from .args import offsets_arg, shape_arg, tile_arg
+from .core import TILE_GET, map_tiles
+
+
+def gather(b, src: Value, shape, index_of) -> Value:
+    """A tile of `shape` whose element at `coords` is `src[index_of(coords)]`."""
+    def body(coords, elems, states):
+        return [b.call(TILE_GET, [src, *index_of(coords)])], [], []
+    (t,) = map_tiles(b, shape, [], body)
+    return t
+
+
+def transpose(b, a: Value) -> Value:
+    m, n = a.type.shape
+    return gather(b, a, (n, m), lambda c: [c[1], c[0]])
+
+
+def _ravel(b, coords, shape):
+    flat = None
+    for c, n in zip(coords, shape):
+        flat = c if flat is None else b.add(b.mul(flat, b.const(n, int32)), c)
+    return flat if flat is not None else b.const(0, int32)
+
+
+def _unravel(b, flat, shape):
+    out = []
+    for n in reversed(shape[1:]):
+        out.append(b.binary("mod", flat, b.const(n, int32)))
+        flat = b.binary("floordiv", flat, b.const(n, int32))
+    out.append(flat)
+    return out[::-1]
+
+
+@builtin("tile_transpose")
+def tile_transpose(ctx, args, kwargs):
+    """tile_transpose(a): a 2D tile's transpose."""
+    a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "tile_transpose's tile")
+    if a.type.ndim != 2:
+        ctx.error(f"tile_transpose needs a 2D tile, got shape {a.type.shape}", kind=ValueError)
+    return transpose(ctx.b, a)
+
+
+@builtin("tile_broadcast")
+def tile_broadcast(ctx, args, kwargs):
+    """tile_broadcast(a, shape): `a` repeated along its dimensions of size 1 (numpy's rules)."""
+    a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "tile_broadcast's tile")
+    shape = shape_arg(ctx, args[1] if len(args) > 1 else kwargs.get("shape"))
+    src = a.type.shape
+    if len(shape) > 4:
+        ctx.error(f"tile_broadcast: at most 4 dimensions, got shape {shape}", kind=ValueError)
+    if len(src) > len(shape) or any(s not in (1, d) for s, d in zip(reversed(src), reversed(shape))):
+        ctx.error(f"tile_broadcast: a tile of shape {src} cannot be broadcast to {shape}", kind=ValueError)
+    lead = len(shape) - len(src)
+    zero = ctx.b.const(0, int32)
+    return gather(ctx.b, a, shape, lambda c: [zero if s == 1 else c[lead + k] for k, s in enumerate(src)])
+
+
+@builtin("tile_reshape")
+def tile_reshape(ctx, args, kwargs):
+    """tile_reshape(t, shape): the elements in row-major order, in a new shape (one -1 allowed)."""
+    t = tile_arg(ctx, args[0] if args else kwargs.get("t"), "tile_reshape's tile")
+    raw = args[1] if len(args) > 1 else kwargs.get("shape")
+    parts = list(raw) if isinstance(raw, (tuple, list)) else [raw]
+    n = t.type.num_elements
+    if parts.count(-1) == 1:
+        known = 1
+        for p in parts:
+            known *= p if p != -1 else 1
+        parts[parts.index(-1)] = n // known if known else 0
+    shape = shape_arg(ctx, tuple(parts))
+    if TileType(t.type.dtype, shape).num_elements != n:
+        ctx.error(f"tile_reshape: cannot reshape a tile of shape {t.type.shape} ({n} elements) to {shape}",
+                  kind=ValueError)
+    b = ctx.b
+    return gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape))
+
+
+@builtin("tile_squeeze")
+def tile_squeeze(ctx, args, kwargs):
+    """tile_squeeze(t, axis=None): without its dimensions of size 1 (or only those in `axis`)."""
+    t = tile_arg(ctx, args[0] if args else kwargs.get("t"), "tile_squeeze's tile")
+    axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    src = t.type.shape
+    nd = len(src)
+    if axis is None:
+        axes = [k for k, d in enumerate(src) if d == 1]
+    else:
+        axes = []
+        for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
+            if isinstance(a, Value) or not -nd <= a < nd:
+                ctx.error(f"tile_squeeze: axis {a} is out of range for a tile of {nd} dimension(s)",
+                          kind=ValueError)
+            if src[a % nd] != 1:
+                ctx.error(f"tile_squeeze: axis {a} has size {src[a % nd]}, not 1", kind=ValueError)
+            axes.append(a % nd)
+    kept = [k for k in range(nd) if k not in axes]
+    shape = tuple(src[k] for k in kept) or (1,)
+    zero = ctx.b.const(0, int32)
+
+    def index_of(c):
+        it = iter(c)
+        return [next(it) if k in kept else zero for k in range(nd)] if kept else [zero] * nd
+    return gather(ctx.b, t, shape, index_of)
+
+
+@builtin("tile_view")
+def tile_view(ctx, args, kwargs):
+    """tile_view(t, offset, shape=None): the sub-tile at `offset` (a copy in weft)."""
+    t = tile_arg(ctx, args[0] if args else kwargs.get("t"), "tile_view's tile")
+    offset = args[1] if len(args) > 1 else kwargs.get("offset")
+    shape = args[2] if len(args) > 2 else kwargs.get("shape")
+    src = t.type.shape
+    offs = offset if isinstance(offset, (tuple, list)) else (offset,)
+    if len(offs) > len(src):
+        ctx.error(f"tile_view: {len(offs)} offsets for a tile of {len(src)} dimension(s)", kind=ValueError)
+    offs = offsets_arg(ctx, tuple(offs), len(offs))
+    if shape is None:
+        shape = src[len(offs):]
+        fixed = offs
+        b = ctx.b
+        return gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed)
+    shape = shape_arg(ctx, shape)
+    if len(shape) != len(src):
+        ctx.error(f"tile_view: the shape {shape} must have {len(src)} dimension(s)", kind=ValueError)
+    offs = offs + [ctx.b.const(0, int32)] * (len(src) - len(offs))
+    b = ctx.b
+    return gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)])
+
+
+@builtin("tile_assign", inout=(0,))
+def tile_assign(ctx, args, kwargs):
+    """tile_assign(dst, src, offset=(0, ...)): src written into dst at offset (dst updated)."""
+    dst = tile_arg(ctx, args[0], "tile_assign's dst")
+    src = tile_arg(ctx, args[1] if len(args) > 1 else kwargs.get("src"), "tile_assign's src")
+    offset = args[2] if len(args) > 2 else kwargs.get("offset")
+    d, s = dst.type, src.type
+    if d.ndim != s.ndim:
+        ctx.error(f"tile_assign: dst has {d.ndim} dimension(s), src {s.ndim}", kind=ValueError)
+    offs = offsets_arg(ctx, offset, d.ndim)
+    b = ctx.b
+    convert = (lambda x: x) if s.dtype is d.dtype else (lambda x: arith.construct(ctx, d.dtype, [x], {}))
+
+    def body(coords, elems, states):
+        local = [b.sub(c, o) for c, o in zip(coords, offs)]
+        inside = None
+        for x, n in zip(local, s.shape):
+            here = b.select(b.cmp("ge", x, b.const(0, int32)), b.cmp("lt", x, b.const(n, int32)),
+                            b.const(False, _bool()))
+            inside = here if inside is None else b.select(inside, here, b.const(False, _bool()))
+        then_block, else_block = Block(), Block()
+        with b.at(then_block):
+            b.op("yield", [convert(b.call(TILE_GET, [src, *local]))])
+        with b.at(else_block):
+            b.op("yield", [elems[0]])
+        (x,) = b.op("if", [inside], [d.dtype], {}, [then_block, else_block]).results
+        return [x], [], []
+    (new,) = map_tiles(b, d.shape, [dst], body)
+    return [new], None
+
+
+def _bool():
+    from ...types import bool_
+    return bool_
+
+
+@builtin("tile_diag_add")
+def tile_diag_add(ctx, args, kwargs):
+    """tile_diag_add(a, d): a with d added to its diagonal."""
+    a = tile_arg(ctx, args[0], "tile_diag_add's a")
+    d = tile_arg(ctx, args[1], "tile_diag_add's d")
+    b = ctx.b
+
+    def body(coords, elems, states):
+        i, j = coords
+        on_diag = b.cmp("eq", i, j)
+        then_block, else_block = Block(), Block()
+        with b.at(then_block):
+            b.op("yield", [arith.binary(ctx, "add", elems[0], b.call(TILE_GET, [d, i]))])
+        with b.at(else_block):
+            b.op("yield", [elems[0]])
+        (x,) = b.op("if", [on_diag], [a.type.dtype], {}, [then_block, else_block]).results
+        return [x], [], []
+    (t,) = map_tiles(b, a.type.shape, [a], body)
+    return t
