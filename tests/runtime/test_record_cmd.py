@@ -111,7 +111,7 @@ def test_recording_validates_arguments():
     with pytest.raises(TypeError, match="takes 3 arguments"):
         wp.launch(scale, 4, inputs=[wp.ones(4)], record_cmd=True)
     with pytest.raises(ValueError, match="unpacks tid"):
-        wp.launch(grid, 4, inputs=[wp.zeros((2, 2), dtype=int)], record_cmd=True)
+        wp.launch(grid, (2, 2, 2), inputs=[wp.zeros((2, 2), dtype=int)], record_cmd=True)
 
 
 def test_bad_updates_leave_the_launch_usable():
@@ -127,7 +127,7 @@ def test_bad_updates_leave_the_launch_usable():
         cmd.set_dim(-1)
     g = wp.launch(grid, (2, 2), inputs=[wp.zeros((2, 2), dtype=int)], record_cmd=True)
     with pytest.raises(ValueError, match="unpacks tid"):
-        g.set_dim(4)
+        g.set_dim((2, 2, 2))
     cmd.launch()
     assert out.numpy().tolist() == [2] * 4
     assert cmd.params[2] == 2.0

@@ -59,6 +59,12 @@ class TileOps:
         with b.if_then(b.icmp_unsigned("!=", dst, src)):
             b.call(self._memcpy(), [dst, src, I64(t.nbytes), ir.Constant(ir.IntType(1), 0)])
 
+    def _tile_temp(self, src, t: TileType):
+        """A copy of tile `src` in a buffer of its own."""
+        tmp = self.tile_buffer(t, "temp")
+        self.tile_copy(tmp, src, t)
+        return tmp
+
     def tile_fill_zero(self, buf, t: TileType):
         memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
         self.builder.call(memset, [buf, I8(0), I64(t.nbytes), ir.Constant(ir.IntType(1), 0)])

@@ -109,10 +109,40 @@ def _has_effects(op: Op) -> bool:
     return any(_has_effects(inner) for region in op.regions for inner in region.ops)
 
 
+def _prune_tile_map_outputs(op: Op, used: set) -> bool:
+    """Drop the output tiles of a `tile_map` that nothing uses (and what its body yields for
+    them), so that e.g. the old values of a `tile_atomic_add` nobody reads are not computed."""
+    n_out = op.attrs["n_out"]
+    dead = [k for k in range(n_out) if op.results[k].id not in used]
+    if not dead:
+        return False
+    term = op.regions[0].ops[-1]
+    term.operands = [v for k, v in enumerate(term.operands) if k not in dead]
+    op.results = [r for k, r in enumerate(op.results) if k not in dead]
+    op.attrs = {**op.attrs, "n_out": n_out - len(dead)}
+    return True
+
+
+def _prune_if_results(op: Op, used: set) -> bool:
+    """Drop the results of an `if` (kept for its effects) that nothing uses."""
+    dead = [k for k, r in enumerate(op.results) if r.id not in used]
+    if not dead:
+        return False
+    for region in op.regions:
+        term = region.ops[-1]
+        term.operands = [v for k, v in enumerate(term.operands) if k not in dead]
+    op.results = [r for k, r in enumerate(op.results) if k not in dead]
+    return True
+
+
 def _dce_block(block: Block, used: set) -> bool:
     changed = False
     kept = []
     for op in block.ops:
+        if op.name == "tile_map":
+            changed |= _prune_tile_map_outputs(op, used)
+        elif op.name == "if" and _has_effects(op):
+            changed |= _prune_if_results(op, used)
         if not _has_effects(op) and not any(r.id in used for r in op.results):
             changed = True
             continue

@@ -126,13 +126,13 @@ def tile(ctx, args, kwargs):
     x = ctx.materialize(x)
     t = x.type
     if isinstance(t, Scalar) or preserve:
-        return _constant_tile(ctx, (CPU_BLOCK_DIM,), t, lambda c: x)
+        return _per_lane(_constant_tile(ctx, (CPU_BLOCK_DIM,), t, lambda c: x))
     if isinstance(t, Vector):
-        return _constant_tile(ctx, (t.length, CPU_BLOCK_DIM), t.dtype,
-                              lambda c: ctx.b.op("extract_dyn", [x, c[0]], [t.dtype]).result)
+        return _per_lane(_constant_tile(ctx, (t.length, CPU_BLOCK_DIM), t.dtype,
+                                        lambda c: ctx.b.op("extract_dyn", [x, c[0]], [t.dtype]).result))
     if isinstance(t, Matrix):
-        return _constant_tile(ctx, (t.rows, t.cols, CPU_BLOCK_DIM), t.dtype,
-                              lambda c: ctx.b.op("extract_dyn", [x, c[0], c[1]], [t.dtype]).result)
+        return _per_lane(_constant_tile(ctx, (t.rows, t.cols, CPU_BLOCK_DIM), t.dtype,
+                                        lambda c: ctx.b.op("extract_dyn", [x, c[0], c[1]], [t.dtype]).result))
     ctx.error(f"tile(x): x must be a scalar, vector or matrix, got {t!r}", kind=TypeError)
 
 
@@ -145,7 +145,7 @@ def untile(ctx, args, kwargs):
         ctx.error(f"untile: the tile's last dimension must be the block size ({CPU_BLOCK_DIM} on the CPU), "
                   f"got shape {t.shape}", kind=ValueError)
     from .elements import get_element
-    zero = ctx.b.const(0, int32)
+    zero = _per_lane(ctx.b.const(0, int32))  # (this thread's lane)
     if t.ndim == 1:
         return get_element(ctx, a, [zero])
     if t.ndim == 2:
@@ -165,10 +165,18 @@ def tile_from_thread(ctx, args, kwargs):
     option(kwargs, "thread_idx", None)
     option(kwargs, "storage", None)
     no_more(ctx, "tile_from_thread", kwargs)
-    return _constant_tile(ctx, shape, value.type, lambda c: value)
+    return _per_lane(_constant_tile(ctx, shape, value.type, lambda c: value))
 
 
 @builtin("block_dim")
 def block_dim(ctx, args, kwargs):
     """block_dim(): threads per block (1 on the CPU)."""
-    return ctx.b.const(CPU_BLOCK_DIM, int32)
+    return _per_lane(ctx.b.const(CPU_BLOCK_DIM, int32))
+
+
+def _per_lane(value: Value) -> Value:
+    """Mark the op making `value` as depending on the block's threads (tile(x), untile,
+    block_dim): launch_tiled cannot run such a kernel one thread per block when Warp's
+    cooperative CPU blocks are asked for (see runtime/launch.py)."""
+    value.owner.attrs["per_lane"] = True
+    return value
