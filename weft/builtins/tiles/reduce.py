@@ -109,7 +109,10 @@ def tile_dot(ctx, args, kwargs):
 
     def body(coords, elems, states):
         x, y = elems
-        prod = arith.binary(ctx, "mul", x, y) if isinstance(x.type, Scalar) else ctx.call(BUILTINS["dot"], [x, y], {}, None)
+        if isinstance(x.type, Scalar):
+            prod = arith.binary(ctx, "mul", x, y)
+        else:
+            prod = ctx.call(BUILTINS["dot"], [x, y], {}, None)
         return [], [prod], []
     (s,) = map_tiles(ctx.b, a.type.shape, [a, c], body)
     return _one(ctx, s)
