@@ -18,7 +18,7 @@ import llvmlite.ir as ir
 
 from ...ir.builder import Builder
 from ...ir.core import Block, Value
-from ...types import Scalar, TileType, int32
+from ...types import ArrayType, Scalar, TileType, int32
 from ..registry import primitive
 
 
@@ -127,10 +127,13 @@ def _vjp_add_at(b, args, results, g):
 
 
 def zero_of(b: Builder, t):
-    """The zero of a tile element type (a scalar, vector or matrix)."""
+    """The zero of a tile element type (a scalar, vector, matrix or struct)."""
     if isinstance(t, Scalar):
-        return b.const(0, t)
-    return b.construct(t, [b.const(0, t.dtype)] * t.num_components)
+        return b.const(False if t.is_bool else 0, t)
+    if isinstance(t, ArrayType):
+        return b.op("null_array", [], [t]).result
+    from ...ir.ops import component_type
+    return b.construct(t, [zero_of(b, component_type(t, k)) for k in range(t.num_components)])
 
 
 # tile_get's adjoint is not a whole tile per read: autodiff/tiles.py adds `g` into the

@@ -56,13 +56,12 @@ def tile_map(ctx, args, kwargs):
     """tile_map(op, a, b=None): op applied to each element (pair of elements)."""
     if not args:
         ctx.error("tile_map(op, a, ...) needs a function and a tile", kind=TypeError)
-    op, *tiles = args
-    tiles += [kwargs[k] for k in ("a", "b") if k in kwargs]
-    if not tiles:
+    op, *operands = args
+    operands += [kwargs[k] for k in ("a", "b") if k in kwargs]
+    if not any(isinstance(x, Value) and isinstance(x.type, TileType) for x in operands):
         ctx.error("tile_map needs at least one tile", kind=TypeError)
-    for t in tiles:
-        tile_arg(ctx, t, "tile_map's operands")
-    return elementwise(ctx, lambda *xs: ctx.call(op, list(xs), {}, None), tiles, "tile_map")
+    # operands that are not tiles (a constant, a vector) are the same for every element
+    return elementwise(ctx, lambda *xs: ctx.call(op, list(xs), {}, None), operands, "tile_map")
 
 
 @builtin("tile_astype")

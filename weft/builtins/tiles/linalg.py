@@ -91,5 +91,7 @@ def tile_matmul(ctx, args, kwargs):
     tile_arg(ctx, out, "tile_matmul's out")
     if out.type != rt:
         ctx.error(f"tile_matmul: out must be a {rt!r}, got {out.type!r}", kind=TypeError)
+    if not isinstance(beta, Value) and float(beta) == 0.0:
+        return [product], None  # out is not read (it may hold anything, NaN included)
     return [arith.binary(ctx, "add", product, _scaled(ctx, out, beta))], None
 
