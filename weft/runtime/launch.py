@@ -537,35 +537,34 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
         raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
-        _check_lane_independent(kernel, len(dims), block_dim)
+        _check_lane_independent(kernel, len(dims), block_dim, [*(inputs or ()), *(outputs or ())])
     if len(dims) > 3:
         raise RuntimeError("launch_tiled() requires a grid with fewer than 4 dimensions")
     return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)
 
 
-def _check_lane_independent(kernel, grid_ndim: int, block_dim: int):
+def _check_lane_independent(kernel, grid_ndim: int, block_dim: int, params: list):
     """Warp's cooperative CPU blocks (`config.enable_cpu_blocks`) run `block_dim` threads per
     block. weft runs one: the same results whenever the threads of a block all run the same
     code (tile ops are the block's, computed once; plain stores write the same values), which
     holds unless the kernel reads its thread's lane (tid()'s last index, tile(x), untile,
     block_dim()) or updates memory atomically outside tile ops. Such kernels are refused."""
     from ..ir.core import walk
-    fn = kernel.ir() if not kernel.is_generic else None
+    if kernel.is_generic:
+        kernel = kernel.specialize(params)
+    fn = kernel.ir()
+    in_tile_ops = {id(inner) for op in walk(fn.body) if op.name == "tile_map"
+                   for region in op.regions for inner in walk(region)}
     reason = None
-    if fn is not None:
-        tile_ops = {id(inner) for op in walk(fn.body) if op.name == "tile_map"
-                    for region in op.regions for inner in walk(region)}
-        for op in walk(fn.body):
-            if op.attrs.get("per_lane"):
-                reason = "it uses the block's threads (tile(x), untile, tile_from_thread or block_dim())"
-            elif op.name == "tid" and op.attrs["of"] > grid_ndim:
-                reason = "it reads its thread's index within the block (the last index of tid())"
-            elif op.name == "atomic" and id(op) not in tile_ops:
-                reason = "it updates memory atomically outside tile operations (once per thread in Warp)"
-            if reason:
-                break
-    if fn is None:
-        reason = "it is generic (its code is known only at launch)"
+    for op in walk(fn.body):
+        if op.attrs.get("per_lane"):
+            reason = "it uses the block's threads (tile(x), untile, tile_from_thread or block_dim())"
+        elif op.name == "tid" and op.attrs["of"] > grid_ndim:
+            reason = "it reads its thread's index within the block (the last index of tid())"
+        elif op.name == "atomic" and id(op) not in in_tile_ops:
+            reason = "it updates memory atomically outside tile operations (once per thread in Warp)"
+        if reason:
+            break
     if reason:
         raise NotImplementedError(
             f"launch_tiled: kernel '{kernel.name}' with block_dim={block_dim} and config.enable_cpu_blocks: "

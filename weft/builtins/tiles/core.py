@@ -162,3 +162,19 @@ def add(b: Builder, x: Value, y: Value) -> Value:
         return [b.construct(p.type, [b.add(u, v) for u, v in zip(b.components(p), b.components(q))])], [], []
     (z,) = map_tiles(b, x.type.shape, [x, y], body)
     return z
+
+
+# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape) alias their
+# source: writing through one changes the source. weft's views are copies, so a write to a
+# view would silently not reach the source: such writes are refused instead.
+def mark_view(ctx, value: Value) -> Value:
+    ctx.__dict__.setdefault("_tile_views", set()).add(value.id)
+    return value
+
+
+def refuse_view_write(ctx, value: Value, what: str):
+    if value.id in ctx.__dict__.get("_tile_views", ()):
+        ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze or "
+                  "tile_reshape); weft's views are copies, so writing through one would not change the "
+                  "source. Write into the source tile instead (e.g. t[i] = row, or tile_assign(t, row, "
+                  "offset=(i, 0)))", kind=ValueError)

@@ -11,7 +11,7 @@ from ...ir.core import Block, Value
 from ...types import Scalar, TileType, int32
 from ..registry import builtin
 from .args import index_value, tile_arg
-from .core import TILE_GET, TILE_SET
+from .core import TILE_GET, TILE_SET, mark_view, refuse_view_write
 
 
 def _index(ctx, t: TileType, key) -> list[Value]:
@@ -31,7 +31,11 @@ def _index(ctx, t: TileType, key) -> list[Value]:
 
 
 def _is_element(t: TileType, key) -> bool:
-    return len(key) == t.ndim and not any(isinstance(k, slice) for k in key)
+    return len(key) == t.ndim and not any(isinstance(k, slice) or _is_tile(k) for k in key)
+
+
+def _is_tile(k) -> bool:
+    return isinstance(k, Value) and isinstance(k.type, TileType)
 
 
 def get_element(ctx, t: Value, key) -> Value:
@@ -41,7 +45,7 @@ def get_element(ctx, t: Value, key) -> Value:
     if not _is_element(t.type, key):
         plan, shape = _view_plan(ctx, t.type, key)
         from .shape import gather
-        return gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c))
+        return mark_view(ctx, gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c)))
     return ctx.b.call(TILE_GET, [t, *_index(ctx, t.type, key)])
 
 
@@ -51,6 +55,12 @@ def _view_plan(ctx, t: TileType, key):
         ctx.error(f"too many indices ({len(key)}) for a tile of shape {t.shape}", kind=IndexError)
     plan, shape = [], []
     for k, n in zip(list(key) + [slice(None)] * (t.ndim - len(key)), t.shape):
+        if _is_tile(k):  # advanced indexing: the rows (etc.) an integer tile lists
+            if k.type.ndim != 1 or not (isinstance(k.type.dtype, Scalar) and k.type.dtype.is_int):
+                ctx.error(f"a tile can be indexed by a 1D integer index tile, got {k.type!r}", kind=TypeError)
+            plan.append(("gather", k, n))
+            shape.append(k.type.shape[0])
+            continue
         if isinstance(k, slice):
             bounds = (k.start, k.stop, k.step)
             if any(isinstance(x, Value) or not (x is None or isinstance(x, int)) for x in bounds):
@@ -86,6 +96,10 @@ def _source_index(ctx, plan, coords):
     for entry in plan:
         if entry[0] == "index":
             out.append(entry[1])
+        elif entry[0] == "gather":
+            i = index_value(ctx, b.call(TILE_GET, [entry[1], next(it)]), "tile indices")
+            n = entry[2]
+            out.append(b.select(b.cmp("lt", i, b.const(0, int32)), b.add(i, b.const(n, int32)), i))
         else:
             _, start, step, _n = entry
             c = next(it)
@@ -97,6 +111,7 @@ def set_element(ctx, t: Value, key, value) -> Value:
     """`t[key] = value` as a new tile: an element, or a sub-tile (`t[1:] = t[:-1]`, `t[i] = row`;
     the right side is read before anything is written, as numpy does)."""
     key = tuple(key)
+    refuse_view_write(ctx, t, "assigning to an element of a tile view")
     if not _is_element(t.type, key):
         return _set_view(ctx, t, key, value)
     dtype = t.type.dtype
@@ -117,6 +132,9 @@ def _set_view(ctx, t: Value, key, value) -> Value:
     def body(coords, elems, states):
         inside, local = b.const(True, bool_), []
         for c, entry in zip(coords, plan):
+            if entry[0] == "gather":
+                ctx.error("assigning through an index tile (t[idx, :] = ...) is not supported; use "
+                          "tile_scatter_add or a loop", kind=TypeError)
             if entry[0] == "index":
                 inside = b.select(inside, b.cmp("eq", c, entry[1]), b.const(False, bool_))
                 continue

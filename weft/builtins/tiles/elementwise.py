@@ -9,11 +9,11 @@ scalars, and the gradient is the body's.
 from __future__ import annotations
 
 from ...ir.core import Value
-from ...types import TileType
+from ...types import Matrix, TileType, Vector
 from .. import arith
 from ..registry import builtin
 from .args import dtype_arg, tile_arg
-from .core import map_tiles
+from .core import map_tiles, refuse_view_write
 
 
 def _shape_of(ctx, tiles, what):
@@ -42,8 +42,27 @@ def elementwise(ctx, fn, operands, what):
     return t
 
 
+def _describe(x):
+    if isinstance(x, Value) and isinstance(x.type, TileType):
+        return f"tile<{x.type.dtype!r}>"
+    return repr(x.type) if isinstance(x, Value) else type(x).__name__
+
+
+def _element_type(x):
+    if isinstance(x, Value):
+        return x.type.dtype if isinstance(x.type, TileType) else x.type
+    return None  # a Python number
+
+
 def binary(ctx, op, a, b):
     """`a <op> b` where one or both are tiles."""
+    if op in ("mul", "div"):
+        ta, tb = _element_type(a), _element_type(b)
+        composite = (Vector, Matrix)
+        if isinstance(ta, composite) and isinstance(tb, composite) and not (op == "mul" and isinstance(ta, Matrix)):
+            verb = "multiply" if op == "mul" else "divide"
+            ctx.error(f"Cannot {verb} {_describe(a)} by {_describe(b)}: at least one operand must be a scalar "
+                      "type", kind=TypeError)
     return elementwise(ctx, lambda x, y: arith.binary(ctx, op, x, y), [a, b], f"tile '{op}'")
 
 
@@ -78,6 +97,7 @@ def tile_axpy(ctx, args, kwargs):
     alpha, src, dest = args
     tile_arg(ctx, src, "tile_axpy's src")
     tile_arg(ctx, dest, "tile_axpy's dest")
+    refuse_view_write(ctx, dest, "tile_axpy")
     new = elementwise(ctx, lambda s, d: arith.binary(ctx, "add", d, arith.binary(ctx, "mul", alpha, s)),
                       [src, dest], "tile_axpy")
     return [new], None

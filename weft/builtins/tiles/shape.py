@@ -14,7 +14,7 @@ from ...types import TileType, int32
 from .. import arith
 from ..registry import builtin
 from .args import offsets_arg, shape_arg, tile_arg
-from .core import TILE_GET, map_tiles
+from .core import TILE_GET, map_tiles, mark_view, refuse_view_write
 
 
 def gather(b, src: Value, shape, index_of) -> Value:
@@ -87,7 +87,7 @@ def tile_reshape(ctx, args, kwargs):
         ctx.error(f"tile_reshape: cannot reshape a tile of shape {t.type.shape} ({n} elements) to {shape}",
                   kind=ValueError)
     b = ctx.b
-    return gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape))
+    return mark_view(ctx, gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape)))
 
 
 @builtin("tile_squeeze")
@@ -115,7 +115,7 @@ def tile_squeeze(ctx, args, kwargs):
     def index_of(c):
         it = iter(c)
         return [next(it) if k in kept else zero for k in range(nd)] if kept else [zero] * nd
-    return gather(ctx.b, t, shape, index_of)
+    return mark_view(ctx, gather(ctx.b, t, shape, index_of))
 
 
 @builtin("tile_view")
@@ -133,19 +133,20 @@ def tile_view(ctx, args, kwargs):
         shape = src[len(offs):]
         fixed = offs
         b = ctx.b
-        return gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed)
+        return mark_view(ctx, gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed))
     shape = shape_arg(ctx, shape)
     if len(shape) != len(src):
         ctx.error(f"tile_view: the shape {shape} must have {len(src)} dimension(s)", kind=ValueError)
     offs = offs + [ctx.b.const(0, int32)] * (len(src) - len(offs))
     b = ctx.b
-    return gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)])
+    return mark_view(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]))
 
 
 @builtin("tile_assign", inout=(0,))
 def tile_assign(ctx, args, kwargs):
     """tile_assign(dst, src, offset=(0, ...)): src written into dst at offset (dst updated)."""
     dst = tile_arg(ctx, args[0], "tile_assign's dst")
+    refuse_view_write(ctx, dst, "tile_assign")
     src = tile_arg(ctx, args[1] if len(args) > 1 else kwargs.get("src"), "tile_assign's src")
     offset = args[2] if len(args) > 2 else kwargs.get("offset")
     d, s = dst.type, src.type
