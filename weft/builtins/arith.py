@@ -339,6 +339,8 @@ _SWIZZLE = "xyzw"
 
 def get_attr(ctx, v: Value, name: str):
     t = v.type
+    if isinstance(t, TileType) and name in ("shape", "dtype", "ndim", "size"):  # compile-time constants
+        return {"shape": t.shape, "dtype": t.dtype, "ndim": t.ndim, "size": t.num_elements}[name]
     if isinstance(t, StructType):
         if name not in t.fields:
             ctx.error(f"struct {t.name} has no field '{name}'")

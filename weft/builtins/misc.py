@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TupleType, Vector, int32
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
 from . import arith
 from .registry import builtin
 
@@ -109,6 +109,8 @@ def length_of(ctx, args, kwargs):
         return x.type.np_shape[0] if hasattr(x.type, "np_shape") else x.type.num_components
     if isinstance(x, tuple):
         return len(x)
+    if isinstance(x, Value) and isinstance(x.type, TileType):
+        return x.type.shape[0]  # (a compile-time constant, as in Warp)
     ctx.error(f"len() of {getattr(x, 'type', x)!r}")
 
 

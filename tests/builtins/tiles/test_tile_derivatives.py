@@ -1,0 +1,195 @@
+"""Every tile builtin's derivative against central finite differences, in float64.
+
+The tile counterpart of tests/builtins/test_derivatives.py (which leaves the builtins of
+weft.builtins.tiles to this file): each tile builtin has a case below (a tiled kernel from
+float64 arrays to a float64 array, through the builtin) or an entry in `EXCLUDED` with the
+reason; each tile primitive appears in the IR of some case or in `EXCLUDED_PRIMITIVES`. A
+tile builtin added without either fails `test_tile_registry_is_covered`.
+
+The check is the VJP identity on random directions: the Tape's adjoint, seeded with a
+random cotangent `c`, gives `g = J^T c`; for a random direction `t`, `<t, g>` must equal
+`<(f(x + h t) - f(x - h t)) / 2h, c>`.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.builtins.registry import BUILTINS, PRIMITIVES
+from weft.ir.core import walk
+
+H = 1e-6
+RTOL, ATOL = 1e-7, 1e-9
+F64 = wp.float64
+
+TILE_BUILTINS = {n for n, b in BUILTINS.items() if b.expand.__module__.startswith("weft.builtins.tiles")}
+TILE_PRIMITIVES = {n for n, p in PRIMITIVES.items() if p.lower.__module__.startswith("weft.builtins.tiles")}
+
+
+@dataclass
+class Case:
+    id: str
+    builtins: tuple[str, ...]  # the tile builtins it exercises
+    kernel: object
+    inputs: tuple[tuple[int, ...], ...]  # shapes of the float64 input arrays
+    output: tuple[int, ...]
+
+
+@wp.kernel
+def k_load_store(a: wp.array2d[F64], out: wp.array2d[F64]):
+    t = wp.tile_load(a, shape=(3, 4))
+    wp.tile_store(out, t)
+
+
+@wp.kernel
+def k_elementwise(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(3, 4))
+    y = wp.tile_load(b, shape=(3, 4))
+    z = wp.tile_map(wp.sin, x) * y - x / (y * y + 1.0) + 2.0 * -x
+    wp.tile_store(out, wp.tile_map(wp.mul, z, wp.tile_astype(y, F64)))
+
+
+@wp.kernel
+def k_assign_loop(a: wp.array2d[F64], n: int, out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(1, 8))
+    t = wp.tile_zeros(shape=(1, 8), dtype=F64)
+    for j in range(n):  # behaviour 2: element writes in a dynamic loop and a branch, read back
+        t[0, j] = x[0, j] * x[0, j]
+        if j > 0:
+            t[0, j] += t[0, j - 1] * 0.5
+    wp.tile_store(out, t)
+
+
+@wp.kernel
+def k_reductions(a: wp.array2d[F64], out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(3, 4))
+    s = wp.tile_sum(x)
+    m = wp.tile_max(x)
+    lo = wp.tile_min(x)
+    d = wp.tile_dot(x, x)
+    r = wp.tile_reduce(wp.add, x * x)
+    cols = wp.tile_sum(x, axis=0)
+    rows = wp.tile_reduce(wp.mul, x, axis=1)
+    out[0, 0] = s[0] + 2.0 * m[0] + 3.0 * lo[0] + d[0] + r[0] + cols[1] + rows[2]
+
+
+@wp.kernel
+def k_shape(a: wp.array2d[F64], out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(3, 4))
+    t = wp.tile_transpose(x)  # (4, 3)
+    col = wp.tile_view(x, offset=(0, 1), shape=(3, 1))
+    b = wp.tile_broadcast(col, shape=(3, 4))
+    r = wp.tile_reshape(x, shape=(4, 3))
+    sq = wp.tile_squeeze(wp.tile_reshape(x, shape=(1, 12)))
+    y = t + r
+    z = wp.tile_zeros(shape=(4, 3), dtype=F64)
+    wp.tile_assign(z, y[1:3], offset=(1, 0))
+    z[0] = sq[3:6]
+    w = wp.tile_diag_add(wp.tile_transpose(z)[:, 0:3], wp.tile_extract(b, 2, 3) * wp.tile_ones(shape=3, dtype=F64))
+    wp.tile_store(out, w)
+
+
+@wp.kernel
+def k_matmul(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(3, 4))
+    y = wp.tile_load(b, shape=(4, 2))
+    c = wp.tile_matmul(x, y, alpha=0.5)
+    wp.tile_matmul(x, y, c, beta=2.0)
+    e = wp.tile_full(shape=(3, 2), value=wp.float64(1.5), dtype=F64)
+    wp.tile_axpy(wp.float64(3.0), c, e)
+    wp.tile_store(out, e)
+
+
+@wp.kernel
+def k_atomic(a: wp.array2d[F64], out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(3, 4))
+    wp.tile_atomic_add(out, x * x)
+
+
+@wp.kernel
+def k_thread_values(a: wp.array2d[F64], out: wp.array2d[F64]):
+    i = wp.tid()
+    v = wp.vec3d(a[i, 0], a[i, 1], a[i, 2])
+    t = wp.tile(v * 2.0)  # (3, 1) on the CPU
+    u = wp.untile(t)
+    s = wp.tile_from_thread(shape=(2,), value=a[i, 3])
+    out[i, 0] = wp.length(u) + s[1]
+
+
+CASES = [
+    Case("load_store", ("tile_load", "tile_store"), k_load_store, ((3, 4),), (3, 4)),
+    Case("elementwise", ("tile_map", "tile_astype"), k_elementwise, ((3, 4), (3, 4)), (3, 4)),
+    Case("assign_loop", ("tile_zeros",), k_assign_loop, ((1, 8),), (1, 8)),
+    Case("reductions", ("tile_sum", "tile_max", "tile_min", "tile_dot", "tile_reduce"), k_reductions,
+         ((3, 4),), (1, 1)),
+    Case("shape", ("tile_transpose", "tile_view", "tile_broadcast", "tile_reshape", "tile_squeeze",
+                   "tile_assign", "tile_diag_add", "tile_extract", "tile_ones"), k_shape, ((3, 4),), (3, 3)),
+    Case("matmul", ("tile_matmul", "tile_full", "tile_axpy"), k_matmul, ((3, 4), (4, 2)), (3, 2)),
+    Case("atomic", ("tile_atomic_add",), k_atomic, ((3, 4),), (3, 4)),
+    Case("thread_values", ("tile", "untile", "tile_from_thread"), k_thread_values, ((3, 4),), (3, 1)),
+]
+
+EXCLUDED = {
+    "tile_empty": "its elements are unset (zeros in weft): nothing to differentiate",
+    "tile_arange": "compile-time constants",
+    "tile_argmin": "integer result", "tile_argmax": "integer result",
+    "block_dim": "an integer constant",
+}
+EXCLUDED_PRIMITIVES: dict[str, str] = {}
+
+
+def _launch(case, arrays, n=None):
+    out = wp.zeros(case.output, dtype=F64, requires_grad=True)
+    extra = [n] if case.kernel is k_assign_loop else []
+    grid = [case.output[0]] if case.kernel is k_thread_values else [1]
+    wp.launch_tiled(case.kernel, dim=grid, inputs=[*arrays[:1], *extra, *arrays[1:], out] if extra
+                    else [*arrays, out], block_dim=16)
+    return out
+
+
+def _forward(case, xs):
+    return _launch(case, [wp.array(x, dtype=F64) for x in xs], 8).numpy()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_tile_adjoint_matches_finite_differences(case):
+    rng = np.random.default_rng(zlib.crc32(case.id.encode()))
+    xs = [rng.uniform(-1.5, 1.5, s) for s in case.inputs]
+    arrays = [wp.array(x, dtype=F64, requires_grad=True) for x in xs]
+    cot = rng.standard_normal(case.output)
+    with wp.Tape() as tape:
+        out = _launch(case, arrays, 8)
+    out.grad = wp.array(cot, dtype=F64)
+    tape.backward()
+    grads = [a.grad.numpy() for a in arrays]
+    for k, x in enumerate(xs):
+        t = rng.standard_normal(x.shape)
+        step = H * (1 + np.abs(x).max())
+        plus = [y + step * t if j == k else y for j, y in enumerate(xs)]
+        minus = [y - step * t if j == k else y for j, y in enumerate(xs)]
+        fd = float(np.sum((_forward(case, plus) - _forward(case, minus)) / (2 * step) * cot))
+        vjp = float(np.sum(t * grads[k]))
+        assert abs(vjp - fd) <= RTOL * (abs(fd) + np.linalg.norm(t) * np.linalg.norm(cot)) + ATOL, \
+            f"{case.id}: d/d(input {k}): <t, adjoint> = {vjp!r}, finite differences {fd!r}"
+
+
+def test_tile_registry_is_covered():
+    """Each tile builtin has a case or an exclusion, and each tile primitive is called by
+    some case's kernels (forward or adjoint) or excluded."""
+    covered = {n for c in CASES for n in c.builtins}
+    assert not covered & set(EXCLUDED), f"both covered and excluded: {sorted(covered & set(EXCLUDED))}"
+    missing = TILE_BUILTINS - covered - set(EXCLUDED)
+    assert not missing, f"tile builtins with no derivative case and no exclusion: {sorted(missing)}"
+    stale = (covered | set(EXCLUDED)) - TILE_BUILTINS
+    assert not stale, f"cases or exclusions for tile builtins that do not exist: {sorted(stale)}"
+    called = set()
+    for c in CASES:
+        for fn in (c.kernel.ir(), c.kernel.adjoint_ir(frozenset(), False, frozenset())):
+            called |= {op.attrs["fn"].name for op in walk(fn.body) if op.name == "call"}
+    missing = TILE_PRIMITIVES - called - set(EXCLUDED_PRIMITIVES)
+    assert not missing, f"tile primitives no case calls and not excluded: {sorted(missing)}"

@@ -1,0 +1,140 @@
+"""Tiles as values: updates never leak into other values (in-place writes only where the
+old value is dead), loop-carried tiles, tiles saved on the AD stack, bounds, views, and
+launch_tiled's CPU block semantics."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.lang.errors import CompileError
+
+F64 = wp.float64
+
+
+@wp.kernel
+def update_keeps_the_old_value(a: wp.array[float], out: wp.array2d[float]):
+    t0 = wp.tile_load(a, shape=4)
+    t1 = t0
+    t1[0] = 100.0  # t0 is still read below: this must not write its buffer
+    acc = wp.tile_zeros(shape=4, dtype=float)
+    for i in range(3):
+        u = t0  # a fresh copy each iteration: the update below must not reach t0
+        u[i] = -1.0
+        acc += u
+    wp.tile_store(out[0], t0)
+    wp.tile_store(out[1], t1)
+    wp.tile_store(out[2], acc)
+
+
+def test_an_update_does_not_change_other_values():
+    a = wp.array([1.0, 2.0, 3.0, 4.0], dtype=float)
+    out = wp.zeros((3, 4), dtype=float)
+    wp.launch_tiled(update_keeps_the_old_value, dim=[1], inputs=[a, out], block_dim=8)
+    np.testing.assert_array_equal(out.numpy()[0], [1, 2, 3, 4])
+    np.testing.assert_array_equal(out.numpy()[1], [100, 2, 3, 4])
+    np.testing.assert_array_equal(out.numpy()[2], [1 * 3 - 1 - 1, 2 * 3 - 2 - 1, 3 * 3 - 3 - 1, 12])
+
+
+@wp.kernel
+def swap_in_loop(a: wp.array[float], b: wp.array[float], n: int, out: wp.array2d[float]):
+    x = wp.tile_load(a, shape=3)
+    y = wp.tile_load(b, shape=3)
+    for _ in range(n):
+        x, y = y, x + y  # two carried tiles, one yielding the other's buffer
+    wp.tile_store(out[0], x)
+    wp.tile_store(out[1], y)
+
+
+def test_loop_carried_tiles_swap():
+    a, b = np.array([1.0, 0.0, 2.0]), np.array([0.0, 1.0, 3.0])
+    out = wp.zeros((2, 3), dtype=float)
+    wp.launch_tiled(swap_in_loop, dim=[1], inputs=[wp.array(a, dtype=float), wp.array(b, dtype=float), 5, out],
+                    block_dim=4)
+    x, y = a.copy(), b.copy()
+    for _ in range(5):
+        x, y = y, x + y
+    np.testing.assert_array_equal(out.numpy(), [x, y])
+
+
+@wp.kernel
+def power_by_loop(a: wp.array[F64], n: int, out: wp.array[F64]):
+    x = wp.tile_load(a, shape=4)
+    t = wp.tile_ones(shape=4, dtype=F64)
+    for _ in range(n):  # dynamic: each iteration's t is saved for the reverse sweep
+        t = wp.tile_map(wp.sin, t) * x
+    wp.tile_store(out, t)
+
+
+def test_gradient_through_a_dynamic_loop_of_tiles_matches_the_chain_rule():
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    a = wp.array(x, dtype=F64, requires_grad=True)
+    out = wp.zeros(4, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(power_by_loop, dim=[1], inputs=[a, 4, out], block_dim=8)
+    out.grad = wp.ones(4, dtype=F64)
+    tape.backward()
+    t, dt = np.ones(4), np.zeros(4)  # forward-mode reference: dt = d t / d x
+    for _ in range(4):
+        t, dt = np.sin(t) * x, np.cos(t) * dt * x + np.sin(t)
+    np.testing.assert_allclose(out.numpy(), t, rtol=1e-14)
+    np.testing.assert_allclose(a.grad.numpy(), dt, rtol=1e-13)
+
+
+@wp.kernel
+def load_store_edges(a: wp.array[float], offset: int, out: wp.array[float]):
+    t = wp.tile_load(a, shape=4, offset=offset)
+    wp.tile_store(out, t + 1.0, offset=offset)
+
+
+def test_out_of_range_loads_read_zero_and_stores_are_skipped():
+    a = wp.array([1.0, 2.0, 3.0, 4.0, 5.0], dtype=float)
+    out = wp.full(5, -7.0, dtype=float)
+    wp.launch_tiled(load_store_edges, dim=[1], inputs=[a, 3, out], block_dim=4)
+    np.testing.assert_array_equal(out.numpy(), [-7, -7, -7, 5, 6])
+
+
+@wp.kernel
+def element_index(a: wp.array[float], i: int, out: wp.array[float]):
+    t = wp.tile_load(a, shape=4)
+    out[0] = t[i]
+
+
+def test_an_element_index_out_of_range_is_an_index_error_after_the_launch():
+    out = wp.zeros(1, dtype=float)
+    with pytest.raises(IndexError, match="out of bounds for tile element"):
+        wp.launch_tiled(element_index, dim=[1], inputs=[wp.ones(4, dtype=float), 4, out], block_dim=4)
+
+
+def test_writing_through_a_view_is_refused():
+    @wp.kernel
+    def write_view(a: wp.array2d[float], out: wp.array2d[float]):
+        t = wp.tile_load(a, shape=(2, 2))
+        row = t[0]
+        row[1] = 5.0  # in Warp this writes t; weft's views are copies
+        wp.tile_store(out, t)
+
+    with pytest.raises(CompileError, match="view of another tile"):
+        wp.launch_tiled(write_view, dim=[1], inputs=[wp.zeros((2, 2)), wp.zeros((2, 2))], block_dim=4)
+
+
+@wp.kernel
+def thread_values(out: wp.array[int]):
+    i = wp.tid()
+    t = wp.tile(i * 2)
+    out[i] = wp.untile(t) + wp.block_dim() * 1000 + t.shape[0] * 100
+
+
+def test_a_cpu_block_is_one_thread():
+    out = wp.zeros(5, dtype=int)
+    wp.launch_tiled(thread_values, dim=[5], inputs=[out], block_dim=64)
+    np.testing.assert_array_equal(out.numpy(), np.arange(5) * 2 + 1100)
+
+
+def test_cooperative_cpu_blocks_run_lane_independent_kernels_and_refuse_the_others(monkeypatch):
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    a = wp.array(np.arange(8, dtype=np.float32))
+    out = wp.zeros(8, dtype=float)
+    wp.launch_tiled(load_store_edges, dim=[1], inputs=[a, 0, out], block_dim=32)
+    np.testing.assert_array_equal(out.numpy()[:4], np.arange(4) + 1)
+    with pytest.raises(NotImplementedError, match="uses the block's threads"):
+        wp.launch_tiled(thread_values, dim=[5], inputs=[wp.zeros(5, dtype=int)], block_dim=32)
