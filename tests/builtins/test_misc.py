@@ -83,8 +83,10 @@ def test_tid_in_a_large_2d_launch(run):
 
 
 def test_tid_unpacking_must_match_the_launch_dimensions():
+    """More launch dimensions than tid() unpacks is an error (fewer are padded with 1s, as
+    in Warp: tests/runtime/test_launch.py)."""
     with pytest.raises(ValueError, match="tid"):
-        wp.launch(tid2, 6, inputs=[wp.zeros((2, 3), dtype=int)])
+        wp.launch(tid2, (2, 3, 2), inputs=[wp.zeros((2, 3), dtype=int)])
 
 
 @wp.kernel

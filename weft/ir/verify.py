@@ -25,6 +25,7 @@ def verify(fn: Function) -> Function:
             raise VerifyError("function body must end in return")
         got = [v.type for v in ret.operands]
         want = [] if fn.ret_type is None else [fn.ret_type]
+        want += [fn.params[k].type for k in getattr(fn, "tile_writeback", ())]  # (lang/frontend.py)
         if got != want:
             raise VerifyError(f"return types {got} do not match {want}")
     except VerifyError as e:

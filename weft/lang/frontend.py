@@ -16,7 +16,7 @@ import ast
 from ..builtins import arith
 from ..ir.builder import Builder
 from ..ir.core import Function, Loc, Value
-from ..types import bool_
+from ..types import TileType, bool_
 from .ast_helpers import (
     _RET,
     _RETVAL,
@@ -89,7 +89,21 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                 self.error("func must return a value on every path", node.body[-1])
             self.b.op("return", [])
         fn.ret_type = self.ret_type
+        if self.kind == "func":
+            self._write_back_tiles(fn)
         return fn
+
+    def _write_back_tiles(self, fn: Function):
+        """A func that updates a tile argument (`t += x`, `t[i] = x`, tile_assign(t, ...))
+        updates the caller's tile, as in Warp, where tiles are passed by reference: the
+        final values of such parameters are returned after the result (`tile_writeback`
+        names them; Func.emit_call rebinds the caller's variables)."""
+        rebound = [k for k, (name, t) in enumerate(self.param_types.items())
+                   if isinstance(t, TileType) and self.scope.get(name) is not fn.params[k]]
+        if rebound:
+            names = list(self.param_types)
+            fn.body.terminator.operands += [self.scope[names[k]] for k in rebound]
+            fn.tile_writeback = rebound
 
     # Errors and locations ------------------------------------------------------------------
     def loc(self, node) -> Loc:

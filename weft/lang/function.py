@@ -219,8 +219,23 @@ class Func:
             err.add_caller(ctx.name, ctx.loc(node) if node is not None else ctx.b.loc)
             raise
         result_types = [] if callee.ret_type is None else [callee.ret_type]
-        op = ctx.b.op("call_func", values, result_types, {"func": instance})
-        return op.results[0] if op.results else None
+        writeback = getattr(callee, "tile_writeback", ())
+        op = ctx.b.op("call_func", values, result_types + [callee.params[k].type for k in writeback],
+                      {"func": instance})
+        for k, new in zip(writeback, op.results[len(result_types):]):
+            self._write_back(ctx, node, k, new)
+        return op.results[0] if result_types else None
+
+    def _write_back(self, ctx, node, k, new):
+        """The caller's tile argument `k` takes the value the func left in it (tiles are
+        passed by reference in Warp); an argument that is not a variable is a temporary."""
+        import ast
+        arg = node.args[k] if node is not None and k < len(node.args) else None
+        if arg is None and node is not None:
+            name = list(self.overloads[0].params)[k] if self.overloads else None
+            arg = next((kw.value for kw in node.keywords if kw.arg == name), None)
+        if isinstance(arg, ast.Name) and arg.id in ctx.scope:
+            ctx.scope[arg.id] = new
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal

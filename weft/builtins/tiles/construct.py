@@ -152,6 +152,12 @@ def untile(ctx, args, kwargs):
         from ...types import vector
         vt = vector(t.shape[0], t.dtype)
         return ctx.b.construct(vt, [get_element(ctx, a, [ctx.b.const(i, int32), zero]) for i in range(t.shape[0])])
+    if t.ndim == 3:
+        from ...types import matrix
+        rows, cols = t.shape[:2]
+        return ctx.b.construct(matrix((rows, cols), t.dtype),
+                               [get_element(ctx, a, [ctx.b.const(r, int32), ctx.b.const(c, int32), zero])
+                                for r in range(rows) for c in range(cols)])
     ctx.error(f"untile: a tile of shape {t.shape} has no per-thread value type", kind=ValueError)
 
 
