@@ -56,3 +56,13 @@ def test_sph_example_finds_every_neighbour_pair(capsys):
     assert "brute force" in capsys.readouterr().out
     assert r["density_error"] < 1e-5 and r["acceleration_error"] < 1e-4
     assert r["inside_box"] and r["mean_height"][1] < r["mean_height"][0]  # the block falls
+
+
+def test_tile_mlp_example_learns_the_image_with_exact_gradients(tmp_path, capsys):
+    from weft.examples import tile_mlp
+
+    r = tile_mlp.main(["--iters", "120", "--out", str(tmp_path / "mlp.png")])
+    out = capsys.readouterr().out
+    assert "120/120 Adam steps" in out
+    assert r["gradient_error"] < 1e-6
+    assert r["final_loss"] < r["first_loss"] * 0.05

@@ -21,7 +21,7 @@ def test_tile_errors():
         wp.tile[()]
     with pytest.raises(TypeError, match="positive integer"):
         wp.tile[float, -1, 4]
-    with pytest.raises(NotImplementedError, match="issue 11"):
+    with pytest.raises(RuntimeError, match="only be called inside a kernel"):
         wp.tile(1.0)
 
 
