@@ -31,7 +31,8 @@ def target_image(res: int = RES) -> np.ndarray:
     """A smooth test pattern in [0, 1]: two blobs and a ring."""
     y, x = np.mgrid[0:res, 0:res] / (res - 1) * 2.0 - 1.0
     r = np.hypot(x, y)
-    img = 0.6 * np.exp(-((x - 0.4) ** 2 + (y - 0.3) ** 2) / 0.05) + 0.5 * np.exp(-((x + 0.35) ** 2 + (y + 0.4) ** 2) / 0.08)
+    img = 0.6 * np.exp(-((x - 0.4) ** 2 + (y - 0.3) ** 2) / 0.05)
+    img += 0.5 * np.exp(-((x + 0.35) ** 2 + (y + 0.4) ** 2) / 0.08)
     img += 0.4 * np.exp(-((r - 0.75) ** 2) / 0.005)
     return img
 
