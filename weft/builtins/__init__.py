@@ -18,6 +18,7 @@ from . import (  # noqa: F401 - registers the builtins
     rotation,
     special,
     vector,
+    volume,
 )
 from .registry import BUILTINS, PRIMITIVES, Builtin, Primitive
 
