@@ -176,10 +176,13 @@ class Volume:
         if d is None:
             return
         d[[D_GRID, D_TYPE, D_ROOT, D_TILES, D_FIRST_LEAF, D_VOXELS]] = 0
-        grid = int(self._buf.ptr) + self._offset if getattr(self, "_buf", None) is not None else None
-        if grid is not None and _ALIASED.get(grid) == self.id:
-            del _ALIASED[grid]
         self._desc = None
+        try:
+            grid = int(self._buf.ptr) + self._offset
+        except Exception:  # interpreter shutdown
+            return
+        if _ALIASED.get(grid) == self.id:
+            del _ALIASED[grid]
 
     # queries ---------------------------------------------------------------------------------
     def array(self) -> array:
