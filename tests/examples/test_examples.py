@@ -56,3 +56,12 @@ def test_sph_example_finds_every_neighbour_pair(capsys):
     assert "brute force" in capsys.readouterr().out
     assert r["density_error"] < 1e-5 and r["acceleration_error"] < 1e-4
     assert r["inside_box"] and r["mean_height"][1] < r["mean_height"][0]  # the block falls
+
+
+def test_nvdb_example_samples_the_sphere_sdf_and_keeps_particles_out(capsys):
+    from weft.examples import nvdb
+
+    r = nvdb.main(["--particles", "500", "--steps", "120"])
+    assert "analytic sphere" in capsys.readouterr().out
+    assert r["sdf_error"] < 5e-3 and r["normal_error"] < 5e-2
+    assert r["min_distance"] > 0.1 and r["mean_height"][1] < r["mean_height"][0]
