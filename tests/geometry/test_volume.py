@@ -395,3 +395,37 @@ def test_destroyed_volume():
     wp.launch(sample_kernel, 1, inputs=[vid, pts, wp.Volume.LINEAR, out, g, go])  # a stale id reads zeros
     assert out.numpy()[0] == 0.0 and not g.numpy().any()
     wp.Volume.__new__(wp.Volume).__del__()
+
+
+@pytest.mark.parametrize("dtype,bg", [(wp.float64, wp.float64(-2.5)), (wp.int64, np.int64(-3)),
+                                      (wp.uint32, np.uint32(9)), (wp.vec3d, wp.vec3d(1.0, -2.0, 3.0)),
+                                      (wp.vec4f, (1.0, 2.0, 3.0, 4.0)), (wp.int32, 7), (wp.vec3f, (0.5, 0.25, 2.0))])
+def test_allocation_types_store_and_lookup(dtype, bg):
+    v = wp.Volume.allocate(min=[0, 0, 0], max=[9, 9, 9], voxel_size=1.0, bg_value=bg)
+    assert v.dtype is dtype
+
+    @wp.kernel(module="unique")
+    def k(vol: wp.uint64, out: wp.array(dtype=dtype)):
+        wp.volume_store(vol, 3, 4, 5, dtype(2))
+        out[0] = wp.volume_lookup(vol, 3, 4, 5, dtype=dtype)
+        out[1] = wp.volume_lookup(vol, 2, 4, 5, dtype=dtype)
+        out[2] = wp.volume_lookup(vol, -30, 4, 5, dtype=dtype)
+        out[3] = wp.volume_sample(vol, wp.vec3(3.0, 4.0, 5.0), wp.Volume.CLOSEST, dtype=dtype)
+
+    out = wp.zeros(4, dtype=dtype)
+    wp.launch(k, 1, inputs=[v.id, out])
+    o = out.numpy()
+    bg_np = np.asarray(tuple(bg) if hasattr(bg, "__len__") else bg, dtype=o.dtype)
+    np.testing.assert_array_equal(o[0], o[3])
+    np.testing.assert_array_equal(o[0], np.full_like(o[0], 2))
+    np.testing.assert_array_equal(o[1], bg_np)
+    np.testing.assert_array_equal(o[2], bg_np)
+
+
+def test_volume_from_raw_grid_bytes():
+    grid = bytes(nv.build_grid([[0, 0, 0]], 4, np.int32(-1).tobytes(), np.eye(3), (0, 0, 0)))
+    v = wp.Volume(grid)
+    assert v.dtype is wp.int32 and v.get_voxel_count() == 512 and v.get_tiles().numpy().tolist() == [[0, 0, 0]]
+    np.testing.assert_array_equal(v.array().numpy(), np.frombuffer(grid, np.uint8))
+    with pytest.raises(TypeError, match="uint8 array"):
+        wp.Volume([1, 2, 3])

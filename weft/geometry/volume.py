@@ -105,8 +105,12 @@ class Volume:
         if data is None:
             return
         self.device = get_device(getattr(data, "device", None))
-        host = data.numpy() if isinstance(data, array) else np.asarray(data)
-        host = host.reshape(-1).view(np.uint8)
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            data, copy = array(np.frombuffer(data, np.uint8).copy(), dtype=uint8, device=self.device), False
+        if not isinstance(data, array):
+            raise TypeError("Volume(data): data must be a uint8 array of NanoVDB grid bytes, "
+                            f"got {type(data).__name__}")
+        host = data.numpy().reshape(-1).view(np.uint8)
         if copy:
             self._buf = array(np.ascontiguousarray(host), dtype=uint8, device=self.device)
         else:
@@ -421,12 +425,13 @@ class Volume:
             grid_t = t
         elif isinstance(bg_value, (bool, np.bool_)):
             grid_t = None
-        elif isinstance(bg_value, (int, np.integer)):
-            grid_t = int32 if isinstance(bg_value, int) else {np.dtype(np.int32): int32, np.dtype(np.int64): int64,
-                                                               np.dtype(np.uint32): uint32}.get(np.dtype(t))
-        elif isinstance(bg_value, (float, np.floating)):
-            grid_t = float32 if isinstance(bg_value, float) else {np.dtype(np.float32): float32,
-                                                                   np.dtype(np.float64): float64}.get(np.dtype(t))
+        elif isinstance(bg_value, np.generic):
+            grid_t = {np.dtype(np.int32): int32, np.dtype(np.int64): int64, np.dtype(np.uint32): uint32,
+                      np.dtype(np.float32): float32, np.dtype(np.float64): float64}.get(bg_value.dtype)
+        elif isinstance(bg_value, int):
+            grid_t = int32
+        elif isinstance(bg_value, float):
+            grid_t = float32
         elif hasattr(bg_value, "__len__"):
             grid_t = vector(len(bg_value), float32)
         else:
