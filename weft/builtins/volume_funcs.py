@@ -313,7 +313,26 @@ def _make_typed(T, code, S, is_vec):
         else:
             return g + v * gw
 
-    def sampler(get, *extra_names):
+    def sampler(get, fast_path):
+        @wp.func
+        def leaf_base(d: wp.uint64, i: int, j: int, k: int):
+            """(the value address of voxel (i, j, k), whether all 8 corners of its cell lie in
+            its leaf): then the other corners are at fixed offsets, and one walk serves all 8."""
+            base = wp.uint64(0)
+            fast = False
+            if wp.static(fast_path):
+                addr, level = value_address(d, i, j, k)
+                base = addr
+                fast = level == 0 and (i & 7) != 7 and (j & 7) != 7 and (k & 7) != 7
+            return base, fast
+
+        @wp.func
+        def corner(d: wp.uint64, data: Any, bg: Any, i: int, j: int, k: int, dx: int, dy: int, dz: int,
+                   base: wp.uint64, fast: bool):
+            if fast:
+                return read(base + wp.uint64(_word(d, D_VALUE_BYTES) * wp.int64(dx * 64 + dy * 8 + dz)))
+            return get(d, data, bg, i + dx, j + dy, k + dz)
+
         @wp.func
         def sample(d: wp.uint64, uvw: wp.vec3f, mode: int, data: Any, bg: Any, valid: bool):
             r = T(0)
@@ -326,13 +345,14 @@ def _make_typed(T, code, S, is_vec):
                     i = int(b[0])
                     j = int(b[1])
                     k = int(b[2])
+                    base, fast = leaf_base(d, i, j, k)
                     for dx in range(2):
                         wx = f[0] * float(dx) + (1.0 - f[0]) * float(1 - dx)
                         for dy in range(2):
                             wy = f[1] * float(dy) + (1.0 - f[1]) * float(1 - dy)
                             for dz in range(2):
                                 wz = f[2] * float(dz) + (1.0 - f[2]) * float(1 - dz)
-                                r = r + S(wx * wy * wz) * get(d, data, bg, i + dx, j + dy, k + dz)
+                                r = r + S(wx * wy * wz) * corner(d, data, bg, i, j, k, dx, dy, dz, base, fast)
             return r
 
         @wp.func
@@ -348,6 +368,7 @@ def _make_typed(T, code, S, is_vec):
                     i = int(b[0])
                     j = int(b[1])
                     k = int(b[2])
+                    base, fast = leaf_base(d, i, j, k)
                     for dx in range(2):
                         wx = f[0] * float(dx) + (1.0 - f[0]) * float(1 - dx)
                         sx = float(2 * dx - 1)
@@ -357,7 +378,7 @@ def _make_typed(T, code, S, is_vec):
                             for dz in range(2):
                                 wz = f[2] * float(dz) + (1.0 - f[2]) * float(1 - dz)
                                 sz = float(2 * dz - 1)
-                                v = get(d, data, bg, i + dx, j + dy, k + dz)
+                                v = corner(d, data, bg, i, j, k, dx, dy, dz, base, fast)
                                 r = r + S(wx * wy * wz) * v
                                 gw = V3(S(sx * wy * wz), S(sy * wx * wz), S(sz * wx * wy))
                                 g = _acc_grad(g, v, gw)
@@ -373,8 +394,8 @@ def _make_typed(T, code, S, is_vec):
     def get_indexed(d: wp.uint64, data: Any, bg: Any, i: int, j: int, k: int):
         return at_index(d, data, bg, i, j, k)
 
-    sample, sample_grad = sampler(get_value)
-    sample_index, sample_grad_index = sampler(get_indexed)
+    sample, sample_grad = sampler(get_value, True)
+    sample_index, sample_grad_index = sampler(get_indexed, False)
 
     @wp.func
     def valid(d: wp.uint64):
