@@ -429,3 +429,15 @@ def test_volume_from_raw_grid_bytes():
     np.testing.assert_array_equal(v.array().numpy(), np.frombuffer(grid, np.uint8))
     with pytest.raises(TypeError, match="uint8 array"):
         wp.Volume([1, 2, 3])
+
+
+def test_load_from_address_aliases_once():
+    v = field_volume()
+    with pytest.raises(RuntimeError, match="already been created"):
+        wp.Volume.load_from_address(v.array().ptr)
+    grid = np.frombuffer(bytes(nv.build_grid([[0, 0, 0]], 1, np.float32(2).tobytes(), np.eye(3), (0, 0, 0))),
+                         np.uint8).copy()
+    alias = wp.Volume.load_from_address(grid.ctypes.data)
+    assert alias.get_voxel_count() == 512 and alias.array().ptr == grid.ctypes.data
+    with pytest.raises(RuntimeError, match="Invalid grid buffer pointer"):
+        wp.Volume.load_from_address(0)

@@ -45,7 +45,7 @@ D_VOXELS = 15
 D_MAP = 16  # the grid's map (264 bytes: matf, invmatf, vecf, taperf, matd, invmatd, vecd, taperd)
 _WORDS = D_MAP + 33
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
-_ALIASED: dict[int, int] = {}        # grid address -> descriptor address, for load_from_address
+_LIVE: dict[int, int] = {}           # grid address -> id of the live volume over it
 
 # grid type code -> weft value type (grids kernels can read values from)
 GRID_DTYPES = {1: float32, 2: float64, 3: int16, 4: int32, 5: int64, 6: vec3f, 7: vec3d, 9: float16,
@@ -141,6 +141,7 @@ class Volume:
         d[D_VOXELS] = min(self._indexable_count(), MAX_INDEXABLE)
         d.view(np.uint8)[8 * D_MAP:8 * D_MAP + 264] = np.frombuffer(raw, np.uint8, 264, offset + nv.MAP_OFFSET)
         self.id = int(d.ctypes.data)
+        _LIVE[grid] = self.id
 
     def _bytes(self):
         """The whole buffer, as a numpy uint8 array (no copy)."""
@@ -185,8 +186,8 @@ class Volume:
             grid = int(self._buf.ptr) + self._offset
         except Exception:  # interpreter shutdown
             return
-        if _ALIASED.get(grid) == self.id:
-            del _ALIASED[grid]
+        if _LIVE.get(grid) == self.id:
+            del _LIVE[grid]
 
     # queries ---------------------------------------------------------------------------------
     def array(self) -> array:
@@ -339,14 +340,12 @@ class Volume:
         its header gives)."""
         if not grid_ptr:
             raise RuntimeError("Invalid grid buffer pointer")
-        if int(grid_ptr) in _ALIASED:
+        if int(grid_ptr) in _LIVE:
             raise RuntimeError("A Warp Volume has already been created for this grid, aliasing it is not possible.")
         if not buffer_size:
             buffer_size = int(np.frombuffer(ctypes.string_at(grid_ptr, 40), np.uint64, 1, 32)[0])
         data = array(ptr=int(grid_ptr), dtype=uint8, shape=int(buffer_size), device=device)
-        v = cls(data, copy=False)
-        _ALIASED[int(grid_ptr)] = v.id
-        return v
+        return cls(data, copy=False)
 
     def load_next_grid(self) -> Volume | None:
         """A Volume for the next grid of this volume's buffer, or None after the last."""
