@@ -277,6 +277,19 @@ class Volume:
     def get_rebuild_info(self) -> Volume.RebuildInfo:
         return Volume.RebuildInfo(None, 0, 0, 0, 0)
 
+    REBUILD_SUCCESS: ClassVar[int] = 0
+    REBUILD_LEAF_CAPACITY_EXCEEDED: ClassVar[int] = 1 << 0
+    REBUILD_LOWER_CAPACITY_EXCEEDED: ClassVar[int] = 1 << 1
+    REBUILD_UPPER_CAPACITY_EXCEEDED: ClassVar[int] = 1 << 2
+    REBUILD_VOXEL_CAPACITY_EXCEEDED: ClassVar[int] = 1 << 3
+    REBUILD_INVALID_INPUT: ClassVar[int] = 1 << 4
+
+    def rebuild(self, *args, **kwargs):
+        """Warp rebuilds volumes allocated with reserved capacity in place; weft does not
+        allocate rebuildable volumes yet (allocate a new one instead)."""
+        raise NotImplementedError("weft: Volume.rebuild() is not supported yet; allocate a new Volume "
+                                  "(allocate_by_tiles / allocate_by_voxels) with the new points instead")
+
     # feature (blind) data ----------------------------------------------------------------------
     def get_feature_array_count(self) -> int:
         self._check()
