@@ -19,6 +19,7 @@ from .builtins.hash_grid import HashGridQuery  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
 from .geometry import HashGrid  # noqa: E402
+from .geometry.volume import Volume  # noqa: E402
 from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .interop.jax import (  # noqa: E402
     device_from_jax,

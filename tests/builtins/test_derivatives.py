@@ -295,6 +295,15 @@ EXCLUDED = {
     "poisson": "integer result",
     "hash_grid_query": "a query object (integer cells)", "hash_grid_query_next": "bool and integer results",
     "hash_grid_point_id": "integer result",
+    **{n: "needs a volume: tests/geometry/test_volume.py checks sampling gradients (index and world "
+          "space, voxel_data and background of index grids) against float64 central differences"
+       for n in ("volume_sample", "volume_sample_f", "volume_sample_v", "volume_sample_grad", "volume_sample_grad_f",
+                 "volume_sample_index", "volume_sample_grad_index", "volume_index_to_world",
+                 "volume_index_to_world_dir", "volume_world_to_index", "volume_world_to_index_dir")},
+    **{n: "integer coordinates or result, or a store: nothing to differentiate"
+       for n in ("volume_sample_i", "volume_lookup", "volume_lookup_f", "volume_lookup_i", "volume_lookup_v",
+                 "volume_lookup_index", "volume_voxel_count", "volume_store", "volume_store_f", "volume_store_i",
+                 "volume_store_v")},
 }
 EXCLUDED_PRIMITIVES = {
     "bitcast": "wp.cast: bit reinterpretation, not differentiable",

@@ -66,3 +66,12 @@ def test_tile_mlp_example_learns_the_image_with_exact_gradients(tmp_path, capsys
     assert "120/120 Adam steps" in out
     assert r["gradient_error"] < 1e-6
     assert r["final_loss"] < r["first_loss"] * 0.05
+
+
+def test_nvdb_example_samples_the_sphere_sdf_and_keeps_particles_out(capsys):
+    from weft.examples import nvdb
+
+    r = nvdb.main(["--particles", "500", "--steps", "120"])
+    assert "analytic sphere" in capsys.readouterr().out
+    assert r["sdf_error"] < 5e-3 and r["normal_error"] < 5e-2
+    assert r["min_distance"] > 0.1 and r["mean_height"][1] < r["mean_height"][0]

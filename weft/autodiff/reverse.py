@@ -545,8 +545,8 @@ class _ScalarReverse:
     def rev_load(self, op):
         arr, *idx = op.operands
         gs = self.get(op.result)
-        if not any(g is not None for g in gs):
-            return
+        if not any(g is not None for g in gs) or op.attrs.get("constant"):
+            return  # "constant": a read of a structure's own data (a volume's tree), not differentiated
         self._check_dtype(arr, op)
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:

@@ -19,6 +19,7 @@ from . import (  # noqa: F401 - registers the builtins
     special,
     tiles,
     vector,
+    volume,
 )
 from .registry import BUILTINS, PRIMITIVES, Builtin, Primitive
 

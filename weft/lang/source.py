@@ -68,11 +68,15 @@ class ParsedSource:
                 pass
 
     def lookup(self, name: str):
-        """(found, value) for a free name: closure, then globals, then Python builtins."""
+        """(found, value) for a free name: closure, then globals, then Python builtins, then
+        the weft module (Warp resolves `expect_eq(...)` without `wp.` in kernels)."""
         if name in self.closure:
             return True, self.closure[name]
         if name in self.globals:
             return True, self.globals[name]
         if hasattr(builtins, name):
             return True, getattr(builtins, name)
+        import weft  # noqa: PLC0415 - as Warp: a bare name may be one of the module's (`expect_eq`)
+        if not name.startswith("_") and hasattr(weft, name):
+            return True, getattr(weft, name)
         return False, None
