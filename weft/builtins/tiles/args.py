@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir.core import Value
+from ...ir.core import Value, constant_value
 from ...types import PYTHON_TYPES, Scalar, TileType, Type, float32, int32
 
 
@@ -13,6 +13,8 @@ def shape_arg(ctx, shape, what="shape") -> tuple[int, ...]:
     parts = shape if isinstance(shape, (tuple, list)) else (shape,)
     dims = []
     for d in parts:
+        if isinstance(d, Value) and constant_value(d) is not None:  # a local variable holding a constant
+            d = constant_value(d)
         if isinstance(d, Value) or isinstance(d, bool) or not isinstance(d, (int, np.integer)):
             ctx.error(f"tile {what} must be compile-time integer constants (the shape is part of the "
                       f"tile's type), got {d!r}", kind=TypeError)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...ir.core import Value
 from ...types import Matrix, Scalar, TileType, Vector, float32, int32
 from .. import arith
@@ -95,24 +97,76 @@ def tile_full(ctx, args, kwargs):
 
 @builtin("tile_arange")
 def tile_arange(ctx, args, kwargs):
-    """tile_arange(stop) / (start, stop) / (start, stop, step), dtype=...: a 1D tile."""
+    """tile_arange(stop) / (start, stop) / (start, stop, step), dtype=float: a 1D tile of
+    start + k * step, k = 0 .. ceil((stop - start) / step) - 1, the bounds taken at dtype."""
     kwargs = dict(kwargs)
     dtype = option(kwargs, "dtype", None)
     option(kwargs, "storage", None)
     no_more(ctx, "tile_arange", kwargs)
-    if not 1 <= len(args) <= 3 or any(isinstance(a, Value) for a in args):
-        ctx.error("tile_arange takes 1 to 3 compile-time numbers: (stop), (start, stop) or "
-                  "(start, stop, step)", kind=TypeError)
-    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if not args:
+        ctx.error("tile_arange() needs at least a stop", kind=TypeError)
+    if len(args) > 3:
+        ctx.error(f"tile_arange() accepts at most 3 positional arguments, got {len(args)}", kind=TypeError)
+    names = {1: ("stop",), 2: ("start", "stop"), 3: ("start", "stop", "step")}[len(args)]
+    given = dict(zip(names, (_arange_constant(ctx, a, n) for a, n in zip(args, names))))
+    t = dtype_arg(ctx, dtype, default=float32)
+    if not isinstance(t, Scalar) or t.is_bool:
+        ctx.error(f"tile_arange() requires a numeric scalar dtype, got {t!r}", kind=TypeError)
+    start, stop, step = (_at_dtype(ctx, given.get(n, d), n, t) for n, d in (("start", 0), ("stop", None),
+                                                                            ("step", 1)))
     if step == 0:
         ctx.error("tile_arange: step cannot be zero", kind=ValueError)
-    n = max(int(math.ceil((stop - start) / step)), 0)
-    t = dtype_arg(ctx, dtype, default=float32)
+    span = (stop - start) / step if not t.is_int else None
+    if span is not None and not math.isfinite(span):
+        ctx.error("tile_arange(): the range spans more elements than can be counted", kind=ValueError)
+    n = -((start - stop) // step) if t.is_int else max(int(math.ceil(span)), 0)
+    if n <= 0:
+        ctx.error(f"tile_arange(): a non-empty range is required (start={start}, stop={stop}, step={step} "
+                  "gives a zero-length tile)", kind=ValueError)
+    b = ctx.b
 
     def element(coords):
-        k = ctx.b.cast(coords[0], t)
-        return ctx.b.add(ctx.coerce(start, t), ctx.b.mul(k, ctx.coerce(step, t)))
+        k = b.cast(coords[0], t)
+        return b.add(b.const(start, t), b.mul(k, b.const(step, t)))
     return _constant_tile(ctx, (n,), t, element)
+
+
+def _arange_constant(ctx, x, name):
+    """A compile-time number: a literal, or a local variable holding a constant."""
+    if isinstance(x, Value):
+        from ...ir.core import constant_value
+        value = constant_value(x)
+        if value is None:
+            ctx.error(f"tile_arange() arguments must be compile time constants, but {name} is not",
+                      kind=TypeError)
+        return value
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        ctx.error(f"tile_arange() arguments must be numbers, got {name}={x!r}", kind=TypeError)
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _at_dtype(ctx, x, name, t):
+    """`x` as a value of scalar type `t` (exact for integers; rounded for floats)."""
+    if t.is_int:
+        if isinstance(x, float):
+            if not math.isfinite(x) or abs(x) >= 2.0 ** 64:
+                ctx.error(f"tile_arange() {name}={x!r} is out of range for {t!r}", kind=ValueError)
+            if x != int(x):
+                ctx.error(f"tile_arange() {name}={x!r} has a fractional part; {t!r} needs integers",
+                          kind=ValueError)
+            x = int(x)
+        if x.bit_length() > 64:
+            ctx.error(f"tile_arange() {name}={x} is too wide to use as an integer bound", kind=ValueError)
+        lo, hi = (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1) if t.is_signed else (0, (1 << t.bits) - 1)
+        if not lo <= x <= hi:
+            ctx.error(f"tile_arange() {name}={x} is out of range for {t!r}", kind=ValueError)
+        return x
+    if isinstance(x, int) and x.bit_length() > 1024:
+        ctx.error(f"tile_arange() {name}={x} is too wide to use as a bound", kind=ValueError)
+    rounded = float(np.dtype(t.np_dtype).type(float(x))) if hasattr(t, "np_dtype") else float(x)
+    if math.isfinite(float(x)) and not math.isfinite(rounded):
+        ctx.error(f"tile_arange() {name}={x!r} is out of range for {t!r}", kind=ValueError)
+    return rounded
 
 
 @builtin("tile")
