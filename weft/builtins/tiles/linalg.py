@@ -11,7 +11,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ...ir.core import Value
-from ...types import TileType
+from ...types import Scalar, TileType, bfloat16, float32
 from .. import arith
 from ..registry import builtin, primitive
 from .args import tile_arg
@@ -81,7 +81,22 @@ def tile_matmul(ctx, args, kwargs):
         else kwargs.pop("out", None)
     alpha = kwargs.pop("alpha", rest.pop(0) if rest else 1.0)
     beta = kwargs.pop("beta", rest.pop(0) if rest else 1.0)
-    kwargs.pop("precision", None)
+    precision = kwargs.pop("precision", "default")
+    if precision not in ("default", "tf32"):
+        ctx.error(f"tile_matmul: precision must be \"default\" or \"tf32\", got {precision!r}", kind=ValueError)
+    for name, t in (("a", a), ("b", c), ("out", out)):
+        if t is not None and not isinstance(t.type.dtype, Scalar):
+            ctx.error("tile_matmul does not support complex tiles (or other non-scalar elements); "
+                      f"'{name}' is a {t.type!r}", kind=TypeError)
+    if precision == "tf32" and not (a.type.dtype is float32 and c.type.dtype is float32):
+        ctx.error("tile_matmul: precision=\"tf32\" needs float32 'a' and 'b' tiles", kind=TypeError)
+    # the product is accumulated in out's dtype (the accumulating form) or a's
+    acc = (out if out is not None else a).type.dtype
+    if acc is bfloat16:
+        ctx.error("tile_matmul does not support a bfloat16 'out' tile (the product would be accumulated in "
+                  "bfloat16)", kind=TypeError)
+    a, c = (x if x.type.dtype is acc else elementwise(ctx, lambda e: arith.construct(ctx, acc, [e], {}), [x],
+                                                      "tile_matmul") for x in (a, c))
     try:
         (rt,) = _matmul_rule([a.type, c.type])
     except TypeError as e:
@@ -95,5 +110,11 @@ def tile_matmul(ctx, args, kwargs):
         ctx.error(f"tile_matmul: out must be a {rt!r}, got {out.type!r}", kind=TypeError)
     if not isinstance(beta, Value) and float(beta) == 0.0:
         return [product], None  # out is not read (it may hold anything, NaN included)
+    if isinstance(beta, Value):  # a run-time beta: out is not read when it is 0 (as Warp)
+        zero = arith.zero(ctx, beta.type)
+        kept = elementwise(ctx, lambda x: ctx.b.select(arith.compare(ctx, "ne", beta, zero),
+                                                       arith.binary(ctx, "mul", x, beta),
+                                                       arith.zero(ctx, x.type)), [out], "tile_matmul")
+        return [arith.binary(ctx, "add", product, kept)], None
     return [arith.binary(ctx, "add", product, _scaled(ctx, out, beta))], None
 
