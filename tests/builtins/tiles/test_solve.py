@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import weft as wp
+from weft.lang.errors import NotDifferentiableError
 
 N = 6
 R = 3
@@ -249,8 +250,9 @@ def test_gradient_through_an_inplace_form_is_refused():
     with tape:
         wp.launch_tiled(inplace_grad_kernel, dim=1, inputs=[ga, gl], block_dim=8)
     np.testing.assert_allclose(gl.numpy(), np.linalg.cholesky(spd(N, 20)), rtol=1e-12)
-    with pytest.raises(Exception, match="tile_cholesky_inplace.*no derivative rule"):
+    with pytest.raises(NotDifferentiableError, match="tile_cholesky_inplace.*no derivative rule") as info:
         tape.backward(grads={gl: wp.ones((N, N), dtype=wp.float64)})
+    assert "test_solve.py" in str(info.value) and "wp.tile_cholesky_inplace(a)" in str(info.value)
 
 
 @wp.kernel
@@ -282,5 +284,6 @@ def dtypes_differ(ga: wp.array2d[wp.float64]):
     (dtypes_differ, TypeError, "tile_upper_solve: both tiles must have one dtype"),
 ])
 def test_bad_arguments_are_compile_errors(kernel, kind, message):
-    with pytest.raises(kind, match=message):
+    with pytest.raises(kind, match=message) as info:
         wp.launch_tiled(kernel, dim=1, inputs=[wp.zeros((N, N), dtype=wp.float64)], block_dim=8)
+    assert "test_solve.py:" in str(info.value) and f"in {kernel.func.__name__}" in str(info.value)
