@@ -94,6 +94,19 @@ def get_cpu_kernel_cache_key(*, cpu_compiler_flags: str | None = None) -> str:
     return _cpu.get_cpu_kernel_cache_key(cpu_compiler_flags, machine_architecture())
 
 
+class _NativeCore:
+    """The queries Warp programs (and Warp's tests, at import) make of Warp's native library
+    through `runtime.core`: weft has no MathDx and no CUDA toolkit."""
+
+    @staticmethod
+    def wp_is_mathdx_enabled() -> bool:
+        return False
+
+    @staticmethod
+    def wp_cuda_toolkit_version() -> int:
+        return 0
+
+
 class Runtime:
     """What Warp programs read from Warp's `runtime` object: the devices (`default_device`,
     `cpu_device`, `device_map`, `get_device`, `set_default_device`), the CUDA state of a
@@ -112,6 +125,7 @@ class Runtime:
         self.is_cuda_enabled = False
         self.driver_version = None
         self.toolkit_version = None
+        self.core = _NativeCore()
 
     @property
     def device_map(self) -> dict:

@@ -121,6 +121,39 @@ def k_thread_values(a: wp.array2d[F64], out: wp.array2d[F64]):
     out[i, 0] = wp.length(u) + s[1]
 
 
+@wp.kernel
+def k_solves(a: wp.array2d[F64], y: wp.array2d[F64], out: wp.array2d[F64]):
+    m = wp.tile_load(a, shape=(4, 4))
+    spd = wp.tile_diag_add(wp.tile_matmul(m, wp.tile_transpose(m)), wp.tile_full(shape=4, value=wp.float64(4.0),
+                                                                                   dtype=F64))
+    rhs = wp.tile_load(y, shape=(4, 1))
+    low = wp.tile_cholesky(spd)
+    up = wp.tile_cholesky(spd, fill_mode="upper")
+    x = wp.tile_cholesky_solve(low, rhs)
+    z = wp.tile_lower_solve(low, rhs * 2.0)
+    u = wp.tile_upper_solve(up, rhs)
+    wp.tile_store(out, x + z + u + wp.tile_cholesky_solve(up, rhs, fill_mode="upper"))
+
+
+@wp.func
+def complex_from(re: wp.float64, im: wp.float64):
+    return wp.vec2d(re, im)
+
+
+@wp.func
+def mix_parts(v: wp.vec2d):
+    return v[0] + 2.0 * v[1]
+
+
+@wp.kernel
+def k_fft(re: wp.array2d[F64], im: wp.array2d[F64], out: wp.array2d[F64]):
+    t = wp.tile_map(complex_from, wp.tile_load(re, shape=(2, 8)), wp.tile_load(im, shape=(2, 8)))
+    wp.tile_fft(t)
+    u = wp.tile_map(complex_from, wp.tile_load(re, shape=(2, 8)), wp.tile_load(re, shape=(2, 8)))
+    wp.tile_ifft(u)
+    wp.tile_store(out, wp.tile_map(mix_parts, t) + wp.tile_map(mix_parts, u))
+
+
 CASES = [
     Case("load_store", ("tile_load", "tile_store"), k_load_store, ((3, 4),), (3, 4)),
     Case("elementwise", ("tile_map", "tile_astype"), k_elementwise, ((3, 4), (3, 4)), (3, 4)),
@@ -132,6 +165,9 @@ CASES = [
     Case("matmul", ("tile_matmul", "tile_full", "tile_axpy"), k_matmul, ((3, 4), (4, 2)), (3, 2)),
     Case("atomic", ("tile_atomic_add",), k_atomic, ((3, 4),), (3, 4)),
     Case("thread_values", ("tile", "untile", "tile_from_thread"), k_thread_values, ((3, 4),), (3, 1)),
+    Case("solves", ("tile_cholesky", "tile_cholesky_solve", "tile_lower_solve", "tile_upper_solve"), k_solves,
+         ((4, 4), (4, 1)), (4, 1)),
+    Case("fft", ("tile_fft", "tile_ifft"), k_fft, ((2, 8), (2, 8)), (2, 8)),
 ]
 
 EXCLUDED = {
@@ -139,8 +175,14 @@ EXCLUDED = {
     "tile_arange": "compile-time constants",
     "tile_argmin": "integer result", "tile_argmax": "integer result",
     "block_dim": "an integer constant",
+    **{n: "not differentiable, as in Warp: the adjoint compile raises NotDifferentiableError "
+          "(tests/builtins/tiles/test_solve.py)"
+       for n in ("tile_cholesky_inplace", "tile_cholesky_solve_inplace", "tile_lower_solve_inplace",
+                 "tile_upper_solve_inplace")},
 }
-EXCLUDED_PRIMITIVES: dict[str, str] = {}
+# the in-place forms' primitives (one per triangle/solve step) have no rule, on purpose
+EXCLUDED_PRIMITIVES = {n: "an in-place form: not differentiable (EXCLUDED above)" for n in PRIMITIVES
+                       if n.split(" ")[0] in EXCLUDED and n.split(" ")[0].endswith("_inplace")}
 
 
 def _launch(case, arrays, n=None):
