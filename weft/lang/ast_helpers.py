@@ -52,6 +52,14 @@ class Undefined:
         self.declare = declare
 
 
+class NeedLoopCarry(Exception):
+    """A loop must carry variable `name` although no assignment in it names it (a tile view
+    written through to its source, a tile a func updates): compile again, carrying it."""
+
+    def __init__(self, loop_key, name):
+        self.loop_key, self.name = loop_key, name
+
+
 class NeedLoopDeclaration(Exception):
     """Raised where a name first assigned in a loop body is read after the loop."""
 

@@ -20,6 +20,7 @@ from ..types import (
     Scalar,
     StructType,
     StructValue,
+    TileType,
     TupleType,
     Type,
     Vector,
@@ -127,6 +128,17 @@ class CallsMixin:
                   for name, ft in t.fields.items()]
         return self.b.construct(t, fields)
 
+    def rebind(self, name: str, value, what: str):
+        """Give variable `name` a new value that no assignment in the source names (a tile
+        view's source, a tile a func updated): inside a loop, only a variable the loop
+        already carries (or one defined in it) may change this way."""
+        from .ast_helpers import NeedLoopCarry
+        for loop in self.loops:
+            carried = loop.get("carried")
+            if carried is not None and name not in carried and name in loop["outer"]:
+                raise NeedLoopCarry(loop["key"], name)  # compiled again, the loop carrying it
+        self.scope[name] = value
+
     def _rebind_inout(self, builtin, node, result):
         new_states, value = result
         for pos, new_state in zip(builtin.inout, new_states):
@@ -138,7 +150,11 @@ class CallsMixin:
             if not isinstance(arg, ast.Name) or arg.id not in self.scope:
                 self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
                            f"(it is updated in place)", node)
+            old = self.scope[arg.id]
             self.scope[arg.id] = new_state
+            if isinstance(old, Value) and isinstance(old.type, TileType):
+                from ..builtins.tiles.core import write_through
+                write_through(self, old, new_state, builtin.name)
         return value
 
     def _is_tid(self, func_node) -> bool:

@@ -20,6 +20,7 @@ from ..types import TileType, bool_
 from .ast_helpers import (
     _RET,
     _RETVAL,
+    NeedLoopCarry,
     NeedLoopDeclaration,
     NeedReturnType,
     Undefined,
@@ -48,6 +49,7 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         self.loops: list[dict] = []
         self._uid = 0
         self.loop_declarations: dict = {}  # loop key -> {name: type} declared before that loop
+        self.loop_carries: dict = {}  # loop key -> names it carries beyond its assignments
 
     # Entry ---------------------------------------------------------------------------------
     def compile(self) -> Function:
@@ -56,6 +58,11 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                 return self._compile_once()
             except NeedReturnType as need:
                 self.ret_type = need.type
+            except NeedLoopCarry as need:
+                carried = self.loop_carries.setdefault(need.loop_key, set())
+                if need.name in carried:  # (cannot happen: the retry carries it)
+                    raise
+                carried.add(need.name)
             except NeedLoopDeclaration as need:
                 declared = self.loop_declarations.setdefault(need.loop_key, {})
                 if need.name in declared:  # (cannot happen: the retry carries it)
@@ -68,6 +75,7 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                       list(self.param_types.values()), None,
                       Loc(self.src.file, node.lineno, node.col_offset))
         self.fn = fn
+        self.loops = []  # (an earlier attempt may have stopped inside loops)
         self.b = Builder(fn.body, fn.loc)
         self.scope: dict = dict(zip(self.param_types, fn.params))
         self.scope.update(self.constants)

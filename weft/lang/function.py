@@ -235,7 +235,10 @@ class Func:
             name = list(self.overloads[0].params)[k] if self.overloads else None
             arg = next((kw.value for kw in node.keywords if kw.arg == name), None)
         if isinstance(arg, ast.Name) and arg.id in ctx.scope:
-            ctx.scope[arg.id] = new
+            old = ctx.scope[arg.id]
+            ctx.rebind(arg.id, new, f"func {self.name} updates its tile argument '{arg.id}'")
+            from ..builtins.tiles.core import write_through
+            write_through(ctx, old, new, f"func {self.name}")
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal

@@ -519,7 +519,8 @@ class StatementsMixin:
         self.scope = dict(before)
         self.scope.update(zip(carried, body.args[1:]))
         self.scope[node.target.id] = body.args[0]
-        self.loops.append({"break": None, "continue": self.fresh("continue")})
+        self.loops.append({"break": None, "continue": self.fresh("continue"), "carried": set(carried),
+                           "outer": set(before), "key": (node.lineno, node.col_offset)})
         with self.b.at(body):
             self.scope[self.loops[-1]["continue"]] = self.b.const(False, bool_)
             self.visit_block(node.body)
@@ -565,7 +566,8 @@ class StatementsMixin:
             self.b.op("yield", [go])
         self.scope = dict(before)
         self.scope.update(zip(carried, body.args))
-        self.loops.append({"break": brk, "continue": cont})
+        self.loops.append({"break": brk, "continue": cont, "carried": set(carried), "outer": set(before),
+                           "key": (node.lineno, node.col_offset)})
         with self.b.at(body):
             self.scope[cont] = self.b.const(False, bool_)
             if prologue is not None:
@@ -629,7 +631,8 @@ class StatementsMixin:
         self.scope = after
 
     def _carried_names(self, node) -> list[str]:
-        names = [n for n in _assigned_names(node.body)
+        implicit = self.loop_carries.get((node.lineno, node.col_offset), set())  # (frontend.py)
+        names = [n for n in sorted(_assigned_names(node.body) | implicit)
                  if isinstance(self.scope.get(n), Value)
                  and not isinstance(self.scope[n].type, ArrayType)]
         if any(isinstance(n, ast.Return) for n in _walk_stmts(node.body)):

@@ -105,16 +105,63 @@ def test_an_element_index_out_of_range_is_an_index_error_after_the_launch():
         wp.launch_tiled(element_index, dim=[1], inputs=[wp.ones(4, dtype=float), 4, out], block_dim=4)
 
 
-def test_writing_through_a_view_is_refused():
+@wp.kernel
+def write_views(a: wp.array2d[float], n: int, out: wp.array2d[float]):
+    t = wp.tile_load(a, shape=(3, 4))
+    b = wp.tile_zeros(shape=(3, 4), dtype=float)
+    for i in range(3):  # unrolled: each row view written through into b
+        row = b[i]
+        wp.tile_assign(row, t[i] * 2.0)
+    col = wp.tile_view(b, offset=(0, 1), shape=(3, 1))
+    col[1, 0] = -1.0  # into b[1, 1]
+    flat = wp.tile_reshape(b, shape=(12,))
+    flat[11] = 99.0  # into b[2, 3]
+    for j in range(n):  # a dynamic loop: b is assigned in it, so writes through views may reach it
+        b = b
+        r = b[0]
+        r[j] = 7.0
+    wp.tile_store(out, b)
+
+
+def test_writes_through_views_reach_their_source():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = wp.zeros((3, 4), dtype=float)
+    wp.launch_tiled(write_views, dim=[1], inputs=[wp.array(a), 2, out], block_dim=4)
+    want = a * 2
+    want[1, 1] = -1
+    want[2, 3] = 99
+    want[0, :2] = 7
+    np.testing.assert_array_equal(out.numpy(), want)
+
+
+def test_a_view_whose_source_cannot_be_updated_is_refused():
     @wp.kernel
-    def write_view(a: wp.array2d[float], out: wp.array2d[float]):
+    def temporary_source(a: wp.array2d[float], out: wp.array2d[float]):
         t = wp.tile_load(a, shape=(2, 2))
-        row = t[0]
-        row[1] = 5.0  # in Warp this writes t; weft's views are copies
+        row = (t * 2.0)[0]  # a view of a temporary: nothing to write back into
+        row[1] = 5.0
         wp.tile_store(out, t)
 
-    with pytest.raises(CompileError, match="view of another tile"):
-        wp.launch_tiled(write_view, dim=[1], inputs=[wp.zeros((2, 2)), wp.zeros((2, 2))], block_dim=4)
+    with pytest.raises(CompileError, match="whose source weft cannot update"):
+        wp.launch_tiled(temporary_source, dim=[1], inputs=[wp.zeros((2, 2)), wp.zeros((2, 2))], block_dim=4)
+
+
+
+@wp.kernel
+def source_in_loops(a: wp.array2d[float], n: int, out: wp.array2d[float]):
+    t = wp.tile_load(a, shape=(2, 2))
+    for j in range(n):
+        for k in range(n):
+            row = t[k % 2]
+            row[1] = row[1] + 1.0  # changes t, which no assignment in the loops names: they carry it
+    wp.tile_store(out, t)
+
+
+def test_loops_carry_a_source_written_through_a_view():
+    out = wp.zeros((2, 2))
+    a = wp.zeros((2, 2))
+    wp.launch_tiled(source_in_loops, dim=[1], inputs=[a, 3, out], block_dim=4)
+    np.testing.assert_array_equal(out.numpy(), [[0, 6], [0, 3]])
 
 
 @wp.kernel

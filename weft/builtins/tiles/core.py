@@ -165,16 +165,34 @@ def add(b: Builder, x: Value, y: Value) -> Value:
 
 
 # Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape) alias their
-# source: writing through one changes the source. weft's views are copies, so a write to a
-# view would silently not reach the source: such writes are refused instead.
-def mark_view(ctx, value: Value) -> Value:
-    ctx.__dict__.setdefault("_tile_views", set()).add(value.id)
+# source: writing through one changes the source. weft's views are copies that remember
+# where they came from: when a view held in a variable is updated (`row[j] = x`,
+# tile_assign(row, ...), a func updating it), the new value is also written into the source
+# variable (`write_through`). Where that cannot be done (the source is not a variable, or it
+# changed since the view was taken, or the view is a reshape), the write is refused rather
+# than silently not reaching the source.
+def mark_view(ctx, value: Value, source: Value | None = None, put=None) -> Value:
+    """Record `value` as a view of `source`; `put(new_source_value, new_view)` writes a new
+    view value back into a source value (None: writes cannot be written back)."""
+    name = None
+    if source is not None and put is not None:
+        name = next((n for n, v in ctx.scope.items() if v is source), None)
+    ctx.__dict__.setdefault("_tile_views", {})[value.id] = (name, source, put)
     return value
 
 
-def refuse_view_write(ctx, value: Value, what: str):
-    if value.id in ctx.__dict__.get("_tile_views", ()):
+def write_through(ctx, old: Value, new: Value, what: str):
+    """`old` (a tile) was updated to `new`: if `old` is a view, update its source too."""
+    views = ctx.__dict__.get("_tile_views", {})
+    record = views.get(old.id)
+    if record is None:
+        return
+    name, source, put = record
+    if name is None or ctx.scope.get(name) is not source:
         ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze or "
-                  "tile_reshape); weft's views are copies, so writing through one would not change the "
-                  "source. Write into the source tile instead (e.g. t[i] = row, or tile_assign(t, row, "
-                  "offset=(i, 0)))", kind=ValueError)
+                  "tile_reshape) whose source weft cannot update (it is not a variable, it changed since the "
+                  "view was taken, or the view is a reshape); write into the source tile instead (e.g. "
+                  "t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
+    updated = put(ctx.scope[name], new)
+    ctx.rebind(name, updated, what)
+    views[new.id] = (name, updated, put)

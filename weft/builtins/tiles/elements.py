@@ -11,7 +11,7 @@ from ...ir.core import Block, Value
 from ...types import Scalar, TileType, int32
 from ..registry import builtin
 from .args import index_value, tile_arg
-from .core import TILE_GET, TILE_SET, mark_view, refuse_view_write
+from .core import TILE_GET, TILE_SET, mark_view, write_through
 
 
 def _index(ctx, t: TileType, key) -> list[Value]:
@@ -45,7 +45,9 @@ def get_element(ctx, t: Value, key) -> Value:
     if not _is_element(t.type, key):
         plan, shape = _view_plan(ctx, t.type, key)
         from .shape import gather
-        return mark_view(ctx, gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c)))
+        view = gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c))
+        writable = not any(entry[0] == "gather" for entry in plan)
+        return mark_view(ctx, view, t, (lambda src, new: _set_view(ctx, src, key, new)) if writable else None)
     return ctx.b.call(TILE_GET, [t, *_index(ctx, t.type, key)])
 
 
@@ -111,9 +113,12 @@ def set_element(ctx, t: Value, key, value) -> Value:
     """`t[key] = value` as a new tile: an element, or a sub-tile (`t[1:] = t[:-1]`, `t[i] = row`;
     the right side is read before anything is written, as numpy does)."""
     key = tuple(key)
-    refuse_view_write(ctx, t, "assigning to an element of a tile view")
-    if not _is_element(t.type, key):
-        return _set_view(ctx, t, key, value)
+    new = _set_view(ctx, t, key, value) if not _is_element(t.type, key) else _set_one(ctx, t, key, value)
+    write_through(ctx, t, new, "assigning to an element of a tile view")
+    return new
+
+
+def _set_one(ctx, t: Value, key, value) -> Value:
     dtype = t.type.dtype
     x = value if isinstance(value, Value) and value.type is dtype else _coerce(ctx, value, dtype)
     return ctx.b.call(TILE_SET, [t, *_index(ctx, t.type, key), x])

@@ -15,7 +15,6 @@ from ...types import Scalar, TileType, bfloat16, float32
 from .. import arith
 from ..registry import builtin, primitive
 from .args import tile_arg
-from .core import refuse_view_write
 from .elementwise import elementwise
 from .shape import transpose
 
@@ -105,7 +104,6 @@ def tile_matmul(ctx, args, kwargs):
     if out is None:
         return [None], product  # (nothing to update: the returning form)
     tile_arg(ctx, out, "tile_matmul's out")
-    refuse_view_write(ctx, out, "tile_matmul")
     if out.type != rt:
         ctx.error(f"tile_matmul: out must be a {rt!r}, got {out.type!r}", kind=TypeError)
     if not isinstance(beta, Value) and float(beta) == 0.0:

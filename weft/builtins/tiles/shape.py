@@ -14,7 +14,7 @@ from ...types import TileType, int32
 from .. import arith
 from ..registry import builtin
 from .args import offsets_arg, shape_arg, tile_arg
-from .core import TILE_GET, map_tiles, mark_view, refuse_view_write
+from .core import TILE_GET, map_tiles, mark_view
 
 
 def gather(b, src: Value, shape, index_of) -> Value:
@@ -87,7 +87,8 @@ def tile_reshape(ctx, args, kwargs):
         ctx.error(f"tile_reshape: cannot reshape a tile of shape {t.type.shape} ({n} elements) to {shape}",
                   kind=ValueError)
     b = ctx.b
-    return mark_view(ctx, gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape)))
+    return mark_view(ctx, gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape)), t,
+                     lambda src, new: _same_elements(b, new, src.type.shape))
 
 
 @builtin("tile_squeeze")
@@ -115,7 +116,42 @@ def tile_squeeze(ctx, args, kwargs):
     def index_of(c):
         it = iter(c)
         return [next(it) if k in kept else zero for k in range(nd)] if kept else [zero] * nd
-    return mark_view(ctx, gather(ctx.b, t, shape, index_of))
+    return mark_view(ctx, gather(ctx.b, t, shape, index_of), t,
+                     lambda src, new: _same_elements(ctx.b, new, src.type.shape))
+
+
+def _same_elements(b, t: Value, shape) -> Value:
+    """`t`'s elements in row-major order, in `shape` (as many elements)."""
+    return gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape))
+
+
+def _put_region(ctx, src: Value, new: Value, entries) -> Value:
+    """`src` with `new` written at the region `entries` describes: per dimension of `src`,
+    ("index", v): the view dropped it at v; ("range", start): the view covers
+    start .. start + its extent."""
+    b = ctx.b
+    bool_t = _bool()
+
+    def body(coords, elems, states):
+        inside, local = b.const(True, bool_t), []
+        dims = iter(new.type.shape)
+        for c, (kind, v) in zip(coords, entries):
+            if kind == "index":
+                inside = b.select(inside, b.cmp("eq", c, v), b.const(False, bool_t))
+                continue
+            j = b.sub(c, v)
+            here = b.select(b.cmp("ge", j, b.const(0, int32)), b.cmp("lt", j, b.const(next(dims), int32)),
+                            b.const(False, bool_t))
+            inside = b.select(inside, here, b.const(False, bool_t))
+            local.append(j)
+        then_block, else_block = Block(), Block()
+        with b.at(then_block):
+            b.op("yield", [b.call(TILE_GET, [new, *(local or [b.const(0, int32)])])])
+        with b.at(else_block):
+            b.op("yield", [elems[0]])
+        return [b.op("if", [inside], [src.type.dtype], {}, [then_block, else_block]).result], [], []
+    (out,) = map_tiles(b, src.type.shape, [src], body)
+    return out
 
 
 @builtin("tile_view")
@@ -133,20 +169,22 @@ def tile_view(ctx, args, kwargs):
         shape = src[len(offs):]
         fixed = offs
         b = ctx.b
-        return mark_view(ctx, gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed))
+        entries = [("index", o) for o in fixed] + [("range", b.const(0, int32))] * len(shape)
+        return mark_view(ctx, gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed), t,
+                         lambda src, new: _put_region(ctx, src, new, entries))
     shape = shape_arg(ctx, shape)
     if len(shape) != len(src):
         ctx.error(f"tile_view: the shape {shape} must have {len(src)} dimension(s)", kind=ValueError)
     offs = offs + [ctx.b.const(0, int32)] * (len(src) - len(offs))
     b = ctx.b
-    return mark_view(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]))
+    return mark_view(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]), t,
+                     lambda src, new: _put_region(ctx, src, new, [("range", o) for o in offs]))
 
 
 @builtin("tile_assign", inout=(0,))
 def tile_assign(ctx, args, kwargs):
     """tile_assign(dst, src, offset=(0, ...)): src written into dst at offset (dst updated)."""
     dst = tile_arg(ctx, args[0], "tile_assign's dst")
-    refuse_view_write(ctx, dst, "tile_assign")
     src = tile_arg(ctx, args[1] if len(args) > 1 else kwargs.get("src"), "tile_assign's src")
     offset = args[2] if len(args) > 2 else kwargs.get("offset")
     d, s = dst.type, src.type
