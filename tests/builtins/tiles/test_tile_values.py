@@ -150,7 +150,7 @@ def test_a_view_whose_source_cannot_be_updated_is_refused():
 @wp.kernel
 def source_in_loops(a: wp.array2d[float], n: int, out: wp.array2d[float]):
     t = wp.tile_load(a, shape=(2, 2))
-    for j in range(n):
+    for _ in range(n):
         for k in range(n):
             row = t[k % 2]
             row[1] = row[1] + 1.0  # changes t, which no assignment in the loops names: they carry it
