@@ -88,7 +88,7 @@ class TileReverse:
         g = grads[0] if len(grads) == 1 else grads
         for a, ga in zip(op.operands, prim.vjp(self.b, args, results, g)):
             if ga is not None and self.active(a):
-                self.accum(a, self.leaves_of(ga))
+                self.accum(a, self.float_leaves(ga))
 
     def active(self, v) -> bool:
         from .reverse import active_types
@@ -125,10 +125,10 @@ class TileReverse:
             self.replay(region.ops[:-1], push=True)
             yielded = region.ops[-1].operands
             for k, g in zip(present, elems[n_in:]):
-                self.accum(yielded[k], self.leaves_of(g))
+                self.accum(yielded[k], self.float_leaves(g))
             for v, g in zip(yielded[n_out:], sum_seeds):
                 if g is not None:
-                    self.accum(v, self.leaves_of(g))
+                    self.accum(v, self.float_leaves(g))
             self.reverse(region.ops[:-1])
             outs = [self.value_from(x.type.dtype, self.get(region.args[nd + j])) for j, x in enumerate(inputs)
                     if j in wanted]

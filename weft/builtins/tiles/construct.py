@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ...ir.core import Value
-from ...types import Matrix, Scalar, TileType, Vector, float32, int32
+from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
 from .. import arith
 from ..registry import builtin
 from .args import dtype_arg, no_more, option, shape_arg, tile_arg
@@ -70,6 +70,8 @@ def tile_ones(ctx, args, kwargs):
     """tile_ones(shape, dtype=float, storage="register")"""
     shape, _, dtype = _shape_dtype(ctx, "tile_ones", args, kwargs)
     t = dtype_arg(ctx, dtype)
+    if isinstance(t, StructType):
+        ctx.error(f"tile_ones does not support Warp struct dtypes ({t!r} has no 'one')", kind=TypeError)
     return _constant_tile(ctx, shape, t, lambda c: _filled(ctx, t, 1))
 
 

@@ -9,7 +9,7 @@ scalars, and the gradient is the body's.
 from __future__ import annotations
 
 from ...ir.core import Value
-from ...types import Matrix, TileType, Vector
+from ...types import Matrix, StructType, TileType, Vector
 from .. import arith
 from ..registry import builtin
 from .args import dtype_arg, tile_arg
@@ -56,6 +56,9 @@ def _element_type(x):
 
 def binary(ctx, op, a, b):
     """`a <op> b` where one or both are tiles."""
+    if op in ("bitand", "bitor", "bitxor") and any(isinstance(_element_type(x), StructType) for x in (a, b)):
+        ctx.error(f"bitwise inplace and binary operators ('{op}') are not supported on tiles of Warp struct "
+                  "type", kind=TypeError)
     if op in ("mul", "div"):
         ta, tb = _element_type(a), _element_type(b)
         composite = (Vector, Matrix)
@@ -63,7 +66,31 @@ def binary(ctx, op, a, b):
             verb = "multiply" if op == "mul" else "divide"
             ctx.error(f"Cannot {verb} {_describe(a)} by {_describe(b)}: at least one operand must be a scalar "
                       "type", kind=TypeError)
-    return elementwise(ctx, lambda x, y: arith.binary(ctx, op, x, y), [a, b], f"tile '{op}'")
+    return elementwise(ctx, lambda x, y: _element_binary(ctx, op, x, y), [a, b], f"tile '{op}'")
+
+
+def _element_binary(ctx, op, x, y):
+    """x <op> y for two elements; Warp structs add and subtract field by field (fields whose
+    type has no such arithmetic, such as bools, narrow integers or arrays, keep x's value)."""
+    t = getattr(x, "type", None)
+    if isinstance(t, StructType) and getattr(y, "type", None) is t and op in ("add", "sub"):
+        fields = []
+        for k, ft in enumerate(t.fields.values()):
+            fx, fy = ctx.b.extract(x, k), ctx.b.extract(y, k)
+            fields.append(_element_binary(ctx, op, fx, fy) if _has_arithmetic(ft) else fx)
+        return ctx.b.construct(t, fields)
+    return arith.binary(ctx, op, x, y)
+
+
+def _has_arithmetic(t) -> bool:
+    from ...types import ArrayType, Scalar
+    if isinstance(t, Scalar):
+        return t.is_float or (t.is_int and t.bits >= 32)
+    if isinstance(t, (Vector, Matrix)):
+        return _has_arithmetic(t.dtype)
+    if isinstance(t, StructType):
+        return True
+    return not isinstance(t, ArrayType) and False
 
 
 def unary(ctx, kind, v):

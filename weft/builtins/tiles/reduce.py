@@ -10,7 +10,7 @@ the elements each one picked (min/max: the first extreme element).
 from __future__ import annotations
 
 from ...ir.core import Block, Value
-from ...types import Scalar, TileType, int32
+from ...types import Scalar, StructType, TileType, int32
 from .. import arith
 from ..registry import BUILTINS, builtin
 from .args import tile_arg
@@ -118,10 +118,17 @@ def tile_dot(ctx, args, kwargs):
     return _one(ctx, s)
 
 
+def _scalar_elements(ctx, a, name):
+    if not isinstance(a.type.dtype, Scalar):
+        kind = "Warp struct" if isinstance(a.type.dtype, StructType) else repr(a.type.dtype)
+        ctx.error(f"{name} needs a tile of scalars; it does not support {kind} elements", kind=TypeError)
+
+
 def _extreme(name, pick):
     @builtin(name)
     def reduce_extreme(ctx, args, kwargs):
         a = tile_arg(ctx, args[0] if args else kwargs.get("a"), f"{name}'s tile")
+        _scalar_elements(ctx, a, name)
         return _fold_all(ctx, a, lambda acc, x: ctx.call(BUILTINS[pick], [acc, x], {}, None))
     reduce_extreme.doc = f"{name}(a): the {pick}imum element (shape (1,))"
     return reduce_extreme
@@ -135,6 +142,7 @@ def _arg_extreme(name, pred):
     @builtin(name)
     def arg_extreme(ctx, args, kwargs):
         a = tile_arg(ctx, args[0] if args else kwargs.get("a"), f"{name}'s tile")
+        _scalar_elements(ctx, a, name)
         t: TileType = a.type
         b = ctx.b
 
@@ -162,10 +170,19 @@ tile_argmax = _arg_extreme("tile_argmax", "gt")
 def tile_reduce(ctx, args, kwargs):
     """tile_reduce(op, a, axis=None): elements combined with op (a builtin or user func)."""
     op, a = args[0], tile_arg(ctx, args[1] if len(args) > 1 else kwargs.get("a"), "tile_reduce's tile")
+    from ..registry import Builtin
+    if isinstance(a.type.dtype, StructType) and isinstance(op, Builtin):
+        ctx.error(f"tile_reduce: the builtin {op.name} has no overload for Warp struct elements "
+                  f"({a.type.dtype!r}); pass a @wp.func that combines two of them", kind=TypeError)
     axis = args[2] if len(args) > 2 else kwargs.get("axis")
 
     def combine(x, y):
-        return ctx.call(op, [x, y], {}, None)
+        r = ctx.call(op, [x, y], {}, None)
+        if not isinstance(r, Value) or r.type is not x.type:
+            got = r.type if isinstance(r, Value) else type(r).__name__
+            ctx.error(f"tile_reduce: the function must return the tile element type {x.type!r}, got {got!r}",
+                      kind=TypeError)
+        return r
     if axis is None:
         return _fold_all(ctx, a, combine)
     return _reduce_axis(ctx, a, _axis(ctx, a, axis), combine)
