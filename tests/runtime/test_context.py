@@ -23,7 +23,8 @@ def test_runtime_reports_the_cpu_and_no_cuda():
     rt.verify_cuda_device("cpu")  # nothing to check on the CPU
     with pytest.raises(RuntimeError, match="CUDA"):
         rt.unmap_cuda_device("cuda:7")
-    assert not hasattr(rt, "core")  # Warp's native library has no counterpart
+    # Warp's native library: only the queries Warp programs make at import (no MathDx, no CUDA)
+    assert rt.core.wp_is_mathdx_enabled() is False and rt.core.wp_cuda_toolkit_version() == 0
 
 
 def test_runtime_set_default_device():
