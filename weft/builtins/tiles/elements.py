@@ -31,6 +31,9 @@ def _index(ctx, t: TileType, key) -> list[Value]:
 
 
 def get_element(ctx, t: Value, key) -> Value:
+    if any(isinstance(k, Value) and isinstance(k.type, TileType) for k in key):
+        from .indexed import slice_indexed  # t[indices, :]
+        return slice_indexed(ctx, t, key)
     return ctx.b.call(TILE_GET, [t, *_index(ctx, t.type, key)])
 
 
