@@ -1,4 +1,4 @@
 """Tile builtins (Warp's tile programming model; issue 11). See core.py for the IR they
 are made of and codegen/tile_ops.py for how tiles run on the CPU."""
 
-from . import construct, elements, elementwise, indexed, linalg, memory, random_tiles, reduce, scan, shape, sort  # noqa: F401 - registers the builtins
+from . import construct, elements, elementwise, indexed, linalg, memory, random_tiles, reduce, scan, shape, sort, stack  # noqa: F401 - registers the builtins

@@ -5,6 +5,10 @@ the thread's elements in turn from that stream with randf/randi. A CPU block has
 thread (index 0), so element k of the row-major order is the (k+1)-th draw of the stream
 that starts at `pcg(rng)`: a `tile_map` carrying the state from element to element. `rng`
 itself is left unchanged, as in Warp (two calls with one state give one tile).
+
+Under Warp's cooperative CPU blocks each of the block's threads draws its own elements
+from its own stream, so the values depend on block_dim: such launches are refused
+(`per_lane`, runtime/launch.py) rather than given one thread's values.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from ...types import Scalar, float32, int32, uint32
 from ..random import PCG, _uniform01
 from ..registry import builtin
 from .args import no_more, option, shape_arg
+from .construct import _per_lane
 from .core import map_tiles
 
 
@@ -50,7 +55,7 @@ def _draws(ctx, shape, rng, draw):
         state, value = draw(states[0])
         return [value], [], [state]
     tile, _ = map_tiles(b, shape, [], body, states=[start])
-    return tile
+    return _per_lane(tile)
 
 
 def _bound(ctx, name, x, t: Scalar):
