@@ -101,3 +101,21 @@ def test_cooperative_cpu_blocks_are_refused():
             wp.launch_tiled(_stack_ops, dim=[1], inputs=[out], block_dim=8)
     finally:
         wp.config.enable_cpu_blocks = saved
+
+
+def test_a_gradient_through_a_popped_value_is_refused():
+    @wp.kernel
+    def through_stack(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        s = wp.tile_stack(capacity=2, dtype=float)
+        wp.tile_stack_push(s, x[0] * 2.0, True)
+        v, _ = wp.tile_stack_pop(s)
+        y[0] = x[0] * 3.0 + v
+
+    x = wp.array([1.0], dtype=float, requires_grad=True)
+    y = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(through_stack, dim=[1], inputs=[x, y], block_dim=1)
+    assert y.numpy()[0] == 5.0
+    with pytest.raises(Exception, match="builtin 'tile_stack_pop' has no derivative rule"):
+        tape.backward(grads={y: wp.array([1.0], dtype=float)})

@@ -11,7 +11,9 @@ top one (slot -1 and a zero value when empty). Warp's cooperative CPU blocks
 (`enable_cpu_blocks`) share one stack among the block's threads: weft refuses such launches
 (`per_lane`, runtime/launch.py) rather than give each block one thread's count.
 
-Values popped carry no gradient (Warp's stack ops have no adjoint either).
+Values popped are not differentiable (Warp's stack ops have no adjoint, so its gradients
+through a stack are zero): a gradient that reaches a popped value is refused when the
+adjoint is compiled.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ...types.tile_stack import HEADER_BYTES
 from ..registry import builtin, primitive
 from .args import dtype_arg, no_more, option
 from .construct import _per_lane
+from .core import zero_of
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
@@ -61,14 +64,14 @@ def _lower_push(cg, args, op):
 
 
 def _lower_pop(cg, args, op):
-    (buf,) = args
+    buf, empty = args
     t: TileStackType = op.operands[0].type
     bld = cg.builder
     count = bld.load(buf, typ=I32)
     ok = bld.icmp_signed(">", count, I32(0))
     top = bld.select(ok, bld.sub(count, I32(1)), I32(0))
     value = cg.load_value(_item_ptr(cg, buf, t, top), t.dtype)  # (slot 0 may be unwritten: not used then)
-    leaves = [bld.select(ok, leaf, ir.Constant(leaf.type, None)) for leaf in cg.leaves(value, t.dtype)]
+    leaves = [bld.select(ok, leaf, e) for leaf, e in zip(cg.leaves(value, t.dtype), cg.leaves(empty, t.dtype))]
     bld.store(top, buf)
     return [cg.from_leaves(t.dtype, iter(leaves)), bld.select(ok, top, I32(-1))]
 
@@ -95,8 +98,10 @@ NEW = primitive("tile_stack_new", lambda ts: None, _lower_new, doc="an empty til
 PUSH = primitive("tile_stack_push", _rule("tile_stack_push", lambda t: [int32]), _lower_push,
                  doc="push a value when has_value and there is room; its slot or -1")
 PUSH.effects = True
+# (its second operand, the value an empty stack gives, makes a gradient that reaches a popped
+# value an error: "builtin 'tile_stack_pop' has no derivative rule", not a silent zero)
 POP = primitive("tile_stack_pop", _rule("tile_stack_pop", lambda t: [t.dtype, int32]), _lower_pop,
-                doc="pop the top value and its slot, or (zero, -1) when empty")
+                doc="pop the top value and its slot, or (empty, -1) when empty")
 POP.effects = True
 CLEAR = primitive("tile_stack_clear", _rule("tile_stack_clear", lambda t: []), _lower_clear, doc="empty a stack")
 CLEAR.effects = True
@@ -177,7 +182,7 @@ def tile_stack_push(ctx, args, kwargs):
 def tile_stack_pop(ctx, args, kwargs):
     """tile_stack_pop(s) -> (value, slot): slot -1 (and a zero value) when empty."""
     s = _stack_arg(ctx, "tile_stack_pop", args[0] if args else kwargs.get("s"))
-    value, slot = ctx.b.call(POP, [s])
+    value, slot = ctx.b.call(POP, [s, zero_of(ctx.b, s.type.dtype)])
     return value, slot
 
 
