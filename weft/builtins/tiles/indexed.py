@@ -12,7 +12,8 @@ an IndexError after the launch; a negative index counts from the end).
 
 The scatters update their tile in place in Warp; here they return the new value and the
 frontend rebinds the variable. On the CPU a block is one thread, so one call writes at
-most one element (under `if has_value`): `tile_add_at` (the value's adjoint is the tile's
+most one element (under `if has_value`; Warp's cooperative CPU blocks, where every thread
+of the block writes, are refused: `per_lane`): `tile_add_at` (the value's adjoint is the tile's
 adjoint at the index) and `tile_set` (the same, and that adjoint is then cleared).
 """
 
@@ -22,6 +23,7 @@ from ...ir.core import Block, Value
 from ...types import Scalar, TileType, bool_, int32
 from ..registry import builtin
 from .args import index_value, no_more, offsets_arg, option, shape_arg, tile_arg
+from .construct import _per_lane
 from .core import TILE_ADD_AT, TILE_GET, TILE_SET, map_tiles
 from .elements import _coerce
 from .memory import _array, _converter, _guarded, _in_bounds
@@ -218,10 +220,10 @@ def _scatter(name, update):
         if not isinstance(has_value, Value):
             if not isinstance(has_value, (bool, int)):
                 ctx.error(f"{name}: has_value must be a bool, got {has_value!r}", kind=TypeError)
-            return [ctx.b.call(update, [a, *idx, x]) if has_value else a], None
+            return [_per_lane(ctx.b.call(update, [a, *idx, x])) if has_value else a], None
         if has_value.type is not bool_:
             ctx.error(f"{name}: has_value must be a bool, got {has_value.type!r}", kind=TypeError)
-        return [_when(ctx, has_value, lambda: ctx.b.call(update, [a, *idx, x]), a)], None
+        return [_per_lane(_when(ctx, has_value, lambda: ctx.b.call(update, [a, *idx, x]), a))], None
     expand.__doc__ = f"{name}(a, i, [j, k, l,] value, has_value): a updated at [i, ...] when has_value"
     return builtin(name, inout=(0,))(expand)
 
