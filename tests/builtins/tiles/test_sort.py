@@ -127,3 +127,12 @@ def test_sort_rejects_mismatched_shapes_and_vector_keys():
 
     with pytest.raises(Exception, match="keys must be float or integer scalars"):
         wp.launch_tiled(bad_keys, dim=[1], inputs=[wp.zeros(4, dtype=wp.vec2)], block_dim=1)
+
+
+def test_float_keys_sort_in_a_total_order_with_signed_zeros_infinities_and_nan():
+    keys = np.array([np.nan, 1.0, -0.0, np.inf, 0.0, -np.inf, -2.5, np.nan, 0.0, -0.0], dtype=np.float32)
+    n = len(keys)
+    ka, va = wp.array(keys), wp.array(np.arange(n, dtype=np.int32))
+    wp.launch_tiled(_sort_kernel(wp.float32, wp.int32, n), dim=[1], inputs=[ka, va], block_dim=1)
+    np.testing.assert_array_equal(va.numpy(), [5, 6, 2, 9, 4, 8, 1, 3, 0, 7])
+    np.testing.assert_array_equal(np.signbit(ka.numpy()[2:6]), [True, True, False, False])

@@ -5,7 +5,9 @@ frontend rebinds both variables; `tile_sort(k, k)` sorts `k`).
 The sort is a primitive: a bottom-up merge sort (stable, n log n comparisons), its passes
 unrolled at compile time between the result buffers and a scratch pair. Warp's sort is not
 stable and leaves the order of equal keys unspecified; weft's keeps their order, which is
-one of the orders Warp may give.
+one of the orders Warp may give. Float keys are ordered by their bits as a radix sort
+orders them (a total order: -0.0 before +0.0, NaN after +inf and -NaN before -inf), so
+NaN keys cannot scramble the sort.
 
 Gradient: the permutation itself is an integer and has none, but each output element is an
 input element, so the adjoint of a sorted tile is sent back to the position its element
@@ -43,8 +45,17 @@ def _sort_rule(arg_types):
 def _less(cg, t: Scalar, a, c):
     bld = cg.builder
     if t.is_float:
-        return bld.fcmp_ordered("<", a, c)
+        return bld.icmp_unsigned("<", _ordered_bits(bld, a), _ordered_bits(bld, c))
     return (bld.icmp_signed if t.is_signed else bld.icmp_unsigned)("<", a, c)
+
+
+def _ordered_bits(bld, x):
+    """A float's bits as an unsigned integer in the float's order, totally: -NaN < -inf <
+    ... < -0.0 < +0.0 < ... < +inf < NaN (a radix sort's order of float keys)."""
+    width = {"half": 16, "float": 32, "double": 64}[str(x.type)]
+    it = ir.IntType(width)
+    bits = bld.bitcast(x, it)
+    return bld.xor(bits, bld.or_(bld.ashr(bits, it(width - 1)), it(1 << (width - 1))))
 
 
 def _copy_element(cg, dst, src, t: TileType, to, frm):
