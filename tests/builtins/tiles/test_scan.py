@@ -133,3 +133,21 @@ def test_a_scan_of_a_vector_tile_is_refused():
 
     with pytest.raises(Exception, match="tile_scan_inclusive needs a tile of float or integer scalars"):
         wp.launch_tiled(bad, dim=[1], inputs=[wp.zeros(4, dtype=wp.vec3)], block_dim=1)
+
+
+@pytest.mark.parametrize("dtype", [wp.float16, wp.bfloat16])
+def test_scan_gradients_in_half_precision(dtype):
+    @wp.kernel
+    def half_scans(x: wp.array(dtype=dtype), loss: wp.array(dtype=dtype)):
+        t = wp.tile_load(x, shape=5)
+        wp.tile_atomic_add(loss, wp.tile_sum(wp.tile_scan_max_inclusive(t) + wp.tile_scan_inclusive(t)))
+
+    x = wp.array(np.array([1, 3, 2, 5, 4], np.float32), dtype=dtype, requires_grad=True)
+    loss = wp.zeros(1, dtype=dtype, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(half_scans, dim=[1], inputs=[x, loss], block_dim=1)
+    assert float(loss.numpy()[0]) == 54.0  # (1+3+3+5+5) + (1+4+6+11+15)
+    tape.backward(loss)
+    # suffix counts 5..1, plus the positions each running max selected: x0 once, x1 twice, x3 twice
+    np.testing.assert_array_equal(x.grad.numpy().astype(np.float32), [6, 6, 3, 4, 1])

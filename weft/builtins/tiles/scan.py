@@ -118,10 +118,8 @@ def _lower_extreme_vjp(kind: str):
         at = bld.select(take, k, bld.load(where, typ=I32))
         bld.store(at, where)
         cg.tile_set(best, best_t, I32(0), bld.select(take, x, cur))
-        ptr = cg.tile_element_ptr(out, t, at)
-        old = bld.load(ptr, typ=x.type)
-        new = bld.fadd(old, cg.tile_get(g, t, k))
-        bld.store(cg.bf16_round(new) if t.dtype is bfloat16 else new, ptr)
+        new = bld.fadd(cg.tile_get(out, t, at), cg.tile_get(g, t, k))
+        cg.tile_set(out, t, at, cg.bf16_round(new) if t.dtype is bfloat16 else new)
         cg._loop_latch(k, bld.add(k, I32(1), flags=("nsw",)))
         bld.position_at_end(exit_)
         return out
