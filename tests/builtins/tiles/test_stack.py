@@ -71,6 +71,34 @@ def test_stacks_of_vectors_and_half_floats_are_independent():
     np.testing.assert_array_equal(halves.numpy(), [1.5, 1.0])
 
 
+@wp.struct
+class _Item:
+    a: float
+    b: wp.vec2
+    c: int
+
+
+def test_a_stack_of_structs_and_the_empty_pop():
+    @wp.kernel
+    def structs(out: wp.array(dtype=_Item)):
+        s = wp.tile_stack(capacity=2, dtype=_Item)
+        p = _Item()
+        p.a = 1.5
+        p.b = wp.vec2(2.0, 3.0)
+        p.c = 7
+        wp.tile_stack_push(s, p, True)
+        v, _ = wp.tile_stack_pop(s)
+        out[0] = v
+        v, _ = wp.tile_stack_pop(s)
+        out[1] = v
+
+    out = wp.zeros(2, dtype=_Item)
+    wp.launch_tiled(structs, dim=[1], inputs=[out], block_dim=1)
+    got = out.numpy()
+    assert (got[0]["a"], list(got[0]["b"]), got[0]["c"]) == (1.5, [2.0, 3.0], 7)
+    assert (got[1]["a"], list(got[1]["b"]), got[1]["c"]) == (0.0, [0.0, 0.0], 0)
+
+
 def test_the_stack_type_in_python_scope_and_bad_arguments():
     assert wp.tile_stack(capacity=CAP, dtype=int) is wp.tile_stack(4, wp.int32)
     with pytest.raises(ValueError, match="positive integer"):

@@ -23,10 +23,10 @@ import llvmlite.ir as ir
 from ...ir.core import Value
 from ...types import Scalar, TileStackType, bool_, int32
 from ...types.tile_stack import HEADER_BYTES
+from .. import arith
 from ..registry import builtin, primitive
 from .args import dtype_arg, no_more, option
 from .construct import _per_lane
-from .core import zero_of
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
@@ -182,7 +182,7 @@ def tile_stack_push(ctx, args, kwargs):
 def tile_stack_pop(ctx, args, kwargs):
     """tile_stack_pop(s) -> (value, slot): slot -1 (and a zero value) when empty."""
     s = _stack_arg(ctx, "tile_stack_pop", args[0] if args else kwargs.get("s"))
-    value, slot = ctx.b.call(POP, [s, zero_of(ctx.b, s.type.dtype)])
+    value, slot = ctx.b.call(POP, [s, arith.zero(ctx, s.type.dtype)])
     return value, slot
 
 
