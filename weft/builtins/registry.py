@@ -28,6 +28,8 @@ class Primitive:
     # argument positions that are updated in place (random state): the call returns the
     # new value of each as extra leading results and the frontend rebinds the variable.
     inout: tuple[int, ...] = ()
+    # writes memory the IR does not see as a value (a tile stack): never removed as dead
+    effects: bool = False
 
     def result_types(self, arg_types):
         return self.type_rule(list(arg_types))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ..ir.core import Op, Value
-from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, bfloat16
+from ..types import ArrayType, Matrix, Scalar, StructType, TileStackType, TileType, TupleType, Vector, bfloat16
 from ..types.layout import ctype_of
 
 I1, I8, I16, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(16), ir.IntType(32), ir.IntType(64)
@@ -82,8 +82,8 @@ def llvm_type(t, in_memory: bool = False):
         return ir.LiteralStructType([llvm_type(f, True) for f in t.fields.values()])
     if isinstance(t, TupleType):
         return ir.LiteralStructType([llvm_type(e, True) for e in t.elements])
-    if isinstance(t, TileType):
-        return PTR  # the address of its buffer (codegen/tile_ops.py)
+    if isinstance(t, (TileType, TileStackType)):
+        return PTR  # the address of its buffer (codegen/tile_ops.py, builtins/tiles/stack.py)
     if isinstance(t, ArrayType):
         fields = [PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
         if t.indexed:  # + index arrays and the data's extents (types.layout.indexed_descriptor)

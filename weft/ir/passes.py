@@ -104,6 +104,8 @@ def _used_ids(block: Block, used=None) -> set:
 def _has_effects(op: Op) -> bool:
     if SPECS[op.name].effects or SPECS[op.name].terminator:
         return True
+    if op.name == "call" and op.attrs["fn"].effects:
+        return True
     if op.name == "call" and op.attrs["fn"].inout:
         return False
     return any(_has_effects(inner) for region in op.regions for inner in region.ops)

@@ -37,6 +37,7 @@ from .scalars import (
 )
 from .struct import StructType, StructValue
 from .tile import TileType, tile
+from .tile_stack import TileStackType
 
 half, float_, double = float16, float32, float64
 handle = uint64  # Warp's type of object ids (a mesh's, a volume's): a uint64 in kernels
@@ -86,5 +87,5 @@ __all__ = [
     "Type", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "scalar_from_numpy", "uint8", "uint16", "uint32", "uint64", "StructType", "StructValue",
     "half", "float_", "double", "handle", "NAMED_COMPOSITES", "resolve", *_named, "bfloat16", "Int", "Float",
-    "TypePattern", "dtype_from_numpy", "dtype_to_numpy", "TileType", "tile",
+    "TypePattern", "dtype_from_numpy", "dtype_to_numpy", "TileType", "tile", "TileStackType",
 ]

@@ -1,4 +1,19 @@
 """Tile builtins (Warp's tile programming model; issue 11). See core.py for the IR they
 are made of and codegen/tile_ops.py for how tiles run on the CPU."""
 
-from . import construct, elements, elementwise, fft, linalg, memory, reduce, shape, solve  # noqa: F401 - registers the builtins
+from . import (  # noqa: F401 - registers the builtins
+    construct,
+    elements,
+    elementwise,
+    fft,
+    indexed,
+    linalg,
+    memory,
+    random_tiles,
+    reduce,
+    scan,
+    shape,
+    solve,
+    sort,
+    stack,
+)

@@ -40,14 +40,17 @@ def _is_tile(k) -> bool:
 
 def get_element(ctx, t: Value, key) -> Value:
     """`t[key]`: an element (one index per dimension), else a sub-tile (a copy: slices with
-    constant bounds, integer indices that drop their dimension, missing trailing dims whole)."""
+    constant bounds, integer indices that drop their dimension, missing trailing dims whole,
+    or one 1D tile of indices with full slices elsewhere)."""
     key = tuple(key)
+    if any(_is_tile(k) for k in key):
+        from .indexed import slice_indexed  # t[indices, :]
+        return mark_view(ctx, slice_indexed(ctx, t, key))
     if not _is_element(t.type, key):
         plan, shape = _view_plan(ctx, t.type, key)
         from .shape import gather
         view = gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c))
-        writable = not any(entry[0] == "gather" for entry in plan)
-        return mark_view(ctx, view, t, (lambda src, new: _set_view(ctx, src, key, new)) if writable else None)
+        return mark_view(ctx, view, t, lambda src, new: _set_view(ctx, src, key, new))
     return ctx.b.call(TILE_GET, [t, *_index(ctx, t.type, key)])
 
 
@@ -57,12 +60,9 @@ def _view_plan(ctx, t: TileType, key):
         ctx.error(f"too many indices ({len(key)}) for a tile of shape {t.shape}", kind=IndexError)
     plan, shape = [], []
     for k, n in zip(list(key) + [slice(None)] * (t.ndim - len(key)), t.shape):
-        if _is_tile(k):  # advanced indexing: the rows (etc.) an integer tile lists
-            if k.type.ndim != 1 or not (isinstance(k.type.dtype, Scalar) and k.type.dtype.is_int):
-                ctx.error(f"a tile can be indexed by a 1D integer index tile, got {k.type!r}", kind=TypeError)
-            plan.append(("gather", k, n))
-            shape.append(k.type.shape[0])
-            continue
+        if _is_tile(k):
+            ctx.error("assigning through a tile of indices (t[idx, :] = ...) is not supported; use "
+                      "tile_scatter_add or tile_assign", kind=TypeError)
         if isinstance(k, slice):
             bounds = (k.start, k.stop, k.step)
             if any(isinstance(x, Value) or not (x is None or isinstance(x, int)) for x in bounds):
@@ -98,10 +98,6 @@ def _source_index(ctx, plan, coords):
     for entry in plan:
         if entry[0] == "index":
             out.append(entry[1])
-        elif entry[0] == "gather":
-            i = index_value(ctx, b.call(TILE_GET, [entry[1], next(it)]), "tile indices")
-            n = entry[2]
-            out.append(b.select(b.cmp("lt", i, b.const(0, int32)), b.add(i, b.const(n, int32)), i))
         else:
             _, start, step, _n = entry
             c = next(it)
@@ -137,9 +133,6 @@ def _set_view(ctx, t: Value, key, value) -> Value:
     def body(coords, elems, states):
         inside, local = b.const(True, bool_), []
         for c, entry in zip(coords, plan):
-            if entry[0] == "gather":
-                ctx.error("assigning through an index tile (t[idx, :] = ...) is not supported; use "
-                          "tile_scatter_add or a loop", kind=TypeError)
             if entry[0] == "index":
                 inside = b.select(inside, b.cmp("eq", c, entry[1]), b.const(False, bool_))
                 continue
