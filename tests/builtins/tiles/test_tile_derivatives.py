@@ -154,6 +154,37 @@ def k_fft(re: wp.array2d[F64], im: wp.array2d[F64], out: wp.array2d[F64]):
     wp.tile_store(out, wp.tile_map(mix_parts, t) + wp.tile_map(mix_parts, u))
 
 
+@wp.kernel
+def k_scans(a: wp.array2d[F64], out: wp.array2d[F64]):
+    x = wp.tile_load(a, shape=(2, 4))
+    y = wp.tile_scan_inclusive(x) + 2.0 * wp.tile_scan_exclusive(x * x)
+    wp.tile_store(out, y + wp.tile_scan_max_inclusive(x) - 3.0 * wp.tile_scan_min_inclusive(x))
+
+
+@wp.kernel
+def k_sort(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
+    keys = wp.tile_load(a, shape=(1, 8))
+    prod = wp.tile_load(b, shape=(1, 8)) * keys
+    k1 = wp.tile_reshape(keys, shape=(8,))
+    v1 = wp.tile_reshape(prod, shape=(8,))
+    wp.tile_sort(k1, v1)  # (the views write the sorted values back into keys and prod)
+    wp.tile_store(out, keys + 2.0 * prod)
+
+
+@wp.kernel
+def k_indexed(a: wp.array2d[F64], out: wp.array2d[F64]):
+    idx = wp.tile_arange(3, -1, -1, dtype=int)  # rows 3, 2, 1, 0
+    rows = wp.tile_load_indexed(a, indices=idx, shape=(4, 3), axis=0)
+    t = wp.tile_load(a, shape=(4, 3))
+    picked = wp.tile_slice_indexed(t, (wp.tile_arange(0, 4, 2, dtype=int), slice(None)))
+    wp.tile_store_indexed(out, wp.tile_arange(1, 3, dtype=int), picked * rows[0:2], axis=0)
+    wp.tile_atomic_add_indexed(out, idx, rows * rows, axis=0)
+    u = wp.tile_zeros(shape=(4,), dtype=F64)
+    wp.tile_scatter_add(u, 1, t[2, 1], True)
+    wp.tile_scatter_masked(u, 3, t[0, 0] * 2.0, True)
+    wp.tile_atomic_add(out, wp.tile_reshape(u, shape=(4, 1)))
+
+
 CASES = [
     Case("load_store", ("tile_load", "tile_store"), k_load_store, ((3, 4),), (3, 4)),
     Case("elementwise", ("tile_map", "tile_astype"), k_elementwise, ((3, 4), (3, 4)), (3, 4)),
@@ -168,6 +199,11 @@ CASES = [
     Case("solves", ("tile_cholesky", "tile_cholesky_solve", "tile_lower_solve", "tile_upper_solve"), k_solves,
          ((4, 4), (4, 1)), (4, 1)),
     Case("fft", ("tile_fft", "tile_ifft"), k_fft, ((2, 8), (2, 8)), (2, 8)),
+    Case("scans", ("tile_scan_inclusive", "tile_scan_exclusive", "tile_scan_max_inclusive",
+                   "tile_scan_min_inclusive"), k_scans, ((2, 4),), (2, 4)),
+    Case("sort", ("tile_sort",), k_sort, ((1, 8), (1, 8)), (1, 8)),
+    Case("indexed", ("tile_load_indexed", "tile_slice_indexed", "tile_store_indexed", "tile_atomic_add_indexed",
+                     "tile_scatter_add", "tile_scatter_masked"), k_indexed, ((4, 3),), (4, 3)),
 ]
 
 EXCLUDED = {
@@ -175,6 +211,9 @@ EXCLUDED = {
     "tile_arange": "compile-time constants",
     "tile_argmin": "integer result", "tile_argmax": "integer result",
     "block_dim": "an integer constant",
+    "tile_randf": "its input is the integer random state", "tile_randi": "integer result",
+    **{n: "a stack of values: a gradient reaching a popped value is refused (tests/builtins/tiles/test_stack.py)"
+       for n in ("tile_stack", "tile_stack_push", "tile_stack_pop", "tile_stack_clear", "tile_stack_count")},
     **{n: "not differentiable, as in Warp: the adjoint compile raises NotDifferentiableError "
           "(tests/builtins/tiles/test_solve.py)"
        for n in ("tile_cholesky_inplace", "tile_cholesky_solve_inplace", "tile_lower_solve_inplace",
@@ -183,6 +222,7 @@ EXCLUDED = {
 # the in-place forms' primitives (one per triangle/solve step) have no rule, on purpose
 EXCLUDED_PRIMITIVES = {n: "an in-place form: not differentiable (EXCLUDED above)" for n in PRIMITIVES
                        if n.split(" ")[0] in EXCLUDED and n.split(" ")[0].endswith("_inplace")}
+EXCLUDED_PRIMITIVES.update({n: "tile stacks (EXCLUDED above)" for n in PRIMITIVES if n.startswith("tile_stack_")})
 
 
 def _launch(case, arrays, n=None):
