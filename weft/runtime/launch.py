@@ -494,6 +494,11 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
+    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and _uses_tiles(kernel, params):
+        raise NotImplementedError(
+            f"launch: kernel '{kernel.name}' uses tiles and is launched with block_dim={block_dim} under "
+            "config.enable_cpu_blocks: Warp would run its threads in cooperative blocks of that size, while "
+            "weft runs one thread per CPU block. Use wp.launch_tiled (or leave enable_cpu_blocks off)")
     if kernel.is_generic:  # compiled for the types of these arguments
         kernel = kernel.specialize(params)
     names = kernel.arg_names
@@ -540,7 +545,14 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
         _check_lane_independent(kernel, len(dims), block_dim, [*(inputs or ()), *(outputs or ())])
     if len(dims) > 3:
         raise RuntimeError("launch_tiled() requires a grid with fewer than 4 dimensions")
-    return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)
+    return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)  # (checked above)
+
+
+def _uses_tiles(kernel, params) -> bool:
+    from ..ir.core import walk
+    k = kernel.specialize(params) if kernel.is_generic else kernel
+    return any(op.name == "tile_map" or (op.name == "call" and op.attrs["fn"].name.startswith("tile"))
+               for op in walk(k.ir().body))
 
 
 def _check_lane_independent(kernel, grid_ndim: int, block_dim: int, params: list):
@@ -558,7 +570,8 @@ def _check_lane_independent(kernel, grid_ndim: int, block_dim: int, params: list
     reason = None
     for op in walk(fn.body):
         if op.attrs.get("per_lane"):
-            reason = "it uses the block's threads (tile(x), untile, tile_from_thread or block_dim())"
+            reason = ("it depends on the block's threads (tile(x), untile, tile_from_thread, block_dim(), "
+                      "tile stacks, random tiles or scatters)")
         elif op.name == "tid" and op.attrs["of"] > grid_ndim:
             reason = "it reads its thread's index within the block (the last index of tid())"
         elif op.name == "atomic" and id(op) not in in_tile_ops:
