@@ -96,6 +96,8 @@ class CallsMixin:
             return arith.construct(self, func, args, kwargs)
         if func in (range,):
             self.error("range(...) can only be used in a for loop", node)
+        if func is slice:  # slice(start, stop, step): a key for tiles (its bounds checked where used)
+            return slice(*args)
         if func in _ALLOCATORS:  # (Warp makes a fixed-size array on the thread's stack)
             self.error(f"{func.__name__}() inside a kernel: weft has no fixed-size local arrays; use a "
                        "vector or matrix value (wp.vector(length=N, dtype=...)) or pass an array in",

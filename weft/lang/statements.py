@@ -109,6 +109,11 @@ class StatementsMixin:
         target = self.target_evaluated_once(node.target)
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
+            if isinstance(base, Value) and isinstance(base.type, TileType):
+                key = self.subscript_key(target.slice)
+                if len(key) != base.type.ndim or any(isinstance(k, slice) for k in key):
+                    self.error("Compound assignment to a tile view (a row or slice, t[i] += x) is not "
+                               "supported, as in Warp: write t[i] = t[i] + x", target, kind=ValueError)
             kind = _ATOMIC_AUGMENTED.get(op)
             if isinstance(base, Value) and isinstance(base.type, ArrayType) and kind:
                 # As in Warp: `a[i] += x` on an array element is an atomic add (and `-=`,

@@ -494,11 +494,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
-    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and _uses_tiles(kernel, params):
-        raise NotImplementedError(
-            f"launch: kernel '{kernel.name}' uses tiles and is launched with block_dim={block_dim} under "
-            "config.enable_cpu_blocks: Warp would run its threads in cooperative blocks of that size, while "
-            "weft runs one thread per CPU block. Use wp.launch_tiled (or leave enable_cpu_blocks off)")
+    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
+        _check_block_launch(kernel, params, block_dim)
     if kernel.is_generic:  # compiled for the types of these arguments
         kernel = kernel.specialize(params)
     names = kernel.arg_names
@@ -548,11 +545,22 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
     return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)  # (checked above)
 
 
-def _uses_tiles(kernel, params) -> bool:
+def _check_block_launch(kernel, params, block_dim: int):
+    """`wp.launch(..., block_dim=B)` under Warp's cooperative CPU blocks: each weft thread is
+    one of Warp's lanes and runs the block's tile ops itself, which gives Warp's results
+    unless a tile op gathers the lanes' values (tile(x), untile, stacks, random tiles,
+    scatters) or adds into memory (it would add once per lane, not once per block)."""
     from ..ir.core import walk
     k = kernel.specialize(params) if kernel.is_generic else kernel
-    return any(op.name == "tile_map" or (op.name == "call" and op.attrs["fn"].name.startswith("tile"))
-               for op in walk(k.ir().body))
+    for op in walk(k.ir().body):
+        per_block_add = op.name == "tile_map" and any(inner.name == "atomic" for region in op.regions
+                                                     for inner in walk(region))
+        if op.attrs.get("per_lane") or per_block_add:
+            raise NotImplementedError(
+                f"launch: kernel '{kernel.name}' with block_dim={block_dim} under config.enable_cpu_blocks: Warp "
+                "would run its threads as cooperative blocks, weft runs each thread's tile ops itself, and this "
+                "kernel's tile ops depend on that (they gather the block's threads or add into memory once per "
+                "block). Use wp.launch_tiled, or leave enable_cpu_blocks off")
 
 
 def _check_lane_independent(kernel, grid_ndim: int, block_dim: int, params: list):

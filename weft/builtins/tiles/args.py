@@ -52,13 +52,13 @@ def offsets_arg(ctx, offset, ndim: int, what="offset") -> list[Value]:
     return [index_value(ctx, p, what) for p in parts]
 
 
-def index_value(ctx, p, what="index") -> Value:
+def index_value(ctx, p, what="index", kinds="integers") -> Value:
     if isinstance(p, Value):
         if not (isinstance(p.type, Scalar) and p.type.is_int):
-            ctx.error(f"{what} must be integers, got {p.type!r}", kind=TypeError)
+            ctx.error(f"{what} must be {kinds}, got {p.type!r}", kind=TypeError)
         return p if p.type is int32 else ctx.b.cast(p, int32)
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
-        ctx.error(f"{what} must be integers, got {p!r}", kind=TypeError)
+        ctx.error(f"{what} must be {kinds}, got {p!r}", kind=TypeError)
     return ctx.b.const(int(p), int32)
 
 

@@ -23,10 +23,10 @@ def _index(ctx, t: TileType, key) -> list[Value]:
     out = []
     for k, n in zip(key, t.shape):
         if not isinstance(k, Value) and isinstance(k, int) and not -n <= k < n:
-            ctx.error(f"index {k} is out of range for a tile dimension of size {n}", kind=IndexError)
+            ctx.error(f"index {k} is out of bounds for a tile dimension of size {n}", kind=IndexError)
         if not isinstance(k, Value) and isinstance(k, int) and k < 0:
             k += n
-        out.append(index_value(ctx, k, "tile indices"))
+        out.append(index_value(ctx, k, "tile indices", "integers or slices"))
     return out
 
 
@@ -67,7 +67,7 @@ def _view_plan(ctx, t: TileType, key):
             bounds = (k.start, k.stop, k.step)
             if any(isinstance(x, Value) or not (x is None or isinstance(x, int)) for x in bounds):
                 ctx.error("slice bounds of tiles must be compile-time constants (the result's shape is "
-                          "part of its type)", kind=TypeError)
+                          "part of its type)", kind=ValueError)
             if k.step == 0:
                 ctx.error("slice step cannot be zero", kind=ValueError)
             r = range(*k.indices(n))
@@ -84,7 +84,7 @@ def _view_plan(ctx, t: TileType, key):
 def _wrapped_index(ctx, k, n) -> Value:
     """An index into a dimension of size n; negative counts from the end (as numpy)."""
     if isinstance(k, Value):
-        i = index_value(ctx, k, "tile indices")
+        i = index_value(ctx, k, "tile indices", "integers or slices")
         b = ctx.b
         return b.select(b.cmp("lt", i, b.const(0, i.type)), b.add(i, b.const(n, i.type)), i)
     (i,) = _index(ctx, TileType(int32, (n,)), (k,))
@@ -124,7 +124,8 @@ def _set_view(ctx, t: Value, key, value) -> Value:
     plan, shape = _view_plan(ctx, t.type, key)
     if not (isinstance(value, Value) and isinstance(value.type, TileType)) or value.type.shape != shape:
         got = value.type if isinstance(value, Value) else value
-        ctx.error(f"assigning to a tile slice of shape {shape} requires a tile of matching shape, got {got!r}",
+        ctx.error(f"assigning to a tile slice of shape {shape} requires a tile of matching shape "
+                  f"(shape mismatch: got {got!r})",
                   kind=ValueError)
     b = ctx.b
     from ...types import bool_

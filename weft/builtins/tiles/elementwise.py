@@ -65,7 +65,7 @@ def binary(ctx, op, a, b):
         if isinstance(ta, composite) and isinstance(tb, composite) and not (op == "mul" and isinstance(ta, Matrix)):
             verb = "multiply" if op == "mul" else "divide"
             ctx.error(f"Cannot {verb} {_describe(a)} by {_describe(b)}: at least one operand must be a scalar "
-                      "type", kind=TypeError)
+                      "type (an element type must be scalar)", kind=TypeError)
     return elementwise(ctx, lambda x, y: _element_binary(ctx, op, x, y), [a, b], f"tile '{op}'")
 
 

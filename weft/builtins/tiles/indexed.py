@@ -164,13 +164,13 @@ def slice_indexed(ctx, t: Value, key) -> Value:
     tiles = [d for d, k in enumerate(key) if isinstance(k, Value) and isinstance(k.type, TileType)]
     full = all(k == slice(None) for d, k in enumerate(key) if d not in tiles)
     if len(tiles) != 1 or not full:
-        ctx.error("an indexed tile slice takes exactly one 1D integer tile of indices, every other entry a "
-                  "full ':' slice (t[indices, :])", kind=IndexError)
+        ctx.error("an indexed tile slice (t[indices, :]) takes exactly one 1D integer index tile and requires ':' "
+                  "on all other axes", kind=ValueError)
     axis = tiles[0]
     indices = key[axis]
     it: TileType = indices.type
     if it.ndim != 1 or not (isinstance(it.dtype, Scalar) and it.dtype.is_int and not it.dtype.is_bool):
-        ctx.error(f"tile indices must be a 1D tile of integers, got {it!r}", kind=TypeError)
+        ctx.error(f"tile indices must be an integer index tile (1D, of integers), got {it!r}", kind=ValueError)
     shape = tt.shape[:axis] + (it.shape[0],) + tt.shape[axis + 1:]
     b = ctx.b
     n = b.const(tt.shape[axis], int32)

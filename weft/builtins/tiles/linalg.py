@@ -82,13 +82,14 @@ def tile_matmul(ctx, args, kwargs):
     beta = kwargs.pop("beta", rest.pop(0) if rest else 1.0)
     precision = kwargs.pop("precision", "default")
     if precision not in ("default", "tf32"):
-        ctx.error(f"tile_matmul: precision must be \"default\" or \"tf32\", got {precision!r}", kind=ValueError)
+        ctx.error(f"tile_matmul: precision must be the string literal 'default' or 'tf32', got {precision!r}",
+                  kind=ValueError)
     for name, t in (("a", a), ("b", c), ("out", out)):
         if t is not None and not isinstance(t.type.dtype, Scalar):
             ctx.error("tile_matmul does not support complex tiles (or other non-scalar elements); "
                       f"'{name}' is a {t.type!r}", kind=TypeError)
     if precision == "tf32" and not (a.type.dtype is float32 and c.type.dtype is float32):
-        ctx.error("tile_matmul: precision=\"tf32\" needs float32 'a' and 'b' tiles", kind=TypeError)
+        ctx.error("tile_matmul: precision='tf32' requires float32 tiles for 'a' and 'b'", kind=TypeError)
     # the product is accumulated in out's dtype (the accumulating form) or a's
     acc = (out if out is not None else a).type.dtype
     if acc is bfloat16:

@@ -9,6 +9,8 @@ for every program that does not write through a view.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...ir.core import Block, Value
 from ...types import TileType, int32
 from .. import arith
@@ -62,7 +64,8 @@ def tile_broadcast(ctx, args, kwargs):
     shape = shape_arg(ctx, args[1] if len(args) > 1 else kwargs.get("shape"))
     src = a.type.shape
     if len(shape) > 4:
-        ctx.error(f"tile_broadcast: at most 4 dimensions, got shape {shape}", kind=ValueError)
+        ctx.error(f"tile_broadcast() output must have between one and four dimensions, got {len(shape)}",
+                  kind=ValueError)
     if len(src) > len(shape) or any(s not in (1, d) for s, d in zip(reversed(src), reversed(shape))):
         ctx.error(f"tile_broadcast: a tile of shape {src} cannot be broadcast to {shape}", kind=ValueError)
     lead = len(shape) - len(src)
@@ -104,7 +107,7 @@ def tile_squeeze(ctx, args, kwargs):
         axes = []
         for a in (axis if isinstance(axis, (tuple, list)) else (axis,)):
             if isinstance(a, Value) or not -nd <= a < nd:
-                ctx.error(f"tile_squeeze: axis {a} is out of range for a tile of {nd} dimension(s)",
+                ctx.error(f"tile_squeeze() axis {a} is out of bounds for tile with {nd} dimensions",
                           kind=ValueError)
             if src[a % nd] != 1:
                 ctx.error(f"tile_squeeze: axis {a} has size {src[a % nd]}, not 1", kind=ValueError)
@@ -156,29 +159,42 @@ def _put_region(ctx, src: Value, new: Value, entries) -> Value:
 
 @builtin("tile_view")
 def tile_view(ctx, args, kwargs):
-    """tile_view(t, offset, shape=None): the sub-tile at `offset` (a copy in weft)."""
+    """tile_view(t, offset, shape=None): the sub-tile at `offset` (leading dimensions fixed,
+    the rest whole), or of `shape` at `offset`; slices in `offset` select as t[...] does."""
     t = tile_arg(ctx, args[0] if args else kwargs.get("t"), "tile_view's tile")
     offset = args[1] if len(args) > 1 else kwargs.get("offset")
     shape = args[2] if len(args) > 2 else kwargs.get("shape")
     src = t.type.shape
-    offs = offset if isinstance(offset, (tuple, list)) else (offset,)
+    offs = tuple(offset) if isinstance(offset, (tuple, list)) else (offset,)
     if len(offs) > len(src):
         ctx.error(f"tile_view: {len(offs)} offsets for a tile of {len(src)} dimension(s)", kind=ValueError)
-    offs = offsets_arg(ctx, tuple(offs), len(offs))
+    if any(isinstance(o, slice) for o in offs):
+        if shape is not None:
+            ctx.error("tile_view does not take 'shape' together with a slice in 'offset' (the slice gives the "
+                      "shape)", kind=ValueError)
+        from .elements import get_element
+        return get_element(ctx, t, offs)
+    for d, o in enumerate(offs):
+        if not isinstance(o, Value) and (isinstance(o, bool) or not isinstance(o, (int, np.integer))):
+            ctx.error(f"tile_view offsets must be integers or slices, got {o!r}", kind=ValueError)
+        extent = shape_arg(ctx, shape)[d] if shape is not None and d < len(shape_arg(ctx, shape)) else 1
+        if not isinstance(o, Value) and not 0 <= o <= src[d] - extent:
+            ctx.error(f"tile_view offset {o} is out of bounds for dimension {d} of a tile of shape {src}",
+                      kind=ValueError)
+    offs = offsets_arg(ctx, offs, len(offs))
+    b = ctx.b
     if shape is None:
         shape = src[len(offs):]
         fixed = offs
-        b = ctx.b
         entries = [("index", o) for o in fixed] + [("range", b.const(0, int32))] * len(shape)
         return mark_view(ctx, gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed), t,
-                         lambda src, new: _put_region(ctx, src, new, entries))
+                         lambda src_value, new: _put_region(ctx, src_value, new, entries))
     shape = shape_arg(ctx, shape)
     if len(shape) != len(src):
         ctx.error(f"tile_view: the shape {shape} must have {len(src)} dimension(s)", kind=ValueError)
-    offs = offs + [ctx.b.const(0, int32)] * (len(src) - len(offs))
-    b = ctx.b
+    offs = offs + [b.const(0, int32)] * (len(src) - len(offs))
     return mark_view(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]), t,
-                     lambda src, new: _put_region(ctx, src, new, [("range", o) for o in offs]))
+                     lambda src_value, new: _put_region(ctx, src_value, new, [("range", o) for o in offs]))
 
 
 @builtin("tile_assign", inout=(0,))
