@@ -67,6 +67,8 @@ def binary(ctx, op: str, a, b) -> Value:
         return elementwise.binary(ctx, op, a, b)
     a, b = unify(ctx, a, b)
     ta, tb = a.type, b.type
+    if isinstance(ta, StructType) and ta is tb and op in ("add", "sub"):
+        return _struct_binary(ctx, op, a, b)
     if isinstance(ta, Scalar) and isinstance(tb, Scalar):
         return scalar_binary(ctx, op, a, b)
     if op == "matmul" or (op == "mul" and isinstance(ta, Matrix) and isinstance(tb, (Matrix, Vector))) \
@@ -85,6 +87,25 @@ def binary(ctx, op: str, a, b) -> Value:
         ctx.error(f"'{_SYMBOLS.get(op, op)}' between two vectors is ambiguous: use "
                   f"weft.cw_{op}(a, b) for componentwise, or weft.dot(a, b)")
     ctx.error(f"unsupported operand types for {_SYMBOLS.get(op, op)}: {ta!r} and {tb!r}")
+
+
+def _struct_binary(ctx, op, x, y):
+    """x + y and x - y of two structs, as Warp's tiles of structs do: field by field, where
+    a field's type has that arithmetic; other fields (bools, 8/16-bit integers, arrays)
+    keep x's value."""
+    fields = []
+    for k, ft in enumerate(x.type.fields.values()):
+        fx, fy = ctx.b.extract(x, k), ctx.b.extract(y, k)
+        fields.append(binary(ctx, op, fx, fy) if _has_arithmetic(ft) else fx)
+    return ctx.b.construct(x.type, fields)
+
+
+def _has_arithmetic(t) -> bool:
+    if isinstance(t, Scalar):
+        return t.is_float or (t.is_int and t.bits >= 32)
+    if isinstance(t, (Vector, Matrix)):
+        return _has_arithmetic(t.dtype)
+    return isinstance(t, StructType)
 
 
 def _is_tile(x) -> bool:

@@ -143,8 +143,40 @@ def _format(ctx, a, pieces, values):
                 pieces.append(", ")
             _format(ctx, c, pieces, values)
         pieces.append("]")
+    elif isinstance(a.type, TileType):
+        _format_tile(ctx, a, pieces, values)
     else:
         ctx.error(f"cannot print a {a.type!r}")
+
+
+#: tiles with more elements print their first ones and "..."
+_PRINTED_TILE_ELEMENTS = 1024
+
+
+def _format_tile(ctx, t, pieces, values):
+    """As Warp prints a tile: nested rows of elements, then `= tile(shape=(...), storage=...)`."""
+    from .tiles.core import TILE_GET
+    tt = t.type
+    count = [0]
+
+    def rows(prefix):
+        depth = len(prefix)
+        pieces.append("[")
+        for i in range(tt.shape[depth]):
+            if i:
+                pieces.append(" " if depth == tt.ndim - 1 else "\n" + " " * (depth + 1))
+            if count[0] >= _PRINTED_TILE_ELEMENTS:
+                pieces.append("...")
+                break
+            if depth == tt.ndim - 1:
+                count[0] += 1
+                index = [ctx.b.const(k, int32) for k in (*prefix, i)]
+                _format(ctx, ctx.b.call(TILE_GET, [t, *index]), pieces, values)
+            else:
+                rows((*prefix, i))
+        pieces.append("]")
+    rows(())
+    pieces.append(f" = tile(shape=({', '.join(map(str, tt.shape))}), storage=register)")
 
 
 @builtin("printf")

@@ -66,31 +66,7 @@ def binary(ctx, op, a, b):
             verb = "multiply" if op == "mul" else "divide"
             ctx.error(f"Cannot {verb} {_describe(a)} by {_describe(b)}: at least one operand must be a scalar "
                       "type (an element type must be scalar)", kind=TypeError)
-    return elementwise(ctx, lambda x, y: _element_binary(ctx, op, x, y), [a, b], f"tile '{op}'")
-
-
-def _element_binary(ctx, op, x, y):
-    """x <op> y for two elements; Warp structs add and subtract field by field (fields whose
-    type has no such arithmetic, such as bools, narrow integers or arrays, keep x's value)."""
-    t = getattr(x, "type", None)
-    if isinstance(t, StructType) and getattr(y, "type", None) is t and op in ("add", "sub"):
-        fields = []
-        for k, ft in enumerate(t.fields.values()):
-            fx, fy = ctx.b.extract(x, k), ctx.b.extract(y, k)
-            fields.append(_element_binary(ctx, op, fx, fy) if _has_arithmetic(ft) else fx)
-        return ctx.b.construct(t, fields)
-    return arith.binary(ctx, op, x, y)
-
-
-def _has_arithmetic(t) -> bool:
-    from ...types import ArrayType, Scalar
-    if isinstance(t, Scalar):
-        return t.is_float or (t.is_int and t.bits >= 32)
-    if isinstance(t, (Vector, Matrix)):
-        return _has_arithmetic(t.dtype)
-    if isinstance(t, StructType):
-        return True
-    return not isinstance(t, ArrayType) and False
+    return elementwise(ctx, lambda x, y: arith.binary(ctx, op, x, y), [a, b], f"tile '{op}'")
 
 
 def unary(ctx, kind, v):

@@ -10,7 +10,7 @@ the elements each one picked (min/max: the first extreme element).
 from __future__ import annotations
 
 from ...ir.core import Block, Value
-from ...types import Scalar, StructType, TileType, int32
+from ...types import Matrix, Scalar, StructType, TileType, int32
 from .. import arith
 from ..registry import BUILTINS, builtin
 from .args import tile_arg
@@ -111,8 +111,8 @@ def tile_dot(ctx, args, kwargs):
         x, y = elems
         if isinstance(x.type, Scalar):
             prod = arith.binary(ctx, "mul", x, y)
-        else:
-            prod = ctx.call(BUILTINS["dot"], [x, y], {}, None)
+        else:  # vectors: dot; matrices: the sum of the products of their entries
+            prod = ctx.call(BUILTINS["ddot" if isinstance(x.type, Matrix) else "dot"], [x, y], {}, None)
         return [], [prod], []
     (s,) = map_tiles(ctx.b, a.type.shape, [a, c], body)
     return _one(ctx, s)
