@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 
 from ..ir.core import Value, constant_value
-from ..types import CompositeValue, Matrix, StructValue, TupleType, Type, Vector
+from ..types import CompositeValue, Matrix, StructValue, TileType, TupleType, Type, Vector
 from .ast_helpers import Undefined, _assigned_names
 
 
@@ -153,6 +153,8 @@ def static_length(t):
         return t.rows
     if isinstance(t, TupleType):
         return len(t.elements)
+    if isinstance(t, TileType):
+        return t.shape[0]
     return None
 
 

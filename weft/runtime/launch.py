@@ -495,7 +495,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
-        _check_block_launch(kernel, params, block_dim)
+        _check_block_launch(kernel, params, block_dim, dims)
     if kernel.is_generic:  # compiled for the types of these arguments
         kernel = kernel.specialize(params)
     names = kernel.arg_names
@@ -545,13 +545,22 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
     return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)  # (checked above)
 
 
-def _check_block_launch(kernel, params, block_dim: int):
+def _check_block_launch(kernel, params, block_dim: int, dims: tuple):
     """`wp.launch(..., block_dim=B)` under Warp's cooperative CPU blocks: each weft thread is
     one of Warp's lanes and runs the block's tile ops itself, which gives Warp's results
     unless a tile op gathers the lanes' values (tile(x), untile, stacks, random tiles,
     scatters) or adds into memory (it would add once per lane, not once per block)."""
     from ..ir.core import walk
     k = kernel.specialize(params) if kernel.is_generic else kernel
+    total = 1
+    for d in dims:
+        total *= d
+    uses_tiles = any(op.name == "tile_map" for op in walk(k.ir().body))
+    if uses_tiles and total % block_dim:
+        raise NotImplementedError(
+            f"launch: kernel '{kernel.name}' uses tiles and its {total} threads leave a partial block of "
+            f"block_dim={block_dim} under config.enable_cpu_blocks (Warp's tile ops then see only the block's "
+            "active threads); weft runs one thread per CPU block: use wp.launch_tiled")
     for op in walk(k.ir().body):
         per_block_add = op.name == "tile_map" and any(inner.name == "atomic" for region in op.regions
                                                      for inner in walk(region))
