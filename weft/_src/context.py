@@ -106,6 +106,15 @@ class _NativeCore:
     def wp_cuda_toolkit_version() -> int:
         return 0
 
+    # native error messages: weft's errors are Python exceptions, so this is only a setting
+    _error_output = True
+
+    def wp_is_error_output_enabled(self) -> bool:
+        return self._error_output
+
+    def wp_set_error_output_enabled(self, enabled) -> None:
+        self._error_output = bool(enabled)
+
 
 class Runtime:
     """What Warp programs read from Warp's `runtime` object: the devices (`default_device`,
