@@ -29,6 +29,8 @@ WORKLOADS = {
     "mass_spring": "benchmarks.mass_spring",
     "torch_op": "benchmarks.torch_op",
     "cloth": "benchmarks.cloth",
+    "tile_gemm": "benchmarks.tile_gemm",
+    "tile_reduce": "benchmarks.tile_reduce",
 }
 
 
