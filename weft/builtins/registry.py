@@ -28,6 +28,9 @@ class Primitive:
     # argument positions that are updated in place (random state): the call returns the
     # new value of each as extra leading results and the frontend rebinds the variable.
     inout: tuple[int, ...] = ()
+    # rough count of the scalar operations one call runs, from its argument and result
+    # types (None: one); it decides whether a launch is split over threads.
+    work: Callable | None = None
 
     def result_types(self, arg_types):
         return self.type_rule(list(arg_types))
@@ -70,10 +73,10 @@ PRIMITIVES: dict[str, Primitive] = {}
 BUILTINS: dict[str, Builtin] = {}
 
 
-def primitive(name, type_rule, lower, vjp=None, doc="", inout=()) -> Primitive:
+def primitive(name, type_rule, lower, vjp=None, doc="", inout=(), work=None) -> Primitive:
     if name in PRIMITIVES:
         raise ValueError(f"primitive {name} defined twice")
-    p = Primitive(name, type_rule, lower, vjp, doc, inout)
+    p = Primitive(name, type_rule, lower, vjp, doc, inout, work)
     PRIMITIVES[name] = p
     return p
 

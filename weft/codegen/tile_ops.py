@@ -11,7 +11,10 @@ the input's buffer in place (`in_place`), which turns a loop that fills a tile e
 element into stores instead of copies.
 
 `tile_map` (the op behind elementwise arithmetic, loads, stores and reductions) runs its
-region once per element, in row-major order.
+region once per element, in row-major order. Its float sums are added with the `reassoc`
+flag (on that add only), so LLVM vectorises them: the order of the additions is then a
+fixed tree of partial sums chosen at compile time (deterministic from run to run), not
+sequential; Warp leaves the order of a tile reduction unspecified.
 """
 
 from __future__ import annotations
@@ -177,7 +180,8 @@ class TileOps:
             for slots, t, v in zip(sum_slots, sum_types, vals[n_out:n_out + n_sums]):
                 for slot, leaf in zip(slots, self.leaves(v, t)):
                     cur = b.load(slot)
-                    b.store(b.fadd(cur, leaf) if isinstance(leaf.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
+                    b.store(b.fadd(cur, leaf, flags=("reassoc",))
+                            if isinstance(leaf.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
                             else b.add(cur, leaf), slot)
             for x, slot, v in zip(states, state_slots, vals[n_out + n_sums:]):
                 if isinstance(x.type, TileType):
