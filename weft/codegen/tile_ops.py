@@ -127,9 +127,22 @@ class TileOps:
         flat = b.load(flat_slot)
         body(coords, flat)
         b.store(b.add(flat, I32(1)), flat_slot)
-        for i, exit_ in reversed(exits):
+        for depth, (i, exit_) in reversed(list(enumerate(exits))):
             self._loop_latch(i, b.add(i, I32(1), flags=("nsw",)))
+            if depth < len(shape) - 1 and shape[-1] >= 4:
+                # rows are contiguous: vectorise along them (LLVM would otherwise unroll a
+                # short row and vectorise across rows with gathers)
+                b.block.terminator.set_metadata("llvm.loop", self._no_vectorize_md())
             b.position_at_end(exit_)
+
+    def _no_vectorize_md(self):
+        """Fresh `llvm.loop` metadata (self-referencing, as LLVM requires) that keeps the
+        loop vectoriser off a loop."""
+        m = self.module
+        props = m.add_metadata([ir.MetaDataString(m, "llvm.loop.vectorize.width"), I32(1)])
+        node = ir.values.MDValue(m, [], name=str(len(m.metadata)))
+        node.operands = (node, props)
+        return node
 
     def _entry_alloca(self, typ, name):
         entry = self.func.entry_basic_block

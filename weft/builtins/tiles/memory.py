@@ -11,7 +11,7 @@ without it, an out-of-range element is the usual IndexError after the launch.
 from __future__ import annotations
 
 from ...ir.core import Block, Value
-from ...types import ArrayType, TileType, bool_, int32
+from ...types import ArrayType, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
 from .args import no_more, offsets_arg, option, shape_arg, tile_arg
@@ -27,6 +27,14 @@ def _array(ctx, a, name):
 
 def _indices(ctx, offsets, coords):
     return [ctx.b.add(o, c) for o, c in zip(offsets, coords)]
+
+
+def _wide_indices(ctx, offsets, coords):
+    """The indices in int64 (for a tile proven inside its array, where they cannot wrap):
+    LLVM then sees consecutive elements of a row at consecutive addresses and vectorises
+    the row's copy, which the wrapping int32 sum hides from it."""
+    b = ctx.b
+    return [b.add(b.cast(o, int64), b.cast(c, int64)) for o, c in zip(offsets, coords)]
 
 
 def _in_bounds(ctx, arr, indices) -> Value:
@@ -103,7 +111,7 @@ def tile_load(ctx, args, kwargs):
     dtype = a.type.dtype
 
     def body(coords, elems, states, guard=True, attrs=None):
-        idx = _indices(ctx, offsets, coords)
+        idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)
         if not guard:
             return [ctx.b.op("load", [a, *idx], [dtype], attrs or {}).result], [], []
         (x,) = _guarded(ctx, _in_bounds(ctx, a, idx), lambda: [ctx.b.op("load", [a, *idx], [dtype]).result], [dtype])
@@ -136,7 +144,7 @@ def tile_store(ctx, args, kwargs):
     value = _converter(ctx, t.type.dtype, a.type.dtype, "tile_store")
 
     def body(coords, elems, states, guard=True, attrs=None):
-        idx = _indices(ctx, offsets, coords)
+        idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)
         x = value(elems[0])
         if not guard:
             ctx.b.op("store", [a, *idx, x], [], attrs or {})
