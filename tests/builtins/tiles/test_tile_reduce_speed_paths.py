@@ -99,3 +99,26 @@ def test_tile_work_counts_toward_the_thread_split():
     # the product counts m * k * n multiply-adds, not one op
     assert work_per_thread(tiled_gemm.ir().body) >= 64 * 64 * 8 * 256 / 2
     assert TILE <= work_per_thread(block_sums.ir().body)
+
+
+@wp.kernel
+def scale_by_ints(k: wp.array(dtype=int), x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    ks = wp.tile_load(k, shape=8, offset=i * 8)  # an integer tile: no adjoint
+    xs = wp.tile_load(x, shape=8, offset=i * 8)
+    wp.tile_store(out, xs * xs * wp.tile_astype(ks, wp.float64), offset=i * 8)
+
+
+def test_gradient_through_checked_loads_next_to_an_integer_tile():
+    """Both bounds paths of both loads are reversed; the integer tile's gets no adjoint."""
+    n = 20  # the third block is partly outside the arrays
+    k = np.arange(n, dtype=np.int32) - 5
+    x = np.linspace(-1.0, 1.0, n)
+    xa = wp.array(x, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(n, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(scale_by_ints, dim=3, inputs=[wp.array(k, dtype=int), xa, out], block_dim=8)
+    out.grad = wp.ones(n, dtype=wp.float64)
+    tape.backward()
+    np.testing.assert_allclose(out.numpy(), x * x * k, rtol=1e-14)
+    np.testing.assert_allclose(xa.grad.numpy(), 2.0 * x * k, rtol=1e-14)
