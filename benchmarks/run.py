@@ -2,7 +2,8 @@
 
 Usage (from the repository root)::
 
-    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op]
+    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op
+                              cloth tile_gemm tile_reduce]
                              [--peers weft,warp,numpy] [--quick] [--json out.json]
 
 ``python benchmarks/run.py ...`` works too.
