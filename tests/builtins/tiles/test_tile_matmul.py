@@ -18,8 +18,7 @@ DTYPES = {"float32": (wp.float32, np.float32, 2e-6), "float64": (wp.float64, np.
           "float16": (wp.float16, np.float16, 2e-2)}
 
 
-@functools.cache
-def _product_kernel(m, k, n, dt):
+def _make_product_kernel(m, k, n, dt):
     @wp.kernel
     def product(a: wp.array2d(dtype=dt), b: wp.array2d(dtype=dt), c: wp.array2d(dtype=dt),
                 plain: wp.array2d(dtype=dt), acc: wp.array2d(dtype=dt)):
@@ -31,6 +30,9 @@ def _product_kernel(m, k, n, dt):
         wp.tile_store(acc, z)
 
     return product
+
+
+_product_kernel = functools.cache(_make_product_kernel)
 
 
 def _data(rng, shape, npdt):
@@ -142,3 +144,26 @@ def test_column_segments_cover_each_column_once(n, vw):
     assert cols == list(range(n))
     for _, widths in segs:
         assert all(w >= 1 and w & (w - 1) == 0 and w <= vw for w in widths)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bits", [128, 256])
+def test_narrower_vector_registers(bits, dtype, monkeypatch, tmp_path):
+    """The micro-kernel for CPUs without AVX-512 (AVX: 256-bit vectors, SSE: 128), compiled
+    here by overriding the width (a fresh kernel and cache, so no AVX-512 code is reused)."""
+    monkeypatch.setattr(gemm_kernel, "VECTOR_BITS", bits)
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path))
+    dt, npdt, tol = DTYPES[dtype]
+    m, k, n = 13, 9, 37
+    kernel = _make_product_kernel(m, k, n, dt)
+    lanes = bits // (8 * np.dtype(npdt).itemsize)
+    assert f"<{lanes} x {'float' if dtype == 'float32' else 'double'}>" in kernel.llvm_ir()
+    rng = np.random.default_rng(bits)
+    a, b, c = _data(rng, (m, k), npdt), _data(rng, (k, n), npdt), _data(rng, (m, n), npdt)
+    plain, acc = wp.zeros((m, n), dtype=dt), wp.zeros((m, n), dtype=dt)
+    wp.launch_tiled(kernel, dim=1,
+                    inputs=[wp.array(a, dtype=dt), wp.array(b, dtype=dt), wp.array(c, dtype=dt), plain, acc],
+                    block_dim=8)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(plain.numpy(), ref, rtol=0, atol=tol * k)
+    np.testing.assert_allclose(acc.numpy(), ref + c, rtol=0, atol=tol * k * 2)
