@@ -2,7 +2,8 @@
 
 Usage (from the repository root)::
 
-    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op]
+    python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op
+                              cloth tile_gemm tile_reduce]
                              [--peers weft,warp,numpy] [--quick] [--json out.json]
 
 ``python benchmarks/run.py ...`` works too.
@@ -29,6 +30,8 @@ WORKLOADS = {
     "mass_spring": "benchmarks.mass_spring",
     "torch_op": "benchmarks.torch_op",
     "cloth": "benchmarks.cloth",
+    "tile_gemm": "benchmarks.tile_gemm",
+    "tile_reduce": "benchmarks.tile_reduce",
 }
 
 

@@ -31,6 +31,8 @@ class TileReverse:
     def accum(self, v, leaves):
         if not isinstance(v.type, TileType):
             return super().accum(v, leaves)
+        if not leaves:
+            return  # a tile of integers (or bools) carries no adjoint
         (g,) = leaves
         if g is None:
             return

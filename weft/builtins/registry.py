@@ -30,6 +30,9 @@ class Primitive:
     inout: tuple[int, ...] = ()
     # writes memory the IR does not see as a value (a tile stack): never removed as dead
     effects: bool = False
+    # rough count of the scalar operations one call runs, from its argument and result
+    # types (None: one); it decides whether a launch is split over threads.
+    work: Callable | None = None
 
     def result_types(self, arg_types):
         return self.type_rule(list(arg_types))
@@ -72,10 +75,10 @@ PRIMITIVES: dict[str, Primitive] = {}
 BUILTINS: dict[str, Builtin] = {}
 
 
-def primitive(name, type_rule, lower, vjp=None, doc="", inout=()) -> Primitive:
+def primitive(name, type_rule, lower, vjp=None, doc="", inout=(), work=None) -> Primitive:
     if name in PRIMITIVES:
         raise ValueError(f"primitive {name} defined twice")
-    p = Primitive(name, type_rule, lower, vjp, doc, inout)
+    p = Primitive(name, type_rule, lower, vjp, doc, inout, work=work)
     PRIMITIVES[name] = p
     return p
 

@@ -256,7 +256,7 @@ def compiler_fingerprint() -> str:
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
     for folder in ("codegen", "builtins", "runtime", "types"):
-        for path in sorted((root / folder).glob("*.py")):
+        for path in sorted((root / folder).rglob("*.py")):  # (builtins/tiles/ too)
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
 

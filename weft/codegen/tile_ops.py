@@ -11,7 +11,10 @@ the input's buffer in place (`in_place`), which turns a loop that fills a tile e
 element into stores instead of copies.
 
 `tile_map` (the op behind elementwise arithmetic, loads, stores and reductions) runs its
-region once per element, in row-major order.
+region once per element, in row-major order. Its float sums are added with the `reassoc`
+flag (on that add only), so LLVM vectorises them: the order of the additions is then a
+fixed tree of partial sums chosen at compile time (deterministic from run to run), not
+sequential; Warp leaves the order of a tile reduction unspecified.
 """
 
 from __future__ import annotations
@@ -124,9 +127,22 @@ class TileOps:
         flat = b.load(flat_slot)
         body(coords, flat)
         b.store(b.add(flat, I32(1)), flat_slot)
-        for i, exit_ in reversed(exits):
+        for depth, (i, exit_) in reversed(list(enumerate(exits))):
             self._loop_latch(i, b.add(i, I32(1), flags=("nsw",)))
+            if depth < len(shape) - 1 and shape[-1] >= 4:
+                # rows are contiguous: vectorise along them (LLVM would otherwise unroll a
+                # short row and vectorise across rows with gathers)
+                b.block.terminator.set_metadata("llvm.loop", self._no_vectorize_md())
             b.position_at_end(exit_)
+
+    def _no_vectorize_md(self):
+        """Fresh `llvm.loop` metadata (self-referencing, as LLVM requires) that keeps the
+        loop vectoriser off a loop."""
+        m = self.module
+        props = m.add_metadata([ir.MetaDataString(m, "llvm.loop.vectorize.width"), I32(1)])
+        node = ir.values.MDValue(m, [], name=str(len(m.metadata)))
+        node.operands = (node, props)
+        return node
 
     def _entry_alloca(self, typ, name):
         entry = self.func.entry_basic_block
@@ -177,7 +193,8 @@ class TileOps:
             for slots, t, v in zip(sum_slots, sum_types, vals[n_out:n_out + n_sums]):
                 for slot, leaf in zip(slots, self.leaves(v, t)):
                     cur = b.load(slot)
-                    b.store(b.fadd(cur, leaf) if isinstance(leaf.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
+                    b.store(b.fadd(cur, leaf, flags=("reassoc",))
+                            if isinstance(leaf.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
                             else b.add(cur, leaf), slot)
             for x, slot, v in zip(states, state_slots, vals[n_out + n_sums:]):
                 if isinstance(x.type, TileType):

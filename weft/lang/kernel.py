@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import inspect
+import math
 import re
 import threading
 import time
@@ -159,16 +160,28 @@ DYNAMIC_TRIPS = 256
 
 def work_per_thread(block, scale: int = 1) -> int:
     """Ops one thread runs, roughly: each op once, a loop's body times its trip count (the
-    count of a `for` over constant bounds, else DYNAMIC_TRIPS), nested loops multiplied."""
+    count of a `for` over constant bounds, else DYNAMIC_TRIPS), nested loops multiplied. A
+    `tile_map`'s body runs once per element of its shape, and a primitive with loops of its
+    own (`tile_matmul`) counts what it says it costs, so that a tiled launch of a few blocks
+    with heavy tiles is split over the threads."""
     total = 0
     for op in block.ops:
-        total += scale
+        total += scale * _tile_work(op)
         if not op.regions:
             continue
-        trips = _trip_count(op) if op.name in ("for", "while") else 1
+        trips = _trip_count(op) if op.name in ("for", "while") else \
+            math.prod(op.attrs["shape"]) if op.name == "tile_map" else 1
         for region in op.regions:
             total += work_per_thread(region, scale * trips)
     return total
+
+
+def _tile_work(op) -> int:
+    """1, or for a `call` of a primitive that estimates its work (`Primitive.work`), that."""
+    work = getattr(op.attrs.get("fn"), "work", None) if op.name == "call" else None
+    if work is None:
+        return 1
+    return max(int(work([v.type for v in op.operands], [r.type for r in op.results])), 1)
 
 
 def _trip_count(op) -> int:

@@ -106,6 +106,18 @@ def k_matmul(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
 
 
 @wp.kernel
+def k_matmul_loop(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
+    # Warp's example_tile_matmul: out += a_k @ b_k over k steps (the accumulating form,
+    # updated in place in the loop), then a nonlinear use of the sum
+    s = wp.tile_zeros(shape=(3, 2), dtype=F64)
+    for k in range(2):
+        x = wp.tile_load(a, shape=(3, 2), offset=(0, k * 2))
+        y = wp.tile_load(b, shape=(2, 2), offset=(k * 2, 0))
+        wp.tile_matmul(x, y, s)
+    wp.tile_store(out, s * s)
+
+
+@wp.kernel
 def k_atomic(a: wp.array2d[F64], out: wp.array2d[F64]):
     x = wp.tile_load(a, shape=(3, 4))
     wp.tile_atomic_add(out, x * x)
@@ -194,6 +206,7 @@ CASES = [
     Case("shape", ("tile_transpose", "tile_view", "tile_broadcast", "tile_reshape", "tile_squeeze",
                    "tile_assign", "tile_diag_add", "tile_extract", "tile_ones"), k_shape, ((3, 4),), (3, 3)),
     Case("matmul", ("tile_matmul", "tile_full", "tile_axpy"), k_matmul, ((3, 4), (4, 2)), (3, 2)),
+    Case("matmul_loop", ("tile_matmul",), k_matmul_loop, ((3, 4), (4, 2)), (3, 2)),
     Case("atomic", ("tile_atomic_add",), k_atomic, ((3, 4),), (3, 4)),
     Case("thread_values", ("tile", "untile", "tile_from_thread"), k_thread_values, ((3, 4),), (3, 1)),
     Case("solves", ("tile_cholesky", "tile_cholesky_solve", "tile_lower_solve", "tile_upper_solve"), k_solves,

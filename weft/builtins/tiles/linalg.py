@@ -1,9 +1,11 @@
 """Tile linear algebra: `tile_matmul` (returning and accumulating forms).
 
-`tile_matmul` is a primitive with its own loops (i, k, j: the innermost loop runs along a
-row of the output and of `b`, contiguous in memory, so LLVM vectorises it; each output
-element still sums its products in k order, as a naive product does) and its rule:
-dA = dC Bᵀ, dB = Aᵀ dC.
+`tile_matmul` is a primitive with its own loops and its rule dA = dC Bᵀ, dB = Aᵀ dC: for
+float32 and float64 a register-blocked micro-kernel (gemm_kernel.py), for the other float
+types loops i, k, j (the innermost along a row of the output and of `b`). Each output
+element sums its products in k order. The accumulating form `tile_matmul(a, b, out)`
+(alpha = beta = 1) is one primitive, `tile_matmul_acc` (out + a @ b, rule: dout = dC),
+which writes out's buffer in place when out is dead afterwards, as in a loop over k.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from ...ir.core import Value
 from ...types import Scalar, TileType, bfloat16, float32
 from .. import arith
 from ..registry import builtin, primitive
+from . import gemm_kernel
 from .args import tile_arg
 from .elementwise import elementwise
 from .shape import transpose
@@ -30,13 +33,15 @@ def _matmul_rule(arg_types):
     return [TileType(a.dtype, (a.shape[0], b.shape[1]))]
 
 
-def _lower_matmul(cg, args, op):
-    a_buf, b_buf = args
-    at, bt = op.operands[0].type, op.operands[1].type
+def _lower_product(cg, a_buf, at, b_buf, bt, c_buf, ct, accumulate: bool):
+    """c_buf (+)= a @ b: the register-blocked micro-kernel (gemm_kernel.py) for float32 and
+    float64, else loops i, k, j (the innermost along a row of c and of b)."""
     (m, k_dim), n = at.shape, bt.shape[1]
-    ct = op.result.type
-    c_buf = cg.tile_buffer(ct, "matmul")
-    cg.tile_fill_zero(c_buf, ct)
+    if gemm_kernel.supported(at.dtype):
+        gemm_kernel.emit_product(cg, a_buf, b_buf, c_buf, m, k_dim, n, at.dtype, accumulate)
+        return
+    if not accumulate:
+        cg.tile_fill_zero(c_buf, ct)
     bld = cg.builder
     i64 = ir.IntType(64)
     i, exit_i = cg._loop_header(ir.IntType(32)(0), ir.IntType(32)(m), "mm.i")
@@ -51,6 +56,27 @@ def _lower_matmul(cg, args, op):
     for iv, exit_ in ((j, exit_j), (k, exit_k), (i, exit_i)):
         cg._loop_latch(iv, bld.add(iv, ir.IntType(32)(1), flags=("nsw",)))
         bld.position_at_end(exit_)
+
+
+def _lower_matmul(cg, args, op):
+    a_buf, b_buf = args
+    ct = op.result.type
+    c_buf = cg.tile_buffer(ct, "matmul")
+    _lower_product(cg, a_buf, op.operands[0].type, b_buf, op.operands[1].type, c_buf, ct, False)
+    return c_buf
+
+
+def _lower_matmul_acc(cg, args, op):
+    """c + a @ b, into c's buffer when c is dead after this op (the accumulating form in a
+    loop over k then updates its tile in place), else into a copy."""
+    a_buf, b_buf, c_in = args
+    ct = op.result.type
+    if cg.in_place(op.operands[2], op):
+        c_buf = c_in
+    else:
+        c_buf = cg.tile_buffer(ct, "matmul")
+        cg.tile_copy(c_buf, c_in, ct)
+    _lower_product(cg, a_buf, op.operands[0].type, b_buf, op.operands[1].type, c_buf, ct, True)
     return c_buf
 
 
@@ -59,7 +85,26 @@ def _vjp_matmul(b, args, results, g):
     return [b.call(MATMUL, [g, transpose(b, c)]), b.call(MATMUL, [transpose(b, a), g])]
 
 
-MATMUL = primitive("tile_matmul", _matmul_rule, _lower_matmul, _vjp_matmul, doc="a @ b for 2D tiles")
+def _matmul_acc_rule(arg_types):
+    (rt,) = _matmul_rule(arg_types[:2])
+    if arg_types[2] != rt:
+        raise TypeError(f"tile_matmul: out must be a {rt!r}, got {arg_types[2]!r}")
+    return [rt]
+
+
+def _vjp_matmul_acc(b, args, results, g):
+    return [*_vjp_matmul(b, args[:2], results, g), g]
+
+
+def _product_work(arg_types, result_types):
+    (m, k_dim), n = arg_types[0].shape, arg_types[1].shape[1]
+    return m * k_dim * n
+
+
+MATMUL = primitive("tile_matmul", _matmul_rule, _lower_matmul, _vjp_matmul, doc="a @ b for 2D tiles",
+                   work=_product_work)
+MATMUL_ACC = primitive("tile_matmul_acc", _matmul_acc_rule, _lower_matmul_acc, _vjp_matmul_acc,
+                       doc="c + a @ b for 2D tiles (the accumulating tile_matmul)", work=_product_work)
 
 
 def _scaled(ctx, t: Value, factor):
@@ -101,6 +146,9 @@ def tile_matmul(ctx, args, kwargs):
         (rt,) = _matmul_rule([a.type, c.type])
     except TypeError as e:
         ctx.error(str(e), kind=TypeError)
+    if out is not None and _is_one(alpha) and _is_one(beta) and isinstance(out, Value) and out.type == rt:
+        refuse_view_write(ctx, out, "tile_matmul")
+        return [ctx.b.call(MATMUL_ACC, [a, c, out])], None  # out += a @ b, one op
     product = _scaled(ctx, ctx.b.call(MATMUL, [a, c]), alpha)
     if out is None:
         return [None], product  # (nothing to update: the returning form)
@@ -116,4 +164,8 @@ def tile_matmul(ctx, args, kwargs):
                                                        arith.zero(ctx, x.type)), [out], "tile_matmul")
         return [arith.binary(ctx, "add", product, kept)], None
     return [arith.binary(ctx, "add", product, _scaled(ctx, out, beta))], None
+
+
+def _is_one(x) -> bool:
+    return not isinstance(x, Value) and float(x) == 1.0
 

@@ -11,7 +11,7 @@ without it, an out-of-range element is the usual IndexError after the launch.
 from __future__ import annotations
 
 from ...ir.core import Block, Value
-from ...types import ArrayType, bool_
+from ...types import ArrayType, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
 from .args import no_more, offsets_arg, option, shape_arg, tile_arg
@@ -27,6 +27,14 @@ def _array(ctx, a, name):
 
 def _indices(ctx, offsets, coords):
     return [ctx.b.add(o, c) for o, c in zip(offsets, coords)]
+
+
+def _wide_indices(ctx, offsets, coords):
+    """The indices in int64 (for a tile proven inside its array, where they cannot wrap):
+    LLVM then sees consecutive elements of a row at consecutive addresses and vectorises
+    the row's copy, which the wrapping int32 sum hides from it."""
+    b = ctx.b
+    return [b.add(b.cast(o, int64), b.cast(c, int64)) for o, c in zip(offsets, coords)]
 
 
 def _in_bounds(ctx, arr, indices) -> Value:
@@ -54,6 +62,31 @@ def _guarded(ctx, cond, then, result_types):
     return b.op("if", [cond], result_types, {}, [then_block, else_block]).results
 
 
+def _whole_tile_in_bounds(ctx, arr, offsets, shape) -> Value:
+    """Whether every element of a tile of `shape` at `offsets` lies inside `arr`:
+    0 <= offset and offset <= extent - size in each dimension (no overflow: extents are
+    never negative and sizes are positive)."""
+    b = ctx.b
+    ok = None
+    for o, n, size in zip(offsets, shape_of(ctx, arr), shape):
+        here = _and(b, b.cmp("ge", o, b.const(0, int32)), b.cmp("le", o, b.sub(n, b.const(size, int32))))
+        ok = here if ok is None else _and(b, ok, here)
+    return ok
+
+
+def _split_on_bounds(ctx, arr, offsets, shape, fast, checked, result_types):
+    """`fast()` when the whole tile is inside `arr` (one check per tile: its accesses are
+    then unchecked and vectorise), else `checked()` (a check per element); an `if` op."""
+    b = ctx.b
+    then_block, else_block = Block(), Block()
+    with b.at(then_block):
+        b.op("yield", fast())
+    with b.at(else_block):
+        b.op("yield", checked())
+    cond = _whole_tile_in_bounds(ctx, arr, offsets, shape)
+    return b.op("if", [cond], result_types, {}, [then_block, else_block]).results
+
+
 def _layout(ctx, name, a, shape, offset):
     ndim = a.type.ndim
     if len(shape) != ndim:
@@ -77,16 +110,22 @@ def tile_load(ctx, args, kwargs):
     offsets = _layout(ctx, "tile_load", a, shape, offset)
     dtype = a.type.dtype
 
-    def body(coords, elems, states):
-        idx = _indices(ctx, offsets, coords)
-        if not checked:
-            return [ctx.b.op("load", [a, *idx], [dtype]).result], [], []
+    def body(coords, elems, states, guard=True, attrs=None):
+        idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)
+        if not guard:
+            return [ctx.b.op("load", [a, *idx], [dtype], attrs or {}).result], [], []
         (x,) = _guarded(ctx, _in_bounds(ctx, a, idx), lambda: [ctx.b.op("load", [a, *idx], [dtype]).result], [dtype])
         return [x], [], []
 
     if shape == () or 0 in shape:
         ctx.error("tile_load: a tile needs at least one element", kind=ValueError)
-    (t,) = map_tiles(ctx.b, shape, [], body)
+    if not checked:
+        (t,) = map_tiles(ctx.b, shape, [], lambda c, e, s: body(c, e, s, guard=False))
+        return t
+    (t,) = _split_on_bounds(
+        ctx, a, offsets, shape,
+        lambda: map_tiles(ctx.b, shape, [], lambda c, e, s: body(c, e, s, guard=False, attrs={"in_bounds": True})),
+        lambda: map_tiles(ctx.b, shape, [], body), [TileType(dtype, shape)])
     return t
 
 
@@ -104,11 +143,11 @@ def tile_store(ctx, args, kwargs):
     offsets = _layout(ctx, "tile_store", a, t.type.shape, offset)
     value = _converter(ctx, t.type.dtype, a.type.dtype, "tile_store")
 
-    def body(coords, elems, states):
-        idx = _indices(ctx, offsets, coords)
+    def body(coords, elems, states, guard=True, attrs=None):
+        idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)
         x = value(elems[0])
-        if not checked:
-            ctx.b.op("store", [a, *idx, x])
+        if not guard:
+            ctx.b.op("store", [a, *idx, x], [], attrs or {})
         else:
             def store():
                 ctx.b.op("store", [a, *idx, x])
@@ -116,7 +155,15 @@ def tile_store(ctx, args, kwargs):
             _guarded(ctx, _in_bounds(ctx, a, idx), store, [])
         return [], [], []
 
-    map_tiles(ctx.b, t.type.shape, [t], body)
+    shape = t.type.shape
+    if not checked:
+        map_tiles(ctx.b, shape, [t], lambda c, e, s: body(c, e, s, guard=False))
+        return None
+    _split_on_bounds(
+        ctx, a, offsets, shape,
+        lambda: map_tiles(ctx.b, shape, [t], lambda c, e, s: body(c, e, s, guard=False, attrs={"in_bounds": True})),
+        lambda: map_tiles(ctx.b, shape, [t], body), [])
+    return None
 
 
 @builtin("tile_atomic_add")
