@@ -4,6 +4,7 @@ from . import (  # noqa: F401 - registers the builtins
     angles,
     array_ops,
     atomic,
+    bvh,
     cast,
     decompositions,
     expect,

@@ -1,5 +1,6 @@
 """Host-side spatial structures that kernels query: HashGrid (Mesh, Bvh and Volume later)."""
 
+from .bvh import Bvh, BvhConstructor, is_cubql_available
 from .hash_grid import HashGrid
 
-__all__ = ["HashGrid"]
+__all__ = ["Bvh", "BvhConstructor", "HashGrid", "is_cubql_available"]
