@@ -10,6 +10,7 @@ from . import (  # noqa: F401 - registers the builtins
     expect,
     hash_grid,
     math,
+    mesh,
     misc,
     mutating,
     noise,

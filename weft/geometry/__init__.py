@@ -2,5 +2,6 @@
 
 from .bvh import Bvh, BvhConstructor, is_cubql_available
 from .hash_grid import HashGrid
+from .mesh import Mesh
 
-__all__ = ["Bvh", "BvhConstructor", "HashGrid", "is_cubql_available"]
+__all__ = ["Bvh", "BvhConstructor", "HashGrid", "is_cubql_available", "Mesh"]

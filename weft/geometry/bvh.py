@@ -82,7 +82,7 @@ def publish(desc: np.ndarray, tree, item_lowers_ptr: int, item_uppers_ptr: int, 
     desc[PTR_PARENTS] = tree.parents.ctypes.data
     desc[PTR_COUNTS] = 0
     desc[PTR_PRIMS] = tree.prims.ctypes.data
-    pairs = desc.view(np.int32).reshape(WORDS, 2)
+    pairs = desc.view(np.int32).reshape(-1, 2)
     pairs[DEPTH_AND_MAX_NODES] = (tree.max_depth, tree.lowers.shape[0])
     pairs[NUM_NODES] = (tree.lowers.shape[0], 0)
     desc[PTR_ITEM_LOWERS] = item_lowers_ptr
