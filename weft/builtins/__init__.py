@@ -8,6 +8,7 @@ from . import (  # noqa: F401 - registers the builtins
     cast,
     decompositions,
     expect,
+    geometry,
     hash_grid,
     math,
     mesh,
