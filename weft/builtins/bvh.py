@@ -14,7 +14,7 @@ from ..ir.core import Value
 from ..types import Scalar, StructType, Vector, float32, int32, uint64, vec3f
 from ..types.composite import vector
 from .hash_grid import ITERATORS
-from .registry import builtin
+from .registry import Builtin, builtin, primitive
 
 STACK_SIZE = 64
 StackType = vector(length=STACK_SIZE, dtype=int32)
@@ -160,3 +160,66 @@ def bvh_get_group_root(ctx, args, kwargs):
     bvh = as_id(ctx, given["id"], "bvh_get_group_root")
     group = as_scalar(ctx, given["group"], int32, "bvh_get_group_root() group")
     return funcs().group_root.emit_call(ctx, [bvh, group], {}, None)
+
+
+# A traversal stack in memory, for traversals that run to completion inside one call (the
+# mesh point and ray queries): `traversal_stack()` is a STACK_SIZE-int32 slot on the
+# thread's native stack (one per call site, allocated once per kernel invocation),
+# `stack_push(s, k, v)` writes slot k and returns k + 1, `stack_read(s, k)` reads slot k.
+# A pop is O(1) where a dynamically indexed vector value costs a select per slot. Pushes
+# are calls returning the next count, so the IR never drops them while the count is used.
+# The values read do not carry gradients; a reverse-mode recomputation of such a loop may
+# read slots written later, which only changes zero adjoints (results that carry gradients
+# are recomputed from the face found, outside the loop).
+def _lower_stack_new(cg, args, op):
+    from llvmlite import ir
+    b = cg.builder
+    with b.goto_entry_block():
+        slot = b.alloca(ir.ArrayType(ir.IntType(32), STACK_SIZE))
+    return b.ptrtoint(slot, ir.IntType(64))
+
+
+def _slot(cg, base, k):
+    from llvmlite import ir
+    b = cg.builder
+    offset = b.mul(b.sext(k, ir.IntType(64)), ir.Constant(ir.IntType(64), 4))
+    return b.inttoptr(b.add(base, offset), ir.PointerType())
+
+
+def _lower_stack_push(cg, args, op):
+    from llvmlite import ir
+    base, k, v = args
+    cg.store_value(_slot(cg, base, k), v, int32)
+    return cg.builder.add(k, ir.Constant(ir.IntType(32), 1))
+
+
+def _lower_stack_read(cg, args, op):
+    base, k = args
+    return cg.load_value(_slot(cg, base, k), int32)
+
+
+_STACK_NEW = primitive("traversal_stack", lambda ts: [uint64], _lower_stack_new,
+                       doc="a per-call traversal stack of int32 on the native stack")
+_STACK_PUSH = primitive("traversal_stack_push", lambda ts: [int32], _lower_stack_push,
+                        doc="write slot k of a traversal stack; returns k + 1")
+_STACK_READ = primitive("traversal_stack_read", lambda ts: [int32], _lower_stack_read,
+                        doc="read slot k of a traversal stack")
+
+
+def _expand_stack_new(ctx, args, kwargs):
+    return ctx.b.call(_STACK_NEW, [])
+
+
+def _expand_stack_push(ctx, args, kwargs):
+    s, k, v = args
+    return ctx.b.call(_STACK_PUSH, [s, ctx.coerce(k, int32), ctx.coerce(v, int32)])
+
+
+def _expand_stack_read(ctx, args, kwargs):
+    s, k = args
+    return ctx.b.call(_STACK_READ, [s, ctx.coerce(k, int32)])
+
+
+stack_new = Builtin("traversal_stack", _expand_stack_new, doc="a traversal stack (see above)")
+stack_push = Builtin("traversal_stack_push", _expand_stack_push, doc="push on a traversal stack")
+stack_read = Builtin("traversal_stack_read", _expand_stack_read, doc="read a traversal stack slot")

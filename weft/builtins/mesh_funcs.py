@@ -15,7 +15,7 @@ from __future__ import annotations
 import weft as wp
 
 from ..geometry.mesh import AVG_EDGE, MESH_WORDS, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, WINDING
-from .bvh import SPHERE, StackType
+from .bvh import SPHERE, STACK_SIZE, stack_new, stack_push, stack_read
 from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, start_node, word
 from .hash_grid_funcs import _load
 from .mesh import MeshInfo, MeshQuery, MeshQueryPoint, MeshQueryRay
@@ -154,10 +154,10 @@ def face_normal(a: wp.vec3, b: wp.vec3, c: wp.vec3):
 
 # Traversals ---------------------------------------------------------------------------------
 @wp.func
-def push_children(stack: StackType, count: int, left: int, right: int, dl: float, dr: float, best: float,
+def push_children(stack: wp.uint64, count: int, left: int, right: int, dl: float, dr: float, best: float,
                   nearest: bool):
     """Push the children worth visiting (nearer than best, or further with nearest False),
-    the more promising one last, so that it is popped first."""
+    the more promising one last, so that it is popped first; returns the new count."""
     visit_l = dl > best
     visit_r = dr > best
     left_first = dl >= dr
@@ -175,13 +175,11 @@ def push_children(stack: StackType, count: int, left: int, right: int, dl: float
         visit_first = visit_r
         visit_second = visit_l
     n = count
-    if visit_first and n < 64:
-        stack[n] = first
-        n = n + 1
-    if visit_second and n < 64:
-        stack[n] = second
-        n = n + 1
-    return stack, n
+    if visit_first and n < STACK_SIZE:
+        n = stack_push(stack, n, first)
+    if visit_second and n < STACK_SIZE:
+        n = stack_push(stack, n, second)
+    return n
 
 
 @wp.func
@@ -189,17 +187,16 @@ def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
     """The face closest to p strictly within max_dist (-1 if none) and its squared distance."""
     best = max_dist * max_dist
     face = -1
-    stack = StackType()
+    stack = stack_new()
     count = 0
     root = start_node(d, -1)
     if root >= 0:
         lo, hi, left, right = node_box(d, root)
         if box_distance_sq(p, lo, hi) < best:
-            stack[0] = root
-            count = 1
+            count = stack_push(stack, 0, root)
     while count > 0:
         count = count - 1
-        node = stack[count]
+        node = stack_read(stack, count)
         lo, hi, left, right = node_box(d, node)
         if box_distance_sq(p, lo, hi) < best:
             if left < 0:
@@ -215,7 +212,7 @@ def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
             else:
                 llo, lhi, _l0, _l1 = node_box(d, left)
                 rlo, rhi, _r0, _r1 = node_box(d, right)
-                stack, count = push_children(stack, count, left, right, box_distance_sq(p, llo, lhi),
+                count = push_children(stack, count, left, right, box_distance_sq(p, llo, lhi),
                                              box_distance_sq(p, rlo, rhi), best, True)
     return face, best
 
@@ -231,15 +228,14 @@ def furthest_face(d: wp.uint64, p: wp.vec3, min_dist: float):
     """The face with the point furthest from p, strictly beyond min_dist (-1 if none)."""
     best = min_dist * min_dist
     face = -1
-    stack = StackType()
+    stack = stack_new()
     count = 0
     root = start_node(d, -1)
     if root >= 0:
-        stack[0] = root
-        count = 1
+        count = stack_push(stack, 0, root)
     while count > 0:
         count = count - 1
-        node = stack[count]
+        node = stack_read(stack, count)
         lo, hi, left, right = node_box(d, node)
         if box_far_sq(p, lo, hi) > best:
             if left < 0:
@@ -254,7 +250,7 @@ def furthest_face(d: wp.uint64, p: wp.vec3, min_dist: float):
             else:
                 llo, lhi, _l0, _l1 = node_box(d, left)
                 rlo, rhi, _r0, _r1 = node_box(d, right)
-                stack, count = push_children(stack, count, left, right, box_far_sq(p, llo, lhi),
+                count = push_children(stack, count, left, right, box_far_sq(p, llo, lhi),
                                              box_far_sq(p, rlo, rhi), best, False)
     return face
 
@@ -265,15 +261,14 @@ def ray_face(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int
     the first face found that is hit within max_t."""
     best = max_t
     face = -1
-    stack = StackType()
+    stack = stack_new()
     count = 0
     node0 = start_node(d, root)
     if node0 >= 0:
-        stack[0] = node0
-        count = 1
+        count = stack_push(stack, 0, node0)
     while count > 0:
         count = count - 1
-        node = stack[count]
+        node = stack_read(stack, count)
         lo, hi, left, right = node_box(d, node)
         if ray_box(start, dir, lo, hi, best):
             if left < 0:
@@ -286,10 +281,8 @@ def ray_face(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int
                         face = f
                         if any_hit:
                             count = 0
-            elif count + 2 <= 64:
-                stack[count] = right
-                stack[count + 1] = left
-                count = count + 2
+            elif count + 2 <= STACK_SIZE:
+                count = stack_push(stack, stack_push(stack, count, right), left)
     return face
 
 
@@ -297,15 +290,14 @@ def ray_face(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int
 def count_hits(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
     """How many faces the ray start + t dir, t >= 0, crosses."""
     n = 0
-    stack = StackType()
+    stack = stack_new()
     count = 0
     node0 = start_node(d, root)
     if node0 >= 0:
-        stack[0] = node0
-        count = 1
+        count = stack_push(stack, 0, node0)
     while count > 0:
         count = count - 1
-        node = stack[count]
+        node = stack_read(stack, count)
         lo, hi, left, right = node_box(d, node)
         if ray_box(start, dir, lo, hi, wp.inf):
             if left < 0:
@@ -314,10 +306,8 @@ def count_hits(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
                     hit, t, u, v = ray_triangle(start, dir, a, b, c)
                     if hit and t >= 0.0:
                         n = n + 1
-            elif count + 2 <= 64:
-                stack[count] = right
-                stack[count + 1] = left
-                count = count + 2
+            elif count + 2 <= STACK_SIZE:
+                count = stack_push(stack, stack_push(stack, count, right), left)
     return n
 
 

@@ -199,17 +199,31 @@ def _split_level(perm, cen, lo, hi, starts, ends, sah):
             best_axis[better] = a
             best_bin[better] = j[better] + 1  # bins < best_bin go left
     use_sah = np.isfinite(best_cost)
-    # SAH nodes: partition by bin on the best axis; the others: median of the widest axis
-    axis = np.where(use_sah, best_axis, np.argmax(extent, axis=1))
-    rows = np.arange(prim.size)
-    key_val = np.where(use_sah[seg], bins[rows, axis[seg]].astype(np.float64), c[rows, axis[seg]])
-    order = np.lexsort((pos, key_val, seg))  # by node, then key, stable by position
-    perm[pos] = prim[order]
     mid = starts + sizes // 2
+    rows = np.arange(prim.size)
+    sah_prim = use_sah[seg]
+    new_pos = pos.copy()
     if use_sah.any():
-        # number of primitives left of the split = how many have bin < best_bin
-        left_n = np.bincount(seg, weights=(key_val < best_bin[seg]) & use_sah[seg], minlength=k).astype(np.int64)
+        # SAH nodes: a stable partition, bins below the best split first
+        left = sah_prim & (bins[rows, best_axis[seg]] < best_bin[seg])
+        right = sah_prim & ~left
+        offsets = np.r_[0, np.cumsum(sizes)[:-1]]
+        left_before = np.cumsum(left) - left  # left primitives before each one, all nodes
+        right_before = np.cumsum(right) - right
+        left_n = np.bincount(seg, weights=left, minlength=k).astype(np.int64)
+        seg_left0 = left_before[offsets]  # left primitives before each node's first
+        seg_right0 = right_before[offsets]
+        new_pos = np.where(left, starts[seg] + left_before - seg_left0[seg],
+                           np.where(right, starts[seg] + left_n[seg] + right_before - seg_right0[seg], pos))
         mid[use_sah] = (starts + left_n)[use_sah]
+    if not use_sah.all():
+        # the others: halves at the median centroid of the widest axis
+        axis = np.argmax(extent, axis=1)
+        sub = np.nonzero(~sah_prim)[0]
+        key = c[sub, axis[seg[sub]]]
+        order = np.lexsort((pos[sub], key, seg[sub]))
+        new_pos[sub] = pos[sub][np.argsort(order, kind="stable")]
+    perm[new_pos] = prim
     return mid
 
 
