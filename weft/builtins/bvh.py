@@ -223,3 +223,35 @@ def _expand_stack_read(ctx, args, kwargs):
 stack_new = Builtin("traversal_stack", _expand_stack_new, doc="a traversal stack (see above)")
 stack_push = Builtin("traversal_stack_push", _expand_stack_push, doc="push on a traversal stack")
 stack_read = Builtin("traversal_stack_read", _expand_stack_read, doc="read a traversal stack slot")
+
+
+# `constant_load(base, k, dtype)`: element k of the `dtype` items at address `base`, read as a
+# constant of the differentiation: geometry the kernels query (mesh points, velocities) has
+# no adjoint array, so, as in Warp, gradients flow to the query and not into the mesh.
+def _lower_constant_load(cg, args, op):
+    import ctypes
+
+    from llvmlite import ir
+
+    from ..types.layout import ctype_of
+    base, k = args
+    t = op.results[0].type
+    b = cg.builder
+    offset = b.mul(b.sext(k, ir.IntType(64)), ir.Constant(ir.IntType(64), ctypes.sizeof(ctype_of(t))))
+    return cg.load_value(b.inttoptr(b.add(base, offset), ir.PointerType()), t)
+
+
+def _no_rule(ts):
+    raise TypeError("constant_load takes its result type from the call")
+
+
+_CONSTANT_LOAD = primitive("constant_load", _no_rule, _lower_constant_load,
+                           doc="read an element of geometry data as a constant (no adjoint)")
+
+
+def _expand_constant_load(ctx, args, kwargs):
+    base, k, dtype = args
+    return ctx.b.call(_CONSTANT_LOAD, [ctx.coerce(base, uint64), ctx.coerce(k, int32)], [dtype])
+
+
+constant_load = Builtin("constant_load", _expand_constant_load, doc="a geometry read without adjoint")

@@ -25,7 +25,7 @@ from ..geometry.bvh import (
     PTR_PRIMS,
     WORDS,
 )
-from .bvh import AABB, CAPSULE, RAY, SPHERE, STACK_SIZE, BvhQuery
+from .bvh import AABB, CAPSULE, RAY, SPHERE, STACK_SIZE, BvhQuery, constant_load
 from .hash_grid_funcs import _load
 
 
@@ -42,15 +42,14 @@ def num_nodes(d: wp.uint64):
 @wp.func
 def node_box(d: wp.uint64, node: int):
     """(lower, upper, left, right) of a node."""
-    n = num_nodes(d)
-    lo = wp.array(ptr=wp.uint64(word(d, PTR_NODE_LOWERS)), shape=4 * n, dtype=wp.float32)
-    hi = wp.array(ptr=wp.uint64(word(d, PTR_NODE_UPPERS)), shape=4 * n, dtype=wp.float32)
-    lo_i = wp.array(ptr=wp.uint64(word(d, PTR_NODE_LOWERS)), shape=4 * n, dtype=wp.int32)
-    hi_i = wp.array(ptr=wp.uint64(word(d, PTR_NODE_UPPERS)), shape=4 * n, dtype=wp.int32)
+    lo = wp.uint64(word(d, PTR_NODE_LOWERS))
+    hi = wp.uint64(word(d, PTR_NODE_UPPERS))
     k = 4 * node
-    lower = wp.vec3(_load(lo, k), _load(lo, k + 1), _load(lo, k + 2))
-    upper = wp.vec3(_load(hi, k), _load(hi, k + 1), _load(hi, k + 2))
-    return lower, upper, _load(lo_i, k + 3), _load(hi_i, k + 3)
+    lower = wp.vec3(constant_load(lo, k, wp.float32), constant_load(lo, k + 1, wp.float32),
+                    constant_load(lo, k + 2, wp.float32))
+    upper = wp.vec3(constant_load(hi, k, wp.float32), constant_load(hi, k + 1, wp.float32),
+                    constant_load(hi, k + 2, wp.float32))
+    return lower, upper, constant_load(lo, k + 3, wp.int32), constant_load(hi, k + 3, wp.int32)
 
 
 @wp.func
@@ -61,9 +60,8 @@ def prim_index(d: wp.uint64, k: int):
 
 @wp.func
 def item_box(d: wp.uint64, i: int):
-    n = int(word(d, NUM_ITEMS))
-    lo = _load(wp.array(ptr=wp.uint64(word(d, PTR_ITEM_LOWERS)), shape=n, dtype=wp.vec3), i)
-    hi = _load(wp.array(ptr=wp.uint64(word(d, PTR_ITEM_UPPERS)), shape=n, dtype=wp.vec3), i)
+    lo = constant_load(wp.uint64(word(d, PTR_ITEM_LOWERS)), i, wp.vec3)
+    hi = constant_load(wp.uint64(word(d, PTR_ITEM_UPPERS)), i, wp.vec3)
     return lo, hi
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import weft as wp
 
-from ..geometry.mesh import AVG_EDGE, MESH_WORDS, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, WINDING
-from .bvh import SPHERE, STACK_SIZE, stack_new, stack_push, stack_read
+from ..geometry.mesh import AVG_EDGE, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, WINDING
+from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
 from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, start_node, word
 from .hash_grid_funcs import _load
 from .mesh import MeshInfo, MeshQuery, MeshQueryPoint, MeshQueryRay
@@ -43,25 +43,37 @@ def velocities_of(d: wp.uint64):
 
 
 @wp.func
+def point(d: wp.uint64, i: int):
+    """Point i of the mesh (a constant of differentiation, as in Warp)."""
+    return constant_load(wp.uint64(word(d, PTR_POINTS)), i, wp.vec3)
+
+
+@wp.func
+def velocity(d: wp.uint64, i: int):
+    v = wp.vec3(0.0)
+    if word(d, PTR_VELOCITIES) != wp.int64(0):
+        v = constant_load(wp.uint64(word(d, PTR_VELOCITIES)), i, wp.vec3)
+    return v
+
+
+@wp.func
 def tri_points(d: wp.uint64, face: int):
     """The corners of a face, without bounds checks (the traversals' faces are in range)."""
     idx = indices_of(d)
-    pts = points_of(d)
-    return (_load(pts, _load(idx, 3 * face)), _load(pts, _load(idx, 3 * face + 1)),
-            _load(pts, _load(idx, 3 * face + 2)))
+    return point(d, _load(idx, 3 * face)), point(d, _load(idx, 3 * face + 1)), point(d, _load(idx, 3 * face + 2))
 
 
 @wp.func
 def checked_tri_points(d: wp.uint64, face: int):
-    """The corners of a face given by the user: an out-of-range face is an IndexError."""
+    """The corners of a face given by the user: an out-of-range face is an IndexError (the
+    indices were checked against the points when the mesh was made)."""
     idx = indices_of(d)
-    pts = points_of(d)
-    return pts[idx[3 * face]], pts[idx[3 * face + 1]], pts[idx[3 * face + 2]]
+    return point(d, idx[3 * face]), point(d, idx[3 * face + 1]), point(d, idx[3 * face + 2])
 
 
 @wp.func
 def avg_edge(d: wp.uint64):
-    return wp.array(ptr=d, shape=2 * MESH_WORDS, dtype=wp.float32)[2 * AVG_EDGE]
+    return constant_load(d, 2 * AVG_EDGE, wp.float32)
 
 
 @wp.func
@@ -533,8 +545,8 @@ def eval_position(d: wp.uint64, face: int, u: float, v: float):
 @wp.func
 def eval_velocity(d: wp.uint64, face: int, u: float, v: float):
     idx = indices_of(d)
-    vel = velocities_of(d)
-    return vel[idx[3 * face]] * u + vel[idx[3 * face + 1]] * v + vel[idx[3 * face + 2]] * (1.0 - u - v)
+    return velocity(d, idx[3 * face]) * u + velocity(d, idx[3 * face + 1]) * v + velocity(d, idx[3 * face + 2]) * (
+        1.0 - u - v)
 
 
 @wp.func
@@ -545,12 +557,12 @@ def eval_face_normal(d: wp.uint64, face: int):
 
 @wp.func
 def get_point(d: wp.uint64, index: int):
-    return points_of(d)[indices_of(d)[index]]
+    return point(d, indices_of(d)[index])
 
 
 @wp.func
 def get_velocity(d: wp.uint64, index: int):
-    return velocities_of(d)[indices_of(d)[index]]
+    return velocity(d, indices_of(d)[index])
 
 
 @wp.func
