@@ -244,3 +244,15 @@ def test_empty_and_stale_trees_find_nothing():
     unbuilt.__del__()
     with pytest.raises(RuntimeError, match="destroyed"):
         unbuilt.refit()
+
+
+def test_depth_is_capped_for_the_query_stack():
+    # geometrically spread boxes make SAH peel off one box per level: the cap turns the
+    # node at depth 31 into a leaf of everything left, and queries still see every box
+    x = np.exp(np.linspace(-70.0, 0.0, 300)).astype(np.float32)
+    lo = np.zeros((300, 3), np.float32)
+    hi = np.ones((300, 3), np.float32)
+    lo[:, 0], hi[:, 0] = x, x * np.float32(1.001)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
+    assert bvh._tree.max_depth == bvh_build.MAX_DEPTH
+    np.testing.assert_array_equal(run(query_aabb, bvh, 300, wp.vec3(-2.0, -1.0, -1.0), wp.vec3(2.0)), np.ones(300))

@@ -5,8 +5,9 @@ the primitive centroids fall into `_BINS` bins; the split between bins with the 
 surface-area cost `area(L) * n(L) + area(R) * n(R)` wins (binned SAH), or, where every
 centroid coincides (`"median"` constructor as well), the node is cut in half at the
 median centroid of its widest axis. Nodes of at most `leaf_size` primitives become leaves.
-Past depth `_SAH_DEPTH` splits are median splits, so the tree stays shallow enough for
-the fixed traversal stack of the queries (`STACK_SIZE` in builtins/bvh.py).
+A node at depth MAX_DEPTH (counted from its group's root in a grouped tree) becomes a leaf
+whatever its size, as in Warp, so that a traversal that pushes both children of every inner
+node never needs more than MAX_DEPTH + 1 stack slots.
 
 With groups, a node holding primitives of more than one group is first cut between groups
 (primitives are kept sorted by group), so each group's primitives form one subtree, whose
@@ -23,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 _BINS = 16
-_SAH_DEPTH = 40
+MAX_DEPTH = 31
 
 
 class Tree:
@@ -75,8 +76,9 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     starts = np.zeros(1, np.int64)
     ends = np.full(1, n, np.int64)
     fresh = np.ones(1, bool)
+    rel = np.zeros(1, np.int64)  # depth below the node's group root (below the root without groups)
+    max_rel = 0
     count = 1
-    depth = 0
     while ids.size:
         levels.append(ids.astype(np.int32))
         sizes = ends - starts
@@ -89,12 +91,14 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
         if gsorted is not None:
             single = gsorted[starts] == gsorted[ends - 1]
             newly = single & fresh
+            rel = np.where(newly, 0, rel)
             for i in np.nonzero(newly)[0]:
                 group_roots[int(gsorted[starts[i]])] = int(ids[i])
             fresh = ~single
         else:
             single = np.ones(ids.size, bool)
-        leaf = (sizes <= leaf_size) & single
+        max_rel = max(max_rel, int(rel[single].max(initial=0)))
+        leaf = ((sizes <= leaf_size) | (rel >= MAX_DEPTH)) & single
         if leaf.any():
             leaf_ids.append(ids[leaf])
             leaf_starts.append(starts[leaf])
@@ -117,7 +121,7 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
         plain = np.nonzero(s_single)[0]
         if plain.size:
             mid[plain] = _split_level(perm, cen, lo64, hi64, s_start[plain], s_end[plain],
-                                      sah and depth < _SAH_DEPTH)
+                                      sah)
         # children
         k = s_ids.size
         left = count + 2 * np.arange(k)
@@ -135,7 +139,7 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
         ends[0::2], ends[1::2] = mid, s_end
         if gsorted is not None:
             fresh = np.repeat(grouped, 2)
-        depth += 1
+        rel = np.repeat(rel[split] + 1, 2)
     leaf_ids = np.concatenate(leaf_ids) if leaf_ids else np.zeros(0, np.int64)
     leaf_starts = np.concatenate(leaf_starts) if leaf_starts else np.zeros(0, np.int64)
     leaf_ends = np.concatenate(leaf_ends) if leaf_ends else np.zeros(0, np.int64)
@@ -147,7 +151,7 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     lowers[:, 3] = children[:, 0].view(np.float32)
     uppers[:, 3] = children[:, 1].view(np.float32)
     return Tree(lowers, uppers, children, parents[:count].copy(), perm.astype(np.int32), levels,
-                (leaf_ids, leaf_starts, leaf_ends), group_roots, len(levels) - 1)
+                (leaf_ids, leaf_starts, leaf_ends), group_roots, max_rel)
 
 
 def _split_level(perm, cen, lo, hi, starts, ends, sah):
