@@ -1,6 +1,6 @@
 """Bvh: a bounding volume hierarchy over boxes, that kernels query by id.
 
-`Bvh(lowers, uppers)` builds a binary tree over the boxes (bvh_build.py: binned SAH, or
+`Bvh(lowers, uppers)` builds a binary tree over the boxes (bvh_kernels.py: binned SAH, or
 median splits). Kernels see it through `id`, the address of a descriptor whose first words
 have the layout of Warp's host BVH header (node lowers, node uppers, parents, counts,
 primitive indices, then max_depth, max_nodes and num_nodes as int32), followed by weft's
@@ -104,6 +104,12 @@ def group_root_table(tree, groups_np):
     return table
 
 
+def check_groups(groups):
+    g = groups.numpy()
+    if g.size and g.min() < 0:
+        raise ValueError(f"group ids must be non-negative, got groups[{int(np.argmin(g))}] = {int(g.min())}")
+
+
 def _check_boxes(lowers, uppers):
     if lowers is None or uppers is None:
         raise RuntimeError("Bvh needs lowers and uppers arrays of wp.vec3")
@@ -135,6 +141,7 @@ class Bvh:
                 raise RuntimeError("groups must live on the same device as lowers/uppers")
             if len(groups) != len(lowers):
                 raise RuntimeError("groups must have the same length as lowers/uppers")
+            check_groups(groups)
         constructor = resolve_constructor(constructor, groups)
         if int(leaf_size) < 1:
             raise ValueError(f"leaf_size must be greater than or equal to 1, current value: {leaf_size}")
@@ -163,8 +170,7 @@ class Bvh:
     def refit(self):
         """Recompute the node bounds from the current `lowers`/`uppers` (same topology)."""
         self._check_live("refit")
-        work = lambda: self._tree is not None and bvh_build.refit(  # noqa: E731
-            self._tree, self.lowers.numpy().reshape(-1, 3), self.uppers.numpy().reshape(-1, 3))
+        work = lambda: self._tree is not None and bvh_build.refit(self._tree, self.lowers, self.uppers)  # noqa: E731
         if not capture.record(work):
             work()
 

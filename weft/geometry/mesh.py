@@ -16,7 +16,7 @@ from ..runtime import capture
 from ..types import int32, vec3f
 from . import bvh_build
 from .bvh import WORDS as BVH_WORDS
-from .bvh import group_root_table, publish, resolve_constructor
+from .bvh import check_groups, group_root_table, publish, resolve_constructor
 
 PTR_POINTS, PTR_VELOCITIES, PTR_INDICES = BVH_WORDS, BVH_WORDS + 1, BVH_WORDS + 2
 NUM_POINTS, NUM_TRIS, WINDING, AVG_EDGE = BVH_WORDS + 3, BVH_WORDS + 4, BVH_WORDS + 5, BVH_WORDS + 6
@@ -63,6 +63,7 @@ class Mesh:
                 raise RuntimeError("groups must live on the same device as points")
             if groups.shape[0] != num_tris:
                 raise RuntimeError("groups must have the same length as indices / 3")
+            check_groups(groups)
         constructor = resolve_constructor(bvh_constructor, groups, support_winding_number)
         if bvh_leaf_size is None:
             bvh_leaf_size = 4
