@@ -93,8 +93,8 @@ class Mesh:
     # Building ------------------------------------------------------------------------------
     def _tri_boxes(self):
         p = self._points.numpy().reshape(-1, 3)
-        tri = p[self._tris]  # (n, 3, 3)
-        return tri, np.ascontiguousarray(tri.min(axis=1)), np.ascontiguousarray(tri.max(axis=1))
+        a, b, c = p[self._tris[:, 0]], p[self._tris[:, 1]], p[self._tris[:, 2]]
+        return (a, b, c), np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
 
     def _build(self):
         tri, lo, hi = self._tri_boxes()
@@ -115,8 +115,9 @@ class Mesh:
         d[NUM_POINTS] = self._points.shape[0]
         d[NUM_TRIS] = self._tris.shape[0]
         d[WINDING] = int(self.support_winding_number)
-        edges = np.linalg.norm(tri - np.roll(tri, 1, axis=1), axis=2)
-        d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = float(edges.mean()) if edges.size else 0.0
+        a, b, c = tri
+        edges = sum(np.sqrt(np.einsum("ij,ij->i", e, e)).sum(dtype=np.float64) for e in (b - a, c - b, a - c))
+        d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = edges / (3 * len(a))
 
     def refit(self):
         """Recompute the BVH bounds from the current points (after moving them in place)."""
