@@ -230,7 +230,7 @@ def test_errors():
         wp.Bvh(lowers, uppers, groups=wp.zeros(3, dtype=wp.int32))
 
 
-def test_empty_and_stale_trees_find_nothing():
+def test_empty_trees_find_nothing_and_stale_ids_raise():
     empty = wp.Bvh(wp.zeros(0, dtype=wp.vec3), wp.zeros(0, dtype=wp.vec3))
     assert run(query_sphere, empty, 1, wp.vec3(0.0), 100.0).sum() == 0
     lo, hi = boxes(10)
@@ -238,7 +238,8 @@ def test_empty_and_stale_trees_find_nothing():
     stale = bvh.id
     del bvh
     hits = wp.zeros(10, dtype=int)
-    wp.launch(query_sphere, 1, inputs=[stale, wp.vec3(2.0), 100.0, hits])
+    with pytest.raises(AssertionError, match=r"bvh_query_sphere\(\): the BVH id is 0 or names a BVH that was deleted"):
+        wp.launch(query_sphere, 1, inputs=[stale, wp.vec3(2.0), 100.0, hits])
     assert hits.numpy().sum() == 0
     unbuilt = wp.Bvh.__new__(wp.Bvh)
     unbuilt.__del__()

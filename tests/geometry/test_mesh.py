@@ -270,6 +270,8 @@ def test_errors_and_stale_ids():
         m.refit()
     qs = wp.array(np.float32([[0.0, 0.0, 0.0]]), dtype=wp.vec3)
     dist, face, sign = wp.zeros(1, dtype=float), wp.zeros(1, dtype=int), wp.zeros((1, 4), dtype=float)
-    wp.launch(closest, 1, inputs=[stale, qs, 1.0e6, dist, face, sign])  # a stale id: no faces, no crash
-    assert face.numpy()[0] == -1
+    with pytest.raises(AssertionError, match="names a mesh that was deleted"):
+        wp.launch(closest, 1, inputs=[stale, qs, 1.0e6, dist, face, sign])
+    with pytest.raises(AssertionError, match=r"mesh_eval_position\(\): the mesh id is 0"):
+        wp.launch(eval_face, 1, inputs=[0, 0, out])
     wp.Mesh.__new__(wp.Mesh).__del__()

@@ -87,7 +87,7 @@ def bind(ctx, name, args, kwargs, names, required):
 
 def _query(ctx, name, kind, args, kwargs, names):
     given = bind(ctx, name, args, kwargs, names + ("root",), len(names))
-    bvh = as_id(ctx, given["id"], name)
+    bvh = check_id(ctx, as_id(ctx, given["id"], name), name)
     a = as_vec3(ctx, given[names[1]], f"{name}() {names[1]}")
     if kind == SPHERE:
         b = ctx.b.construct(vec3f, [ctx.b.const(0.0, float32)] * 3)
@@ -157,7 +157,7 @@ def bvh_get_group_root(ctx, args, kwargs):
     """bvh_get_group_root(id, group): the root node of the subtree of a group's boxes (a
     BVH built with `groups`), or -1 for a group without boxes."""
     given = bind(ctx, "bvh_get_group_root", args, kwargs, ("id", "group"), 2)
-    bvh = as_id(ctx, given["id"], "bvh_get_group_root")
+    bvh = check_id(ctx, as_id(ctx, given["id"], "bvh_get_group_root"), "bvh_get_group_root")
     group = as_scalar(ctx, given["group"], int32, "bvh_get_group_root() group")
     return funcs().group_root.emit_call(ctx, [bvh, group], {}, None)
 
@@ -255,3 +255,11 @@ def _expand_constant_load(ctx, args, kwargs):
 
 
 constant_load = Builtin("constant_load", _expand_constant_load, doc="a geometry read without adjoint")
+
+
+def check_id(ctx, d, name, what="BVH"):
+    """At the call site of builtin `name`: a launch error (AssertionError) where the id `d`
+    is 0 or names a deleted object; unlike the `assert` statement, also outside debug mode."""
+    ok = funcs().alive.emit_call(ctx, [d], {}, None)
+    ctx.b.op("assert", [ok], [], {"message": f"{name}(): the {what} id is 0 or names a {what} that was deleted"})
+    return d

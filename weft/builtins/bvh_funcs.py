@@ -14,6 +14,7 @@ from __future__ import annotations
 import weft as wp
 
 from ..geometry.bvh import (
+    ALIVE,
     NUM_GROUPS,
     NUM_ITEMS,
     NUM_NODES,
@@ -23,6 +24,7 @@ from ..geometry.bvh import (
     PTR_NODE_LOWERS,
     PTR_NODE_UPPERS,
     PTR_PRIMS,
+    STATE,
     WORDS,
 )
 from .bvh import AABB, CAPSULE, RAY, SPHERE, STACK_SIZE, BvhQuery, constant_load
@@ -32,6 +34,22 @@ from .hash_grid_funcs import _load
 @wp.func
 def word(d: wp.uint64, k: int):
     return _load(wp.array(ptr=d, shape=WORDS, dtype=wp.int64), k)
+
+
+@wp.func
+def alive(d: wp.uint64):
+    ok = False
+    if d != wp.uint64(0):
+        ok = word(d, STATE) == wp.int64(ALIVE)
+    return ok
+
+
+@wp.func
+def require(d: wp.uint64):
+    """Whether `d` is alive: the builtins check it at the call site (bvh.check_id) and
+    the funcs read nothing from a dead id (the kernel goes on until the launch ends and
+    raises)."""
+    return alive(d)
 
 
 @wp.func
@@ -143,6 +161,7 @@ def start_node(d: wp.uint64, root: int):
 
 @wp.func
 def query(d: wp.uint64, kind: int, a: wp.vec3, b: wp.vec3, radius: float, root: int):
+    ok = require(d)
     q = BvhQuery()
     q.id = d
     q.kind = kind
@@ -154,7 +173,7 @@ def query(d: wp.uint64, kind: int, a: wp.vec3, b: wp.vec3, radius: float, root: 
     q.bounds_nr = -1
     q.count = 0
     node = start_node(d, root)
-    if node >= 0:
+    if ok and node >= 0:
         q.stack[0] = node
         q.count = 1
     return q
@@ -198,7 +217,7 @@ def query_next(q: BvhQuery, index: int, max_dist: float):
 @wp.func
 def group_root(d: wp.uint64, group: int):
     root = -1
-    if d != wp.uint64(0):
+    if require(d):
         n = int(word(d, NUM_GROUPS))
         if group >= 0 and group < n:
             root = _load(wp.array(ptr=wp.uint64(word(d, PTR_GROUP_ROOTS)), shape=n, dtype=wp.int32), group)

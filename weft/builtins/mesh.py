@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..ir.core import Value
 from ..types import StructType, bool_, float32, int32, vec3f
 from ..types.array_type import ArrayType
-from .bvh import AABB, SPHERE, BvhQuery, as_id, as_scalar, as_vec3, bind
+from .bvh import AABB, SPHERE, BvhQuery, as_id, as_scalar, as_vec3, bind, check_id
 from .hash_grid import ITERATORS
 from .registry import builtin
 
@@ -51,6 +51,11 @@ def _call(ctx, name, *args):
     return getattr(funcs(), name).emit_call(ctx, list(args), {}, None)
 
 
+def _mesh_id(ctx, x, name):
+    """The mesh id argument of builtin `name`, checked at the call site."""
+    return check_id(ctx, as_id(ctx, x, name), name, "mesh")
+
+
 def _outputs(ctx, name, result, fields, targets):
     """The older form: (new values of the output variables, result.result)."""
     b = ctx.b
@@ -83,7 +88,7 @@ def _point_query(name, extra, out_fields):
         legacy = len(args) >= 3 + n_out
         names = ("id", "point", "max_dist") + (out_fields if legacy else ()) + tuple(k for k, _ in extra)
         given = bind(ctx, name, args, kwargs, names, 3 + (n_out if legacy else 0))
-        d = as_id(ctx, given["id"], name)
+        d = _mesh_id(ctx, given["id"], name)
         p = as_vec3(ctx, given["point"], f"{name}() point")
         md = as_scalar(ctx, given["max_dist"], float32, f"{name}() max_dist")
         opts = dict(extra)
@@ -123,7 +128,7 @@ def mesh_query_furthest_point_no_sign(ctx, args, kwargs):
     legacy = len(args) >= 6
     fields = ("face", "u", "v")
     given = bind(ctx, name, args, kwargs, ("id", "point", "min_dist") + (fields if legacy else ()), 6 if legacy else 3)
-    d = as_id(ctx, given["id"], name)
+    d = _mesh_id(ctx, given["id"], name)
     p = as_vec3(ctx, given["point"], f"{name}() point")
     md = as_scalar(ctx, given["min_dist"], float32, f"{name}() min_dist")
     result = _call(ctx, "query_furthest", d, p, md)
@@ -144,7 +149,7 @@ def mesh_query_ray(ctx, args, kwargs):
     legacy = len(args) >= 10
     names = ("id", "start", "dir", "max_t") + (_RAY_OUT if legacy else ()) + ("root",)
     given = bind(ctx, name, args, kwargs, names, 10 if legacy else 4)
-    d = as_id(ctx, given["id"], name)
+    d = _mesh_id(ctx, given["id"], name)
     start = as_vec3(ctx, given["start"], f"{name}() start")
     direction = as_vec3(ctx, given["dir"], f"{name}() dir")
     max_t = as_scalar(ctx, given["max_t"], float32, f"{name}() max_t")
@@ -161,7 +166,7 @@ def mesh_query_ray_anyhit(ctx, args, kwargs):
     any face with 0 <= t < max_t."""
     name = "mesh_query_ray_anyhit"
     given = bind(ctx, name, args, kwargs, ("id", "start", "dir", "max_t", "root"), 4)
-    return _call(ctx, "ray_anyhit", as_id(ctx, given["id"], name), as_vec3(ctx, given["start"], f"{name}() start"),
+    return _call(ctx, "ray_anyhit", _mesh_id(ctx, given["id"], name), as_vec3(ctx, given["start"], f"{name}() start"),
                  as_vec3(ctx, given["dir"], f"{name}() dir"),
                  as_scalar(ctx, given["max_t"], float32, f"{name}() max_t"),
                  as_scalar(ctx, given.get("root", -1), int32, f"{name}() root"))
@@ -173,8 +178,8 @@ def mesh_query_ray_count_intersections(ctx, args, kwargs):
     ray start + t dir, t >= 0, crosses."""
     name = "mesh_query_ray_count_intersections"
     given = bind(ctx, name, args, kwargs, ("id", "start", "dir", "root"), 3)
-    return _call(ctx, "count_hits", as_id(ctx, given["id"], name), as_vec3(ctx, given["start"], f"{name}() start"),
-                 as_vec3(ctx, given["dir"], f"{name}() dir"),
+    return _call(ctx, "count_hits_checked", _mesh_id(ctx, given["id"], name),
+                 as_vec3(ctx, given["start"], f"{name}() start"), as_vec3(ctx, given["dir"], f"{name}() dir"),
                  as_scalar(ctx, given.get("root", -1), int32, f"{name}() root"))
 
 
@@ -183,7 +188,7 @@ def mesh_query_aabb(ctx, args, kwargs):
     """mesh_query_aabb(id, low, high) -> MeshQueryAABB: the faces whose boxes overlap [low, high]."""
     given = bind(ctx, "mesh_query_aabb", args, kwargs, ("id", "low", "high"), 3)
     b = ctx.b
-    return _call(ctx, "mesh_query", as_id(ctx, given["id"], "mesh_query_aabb"), b.const(AABB, int32),
+    return _call(ctx, "mesh_query", _mesh_id(ctx, given["id"], "mesh_query_aabb"), b.const(AABB, int32),
                  as_vec3(ctx, given["low"], "mesh_query_aabb() low"),
                  as_vec3(ctx, given["high"], "mesh_query_aabb() high"),
                  b.const(0.0, float32))
@@ -195,7 +200,7 @@ def mesh_query_sphere(ctx, args, kwargs):
     given = bind(ctx, "mesh_query_sphere", args, kwargs, ("id", "center", "radius"), 3)
     b = ctx.b
     zero = b.construct(vec3f, [b.const(0.0, float32)] * 3)
-    return _call(ctx, "mesh_query", as_id(ctx, given["id"], "mesh_query_sphere"), b.const(SPHERE, int32),
+    return _call(ctx, "mesh_query", _mesh_id(ctx, given["id"], "mesh_query_sphere"), b.const(SPHERE, int32),
                  as_vec3(ctx, given["center"], "mesh_query_sphere() center"), zero,
                  as_scalar(ctx, given["radius"], float32, "mesh_query_sphere() radius"))
 
@@ -230,7 +235,7 @@ _mesh_next("mesh_query_aabb_next")
 def _accessor(name, func, params, doc):
     def expand(ctx, args, kwargs):
         given = bind(ctx, name, args, kwargs, ("id",) + params, 1 + len(params))
-        values = [as_id(ctx, given["id"], name)]
+        values = [_mesh_id(ctx, given["id"], name)]
         for p in params:
             t = int32 if p in ("face", "index", "group") else float32
             values.append(as_scalar(ctx, given[p], t, f"{name}() {p}"))
@@ -267,5 +272,5 @@ def mesh_get_group_root(ctx, args, kwargs):
     given = bind(ctx, "mesh_get_group_root", args, kwargs, ("id", "group"), 2)
     from .bvh import funcs as bvh_funcs
     return bvh_funcs().group_root.emit_call(
-        ctx, [as_id(ctx, given["id"], "mesh_get_group_root"),
+        ctx, [_mesh_id(ctx, given["id"], "mesh_get_group_root"),
               as_scalar(ctx, given["group"], int32, "mesh_get_group_root() group")], {}, None)

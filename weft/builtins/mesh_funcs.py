@@ -16,7 +16,7 @@ import weft as wp
 
 from ..geometry.mesh import AVG_EDGE, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, WINDING
 from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
-from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, start_node, word
+from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, require, start_node, word
 from .hash_grid_funcs import _load
 from .mesh import MeshInfo, MeshQuery, MeshQueryPoint, MeshQueryRay
 
@@ -74,15 +74,6 @@ def checked_tri_points(d: wp.uint64, face: int):
 @wp.func
 def avg_edge(d: wp.uint64):
     return constant_load(d, 2 * AVG_EDGE, wp.float32)
-
-
-@wp.func
-def mesh_info(d: wp.uint64):
-    m = MeshInfo()
-    m.points = points_of(d)
-    m.velocities = velocities_of(d)
-    m.indices = indices_of(d)
-    return m
 
 
 # Triangle geometry --------------------------------------------------------------------------
@@ -435,7 +426,9 @@ def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
 def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon: float, threshold: float,
                 n_sample: int, scale: float):
     r = MeshQueryPoint()
-    face, best = closest_face(d, p, max_dist)
+    face = -1
+    if require(d):
+        face, best = closest_face(d, p, max_dist)
     r.face = face
     if face >= 0:
         a, b, c = tri_points(d, face)
@@ -459,7 +452,9 @@ def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon:
 @wp.func
 def query_furthest(d: wp.uint64, p: wp.vec3, min_dist: float):
     r = MeshQueryPoint()
-    face = furthest_face(d, p, min_dist)
+    face = -1
+    if require(d):
+        face = furthest_face(d, p, min_dist)
     r.face = face
     if face >= 0:
         a, b, c = tri_points(d, face)
@@ -477,7 +472,9 @@ def query_furthest(d: wp.uint64, p: wp.vec3, min_dist: float):
 @wp.func
 def query_ray(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int):
     r = MeshQueryRay()
-    face = ray_face(d, start, dir, max_t, root, False)
+    face = -1
+    if require(d):
+        face = ray_face(d, start, dir, max_t, root, False)
     r.face = face
     if face >= 0:
         a, b, c = tri_points(d, face)
@@ -496,7 +493,18 @@ def query_ray(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: in
 
 @wp.func
 def ray_anyhit(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int):
-    return ray_face(d, start, dir, max_t, root, True) >= 0
+    hit = False
+    if require(d):
+        hit = ray_face(d, start, dir, max_t, root, True) >= 0
+    return hit
+
+
+@wp.func
+def count_hits_checked(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
+    n = 0
+    if require(d):
+        n = count_hits(d, start, dir, root)
+    return n
 
 
 @wp.func
@@ -538,33 +546,61 @@ def mesh_query_next(q: MeshQuery, index: int):
 # Evaluation -----------------------------------------------------------------------------------
 @wp.func
 def eval_position(d: wp.uint64, face: int, u: float, v: float):
-    a, b, c = checked_tri_points(d, face)
-    return a * u + b * v + c * (1.0 - u - v)
+    r = wp.vec3(0.0)
+    if require(d):
+        a, b, c = checked_tri_points(d, face)
+        r = a * u + b * v + c * (1.0 - u - v)
+    return r
 
 
 @wp.func
 def eval_velocity(d: wp.uint64, face: int, u: float, v: float):
-    idx = indices_of(d)
-    return velocity(d, idx[3 * face]) * u + velocity(d, idx[3 * face + 1]) * v + velocity(d, idx[3 * face + 2]) * (
-        1.0 - u - v)
+    r = wp.vec3(0.0)
+    if require(d):
+        idx = indices_of(d)
+        r = velocity(d, idx[3 * face]) * u + velocity(d, idx[3 * face + 1]) * v
+        r = r + velocity(d, idx[3 * face + 2]) * (1.0 - u - v)
+    return r
 
 
 @wp.func
 def eval_face_normal(d: wp.uint64, face: int):
-    a, b, c = checked_tri_points(d, face)
-    return face_normal(a, b, c)
+    r = wp.vec3(0.0)
+    if require(d):
+        a, b, c = checked_tri_points(d, face)
+        r = face_normal(a, b, c)
+    return r
 
 
 @wp.func
 def get_point(d: wp.uint64, index: int):
-    return point(d, indices_of(d)[index])
+    r = wp.vec3(0.0)
+    if require(d):
+        r = point(d, indices_of(d)[index])
+    return r
 
 
 @wp.func
 def get_velocity(d: wp.uint64, index: int):
-    return velocity(d, indices_of(d)[index])
+    r = wp.vec3(0.0)
+    if require(d):
+        r = velocity(d, indices_of(d)[index])
+    return r
 
 
 @wp.func
 def get_index(d: wp.uint64, index: int):
-    return indices_of(d)[index]
+    r = -1
+    if require(d):
+        r = indices_of(d)[index]
+    return r
+
+
+@wp.func
+def mesh_info(d: wp.uint64):
+    m = MeshInfo()
+    if require(d):
+        m.points = points_of(d)
+        m.velocities = velocities_of(d)
+        m.indices = indices_of(d)
+    return m

@@ -26,7 +26,9 @@ from . import bvh_build
 PTR_NODE_LOWERS, PTR_NODE_UPPERS, PTR_PARENTS, PTR_COUNTS, PTR_PRIMS = 0, 1, 2, 3, 4
 DEPTH_AND_MAX_NODES, NUM_NODES = 5, 6  # int32 pairs: (max_depth, max_nodes), (num_nodes, 0)
 PTR_ITEM_LOWERS, PTR_ITEM_UPPERS, NUM_ITEMS, PTR_GROUP_ROOTS, NUM_GROUPS = 7, 8, 9, 10, 11
-WORDS = 12
+STATE = 12  # ALIVE while the object lives; zero once it was deleted (queries then raise)
+WORDS = 13
+ALIVE = 0x5745465447454F4D
 
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
 
@@ -74,8 +76,9 @@ def new_descriptor() -> np.ndarray:
 def publish(desc: np.ndarray, tree, item_lowers_ptr: int, item_uppers_ptr: int, num_items: int, groups_ptr: int,
             num_groups: int):
     """Point the descriptor at a built tree (or at nothing: tree None)."""
+    desc[STATE] = ALIVE
     if tree is None:
-        desc[:] = 0
+        desc[:STATE] = 0
         return
     desc[PTR_NODE_LOWERS] = tree.lowers.ctypes.data
     desc[PTR_NODE_UPPERS] = tree.uppers.ctypes.data
