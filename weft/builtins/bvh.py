@@ -25,6 +25,8 @@ class _BvhQueryFields:
     id: uint64
     kind: int32
     count: int32
+    node: int32  # the next node to visit (its box passed the test; -1: pop one from the stack)
+    fresh: int32  # 1 until the start node's own box was tested
     cur: int32
     end: int32
     bounds_nr: int32

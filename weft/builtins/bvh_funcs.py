@@ -172,20 +172,25 @@ def query(d: wp.uint64, kind: int, a: wp.vec3, b: wp.vec3, radius: float, root: 
     q.end = 0
     q.bounds_nr = -1
     q.count = 0
+    q.node = -1
+    q.fresh = 0
     node = start_node(d, root)
     if ok and node >= 0:
-        q.stack[0] = node
-        q.count = 1
+        q.node = node
+        q.fresh = 1
     return q
 
 
 @wp.func
 def query_next(q: BvhQuery, index: int, max_dist: float):
-    """(found, the advanced query, the next primitive's index or `index` unchanged)."""
+    """(found, the advanced query, the next primitive's index or `index` unchanged).
+    Children are tested before they are pushed, and the traversal goes on with one that
+    passed without touching the stack, so the stack holds only nodes still worth visiting
+    (inner nodes whose both children pass push one)."""
     d = q.id
     found = False
     out = index
-    searching = q.count > 0 or q.cur < q.end
+    searching = q.node >= 0 or q.count > 0 or q.cur < q.end
     while searching:
         if q.cur < q.end:
             prim = prim_index(d, q.cur)
@@ -195,18 +200,33 @@ def query_next(q: BvhQuery, index: int, max_dist: float):
                 found = True
                 out = prim
                 searching = False
+        elif q.node >= 0:
+            lo, hi, left, right = node_box(d, q.node)
+            if q.fresh != 0:
+                q.fresh = 0
+                if not overlaps(q, lo, hi, max_dist):
+                    left = -1
+                    right = -1
+            if left < 0:
+                q.cur = -left - 1
+                q.end = right
+                q.node = -1
+            else:
+                llo, lhi, _l0, _l1 = node_box(d, left)
+                rlo, rhi, _r0, _r1 = node_box(d, right)
+                go_left = overlaps(q, llo, lhi, max_dist)
+                go_right = overlaps(q, rlo, rhi, max_dist)
+                q.node = -1
+                if go_left:
+                    q.node = left
+                    if go_right and q.count < STACK_SIZE:
+                        q.stack[q.count] = right
+                        q.count = q.count + 1
+                elif go_right:
+                    q.node = right
         elif q.count > 0:
             q.count = q.count - 1
-            node = q.stack[q.count]
-            lo, hi, left, right = node_box(d, node)
-            if overlaps(q, lo, hi, max_dist):
-                if left < 0:
-                    q.cur = -left - 1
-                    q.end = right
-                elif q.count + 2 <= STACK_SIZE:
-                    q.stack[q.count] = right
-                    q.stack[q.count + 1] = left
-                    q.count = q.count + 2
+            q.node = q.stack[q.count]
         else:
             searching = False
     if found:
