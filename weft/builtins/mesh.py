@@ -97,12 +97,12 @@ def _point_query(name, extra, out_fields):
                 opts[k] = given[k]
         eps = as_scalar(ctx, opts.get("epsilon", 1.0e-3), float32, f"{name}() epsilon")
         threshold = as_scalar(ctx, opts.get("threshold", 0.5), float32, f"{name}() threshold")
-        if "accuracy" in opts:
-            as_scalar(ctx, opts["accuracy"], float32, f"{name}() accuracy")  # exact winding numbers: unused
+        accuracy = as_scalar(ctx, opts.get("accuracy", 2.0), float32, f"{name}() accuracy")
         n_sample = as_scalar(ctx, opts.get("n_sample", 1), int32, f"{name}() n_sample")
         scale = as_scalar(ctx, opts.get("perturbation_scale", 0.1), float32, f"{name}() perturbation_scale")
         b = ctx.b
-        result = _call(ctx, "query_point", d, p, md, b.const(method, int32), eps, threshold, n_sample, scale)
+        result = _call(ctx, "query_point", d, p, md, b.const(method, int32), eps, accuracy, threshold, n_sample,
+                       scale)
         if legacy:
             return _outputs(ctx, name, result, out_fields, [given[f] for f in out_fields])
         return [], result

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import weft as wp
 
-from ..geometry.mesh import AVG_EDGE, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, WINDING
+from ..geometry.mesh import AVG_EDGE, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, PTR_WINDING
 from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
 from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, require, start_node, word
 from .hash_grid_funcs import _load
@@ -367,12 +367,37 @@ def solid_angle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
 
 
 @wp.func
-def winding_number(d: wp.uint64, p: wp.vec3):
-    """The mesh's generalised winding number at p (sum of the faces' solid angles / 4 pi)."""
+def winding_number(d: wp.uint64, p: wp.vec3, accuracy: float):
+    """The mesh's generalised winding number at p (the faces' solid angles / 4 pi): exact
+    for the faces of nodes within accuracy * (node radius) of p, one dipole per farther
+    node (geometry/mesh_kernels.py)."""
+    data = wp.uint64(word(d, PTR_WINDING))
     total = 0.0
-    for f in range(int(word(d, NUM_TRIS))):
-        a, b, c = tri_points(d, f)
-        total = total + solid_angle(p, a, b, c)
+    stack = stack_new()
+    count = 0
+    root = start_node(d, -1)
+    if root >= 0:
+        count = stack_push(stack, 0, root)
+    while count > 0:
+        count = count - 1
+        node = stack_read(stack, count)
+        k = 8 * node
+        c = wp.vec3(constant_load(data, k + 3, wp.float32), constant_load(data, k + 4, wp.float32),
+                    constant_load(data, k + 5, wp.float32))
+        r = constant_load(data, k + 6, wp.float32)
+        dist = wp.length(c - p)
+        if dist > accuracy * r:
+            big_n = wp.vec3(constant_load(data, k, wp.float32), constant_load(data, k + 1, wp.float32),
+                            constant_load(data, k + 2, wp.float32))
+            total = total + wp.dot(big_n, c - p) / (dist * dist * dist)
+        else:
+            lo, hi, left, right = node_box(d, node)
+            if left < 0:
+                for i in range(-left - 1, right):
+                    a, b, cc = tri_points(d, prim_index(d, i))
+                    total = total + solid_angle(p, a, b, cc)
+            elif count + 2 <= STACK_SIZE:
+                count = stack_push(stack, stack_push(stack, count, right), left)
     return total / (4.0 * wp.pi)
 
 
@@ -423,8 +448,8 @@ def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
 
 # Queries --------------------------------------------------------------------------------------
 @wp.func
-def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon: float, threshold: float,
-                n_sample: int, scale: float):
+def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon: float, accuracy: float,
+                threshold: float, n_sample: int, scale: float):
     r = MeshQueryPoint()
     face = -1
     if require(d):
@@ -438,9 +463,9 @@ def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon:
         r.v = w[1]
         if method == SIGN_NORMAL:
             r.sign = sign_normal(d, p, face, epsilon)
-        elif method == SIGN_WINDING and word(d, WINDING) != wp.int64(0):
+        elif method == SIGN_WINDING and word(d, PTR_WINDING) != wp.int64(0):
             r.sign = 1.0
-            if winding_number(d, p) > threshold:
+            if winding_number(d, p, accuracy) > threshold:
                 r.sign = -1.0
         elif method == SIGN_PARITY:
             r.sign = sign_parity(d, p, n_sample, scale)

@@ -3,7 +3,9 @@
 `id` is the address of a descriptor whose first bvh.WORDS words are a BVH descriptor (over
 the triangles' boxes, so `mesh_get_bvh(id)` is `id` itself and the bvh_query_* builtins
 work on it), followed by the mesh's own words: its points, velocities and indices, their
-counts, and the mean edge length (the scale of `mesh_query_point_sign_normal`'s epsilon).
+counts, the per-node winding-number data (mesh_kernels.py; 0 without
+support_winding_number), and the mean edge length (the scale of
+`mesh_query_point_sign_normal`'s epsilon).
 builtins/mesh_funcs.py reads it. As for Bvh, the descriptor outlives the Mesh: a deleted
 mesh leaves an empty one behind (no triangles), so a kernel given a stale id finds nothing.
 """
@@ -13,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime import capture
-from ..types import int32, vec3f
+from ..types import float32, int32, vec3f
 from . import bvh_build
 from .bvh import WORDS as BVH_WORDS
 from .bvh import check_groups, group_root_table, publish, resolve_constructor
 
 PTR_POINTS, PTR_VELOCITIES, PTR_INDICES = BVH_WORDS, BVH_WORDS + 1, BVH_WORDS + 2
-NUM_POINTS, NUM_TRIS, WINDING, AVG_EDGE = BVH_WORDS + 3, BVH_WORDS + 4, BVH_WORDS + 5, BVH_WORDS + 6
+NUM_POINTS, NUM_TRIS, PTR_WINDING, AVG_EDGE = BVH_WORDS + 3, BVH_WORDS + 4, BVH_WORDS + 5, BVH_WORDS + 6
 MESH_WORDS = BVH_WORDS + 7
 
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
@@ -114,10 +116,22 @@ class Mesh:
         d[PTR_INDICES] = self.indices.ptr
         d[NUM_POINTS] = self._points.shape[0]
         d[NUM_TRIS] = self._tris.shape[0]
-        d[WINDING] = int(self.support_winding_number)
+        d[PTR_WINDING] = 0
+        if self.support_winding_number:
+            self._winding = self._winding_data()
+            d[PTR_WINDING] = self._winding.ptr
         a, b, c = tri
         edges = sum(np.sqrt(np.einsum("ij,ij->i", e, e)).sum(dtype=np.float64) for e in (b - a, c - b, a - c))
         d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = edges / (3 * len(a))
+
+    def _winding_data(self):
+        from ..runtime.array import empty
+        from ..runtime.launch import launch
+        from . import mesh_kernels
+        boxes, children, perm = self._tree.native
+        out = empty((children.shape[0], 8), dtype=float32)
+        launch(mesh_kernels.winding_data, 1, inputs=[self._points, self.indices, perm, children, out])
+        return out
 
     def refit(self):
         """Recompute the BVH bounds from the current points (after moving them in place)."""
