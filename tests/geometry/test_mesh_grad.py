@@ -179,12 +179,14 @@ def test_edge_edge_gradients_match_finite_differences(w):
 @wp.kernel
 def eval_loss(mesh: wp.uint64, uv: wp.array(dtype=wp.vec2), loss: wp.array(dtype=float)):
     p = wp.mesh_eval_position(mesh, 3, uv[0][0], uv[0][1])
-    loss[0] = p[0] + 2.0 * p[1] + 3.0 * p[2]
+    v = wp.mesh_eval_velocity(mesh, 3, uv[0][0], uv[0][1])
+    loss[0] = p[0] + 2.0 * p[1] + 3.0 * p[2] - 0.5 * v[0] + v[2]
 
 
 def test_eval_position_gradient():
     pts, idx = torus(6, 4)
-    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    vel = np.random.default_rng(5).normal(size=pts.shape).astype(np.float32)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32), velocities=wp.array(vel, dtype=wp.vec3))
     uv = wp.array(np.float32([[0.2, 0.3]]), dtype=wp.vec2, requires_grad=True)
     loss = wp.zeros(1, dtype=float, requires_grad=True)
     tape = wp.Tape()
@@ -192,5 +194,7 @@ def test_eval_position_gradient():
         wp.launch(eval_loss, 1, inputs=[mesh.id, uv, loss])
     tape.backward(loss)
     a, b, c = pts[idx[9:12]].astype(np.float64)
-    w = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(uv.grad.numpy()[0], [(a - c) @ w, (b - c) @ w], rtol=1e-5)
+    va, vb, vc = vel[idx[9:12]].astype(np.float64)
+    w, wv = np.array([1.0, 2.0, 3.0]), np.array([-0.5, 0.0, 1.0])
+    expected = [(a - c) @ w + (va - vc) @ wv, (b - c) @ w + (vb - vc) @ wv]
+    np.testing.assert_allclose(uv.grad.numpy()[0], expected, rtol=1e-5)
