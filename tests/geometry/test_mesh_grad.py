@@ -198,3 +198,32 @@ def test_eval_position_gradient():
     w, wv = np.array([1.0, 2.0, 3.0]), np.array([-0.5, 0.0, 1.0])
     expected = [(a - c) @ w + (va - vc) @ wv, (b - c) @ w + (vb - vc) @ wv]
     np.testing.assert_allclose(uv.grad.numpy()[0], expected, rtol=1e-5)
+
+
+@wp.kernel
+def box_loss(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    p = qs[i]
+    for f in wp.mesh_query_aabb(mesh, p - wp.vec3(0.3), p + wp.vec3(0.3)):
+        c = (wp.mesh_get_point(mesh, 3 * f) + wp.mesh_get_point(mesh, 3 * f + 1) + wp.mesh_get_point(mesh, 3 * f + 2))
+        wp.atomic_add(loss, 0, wp.length_sq(p - c / 3.0))
+
+
+def test_gradients_through_a_query_loop():
+    """Reverse mode through `for f in mesh_query_aabb(...)` (a loop whose carried query
+    holds the traversal stack): d/dp sum |p - c_f|^2 = sum 2 (p - c_f) over the faces found."""
+    pts, idx = torus(12, 6)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32))
+    qn = np.float32([[1.0, 0.1, 0.2], [-0.9, 0.3, 0.0], [0.1, -1.2, 0.25]])
+    qs = wp.array(qn, dtype=wp.vec3, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(box_loss, 3, inputs=[mesh.id, qs, loss])
+    tape.backward(loss)
+    tri = pts[idx.reshape(-1, 3)]
+    lo, hi, centers = tri.min(1), tri.max(1), tri.astype(np.float64).mean(1)
+    for p, g in zip(qn, qs.grad.numpy()):
+        found = ~((lo > p + np.float32(0.3)).any(1) | (hi < p - np.float32(0.3)).any(1))  # float32, as the query
+        assert found.sum() > 5
+        np.testing.assert_allclose(g, (2 * (p.astype(np.float64) - centers[found])).sum(0), rtol=1e-5, atol=1e-5)
