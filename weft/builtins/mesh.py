@@ -73,16 +73,19 @@ def _outputs(ctx, name, result, fields, targets):
     return out, b.extract(result, 0)
 
 
-_POINT_SIGNS = {"mesh_query_point": 1, "mesh_query_point_no_sign": 0, "mesh_query_point_sign_normal": 2,
-                "mesh_query_point_sign_winding_number": 3, "mesh_query_point_sign_parity": 4}
+_POINT_FUNCS = {"mesh_query_point": "query_point_rays", "mesh_query_point_no_sign": "query_point",
+                "mesh_query_point_sign_normal": "query_point_normal",
+                "mesh_query_point_sign_winding_number": "query_point_winding",
+                "mesh_query_point_sign_parity": "query_point_parity"}
 
 
 def _point_query(name, extra, out_fields):
     """Register a point query: (id, point, max_dist, *extra options) -> MeshQueryPoint, or
     (id, point, max_dist, *outputs, *extra) -> bool."""
-    method = _POINT_SIGNS[name]
     n_out = len(out_fields)
     inout = tuple(range(3, 3 + n_out))
+    option_types = {"epsilon": float32, "accuracy": float32, "threshold": float32, "n_sample": int32,
+                    "perturbation_scale": float32}
 
     def expand(ctx, args, kwargs):
         legacy = len(args) >= 3 + n_out
@@ -91,18 +94,8 @@ def _point_query(name, extra, out_fields):
         d = _mesh_id(ctx, given["id"], name)
         p = as_vec3(ctx, given["point"], f"{name}() point")
         md = as_scalar(ctx, given["max_dist"], float32, f"{name}() max_dist")
-        opts = dict(extra)
-        for k in opts:
-            if k in given:
-                opts[k] = given[k]
-        eps = as_scalar(ctx, opts.get("epsilon", 1.0e-3), float32, f"{name}() epsilon")
-        threshold = as_scalar(ctx, opts.get("threshold", 0.5), float32, f"{name}() threshold")
-        accuracy = as_scalar(ctx, opts.get("accuracy", 2.0), float32, f"{name}() accuracy")
-        n_sample = as_scalar(ctx, opts.get("n_sample", 1), int32, f"{name}() n_sample")
-        scale = as_scalar(ctx, opts.get("perturbation_scale", 0.1), float32, f"{name}() perturbation_scale")
-        b = ctx.b
-        result = _call(ctx, "query_point", d, p, md, b.const(method, int32), eps, accuracy, threshold, n_sample,
-                       scale)
+        options = [as_scalar(ctx, given.get(k, default), option_types[k], f"{name}() {k}") for k, default in extra]
+        result = _call(ctx, _POINT_FUNCS[name], d, p, md, *options)
         if legacy:
             return _outputs(ctx, name, result, out_fields, [given[f] for f in out_fields])
         return [], result

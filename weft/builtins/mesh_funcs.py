@@ -20,8 +20,6 @@ from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next,
 from .hash_grid_funcs import _load
 from .mesh import MeshInfo, MeshQuery, MeshQueryPoint, MeshQueryRay
 
-NO_SIGN, SIGN_RAYS, SIGN_NORMAL, SIGN_WINDING, SIGN_PARITY = 0, 1, 2, 3, 4
-
 
 # Mesh data -----------------------------------------------------------------------------------
 @wp.func
@@ -448,8 +446,9 @@ def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
 
 # Queries --------------------------------------------------------------------------------------
 @wp.func
-def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon: float, accuracy: float,
-                threshold: float, n_sample: int, scale: float):
+def query_point(d: wp.uint64, p: wp.vec3, max_dist: float):
+    """The closest point, without a sign (each sign method is its own func below, so a
+    kernel compiles only the method it calls)."""
     r = MeshQueryPoint()
     face = -1
     if require(d):
@@ -461,16 +460,45 @@ def query_point(d: wp.uint64, p: wp.vec3, max_dist: float, method: int, epsilon:
         r.result = True
         r.u = w[0]
         r.v = w[1]
-        if method == SIGN_NORMAL:
-            r.sign = sign_normal(d, p, face, epsilon)
-        elif method == SIGN_WINDING and word(d, PTR_WINDING) != wp.int64(0):
+    return r
+
+
+@wp.func
+def query_point_rays(d: wp.uint64, p: wp.vec3, max_dist: float):
+    r = query_point(d, p, max_dist)
+    if r.result:
+        r.sign = sign_rays(d, p)
+    return r
+
+
+@wp.func
+def query_point_normal(d: wp.uint64, p: wp.vec3, max_dist: float, epsilon: float):
+    r = query_point(d, p, max_dist)
+    if r.result:
+        r.sign = sign_normal(d, p, r.face, epsilon)
+    return r
+
+
+@wp.func
+def query_point_winding(d: wp.uint64, p: wp.vec3, max_dist: float, accuracy: float, threshold: float):
+    """Without winding-number data (support_winding_number=False), Warp's fallback: the
+    three-ray vote of mesh_query_point."""
+    r = query_point(d, p, max_dist)
+    if r.result:
+        if word(d, PTR_WINDING) != wp.int64(0):
             r.sign = 1.0
             if winding_number(d, p, accuracy) > threshold:
                 r.sign = -1.0
-        elif method == SIGN_PARITY:
-            r.sign = sign_parity(d, p, n_sample, scale)
-        elif method != NO_SIGN:
+        else:
             r.sign = sign_rays(d, p)
+    return r
+
+
+@wp.func
+def query_point_parity(d: wp.uint64, p: wp.vec3, max_dist: float, n_sample: int, scale: float):
+    r = query_point(d, p, max_dist)
+    if r.result:
+        r.sign = sign_parity(d, p, n_sample, scale)
     return r
 
 
