@@ -2,9 +2,12 @@
 
 Node i's box is `node_lowers[4 i : 4 i + 3]` .. `node_uppers[4 i : 4 i + 3]` (float32); the
 fourth slots hold int32 bits: the children of an inner node, or `-(start + 1)` and `end`
-of a leaf's run of `primitive_indices`. A query keeps a stack of nodes still to visit and
-the part of the current leaf's run not yet tested; every primitive in a leaf is tested
-against its own box, so a query yields exactly the primitives whose boxes pass its test.
+of a leaf's run of `primitive_indices`. A query keeps the next node to visit, a stack of
+nodes still to visit (a value inside the query, so that copies of a query and reverse-mode
+replays see the same state), and the part of the current leaf's run not yet tested; every
+primitive in a leaf is tested against its own box, so a query yields exactly the
+primitives whose boxes pass its test. Node and primitive data are read with
+`constant_load`: the geometry is a constant of differentiation, as in Warp.
 
 Imported on first use: kernel-language code needs the frontend, which imports the builtins.
 """
