@@ -275,3 +275,28 @@ def test_errors_and_stale_ids():
     with pytest.raises(AssertionError, match=r"mesh_eval_position\(\): the mesh id is 0"):
         wp.launch(eval_face, 1, inputs=[0, 0, out])
     wp.Mesh.__new__(wp.Mesh).__del__()
+
+
+@wp.kernel
+def signs(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    out[i, 0] = wp.mesh_query_point_sign_winding_number(mesh, qs[i], 1.0e6, 1.0e9, 0.5).sign  # exact sum
+    out[i, 1] = wp.mesh_query_point_sign_winding_number(mesh, qs[i], 1.0e6).sign  # dipoles far away
+    out[i, 2] = wp.mesh_query_point_sign_normal(mesh, qs[i], 1.0e6).sign
+    out[i, 3] = wp.mesh_query_point(mesh, qs[i], 1.0e6).sign
+    out[i, 4] = wp.mesh_query_point_sign_parity(mesh, qs[i], 1.0e6, 5).sign
+
+
+def test_signs_agree_next_to_vertices_edges_and_faces(mesh):
+    """Just off the surface, where the closest point is a vertex, on an edge or inside a
+    face (the pseudo-normal's three cases), every method agrees with the exact winding number."""
+    m, pts, idx = mesh
+    tri = pts[idx.reshape(-1, 3)]
+    base = np.concatenate([pts, 0.5 * (tri[:, 0] + tri[:, 1]), tri.mean(1)])
+    qs = (base + np.random.default_rng(3).normal(size=base.shape) * 0.01).astype(np.float32)
+    out = wp.zeros((len(qs), 5), dtype=float)
+    wp.launch(signs, len(qs), inputs=[m.id, wp.array(qs, dtype=wp.vec3), out])
+    o = out.numpy()
+    assert 0.2 < (o[:, 0] < 0).mean() < 0.8
+    for method in range(1, 5):
+        np.testing.assert_array_equal(o[:, method], o[:, 0], err_msg=f"method {method}")
