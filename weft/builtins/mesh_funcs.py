@@ -185,7 +185,7 @@ def push_children(stack: wp.uint64, count: int, left: int, right: int, dl: float
 
 @wp.func
 def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
-    """The face closest to p strictly within max_dist (-1 if none) and its squared distance."""
+    """The face closest to p strictly within max_dist (-1 if none)."""
     best = max_dist * max_dist
     face = -1
     stack = stack_new()
@@ -215,7 +215,7 @@ def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
                 rlo, rhi, _r0, _r1 = node_box(d, right)
                 count = push_children(stack, count, left, right, box_distance_sq(p, llo, lhi),
                                              box_distance_sq(p, rlo, rhi), best, True)
-    return face, best
+    return face
 
 
 @wp.func
@@ -444,6 +444,50 @@ def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
     return s
 
 
+# The searches return faces and signs: no gradient flows through them (the differentiable
+# values are recomputed from the face found). Empty custom adjoints keep reverse mode from
+# replaying their loops with recorded state and walking them backwards.
+@wp.func_grad(closest_face)
+def _closest_face_grad(d: wp.uint64, p: wp.vec3, max_dist: float, adj_ret: int):
+    pass
+
+
+@wp.func_grad(furthest_face)
+def _furthest_face_grad(d: wp.uint64, p: wp.vec3, min_dist: float, adj_ret: int):
+    pass
+
+
+@wp.func_grad(ray_face)
+def _ray_face_grad(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int, any_hit: bool,
+                   adj_ret: int):
+    pass
+
+
+@wp.func_grad(count_hits)
+def _count_hits_grad(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int, adj_ret: int):
+    pass
+
+
+@wp.func_grad(sign_rays)
+def _sign_rays_grad(d: wp.uint64, p: wp.vec3, adj_ret: float):
+    pass
+
+
+@wp.func_grad(sign_parity)
+def _sign_parity_grad(d: wp.uint64, p: wp.vec3, n_sample: int, scale: float, adj_ret: float):
+    pass
+
+
+@wp.func_grad(winding_number)
+def _winding_number_grad(d: wp.uint64, p: wp.vec3, accuracy: float, adj_ret: float):
+    pass
+
+
+@wp.func_grad(sign_normal)
+def _sign_normal_grad(d: wp.uint64, p: wp.vec3, face: int, epsilon: float, adj_ret: float):
+    pass
+
+
 # Queries --------------------------------------------------------------------------------------
 @wp.func
 def query_point(d: wp.uint64, p: wp.vec3, max_dist: float):
@@ -452,7 +496,7 @@ def query_point(d: wp.uint64, p: wp.vec3, max_dist: float):
     r = MeshQueryPoint()
     face = -1
     if require(d):
-        face, best = closest_face(d, p, max_dist)
+        face = closest_face(d, p, max_dist)
     r.face = face
     if face >= 0:
         a, b, c = tri_points(d, face)
