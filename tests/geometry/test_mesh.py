@@ -300,3 +300,39 @@ def test_signs_agree_next_to_vertices_edges_and_faces(mesh):
     assert 0.2 < (o[:, 0] < 0).mean() < 0.8
     for method in range(1, 5):
         np.testing.assert_array_equal(o[:, method], o[:, 0], err_msg=f"method {method}")
+
+
+@wp.kernel
+def legacy_forms(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), d: wp.vec3, bad: wp.array(dtype=int)):
+    i = wp.tid()
+    p = qs[i]
+    sign = 0.0
+    face = 0
+    u = 0.0
+    v = 0.0
+    r = wp.mesh_query_point_sign_normal(mesh, p, 1.0e6)
+    ok = wp.mesh_query_point_sign_normal(mesh, p, 1.0e6, sign, face, u, v)
+    if ok != r.result or sign != r.sign or face != r.face or u != r.u or v != r.v:
+        bad[i] = 1
+    r = wp.mesh_query_point_no_sign(mesh, p, 1.0e6)
+    ok = wp.mesh_query_point_no_sign(mesh, p, 1.0e6, face, u, v)
+    if ok != r.result or face != r.face or u != r.u or v != r.v:
+        bad[i] = 2
+    r = wp.mesh_query_furthest_point_no_sign(mesh, p, 0.0)
+    ok = wp.mesh_query_furthest_point_no_sign(mesh, p, 0.0, face, u, v)
+    if ok != r.result or face != r.face or u != r.u or v != r.v:
+        bad[i] = 3
+    t = 0.0
+    n = wp.vec3(0.0)
+    rr = wp.mesh_query_ray(mesh, p, d, 1.0e6)
+    ok = wp.mesh_query_ray(mesh, p, d, 1.0e6, t, u, v, sign, n, face)
+    if ok != rr.result or t != rr.t or u != rr.u or v != rr.v or sign != rr.sign or face != rr.face or n != rr.normal:
+        bad[i] = 4
+
+
+def test_output_variable_forms_match_the_struct_forms(mesh):
+    m, _, _ = mesh
+    qs = (np.random.default_rng(7).random((100, 3)) * 3 - 1.5).astype(np.float32)
+    bad = wp.zeros(100, dtype=int)
+    wp.launch(legacy_forms, 100, inputs=[m.id, wp.array(qs, dtype=wp.vec3), wp.vec3(0.3, 0.8, 0.1), bad])
+    assert not bad.numpy().any(), bad.numpy()
