@@ -15,10 +15,12 @@ from ._src.context import get_cpu_kernel_cache_key  # noqa: E402
 from .autograd.checkpoint import checkpoint  # noqa: E402
 from .builtins import BUILTINS as _BUILTINS  # noqa: E402
 from .builtins.arith import STATIC as static  # noqa: E402
+from .builtins.bvh import BvhQuery  # noqa: E402
 from .builtins.hash_grid import HashGridQuery  # noqa: E402
+from .builtins.mesh import MeshQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
-from .geometry import HashGrid  # noqa: E402
+from .geometry import Bvh, BvhConstructor, HashGrid, Mesh, is_cubql_available  # noqa: E402
 from .geometry.volume import Volume  # noqa: E402
 from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .interop.jax import (  # noqa: E402

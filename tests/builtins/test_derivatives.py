@@ -304,6 +304,19 @@ EXCLUDED = {
        for n in ("volume_sample_i", "volume_lookup", "volume_lookup_f", "volume_lookup_i", "volume_lookup_v",
                  "volume_lookup_index", "volume_voxel_count", "volume_store", "volume_store_f", "volume_store_i",
                  "volume_store_v")},
+    **{n: "a query object or integer/bool results (geometry as a constant, as in Warp)" for n in (
+        "bvh_query_aabb", "bvh_query_ray", "bvh_query_sphere", "bvh_query_capsule", "bvh_query_next",
+        "bvh_get_group_root", "mesh_query_aabb", "mesh_query_sphere", "mesh_query_next", "mesh_query_aabb_next",
+        "mesh_query_ray_anyhit", "mesh_query_ray_count_intersections", "mesh_get", "mesh_get_bvh",
+        "mesh_get_group_root", "mesh_get_index", "intersect_tri_tri")},
+    **{n: "the mesh is a constant of differentiation (as in Warp): no float arguments" for n in (
+        "mesh_get_point", "mesh_get_velocity", "mesh_eval_face_normal")},
+    **{n: "kernel-language funcs (reverse mode through them); tests/geometry/test_mesh_grad.py checks "
+          "mesh_query_point_no_sign, mesh_query_ray, mesh_eval_position/velocity and closest_point_edge_edge "
+          "against float64 finite differences; the other point queries share their closest-point code" for n in (
+        "mesh_query_point", "mesh_query_point_no_sign", "mesh_query_point_sign_normal",
+        "mesh_query_point_sign_parity", "mesh_query_point_sign_winding_number", "mesh_query_furthest_point_no_sign",
+        "mesh_query_ray", "mesh_eval_position", "mesh_eval_velocity", "closest_point_edge_edge")},
 }
 EXCLUDED_PRIMITIVES = {
     "bitcast": "wp.cast: bit reinterpretation, not differentiable",
@@ -313,6 +326,10 @@ EXCLUDED_PRIMITIVES = {
     **{f"libm_{name}": "used by the sample_* builtins on values derived from the integer random state"
        for name in ("sinf", "acosf", "powf")},
     "libm_cosf": "used by randn on values derived from the integer random state",
+    "traversal_stack": "geometry traversal stack (integers): tests/geometry",
+    "traversal_stack_push": "geometry traversal stack (integers): tests/geometry",
+    "traversal_stack_read": "geometry traversal stack (integers): tests/geometry",
+    "constant_load": "mesh/BVH data read as a constant of differentiation (as in Warp): tests/geometry",
     **{f"libm_{n}": "used by the samplers on values derived from the integer random state"
        for n in ("expf", "sinf", "acosf", "powf")},
 }

@@ -292,3 +292,36 @@ def test_func_native_is_accepted_and_refused_when_called():
     assert "test_custom_grad.py:" in str(info.value)  # at the call in the user's source
     with pytest.raises(NotImplementedError, match="compiles no C"):
         add_two_native(1.0)
+
+
+# A func returning an integer, with a custom (empty) adjoint ------------------------------------
+@wp.func
+def first_above(x: wp.array(dtype=float), t: float):
+    k = -1
+    i = 0
+    while k < 0 and i < x.shape[0]:
+        if x[i] > t:
+            k = i
+        i += 1
+    return k
+
+
+@wp.func_grad(first_above)
+def adj_first_above(x: wp.array(dtype=float), t: float, adj_ret: int):
+    pass  # an index: no gradient, and reverse mode need not walk the search backwards
+
+
+@wp.kernel
+def scaled_first(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    k = first_above(x, 0.5)
+    out[0] = 3.0 * x[k]
+
+
+def test_func_grad_of_a_func_returning_an_int():
+    x = wp.array(np.float32([0.1, 0.7, 0.9]), requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scaled_first, 1, inputs=[x, out])
+    tape.backward(out)
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 3.0, 0.0])

@@ -671,7 +671,8 @@ class _ScalarReverse:
             for t in result_types(r.type):
                 if not isinstance(t, (Scalar, Vector, Matrix)):
                     self.error(f"a func_grad for a func returning {t!r} is not supported", op)
-                inputs.append(self.value_from(t, [next(leaves) for _ in active_types(t)]))
+                inputs.append(self.value_from(t, [next(leaves) for _ in active_types(t)]) if active_types(t)
+                              else self.zero_value(t))  # (an integer result: its adjoint is 0)
         for k in arrays:
             adj_arr = self.adj_array(op.operands[k], op)
             inputs.append(adj_arr if adj_arr is not None else self.b.op("null_array", [], [op.operands[k].type]).result)

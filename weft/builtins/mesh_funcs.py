@@ -1,0 +1,703 @@
+"""Mesh queries in weft's kernel language (the descriptor of geometry/mesh.py).
+
+The traversals (closest and furthest point, closest ray hit) find a face only: the values
+that carry gradients (barycentric coordinates, ray parameter) are then recomputed from that
+face outside the loops, by the differentiable funcs `closest_bary` and `ray_triangle`, so
+reverse mode differentiates them with respect to the query and the mesh points, as Warp's
+adjoints do. Barycentric coordinates follow Warp: a face (i, j, k) at (u, v) is the point
+`u p_i + v p_j + (1 - u - v) p_k`.
+
+Imported on first use: kernel-language code needs the frontend, which imports the builtins.
+"""
+
+from __future__ import annotations
+
+import weft as wp
+
+from ..geometry.mesh import AVG_EDGE, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, PTR_WINDING
+from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
+from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, require, start_node, word
+from .hash_grid_funcs import _load
+from .mesh import MeshInfo, MeshQuery, MeshQueryPoint, MeshQueryRay
+
+
+# Mesh data -----------------------------------------------------------------------------------
+@wp.func
+def points_of(d: wp.uint64):
+    return wp.array(ptr=wp.uint64(word(d, PTR_POINTS)), shape=int(word(d, NUM_POINTS)), dtype=wp.vec3)
+
+
+@wp.func
+def indices_of(d: wp.uint64):
+    return wp.array(ptr=wp.uint64(word(d, PTR_INDICES)), shape=3 * int(word(d, NUM_TRIS)), dtype=wp.int32)
+
+
+@wp.func
+def velocities_of(d: wp.uint64):
+    n = 0
+    if word(d, PTR_VELOCITIES) != wp.int64(0):
+        n = int(word(d, NUM_POINTS))
+    return wp.array(ptr=wp.uint64(word(d, PTR_VELOCITIES)), shape=n, dtype=wp.vec3)
+
+
+@wp.func
+def point(d: wp.uint64, i: int):
+    """Point i of the mesh (a constant of differentiation, as in Warp)."""
+    return constant_load(wp.uint64(word(d, PTR_POINTS)), i, wp.vec3)
+
+
+@wp.func
+def velocity(d: wp.uint64, i: int):
+    v = wp.vec3(0.0)
+    if word(d, PTR_VELOCITIES) != wp.int64(0):
+        v = constant_load(wp.uint64(word(d, PTR_VELOCITIES)), i, wp.vec3)
+    return v
+
+
+@wp.func
+def tri_points(d: wp.uint64, face: int):
+    """The corners of a face, without bounds checks (the traversals' faces are in range)."""
+    idx = indices_of(d)
+    return point(d, _load(idx, 3 * face)), point(d, _load(idx, 3 * face + 1)), point(d, _load(idx, 3 * face + 2))
+
+
+@wp.func
+def checked_tri_points(d: wp.uint64, face: int):
+    """The corners of a face given by the user: an out-of-range face is an IndexError (the
+    indices were checked against the points when the mesh was made)."""
+    idx = indices_of(d)
+    return point(d, idx[3 * face]), point(d, idx[3 * face + 1]), point(d, idx[3 * face + 2])
+
+
+@wp.func
+def avg_edge(d: wp.uint64):
+    return constant_load(d, 2 * AVG_EDGE, wp.float32)
+
+
+# Triangle geometry --------------------------------------------------------------------------
+@wp.func
+def closest_bary(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """Weights (wa, wb, wc) of the point of triangle abc closest to p (Voronoi regions)."""
+    ab = b - a
+    ac = c - a
+    ap = p - a
+    d1 = wp.dot(ab, ap)
+    d2 = wp.dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return wp.vec3(1.0, 0.0, 0.0)
+    bp = p - b
+    d3 = wp.dot(ab, bp)
+    d4 = wp.dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return wp.vec3(0.0, 1.0, 0.0)
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        s = d1 / (d1 - d3)
+        return wp.vec3(1.0 - s, s, 0.0)
+    cp = p - c
+    d5 = wp.dot(ab, cp)
+    d6 = wp.dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return wp.vec3(0.0, 0.0, 1.0)
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        s = d2 / (d2 - d6)
+        return wp.vec3(1.0 - s, 0.0, s)
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        s = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return wp.vec3(0.0, 1.0 - s, s)
+    inv = 1.0 / (va + vb + vc)
+    v = vb * inv
+    w = vc * inv
+    return wp.vec3(1.0 - v - w, v, w)
+
+
+@wp.func
+def degenerate(a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """A face whose area is negligible next to its longest edge is skipped by point queries."""
+    e = wp.max(wp.max(wp.length_sq(b - a), wp.length_sq(c - a)), wp.length_sq(c - b))
+    n = wp.cross(b - a, c - a)
+    return wp.length_sq(n) <= 1.0e-12 * e * e
+
+
+@wp.func
+def ray_triangle(start: wp.vec3, dir: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """(hit, t, u, v): where start + t dir crosses triangle abc (either side), as weights
+    u of a and v of b; hit is False for a miss or a ray in the triangle's plane."""
+    e1 = b - a
+    e2 = c - a
+    pv = wp.cross(dir, e2)
+    det = wp.dot(e1, pv)
+    hit = False
+    t = 0.0
+    u = 0.0
+    v = 0.0
+    scale = wp.length(e1) * wp.length(e2) * wp.length(dir)
+    if wp.abs(det) > 1.0e-12 * scale:
+        inv = 1.0 / det
+        tv = start - a
+        s1 = wp.dot(tv, pv) * inv
+        qv = wp.cross(tv, e1)
+        s2 = wp.dot(dir, qv) * inv
+        if s1 >= 0.0 and s2 >= 0.0 and s1 + s2 <= 1.0:
+            t = wp.dot(e2, qv) * inv
+            u = 1.0 - s1 - s2
+            v = s1
+            hit = True
+    return hit, t, u, v
+
+
+@wp.func
+def face_normal(a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    return wp.normalize(wp.cross(b - a, c - a))
+
+
+# Traversals ---------------------------------------------------------------------------------
+@wp.func
+def push_children(stack: wp.uint64, count: int, left: int, right: int, dl: float, dr: float, best: float,
+                  nearest: bool):
+    """Push the children worth visiting (nearer than best, or further with nearest False),
+    the more promising one last, so that it is popped first; returns the new count."""
+    visit_l = dl > best
+    visit_r = dr > best
+    left_first = dl >= dr
+    if nearest:
+        visit_l = dl < best
+        visit_r = dr < best
+        left_first = dl <= dr
+    first = left
+    second = right
+    visit_first = visit_l
+    visit_second = visit_r
+    if left_first:
+        first = right
+        second = left
+        visit_first = visit_r
+        visit_second = visit_l
+    n = count
+    if visit_first and n < STACK_SIZE:
+        n = stack_push(stack, n, first)
+    if visit_second and n < STACK_SIZE:
+        n = stack_push(stack, n, second)
+    return n
+
+
+@wp.func
+def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
+    """The face closest to p strictly within max_dist (-1 if none)."""
+    best = max_dist * max_dist
+    face = -1
+    stack = stack_new()
+    count = 0
+    root = start_node(d, -1)
+    if root >= 0:
+        lo, hi, left, right = node_box(d, root)
+        if box_distance_sq(p, lo, hi) < best:
+            count = stack_push(stack, 0, root)
+    while count > 0:
+        count = count - 1
+        node = stack_read(stack, count)
+        lo, hi, left, right = node_box(d, node)
+        if box_distance_sq(p, lo, hi) < best:
+            if left < 0:
+                for k in range(-left - 1, right):
+                    f = prim_index(d, k)
+                    a, b, c = tri_points(d, f)
+                    if not degenerate(a, b, c):
+                        w = closest_bary(p, a, b, c)
+                        dd = wp.length_sq(p - (a * w[0] + b * w[1] + c * w[2]))
+                        if dd < best:
+                            best = dd
+                            face = f
+            else:
+                llo, lhi, _l0, _l1 = node_box(d, left)
+                rlo, rhi, _r0, _r1 = node_box(d, right)
+                count = push_children(stack, count, left, right, box_distance_sq(p, llo, lhi),
+                                             box_distance_sq(p, rlo, rhi), best, True)
+    return face
+
+
+@wp.func
+def box_far_sq(p: wp.vec3, lower: wp.vec3, upper: wp.vec3):
+    e = wp.max(wp.abs(p - lower), wp.abs(upper - p))
+    return wp.dot(e, e)
+
+
+@wp.func
+def furthest_face(d: wp.uint64, p: wp.vec3, min_dist: float):
+    """The face with the point furthest from p, strictly beyond min_dist (-1 if none)."""
+    best = min_dist * min_dist
+    face = -1
+    stack = stack_new()
+    count = 0
+    root = start_node(d, -1)
+    if root >= 0:
+        count = stack_push(stack, 0, root)
+    while count > 0:
+        count = count - 1
+        node = stack_read(stack, count)
+        lo, hi, left, right = node_box(d, node)
+        if box_far_sq(p, lo, hi) > best:
+            if left < 0:
+                for k in range(-left - 1, right):
+                    f = prim_index(d, k)
+                    a, b, c = tri_points(d, f)
+                    if not degenerate(a, b, c):
+                        dd = wp.max(wp.max(wp.length_sq(p - a), wp.length_sq(p - b)), wp.length_sq(p - c))
+                        if dd > best:
+                            best = dd
+                            face = f
+            else:
+                llo, lhi, _l0, _l1 = node_box(d, left)
+                rlo, rhi, _r0, _r1 = node_box(d, right)
+                count = push_children(stack, count, left, right, box_far_sq(p, llo, lhi),
+                                             box_far_sq(p, rlo, rhi), best, False)
+    return face
+
+
+@wp.func
+def ray_face(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int, any_hit: bool):
+    """The face of the first hit of the ray with 0 <= t < max_t (-1 if none); with any_hit,
+    the first face found that is hit within max_t."""
+    best = max_t
+    face = -1
+    stack = stack_new()
+    count = 0
+    node0 = start_node(d, root)
+    if node0 >= 0:
+        count = stack_push(stack, 0, node0)
+    while count > 0:
+        count = count - 1
+        node = stack_read(stack, count)
+        lo, hi, left, right = node_box(d, node)
+        if ray_box(start, dir, lo, hi, best):
+            if left < 0:
+                for k in range(-left - 1, right):
+                    f = prim_index(d, k)
+                    a, b, c = tri_points(d, f)
+                    hit, t, u, v = ray_triangle(start, dir, a, b, c)
+                    if hit and t >= 0.0 and t < best:
+                        best = t
+                        face = f
+                        if any_hit:
+                            count = 0
+            elif count + 2 <= STACK_SIZE:
+                count = stack_push(stack, stack_push(stack, count, right), left)
+    return face
+
+
+@wp.func
+def count_hits(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
+    """How many faces the ray start + t dir, t >= 0, crosses."""
+    n = 0
+    stack = stack_new()
+    count = 0
+    node0 = start_node(d, root)
+    if node0 >= 0:
+        count = stack_push(stack, 0, node0)
+    while count > 0:
+        count = count - 1
+        node = stack_read(stack, count)
+        lo, hi, left, right = node_box(d, node)
+        if ray_box(start, dir, lo, hi, wp.inf):
+            if left < 0:
+                for k in range(-left - 1, right):
+                    a, b, c = tri_points(d, prim_index(d, k))
+                    hit, t, u, v = ray_triangle(start, dir, a, b, c)
+                    if hit and t >= 0.0:
+                        n = n + 1
+            elif count + 2 <= STACK_SIZE:
+                count = stack_push(stack, stack_push(stack, count, right), left)
+    return n
+
+
+# Signs ----------------------------------------------------------------------------------------
+@wp.func
+def ray_vote(d: wp.uint64, p: wp.vec3, dir: wp.vec3):
+    """1 if the closest face the ray from p hits faces away from it (p is behind it)."""
+    vote = 0
+    f = ray_face(d, p, dir, wp.inf, -1, False)
+    if f >= 0:
+        a, b, c = tri_points(d, f)
+        if wp.dot(dir, wp.cross(b - a, c - a)) > 0.0:
+            vote = 1
+    return vote
+
+
+@wp.func
+def sign_rays(d: wp.uint64, p: wp.vec3):
+    votes = ray_vote(d, p, wp.vec3(1.0, 0.0, 0.0)) + ray_vote(d, p, wp.vec3(0.0, 1.0, 0.0))
+    votes = votes + ray_vote(d, p, wp.vec3(0.0, 0.0, 1.0))
+    s = 1.0
+    if votes >= 2:
+        s = -1.0
+    return s
+
+
+@wp.func
+def sign_parity(d: wp.uint64, p: wp.vec3, n_sample: int, scale: float):
+    state = wp.rand_init(1337)
+    inside = 0
+    for _i in range(n_sample):
+        x = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
+        y = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
+        z = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
+        if count_hits(d, p, wp.vec3(x, y, z), -1) % 2 == 1:
+            inside = inside + 1
+    s = 1.0
+    if 2 * inside >= n_sample:
+        s = -1.0
+    return s
+
+
+@wp.func
+def solid_angle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    x = a - p
+    y = b - p
+    z = c - p
+    lx = wp.length(x)
+    ly = wp.length(y)
+    lz = wp.length(z)
+    num = wp.dot(x, wp.cross(y, z))
+    den = lx * ly * lz + wp.dot(x, y) * lz + wp.dot(x, z) * ly + wp.dot(y, z) * lx
+    return 2.0 * wp.atan2(num, den)
+
+
+@wp.func
+def winding_number(d: wp.uint64, p: wp.vec3, accuracy: float):
+    """The mesh's generalised winding number at p (the faces' solid angles / 4 pi): exact
+    for the faces of nodes within accuracy * (node radius) of p, one dipole per farther
+    node (geometry/mesh_kernels.py)."""
+    data = wp.uint64(word(d, PTR_WINDING))
+    total = 0.0
+    stack = stack_new()
+    count = 0
+    root = start_node(d, -1)
+    if root >= 0:
+        count = stack_push(stack, 0, root)
+    while count > 0:
+        count = count - 1
+        node = stack_read(stack, count)
+        k = 8 * node
+        c = wp.vec3(constant_load(data, k + 3, wp.float32), constant_load(data, k + 4, wp.float32),
+                    constant_load(data, k + 5, wp.float32))
+        r = constant_load(data, k + 6, wp.float32)
+        dist = wp.length(c - p)
+        if dist > accuracy * r:
+            big_n = wp.vec3(constant_load(data, k, wp.float32), constant_load(data, k + 1, wp.float32),
+                            constant_load(data, k + 2, wp.float32))
+            total = total + wp.dot(big_n, c - p) / (dist * dist * dist)
+        else:
+            lo, hi, left, right = node_box(d, node)
+            if left < 0:
+                for i in range(-left - 1, right):
+                    a, b, cc = tri_points(d, prim_index(d, i))
+                    total = total + solid_angle(p, a, b, cc)
+            elif count + 2 <= STACK_SIZE:
+                count = stack_push(stack, stack_push(stack, count, right), left)
+    return total / (4.0 * wp.pi)
+
+
+@wp.func
+def corner_angle(q: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3, tol: float):
+    """The face's angle at the corner q sits on, or 1 where q is on no corner."""
+    w = 1.0
+    if wp.length_sq(q - a) <= tol * tol:
+        w = wp.acos(wp.clamp(wp.dot(wp.normalize(b - a), wp.normalize(c - a)), -1.0, 1.0))
+    elif wp.length_sq(q - b) <= tol * tol:
+        w = wp.acos(wp.clamp(wp.dot(wp.normalize(a - b), wp.normalize(c - b)), -1.0, 1.0))
+    elif wp.length_sq(q - c) <= tol * tol:
+        w = wp.acos(wp.clamp(wp.dot(wp.normalize(a - c), wp.normalize(b - c)), -1.0, 1.0))
+    return w
+
+
+@wp.func
+def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
+    """Side of the angle-weighted pseudo-normal at the closest point q: the normals of every
+    face whose closest point to p is within epsilon * (mean edge length) of q, each weighted
+    by its angle at q where q is a corner."""
+    a, b, c = tri_points(d, face)
+    w = closest_bary(p, a, b, c)
+    q = a * w[0] + b * w[1] + c * w[2]
+    tol = epsilon * avg_edge(d)
+    n = wp.vec3(0.0)
+    qry = query(d, SPHERE, q, wp.vec3(0.0), tol, -1)
+    f = 0
+    searching = True
+    while searching:
+        found, qry, f = query_next(qry, f, wp.inf)
+        if found:
+            fa, fb, fc = tri_points(d, f)
+            if not degenerate(fa, fb, fc):
+                fw = closest_bary(p, fa, fb, fc)
+                fq = fa * fw[0] + fb * fw[1] + fc * fw[2]
+                if wp.length_sq(fq - q) <= tol * tol:
+                    n = n + corner_angle(q, fa, fb, fc, tol) * face_normal(fa, fb, fc)
+        else:
+            searching = False
+    if wp.length_sq(n) == 0.0:
+        n = wp.cross(b - a, c - a)
+    s = 1.0
+    if wp.dot(p - q, n) < 0.0:
+        s = -1.0
+    return s
+
+
+# The searches return faces and signs: no gradient flows through them (the differentiable
+# values are recomputed from the face found). Empty custom adjoints keep reverse mode from
+# replaying their loops with recorded state and walking them backwards.
+@wp.func_grad(closest_face)
+def _closest_face_grad(d: wp.uint64, p: wp.vec3, max_dist: float, adj_ret: int):
+    pass
+
+
+@wp.func_grad(furthest_face)
+def _furthest_face_grad(d: wp.uint64, p: wp.vec3, min_dist: float, adj_ret: int):
+    pass
+
+
+@wp.func_grad(ray_face)
+def _ray_face_grad(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int, any_hit: bool,
+                   adj_ret: int):
+    pass
+
+
+@wp.func_grad(count_hits)
+def _count_hits_grad(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int, adj_ret: int):
+    pass
+
+
+@wp.func_grad(sign_rays)
+def _sign_rays_grad(d: wp.uint64, p: wp.vec3, adj_ret: float):
+    pass
+
+
+@wp.func_grad(sign_parity)
+def _sign_parity_grad(d: wp.uint64, p: wp.vec3, n_sample: int, scale: float, adj_ret: float):
+    pass
+
+
+@wp.func_grad(winding_number)
+def _winding_number_grad(d: wp.uint64, p: wp.vec3, accuracy: float, adj_ret: float):
+    pass
+
+
+@wp.func_grad(sign_normal)
+def _sign_normal_grad(d: wp.uint64, p: wp.vec3, face: int, epsilon: float, adj_ret: float):
+    pass
+
+
+# Queries --------------------------------------------------------------------------------------
+@wp.func
+def query_point(d: wp.uint64, p: wp.vec3, max_dist: float):
+    """The closest point, without a sign (each sign method is its own func below, so a
+    kernel compiles only the method it calls)."""
+    r = MeshQueryPoint()
+    face = -1
+    if require(d):
+        face = closest_face(d, p, max_dist)
+    r.face = face
+    if face >= 0:
+        a, b, c = tri_points(d, face)
+        w = closest_bary(p, a, b, c)
+        r.result = True
+        r.u = w[0]
+        r.v = w[1]
+    return r
+
+
+@wp.func
+def query_point_rays(d: wp.uint64, p: wp.vec3, max_dist: float):
+    r = query_point(d, p, max_dist)
+    if r.result:
+        r.sign = sign_rays(d, p)
+    return r
+
+
+@wp.func
+def query_point_normal(d: wp.uint64, p: wp.vec3, max_dist: float, epsilon: float):
+    r = query_point(d, p, max_dist)
+    if r.result:
+        r.sign = sign_normal(d, p, r.face, epsilon)
+    return r
+
+
+@wp.func
+def query_point_winding(d: wp.uint64, p: wp.vec3, max_dist: float, accuracy: float, threshold: float):
+    """Without winding-number data (support_winding_number=False), Warp's fallback: the
+    three-ray vote of mesh_query_point."""
+    r = query_point(d, p, max_dist)
+    if r.result:
+        if word(d, PTR_WINDING) != wp.int64(0):
+            r.sign = 1.0
+            if winding_number(d, p, accuracy) > threshold:
+                r.sign = -1.0
+        else:
+            r.sign = sign_rays(d, p)
+    return r
+
+
+@wp.func
+def query_point_parity(d: wp.uint64, p: wp.vec3, max_dist: float, n_sample: int, scale: float):
+    r = query_point(d, p, max_dist)
+    if r.result:
+        r.sign = sign_parity(d, p, n_sample, scale)
+    return r
+
+
+@wp.func
+def query_furthest(d: wp.uint64, p: wp.vec3, min_dist: float):
+    r = MeshQueryPoint()
+    face = -1
+    if require(d):
+        face = furthest_face(d, p, min_dist)
+    r.face = face
+    if face >= 0:
+        a, b, c = tri_points(d, face)
+        da = wp.length_sq(p - a)
+        db = wp.length_sq(p - b)
+        dc = wp.length_sq(p - c)
+        r.result = True
+        if da >= db and da >= dc:
+            r.u = 1.0
+        elif db >= dc:
+            r.v = 1.0
+    return r
+
+
+@wp.func
+def query_ray(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int):
+    r = MeshQueryRay()
+    face = -1
+    if require(d):
+        face = ray_face(d, start, dir, max_t, root, False)
+    r.face = face
+    if face >= 0:
+        a, b, c = tri_points(d, face)
+        hit, t, u, v = ray_triangle(start, dir, a, b, c)
+        n = face_normal(a, b, c)
+        r.result = True
+        r.t = t
+        r.u = u
+        r.v = v
+        r.normal = n
+        r.sign = 1.0
+        if wp.dot(dir, n) > 0.0:
+            r.sign = -1.0
+    return r
+
+
+@wp.func
+def ray_anyhit(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int):
+    hit = False
+    if require(d):
+        hit = ray_face(d, start, dir, max_t, root, True) >= 0
+    return hit
+
+
+@wp.func
+def count_hits_checked(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
+    n = 0
+    if require(d):
+        n = count_hits(d, start, dir, root)
+    return n
+
+
+@wp.func
+def mesh_query(d: wp.uint64, kind: int, a: wp.vec3, b: wp.vec3, radius: float):
+    q = MeshQuery()
+    q.bvh = query(d, kind, a, b, radius, -1)
+    return q
+
+
+@wp.func
+def mesh_query_next(q: MeshQuery, index: int):
+    """Advance a mesh AABB query (faces whose boxes overlap) or sphere query (faces within
+    the radius)."""
+    d = q.bvh.id
+    out = index
+    found = False
+    searching = True
+    b = q.bvh
+    while searching:
+        f = 0
+        ok, b, f = query_next(b, f, wp.inf)
+        if not ok:
+            searching = False
+        elif b.kind != SPHERE:
+            found = True
+            out = f
+            searching = False
+        else:
+            ta, tb, tc = tri_points(d, f)
+            w = closest_bary(b.a, ta, tb, tc)
+            if wp.length_sq(b.a - (ta * w[0] + tb * w[1] + tc * w[2])) <= b.radius * b.radius:
+                found = True
+                out = f
+                searching = False
+    q.bvh = b
+    return found, q, out
+
+
+# Evaluation -----------------------------------------------------------------------------------
+@wp.func
+def eval_position(d: wp.uint64, face: int, u: float, v: float):
+    r = wp.vec3(0.0)
+    if require(d):
+        a, b, c = checked_tri_points(d, face)
+        r = a * u + b * v + c * (1.0 - u - v)
+    return r
+
+
+@wp.func
+def eval_velocity(d: wp.uint64, face: int, u: float, v: float):
+    r = wp.vec3(0.0)
+    if require(d):
+        idx = indices_of(d)
+        r = velocity(d, idx[3 * face]) * u + velocity(d, idx[3 * face + 1]) * v
+        r = r + velocity(d, idx[3 * face + 2]) * (1.0 - u - v)
+    return r
+
+
+@wp.func
+def eval_face_normal(d: wp.uint64, face: int):
+    r = wp.vec3(0.0)
+    if require(d):
+        a, b, c = checked_tri_points(d, face)
+        r = face_normal(a, b, c)
+    return r
+
+
+@wp.func
+def get_point(d: wp.uint64, index: int):
+    r = wp.vec3(0.0)
+    if require(d):
+        r = point(d, indices_of(d)[index])
+    return r
+
+
+@wp.func
+def get_velocity(d: wp.uint64, index: int):
+    r = wp.vec3(0.0)
+    if require(d):
+        r = velocity(d, indices_of(d)[index])
+    return r
+
+
+@wp.func
+def get_index(d: wp.uint64, index: int):
+    r = -1
+    if require(d):
+        r = indices_of(d)[index]
+    return r
+
+
+@wp.func
+def mesh_info(d: wp.uint64):
+    m = MeshInfo()
+    if require(d):
+        m.points = points_of(d)
+        m.velocities = velocities_of(d)
+        m.indices = indices_of(d)
+    return m

@@ -1,0 +1,193 @@
+"""Mesh: a triangle mesh with a BVH over its triangles, that kernels query by id.
+
+`id` is the address of a descriptor whose first bvh.WORDS words are a BVH descriptor (over
+the triangles' boxes, so `mesh_get_bvh(id)` is `id` itself and the bvh_query_* builtins
+work on it), followed by the mesh's own words: its points, velocities and indices, their
+counts, the per-node winding-number data (mesh_kernels.py; 0 without
+support_winding_number), and the mean edge length (the scale of
+`mesh_query_point_sign_normal`'s epsilon).
+builtins/mesh_funcs.py reads it. As for Bvh, the descriptor outlives the Mesh: a deleted
+mesh leaves an empty one behind (no triangles), so a kernel given a stale id finds nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime import capture
+from ..types import float32, int32, vec3f
+from . import bvh_build
+from .bvh import WORDS as BVH_WORDS
+from .bvh import check_groups, group_root_table, publish, resolve_constructor
+
+PTR_POINTS, PTR_VELOCITIES, PTR_INDICES = BVH_WORDS, BVH_WORDS + 1, BVH_WORDS + 2
+NUM_POINTS, NUM_TRIS, PTR_WINDING, AVG_EDGE = BVH_WORDS + 3, BVH_WORDS + 4, BVH_WORDS + 5, BVH_WORDS + 6
+MESH_WORDS = BVH_WORDS + 7
+
+_DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
+
+
+class Mesh:
+    """A triangle mesh: `points` (wp.vec3), `indices` (int32, three per triangle),
+    optional `velocities` (wp.vec3, one per point). Call `refit()` after moving points."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        self.id = None
+        self._desc = None
+        return self
+
+    def __init__(self, points, indices, velocities=None, support_winding_number=False, bvh_constructor=None,
+                 bvh_leaf_size=None, groups=None):
+        if points is None or indices is None:
+            raise RuntimeError("Mesh needs points and indices arrays")
+        if points.device != indices.device:
+            raise RuntimeError("Mesh points and indices must live on the same device")
+        if points.dtype is not vec3f or points.ndim != 1 or not points.is_contiguous:
+            raise RuntimeError("Mesh points should be a contiguous array of type wp.vec3")
+        if velocities is not None and (velocities.dtype is not vec3f or not velocities.is_contiguous
+                                       or velocities.ndim != 1):
+            raise RuntimeError("Mesh velocities should be a contiguous array of type wp.vec3")
+        if velocities is not None and velocities.shape[0] != points.shape[0]:
+            raise RuntimeError("Mesh velocities must have one entry per point")
+        if indices.dtype is not int32 or not indices.is_contiguous:
+            raise RuntimeError("Mesh indices should be a contiguous array of type wp.int32")
+        if indices.ndim != 1:
+            raise RuntimeError("Mesh indices should be a flattened 1d array of indices")
+        if indices.shape[0] % 3 != 0:
+            raise RuntimeError(f"Mesh indices must hold three indices per triangle; got {indices.shape[0]}, "
+                               "not a multiple of 3")
+        num_tris = indices.shape[0] // 3
+        if groups is not None:
+            if groups.dtype is not int32 or groups.ndim != 1 or not groups.is_contiguous:
+                raise RuntimeError("groups should be a contiguous array of type wp.int32")
+            if groups.device != points.device:
+                raise RuntimeError("groups must live on the same device as points")
+            if groups.shape[0] != num_tris:
+                raise RuntimeError("groups must have the same length as indices / 3")
+            check_groups(groups)
+        constructor = resolve_constructor(bvh_constructor, groups, support_winding_number)
+        if bvh_leaf_size is None:
+            bvh_leaf_size = 4
+        elif bvh_leaf_size < 1:
+            raise ValueError(f"bvh_leaf_size must be greater than or equal to 1, current value: {bvh_leaf_size}")
+        idx = indices.numpy()
+        if num_tris == 0:
+            raise RuntimeError("Mesh needs at least one triangle (indices is empty)")
+        if points.shape[0] == 0:
+            raise RuntimeError("Mesh needs at least one point (points is empty)")
+        bad = (idx < 0) | (idx >= points.shape[0])
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise RuntimeError(f"Mesh indices out of range: indices[{k}] = {int(idx[k])}, but there are "
+                               f"{points.shape[0]} points")
+        self.device = points.device
+        self._points, self._velocities, self.indices, self.groups = points, velocities, indices, groups
+        self.support_winding_number = bool(support_winding_number)
+        self._constructor = constructor
+        self._leaf_size = int(bvh_leaf_size)
+        self._tris = idx.reshape(-1, 3).astype(np.int64)
+        self._desc = np.zeros(MESH_WORDS, np.int64)
+        _DESCRIPTORS.append(self._desc)
+        self.id = int(self._desc.ctypes.data)
+        self._build()
+
+    # Building ------------------------------------------------------------------------------
+    def _tri_boxes(self):
+        p = self._points.numpy().reshape(-1, 3)
+        a, b, c = p[self._tris[:, 0]], p[self._tris[:, 1]], p[self._tris[:, 2]]
+        return (a, b, c), np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+
+    def _build(self):
+        tri, lo, hi = self._tri_boxes()
+        g = None if self.groups is None else self.groups.numpy().astype(np.int64)
+        self._tree = bvh_build.build(lo, hi, self._leaf_size, g, self._constructor == 0)
+        self._lowers, self._uppers = lo, hi
+        self._group_roots = group_root_table(self._tree, g)
+        self._publish(tri)
+
+    def _publish(self, tri):
+        table = self._group_roots
+        publish(self._desc, self._tree, self._lowers.ctypes.data, self._uppers.ctypes.data, self._lowers.shape[0],
+                0 if table is None else table.ctypes.data, 0 if table is None else table.size)
+        d = self._desc
+        d[PTR_POINTS] = self._points.ptr
+        d[PTR_VELOCITIES] = 0 if self._velocities is None else self._velocities.ptr
+        d[PTR_INDICES] = self.indices.ptr
+        d[NUM_POINTS] = self._points.shape[0]
+        d[NUM_TRIS] = self._tris.shape[0]
+        d[PTR_WINDING] = 0
+        if self.support_winding_number:
+            self._winding = self._winding_data()
+            d[PTR_WINDING] = self._winding.ptr
+        a, b, c = tri
+        edges = sum(np.sqrt(np.einsum("ij,ij->i", e, e)).sum(dtype=np.float64) for e in (b - a, c - b, a - c))
+        d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = edges / (3 * len(a))
+
+    def _winding_data(self):
+        from ..runtime.array import empty
+        from ..runtime.launch import launch
+        from . import mesh_kernels
+        boxes, children, perm = self._tree.native
+        out = empty((children.shape[0], 8), dtype=float32)
+        launch(mesh_kernels.winding_data, 1, inputs=[self._points, self.indices, perm, children, out])
+        return out
+
+    def refit(self):
+        """Recompute the BVH bounds from the current points (after moving them in place)."""
+        if self._desc is None:
+            raise RuntimeError("Failed to refit mesh: this Mesh was not initialised or was destroyed")
+        work = self._refit_now
+        if not capture.record(work):
+            work()
+
+    def _refit_now(self):
+        tri, lo, hi = self._tri_boxes()
+        self._lowers[:] = lo
+        self._uppers[:] = hi
+        bvh_build.refit(self._tree, lo, hi)
+        self._publish(tri)
+
+    # Properties ----------------------------------------------------------------------------
+    @property
+    def points(self):
+        """The mesh's points (wp.vec3); assigning a new array of the same shape refits."""
+        return self._points
+
+    @points.setter
+    def points(self, points_new):
+        self._check_same(points_new, self._points, "points")
+        self._points = points_new
+        if self._desc is not None:
+            self._refit_now()
+
+    @property
+    def velocities(self):
+        """The mesh's velocities (wp.vec3, or None)."""
+        return self._velocities
+
+    @velocities.setter
+    def velocities(self, velocities_new):
+        if self._velocities is not None:
+            self._check_same(velocities_new, self._velocities, "velocities")
+        elif velocities_new.dtype is not vec3f or velocities_new.shape != self._points.shape:
+            raise RuntimeError("Mesh velocities should be an array of wp.vec3 with one entry per point")
+        self._velocities = velocities_new
+        if self._desc is not None:
+            self._desc[PTR_VELOCITIES] = velocities_new.ptr
+
+    @staticmethod
+    def _check_same(new, old, what):
+        if new.device != old.device:
+            raise RuntimeError(f"The new {what} and the original {what} must live on the same device, the new "
+                               f"{what} are on {new.device} while the old ones are on {old.device}.")
+        if new.ndim != 1 or new.shape[0] != old.shape[0] or new.dtype is not vec3f or not new.is_contiguous:
+            raise RuntimeError(f"The new {what} and the original {what} must have the same shape, the new "
+                               f"{what}' shape is {new.shape}, while the old {what}' shape is {old.shape}.")
+
+    def __del__(self):
+        desc = getattr(self, "_desc", None)
+        if desc is None:
+            return
+        desc[:] = 0  # a stale id now names a mesh without triangles
+        self._desc = None

@@ -1,0 +1,71 @@
+"""Per-node data for fast winding numbers (Mesh(support_winding_number=True)).
+
+For every BVH node, `winding_data` stores (N, c, r, A) as 8 float32: N the sum of its
+triangles' area vectors (half the cross products of their edges), c their area-weighted
+centroid, r the radius around c that holds all their corners, A their total area. Seen from
+a point p farther than accuracy * r from c, the node's triangles subtend about the solid
+angle of one dipole, dot(N, c - p) / |c - p|^3 (builtins/mesh_funcs.winding_number). Nodes
+are walked backwards (children are numbered after their parents), so one single-threaded
+kernel fills the table at build and refit.
+
+Imported on first use: kernel-language code needs the frontend.
+"""
+
+from __future__ import annotations
+
+import weft as wp
+
+
+@wp.kernel(enable_backward=False)
+def winding_data(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), perm: wp.array(dtype=int),
+                 children: wp.array2d(dtype=int), out: wp.array2d(dtype=float)):
+    n = children.shape[0]
+    for k in range(n):
+        node = n - 1 - k
+        a = children[node, 0]
+        b = children[node, 1]
+        big_n = wp.vec3(0.0)
+        c = wp.vec3(0.0)
+        area = 0.0
+        r = 0.0
+        if a < 0:
+            for i in range(-a - 1, b):
+                t = perm[i]
+                x = points[indices[3 * t]]
+                y = points[indices[3 * t + 1]]
+                z = points[indices[3 * t + 2]]
+                an = 0.5 * wp.cross(y - x, z - x)
+                ar = wp.length(an)
+                big_n = big_n + an
+                c = c + ar * (x + y + z) / 3.0
+                area = area + ar
+            if area > 0.0:
+                c = c / area
+            else:
+                t = perm[-a - 1]
+                c = points[indices[3 * t]]
+            for i in range(-a - 1, b):
+                t = perm[i]
+                for j in range(3):
+                    r = wp.max(r, wp.length(points[indices[3 * t + j]] - c))
+        else:
+            nl = wp.vec3(out[a, 0], out[a, 1], out[a, 2])
+            nr = wp.vec3(out[b, 0], out[b, 1], out[b, 2])
+            cl = wp.vec3(out[a, 3], out[a, 4], out[a, 5])
+            cr = wp.vec3(out[b, 3], out[b, 4], out[b, 5])
+            al = out[a, 7]
+            ar = out[b, 7]
+            big_n = nl + nr
+            area = al + ar
+            c = 0.5 * (cl + cr)
+            if area > 0.0:
+                c = (al * cl + ar * cr) / area
+            r = wp.max(wp.length(cl - c) + out[a, 6], wp.length(cr - c) + out[b, 6])
+        out[node, 0] = big_n[0]
+        out[node, 1] = big_n[1]
+        out[node, 2] = big_n[2]
+        out[node, 3] = c[0]
+        out[node, 4] = c[1]
+        out[node, 5] = c[2]
+        out[node, 6] = r
+        out[node, 7] = area
