@@ -18,6 +18,7 @@ from .builtins.arith import STATIC as static  # noqa: E402
 from .builtins.bvh import BvhQuery  # noqa: E402
 from .builtins.hash_grid import HashGridQuery  # noqa: E402
 from .builtins.mesh import MeshQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa: E402
+from .builtins.tiles.queries import BvhQueryTiled, MeshQueryTiled  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
 from .geometry import Bvh, BvhConstructor, HashGrid, Mesh, is_cubql_available  # noqa: E402

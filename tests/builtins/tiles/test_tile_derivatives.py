@@ -225,6 +225,10 @@ EXCLUDED = {
     "tile_argmin": "integer result", "tile_argmax": "integer result",
     "block_dim": "an integer constant",
     "tile_randf": "its input is the integer random state", "tile_randi": "integer result",
+    **{n: "a query object or integer results (geometry as a constant, as in Warp)" for n in (
+        "tile_bvh_query_aabb", "tile_bvh_query_ray", "tile_mesh_query_aabb", "tile_bvh_query_next",
+        "tile_mesh_query_aabb_next", "tile_query_valid", "bvh_query_aabb_tiled", "bvh_query_ray_tiled",
+        "mesh_query_aabb_tiled", "bvh_query_next_tiled", "mesh_query_aabb_next_tiled")},
     **{n: "a stack of values: a gradient reaching a popped value is refused (tests/builtins/tiles/test_stack.py)"
        for n in ("tile_stack", "tile_stack_push", "tile_stack_pop", "tile_stack_clear", "tile_stack_count")},
     **{n: "not differentiable, as in Warp: the adjoint compile raises NotDifferentiableError "

@@ -9,6 +9,7 @@ from . import (  # noqa: F401 - registers the builtins
     indexed,
     linalg,
     memory,
+    queries,
     random_tiles,
     reduce,
     scan,
