@@ -75,3 +75,12 @@ def test_nvdb_example_samples_the_sphere_sdf_and_keeps_particles_out(capsys):
     assert "analytic sphere" in capsys.readouterr().out
     assert r["sdf_error"] < 5e-3 and r["normal_error"] < 5e-2
     assert r["min_distance"] > 0.1 and r["mean_height"][1] < r["mean_height"][0]
+
+
+def test_mesh_closest_point_example_matches_brute_force_warp_and_the_closed_form_gradient(capsys):
+    from weft.examples import mesh_closest_point
+
+    r = mesh_closest_point.main(["--queries", "500"])
+    assert "brute force" in capsys.readouterr().out
+    assert r["brute_error"] < 1e-5 and r["gradient_error"] < 1e-5
+    assert r["warp_error"] is None or r["warp_error"] < 1e-5  # (None: warp-lang is not installed)
