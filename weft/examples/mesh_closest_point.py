@@ -117,8 +117,8 @@ print(json.dumps(dist.numpy().tolist()))
 
 def warp_distances(points, indices, queries):
     """Warp's answer for the same kernel, or None when warp-lang is not installed."""
-    payload = json.dumps({"kernel": inspect.getsource(closest.__wrapped__), "points": points.tolist(), "indices": indices.tolist(),
-                          "queries": queries.tolist()})
+    payload = json.dumps({"kernel": inspect.getsource(closest.__wrapped__), "points": points.tolist(),
+                          "indices": indices.tolist(), "queries": queries.tolist()})
     try:
         out = subprocess.run([sys.executable, "-c", WARP_SCRIPT], input=payload, capture_output=True, text=True,
                              timeout=600, check=True)
