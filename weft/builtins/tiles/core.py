@@ -154,14 +154,32 @@ def zeros(b: Builder, t: TileType) -> Value:
 
 
 def add(b: Builder, x: Value, y: Value) -> Value:
-    """x + y, element by element (two tiles of one type)."""
+    """x + y, element by element (two tiles of one type; adjoints, so float leaves add and
+    other leaves keep x's value)."""
     def body(coords, elems, states):
-        p, q = elems
-        if isinstance(p.type, Scalar):
-            return [b.add(p, q)], [], []
-        return [b.construct(p.type, [b.add(u, v) for u, v in zip(b.components(p), b.components(q))])], [], []
+        return [_add_values(b, *elems)], [], []
     (z,) = map_tiles(b, x.type.shape, [x, y], body)
     return z
+
+
+def _add_values(b: Builder, p: Value, q: Value) -> Value:
+    t = p.type
+    if isinstance(t, Scalar):
+        return b.add(p, q) if not t.is_bool else p
+    if isinstance(t, ArrayType):
+        return p
+    from ...ir.ops import component_type
+    return b.construct(t, [_add_values(b, b.extract(p, k), b.extract(q, k)) if _has_float(component_type(t, k))
+                           else b.extract(p, k) for k in range(t.num_components)])
+
+
+def _has_float(t) -> bool:
+    if isinstance(t, Scalar):
+        return t.is_float
+    if isinstance(t, ArrayType) or not hasattr(t, "num_components"):
+        return False
+    from ...ir.ops import component_type
+    return any(_has_float(component_type(t, k)) for k in range(t.num_components))
 
 
 # Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape) alias their
