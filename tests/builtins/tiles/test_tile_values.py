@@ -185,3 +185,45 @@ def test_cooperative_cpu_blocks_run_lane_independent_kernels_and_refuse_the_othe
     np.testing.assert_array_equal(out.numpy()[:4], np.arange(4) + 1)
     with pytest.raises(NotImplementedError, match="depends on the block's threads"):
         wp.launch_tiled(thread_values, dim=[5], inputs=[wp.zeros(5, dtype=int)], block_dim=32)
+
+
+@wp.struct
+class Particle:
+    mass: float
+    vel: wp.vec3
+    tag: wp.int8  # no arithmetic: keeps the left operand's value, gets no gradient
+
+
+@wp.func
+def energy(p: Particle):
+    return 0.5 * p.mass * wp.dot(p.vel, p.vel)
+
+
+@wp.kernel
+def struct_tiles(parts: wp.array[Particle], out: wp.array[Particle], total: wp.array[float]):
+    t = wp.tile_load(parts, shape=(3,))
+    doubled = t + t  # field by field
+    wp.tile_store(out, doubled)
+    wp.tile_atomic_add(total, wp.tile_sum(wp.tile_map(energy, doubled)))
+
+
+def test_struct_tiles_add_field_by_field_with_gradients():
+    rng = np.random.default_rng(5)
+    parts_np = np.zeros(3, dtype=wp.zeros(1, dtype=Particle).numpy().dtype)  # (the struct's C layout)
+    parts_np["mass"] = rng.uniform(1, 2, 3)
+    parts_np["vel"] = rng.normal(size=(3, 3))
+    parts_np["tag"] = [1, 2, 3]
+    parts = wp.array(parts_np, dtype=Particle, requires_grad=True)
+    out = wp.zeros(3, dtype=Particle)
+    total = wp.zeros(1, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(struct_tiles, dim=[1], inputs=[parts, out, total], block_dim=4)
+    got = out.numpy()
+    np.testing.assert_allclose(got["mass"], 2 * parts_np["mass"], rtol=1e-6)
+    np.testing.assert_allclose(got["vel"], 2 * parts_np["vel"], rtol=1e-6)
+    np.testing.assert_array_equal(got["tag"], parts_np["tag"])
+    tape.backward(loss=total)
+    g = parts.grad.numpy()
+    # E = sum 0.5 (2m) |2v|^2 = 4 m |v|^2: dE/dm = 4 |v|^2, dE/dv = 8 m v
+    np.testing.assert_allclose(g["mass"], 4 * (parts_np["vel"] ** 2).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(g["vel"], 8 * parts_np["mass"][:, None] * parts_np["vel"], rtol=1e-5)
