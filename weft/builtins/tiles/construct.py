@@ -163,9 +163,14 @@ def _at_dtype(ctx, x, name, t):
         if not lo <= x <= hi:
             ctx.error(f"tile_arange() {name}={x} is out of range for {t!r}", kind=ValueError)
         return x
-    if isinstance(x, int) and x.bit_length() > 1024:
-        ctx.error(f"tile_arange() {name}={x} is too wide to use as a bound", kind=ValueError)
-    rounded = float(np.dtype(t.np_dtype).type(float(x))) if hasattr(t, "np_dtype") else float(x)
+    if isinstance(x, int) and (x.bit_length() > 64 or x < -(1 << 63)):
+        ctx.error(f"tile_arange() {name}={x} is too wide to use as an integer bound; write it as a float "
+                  f"({float(x)!r})", kind=ValueError)
+    if isinstance(x, int):  # rounded once, from the integer (through float64 it could round twice)
+        whole = np.array(x, dtype=np.int64 if x < (1 << 63) else np.uint64)
+        rounded = float(whole.astype(t.np_dtype))
+    else:
+        rounded = float(np.dtype(t.np_dtype).type(float(x)))
     if math.isfinite(float(x)) and not math.isfinite(rounded):
         ctx.error(f"tile_arange() {name}={x!r} is out of range for {t!r}", kind=ValueError)
     return rounded
