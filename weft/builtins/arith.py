@@ -69,6 +69,9 @@ def binary(ctx, op: str, a, b) -> Value:
     ta, tb = a.type, b.type
     if isinstance(ta, StructType) and ta is tb and op in ("add", "sub"):
         return _struct_binary(ctx, op, a, b)
+    if isinstance(ta, StructType) and op in ("bitand", "bitor", "bitxor"):
+        ctx.error(f"bitwise inplace and binary operators ('{_SYMBOLS[op]}') are not supported on Warp struct "
+                  f"values ({ta!r})", kind=TypeError)
     if isinstance(ta, Scalar) and isinstance(tb, Scalar):
         return scalar_binary(ctx, op, a, b)
     if op == "matmul" or (op == "mul" and isinstance(ta, Matrix) and isinstance(tb, (Matrix, Vector))) \

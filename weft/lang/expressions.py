@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from ..builtins import arith, array_ops
-from ..ir.core import Value
+from ..ir.core import Value, constant_value
 from ..types import (
     ArrayType,
     CompositeValue,
@@ -244,6 +244,8 @@ class ExpressionsMixin:
         bounds = []
         for n in (node.lower, node.upper, node.step):
             v = None if n is None else self.expr(n)
+            if isinstance(v, Value) and constant_value(v) is not None:  # a local holding a constant
+                v = constant_value(v)
             if isinstance(v, Value) or not (v is None or isinstance(v, (int, np.integer))) or isinstance(v, bool):
                 self.error("slice bounds of vectors and matrices must be compile-time integer constants "
                            "(the result's size is part of its type)", n)

@@ -11,7 +11,7 @@ without it, an out-of-range element is the usual IndexError after the launch.
 from __future__ import annotations
 
 from ...ir.core import Block, Value
-from ...types import ArrayType, TileType, bool_, int32, int64
+from ...types import ArrayType, Scalar, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
 from .args import no_more, offsets_arg, option, shape_arg, tile_arg
@@ -178,6 +178,10 @@ def tile_atomic_add(ctx, args, kwargs):
     no_more(ctx, "tile_atomic_add", kwargs)
     offsets = _layout(ctx, "tile_atomic_add", a, t.type.shape, offset)
     dtype = a.type.dtype
+    scalar = getattr(dtype, "dtype", dtype)  # (a struct's fields are added where they can be)
+    if isinstance(scalar, Scalar) and (scalar.is_bool or (scalar.is_int and scalar.bits < 32)):
+        ctx.error(f"tile_atomic_add only supports float16/32/64 and 32- or 64-bit integer elements (vectors, "
+                  f"matrices and structs of them), got {dtype!r}", kind=None)
     value = _converter(ctx, t.type.dtype, dtype, "tile_atomic_add")
 
     def body(coords, elems, states):
