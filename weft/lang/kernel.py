@@ -154,6 +154,14 @@ class CompiledKernel:
         return tuple(dims)
 
 
+def _warn_unhonored_options(name: str, fn):
+    """Warp's CUDA-only requests in a kernel compiled for the CPU, said once per compile."""
+    if any(op.name == "call" and op.attrs.get("precision") == "tf32" for op in walk(fn.body)):
+        import warnings
+        warnings.warn(f"kernel '{name}': tile_matmul cannot honor precision='tf32' on the CPU; it computes in "
+                      "the tiles' float32", UserWarning, stacklevel=3)
+
+
 #: Iterations assumed for a loop whose trip count is only known at run time.
 DYNAMIC_TRIPS = 256
 
@@ -477,6 +485,7 @@ class Kernel:
 
         start = time.perf_counter()
         fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
+        _warn_unhonored_options(self.name, fn)
         options = (config.bounds_checks, self.fast_math, self.mode)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)

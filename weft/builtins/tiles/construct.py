@@ -118,7 +118,11 @@ def tile_arange(ctx, args, kwargs):
                                                                             ("step", 1)))
     if step == 0:
         ctx.error("tile_arange: step cannot be zero", kind=ValueError)
-    span = (stop - start) / step if not t.is_int else None
+    # a float range is counted at its dtype's precision, as stop / step - start / step (which
+    # does not overflow for a range spanning the whole type)
+    ft = np.dtype(t.np_dtype).type if not t.is_int else None
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = float(ft(stop) / ft(step) - ft(start) / ft(step)) if not t.is_int else None
     if span is not None and not math.isfinite(span):
         ctx.error("tile_arange(): the range spans more elements than can be counted", kind=ValueError)
     n = -((start - stop) // step) if t.is_int else max(int(math.ceil(span)), 0)

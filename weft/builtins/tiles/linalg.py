@@ -107,6 +107,13 @@ MATMUL_ACC = primitive("tile_matmul_acc", _matmul_acc_rule, _lower_matmul_acc, _
                        doc="c + a @ b for 2D tiles (the accumulating tile_matmul)", work=_product_work)
 
 
+def _precision(product: Value, precision: str) -> Value:
+    """Note a requested precision on the op (the CPU cannot honor tf32: lang/kernel.py warns)."""
+    if precision != "default":
+        product.owner.attrs["precision"] = precision
+    return product
+
+
 def _scaled(ctx, t: Value, factor):
     if factor is None or (not isinstance(factor, Value) and float(factor) == 1.0):
         return t
@@ -147,8 +154,8 @@ def tile_matmul(ctx, args, kwargs):
     except TypeError as e:
         ctx.error(str(e), kind=TypeError)
     if out is not None and _is_one(alpha) and _is_one(beta) and isinstance(out, Value) and out.type == rt:
-        return [ctx.b.call(MATMUL_ACC, [a, c, out])], None  # out += a @ b, one op
-    product = _scaled(ctx, ctx.b.call(MATMUL, [a, c]), alpha)
+        return [_precision(ctx.b.call(MATMUL_ACC, [a, c, out]), precision)], None  # out += a @ b, one op
+    product = _scaled(ctx, _precision(ctx.b.call(MATMUL, [a, c]), precision), alpha)
     if out is None:
         return [None], product  # (nothing to update: the returning form)
     tile_arg(ctx, out, "tile_matmul's out")
