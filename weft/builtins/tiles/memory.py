@@ -129,18 +129,24 @@ def tile_load(ctx, args, kwargs):
     return t
 
 
-@builtin("tile_store")
-def tile_store(ctx, args, kwargs):
-    """tile_store(a, t, offset=None, bounds_check=True, aligned=False)"""
+def _write_args(ctx, name, args, kwargs):
+    """(array, tile, offsets, bounds_check) of tile_store / tile_atomic_add(a, t, offset=None,
+    bounds_check=True, aligned=False)."""
     kwargs = dict(kwargs)
     a, t, offset, checked = [*args, None, None, None][:4] if len(args) < 4 else args[:4]
-    a = _array(ctx, a, "tile_store")
-    t = tile_arg(ctx, option(kwargs, "t", t), "tile_store's tile")
+    a = _array(ctx, a, name)
+    t = tile_arg(ctx, option(kwargs, "t", t), f"{name}'s tile")
     offset = option(kwargs, "offset", offset)
     checked = option(kwargs, "bounds_check", True if checked is None else checked)
     option(kwargs, "aligned", None)
-    no_more(ctx, "tile_store", kwargs)
-    offsets = _layout(ctx, "tile_store", a, t.type.shape, offset)
+    no_more(ctx, name, kwargs)
+    return a, t, _layout(ctx, name, a, t.type.shape, offset), checked
+
+
+@builtin("tile_store")
+def tile_store(ctx, args, kwargs):
+    """tile_store(a, t, offset=None, bounds_check=True, aligned=False)"""
+    a, t, offsets, checked = _write_args(ctx, "tile_store", args, kwargs)
     value = _converter(ctx, t.type.dtype, a.type.dtype, "tile_store")
 
     def body(coords, elems, states, guard=True, attrs=None):
@@ -169,14 +175,7 @@ def tile_store(ctx, args, kwargs):
 @builtin("tile_atomic_add")
 def tile_atomic_add(ctx, args, kwargs):
     """tile_atomic_add(a, t, offset=None, bounds_check=True): adds t into a; returns the old values."""
-    kwargs = dict(kwargs)
-    a, t, offset, checked = [*args, None, None, None][:4] if len(args) < 4 else args[:4]
-    a = _array(ctx, a, "tile_atomic_add")
-    t = tile_arg(ctx, option(kwargs, "t", t), "tile_atomic_add's tile")
-    offset = option(kwargs, "offset", offset)
-    checked = option(kwargs, "bounds_check", True if checked is None else checked)
-    no_more(ctx, "tile_atomic_add", kwargs)
-    offsets = _layout(ctx, "tile_atomic_add", a, t.type.shape, offset)
+    a, t, offsets, checked = _write_args(ctx, "tile_atomic_add", args, kwargs)
     dtype = a.type.dtype
     scalar = getattr(dtype, "dtype", dtype)  # (a struct's fields are added where they can be)
     if isinstance(scalar, Scalar) and (scalar.is_bool or (scalar.is_int and scalar.bits < 32)):
