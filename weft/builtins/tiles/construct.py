@@ -126,6 +126,8 @@ def tile_arange(ctx, args, kwargs):
     if span is not None and not math.isfinite(span):
         ctx.error("tile_arange(): the range spans more elements than can be counted", kind=ValueError)
     n = -((start - stop) // step) if t.is_int else max(int(math.ceil(span)), 0)
+    if not t.is_int and n == 0 and (stop - start) / step > 0:
+        n = 1  # a range shorter than its step (even one the dtype's division rounds to 0) holds its start
     if n <= 0:
         ctx.error(f"tile_arange(): a non-empty range is required (start={start}, stop={stop}, step={step} "
                   "gives a zero-length tile)", kind=ValueError)
