@@ -119,6 +119,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.ctx_ptr = ctx
         self.func = entry
         self.carried_tiles: set[int] = set()  # ids of tile values that own a loop's buffer
+        self.tile_stack_bytes = 0  # of tile buffers on the stack (lang/kernel.py bounds it)
         self.builder = b = ir.IRBuilder(entry.append_basic_block("entry"))
         self.values: dict[int, object] = {}
         self.contiguous: set[int] = set()

@@ -39,6 +39,7 @@ class TileOps:
             b.position_before(entry.instructions[0])
         buf = b.alloca(ir.ArrayType(I8, max(t.nbytes, 1)), name=name)
         buf.align = 16
+        self.tile_stack_bytes = getattr(self, "tile_stack_bytes", 0) + t.nbytes
         buf.type = PTR  # an opaque pointer, as the other addresses in a kernel
         return buf
 

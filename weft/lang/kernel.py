@@ -154,6 +154,10 @@ class CompiledKernel:
         return tuple(dims)
 
 
+#: Bytes of tile buffers one kernel call may keep on its thread's stack (threads have 8 MiB).
+TILE_STACK_LIMIT = 4 << 20
+
+
 def _warn_unhonored_options(name: str, fn):
     """Warp's CUDA-only requests in a kernel compiled for the CPU, said once per compile."""
     if any(op.name == "call" and op.attrs.get("precision") == "tf32" for op in walk(fn.body)):
@@ -496,6 +500,11 @@ class Kernel:
             cg.module.triple = tm.triple
             cg.module.data_layout = str(tm.target_data)
             llvm_ir = str(cg.generate())
+            if cg.tile_stack_bytes > TILE_STACK_LIMIT:  # (a thread's stack would overflow)
+                raise CompileError(
+                    f"kernel '{self.name}'{' (adjoint)' if adjoint else ''}: its tiles need "
+                    f"{cg.tile_stack_bytes:,} bytes of the thread's stack, more than weft allows "
+                    f"({TILE_STACK_LIMIT:,}); use smaller tiles, or fewer tile values at once", fn.loc, self.name)
             obj = cpu.compile_to_object(llvm_ir)
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name)

@@ -227,3 +227,13 @@ def test_struct_tiles_add_field_by_field_with_gradients():
     # E = sum 0.5 (2m) |2v|^2 = 4 m |v|^2: dE/dm = 4 |v|^2, dE/dv = 8 m v
     np.testing.assert_allclose(g["mass"], 4 * (parts_np["vel"] ** 2).sum(1), rtol=1e-5)
     np.testing.assert_allclose(g["vel"], 8 * parts_np["mass"][:, None] * parts_np["vel"], rtol=1e-5)
+
+
+def test_tiles_too_big_for_a_thread_stack_are_a_compile_error():
+    @wp.kernel
+    def huge(out: wp.array[float]):
+        t = wp.tile_zeros(shape=2_000_000, dtype=float)  # 8 MB: a thread's whole stack
+        out[0] = t[0]
+
+    with pytest.raises(CompileError, match="bytes of the thread's stack"):
+        wp.launch_tiled(huge, dim=[1], inputs=[wp.zeros(1)], block_dim=1)
