@@ -33,13 +33,9 @@ class TileOps:
     def tile_buffer(self, t: TileType, name: str = "tile"):
         """A fresh stack buffer for a tile of type `t` (an alloca in the entry block, so that
         it is allocated once per call however often the op runs)."""
-        entry = self.func.entry_basic_block
-        b = ir.IRBuilder(entry)
-        if entry.instructions:
-            b.position_before(entry.instructions[0])
-        buf = b.alloca(ir.ArrayType(I8, max(t.nbytes, 1)), name=name)
+        buf = self._entry_alloca(ir.ArrayType(I8, max(t.nbytes, 1)), name)
         buf.align = 16
-        self.tile_stack_bytes = getattr(self, "tile_stack_bytes", 0) + t.nbytes
+        self.tile_stack_bytes += t.nbytes
         buf.type = PTR  # an opaque pointer, as the other addresses in a kernel
         return buf
 
@@ -146,6 +142,7 @@ class TileOps:
         return node
 
     def _entry_alloca(self, typ, name):
+        """An alloca at the top of the entry block (allocated once per call)."""
         entry = self.func.entry_basic_block
         b = ir.IRBuilder(entry)
         if entry.instructions:

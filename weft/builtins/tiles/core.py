@@ -41,6 +41,24 @@ def map_tiles(b: Builder, shape, inputs, body: Callable, states=()):
     return op.results
 
 
+def ravel(b: Builder, coords, shape) -> Value:
+    """The row-major index (an int32 Value) of IR coordinates `coords` in `shape`."""
+    flat = None
+    for c, n in zip(coords, shape):
+        flat = c if flat is None else b.add(b.mul(flat, b.const(n, int32)), c)
+    return flat if flat is not None else b.const(0, int32)
+
+
+def unravel(b: Builder, flat: Value, shape) -> list[Value]:
+    """The coordinates (int32 Values) in `shape` of row-major index `flat`."""
+    out = []
+    for n in reversed(shape[1:]):
+        out.append(b.binary("mod", flat, b.const(n, int32)))
+        flat = b.binary("floordiv", flat, b.const(n, int32))
+    out.append(flat)
+    return out[::-1]
+
+
 def flat_index(cg, t: TileType, indices):
     """The row-major index (i64) of element `indices` (LLVM integers) of a tile of type `t`."""
     bld = cg.builder

@@ -9,7 +9,7 @@ scalars, and the gradient is the body's.
 from __future__ import annotations
 
 from ...ir.core import Value
-from ...types import Matrix, StructType, TileType, Vector
+from ...types import Matrix, TileType, Vector
 from .. import arith
 from ..registry import builtin
 from .args import dtype_arg, tile_arg
@@ -56,9 +56,6 @@ def _element_type(x):
 
 def binary(ctx, op, a, b):
     """`a <op> b` where one or both are tiles."""
-    if op in ("bitand", "bitor", "bitxor") and any(isinstance(_element_type(x), StructType) for x in (a, b)):
-        ctx.error(f"bitwise inplace and binary operators ('{op}') are not supported on tiles of Warp struct "
-                  "type", kind=TypeError)
     if op in ("mul", "div"):
         ta, tb = _element_type(a), _element_type(b)
         composite = (Vector, Matrix)

@@ -14,7 +14,7 @@ from ...types import Matrix, Scalar, StructType, TileType, int32
 from .. import arith
 from ..registry import BUILTINS, builtin
 from .args import tile_arg
-from .core import TILE_GET, map_tiles
+from .core import TILE_GET, map_tiles, unravel
 
 
 def _one(ctx, value: Value) -> Value:
@@ -47,23 +47,13 @@ def loop(ctx, n: int, inits, step):
                 [v.type for v in inits], {}, [body]).results
 
 
-def _unravel(ctx, k: Value, shape) -> list[Value]:
-    b = ctx.b
-    coords = []
-    for extent in reversed(shape[1:]):
-        coords.append(b.binary("mod", k, b.const(extent, int32)))
-        k = b.binary("floordiv", k, b.const(extent, int32))
-    coords.append(k)
-    return coords[::-1]
-
-
 def _fold_all(ctx, a: Value, combine):
     """Combine the elements of `a` in row-major order, from the first."""
     t: TileType = a.type
     b = ctx.b
 
     def element(k):
-        return b.call(TILE_GET, [a, *_unravel(ctx, k, t.shape)])
+        return b.call(TILE_GET, [a, *unravel(b, k, t.shape)])
 
     def body(coords, elems, states):
         first = element(b.const(0, int32))
@@ -147,12 +137,12 @@ def _arg_extreme(name, pred):
         b = ctx.b
 
         def body(coords, elems, states):
-            best = b.call(TILE_GET, [a, *_unravel(ctx, b.const(0, int32), t.shape)])
+            best = b.call(TILE_GET, [a, *unravel(b, b.const(0, int32), t.shape)])
 
             def step(k, acc):
                 value, index = acc
                 j = b.add(k, b.const(1, int32))
-                x = b.call(TILE_GET, [a, *_unravel(ctx, j, t.shape)])
+                x = b.call(TILE_GET, [a, *unravel(b, j, t.shape)])
                 better = b.cmp(pred, x, value)
                 return [b.select(better, x, value), b.select(better, j, index)]
             _, index = loop(ctx, t.num_elements - 1, [best, b.const(0, int32)], step)

@@ -16,7 +16,7 @@ from ...types import TileType, int32
 from .. import arith
 from ..registry import builtin
 from .args import offsets_arg, shape_arg, tile_arg
-from .core import TILE_GET, map_tiles, mark_view
+from .core import TILE_GET, map_tiles, mark_view, ravel, unravel
 
 
 def gather(b, src: Value, shape, index_of) -> Value:
@@ -30,22 +30,6 @@ def gather(b, src: Value, shape, index_of) -> Value:
 def transpose(b, a: Value) -> Value:
     m, n = a.type.shape
     return gather(b, a, (n, m), lambda c: [c[1], c[0]])
-
-
-def _ravel(b, coords, shape):
-    flat = None
-    for c, n in zip(coords, shape):
-        flat = c if flat is None else b.add(b.mul(flat, b.const(n, int32)), c)
-    return flat if flat is not None else b.const(0, int32)
-
-
-def _unravel(b, flat, shape):
-    out = []
-    for n in reversed(shape[1:]):
-        out.append(b.binary("mod", flat, b.const(n, int32)))
-        flat = b.binary("floordiv", flat, b.const(n, int32))
-    out.append(flat)
-    return out[::-1]
 
 
 @builtin("tile_transpose")
@@ -90,8 +74,7 @@ def tile_reshape(ctx, args, kwargs):
         ctx.error(f"tile_reshape: cannot reshape a tile of shape {t.type.shape} ({n} elements) to {shape}",
                   kind=ValueError)
     b = ctx.b
-    return mark_view(ctx, gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape)), t,
-                     lambda src, new: _same_elements(b, new, src.type.shape))
+    return mark_view(ctx, _same_elements(b, t, shape), t, lambda src, new: _same_elements(b, new, src.type.shape))
 
 
 @builtin("tile_squeeze")
@@ -125,7 +108,7 @@ def tile_squeeze(ctx, args, kwargs):
 
 def _same_elements(b, t: Value, shape) -> Value:
     """`t`'s elements in row-major order, in `shape` (as many elements)."""
-    return gather(b, t, shape, lambda c: _unravel(b, _ravel(b, c, shape), t.type.shape))
+    return gather(b, t, shape, lambda c: unravel(b, ravel(b, c, shape), t.type.shape))
 
 
 def _put_region(ctx, src: Value, new: Value, entries) -> Value:

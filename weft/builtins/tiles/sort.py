@@ -24,8 +24,8 @@ from ...ir.core import Value
 from ...types import Scalar, TileType, int32
 from ..registry import builtin, primitive
 from .args import tile_arg
-from .core import map_tiles
-from .shape import _ravel, _unravel, gather
+from .core import map_tiles, ravel, unravel
+from .shape import gather
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -117,7 +117,7 @@ def _lower_sort(cg, args, op):
 
 
 def _positions(b, shape) -> Value:
-    (t,) = map_tiles(b, shape, [], lambda coords, elems, states: ([_ravel(b, coords, shape)], [], []))
+    (t,) = map_tiles(b, shape, [], lambda coords, elems, states: ([ravel(b, coords, shape)], [], []))
     return t
 
 
@@ -134,7 +134,7 @@ def _vjp_sort(b, args, results, g):
         if adj is None:
             return None
         from .core import TILE_GET
-        return gather(b, adj, shape, lambda coords: _unravel(b, b.call(TILE_GET, [inv, *coords]), shape))
+        return gather(b, adj, shape, lambda coords: unravel(b, b.call(TILE_GET, [inv, *coords]), shape))
     return [back(g_keys), back(g_values)]
 
 
