@@ -15,7 +15,7 @@ from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bfloat16, bool_, int64
 from ..types.composite import cast_components, deprecated_bool_fill
 from ..types.layout import array_descriptor, ctype_of
-from . import capture, diagnostics, half_adjoints
+from . import capture, cpu_blocks, diagnostics, half_adjoints
 from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -495,7 +495,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
-        _check_block_launch(kernel, params, block_dim, dims)
+        cpu_blocks.check_block_launch(kernel, params, block_dim, dims)
     if kernel.is_generic:  # compiled for the types of these arguments
         kernel = kernel.specialize(params)
     names = kernel.arg_names
@@ -539,67 +539,10 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
         raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
-        _check_lane_independent(kernel, len(dims), block_dim, [*(inputs or ()), *(outputs or ())])
+        cpu_blocks.check_lane_independent(kernel, len(dims), block_dim, [*(inputs or ()), *(outputs or ())])
     if len(dims) > 3:
         raise RuntimeError("launch_tiled() requires a grid with fewer than 4 dimensions")
     return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)  # (checked above)
-
-
-def _check_block_launch(kernel, params, block_dim: int, dims: tuple):
-    """`wp.launch(..., block_dim=B)` under Warp's cooperative CPU blocks: each weft thread is
-    one of Warp's lanes and runs the block's tile ops itself, which gives Warp's results
-    unless a tile op gathers the lanes' values (tile(x), untile, stacks, random tiles,
-    scatters) or adds into memory (it would add once per lane, not once per block)."""
-    from ..ir.core import walk
-    k = kernel.specialize(params) if kernel.is_generic else kernel
-    total = 1
-    for d in dims:
-        total *= d
-    uses_tiles = any(op.name == "tile_map" for op in walk(k.ir().body))
-    if uses_tiles and total % block_dim:
-        raise NotImplementedError(
-            f"launch: kernel '{kernel.name}' uses tiles and its {total} threads leave a partial block of "
-            f"block_dim={block_dim} under config.enable_cpu_blocks (Warp's tile ops then see only the block's "
-            "active threads); weft runs one thread per CPU block: use wp.launch_tiled")
-    for op in walk(k.ir().body):
-        per_block_add = op.name == "tile_map" and any(inner.name == "atomic" for region in op.regions
-                                                     for inner in walk(region))
-        if op.attrs.get("per_lane") or per_block_add:
-            raise NotImplementedError(
-                f"launch: kernel '{kernel.name}' with block_dim={block_dim} under config.enable_cpu_blocks: Warp "
-                "would run its threads as cooperative blocks, weft runs each thread's tile ops itself, and this "
-                "kernel's tile ops depend on that (they gather the block's threads or add into memory once per "
-                "block). Use wp.launch_tiled, or leave enable_cpu_blocks off")
-
-
-def _check_lane_independent(kernel, grid_ndim: int, block_dim: int, params: list):
-    """Warp's cooperative CPU blocks (`config.enable_cpu_blocks`) run `block_dim` threads per
-    block. weft runs one: the same results whenever the threads of a block all run the same
-    code (tile ops are the block's, computed once; plain stores write the same values), which
-    holds unless the kernel reads its thread's lane (tid()'s last index, tile(x), untile,
-    block_dim()) or updates memory atomically outside tile ops. Such kernels are refused."""
-    from ..ir.core import walk
-    if kernel.is_generic:
-        kernel = kernel.specialize(params)
-    fn = kernel.ir()
-    in_tile_ops = {id(inner) for op in walk(fn.body) if op.name == "tile_map"
-                   for region in op.regions for inner in walk(region)}
-    reason = None
-    for op in walk(fn.body):
-        if op.attrs.get("per_lane"):
-            reason = ("it depends on the block's threads (tile(x), untile, tile_from_thread, block_dim(), "
-                      "tile stacks, random tiles or scatters)")
-        elif op.name == "tid" and op.attrs["of"] > grid_ndim:
-            reason = "it reads its thread's index within the block (the last index of tid())"
-        elif op.name == "atomic" and id(op) not in in_tile_ops:
-            reason = "it updates memory atomically outside tile operations (once per thread in Warp)"
-        if reason:
-            break
-    if reason:
-        raise NotImplementedError(
-            f"launch_tiled: kernel '{kernel.name}' with block_dim={block_dim} and config.enable_cpu_blocks: "
-            f"weft runs one thread per CPU block, which differs from Warp's cooperative CPU blocks here "
-            f"because {reason}; launch it without enable_cpu_blocks")
 
 
 def run_compiled(ck, dims: tuple, params: list):
