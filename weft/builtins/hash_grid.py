@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..ir.core import Value
 from ..types import Scalar, StructType, Vector, float16, float32, float64, int32, uint64
+from .arguments import as_int32
 from .registry import BUILTINS, builtin
 
 
@@ -70,13 +71,6 @@ def _grid_id(ctx, x, name):
     return ctx.coerce(x, uint64, what=f"{name}() grid id")
 
 
-def _int(ctx, x, what):
-    if isinstance(x, Value):
-        if not (isinstance(x.type, Scalar) and x.type.is_int):
-            ctx.error(f"{what} must be an integer, got {x.type!r}")
-        return ctx.b.cast(x, int32)
-    return ctx.coerce(x, int32, what=what)
-
 
 @builtin("hash_grid_query")
 def hash_grid_query(ctx, args, kwargs):
@@ -97,7 +91,7 @@ def hash_grid_query(ctx, args, kwargs):
                   f"{p.type!r}" if isinstance(p, Value) else f"{p!r}")
     radius = ctx.coerce(given["max_dist"], p.type.dtype, what="hash_grid_query() max_dist")
     if "group" in given:
-        group, filtered = _int(ctx, given["group"], "hash_grid_query() group"), ctx.b.const(1, int32)
+        group, filtered = as_int32(ctx, given["group"], "hash_grid_query() group"), ctx.b.const(1, int32)
     else:
         group, filtered = ctx.b.const(0, int32), ctx.b.const(0, int32)
     return _funcs().query.emit_call(ctx, [grid, p, radius, group, filtered], {}, None)
@@ -127,7 +121,7 @@ def hash_grid_point_id(ctx, args, kwargs):
     if kwargs or len(args) != 2:
         ctx.error("hash_grid_point_id(id, index)")
     grid = _grid_id(ctx, args[0], "hash_grid_point_id")
-    index = _int(ctx, args[1], "hash_grid_point_id() index")
+    index = as_int32(ctx, args[1], "hash_grid_point_id() index")
     return _funcs().point_id.emit_call(ctx, [grid, index], {}, None)
 
 

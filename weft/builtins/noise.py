@@ -8,7 +8,8 @@ from the reverse pass through that code. The random state is read, never advance
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Scalar, Vector, float32, int32, uint32
+from ..types import Scalar, Vector, float32, uint32
+from .arguments import as_int32
 from .registry import builtin
 
 _FUNCS = None
@@ -48,13 +49,6 @@ def _describe(x):
     return repr(x.type) if isinstance(x, Value) else repr(x)
 
 
-def _int(ctx, x, what):
-    if isinstance(x, Value):
-        if not (isinstance(x.type, Scalar) and x.type.is_int):
-            ctx.error(f"{what} must be an integer, got {x.type!r}")
-        return ctx.b.cast(x, int32)
-    return ctx.coerce(x, int32, what=what)
-
 
 def _call(ctx, func, args):
     return func.emit_call(ctx, args, {}, None)
@@ -79,7 +73,7 @@ def pnoise(ctx, args, kwargs):
     p, dim = _point(ctx, args[1], "pnoise")
     if len(args) != 2 + dim:
         ctx.error(f"pnoise() at a {dim}-D position takes {dim} period(s), got {len(args) - 2}")
-    periods = [_int(ctx, a, "pnoise() period") for a in args[2:]]
+    periods = [as_int32(ctx, a, "pnoise() period") for a in args[2:]]
     return _call(ctx, getattr(_funcs(), f"pnoise{dim}"), [state, p, *periods])
 
 

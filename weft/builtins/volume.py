@@ -29,6 +29,7 @@ from ..types import (
     vec3d,
     vec3f,
 )
+from .arguments import as_int32
 from .registry import builtin
 
 _FUNCS = None
@@ -78,13 +79,6 @@ def _id(ctx, x, name):
     return ctx.coerce(x, uint64, what=f"{name}() volume id")
 
 
-def _int(ctx, x, what):
-    if isinstance(x, Value):
-        if not (isinstance(x.type, Scalar) and x.type.is_int):
-            ctx.error(f"{what} must be an integer, got {x.type!r}", kind=TypeError)
-        return ctx.b.cast(x, int32)
-    return ctx.coerce(x, int32, what=what)
-
 
 def _vec3(ctx, x, name, allow_double=False):
     ok = (vec3f, vec3d) if allow_double else (vec3f,)
@@ -121,7 +115,7 @@ def _dtype(ctx, name, t):
 
 
 def _mode(ctx, x, name):
-    return _int(ctx, x, f"{name}() sampling_mode")
+    return as_int32(ctx, x, f"{name}() sampling_mode")
 
 
 def _zero(ctx):
@@ -261,7 +255,7 @@ def volume_lookup_index(ctx, args, kwargs):
     Volume.get_voxels()), or -1 where no voxel is."""
     name = "volume_lookup_index"
     g = _args(ctx, name, args, kwargs, ("id", "i", "j", "k"))
-    return _funcs().lookup_index.emit_call(ctx, [_id(ctx, g["id"], name), *(_int(ctx, g[c], f"{name}() {c}")
+    return _funcs().lookup_index.emit_call(ctx, [_id(ctx, g["id"], name), *(as_int32(ctx, g[c], f"{name}() {c}")
                                                                             for c in "ijk")], {}, None)
 
 
@@ -275,7 +269,7 @@ def volume_voxel_count(ctx, args, kwargs):
 # lookups and stores --------------------------------------------------------------------------------
 def _emit_lookup(ctx, name, g, t):
     fs = _typed(ctx, t, name)
-    return fs.at.emit_call(ctx, [_id(ctx, g["id"], name), *(_int(ctx, g[c], f"{name}() {c}") for c in "ijk")],
+    return fs.at.emit_call(ctx, [_id(ctx, g["id"], name), *(as_int32(ctx, g[c], f"{name}() {c}") for c in "ijk")],
                            {}, None)
 
 
@@ -300,7 +294,7 @@ def _emit_store(ctx, name, g, t):
     else:
         value = ctx.coerce(value, t, what=f"{name}() value")
     fs = _typed(ctx, t, name)
-    fs.store.emit_call(ctx, [_id(ctx, g["id"], name), *(_int(ctx, g[c], f"{name}() {c}") for c in "ijk"), value],
+    fs.store.emit_call(ctx, [_id(ctx, g["id"], name), *(as_int32(ctx, g[c], f"{name}() {c}") for c in "ijk"), value],
                        {}, None)
 
 
