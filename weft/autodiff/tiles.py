@@ -143,9 +143,7 @@ class TileReverse:
         it = iter(results)
         for j in wanted:
             self.accum(inputs[j], [next(it)])
-        sums = [next(it) for _ in range(sum(len(active_types(v.type)) for v in free_other))]
-        for v, leaves in self._unflatten(free_other, sums).items():
-            self.adj[v] = [g if c is None else c if g is None else self.b.add(c, g)
-                           for c, g in zip(self.adj.get(v) or [None] * len(leaves), leaves)]
+        for v in free_other:  # (the sums over the elements, leaf by leaf)
+            self.accum(v, [next(it) for _ in active_types(v.type)])
         for t, s in zip(free_tiles, it):
             self.adj[t.id] = [s]
