@@ -111,8 +111,8 @@ class FuncInstance:
         return self.overload.custom_replay
 
     def ir(self):
-        from .module import compile_mode
-        mode = compile_mode()
+        from .module import compile_lanes, compile_mode
+        mode = (compile_mode(), compile_lanes())  # (tile(x) and block_dim() depend on the lanes)
         if self._ir is None or self._ir_mode != mode:  # ("debug" compiles asserts)
             if self._compiling:
                 raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")

@@ -7,6 +7,7 @@ when the IR, the options and the host are unchanged.
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import inspect
 import math
@@ -25,7 +26,7 @@ from ..types.layout import ctype_of
 from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
-from .module import compiling_in, module_for
+from .module import compiling_in, compiling_lanes, module_for
 from .source import ParsedSource, remember_source
 
 # Argument types whose packed form cannot change while the object lives (an array's
@@ -211,6 +212,8 @@ class Kernel:
     before it is compiled). A kernel with `Any` (or typevar) parameters is generic: each
     launch compiles it for its arguments' types (see `overload`)."""
 
+    lanes = None  # a LaneSpec when this is a kernel's block program (see `cooperative`)
+
     def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
                  source=None, enable_backward=None):
         self.func = func
@@ -327,9 +330,26 @@ class Kernel:
             from .frontend import FunctionCompiler
             self._check_concrete()
             fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
-            with compiling_in(mode):
-                ir = self._ir[mode] = run_pipeline(fc.compile(), check=True)
+            with compiling_in(mode), compiling_lanes(self.lanes.block_dim if self.lanes else 1):
+                ir = run_pipeline(fc.compile(), check=True)
+            if self.lanes is not None:
+                from ..transforms.lanes import lower_lanes
+                ir = run_pipeline(lower_lanes(ir, self.lanes), check=True)
+            self._ir[mode] = ir
         return ir
+
+    def cooperative(self, spec) -> Kernel:
+        """This (concrete) kernel as the block program of Warp's cooperative CPU blocks for
+        launches like `spec` (a transforms.lanes.LaneSpec): one CPU thread runs a block's
+        `spec.block_dim` threads together (compiled once per spec)."""
+        variants = self.__dict__.setdefault("_lane_variants", {})
+        program = variants.get(spec)
+        if program is None:
+            program = copy.copy(self)
+            program._ir, program._compiled, program._lane_variants = {}, {}, {}
+            program.lanes = spec
+            variants[spec] = program
+        return program
 
     @property
     def mode(self) -> str:

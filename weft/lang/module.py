@@ -165,6 +165,23 @@ def compiling_in(mode: str | None):
         _compiling.mode = saved
 
 
+def compile_lanes() -> int:
+    """Threads per block of what is being compiled now: 1, or `block_dim` while a kernel is
+    compiled for Warp's cooperative CPU blocks (`compiling_lanes`; see transforms/lanes.py)."""
+    return getattr(_compiling, "lanes", 1)
+
+
+@contextlib.contextmanager
+def compiling_lanes(lanes: int):
+    """Compile for blocks of `lanes` threads inside the block, on this thread."""
+    saved = compile_lanes()
+    _compiling.lanes = lanes
+    try:
+        yield
+    finally:
+        _compiling.lanes = saved
+
+
 def get_module(name: str) -> Module:
     """The module of this name, created on first use."""
     module = _MODULES.get(name)

@@ -1,65 +1,37 @@
 """Warp's cooperative CPU blocks (`config.enable_cpu_blocks`: `block_dim` threads per CPU
-block) against weft's CPU tiles (one thread per block): the launches that give Warp's
-results anyway, and a clear refusal naming why for the others."""
+block that meet in tile ops). A kernel whose threads meet (it uses tiles, tile stacks or
+`block_dim()`) runs as its block program (transforms/lanes.py: one CPU thread per block,
+the block's threads as lanes); a kernel whose threads never meet runs thread by thread,
+as without cooperative blocks, which gives the same results."""
 
 from __future__ import annotations
 
-import math
-
 from ..ir.core import walk
+from ..transforms.lanes import LaneSpec
+from ..types import TileStackType, TileType
 
 
-def _kernel_ops(kernel, params) -> list:
-    """The ops of `kernel`'s IR (a generic kernel: its overload for `params`)."""
+def _meets(kernel) -> bool:
+    """Whether `kernel`'s threads depend on the others of their block."""
+    for op in walk(kernel.ir().body):
+        if op.attrs.get("per_lane") or op.name == "tile_map":
+            return True
+        if any(isinstance(v.type, (TileType, TileStackType)) for v in (*op.operands, *op.results)):
+            return True
+    return False
+
+
+def block_launch(kernel, params, block_dim: int, dims: tuple):
+    """`wp.launch(..., block_dim=B)` under enable_cpu_blocks: the kernel and dims to run."""
     k = kernel.specialize(params) if kernel.is_generic else kernel
-    return list(walk(k.ir().body))
+    if not _meets(k):
+        return kernel, dims
+    spec = LaneSpec(block_dim, dims=tuple(dims))
+    return k.cooperative(spec), (spec.blocks,)
 
 
-def _inside_tile_ops(ops) -> set:
-    """Ids of the ops in `ops` that run inside a tile op (a tile_map's body)."""
-    return {id(inner) for op in ops if op.name == "tile_map" for region in op.regions for inner in walk(region)}
-
-
-def check_block_launch(kernel, params, block_dim: int, dims: tuple):
-    """`wp.launch(..., block_dim=B)`: each weft thread is one of Warp's lanes and runs the
-    block's tile ops itself, which gives Warp's results unless a tile op gathers the lanes'
-    values (tile(x), untile, stacks, random tiles, scatters), adds into memory (it would add
-    once per lane, not once per block), or the launch leaves a partial block."""
-    ops = _kernel_ops(kernel, params)
-    total = math.prod(dims)
-    if total % block_dim and any(op.name == "tile_map" for op in ops):
-        raise NotImplementedError(
-            f"launch: kernel '{kernel.name}' uses tiles and its {total} threads leave a partial block of "
-            f"block_dim={block_dim} under config.enable_cpu_blocks (Warp's tile ops then see only the block's "
-            "active threads); weft runs one thread per CPU block: use wp.launch_tiled")
-    inside = _inside_tile_ops(ops)
-    if any(op.attrs.get("per_lane") or (op.name == "atomic" and id(op) in inside) for op in ops):
-        raise NotImplementedError(
-            f"launch: kernel '{kernel.name}' with block_dim={block_dim} under config.enable_cpu_blocks: Warp "
-            "would run its threads as cooperative blocks, weft runs each thread's tile ops itself, and this "
-            "kernel's tile ops depend on that (they gather the block's threads or add into memory once per "
-            "block). Use wp.launch_tiled, or leave enable_cpu_blocks off")
-
-
-def check_lane_independent(kernel, grid_ndim: int, block_dim: int, params: list):
-    """`launch_tiled(..., block_dim=B)`: weft runs one thread per block, the same results
-    whenever the threads of a block all run the same code (tile ops are the block's, computed
-    once; plain stores write the same values), which holds unless the kernel reads its
-    thread's lane (tid()'s last index, tile(x), untile, block_dim()) or updates memory
-    atomically outside tile ops. Such kernels are refused."""
-    ops = _kernel_ops(kernel, params)
-    inside = _inside_tile_ops(ops)
-    reason = None
-    for op in ops:
-        if op.attrs.get("per_lane"):
-            reason = ("it depends on the block's threads (tile(x), untile, tile_from_thread, block_dim(), "
-                      "tile stacks, random tiles or scatters)")
-        elif op.name == "tid" and op.attrs["of"] > grid_ndim:
-            reason = "it reads its thread's index within the block (the last index of tid())"
-        elif op.name == "atomic" and id(op) not in inside:
-            reason = "it updates memory atomically outside tile operations (once per thread in Warp)"
-        if reason:
-            raise NotImplementedError(
-                f"launch_tiled: kernel '{kernel.name}' with block_dim={block_dim} and config.enable_cpu_blocks: "
-                f"weft runs one thread per CPU block, which differs from Warp's cooperative CPU blocks here "
-                f"because {reason}; launch it without enable_cpu_blocks")
+def tiled_launch(kernel, params, block_dim: int, grid: tuple):
+    """`wp.launch_tiled(..., block_dim=B)` under enable_cpu_blocks: the kernel to run over
+    the grid of blocks."""
+    k = kernel.specialize(params) if kernel.is_generic else kernel
+    return k.cooperative(LaneSpec(block_dim, grid_ndim=len(grid)))

@@ -494,8 +494,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
-    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
-        cpu_blocks.check_block_launch(kernel, params, block_dim, dims)
+    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and kernel.lanes is None:
+        kernel, dims = cpu_blocks.block_launch(kernel, params, block_dim, dims)
     if kernel.is_generic:  # compiled for the types of these arguments
         kernel = kernel.specialize(params)
     names = kernel.arg_names
@@ -530,19 +530,21 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
 
 def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kwargs):
     """Launch `kernel` over a grid `dim` of blocks (Warp's tile launch): the launch gets one
-    more dimension, the block's threads. On the CPU a block is one thread, as in Warp
-    (unless Warp's `config.enable_cpu_blocks`, which weft does not support), so `block_dim`
-    is accepted and the last dimension is 1; `wp.tid()` gives the block's coordinates."""
+    more dimension, the block's threads. On the CPU a block is one thread, as in Warp, so
+    `block_dim` is accepted and the last dimension is 1; `wp.tid()` gives the block's
+    coordinates. Under Warp's `config.enable_cpu_blocks` a block has `block_dim` threads
+    that run together (runtime/cpu_blocks.py)."""
     if block_dim is None:
         raise RuntimeError("launch_tiled: pass block_dim=... as a keyword argument")
     if isinstance(block_dim, int) and block_dim > 1024:
         raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1:
-        cpu_blocks.check_lane_independent(kernel, len(dims), block_dim, [*(inputs or ()), *(outputs or ())])
     if len(dims) > 3:
         raise RuntimeError("launch_tiled() requires a grid with fewer than 4 dimensions")
-    return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)  # (checked above)
+    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and isinstance(kernel, Kernel):
+        program = cpu_blocks.tiled_launch(kernel, [*(inputs or ()), *(outputs or ())], block_dim, dims)
+        return launch(program, dims, inputs, outputs, *args, block_dim=1, **kwargs)
+    return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)
 
 
 def run_compiled(ck, dims: tuple, params: list):

@@ -2,7 +2,10 @@
 and `block_dim()`.
 
 On the CPU a block has one thread (Warp's CPU tile semantics), so `tile(x)` is a tile whose
-last dimension is 1 and `untile` takes that one element back.
+last dimension is 1 and `untile` takes that one element back. A kernel compiled for Warp's
+cooperative CPU blocks (`compile_lanes()` > 1) has `block_dim()` threads per block: there
+`tile(x)` is the primitive `lanes_tile` and a thread's own lane is `lane_index`, both
+replaced by the block program that transforms/lanes.py makes of the kernel.
 """
 
 from __future__ import annotations
@@ -14,12 +17,28 @@ import numpy as np
 from ...ir.core import Value
 from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
 from .. import arith
-from ..registry import builtin
+from ...lang.module import compile_lanes
+from ..registry import builtin, primitive
 from .args import dtype_arg, no_more, option, shape_arg, tile_arg
 from .core import map_tiles
 
-#: threads per block on the CPU
+#: threads per block on the CPU (unless compiled for cooperative blocks: compile_lanes())
 CPU_BLOCK_DIM = 1
+
+
+def _only_in_block_programs(cg, args, op):
+    raise NotImplementedError(f"internal: {op.attrs['fn'].name} outside a cooperative block program")
+
+
+def _lanes_tile_rule(arg_types):
+    return [TileType(arg_types[0], (compile_lanes(),))]
+
+
+# Made by the frontend for kernels compiled with lanes; transforms/lanes.py replaces both.
+LANES_TILE = primitive("lanes_tile", _lanes_tile_rule, _only_in_block_programs,
+                       doc="the block's threads' values of x, as a tile of shape (block_dim,)")
+LANE_INDEX = primitive("lane_index", lambda arg_types: [int32], _only_in_block_programs,
+                       doc="this thread's index within its block")
 
 
 def _constant_tile(ctx, shape, dtype, value_of):
@@ -192,6 +211,9 @@ def tile(ctx, args, kwargs):
     no_more(ctx, "tile", kwargs)
     x = ctx.materialize(x)
     t = x.type
+    lanes = compile_lanes()
+    if lanes > 1:
+        return _lanes_tile(ctx, x, preserve)
     if isinstance(t, Scalar) or preserve:
         return _per_lane(_constant_tile(ctx, (CPU_BLOCK_DIM,), t, lambda c: x))
     if isinstance(t, Vector):
@@ -203,16 +225,37 @@ def tile(ctx, args, kwargs):
     ctx.error(f"tile(x): x must be a scalar, vector or matrix, got {t!r}", kind=TypeError)
 
 
+def _lanes_tile(ctx, x: Value, preserve) -> Value:
+    """tile(x) in a kernel compiled for cooperative blocks: the lanes' values as a tile of
+    shape (block_dim,), or (n, block_dim) / (rows, cols, block_dim) for vectors and matrices."""
+    t = x.type
+    if not isinstance(t, (Scalar, Vector, Matrix)) and not preserve:
+        ctx.error(f"tile(x): x must be a scalar, vector or matrix, got {t!r}", kind=TypeError)
+    lanes = ctx.b.call(LANES_TILE, [x])
+    if isinstance(t, Scalar) or preserve:
+        return lanes
+    shape = (t.length,) if isinstance(t, Vector) else (t.rows, t.cols)
+    from .elements import get_element
+
+    def element(c):
+        v = get_element(ctx, lanes, [c[-1]])
+        return ctx.b.op("extract_dyn", [v, *c[:-1]], [t.dtype]).result
+    return _constant_tile(ctx, (*shape, compile_lanes()), t.dtype, element)
+
+
 @builtin("untile")
 def untile(ctx, args, kwargs):
     """untile(a): this thread's value of a tile made by tile(x)."""
     a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "untile's argument")
     t: TileType = a.type
-    if t.shape[-1] != CPU_BLOCK_DIM:
-        ctx.error(f"untile: the tile's last dimension must be the block size ({CPU_BLOCK_DIM} on the CPU), "
+    lanes = compile_lanes()
+    if t.shape[-1] != lanes:
+        where = "on the CPU" if lanes == 1 else "here"
+        ctx.error(f"untile: the tile's last dimension must be the block size ({lanes} {where}), "
                   f"got shape {t.shape}", kind=ValueError)
     from .elements import get_element
-    zero = _per_lane(ctx.b.const(0, int32))  # (this thread's lane)
+    # (this thread's lane)
+    zero = _per_lane(ctx.b.const(0, int32)) if lanes == 1 else ctx.b.call(LANE_INDEX, [])
     if t.ndim == 1:
         return get_element(ctx, a, [zero])
     if t.ndim == 2:
@@ -235,16 +278,20 @@ def tile_from_thread(ctx, args, kwargs):
     args = list(args)
     shape = shape_arg(ctx, option(kwargs, "shape", args.pop(0) if args else None))
     value = ctx.materialize(option(kwargs, "value", args.pop(0) if args else None))
-    option(kwargs, "thread_idx", None)
+    thread_idx = option(kwargs, "thread_idx", args.pop(0) if args else 0)
     option(kwargs, "storage", None)
     no_more(ctx, "tile_from_thread", kwargs)
+    if compile_lanes() > 1:  # the value of thread `thread_idx`, for all
+        from .elements import get_element
+        value = get_element(ctx, ctx.b.call(LANES_TILE, [value]), [ctx.coerce(thread_idx, int32, what="thread_idx")])
     return _per_lane(_constant_tile(ctx, shape, value.type, lambda c: value))
 
 
 @builtin("block_dim")
 def block_dim(ctx, args, kwargs):
-    """block_dim(): threads per block (1 on the CPU)."""
-    return _per_lane(ctx.b.const(CPU_BLOCK_DIM, int32))
+    """block_dim(): threads per block (1 on the CPU, unless cooperative blocks)."""
+    lanes = compile_lanes()
+    return _per_lane(ctx.b.const(CPU_BLOCK_DIM, int32)) if lanes == 1 else ctx.b.const(lanes, int32)
 
 
 def _per_lane(value: Value) -> Value:

@@ -1,0 +1,1 @@
+"""IR-to-IR transforms that need the builtins (frontend -> IR -> transforms -> codegen)."""
