@@ -37,6 +37,9 @@ def zero(ctx, t) -> Value:
         return ctx.b.construct(t, [zero(ctx, component_type(t, i)) for i in range(t.num_components)])
     if isinstance(t, ArrayType):
         return ctx.b.op("null_array", [], [t]).result  # every access is out of bounds
+    if isinstance(t, TileType):  # (a tile assigned in some branches only)
+        from .tiles.core import zeros
+        return zeros(ctx.b, t)
     ctx.error(f"no zero value for {t!r}")
 
 

@@ -42,7 +42,7 @@ def differentiable_kernel(kernel, num_outputs, vmap_method, launch_dims, preload
     statics_at = tuple(k for k, a in enumerate(sig.inputs) if not a.is_array)
     array_args = [sig.inputs[k] for k in sig.array_inputs]
     float_inputs = [k for k in sig.array_inputs if k in kernel.adjoint_param_indices]
-    launch_block = block_dim or 256
+    launch_block = block_dim
 
     def dims_of(args):
         dims = fixed_dims if fixed_dims is not None else sig.infer_launch_dims(args, what)

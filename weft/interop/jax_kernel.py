@@ -161,7 +161,7 @@ class FfiKernel:
                     buffer = buffer.copy()
                 inputs.append(arg.view(buffer))
             out_arrays = [arg.view(o) for arg, o in zip(sig.outputs, outputs[len(sig.in_out):])]
-            launch(kernel, dims, inputs=inputs, outputs=out_arrays, block_dim=block_dim or 256)
+            launch(kernel, dims, inputs=inputs, outputs=out_arrays, block_dim=block_dim)
 
         return run
 

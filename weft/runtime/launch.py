@@ -478,14 +478,15 @@ def raise_launch_error(ck, ctx):
 
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
-           block_dim=256):
+           block_dim=None):
     """Run `kernel` over `dim` threads (an int or a tuple of up to 4) with the arguments
     `inputs + outputs`. With `adjoint=True`, run its adjoint instead: `adj_inputs +
     adj_outputs` give one adjoint per argument (`None` for an array: its own `.grad`; see
     `adjoint_arguments`); input adjoints are accumulated, and the adjoints of arrays the
     kernel only writes are read and left unchanged (so a PyTorch grad_output can be passed as it is, as in Warp). With
     `record_cmd=True`, return a `Launch` to run later instead. Inside `with Tape():`
-    forward launches are recorded unless `record_tape=False`."""
+    forward launches are recorded unless `record_tape=False`. `block_dim` (None: 1 on the
+    CPU, as in Warp) only matters under `config.enable_cpu_blocks` (runtime/cpu_blocks.py)."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch: expected a @weft.kernel, got {type(kernel).__name__}")
     try:

@@ -32,7 +32,7 @@ from ..builtins.tiles.stack import POP, PUSH
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, walk
 from ..ir.ops import SPECS
-from ..types import TileStackType, TileType, int32
+from ..types import ArrayType, TileStackType, TileType, int32
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ class _BlockProgram:
         self.env: dict[int, tuple[str, Value]] = {}  # old value id -> ("u", value) or ("l", lane tile)
         self.active: Value | None = None  # under a branch some threads do not take: a bool per lane
         self._first: dict[int, Value] = {}
+        self.remade: dict[int, Op] = {}  # a thread's array (a view): the pure op that makes it
         self.users: dict[int, set[int]] = {}
         for op in walk(fn.body):
             for v in op.operands:
@@ -118,6 +119,12 @@ class _BlockProgram:
 
     def uniform(self, v: Value) -> Value:
         """`v` at block level: the first active lane's value of a thread's value."""
+        if v.id in self.remade:  # made again from the lane's operands
+            op = self.remade[v.id]
+            new = Op(op.name, [self.uniform(x) for x in op.operands], [r.type for r in op.results], op.attrs,
+                     (), op.loc)
+            self.b.block.ops.append(new)
+            return new.results[op.results.index(v)]
         kind, value = self.env[v.id]
         if kind == "u":
             return value
@@ -166,11 +173,13 @@ class _BlockProgram:
             if what == "uniform":  # (needs no lane value: may go before the pending run)
                 self.emit_uniform(op)
                 continue
+            if what == "lanewise":  # the threads take turns here: its map ends with it
+                self.flush(run + [op])
+                run = []
+                continue
             self.flush(run)
             run = []
-            if what == "lanewise":
-                self.flush([op])
-            elif what == "lanes_tile":
+            if what == "lanes_tile":
                 (x,) = op.operands
                 self.env[op.result.id] = ("u", self.lane_tile(x))
             else:
@@ -186,24 +195,29 @@ class _BlockProgram:
         if _contains(op, lambda o: _fn(o) in (PUSH, POP)):
             return "lanewise"
         if fn in (TILE_SET, TILE_ADD_AT) or (op.regions and _contains(op, lambda o: _fn(o) in _LANEWISE_TILE_OPS)):
-            per_lane = any(self.kind(v) == "l" for v in self._free_values([op]))
+            # (scatters: `per_lane`, each thread adds its value even when all add the same)
+            per_lane = op.attrs.get("per_lane") or any(self.kind(v) == "l" for v in self._free_values([op]))
             return "lanewise" if per_lane or op.regions else "uniform"
         if op.name == "tid":
             return "uniform" if self._tid_is_block_index(op) else "lane"
-        pure = op.name in _PURE or (fn is TILE_GET) or (fn is not None and not fn.effects and fn is not LANE_INDEX
-                                                          and fn not in _LANEWISE_TILE_OPS)
+        # (a thread's read of a tile element stays in its map: a later update of the tile by
+        # each thread in turn, `s[0] &= x`, must read the value the threads before it left)
+        pure = op.name in _PURE or (fn is not None and not fn.effects and fn not in (LANE_INDEX, TILE_GET)
+                                    and fn not in _LANEWISE_TILE_OPS)
         if pure and not op.regions and all(self.kind(v) == "u" for v in op.operands):
             return "uniform"
         return "lane"
 
     def _tid_is_block_index(self, op: Op) -> bool:
-        g = self.spec.grid_ndim
-        return g is not None and op.attrs["of"] == g + 1 and op.attrs["dim"] < g
+        """In a tiled launch tid() gives the block's coordinates (a linear index when not
+        unpacked), the lane too when unpacked into one more index than the grid has."""
+        g, of, dim = self.spec.grid_ndim, op.attrs["of"], op.attrs["dim"]
+        return g is not None and (of == 1 or of == g or (of == g + 1 and dim < g))
 
     def emit_uniform(self, op: Op):
         if op.name == "tid":  # a block's coordinate in the grid
-            g = self.spec.grid_ndim
-            attrs = {"dim": -1, "of": 1} if g == 1 else {"dim": op.attrs["dim"], "of": g}
+            g, of = self.spec.grid_ndim, op.attrs["of"]
+            attrs = {"dim": -1, "of": 1} if g == 1 or of == 1 else {"dim": op.attrs["dim"], "of": g}
             self.env[op.result.id] = ("u", self.b.op("tid", [], [int32], attrs).result)
             return
         new = Op(op.name, [self.uniform(v) for v in op.operands], [r.type for r in op.results], op.attrs, (), op.loc)
@@ -263,7 +277,11 @@ class _BlockProgram:
             self.env[old.id] = (kd, fresh)
 
     def _emit_if(self, op: Op):
-        if self.kind(op.operands[0]) == "l" and not any(_tileish(r.type) for r in op.results):
+        # a thread's own condition: masked, when only one branch meets the other threads
+        # (`if not returned:` after an early return); else the block's (Warp requires tile
+        # ops under a condition to see it the same in every thread)
+        one_sided = sum(any(_contains(o, _is_tile_op) for o in region.ops) for region in op.regions) == 1
+        if self.kind(op.operands[0]) == "l" and one_sided and not any(_tileish(r.type) for r in op.results):
             return self._emit_masked_if(op)
         cond = self.uniform(op.operands[0])
         branches = []
@@ -335,6 +353,10 @@ class _BlockProgram:
                                 "launched with cooperative CPU blocks (config.enable_cpu_blocks); weft cannot run "
                                 "that yet: guard the code that follows with an if instead")
         free = self._free_values(run)
+        while any(v.id in self.remade for v in free):  # copy the ops that make the lanes' arrays
+            run = [self.remade[v.id] for v in free if v.id in self.remade] + run
+            free = self._free_values(run)
+        inside = {id(o) for op in run for o in walk_op(op)}
         lane_inputs = [v for v in free if self.kind(v) == "l"]
         outputs, threaded = [], []  # (old result), (old tile result, its base tile)
         for op in run:
@@ -343,6 +365,11 @@ class _BlockProgram:
                     continue
                 if _tileish(r.type):
                     threaded.append((r, self._tile_base(r, inside)))
+                elif isinstance(r.type, ArrayType):  # (no tile holds arrays: made again where used)
+                    if op.regions or op.name not in _PURE:
+                        raise LaneError(f"{op.loc}: under enable_cpu_blocks, an array that differs between "
+                                        "threads must come from indexing or slicing another")
+                    self.remade[r.id] = op
                 else:
                     outputs.append(r)
         states = [self.uniform(base) for _, base in threaded]

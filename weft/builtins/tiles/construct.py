@@ -15,9 +15,9 @@ import math
 import numpy as np
 
 from ...ir.core import Value
+from ...lang.module import compile_lanes
 from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
 from .. import arith
-from ...lang.module import compile_lanes
 from ..registry import builtin, primitive
 from .args import dtype_arg, no_more, option, shape_arg, tile_arg
 from .core import map_tiles

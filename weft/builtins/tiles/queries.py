@@ -5,11 +5,14 @@
 A block traverses one query together and each step hands every thread one result (a tile
 of shape (block_dim,), negative where a thread has none). A CPU block is one thread, so a
 tiled query is the ordinary query (weft/builtins/bvh.py, mesh.py) with a flag saying
-whether the last step found anything, and each step yields a tile of one index.
+whether the last step found anything, and each step yields a tile of one index. Under
+cooperative CPU blocks (`compile_lanes()` threads) a step hands out the next `block_dim`
+results, one per thread in order.
 """
 
 from __future__ import annotations
 
+from ...lang.module import compile_lanes
 from ...types import StructType, bool_, int32
 from ..registry import BUILTINS, builtin
 from .construct import CPU_BLOCK_DIM, _per_lane
@@ -46,6 +49,13 @@ def _next(next_builtin, tiled_type, name):
             ctx.error(f"{name}(): the query must come from the matching tile query constructor", kind=TypeError)
         b = ctx.b
         none = b.const(-1, int32)
+        lanes = compile_lanes()
+        if lanes > 1:  # each of the block's threads takes the next result in turn
+            def step(coords, elems, states):
+                (query, index), found = BUILTINS[next_builtin].expand(ctx, [states[0], none], {})
+                return [b.select(found, index, none)], [b.cast(found, int32)], [query]
+            t, n_found, query = map_tiles(b, (lanes,), [], step, [b.extract(q, 0)])
+            return [b.construct(tiled_type, [query, b.cmp("gt", n_found, b.const(0, int32))])], t
         (query, index), found = BUILTINS[next_builtin].expand(ctx, [b.extract(q, 0), none], {})
         index = b.select(found, index, none)
         (t,) = map_tiles(b, (CPU_BLOCK_DIM,), [], lambda coords, elems, states: ([index], [], []))

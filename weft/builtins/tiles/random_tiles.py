@@ -6,20 +6,20 @@ thread (index 0), so element k of the row-major order is the (k+1)-th draw of th
 that starts at `pcg(rng)`: a `tile_map` carrying the state from element to element. `rng`
 itself is left unchanged, as in Warp (two calls with one state give one tile).
 
-Under Warp's cooperative CPU blocks each of the block's threads draws its own elements
-from its own stream, so the values depend on block_dim: such launches are refused
-(`per_lane`, runtime/launch.py) rather than given one thread's values.
+Under Warp's cooperative CPU blocks (`compile_lanes()` threads) element k belongs to
+thread k % block_dim, which draws its elements in turn from the stream at pcg(rng + thread).
 """
 
 from __future__ import annotations
 
-from ...ir.core import Value
+from ...ir.core import Block, Value
+from ...lang.module import compile_lanes
 from ...types import Scalar, float32, int32, uint32
 from ..random import PCG, _uniform01
 from ..registry import builtin
 from .args import no_more, option, shape_arg
 from .construct import _per_lane
-from .core import map_tiles
+from .core import map_tiles, ravel
 
 
 def _args(ctx, name, args, kwargs):
@@ -46,9 +46,12 @@ def _args(ctx, name, args, kwargs):
     return shape, rng, None if bounds[0] is None else bounds
 
 
-def _draws(ctx, shape, rng, draw):
+def _draws(ctx, shape, rng, draw, dtype):
     """A tile whose k-th row-major element is draw(state) on the stream from pcg(rng)."""
     b = ctx.b
+    lanes = compile_lanes()
+    if lanes > 1:
+        return _lane_draws(ctx, shape, rng, draw, lanes, dtype)
     start = b.call(PCG, [rng])
 
     def body(coords, elems, states):
@@ -56,6 +59,29 @@ def _draws(ctx, shape, rng, draw):
         return [value], [], [state]
     tile, _ = map_tiles(b, shape, [], body, states=[start])
     return _per_lane(tile)
+
+
+def _lane_draws(ctx, shape, rng, draw, lanes: int, shape_dtype):
+    """Cooperative blocks: element k (row-major) belongs to thread k % lanes, whose stream
+    starts at pcg(rng + thread), and is that stream's (k // lanes + 1)-th draw."""
+    b = ctx.b
+
+    def body(coords, elems, states):
+        flat = ravel(b, coords, shape)
+        n = b.const(lanes, int32)
+        lane = b.binary("mod", flat, n)
+        start = b.call(PCG, [b.add(rng, b.cast(lane, uint32))])
+        loop = Block([int32, uint32, shape_dtype], ["k", "state", "value"])
+        with b.at(loop):
+            state, value = draw(loop.args[1])
+            b.op("yield", [state, value])
+        trips = b.add(b.binary("floordiv", flat, n), b.const(1, int32))
+        result = b.op("for", [b.const(0, int32), trips, b.const(1, int32), start, zero], [uint32, shape_dtype],
+                      {}, [loop]).results
+        return [result[1]], [], []
+    zero = b.const(0, shape_dtype)
+    (tile,) = map_tiles(b, shape, [], body)
+    return tile
 
 
 def _bound(ctx, name, x, t: Scalar):
@@ -81,7 +107,7 @@ def tile_randf(ctx, args, kwargs):
     shape, rng, bounds = _args(ctx, "tile_randf", args, kwargs)
     b = ctx.b
     if bounds is None:
-        return _draws(ctx, shape, rng, lambda s: _uniform01(ctx, s))
+        return _draws(ctx, shape, rng, lambda s: _uniform01(ctx, s), float32)
     _check_order(ctx, "tile_randf", *bounds, float32)
     lo, hi = (_bound(ctx, "tile_randf", x, float32) for x in bounds)
     span = b.sub(hi, lo)
@@ -89,7 +115,7 @@ def tile_randf(ctx, args, kwargs):
     def draw(state):
         state, u = _uniform01(ctx, state)
         return state, b.add(b.mul(span, u), lo)
-    return _draws(ctx, shape, rng, draw)
+    return _draws(ctx, shape, rng, draw, float32)
 
 
 @builtin("tile_randi")
@@ -102,7 +128,7 @@ def tile_randi(ctx, args, kwargs):
         def draw(state):
             state = b.call(PCG, [state])
             return state, b.cast(state, int32)
-        return _draws(ctx, shape, rng, draw)
+        return _draws(ctx, shape, rng, draw, int32)
     _check_order(ctx, "tile_randi", *bounds, int32)
     lo, hi = (b.cast(_bound(ctx, "tile_randi", x, int32), uint32) for x in bounds)
     span = b.sub(hi, lo)
@@ -110,4 +136,4 @@ def tile_randi(ctx, args, kwargs):
     def draw_in(state):
         state = b.call(PCG, [state])
         return state, b.cast(b.add(b.binary("mod", state, span), lo), int32)
-    return _draws(ctx, shape, rng, draw_in)
+    return _draws(ctx, shape, rng, draw_in, int32)
