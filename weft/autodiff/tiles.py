@@ -102,7 +102,11 @@ class TileReverse:
         attrs = op.attrs
         n_in, n_out, nd = attrs["n_inputs"], attrs["n_out"], len(attrs["shape"])
         if len(op.operands) != n_in:
-            self.error("a tile_map with states cannot be differentiated (internal)", op)
+            # (only cooperative CPU blocks make maps with differentiable states: lanes updating
+            # a tile in turn, transforms/lanes.py)
+            self.error("a gradient through tile updates the block's threads make in turn (t[i] = x with a "
+                       "thread's own i or x, tile_scatter_add/masked, under config.enable_cpu_blocks) is not "
+                       "supported", op)
         inputs = op.operands[:n_in]
         region = op.regions[0]
         out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]

@@ -179,13 +179,3 @@ def test_scatter_checks_its_arguments():
 
     with pytest.raises(TypeError, match="does not match"):
         wp.launch_tiled(bad_value, dim=[1], inputs=[wp.zeros(1)], block_dim=1)
-
-
-def test_scatters_refuse_cooperative_cpu_blocks():
-    saved = wp.config.enable_cpu_blocks
-    wp.config.enable_cpu_blocks = True
-    try:
-        with pytest.raises(NotImplementedError, match="enable_cpu_blocks"):
-            wp.launch_tiled(_scatter_into_tile, dim=[1], inputs=[wp.zeros(1), wp.zeros(4)], block_dim=8)
-    finally:
-        wp.config.enable_cpu_blocks = saved

@@ -120,17 +120,6 @@ def test_the_stack_type_in_python_scope_and_bad_arguments():
         wp.launch_tiled(mismatch, dim=[1], inputs=[], block_dim=1)
 
 
-def test_cooperative_cpu_blocks_are_refused():
-    saved = wp.config.enable_cpu_blocks
-    wp.config.enable_cpu_blocks = True
-    try:
-        out = wp.zeros(14, dtype=int)
-        with pytest.raises(NotImplementedError, match="enable_cpu_blocks"):
-            wp.launch_tiled(_stack_ops, dim=[1], inputs=[out], block_dim=8)
-    finally:
-        wp.config.enable_cpu_blocks = saved
-
-
 def test_a_gradient_through_a_popped_value_is_refused():
     @wp.kernel
     def through_stack(x: wp.array(dtype=float), y: wp.array(dtype=float)):

@@ -177,16 +177,6 @@ def test_a_cpu_block_is_one_thread():
     np.testing.assert_array_equal(out.numpy(), np.arange(5) * 2 + 1100)
 
 
-def test_cooperative_cpu_blocks_run_lane_independent_kernels_and_refuse_the_others(monkeypatch):
-    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
-    a = wp.array(np.arange(8, dtype=np.float32))
-    out = wp.zeros(8, dtype=float)
-    wp.launch_tiled(load_store_edges, dim=[1], inputs=[a, 0, out], block_dim=32)
-    np.testing.assert_array_equal(out.numpy()[:4], np.arange(4) + 1)
-    with pytest.raises(NotImplementedError, match="depends on the block's threads"):
-        wp.launch_tiled(thread_values, dim=[5], inputs=[wp.zeros(5, dtype=int)], block_dim=32)
-
-
 @wp.struct
 class Particle:
     mass: float

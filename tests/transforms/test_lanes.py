@@ -1,0 +1,159 @@
+"""Cooperative CPU blocks (config.enable_cpu_blocks): a block's threads meet in tile ops.
+
+The block program (weft/transforms/lanes.py) must give what block_dim threads running
+together give: tile(x) gathers one value per thread, stacks and scatters take one per
+thread, early returns leave the other threads going, and gradients count each thread once.
+"""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.lang.errors import NotDifferentiableError
+
+B = 8
+
+
+@pytest.fixture(autouse=True)
+def cpu_blocks(monkeypatch):
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+
+
+@wp.kernel
+def gather_sum(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i, lane = wp.tid()
+    v = x[i * B + lane]
+    t = wp.tile(v * v)
+    total = wp.tile_sum(t)
+    y[i * B + lane] = wp.untile(t) * total[0] + wp.float64(wp.block_dim())
+
+
+def _gather_sum_numpy(x):
+    sq = x.reshape(-1, B) ** 2
+    return (sq * sq.sum(axis=1, keepdims=True)).ravel() + B
+
+
+def test_tile_gathers_one_value_per_thread_and_untile_gives_each_its_own():
+    x = np.linspace(0.5, 2.0, 2 * B)
+    y = wp.zeros(2 * B, dtype=wp.float64)
+    wp.launch_tiled(gather_sum, dim=[2], inputs=[wp.array(x), y], block_dim=B)
+    np.testing.assert_allclose(y.numpy(), _gather_sum_numpy(x), rtol=1e-12)
+
+
+def test_gradient_counts_each_thread_once():
+    x0 = np.linspace(0.5, 2.0, 2 * B)
+    x = wp.array(x0, dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(2 * B, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(gather_sum, dim=[2], inputs=[x, y], block_dim=B)
+    w = np.cos(np.arange(2 * B))  # d(w . y)/dx
+    tape.backward(grads={y: wp.array(w, dtype=wp.float64)})
+    eps = 1e-6
+    fd = np.array([(w @ _gather_sum_numpy(x0 + eps * e) - w @ _gather_sum_numpy(x0 - eps * e)) / (2 * eps)
+                   for e in np.eye(2 * B)])
+    np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-6)
+    # analytic: y_j = s_j S + B with s_j = x_j^2, S the block's sum of s
+    sq = x0.reshape(-1, B) ** 2
+    wb = w.reshape(-1, B)
+    analytic = 2 * x0.reshape(-1, B) * (wb * sq.sum(axis=1, keepdims=True) + (wb * sq).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(x.grad.numpy(), analytic.ravel(), rtol=1e-9)
+
+
+@wp.kernel
+def stack_round_trip(counts: wp.array(dtype=int), popped: wp.array(dtype=int)):
+    _, lane = wp.tid()
+    s = wp.tile_stack(capacity=16, dtype=int)
+    wp.tile_stack_push(s, lane * 10, lane % 2 == 0)
+    counts[lane] = wp.tile_stack_count(s)
+    value, slot = wp.tile_stack_pop(s)
+    if slot >= 0:
+        popped[slot] = value
+
+
+def test_a_stack_takes_one_push_and_one_pop_per_thread():
+    counts = wp.zeros(B, dtype=int)
+    popped = wp.full(B, -1, dtype=int)
+    wp.launch_tiled(stack_round_trip, dim=[1], inputs=[counts, popped], block_dim=B)
+    np.testing.assert_array_equal(counts.numpy(), np.full(B, B // 2))
+    assert sorted(popped.numpy()[popped.numpy() >= 0].tolist()) == [0, 20, 40, 60]
+
+
+@wp.kernel
+def scatter_same_slot(out: wp.array(dtype=float)):
+    t = wp.tile_zeros(shape=4, dtype=float)
+    wp.tile_scatter_add(t, 1, 1.0, True)
+    wp.tile_store(out, t)
+
+
+def test_scatters_add_once_per_thread():
+    out = wp.zeros(4, dtype=float)
+    wp.launch_tiled(scatter_same_slot, dim=[1], inputs=[out], block_dim=B)
+    np.testing.assert_array_equal(out.numpy(), [0.0, B, 0.0, 0.0])
+
+
+@wp.kernel
+def survivors(counts: wp.array(dtype=int)):
+    tid = wp.tid()
+    lane = tid % B
+    if lane % 3 == 0:
+        return
+    s = wp.tile_stack(capacity=B, dtype=int)
+    wp.tile_stack_push(s, lane, True)
+    counts[tid] = wp.tile_stack_count(s)
+
+
+def test_threads_that_return_early_leave_the_others_going_and_partial_blocks_run_their_prefix():
+    n = 2 * B - 3  # the second block has B - 3 threads
+    counts = wp.full(n, -1, dtype=int)
+    wp.launch(survivors, dim=n, inputs=[counts], block_dim=B)
+    expected = np.full(n, -1)
+    for start in (0, B):
+        lanes = [lane for lane in range(min(B, n - start)) if lane % 3 != 0]
+        expected[[start + lane for lane in lanes]] = len(lanes)
+    np.testing.assert_array_equal(counts.numpy(), expected)
+
+
+@wp.kernel
+def from_thread(out: wp.array(dtype=int)):
+    i = wp.tid()
+    t = wp.tile_from_thread(shape=(2,), value=i * 3, thread_idx=5)
+    wp.tile_store(out, t, offset=2 * (i // B))
+
+
+def test_tile_from_thread_takes_the_named_thread_value():
+    out = wp.zeros(4, dtype=int)
+    wp.launch(from_thread, dim=2 * B, inputs=[out], block_dim=B)
+    np.testing.assert_array_equal(out.numpy(), [15, 15, (B + 5) * 3, (B + 5) * 3])
+
+
+@wp.kernel
+def no_tiles(a: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = float(i) * 2.0
+
+
+def test_kernels_without_tiles_run_thread_by_thread():
+    a = wp.zeros(10, dtype=float)
+    wp.launch(no_tiles, dim=10, inputs=[a], block_dim=B)
+    np.testing.assert_array_equal(a.numpy(), np.arange(10) * 2.0)
+    assert no_tiles.__dict__.get("_lane_variants", {}) == {}  # (no block program was made)
+
+
+@wp.kernel
+def scatter_values(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    _, lane = wp.tid()
+    t = wp.tile_zeros(shape=4, dtype=float)
+    wp.tile_scatter_add(t, lane % 4, x[lane], True)
+    wp.tile_store(out, t)
+
+
+def test_a_gradient_through_updates_the_threads_make_in_turn_is_refused_clearly():
+    x = wp.array(np.ones(B, dtype=np.float32), requires_grad=True)
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(scatter_values, dim=[1], inputs=[x, out], block_dim=B)
+    np.testing.assert_array_equal(out.numpy(), [2.0, 2.0, 2.0, 2.0])
+    with pytest.raises(NotDifferentiableError, match="in turn"):
+        tape.backward(grads={out: wp.ones(4, dtype=float)})
