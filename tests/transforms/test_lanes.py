@@ -157,3 +157,54 @@ def test_a_gradient_through_updates_the_threads_make_in_turn_is_refused_clearly(
     np.testing.assert_array_equal(out.numpy(), [2.0, 2.0, 2.0, 2.0])
     with pytest.raises(NotDifferentiableError, match="in turn"):
         tape.backward(grads={out: wp.ones(4, dtype=float)})
+
+
+@wp.kernel
+def loop_with_lane_values(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64),
+                          per_lane: wp.array(dtype=wp.float64)):
+    _, lane = wp.tid()
+    acc = wp.float64(0.0)
+    t = wp.tile_zeros(shape=B, dtype=wp.float64)
+    for k in range(4):
+        a = wp.tile_load(x, shape=B, offset=k * B)
+        t += a * a
+        acc += wp.untile(a) * wp.float64(k + 1)
+    wp.tile_store(out, t)
+    per_lane[lane] = acc
+
+
+def test_loops_carry_tiles_and_each_thread_own_values_with_gradients():
+    x0 = np.linspace(0.1, 1.0, 4 * B)
+    x = wp.array(x0, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(B, dtype=wp.float64, requires_grad=True)
+    per_lane = wp.zeros(B, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(loop_with_lane_values, dim=[1], inputs=[x, out, per_lane], block_dim=B)
+    rows = x0.reshape(4, B)
+    weights = np.arange(1, 5)[:, None]
+    np.testing.assert_allclose(out.numpy(), (rows ** 2).sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(per_lane.numpy(), (rows * weights).sum(axis=0), rtol=1e-12)
+    tape.backward(grads={out: wp.ones(B, dtype=wp.float64), per_lane: wp.ones(B, dtype=wp.float64)})
+    np.testing.assert_allclose(x.grad.numpy(), (2 * rows + weights).ravel(), rtol=1e-12)
+
+
+@wp.kernel
+def while_with_lane_values(n: wp.array(dtype=int), out: wp.array(dtype=int)):
+    _, lane = wp.tid()
+    s = wp.tile_zeros(shape=B, dtype=int)
+    k = int(0)
+    count = int(0)
+    while k < n[0]:
+        s += wp.tile(lane + k)
+        count += lane
+        k += 1
+    wp.tile_store(out, s)
+    out[B + lane] = count
+
+
+def test_while_loops_holding_tile_ops_run_once_per_block():
+    out = wp.zeros(2 * B, dtype=int)
+    wp.launch_tiled(while_with_lane_values, dim=[1], inputs=[wp.array([3], dtype=int), out], block_dim=B)
+    lanes = np.arange(B)
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([3 * lanes + 3, 3 * lanes]))
