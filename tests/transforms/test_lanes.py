@@ -193,8 +193,8 @@ def test_loops_carry_tiles_and_each_thread_own_values_with_gradients():
 def while_with_lane_values(n: wp.array(dtype=int), out: wp.array(dtype=int)):
     _, lane = wp.tid()
     s = wp.tile_zeros(shape=B, dtype=int)
-    k = int(0)
-    count = int(0)
+    k = 0
+    count = 0
     while k < n[0]:
         s += wp.tile(lane + k)
         count += lane
