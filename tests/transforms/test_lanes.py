@@ -141,22 +141,63 @@ def test_kernels_without_tiles_run_thread_by_thread():
 
 
 @wp.kernel
-def scatter_values(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+def scatter_values(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
     _, lane = wp.tid()
-    t = wp.tile_zeros(shape=4, dtype=float)
-    wp.tile_scatter_add(t, lane % 4, x[lane], True)
+    t = wp.tile_zeros(shape=4, dtype=wp.float64)
+    wp.tile_scatter_add(t, lane % 4, x[lane] * x[lane], True)
     wp.tile_store(out, t)
 
 
-def test_a_gradient_through_updates_the_threads_make_in_turn_is_refused_clearly():
-    x = wp.array(np.ones(B, dtype=np.float32), requires_grad=True)
-    out = wp.zeros(4, dtype=float, requires_grad=True)
+@wp.kernel
+def assign_values(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    _, lane = wp.tid()
+    t = wp.tile_zeros(shape=4, dtype=wp.float64)
+    t[lane % 4] = x[lane] * 3.0  # lanes 4..7 overwrite lanes 0..3
+    wp.tile_store(out, t)
+
+
+def _grad_of(kernel, x0, w):
+    x = wp.array(x0, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(4, dtype=wp.float64, requires_grad=True)
     tape = wp.Tape()
     with tape:
-        wp.launch_tiled(scatter_values, dim=[1], inputs=[x, out], block_dim=B)
-    np.testing.assert_array_equal(out.numpy(), [2.0, 2.0, 2.0, 2.0])
-    with pytest.raises(NotDifferentiableError, match="in turn"):
-        tape.backward(grads={out: wp.ones(4, dtype=float)})
+        wp.launch_tiled(kernel, dim=[1], inputs=[x, out], block_dim=B)
+    tape.backward(grads={out: wp.array(w, dtype=wp.float64)})
+    return out.numpy(), x.grad.numpy()
+
+
+def test_gradients_through_updates_the_threads_make_in_turn():
+    x0 = np.linspace(1.0, 2.0, B)
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    out, grad = _grad_of(scatter_values, x0, w)
+    np.testing.assert_allclose(out, (x0 ** 2).reshape(2, 4).sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(grad, 2 * x0 * np.tile(w, 2), rtol=1e-12)
+    eps = 1e-6
+    fd = [(w @ _grad_of(scatter_values, x0 + eps * e, w)[0] - w @ _grad_of(scatter_values, x0 - eps * e, w)[0])
+          / (2 * eps) for e in np.eye(B)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-6)
+    out, grad = _grad_of(assign_values, x0, w)  # the last writer's value stays: only it gets a gradient
+    np.testing.assert_allclose(out, 3 * x0[4:], rtol=1e-12)
+    np.testing.assert_allclose(grad, np.concatenate([np.zeros(4), 3 * w]), rtol=1e-12)
+
+
+@wp.kernel
+def scale_in_turn(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    _, lane = wp.tid()
+    t = wp.tile_ones(shape=4, dtype=wp.float64)
+    t[0] = t[0] * x[lane]
+    wp.tile_store(out, t)
+
+
+def test_a_gradient_through_threads_reading_the_tile_they_update_is_refused_clearly():
+    x = wp.array(np.full(B, 2.0), dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(4, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(scale_in_turn, dim=[1], inputs=[x, out], block_dim=B)
+    assert out.numpy()[0] == 2.0 ** B
+    with pytest.raises(NotDifferentiableError, match="reads the tile it updates"):
+        tape.backward(grads={out: wp.ones(4, dtype=wp.float64)})
 
 
 @wp.kernel

@@ -15,8 +15,10 @@ would make every adjoint op a loop of the tile's size in the IR).
 
 from __future__ import annotations
 
+import math
+
 from ..ir.core import Op
-from ..types import TileType
+from ..types import TileType, int32
 
 
 class TileReverse:
@@ -102,11 +104,7 @@ class TileReverse:
         attrs = op.attrs
         n_in, n_out, nd = attrs["n_inputs"], attrs["n_out"], len(attrs["shape"])
         if len(op.operands) != n_in:
-            # (only cooperative CPU blocks make maps with differentiable states: lanes updating
-            # a tile in turn, transforms/lanes.py)
-            self.error("a gradient through tile updates the block's threads make in turn (t[i] = x with a "
-                       "thread's own i or x, tile_scatter_add/masked, under config.enable_cpu_blocks) is not "
-                       "supported", op)
+            return self.rev_tile_updates(op)
         inputs = op.operands[:n_in]
         region = op.regions[0]
         out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
@@ -151,3 +149,110 @@ class TileReverse:
             self.accum(v, [next(it) for _ in active_types(v.type)])
         for t, s in zip(free_tiles, it):
             self.adj[t.id] = [s]
+
+    def rev_tile_updates(self, op: Op):
+        """The reverse of a `tile_map` whose states are tiles it updates element by element
+        (`tile_set`/`tile_add_at` on the state, as cooperative CPU blocks' lanes do in turn,
+        transforms/lanes.py): its body reversed, element by element in reverse order, the
+        states' adjoints carried from the last element to the first. The update rules need
+        no primal state, so a state read any other way is refused."""
+        from ..builtins.tiles import core
+        from .reverse import _free_values, active_types
+        attrs = op.attrs
+        shape, n_in, n_out, n_sums = tuple(attrs["shape"]), attrs["n_inputs"], attrs["n_out"], attrs["n_sums"]
+        nd = len(shape)
+        region = op.regions[0]
+        inputs, inits = op.operands[:n_in], op.operands[n_in:]
+        state_args = region.args[nd + n_in:]
+        finals = op.results[n_out + n_sums:]
+        for s in state_args:
+            if self.active(s) and not (isinstance(s.type, TileType) and self._only_updated(region, s)):
+                self.error("a gradient through tile updates the block's threads make in turn is supported when "
+                           "each thread only writes or adds into the tile (t[i] = x, t[i] += x, scatters), not "
+                           "when it reads the tile it updates", op)
+        out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
+        sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
+            g is not None for g in self.get(r)) else None for r in op.results[n_out:n_out + n_sums]]
+        live = [k for k, s in enumerate(state_args) if self.active(s)]
+        free = [v for v in _free_values([region]) if active_types(v.type)]
+        free_tiles = [v for v in free if isinstance(v.type, TileType)]
+        free_other = [v for v in free if not isinstance(v.type, TileType)]
+        wanted = [j for j, x in enumerate(inputs) if self.active(x)]
+        carried = [self.value_from(t.type, self.get(t)) for t in free_tiles]
+        carried += [self.value_from(finals[k].type, self.get(finals[k])) for k in live]
+        outer = self.adj
+        count = self.b.const(math.prod(shape) - 1, int32)
+
+        def body(coords, elems, state_args_in):
+            b = self.b
+            back = self._back(coords, shape, count)  # (last element first)
+            for a, c in zip(region.args[:nd], back):
+                self.map[a.id] = c
+            for a, x in zip(region.args[nd:nd + n_in], inputs):
+                self.map[a.id] = b.call(core.TILE_GET, [self.m(x), *back])
+            for a, final in zip(state_args, finals):
+                self.map[a.id] = self.m(final)  # (never read: the updates' rules need no primal state)
+            self.adj = {t.id: [g] for t, g in zip(free_tiles, state_args_in)}
+            self.replay(region.ops[:-1], push=True)
+            yielded = region.ops[-1].operands
+            for k, seed in enumerate(out_seeds):
+                if seed is not None:
+                    self.accum(yielded[k], self.float_leaves(b.call(core.TILE_GET, [seed, *back])))
+            for v, g in zip(yielded[n_out:n_out + n_sums], sum_seeds):
+                if g is not None:
+                    self.accum(v, self.float_leaves(g))
+            for k, g in zip(live, state_args_in[len(free_tiles):]):
+                self.accum(yielded[n_out + n_sums + k], [g])
+            self.reverse(region.ops[:-1])
+            outs = [self.value_from(x.type.dtype, self.get(region.args[nd + j])) for j, x in enumerate(inputs)
+                    if j in wanted]
+            states = [self.value_from(t.type, self.get(t)) for t in free_tiles]
+            states += [self.value_from(state_args[k].type, self.get(state_args[k])) for k in live]
+            return outs, self._flatten(free_other), states
+
+        results = core.map_tiles(self.b, shape, [], body, carried)
+        self.adj = outer
+        it = iter(results)
+        for j in wanted:  # (made last element first: put back in order)
+            self.accum(inputs[j], [self._reversed(next(it), shape, count)])
+        for v in free_other:
+            self.accum(v, [next(it) for _ in active_types(v.type)])
+        for t in free_tiles:
+            self.adj[t.id] = [next(it)]
+        for k in live:
+            self.accum(inits[k], [next(it)])
+
+    def _back(self, coords, shape, count):
+        """The coordinates of the element `count` - (row-major index of `coords`)."""
+        from ..builtins.tiles import core
+        return core.unravel(self.b, self.b.sub(count, core.ravel(self.b, coords, shape)), shape)
+
+    def _reversed(self, tile, shape, count):
+        """`tile` with its elements in reverse row-major order."""
+        from ..builtins.tiles import core
+        (out,) = core.map_tiles(self.b, shape, [], lambda c, e, s: (
+            [self.b.call(core.TILE_GET, [tile, *self._back(c, shape, count)])], [], []))
+        return out
+
+    def _only_updated(self, region, state) -> bool:
+        """Whether `state` (a block argument of `region`) is used only as the tile that
+        `tile_set`/`tile_add_at` update, their results likewise, up to the yield."""
+        from ..builtins.tiles import core
+        from ..ir.core import walk
+        chain = {state.id}
+        for o in walk(region):
+            for k, v in enumerate(o.operands):
+                if v.id not in chain:
+                    continue
+                fn = o.attrs.get("fn") if o.name == "call" else None
+                if fn in (core.TILE_SET, core.TILE_ADD_AT) and k == 0:
+                    chain.add(o.result.id)
+                elif o.name == "yield":
+                    continue
+                else:
+                    return False
+            if o.name == "if":  # an if yielding an updated tile continues the chain
+                for r_k, r in enumerate(o.results):
+                    if any(reg.ops[-1].operands[r_k].id in chain for reg in o.regions):
+                        chain.add(r.id)
+        return True
