@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from ..types import MAX_DIMS, IndexedArrayType, float32, int32
-from ..types.array_type import subscript_args
+from ..types.array_type import subscript_type
 from ..types.layout import ctype_of
 from .array import array, element_numpy
 
@@ -31,7 +31,7 @@ class indexedarray:  # noqa: N801 - Warp's name
         return super().__new__(cls)
 
     def __class_getitem__(cls, key):  # indexedarray[float], indexedarray[float, Literal[2]]
-        return IndexedArrayType(*subscript_args(key))
+        return subscript_type(IndexedArrayType, key)
 
     def __init__(self, data: array | None = None, indices=None, dtype=None, ndim=None):
         if not isinstance(data, array):
