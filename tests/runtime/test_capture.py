@@ -64,6 +64,23 @@ def test_fills_copies_and_assigns_are_recorded():
     assert grid.numpy()[:, 0].tolist() == [7] * 4 and grid.numpy()[:, 1].tolist() == [0, 1, 2, 5]
 
 
+def test_indexed_fills_are_recorded_and_read_their_indices_when_replayed():
+    # (Warp refuses indexed and strided fills in a CPU capture; weft records and replays them)
+    a = wp.zeros(8, dtype=wp.int32)
+    idx = wp.array([0, 2, 4, 6], dtype=wp.int32)
+    indexed = wp.indexedarray(a, [idx])
+    with wp.ScopedCapture() as capture:
+        indexed.fill_(42)
+    assert not a.numpy().any()  # nothing ran yet
+    wp.capture_launch(capture.graph)
+    assert a.numpy().tolist() == [42, 0, 42, 0, 42, 0, 42, 0]
+    with wp.ScopedCapture() as capture:
+        indexed.zero_()
+    idx.assign([1, 2, 3, 4])  # changed after the capture: the replay sees the new indices
+    wp.capture_launch(capture.graph)
+    assert a.numpy().tolist() == [42, 0, 0, 0, 0, 0, 42, 0]
+
+
 def test_arrays_made_inside_the_capture_live_with_the_graph():
     x = wp.array(np.arange(4, dtype=np.float32) + 1)
     out = wp.zeros(4)

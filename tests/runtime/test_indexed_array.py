@@ -2,6 +2,8 @@
 array as a kernel parameter annotation, and bounds checks of both the index and the
 entries of the index arrays."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,19 @@ def test_gradients_flow_through_the_indices():
     tape.backward(grads={out: wp.ones(3)})
     np.testing.assert_array_equal(data.grad.numpy(), [0, 2, 0, 0, 16])
     assert isinstance(picked.grad, wp.indexedarray) and picked.grad.numpy().tolist() == [16, 2, 16]
+
+
+@wp.kernel
+def generic_indexed_sum(a: wp.indexedarray[Any], out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = float(a[i])
+
+
+def test_generic_indexed_parameter_takes_indexed_arrays_only():
+    values = wp.array(np.arange(6.0), dtype=wp.float64)
+    ia = wp.indexedarray(values, [wp.array([0, 2, 4], dtype=wp.int32)])
+    out = wp.zeros(3)
+    wp.launch(generic_indexed_sum, 3, inputs=[ia, out])
+    assert out.numpy().tolist() == [0.0, 2.0, 4.0]
+    with pytest.raises(TypeError, match=r"argument 'a': expected an indexedarray of 1 dimension\(s\), got wp.array"):
+        wp.launch(generic_indexed_sum, 3, inputs=[values, out])

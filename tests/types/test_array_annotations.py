@@ -114,3 +114,57 @@ def test_array_descriptor_layout():
     a = wp.array(np.zeros((3, 4), np.float64))[:, ::2]
     d = a.descriptor()
     assert d.data == a.ptr and list(d.shape) == [3, 2] and list(d.strides) == [32, 16]
+
+
+def test_annotation_repr_is_the_subscript_form_and_round_trips():
+    from typing import Literal  # noqa: F401 - (for eval)
+    cases = {
+        wp.array[wp.float32]: "wp.array[wp.float32]",
+        wp.array[bool]: "wp.array[wp.bool]",
+        wp.array4d[wp.uint32]: "wp.array4d[wp.uint32]",
+        wp.array3d[wp.vec3f]: "wp.array3d[wp.vec3f]",
+        wp.array[wp.types.vector(3, wp.float64)]: "wp.array[wp.vec3d]",
+        wp.array[wp.types.matrix((4, 4), wp.float32)]: "wp.array[wp.mat44f]",
+        wp.array[wp.quatf]: "wp.array[wp.quatf]",
+        wp.array[wp.transformf]: "wp.array[wp.transformf]",
+        wp.array[wp.float32, Any]: "wp.array[wp.float32, Any]",
+        wp.array[Any, Any]: "wp.array[Any, Any]",
+        wp.array4d[Any]: "wp.array4d[Any]",
+        wp.indexedarray[wp.float32]: "wp.indexedarray[wp.float32]",
+        wp.indexedarray[wp.float32, 3]: "wp.indexedarray[wp.float32, Literal[3]]",
+        wp.indexedarray[Any]: "wp.indexedarray[Any]",
+    }
+    for annotation, text in cases.items():
+        assert repr(annotation) == text
+        assert eval(text) is annotation  # noqa: S307
+    # no public name: the type in words
+    assert repr(wp.array[wp.types.vector(5, wp.float32)]) == "wp.array[vector(length=5, dtype=float32)]"
+    assert repr(wp.array[wp.types.matrix((7, 7), wp.float32)]) == "wp.array[matrix(shape=(7, 7), dtype=float32)]"
+
+    @wp.struct
+    class Particle:
+        x: float
+
+    assert "Particle]" in repr(wp.array[Particle]) and "wp.Particle" not in repr(wp.array[Particle])
+    # the IR text keeps the descriptive form
+    assert wp.array[float].name == "array(dtype=float32, ndim=1)"
+
+
+def test_unknown_dtype_is_kept_until_a_kernel_uses_it():
+    class Custom:
+        pass
+
+    annotation = wp.array[Custom]  # a plain type hint is fine (Warp checks it when it is used)
+    assert annotation.dtype is Custom and annotation.ndim == 1
+    assert repr(annotation).endswith("Custom]")
+
+    @wp.kernel
+    def uses_custom(a: wp.array[Custom]):
+        pass
+
+    with pytest.raises(TypeError, match=r"parameter 'a': wp.array\[.*Custom\]: array dtype must be a weft"):
+        wp.launch(uses_custom, 1, inputs=[wp.zeros(1)])
+    with pytest.raises(ValueError, match="ndim must be between 1 and 4"):
+        wp.array[Custom, 5]
+    with pytest.raises(TypeError, match="array dtype must be"):
+        wp.array(dtype=Custom)  # (the constructor form checks at once)

@@ -31,3 +31,35 @@ def test_a_func_annotated_with_tiles_can_be_defined():
         return t
 
     assert passthrough is not None
+
+
+@wp.func
+def tile_twice(t: wp.tile[float]) -> wp.tile[float]:  # any shape: compiled per shape
+    return t + t
+
+
+@wp.kernel
+def twice_of_two_shapes(a: wp.array2d(dtype=float), b: wp.array2d(dtype=float)):
+    wide = wp.tile_load(a, shape=(2, 4))
+    wp.tile_store(b, tile_twice(wide))
+    tall = wp.tile_load(a, shape=(4, 1), offset=(0, 0))
+    wp.tile_store(b, tile_twice(tall), offset=(0, 4))
+
+
+@wp.kernel
+def twice_of_float64(a: wp.array2d(dtype=wp.float64), b: wp.array2d(dtype=wp.float64)):
+    wp.tile_store(b, tile_twice(wp.tile_load(a, shape=(2, 2))))
+
+
+def test_a_func_annotated_with_a_dtype_only_tile_takes_any_shape_of_that_dtype():
+    import numpy as np
+    a = wp.array(np.arange(20.0).reshape(4, 5), dtype=float)
+    b = wp.zeros((4, 5))
+    wp.launch_tiled(twice_of_two_shapes, dim=[1], inputs=[a, b], block_dim=1)
+    want = np.zeros((4, 5))
+    want[:2, :4] = 2 * a.numpy()[:2, :4]
+    want[:, 4] = 2 * a.numpy()[:, 0]
+    assert np.array_equal(b.numpy(), want)
+    with pytest.raises(RuntimeError, match=r"expects tile\(dtype=float32, shape=\(Any\)\), got tile\(dtype=float64"):
+        x = wp.zeros((2, 2), dtype=wp.float64)
+        wp.launch_tiled(twice_of_float64, dim=[1], inputs=[x, x], block_dim=1)

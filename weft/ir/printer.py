@@ -15,12 +15,19 @@ def format_function(fn: Function, mark=None, locations: bool = False) -> str:
         return names[v.id]
 
     lines: list[str] = []
-    params = ", ".join(f"{name(p)}: {p.type!r}" for p in fn.params)
-    ret = f" -> {fn.ret_type!r}" if fn.ret_type is not None else ""
+    params = ", ".join(f"{name(p)}: {_type_text(p.type)}" for p in fn.params)
+    ret = f" -> {_type_text(fn.ret_type)}" if fn.ret_type is not None else ""
     lines.append(f"{fn.kind} {fn.name}({params}){ret} {{")
     _format_block(fn.body, 1, lines, name, mark, locations)
     lines.append("}")
     return "\n".join(lines)
+
+
+def _type_text(t) -> str:
+    """A type in the IR text: its descriptive name (`array(dtype=float32, ndim=1)`, not the
+    annotation form an array type shows as its repr)."""
+    name = getattr(t, "name", None)
+    return name if isinstance(name, str) else repr(t)
 
 
 def _format_attr(value) -> str:
@@ -32,7 +39,7 @@ def _format_attr(value) -> str:
 def _format_block(block: Block, depth: int, lines, name, mark, locations):
     pad = "  " * depth
     for op in block.ops:
-        results = ", ".join(f"{name(r)}: {r.type!r}" for r in op.results)
+        results = ", ".join(f"{name(r)}: {_type_text(r.type)}" for r in op.results)
         head = f"{results} = " if results else ""
         operands = ", ".join(name(v) for v in op.operands)
         attrs = ", ".join(f"{k}={_format_attr(v)}" for k, v in op.attrs.items())
@@ -48,7 +55,7 @@ def _format_block(block: Block, depth: int, lines, name, mark, locations):
             continue
         lines.append(text + " (")
         for region in op.regions:
-            args = ", ".join(f"{name(a)}: {a.type!r}" for a in region.args)
+            args = ", ".join(f"{name(a)}: {_type_text(a.type)}" for a in region.args)
             lines.append(f"{pad}  ^({args}):")
             _format_block(region, depth + 2, lines, name, mark, locations)
         lines.append(f"{pad})")

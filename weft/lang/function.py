@@ -10,7 +10,7 @@ from ..ir.core import Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import ArrayType, TupleType, Type, resolve
-from ..types.array_type import AnyArray
+from ..types.array_type import AnyArray, valid_dtype
 from . import promotion
 from .errors import CompileError, WarpCodegenTypeError
 from .source import ParsedSource, remember_source
@@ -24,6 +24,9 @@ def resolve_annotation(annotation, where: str):
     if annotation is inspect.Parameter.empty or annotation is typing.Any \
             or isinstance(annotation, typing.TypeVar):
         return GENERIC
+    if isinstance(annotation, AnyArray) and not valid_dtype(annotation.dtype):
+        raise WarpCodegenTypeError(f"{where}: {annotation!r}: array dtype must be a weft scalar, vector, "
+                                   f"matrix or struct type, got {annotation.dtype!r}")
     if isinstance(annotation, AnyArray) or getattr(annotation, "is_generic", False):
         return annotation
     if typing.get_origin(annotation) is tuple:
@@ -36,7 +39,7 @@ def resolve_annotation(annotation, where: str):
             return GENERIC
         return TupleType(tuple(elements))
     if typing.get_origin(annotation) in (typing.Union, pytypes.UnionType):
-        raise TypeError(f"{where}: {annotation!r}: Union type annotations are only supported at "
+        raise WarpCodegenTypeError(f"{where}: {annotation!r}: Union type annotations are only supported at "
                         f"Python scope; a kernel or func parameter has one type (or Any)")
     t = resolve(annotation)
     if t is None:
@@ -85,7 +88,7 @@ def _annotations(pyfunc) -> dict:
 
 
 def _signature(types) -> str:
-    return ", ".join(map(repr, types))
+    return ", ".join(t.name if isinstance(getattr(t, "name", None), str) else repr(t) for t in types)
 
 
 class FuncInstance:

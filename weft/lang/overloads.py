@@ -17,7 +17,7 @@ import types as pytypes
 
 import numpy as np
 
-from ..types import ArrayType, CompositeValue, StructValue, bool_, float32, int32, scalar_from_numpy
+from ..types import ArrayType, CompositeValue, IndexedArrayType, StructValue, bool_, float32, int32, scalar_from_numpy
 from ..types.array_type import AnyArray
 from .function import GENERIC, _annotations, is_generic, resolve_annotation
 
@@ -105,8 +105,11 @@ def _check_fits(template, t, where: str):
 def type_of_value(value):
     """The weft type a launch argument gives a generic parameter (None if there is none)."""
     from ..runtime.array import array
+    from ..runtime.indexed_array import indexedarray
     if isinstance(value, array):
         return ArrayType(value.dtype, value.ndim)
+    if isinstance(value, indexedarray):
+        return IndexedArrayType(value.dtype, value.ndim)
     if isinstance(value, StructValue):
         return value._type
     if isinstance(value, CompositeValue):

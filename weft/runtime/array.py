@@ -30,7 +30,7 @@ from ..types import (
     float32,
     scalar_from_numpy,
 )
-from ..types.array_type import subscript_args
+from ..types.array_type import subscript_type
 from ..types.layout import array_descriptor
 from ..types.scalars import np_float32_to_bfloat16_bits
 from . import capture
@@ -74,7 +74,7 @@ class array:  # noqa: N801 - Warp's name
     _retain_grad = False
 
     def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
-        return ArrayType(*subscript_args(key))
+        return subscript_type(ArrayType, key)
 
     def __init__(self, data=None, dtype=None, shape=None, strides=None, ptr=None, capacity=None,
                  device=None, pinned=False, copy=True, deleter=None, ndim=None, grad=None,

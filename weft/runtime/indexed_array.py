@@ -13,9 +13,11 @@ import numbers
 
 import numpy as np
 
+from .. import tape as tape_module
 from ..types import MAX_DIMS, IndexedArrayType, float32, int32
-from ..types.array_type import subscript_args
+from ..types.array_type import subscript_type
 from ..types.layout import ctype_of
+from . import capture
 from .array import array, element_numpy
 
 
@@ -31,7 +33,7 @@ class indexedarray:  # noqa: N801 - Warp's name
         return super().__new__(cls)
 
     def __class_getitem__(cls, key):  # indexedarray[float], indexedarray[float, Literal[2]]
-        return IndexedArrayType(*subscript_args(key))
+        return subscript_type(IndexedArrayType, key)
 
     def __init__(self, data: array | None = None, indices=None, dtype=None, ndim=None):
         if not isinstance(data, array):
@@ -129,12 +131,21 @@ class indexedarray:  # noqa: N801 - Warp's name
             value = struct_record(self.dtype, value)
         elif hasattr(value, "__len__"):
             value = np.asarray(value)
-        self.data.numpy()[self._mesh()] = value
+        self._write(value)
         return self
 
     def zero_(self):
-        self.data.numpy()[self._mesh()] = 0
+        self._write(0)
         return self
+
+    def _write(self, value):
+        """Scatter `value` into the indexed elements now, or, during a graph capture, when the
+        graph runs (with the index arrays' contents of that time, as a launch would read)."""
+        def write():
+            self.data.numpy()[self._mesh()] = value
+        tape_module.protect(self.data)
+        if not capture.record(write):
+            write()
 
     def __len__(self):
         return self.shape[0]

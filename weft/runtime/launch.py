@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import numbers
+import reprlib
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bfloat16, bool_, int64
 from ..types.composite import cast_components, deprecated_bool_fill
+from ..types.introspect import type_repr
 from ..types.layout import array_descriptor, ctype_of
 from . import capture, cpu_blocks, diagnostics, half_adjoints
 from .array import array, view_of
@@ -46,13 +48,13 @@ class LaunchError(Exception):
 
 
 # Argument checking and packing ----------------------------------------------------------------
-def _fail(kernel, name, expected, got, exc=TypeError):
-    where = f"kernel '{kernel.name}', argument '{name}'" if kernel is not None else name
-    raise exc(f"{where}: expected {expected}, got {got}")
-
-
 class LaunchTypeError(TypeError, RuntimeError):
     """A launch argument of the wrong kind: a TypeError, and the RuntimeError Warp raises."""
+
+
+def _fail(kernel, name, expected, got, exc=LaunchTypeError):
+    where = f"kernel '{kernel.name}', argument '{name}'" if kernel is not None else name
+    raise exc(f"{where}: expected {expected}, got {got}")
 
 
 class LaunchValueError(ValueError, TypeError):
@@ -99,7 +101,8 @@ def _foreign_array(kernel, name, t, value) -> array:
     its CPU memory through `__array_interface__` or `__array__()` (numpy arrays, torch CPU
     tensors: Warp's rule). The caller's object keeps the memory alive during the launch."""
     if not (hasattr(value, "__array_interface__") or hasattr(value, "__array__")) or isinstance(value, str):
-        _fail(kernel, name, f"a weft array of {t.dtype!r}", _describe(value))
+        _refuse(kernel, name, f"expects an array of type {type_repr(t)}, but passed value has type "
+                f"{type(value).__name__}: {reprlib.repr(value)}")
     try:
         storage = np.asarray(value)
         return view_of(storage, t.dtype, f"kernel '{kernel.name}', argument '{name}'")
@@ -151,7 +154,8 @@ def pack_value(kernel, name, t, value):
             try:
                 data = cast_components(value, t.dtype)
             except (TypeError, ValueError) as e:
-                _fail(kernel, name, repr(t), f"{_describe(value)} ({e})", type(e))
+                _fail(kernel, name, repr(t), f"{_describe(value)} ({e})",
+                      LaunchTypeError if isinstance(e, TypeError) else type(e))
             if data.size != t.num_components:
                 _fail(kernel, name, f"{t!r} ({t.num_components} components)",
                       f"{_describe(value)} ({data.size} values)")

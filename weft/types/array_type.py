@@ -18,26 +18,28 @@ class AnyArray:
     _cache: dict = {}
     dtype = typing.Any
 
-    def __new__(cls, ndim=1, dtype=typing.Any):
+    def __new__(cls, ndim=1, dtype=typing.Any, indexed: bool = False):
         if ndim is not typing.Any:
             ndim = int(ndim)
-        key = (ndim, dtype)
+        key = (ndim, dtype, bool(indexed))
         if key not in cls._cache:
             self = super().__new__(cls)
-            self.ndim, self.dtype = key
+            self.ndim, self.dtype, self.indexed = key
             cls._cache[key] = self
         return cls._cache[key]
 
     def matches(self, t) -> bool:
-        """Whether the concrete array type `t` fits this annotation."""
+        """Whether the concrete array type `t` fits this annotation (an indexed array for
+        `indexedarray[...]`, a plain one otherwise)."""
         from .generic import dtype_matches
-        return isinstance(t, ArrayType) and (self.ndim is typing.Any or t.ndim == self.ndim) \
-            and dtype_matches(self.dtype, t.dtype)
+        return isinstance(t, ArrayType) and t.indexed == self.indexed \
+            and (self.ndim is typing.Any or t.ndim == self.ndim) and dtype_matches(self.dtype, t.dtype)
 
     def describe(self) -> str:
         """What this annotation takes, in words (for errors)."""
         dims = "any number of dimensions" if self.ndim is typing.Any else f"{self.ndim} dimension(s)"
-        return f"an array of {dims}" + ("" if self.dtype is typing.Any else f" with dtype {self.dtype!r}")
+        kind = "an indexedarray" if self.indexed else "an array"
+        return f"{kind} of {dims}" + ("" if self.dtype is typing.Any else f" with dtype {self.dtype!r}")
 
     def __or__(self, other):  # `array[Any] | None`: a Python-scope annotation
         return typing.Union[self, other]  # noqa: UP007
@@ -46,12 +48,10 @@ class AnyArray:
         return typing.Union[other, self]  # noqa: UP007
 
     def __reduce__(self):
-        return (AnyArray, (self.ndim, self.dtype))
+        return (AnyArray, (self.ndim, self.dtype, self.indexed))
 
     def __repr__(self):
-        def name(x):
-            return "Any" if x is typing.Any else getattr(x, "__name__", None) or repr(x)
-        return f"array(dtype={name(self.dtype)}, ndim={name(self.ndim)})"
+        return annotation_repr("indexedarray" if self.indexed else "array", self.dtype, self.ndim)
 
 
 class ArrayType(Type):
@@ -72,7 +72,7 @@ class ArrayType(Type):
             raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions (ndim must be between 1 and "
                              f"{MAX_DIMS}), got ndim={ndim}")
         if generic or ndim is typing.Any:
-            return AnyArray(ndim, dtype)  # (a generic annotation, checked at the call)
+            return AnyArray(ndim, dtype, cls.indexed)  # (a generic annotation, checked at the call)
         key = (dtype, int(ndim))
         if key not in cls._cache:
             self = super().__new__(cls)
@@ -83,6 +83,33 @@ class ArrayType(Type):
 
     def __reduce__(self):
         return (ArrayType, (self.dtype, self.ndim))
+
+    def __repr__(self):  # (`name` keeps the descriptive form, for the IR text)
+        return annotation_repr("indexedarray" if self.indexed else "array", self.dtype, self.ndim)
+
+
+def annotation_repr(family: str, dtype, ndim) -> str:
+    """An array annotation as it is written, Warp's form: `wp.array[wp.float32]`,
+    `wp.array3d[wp.vec3f]`, `wp.array[wp.float32, Any]`, `wp.indexedarray[wp.float32, Literal[2]]`.
+    A dtype with a public weft name is spelled `wp.<name>`; a struct by its name; another
+    vector or matrix in words (`vector(length=5, dtype=float32)`)."""
+    from . import NAMED_COMPOSITES, SCALARS
+    from .introspect import type_repr
+    if dtype is typing.Any:
+        text = "Any"
+    elif isinstance(dtype, Type):
+        text = type_repr(dtype)
+        public = NAMED_COMPOSITES.get(text) is dtype or any(s is dtype and s.name == text for s in SCALARS)
+        text = f"wp.{text}" if public else text
+    else:  # a TypeVar, a pattern, or a class not (yet) known to be a weft type
+        text = getattr(dtype, "__qualname__", None) or getattr(dtype, "__name__", None) or repr(dtype)
+    if ndim is typing.Any:
+        return f"wp.{family}[{text}, Any]"
+    if ndim == 1:
+        return f"wp.{family}[{text}]"
+    if family == "array":
+        return f"wp.array{ndim}d[{text}]"
+    return f"wp.{family}[{text}, Literal[{ndim}]]"
 
 
 def subscript_args(key) -> tuple:
@@ -103,6 +130,25 @@ def subscript_args(key) -> tuple:
         raise TypeError(f"the dimension count of an array annotation is an int, Literal[int] or Any, "
                         f"got {ndim!r}")
     return dtype, ndim
+
+
+def subscript_type(cls, key):
+    """The annotation `array[key]` (`cls`: ArrayType or IndexedArrayType). As in Warp, a dtype
+    that is no weft type is kept as written (an annotation may be a plain Python type hint);
+    a kernel or func with such a parameter is refused when it is declared."""
+    dtype, ndim = subscript_args(key)
+    known = dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False) \
+        or isinstance(PYTHON_TYPES.get(dtype, dtype), Type)
+    if known:
+        return cls(dtype, ndim)
+    cls(PYTHON_TYPES[float], ndim)  # (checks ndim)
+    return AnyArray(ndim, dtype, cls.indexed)
+
+
+def valid_dtype(dtype) -> bool:
+    """Whether `dtype` (of an array annotation) is a weft element type or a generic one."""
+    return dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False) \
+        or (isinstance(dtype, Type) and not dtype.is_array)
 
 
 class IndexedArrayType(ArrayType):

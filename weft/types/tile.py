@@ -52,6 +52,17 @@ class TileType(Type):
     def ndim(self) -> int:
         return len(self.shape)
 
+    @property
+    def is_generic(self) -> bool:
+        """`wp.tile[float]` (no shape) in a func's annotation takes a tile of any shape: the
+        func is compiled per shape (lang/function.py)."""
+        return self.shape is typing.Any
+
+    def matches(self, t) -> bool:
+        """Whether tile type `t` fits this annotation: the same dtype, and the same shape
+        unless the annotation leaves it open."""
+        return isinstance(t, TileType) and t.dtype is self.dtype and (self.shape is typing.Any or t.shape == self.shape)
+
     def with_shape(self, shape) -> TileType:
         return TileType(self.dtype, shape)
 
