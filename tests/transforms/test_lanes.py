@@ -185,18 +185,48 @@ def test_gradients_through_updates_the_threads_make_in_turn():
 def scale_in_turn(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
     _, lane = wp.tid()
     t = wp.tile_ones(shape=4, dtype=wp.float64)
-    t[0] = t[0] * x[lane]
+    t[0] = t[0] * x[lane]  # each thread reads what the ones before it left
+    t[lane % 4] += x[lane]
     wp.tile_store(out, t)
 
 
-def test_a_gradient_through_threads_reading_the_tile_they_update_is_refused_clearly():
+def _scale_in_turn_numpy(x):
+    t = np.ones(4)
+    for v in x:  # (an element write is a barrier: every thread's first, then every second)
+        t[0] *= v
+    for lane, v in enumerate(x):
+        t[lane % 4] += v
+    return t
+
+
+def test_gradients_through_threads_reading_the_tile_they_update_in_turn():
+    x0 = np.linspace(0.5, 1.5, B)
+    w = np.array([1.0, -2.0, 0.5, 3.0])
+    out, grad = _grad_of(scale_in_turn, x0, w)
+    np.testing.assert_allclose(out, _scale_in_turn_numpy(x0), rtol=1e-12)
+    eps = 1e-6
+    fd = [(w @ _scale_in_turn_numpy(x0 + eps * e) - w @ _scale_in_turn_numpy(x0 - eps * e)) / (2 * eps)
+          for e in np.eye(B)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-6)
+
+
+@wp.kernel
+def scale_some_in_turn(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    _, lane = wp.tid()
+    t = wp.tile_ones(shape=4, dtype=wp.float64)
+    if lane > 2:
+        t[0] = t[0] * x[lane]
+    wp.tile_store(out, t)
+
+
+def test_a_gradient_through_threads_reading_the_tile_they_update_under_a_branch_is_refused_clearly():
     x = wp.array(np.full(B, 2.0), dtype=wp.float64, requires_grad=True)
     out = wp.zeros(4, dtype=wp.float64, requires_grad=True)
     tape = wp.Tape()
     with tape:
-        wp.launch_tiled(scale_in_turn, dim=[1], inputs=[x, out], block_dim=B)
-    assert out.numpy()[0] == 2.0 ** B
-    with pytest.raises(NotDifferentiableError, match="reads the tile it updates"):
+        wp.launch_tiled(scale_some_in_turn, dim=[1], inputs=[x, out], block_dim=B)
+    assert out.numpy()[0] == 2.0 ** (B - 3)
+    with pytest.raises(NotDifferentiableError, match="outside branches"):
         tape.backward(grads={out: wp.ones(4, dtype=wp.float64)})
 
 

@@ -165,11 +165,17 @@ class TileReverse:
         inputs, inits = op.operands[:n_in], op.operands[n_in:]
         state_args = region.args[nd + n_in:]
         finals = op.results[n_out + n_sums:]
+        reads = []  # the body's reads of a state: their values are recorded by a forward pass
         for s in state_args:
-            if self.active(s) and not (isinstance(s.type, TileType) and self._only_updated(region, s)):
+            if not self.active(s):
+                continue
+            ok = isinstance(s.type, TileType) and self._only_updated(region, s, reads)
+            if not ok:
                 self.error("a gradient through tile updates the block's threads make in turn is supported when "
-                           "each thread only writes or adds into the tile (t[i] = x, t[i] += x, scatters), not "
-                           "when it reads the tile it updates", op)
+                           "each thread writes, adds into or reads elements of the tile (t[i] = x, t[i] += x, "
+                           "t[i][1] = x, scatters) outside branches, not when it reads the tile it updates in "
+                           "another way", op)
+        recorded = self._record_reads(op, reads) if reads else []
         out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
         sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
             g is not None for g in self.get(r)) else None for r in op.results[n_out:n_out + n_sums]]
@@ -193,7 +199,11 @@ class TileReverse:
             for a, final in zip(state_args, finals):
                 self.map[a.id] = self.m(final)  # (never read: the updates' rules need no primal state)
             self.adj = {t.id: [g] for t, g in zip(free_tiles, state_args_in)}
-            self.replay(region.ops[:-1], push=True)
+            for inner in region.ops[:-1]:
+                if inner in reads:  # (the value the state held then)
+                    self.map[inner.result.id] = b.call(core.TILE_GET, [recorded[reads.index(inner)], *back])
+                else:
+                    self.replay([inner], push=True)
             yielded = region.ops[-1].operands
             for k, seed in enumerate(out_seeds):
                 if seed is not None:
@@ -234,12 +244,35 @@ class TileReverse:
             [self.b.call(core.TILE_GET, [tile, *self._back(c, shape, count)])], [], []))
         return out
 
-    def _only_updated(self, region, state) -> bool:
+    def _record_reads(self, op: Op, reads: list) -> list:
+        """Tiles of the values the `reads` (tile_get ops of a state, at the top of `op`'s
+        body) give at each element: the forward map run again, in order, from the states'
+        first values."""
+        from ..builtins.tiles import core
+        attrs = op.attrs
+        shape, n_in, n_out, n_sums = tuple(attrs["shape"]), attrs["n_inputs"], attrs["n_out"], attrs["n_sums"]
+        region = op.regions[0]
+        nd = len(shape)
+
+        def body(coords, elems, states):
+            for a, v in zip(region.args, [*coords, *elems, *states]):
+                self.map[a.id] = v
+            self.replay(region.ops[:-1], push=False)
+            yielded = region.ops[-1].operands[n_out + n_sums:]
+            return [self.m(r.result) for r in reads], [], [self.m(y) for y in yielded]
+        results = core.map_tiles(self.b, shape, [self.m(x) for x in op.operands[:n_in]], body,
+                                 [self.m(x) for x in op.operands[n_in:]])
+        assert len(region.args) == nd + len(op.operands)
+        return results[:len(reads)]
+
+    def _only_updated(self, region, state, reads: list) -> bool:
         """Whether `state` (a block argument of `region`) is used only as the tile that
-        `tile_set`/`tile_add_at` update, their results likewise, up to the yield."""
+        `tile_set`/`tile_add_at` update, their results likewise, up to the yield, or read
+        element by element at the top of the body (those reads are added to `reads`)."""
         from ..builtins.tiles import core
         from ..ir.core import walk
         chain = {state.id}
+        top = {id(o) for o in region.ops}
         for o in walk(region):
             for k, v in enumerate(o.operands):
                 if v.id not in chain:
@@ -247,6 +280,8 @@ class TileReverse:
                 fn = o.attrs.get("fn") if o.name == "call" else None
                 if fn in (core.TILE_SET, core.TILE_ADD_AT) and k == 0:
                     chain.add(o.result.id)
+                elif fn is core.TILE_GET and k == 0 and id(o) in top:
+                    reads.append(o)
                 elif o.name == "yield":
                     continue
                 else:

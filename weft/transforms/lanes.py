@@ -75,6 +75,8 @@ def _is_tile_op(op: Op) -> bool:
     fn = _fn(op)
     if fn in _LANEWISE_TILE_OPS or fn is TILE_GET or fn is LANE_INDEX:
         return False
+    if (op.regions and op.name != "tile_map") or SPECS[op.name].terminator:  # (judged by what they hold)
+        return False
     return op.name == "tile_map" or any(_tileish(v.type) for v in (*op.operands, *op.results))
 
 
