@@ -173,7 +173,7 @@ class TileReverse:
             if not ok:
                 self.error("a gradient through tile updates the block's threads make in turn is supported when "
                            "each thread writes, adds into or reads elements of the tile (t[i] = x, t[i] += x, "
-                           "t[i][1] = x, scatters) outside branches, not when it reads the tile it updates in "
+                           "t[i][1] = x, scatters) outside loops, not when it reads the tile it updates in "
                            "another way", op)
         recorded = self._record_reads(op, reads) if reads else []
         out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
@@ -199,11 +199,10 @@ class TileReverse:
             for a, final in zip(state_args, finals):
                 self.map[a.id] = self.m(final)  # (never read: the updates' rules need no primal state)
             self.adj = {t.id: [g] for t, g in zip(free_tiles, state_args_in)}
-            for inner in region.ops[:-1]:
-                if inner in reads:  # (the value the state held then)
-                    self.map[inner.result.id] = b.call(core.TILE_GET, [recorded[reads.index(inner)], *back])
-                else:
-                    self.replay([inner], push=True)
+            # (a read of a state gives the value the state held then)
+            self.substitutes = {r.result.id: (lambda k=k: b.call(core.TILE_GET, [recorded[k], *back]))
+                                for k, r in enumerate(reads)}
+            self.replay(region.ops[:-1], push=True)
             yielded = region.ops[-1].operands
             for k, seed in enumerate(out_seeds):
                 if seed is not None:
@@ -213,7 +212,8 @@ class TileReverse:
                     self.accum(v, self.float_leaves(g))
             for k, g in zip(live, state_args_in[len(free_tiles):]):
                 self.accum(yielded[n_out + n_sums + k], [g])
-            self.reverse(region.ops[:-1])
+            self.reverse(region.ops[:-1])  # (a branch's reverse replays it again: substitutes still on)
+            self.substitutes = {}
             outs = [self.value_from(x.type.dtype, self.get(region.args[nd + j])) for j, x in enumerate(inputs)
                     if j in wanted]
             states = [self.value_from(t.type, self.get(t)) for t in free_tiles]
@@ -245,9 +245,9 @@ class TileReverse:
         return out
 
     def _record_reads(self, op: Op, reads: list) -> list:
-        """Tiles of the values the `reads` (tile_get ops of a state, at the top of `op`'s
-        body) give at each element: the forward map run again, in order, from the states'
-        first values."""
+        """Tiles of the values the `reads` (tile_get ops of a state in `op`'s body, outside
+        loops) give at each element (zero where a branch skips them): the forward map run
+        again, in order, from the states' first values."""
         from ..builtins.tiles import core
         attrs = op.attrs
         shape, n_in, n_out, n_sums = tuple(attrs["shape"]), attrs["n_inputs"], attrs["n_out"], attrs["n_sums"]
@@ -259,20 +259,45 @@ class TileReverse:
                 self.map[a.id] = v
             self.replay(region.ops[:-1], push=False)
             yielded = region.ops[-1].operands[n_out + n_sums:]
-            return [self.m(r.result) for r in reads], [], [self.m(y) for y in yielded]
+            return [self._lift(self.m(r.result), self.b.block) for r in reads], [], [self.m(y) for y in yielded]
         results = core.map_tiles(self.b, shape, [self.m(x) for x in op.operands[:n_in]], body,
                                  [self.m(x) for x in op.operands[n_in:]])
         assert len(region.args) == nd + len(op.operands)
         return results[:len(reads)]
 
+    def _lift(self, value, block):
+        """`value`, defined in `block` or inside the `if`s among its ops, as a value of
+        `block` (each `if` on the way gets a result: `value` from the branch that defines it,
+        zero from the others)."""
+        from ..builtins.tiles.core import zero_of
+        from ..ir.core import Value, walk
+        for op in block.ops:
+            if op is value.owner:
+                return value
+            if op.name != "if":
+                continue
+            for region in op.regions:
+                if any(inner is value.owner for inner in walk(region)):
+                    result = Value(value.type, op)
+                    for other in op.regions:
+                        term = other.ops.pop()
+                        with self.b.at(other):
+                            term.operands.append(self._lift(value, other) if other is region
+                                                 else zero_of(self.b, value.type))
+                        other.ops.append(term)
+                    op.results.append(result)
+                    return result
+        raise AssertionError("value not found")
+
     def _only_updated(self, region, state, reads: list) -> bool:
         """Whether `state` (a block argument of `region`) is used only as the tile that
         `tile_set`/`tile_add_at` update, their results likewise, up to the yield, or read
-        element by element at the top of the body (those reads are added to `reads`)."""
+        element by element outside loops (those reads are added to `reads`)."""
         from ..builtins.tiles import core
         from ..ir.core import walk
         chain = {state.id}
-        top = {id(o) for o in region.ops}
+        top = {id(o) for o in walk(region)} - {id(inner) for o in walk(region) if o.name != "if"
+                                               for r in o.regions for inner in walk(r)}
         for o in walk(region):
             for k, v in enumerate(o.operands):
                 if v.id not in chain:
