@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import weft as wp
-from weft.lang.errors import NotDifferentiableError
 
 B = 8
 
@@ -185,19 +184,67 @@ def test_gradients_through_updates_the_threads_make_in_turn():
 def scale_in_turn(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
     _, lane = wp.tid()
     t = wp.tile_ones(shape=4, dtype=wp.float64)
-    t[0] = t[0] * x[lane]
+    t[0] = t[0] * x[lane]  # each thread reads what the ones before it left
+    t[lane % 4] += x[lane]
     wp.tile_store(out, t)
 
 
-def test_a_gradient_through_threads_reading_the_tile_they_update_is_refused_clearly():
-    x = wp.array(np.full(B, 2.0), dtype=wp.float64, requires_grad=True)
+def _scale_in_turn_numpy(x):
+    t = np.ones(4)
+    for v in x:  # (an element write is a barrier: every thread's first, then every second)
+        t[0] *= v
+    for lane, v in enumerate(x):
+        t[lane % 4] += v
+    return t
+
+
+def test_gradients_through_threads_reading_the_tile_they_update_in_turn():
+    x0 = np.linspace(0.5, 1.5, B)
+    w = np.array([1.0, -2.0, 0.5, 3.0])
+    out, grad = _grad_of(scale_in_turn, x0, w)
+    np.testing.assert_allclose(out, _scale_in_turn_numpy(x0), rtol=1e-12)
+    eps = 1e-6
+    fd = [(w @ _scale_in_turn_numpy(x0 + eps * e) - w @ _scale_in_turn_numpy(x0 - eps * e)) / (2 * eps)
+          for e in np.eye(B)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-6)
+
+
+@wp.kernel
+def scale_some_in_turn(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    _, lane = wp.tid()
+    t = wp.tile_ones(shape=4, dtype=wp.float64)
+    if lane > 2:
+        t[0] = t[0] * x[lane]
+    wp.tile_store(out, t)
+
+
+def test_gradients_through_threads_reading_the_tile_they_update_under_a_branch_and_in_partial_blocks():
+    x0 = np.linspace(0.5, 1.5, B)
+    w = np.array([1.0, -2.0, 0.5, 3.0])
+    out, grad = _grad_of(scale_some_in_turn, x0, w)
+    assert np.isclose(out[0], np.prod(x0[3:]))
+    analytic = np.zeros(B)
+    analytic[3:] = w[0] * np.prod(x0[3:]) / x0[3:]
+    np.testing.assert_allclose(grad, analytic, rtol=1e-12)
+    # a launch of 6 threads in blocks of 8: lanes 6 and 7 do nothing
+    x = wp.array(x0, dtype=wp.float64, requires_grad=True)
     out = wp.zeros(4, dtype=wp.float64, requires_grad=True)
     tape = wp.Tape()
     with tape:
-        wp.launch_tiled(scale_in_turn, dim=[1], inputs=[x, out], block_dim=B)
-    assert out.numpy()[0] == 2.0 ** B
-    with pytest.raises(NotDifferentiableError, match="reads the tile it updates"):
-        tape.backward(grads={out: wp.ones(4, dtype=wp.float64)})
+        wp.launch(scale_first_in_turn, dim=6, inputs=[x, out], block_dim=B)
+    assert np.isclose(out.numpy()[0], np.prod(x0[:6]))
+    tape.backward(grads={out: wp.array(w, dtype=wp.float64)})
+    analytic = np.zeros(B)
+    analytic[:6] = w[0] * np.prod(x0[:6]) / x0[:6]
+    np.testing.assert_allclose(x.grad.numpy(), analytic, rtol=1e-12)
+
+
+@wp.kernel
+def scale_first_in_turn(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    t = wp.tile_ones(shape=4, dtype=wp.float64)
+    t[0] = t[0] * x[i]
+    wp.tile_store(out, t)
 
 
 @wp.kernel

@@ -131,6 +131,7 @@ class _ScalarReverse:
                        "replay cannot recover the value read. Keep the running value in a local variable and "
                        "store it once", op)
         self.forwarded = plan.forwarded
+        self.substitutes: dict = {}  # result id -> makes the value a replay uses instead (tiles.py)
 
     def error(self, message: str, op: Op):
         raise NotDifferentiableError(f"cannot differentiate kernel '{self.kernel_name}': {message}",
@@ -240,7 +241,9 @@ class _ScalarReverse:
                 continue
             if op.name in ("print", "assert"):
                 continue
-            if op.name == "load" and op.result.id in self.forwarded:
+            if op.results and op.results[0].id in self.substitutes:
+                self.map[op.results[0].id] = self.substitutes[op.results[0].id]()
+            elif op.name == "load" and op.result.id in self.forwarded:
                 self.map[op.result.id] = self.m(self.forwarded[op.result.id])
             elif op.name == "if":
                 self.replay_if(op)

@@ -165,11 +165,17 @@ class TileReverse:
         inputs, inits = op.operands[:n_in], op.operands[n_in:]
         state_args = region.args[nd + n_in:]
         finals = op.results[n_out + n_sums:]
+        reads = []  # the body's reads of a state: their values are recorded by a forward pass
         for s in state_args:
-            if self.active(s) and not (isinstance(s.type, TileType) and self._only_updated(region, s)):
+            if not self.active(s):
+                continue
+            ok = isinstance(s.type, TileType) and self._only_updated(region, s, reads)
+            if not ok:
                 self.error("a gradient through tile updates the block's threads make in turn is supported when "
-                           "each thread only writes or adds into the tile (t[i] = x, t[i] += x, scatters), not "
-                           "when it reads the tile it updates", op)
+                           "each thread writes, adds into or reads elements of the tile (t[i] = x, t[i] += x, "
+                           "t[i][1] = x, scatters) outside loops, not when it reads the tile it updates in "
+                           "another way", op)
+        recorded = self._record_reads(op, reads) if reads else []
         out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
         sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
             g is not None for g in self.get(r)) else None for r in op.results[n_out:n_out + n_sums]]
@@ -193,6 +199,9 @@ class TileReverse:
             for a, final in zip(state_args, finals):
                 self.map[a.id] = self.m(final)  # (never read: the updates' rules need no primal state)
             self.adj = {t.id: [g] for t, g in zip(free_tiles, state_args_in)}
+            # (a read of a state gives the value the state held then)
+            self.substitutes = {r.result.id: (lambda k=k: b.call(core.TILE_GET, [recorded[k], *back]))
+                                for k, r in enumerate(reads)}
             self.replay(region.ops[:-1], push=True)
             yielded = region.ops[-1].operands
             for k, seed in enumerate(out_seeds):
@@ -203,7 +212,8 @@ class TileReverse:
                     self.accum(v, self.float_leaves(g))
             for k, g in zip(live, state_args_in[len(free_tiles):]):
                 self.accum(yielded[n_out + n_sums + k], [g])
-            self.reverse(region.ops[:-1])
+            self.reverse(region.ops[:-1])  # (a branch's reverse replays it again: substitutes still on)
+            self.substitutes = {}
             outs = [self.value_from(x.type.dtype, self.get(region.args[nd + j])) for j, x in enumerate(inputs)
                     if j in wanted]
             states = [self.value_from(t.type, self.get(t)) for t in free_tiles]
@@ -234,12 +244,60 @@ class TileReverse:
             [self.b.call(core.TILE_GET, [tile, *self._back(c, shape, count)])], [], []))
         return out
 
-    def _only_updated(self, region, state) -> bool:
+    def _record_reads(self, op: Op, reads: list) -> list:
+        """Tiles of the values the `reads` (tile_get ops of a state in `op`'s body, outside
+        loops) give at each element (zero where a branch skips them): the forward map run
+        again, in order, from the states' first values."""
+        from ..builtins.tiles import core
+        attrs = op.attrs
+        shape, n_in, n_out, n_sums = tuple(attrs["shape"]), attrs["n_inputs"], attrs["n_out"], attrs["n_sums"]
+        region = op.regions[0]
+        nd = len(shape)
+
+        def body(coords, elems, states):
+            for a, v in zip(region.args, [*coords, *elems, *states]):
+                self.map[a.id] = v
+            self.replay(region.ops[:-1], push=False)
+            yielded = region.ops[-1].operands[n_out + n_sums:]
+            return [self._lift(self.m(r.result), self.b.block) for r in reads], [], [self.m(y) for y in yielded]
+        results = core.map_tiles(self.b, shape, [self.m(x) for x in op.operands[:n_in]], body,
+                                 [self.m(x) for x in op.operands[n_in:]])
+        assert len(region.args) == nd + len(op.operands)
+        return results[:len(reads)]
+
+    def _lift(self, value, block):
+        """`value`, defined in `block` or inside the `if`s among its ops, as a value of
+        `block` (each `if` on the way gets a result: `value` from the branch that defines it,
+        zero from the others)."""
+        from ..builtins.tiles.core import zero_of
+        from ..ir.core import Value, walk
+        for op in block.ops:
+            if op is value.owner:
+                return value
+            if op.name != "if":
+                continue
+            for region in op.regions:
+                if any(inner is value.owner for inner in walk(region)):
+                    result = Value(value.type, op)
+                    for other in op.regions:
+                        term = other.ops.pop()
+                        with self.b.at(other):
+                            term.operands.append(self._lift(value, other) if other is region
+                                                 else zero_of(self.b, value.type))
+                        other.ops.append(term)
+                    op.results.append(result)
+                    return result
+        raise AssertionError("value not found")
+
+    def _only_updated(self, region, state, reads: list) -> bool:
         """Whether `state` (a block argument of `region`) is used only as the tile that
-        `tile_set`/`tile_add_at` update, their results likewise, up to the yield."""
+        `tile_set`/`tile_add_at` update, their results likewise, up to the yield, or read
+        element by element outside loops (those reads are added to `reads`)."""
         from ..builtins.tiles import core
         from ..ir.core import walk
         chain = {state.id}
+        top = {id(o) for o in walk(region)} - {id(inner) for o in walk(region) if o.name != "if"
+                                               for r in o.regions for inner in walk(r)}
         for o in walk(region):
             for k, v in enumerate(o.operands):
                 if v.id not in chain:
@@ -247,6 +305,8 @@ class TileReverse:
                 fn = o.attrs.get("fn") if o.name == "call" else None
                 if fn in (core.TILE_SET, core.TILE_ADD_AT) and k == 0:
                     chain.add(o.result.id)
+                elif fn is core.TILE_GET and k == 0 and id(o) in top:
+                    reads.append(o)
                 elif o.name == "yield":
                     continue
                 else:

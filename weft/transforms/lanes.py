@@ -75,6 +75,8 @@ def _is_tile_op(op: Op) -> bool:
     fn = _fn(op)
     if fn in _LANEWISE_TILE_OPS or fn is TILE_GET or fn is LANE_INDEX:
         return False
+    if (op.regions and op.name != "tile_map") or SPECS[op.name].terminator:  # (judged by what they hold)
+        return False
     return op.name == "tile_map" or any(_tileish(v.type) for v in (*op.operands, *op.results))
 
 
@@ -198,6 +200,8 @@ class _BlockProgram:
             # (scatters: `per_lane`, each thread adds its value even when all add the same)
             per_lane = op.attrs.get("per_lane") or any(self.kind(v) == "l" for v in self._free_values([op]))
             return "lanewise" if per_lane or op.regions else "uniform"
+        if op.regions and any(_tileish(v.type) for v in (*op.operands, *op.results)):
+            return "block"  # (control flow choosing between tiles, or carrying one)
         if op.name == "tid":
             return "uniform" if self._tid_is_block_index(op) else "lane"
         # (a thread's read of a tile element stays in its map: a later update of the tile by
