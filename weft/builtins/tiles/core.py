@@ -200,35 +200,48 @@ def _has_float(t) -> bool:
     return any(_has_float(component_type(t, k)) for k in range(t.num_components))
 
 
-# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape) alias their
-# source: writing through one changes the source. weft's views are copies that remember
-# where they came from: when a view held in a variable is updated (`row[j] = x`,
+# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape, tile_broadcast)
+# alias their source: writing through one changes the source. weft's views are copies that
+# remember where they came from: when a view held in a variable is updated (`row[j] = x`,
 # tile_assign(row, ...), a func updating it), the new value is also written into the source
 # variable (`write_through`). Where that cannot be done (the source is not a variable, or it
 # changed since the view was taken, or the view is a reshape), the write is refused rather
-# than silently not reaching the source.
-def mark_view(ctx, value: Value, source: Value | None = None, put=None) -> Value:
+# than silently not reaching the source. A view whose elements share storage (a broadcast)
+# also has a `refresh`: after a write, the view is read again from the updated source, so
+# every element that shares a place sees the write, as in Warp.
+def mark_view(ctx, value: Value, source: Value | None = None, put=None, refresh=None) -> Value:
     """Record `value` as a view of `source`; `put(new_source_value, new_view)` writes a new
-    view value back into a source value (None: writes cannot be written back)."""
+    view value back into a source value (None: writes cannot be written back);
+    `refresh(source_value)` reads the view again (for views whose elements share storage)."""
     name = None
     if source is not None and put is not None:
         name = next((n for n, v in ctx.scope.items() if v is source), None)
-    ctx.__dict__.setdefault("_tile_views", {})[value.id] = (name, source, put)
+    ctx.__dict__.setdefault("_tile_views", {})[value.id] = (name, source, put, refresh)
     return value
 
 
-def write_through(ctx, old: Value, new: Value, what: str):
-    """`old` (a tile) was updated to `new`: if `old` is a view, update its source too."""
+def write_through(ctx, old: Value, new: Value, what: str) -> Value:
+    """`old` (a tile) was updated to `new`: if `old` is a view, update its source too.
+    Returns the value the updated view has (`new`, or for a broadcast, `new` read back)."""
     views = ctx.__dict__.get("_tile_views", {})
     record = views.get(old.id)
     if record is None:
-        return
-    name, source, put = record
+        return new
+    name, source, put, refresh = record
+    if refresh is not None and name is None and put is not None:
+        # the source is a temporary: only the view itself sees the write
+        updated = put(source, new)
+        fresh = refresh(updated)
+        views[fresh.id] = (None, updated, put, refresh)
+        return fresh
     if name is None or ctx.scope.get(name) is not source:
-        ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze or "
-                  "tile_reshape) whose source weft cannot update (it is not a variable, it changed since the "
-                  "view was taken, or the view is a reshape); write into the source tile instead (e.g. "
-                  "t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
+        ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze, "
+                  "tile_reshape or tile_broadcast) whose source weft cannot update (it is not a variable, it "
+                  "changed since the view was taken, or the view is a reshape); write into the source tile "
+                  "instead (e.g. t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
     updated = put(ctx.scope[name], new)
     ctx.rebind(name, updated, what)
-    views[new.id] = (name, updated, put)
+    if refresh is not None:
+        new = refresh(updated)
+    views[new.id] = (name, updated, put, refresh)
+    return new

@@ -110,8 +110,7 @@ def set_element(ctx, t: Value, key, value) -> Value:
     the right side is read before anything is written, as numpy does)."""
     key = tuple(key)
     new = _set_view(ctx, t, key, value) if not _is_element(t.type, key) else _set_one(ctx, t, key, value)
-    write_through(ctx, t, new, "assigning to an element of a tile view")
-    return new
+    return write_through(ctx, t, new, "assigning to an element of a tile view")
 
 
 def _set_one(ctx, t: Value, key, value) -> Value:

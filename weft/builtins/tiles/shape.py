@@ -53,8 +53,41 @@ def tile_broadcast(ctx, args, kwargs):
     if len(src) > len(shape) or any(s not in (1, d) for s, d in zip(reversed(src), reversed(shape))):
         ctx.error(f"tile_broadcast: a tile of shape {src} cannot be broadcast to {shape}", kind=ValueError)
     lead = len(shape) - len(src)
-    zero = ctx.b.const(0, int32)
-    return gather(ctx.b, a, shape, lambda c: [zero if s == 1 else c[lead + k] for k, s in enumerate(src)])
+    b = ctx.b
+    zero = b.const(0, int32)
+
+    def read(source):
+        return gather(b, source, shape, lambda c: [zero if s == 1 else c[lead + k] for k, s in enumerate(src)])
+    return mark_view(ctx, read(a), a, lambda source, new: _put_broadcast(ctx, source, new), read)
+
+
+def _put_broadcast(ctx, source: Value, new: Value) -> Value:
+    """`source` after its broadcast view became `new`: the view's elements that share one
+    element of `source` (Warp's broadcast has stride 0 there) each add their change to it,
+    as Warp's atomic updates of a broadcast tile do (tile_axpy, `+=`, one element set)."""
+    from .reduce import loop
+    b = ctx.b
+    src, shape = source.type.shape, new.type.shape
+    lead = len(shape) - len(src)
+    # the view's dimensions that map onto one place of the source: added ones and size-1 ones
+    shared = [d for d in range(len(shape)) if d < lead or src[d - lead] == 1 and shape[d] != 1]
+    extents = tuple(shape[d] for d in shared)
+    count = 1
+    for n in extents:
+        count *= n
+
+    def body(coords, elems, states):
+        def change(k):
+            where = dict(zip(shared, unravel(b, k, extents)))
+            view_coords = [where[d] if d in where else coords[d - lead] for d in range(len(shape))]
+            return arith.binary(ctx, "sub", b.call(TILE_GET, [new, *view_coords]),
+                                b.call(TILE_GET, [source, *coords]))
+        first = change(b.const(0, int32))
+        (x,) = loop(ctx, count - 1, [first],
+                    lambda k, acc: [arith.binary(ctx, "add", acc[0], change(b.add(k, b.const(1, int32))))])
+        return [arith.binary(ctx, "add", b.call(TILE_GET, [source, *coords]), x)], [], []
+    (out,) = map_tiles(b, src, [], body)
+    return out
 
 
 @builtin("tile_reshape")
