@@ -327,6 +327,7 @@ class Kernel:
             from .frontend import FunctionCompiler
             self._check_concrete()
             fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
+            fc.enable_backward = self.enable_backward  # (builtins that Warp refuses in differentiable kernels)
             with compiling_in(mode):
                 ir = self._ir[mode] = run_pipeline(fc.compile(), check=True)
         return ir
