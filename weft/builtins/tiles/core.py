@@ -245,3 +245,30 @@ def write_through(ctx, old: Value, new: Value, what: str) -> Value:
         new = refresh(updated)
     views[new.id] = (name, updated, put, refresh)
     return new
+
+
+# The strides (in elements) a view would have in Warp, where they are not the dense
+# row-major ones: Warp's tile_reshape reinterprets the storage, so it refuses a view whose
+# elements are not laid out densely (a stepped or partial slice, a broadcast).
+def dense_strides(shape) -> tuple:
+    out, n = [], 1
+    for d in reversed(shape):
+        out.append(n)
+        n *= d
+    return tuple(reversed(out))
+
+
+def is_dense(shape, strides) -> bool:
+    """Whether `strides` lay `shape` out densely, row-major (a dimension of size 1 has no say)."""
+    return all(n == 1 or s == d for n, s, d in zip(shape, strides, dense_strides(shape)))
+
+
+def strides_of(ctx, value: Value) -> tuple:
+    return ctx.__dict__.get("_tile_strides", {}).get(value.id) or dense_strides(value.type.shape)
+
+
+def set_strides(ctx, value: Value, strides) -> Value:
+    strides = tuple(strides)
+    if not is_dense(value.type.shape, strides):
+        ctx.__dict__.setdefault("_tile_strides", {})[value.id] = strides
+    return value
