@@ -585,7 +585,8 @@ class _ScalarReverse:
         kind = op.attrs["op"]
         if kind not in ("add", "sub", "min", "max"):
             self.error(f"atomic_{kind}() on float values has no derivative rule", op)
-        self._check_dtype(arr, op)
+        if kind in ("min", "max"):  # (an add's adjoint is the destination's, field by field)
+            self._check_dtype(arr, op)
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:
             return
@@ -595,7 +596,7 @@ class _ScalarReverse:
             return
         g = self.when_present(adj_arr, lambda: to_type(self.b, self.b.op(
             "load", [adj_arr] + [self.m(i) for i in idx], [adj_arr.type.dtype]).result, x.type), x.type)
-        leaves = self.leaves_of(g)
+        leaves = self.float_leaves(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
 
     def _claim(self, arr: Value, idx, x: Value, adj_arr: Value) -> Value:
