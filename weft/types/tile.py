@@ -37,6 +37,14 @@ class TileType(Type):
         return cls._cache[key]
 
     @property
+    def is_generic(self) -> bool:
+        """`wp.tile[float]` (no shape) in an annotation: any shape, fixed per call."""
+        return self.shape is typing.Any
+
+    def matches(self, t) -> bool:
+        return isinstance(t, TileType) and t.dtype is self.dtype and (self.is_generic or t.shape == self.shape)
+
+    @property
     def num_elements(self) -> int:
         n = 1
         for d in self.shape:
