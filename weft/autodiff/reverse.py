@@ -725,10 +725,12 @@ class _ScalarReverse:
         zero = b.const(0, int32)
         new = b.op("for", [zero, count, b.const(1, int32)] + init, types, {}, [new_body])
         results = new.results
+        # the free values' adjoints first (the loop carried their earlier adjoints through),
+        # then the initial values': an initial value may itself be a free value of the body
+        self.adj.update(self._unflatten(free, results[n_carried:]))
         it = iter(results[:n_carried])
         for v in inits:
             self.accum(v, [next(it) for _ in active_types(v.type)])
-        self.adj.update(self._unflatten(free, results[n_carried:]))
 
 
 class _Reverse(TileReverse, _ScalarReverse):

@@ -78,16 +78,16 @@ def _put_broadcast(ctx, source: Value, new: Value) -> Value:
         count *= n
 
     def body(coords, elems, states):
-        def change(k):
+        old = elems[0]
+
+        def step(k, acc):
             where = dict(zip(shared, unravel(b, k, extents)))
             view_coords = [where[d] if d in where else coords[d - lead] for d in range(len(shape))]
-            return arith.binary(ctx, "sub", b.call(TILE_GET, [new, *view_coords]),
-                                b.call(TILE_GET, [source, *coords]))
-        first = change(b.const(0, int32))
-        (x,) = loop(ctx, count - 1, [first],
-                    lambda k, acc: [arith.binary(ctx, "add", acc[0], change(b.add(k, b.const(1, int32))))])
-        return [arith.binary(ctx, "add", b.call(TILE_GET, [source, *coords]), x)], [], []
-    (out,) = map_tiles(b, src, [], body)
+            change = arith.binary(ctx, "sub", b.call(TILE_GET, [new, *view_coords]), old)
+            return [arith.binary(ctx, "add", acc[0], change)]
+        (x,) = loop(ctx, count, [old], step)
+        return [x], [], []
+    (out,) = map_tiles(b, src, [source], body)
     return out
 
 
