@@ -240,11 +240,63 @@ def write_through(ctx, old: Value, new: Value, what: str) -> Value:
                   "changed since the view was taken, or the view is a reshape); write into the source tile "
                   "instead (e.g. t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
     updated = put(ctx.scope[name], new)
+    ctx.__dict__.setdefault("_tile_views_written", set()).add(id(put))
     ctx.rebind(name, updated, what)
     if refresh is not None:
         new = refresh(updated)
     views[new.id] = (name, updated, put, refresh)
     return new
+
+
+# A loop carries a view variable as a block argument (and gives it back as the loop's
+# result): the view's record follows it there, its source being what the loop carries for
+# the source variable (a write inside the body makes the loop carry the source too:
+# `rebind`). The record holds on after the loop only where the body left the variable the
+# same view of the source's final value; a body that rebinds it after writing through it
+# is refused (the next iteration could not tell which tile its writes go to).
+def views_into_loop(ctx, carried, inits, args):
+    """Give the block arguments `args` (for `carried` names, entering with `inits`) the view
+    records of the values they start from."""
+    views = ctx.__dict__.get("_tile_views", {})
+    where = dict(zip(carried, args))
+    entry = dict(zip(carried, inits))
+    for init, arg in zip(inits, args):
+        record = views.get(init.id) if isinstance(init, Value) else None
+        if record is None:
+            continue
+        src_name, source, put, refresh = record
+        if src_name in where:
+            views[arg.id] = (src_name, where[src_name], put, refresh) if entry[src_name] is source \
+                else (None, None, None, None)  # (the source changed since: writes are refused)
+        else:
+            views[arg.id] = record
+
+
+def views_out_of_loop(ctx, carried, args, yielded, results, what="a loop"):
+    """Give the loop's `results` the records of views the body kept as they were; check that
+    a view written through in the body stayed that view."""
+    views = ctx.__dict__.get("_tile_views", {})
+    written = ctx.__dict__.get("_tile_views_written", set())
+    at_end = dict(zip(carried, yielded))
+    after = dict(zip(carried, results))
+    for name, arg, y, r in zip(carried, args, yielded, results):
+        record = views.get(arg.id)
+        if record is None or record[2] is None:
+            if record is not None:
+                views[r.id] = record
+            continue
+        src_name, _, put, refresh = record
+        kept = views.get(y.id)
+        same = kept is not None and kept[2] is put and kept[0] == src_name and \
+            (src_name not in at_end or kept[1] is at_end[src_name])
+        if same:
+            views[r.id] = (src_name, after.get(src_name, kept[1]), put, refresh)
+            continue
+        if id(put) in written:
+            ctx.error(f"the tile view '{name}' is written through and then given another value inside {what}; "
+                      "weft cannot tell which tile later writes through it reach. Use separate variables",
+                      kind=ValueError)
+        views[r.id] = (None, None, None, None)  # (a view or not, depending on the trip count: refused)
 
 
 # The strides (in elements) a view would have in Warp, where they are not the dense
