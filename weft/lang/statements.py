@@ -8,7 +8,7 @@ import types
 import numpy as np
 
 from ..builtins import arith
-from ..builtins.tiles.core import views_into_loop, views_out_of_loop
+from ..builtins.tiles.core import views_after_branches, views_into_loop, views_out_of_loop
 from ..ir.core import Block, Value, constant_value
 from ..types import (
     ArrayType,
@@ -425,6 +425,7 @@ class StatementsMixin:
         for name, result in zip(names, op.results):
             result.hint = _hint(name)
             merged[name] = result
+        views_after_branches(self, names, scopes, merged)
         self.scope = merged
 
     def emit_if_value(self, cond: Value, then_value, else_value, slot: str):

@@ -1,6 +1,7 @@
-"""Tile views carried by loops: writes through a view inside a loop body reach its source
-(the loop carries both), after the loop too; a view rebound in the body after a write
-through it is refused."""
+"""Tile views carried by loops and branches: writes through a view inside a loop body or
+an `if` branch reach its source (the loop or the if carries both), and so do writes after
+them; a view rebound in a loop body after a write through it is refused, and so is a write
+through a variable that is a view on one path only."""
 
 import numpy as np
 import pytest
@@ -92,3 +93,33 @@ def rebound_after_write(n: int, out: wp.array2d[float]):
 def test_a_view_rebound_after_a_write_in_the_loop_is_refused():
     with pytest.raises((CompileError, ValueError), match="written through and then given another value"):
         _run(rebound_after_write)
+
+
+@wp.kernel
+def written_in_a_branch(n: int, out: wp.array2d[float]):
+    t = wp.tile_zeros(shape=(2, 4), dtype=float)
+    row = t[1]
+    if n > 2:
+        row[0] = 1.0
+    for i in range(n):
+        if i == 1:
+            row[i] = 5.0
+    row[3] = 2.0
+    wp.tile_store(out, t)
+
+
+@wp.kernel
+def a_view_on_one_path(n: int, out: wp.array2d[float]):
+    t = wp.tile_zeros(shape=(2, 4), dtype=float)
+    row = t[1]
+    if n > 2:
+        row = wp.tile_zeros(shape=4, dtype=float)
+    row[3] = 2.0
+    wp.tile_store(out, t)
+
+
+def test_writes_through_a_view_in_and_after_branches_reach_the_source():
+    np.testing.assert_array_equal(_run(written_in_a_branch, 3), [[0, 0, 0, 0], [1, 5, 0, 2]])
+    np.testing.assert_array_equal(_run(written_in_a_branch, 1), [[0, 0, 0, 0], [0, 0, 0, 2]])
+    with pytest.raises((CompileError, ValueError), match="view of another tile"):
+        _run(a_view_on_one_path)

@@ -324,3 +324,22 @@ def set_strides(ctx, value: Value, strides) -> Value:
     if not is_dense(value.type.shape, strides):
         ctx.__dict__.setdefault("_tile_strides", {})[value.id] = strides
     return value
+
+
+def views_after_branches(ctx, names, scopes, merged):
+    """An `if` merged `names` (their values in each branch's `scopes`) into `merged`: a
+    name that is the same view of the same source in both branches stays that view of the
+    merged source; one that is a view on one path only is refused for writes."""
+    views = ctx.__dict__.get("_tile_views", {})
+    for name in names:
+        result = merged.get(name)
+        if not isinstance(result, Value):
+            continue
+        records = [views.get(scope[name].id) if isinstance(scope.get(name), Value) else None for scope in scopes]
+        if all(r is None for r in records):
+            continue
+        first = records[0]
+        same = all(r is not None and r[2] is not None and r[2] is first[2] and r[0] == first[0] and r[0] is not None
+                   and scope.get(r[0]) is r[1] for r, scope in zip(records, scopes))
+        views[result.id] = (first[0], merged.get(first[0]), first[2], first[3]) if same \
+            else (None, None, None, None)
