@@ -240,7 +240,7 @@ def write_through(ctx, old: Value, new: Value, what: str) -> Value:
                   "changed since the view was taken, or the view is a reshape); write into the source tile "
                   "instead (e.g. t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
     updated = put(ctx.scope[name], new)
-    ctx.__dict__.setdefault("_tile_views_written", set()).add(id(put))
+    ctx.__dict__.setdefault("_tile_views_written", set()).add(put)
     ctx.rebind(name, updated, what)
     if refresh is not None:
         new = refresh(updated)
@@ -292,7 +292,7 @@ def views_out_of_loop(ctx, carried, args, yielded, results, what="a loop"):
         if same:
             views[r.id] = (src_name, after.get(src_name, kept[1]), put, refresh)
             continue
-        if id(put) in written:
+        if put in written:
             ctx.error(f"the tile view '{name}' is written through and then given another value inside {what}; "
                       "weft cannot tell which tile later writes through it reach. Use separate variables",
                       kind=ValueError)
