@@ -592,3 +592,23 @@ def test_very_long_dynamic_loop():
         d = d * (0.9999 + 0.0001 * np.cos(v))
         v = v * 0.9999 + np.sin(v) * 0.0001
     np.testing.assert_allclose(g[0], d, rtol=1e-9)
+
+
+# A loop whose initial value is also read inside it -------------------------------------------
+@wp.func
+def start_from_and_add(v: F64, n: int) -> F64:
+    acc = v  # the loop's initial value ...
+    for _ in range(n):
+        acc += v * v  # ... is also a free value of its body
+    return acc
+
+
+@wp.kernel
+def init_is_free(x: wp.array(dtype=F64), n: int, y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = start_from_and_add(x[i], n) + start_from_and_add(x[i], 3)
+
+
+def test_a_loop_initial_value_read_in_its_body_gets_both_adjoints():
+    (gx, _, _) = check_adjoint(init_is_free, 5, [X, 2, np.zeros(5)], ones_seed([X, 2, np.zeros(5)], 2))
+    np.testing.assert_allclose(gx, (1 + 2 * 2 * X) + (1 + 3 * 2 * X), rtol=1e-12)

@@ -588,7 +588,8 @@ class _ScalarReverse:
         kind = op.attrs["op"]
         if kind not in ("add", "sub", "min", "max"):
             self.error(f"atomic_{kind}() on float values has no derivative rule", op)
-        self._check_dtype(arr, op)
+        if kind in ("min", "max"):  # (an add's adjoint is the destination's, field by field)
+            self._check_dtype(arr, op)
         adj_arr = self.adj_array(arr, op)
         if adj_arr is None:
             return
@@ -598,7 +599,7 @@ class _ScalarReverse:
             return
         g = self.when_present(adj_arr, lambda: to_type(self.b, self.b.op(
             "load", [adj_arr] + [self.m(i) for i in idx], [adj_arr.type.dtype]).result, x.type), x.type)
-        leaves = self.leaves_of(g)
+        leaves = self.float_leaves(g)
         self.accum(x, leaves if kind == "add" else [self.b.neg(v) for v in leaves])
 
     def _claim(self, arr: Value, idx, x: Value, adj_arr: Value) -> Value:
@@ -727,10 +728,12 @@ class _ScalarReverse:
         zero = b.const(0, int32)
         new = b.op("for", [zero, count, b.const(1, int32)] + init, types, {}, [new_body])
         results = new.results
+        # the free values' adjoints first (the loop carried their earlier adjoints through),
+        # then the initial values': an initial value may itself be a free value of the body
+        self.adj.update(self._unflatten(free, results[n_carried:]))
         it = iter(results[:n_carried])
         for v in inits:
             self.accum(v, [next(it) for _ in active_types(v.type)])
-        self.adj.update(self._unflatten(free, results[n_carried:]))
 
 
 class _Reverse(TileReverse, _ScalarReverse):

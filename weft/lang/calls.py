@@ -156,7 +156,7 @@ class CallsMixin:
             self.scope[arg.id] = new_state
             if isinstance(old, Value) and isinstance(old.type, TileType):
                 from ..builtins.tiles.core import write_through
-                write_through(self, old, new_state, builtin.name)
+                self.scope[arg.id] = write_through(self, old, new_state, builtin.name)
         return value
 
     def _is_tid(self, func_node) -> bool:

@@ -46,6 +46,9 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         self.ret_type = ret_type
         self.ret_annotated = ret_type is not None
         self.constants = constants or {}  # compile-time parameters (generic constants)
+        # whether the kernel being compiled has an adjoint (a kernel's option; a func's body
+        # is compiled once for every kernel, so builtins see False there)
+        self.enable_backward = False
         self.loops: list[dict] = []
         self._uid = 0
         self.loop_declarations: dict = {}  # loop key -> {name: type} declared before that loop

@@ -241,7 +241,7 @@ class Func:
             old = ctx.scope[arg.id]
             ctx.rebind(arg.id, new, f"func {self.name} updates its tile argument '{arg.id}'")
             from ..builtins.tiles.core import write_through
-            write_through(ctx, old, new, f"func {self.name}")
+            ctx.scope[arg.id] = write_through(ctx, old, new, f"func {self.name}")
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal

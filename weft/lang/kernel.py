@@ -330,6 +330,7 @@ class Kernel:
             from .frontend import FunctionCompiler
             self._check_concrete()
             fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
+            fc.enable_backward = self.enable_backward  # (builtins that Warp refuses in differentiable kernels)
             with compiling_in(mode), compiling_lanes(self.lanes.block_dim if self.lanes else 1):
                 ir = run_pipeline(fc.compile(), check=True)
             if self.lanes is not None:

@@ -8,6 +8,7 @@ import types
 import numpy as np
 
 from ..builtins import arith
+from ..builtins.tiles.core import views_after_branches, views_into_loop, views_out_of_loop
 from ..ir.core import Block, Value, constant_value
 from ..types import (
     ArrayType,
@@ -424,6 +425,7 @@ class StatementsMixin:
         for name, result in zip(names, op.results):
             result.hint = _hint(name)
             merged[name] = result
+        views_after_branches(self, names, scopes, merged)
         self.scope = merged
 
     def emit_if_value(self, cond: Value, then_value, else_value, slot: str):
@@ -524,16 +526,18 @@ class StatementsMixin:
         self.scope = dict(before)
         self.scope.update(zip(carried, body.args[1:]))
         self.scope[node.target.id] = body.args[0]
+        views_into_loop(self, carried, inits, body.args[1:])
         self.loops.append({"break": None, "continue": self.fresh("continue"), "carried": set(carried),
                            "outer": set(before), "key": (node.lineno, node.col_offset)})
         with self.b.at(body):
             self.scope[self.loops[-1]["continue"]] = self.b.const(False, bool_)
             self.visit_block(node.body)
-            self._yield_carried(carried, body, node)
+            yielded = self._yield_carried(carried, body, node)
         self.loops.pop()
         attrs = {"trip_count": trip} if trip is not None else {}
         self.b.loc = self.loc(node)
         op = self.b.op("for", [start, stop, step] + inits, [v.type for v in inits], attrs, [body])
+        views_out_of_loop(self, carried, body.args[1:], yielded, op.results, "a loop")
         self._after_loop(before, node, carried, op.results)
         self._index_after_loop(node, start, stop, step, before)
 
@@ -562,6 +566,7 @@ class StatementsMixin:
         # after a break, as in Python).
         self.scope = dict(before)
         self.scope.update(zip(carried, cond_block.args))
+        views_into_loop(self, carried, inits, cond_block.args)
         with self.b.at(cond_block):
             stop_now = self.jump_flag([brk])
             self.b.loc = self.loc(node)
@@ -571,6 +576,7 @@ class StatementsMixin:
             self.b.op("yield", [go])
         self.scope = dict(before)
         self.scope.update(zip(carried, body.args))
+        views_into_loop(self, carried, inits, body.args)
         self.loops.append({"break": brk, "continue": cont, "carried": set(carried), "outer": set(before),
                            "key": (node.lineno, node.col_offset)})
         with self.b.at(body):
@@ -580,10 +586,11 @@ class StatementsMixin:
                 self.scope[target] = self.scope[counter]
                 self.scope[counter] = self.b.add(self.scope[counter], step)
             self.visit_block(node.body)
-            self._yield_carried(carried, body, node)
+            yielded = self._yield_carried(carried, body, node)
         self.loops.pop()
         self.b.loc = self.loc(node)
         op = self.b.op("while", inits, types, regions=[cond_block, body])
+        views_out_of_loop(self, carried, body.args, yielded, op.results, "a loop")
         self._after_loop(before, node, carried, op.results)
 
     def _while_test(self, test, node):
@@ -619,6 +626,7 @@ class StatementsMixin:
                            f"{v.type!r}; give it the right type before the loop", node)
             vals.append(v)
         self.b.op("yield", vals)
+        return vals
 
     def _after_loop(self, before, node, carried, results):
         after = dict(before)

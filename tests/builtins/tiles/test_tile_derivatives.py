@@ -197,6 +197,27 @@ def k_indexed(a: wp.array2d[F64], out: wp.array2d[F64]):
     wp.tile_atomic_add(out, wp.tile_reshape(u, shape=(4, 1)))
 
 
+@wp.kernel
+def k_broadcast_write(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
+    bias = wp.tile_load(a, shape=(1, 4))
+    dest = wp.tile_broadcast(bias, shape=(3, 4))  # Warp's writes through it reach bias
+    wp.tile_axpy(F64(2.0), wp.tile_load(b, shape=(3, 4)) * wp.tile_load(b, shape=(3, 4)), dest)
+    dest[1, 2] = dest[0, 1] * F64(3.0)
+    wp.tile_store(out, dest * wp.tile_broadcast(bias, shape=(3, 4)))
+
+
+@wp.kernel
+def k_view_writes_in_loops(a: wp.array2d[F64], b: wp.array2d[F64], out: wp.array2d[F64]):
+    t = wp.tile_load(b, shape=(3, 4))
+    row = t[1]  # writes through it in the loop reach t
+    for i in range(3):
+        row[i] = row[i] * t[0, i] + wp.sin(row[i + 1])
+    dest = wp.tile_broadcast(wp.tile_load(a, shape=(1, 4)), shape=(3, 4))
+    for _ in range(2):
+        wp.tile_axpy(F64(0.5), t * t, dest)
+    wp.tile_store(out, dest * t)
+
+
 CASES = [
     Case("load_store", ("tile_load", "tile_store"), k_load_store, ((3, 4),), (3, 4)),
     Case("elementwise", ("tile_map", "tile_astype"), k_elementwise, ((3, 4), (3, 4)), (3, 4)),
@@ -206,6 +227,9 @@ CASES = [
     Case("shape", ("tile_transpose", "tile_view", "tile_broadcast", "tile_reshape", "tile_squeeze",
                    "tile_assign", "tile_diag_add", "tile_extract", "tile_ones"), k_shape, ((3, 4),), (3, 3)),
     Case("matmul", ("tile_matmul", "tile_full", "tile_axpy"), k_matmul, ((3, 4), (4, 2)), (3, 2)),
+    Case("broadcast_write", ("tile_broadcast", "tile_axpy"), k_broadcast_write, ((1, 4), (3, 4)), (3, 4)),
+    Case("view_writes_in_loops", ("tile_broadcast", "tile_axpy"), k_view_writes_in_loops, ((1, 4), (3, 4)),
+         (3, 4)),
     Case("matmul_loop", ("tile_matmul",), k_matmul_loop, ((3, 4), (4, 2)), (3, 2)),
     Case("atomic", ("tile_atomic_add",), k_atomic, ((3, 4),), (3, 4)),
     Case("thread_values", ("tile", "untile", "tile_from_thread"), k_thread_values, ((3, 4),), (3, 1)),

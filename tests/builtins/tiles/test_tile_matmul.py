@@ -167,3 +167,25 @@ def test_narrower_vector_registers(bits, dtype, monkeypatch, tmp_path):
     ref = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(plain.numpy(), ref, rtol=0, atol=tol * k)
     np.testing.assert_allclose(acc.numpy(), ref + c, rtol=0, atol=tol * k * 2)
+
+
+def _bf16_operand_kernel(enable_backward):
+    @wp.kernel(enable_backward=enable_backward, module="unique")
+    def bf16_a(a: wp.array2d(dtype=wp.bfloat16), b: wp.array2d(dtype=float), c: wp.array2d(dtype=float)):
+        x = wp.tile_load(a, shape=(2, 3))
+        y = wp.tile_load(b, shape=(3, 2))
+        z = wp.tile_zeros(shape=(2, 2), dtype=float)
+        wp.tile_matmul(x, y, z)
+        wp.tile_store(c, z)
+    return bf16_a
+
+
+def test_bf16_operands_are_refused_in_a_differentiable_kernel_and_multiplied_otherwise():
+    a = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]], dtype=np.float32)  # exact in bfloat16
+    b = np.arange(6, dtype=np.float32).reshape(3, 2)
+    a_bf16 = wp.array(a, dtype=wp.bfloat16)
+    c = wp.zeros((2, 2), dtype=float)
+    with pytest.raises(TypeError, match="bfloat16 'a' or 'b' tiles when the backward pass is enabled"):
+        wp.launch_tiled(_bf16_operand_kernel(True), dim=[1], inputs=[a_bf16, wp.array(b), c], block_dim=16)
+    wp.launch_tiled(_bf16_operand_kernel(False), dim=[1], inputs=[a_bf16, wp.array(b), c], block_dim=16)
+    np.testing.assert_array_equal(c.numpy(), a @ b)

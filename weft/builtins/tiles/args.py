@@ -69,3 +69,21 @@ def option(kwargs, name, default):
 def no_more(ctx, name, kwargs):
     if kwargs:
         ctx.error(f"{name}() got unexpected keyword argument(s) {', '.join(sorted(kwargs))}", kind=TypeError)
+
+
+#: the bytes of Warp's CPU shared-memory arena, which its shared tiles are allocated from
+CPU_SHARED_ARENA = 256 * 1024
+
+
+def storage_arg(ctx, name, storage, tile: TileType):
+    """Check `storage` ("register" or "shared", which weft accepts and does not act on: see
+    weft/types/tile.py); a shared tile larger than Warp's CPU shared arena is refused, as Warp
+    does at launch, rather than running where Warp cannot."""
+    if storage is None:
+        return
+    if storage not in ("register", "shared"):
+        ctx.error(f"{name}(): storage must be 'register' or 'shared', got {storage!r}", kind=ValueError)
+    if storage == "shared" and tile.nbytes > CPU_SHARED_ARENA:
+        ctx.error(f"{name}(): a shared tile of shape {tile.shape} ({tile.nbytes} bytes) exceeds the 256 KiB arena "
+                  "Warp gives a CPU block's shared tiles; use storage='register' or a smaller tile",
+                  kind=ValueError)

@@ -19,7 +19,7 @@ from ...lang.module import compile_lanes
 from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
 from .. import arith
 from ..registry import builtin, primitive
-from .args import dtype_arg, no_more, option, shape_arg, tile_arg
+from .args import dtype_arg, no_more, option, shape_arg, storage_arg, tile_arg
 from .core import map_tiles
 
 #: threads per block on the CPU (unless compiled for cooperative blocks: compile_lanes())
@@ -41,10 +41,12 @@ LANE_INDEX = primitive("lane_index", lambda arg_types: [int32], _only_in_block_p
                        doc="this thread's index within its block")
 
 
-def _constant_tile(ctx, shape, dtype, value_of):
-    """A tile of `shape` whose element is `value_of(coords)` (emitted in the map's body)."""
+def _constant_tile(ctx, shape, dtype, value_of, storage=("tile", None)):
+    """A tile of `shape` whose element is `value_of(coords)` (emitted in the map's body);
+    `storage`: (the builtin's name, its storage argument)."""
     if 0 in shape or not shape:
         ctx.error("a tile needs at least one element", kind=ValueError)
+    storage_arg(ctx, *storage, TileType(dtype, shape))
     (t,) = map_tiles(ctx.b, shape, [], lambda coords, elems, states: ([value_of(coords)], [], []))
     if t.type.dtype is not dtype:
         ctx.error(f"internal: tile element {t.type.dtype!r} is not {dtype!r}")
@@ -59,39 +61,37 @@ def _shape_dtype(ctx, name, args, kwargs, n_value=0):
     if n_value:
         value = option(kwargs, "value", args.pop(0) if args else None)
     dtype = option(kwargs, "dtype", args.pop(0) if args else None)
-    option(kwargs, "storage", None)
-    if args:
-        option(kwargs, "storage", args.pop(0))
+    storage = option(kwargs, "storage", args.pop(0) if args else None)
     no_more(ctx, name, kwargs)
     if shape is None:
         ctx.error(f"{name}() needs a shape", kind=TypeError)
-    return shape_arg(ctx, shape), value, dtype
+    return shape_arg(ctx, shape), value, dtype, (name, storage)
 
 
 @builtin("tile_zeros")
 def tile_zeros(ctx, args, kwargs):
     """tile_zeros(shape, dtype=float, storage="register")"""
-    shape, _, dtype = _shape_dtype(ctx, "tile_zeros", args, kwargs)
+    shape, _, dtype, storage = _shape_dtype(ctx, "tile_zeros", args, kwargs)
     t = dtype_arg(ctx, dtype)
-    return _constant_tile(ctx, shape, t, lambda c: arith.zero(ctx, t))
+    return _constant_tile(ctx, shape, t, lambda c: arith.zero(ctx, t), storage)
 
 
 @builtin("tile_empty")
 def tile_empty(ctx, args, kwargs):
     """tile_empty(shape, dtype=float, storage="register"): zeros in weft (never garbage)."""
-    shape, _, dtype = _shape_dtype(ctx, "tile_empty", args, kwargs)
+    shape, _, dtype, storage = _shape_dtype(ctx, "tile_empty", args, kwargs)
     t = dtype_arg(ctx, dtype)
-    return _constant_tile(ctx, shape, t, lambda c: arith.zero(ctx, t))
+    return _constant_tile(ctx, shape, t, lambda c: arith.zero(ctx, t), storage)
 
 
 @builtin("tile_ones")
 def tile_ones(ctx, args, kwargs):
     """tile_ones(shape, dtype=float, storage="register")"""
-    shape, _, dtype = _shape_dtype(ctx, "tile_ones", args, kwargs)
+    shape, _, dtype, storage = _shape_dtype(ctx, "tile_ones", args, kwargs)
     t = dtype_arg(ctx, dtype)
     if isinstance(t, StructType):
         ctx.error(f"tile_ones does not support Warp struct dtypes ({t!r} has no 'one')", kind=TypeError)
-    return _constant_tile(ctx, shape, t, lambda c: _filled(ctx, t, 1))
+    return _constant_tile(ctx, shape, t, lambda c: _filled(ctx, t, 1), storage)
 
 
 def _filled(ctx, t, x):
@@ -106,14 +106,14 @@ def _filled(ctx, t, x):
 @builtin("tile_full")
 def tile_full(ctx, args, kwargs):
     """tile_full(shape, value, dtype=type(value), storage="register")"""
-    shape, value, dtype = _shape_dtype(ctx, "tile_full", args, kwargs, n_value=1)
+    shape, value, dtype, storage = _shape_dtype(ctx, "tile_full", args, kwargs, n_value=1)
     if dtype is None:
         value = ctx.materialize(value)
         t = value.type
     else:
         t = dtype_arg(ctx, dtype)
     v = _filled(ctx, t, value)  # (outside the map: the same value for every element)
-    return _constant_tile(ctx, shape, t, lambda c: v)
+    return _constant_tile(ctx, shape, t, lambda c: v, storage)
 
 
 @builtin("tile_arange")

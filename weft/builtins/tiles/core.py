@@ -200,35 +200,146 @@ def _has_float(t) -> bool:
     return any(_has_float(component_type(t, k)) for k in range(t.num_components))
 
 
-# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape) alias their
-# source: writing through one changes the source. weft's views are copies that remember
-# where they came from: when a view held in a variable is updated (`row[j] = x`,
+# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape, tile_broadcast)
+# alias their source: writing through one changes the source. weft's views are copies that
+# remember where they came from: when a view held in a variable is updated (`row[j] = x`,
 # tile_assign(row, ...), a func updating it), the new value is also written into the source
 # variable (`write_through`). Where that cannot be done (the source is not a variable, or it
 # changed since the view was taken, or the view is a reshape), the write is refused rather
-# than silently not reaching the source.
-def mark_view(ctx, value: Value, source: Value | None = None, put=None) -> Value:
+# than silently not reaching the source. A view whose elements share storage (a broadcast)
+# also has a `refresh`: after a write, the view is read again from the updated source, so
+# every element that shares a place sees the write, as in Warp.
+def mark_view(ctx, value: Value, source: Value | None = None, put=None, refresh=None) -> Value:
     """Record `value` as a view of `source`; `put(new_source_value, new_view)` writes a new
-    view value back into a source value (None: writes cannot be written back)."""
+    view value back into a source value (None: writes cannot be written back);
+    `refresh(source_value)` reads the view again (for views whose elements share storage)."""
     name = None
     if source is not None and put is not None:
         name = next((n for n, v in ctx.scope.items() if v is source), None)
-    ctx.__dict__.setdefault("_tile_views", {})[value.id] = (name, source, put)
+    ctx.__dict__.setdefault("_tile_views", {})[value.id] = (name, source, put, refresh)
     return value
 
 
-def write_through(ctx, old: Value, new: Value, what: str):
-    """`old` (a tile) was updated to `new`: if `old` is a view, update its source too."""
+def write_through(ctx, old: Value, new: Value, what: str) -> Value:
+    """`old` (a tile) was updated to `new`: if `old` is a view, update its source too.
+    Returns the value the updated view has (`new`, or for a broadcast, `new` read back)."""
     views = ctx.__dict__.get("_tile_views", {})
     record = views.get(old.id)
     if record is None:
-        return
-    name, source, put = record
+        return new
+    name, source, put, refresh = record
+    if refresh is not None and name is None and put is not None:
+        # the source is a temporary: only the view itself sees the write
+        updated = put(source, new)
+        fresh = refresh(updated)
+        views[fresh.id] = (None, updated, put, refresh)
+        return fresh
     if name is None or ctx.scope.get(name) is not source:
-        ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze or "
-                  "tile_reshape) whose source weft cannot update (it is not a variable, it changed since the "
-                  "view was taken, or the view is a reshape); write into the source tile instead (e.g. "
-                  "t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
+        ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze, "
+                  "tile_reshape or tile_broadcast) whose source weft cannot update (it is not a variable, it "
+                  "changed since the view was taken, or the view is a reshape); write into the source tile "
+                  "instead (e.g. t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
     updated = put(ctx.scope[name], new)
+    ctx.__dict__.setdefault("_tile_views_written", set()).add(put)
     ctx.rebind(name, updated, what)
-    views[new.id] = (name, updated, put)
+    if refresh is not None:
+        new = refresh(updated)
+    views[new.id] = (name, updated, put, refresh)
+    return new
+
+
+# A loop carries a view variable as a block argument (and gives it back as the loop's
+# result): the view's record follows it there, its source being what the loop carries for
+# the source variable (a write inside the body makes the loop carry the source too:
+# `rebind`). The record holds on after the loop only where the body left the variable the
+# same view of the source's final value; a body that rebinds it after writing through it
+# is refused (the next iteration could not tell which tile its writes go to).
+def views_into_loop(ctx, carried, inits, args):
+    """Give the block arguments `args` (for `carried` names, entering with `inits`) the view
+    records of the values they start from."""
+    views = ctx.__dict__.get("_tile_views", {})
+    where = dict(zip(carried, args))
+    entry = dict(zip(carried, inits))
+    for init, arg in zip(inits, args):
+        record = views.get(init.id) if isinstance(init, Value) else None
+        if record is None:
+            continue
+        src_name, source, put, refresh = record
+        if src_name in where:
+            views[arg.id] = (src_name, where[src_name], put, refresh) if entry[src_name] is source \
+                else (None, None, None, None)  # (the source changed since: writes are refused)
+        else:
+            views[arg.id] = record
+
+
+def views_out_of_loop(ctx, carried, args, yielded, results, what="a loop"):
+    """Give the loop's `results` the records of views the body kept as they were; check that
+    a view written through in the body stayed that view."""
+    views = ctx.__dict__.get("_tile_views", {})
+    written = ctx.__dict__.get("_tile_views_written", set())
+    at_end = dict(zip(carried, yielded))
+    after = dict(zip(carried, results))
+    for name, arg, y, r in zip(carried, args, yielded, results):
+        record = views.get(arg.id)
+        if record is None or record[2] is None:
+            if record is not None:
+                views[r.id] = record
+            continue
+        src_name, _, put, refresh = record
+        kept = views.get(y.id)
+        same = kept is not None and kept[2] is put and kept[0] == src_name and \
+            (src_name not in at_end or kept[1] is at_end[src_name])
+        if same:
+            views[r.id] = (src_name, after.get(src_name, kept[1]), put, refresh)
+            continue
+        if put in written:
+            ctx.error(f"the tile view '{name}' is written through and then given another value inside {what}; "
+                      "weft cannot tell which tile later writes through it reach. Use separate variables",
+                      kind=ValueError)
+        views[r.id] = (None, None, None, None)  # (a view or not, depending on the trip count: refused)
+
+
+# The strides (in elements) a view would have in Warp, where they are not the dense
+# row-major ones: Warp's tile_reshape reinterprets the storage, so it refuses a view whose
+# elements are not laid out densely (a stepped or partial slice, a broadcast).
+def dense_strides(shape) -> tuple:
+    out, n = [], 1
+    for d in reversed(shape):
+        out.append(n)
+        n *= d
+    return tuple(reversed(out))
+
+
+def is_dense(shape, strides) -> bool:
+    """Whether `strides` lay `shape` out densely, row-major (a dimension of size 1 has no say)."""
+    return all(n == 1 or s == d for n, s, d in zip(shape, strides, dense_strides(shape)))
+
+
+def strides_of(ctx, value: Value) -> tuple:
+    return ctx.__dict__.get("_tile_strides", {}).get(value.id) or dense_strides(value.type.shape)
+
+
+def set_strides(ctx, value: Value, strides) -> Value:
+    strides = tuple(strides)
+    if not is_dense(value.type.shape, strides):
+        ctx.__dict__.setdefault("_tile_strides", {})[value.id] = strides
+    return value
+
+
+def views_after_branches(ctx, names, scopes, merged):
+    """An `if` merged `names` (their values in each branch's `scopes`) into `merged`: a
+    name that is the same view of the same source in both branches stays that view of the
+    merged source; one that is a view on one path only is refused for writes."""
+    views = ctx.__dict__.get("_tile_views", {})
+    for name in names:
+        result = merged.get(name)
+        if not isinstance(result, Value):
+            continue
+        records = [views.get(scope[name].id) if isinstance(scope.get(name), Value) else None for scope in scopes]
+        if all(r is None for r in records):
+            continue
+        first = records[0]
+        same = all(r is not None and r[2] is not None and r[2] is first[2] and r[0] == first[0] and r[0] is not None
+                   and scope.get(r[0]) is r[1] for r, scope in zip(records, scopes))
+        views[result.id] = (first[0], merged.get(first[0]), first[2], first[3]) if same \
+            else (None, None, None, None)

@@ -11,7 +11,7 @@ from ...ir.core import Block, Value
 from ...types import Scalar, TileType, int32
 from ..registry import builtin
 from .args import index_value, tile_arg
-from .core import TILE_GET, TILE_SET, mark_view, write_through
+from .core import TILE_GET, TILE_SET, mark_view, set_strides, strides_of, write_through
 
 
 def _index(ctx, t: TileType, key) -> list[Value]:
@@ -50,6 +50,8 @@ def get_element(ctx, t: Value, key) -> Value:
         plan, shape = _view_plan(ctx, t.type, key)
         from .shape import gather
         view = gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c))
+        source_strides = strides_of(ctx, t)
+        set_strides(ctx, view, [s * p[2] for s, p in zip(source_strides, plan) if p[0] == "slice"] or [1])
         return mark_view(ctx, view, t, lambda src, new: _set_view(ctx, src, key, new))
     return ctx.b.call(TILE_GET, [t, *_index(ctx, t.type, key)])
 
@@ -110,8 +112,7 @@ def set_element(ctx, t: Value, key, value) -> Value:
     the right side is read before anything is written, as numpy does)."""
     key = tuple(key)
     new = _set_view(ctx, t, key, value) if not _is_element(t.type, key) else _set_one(ctx, t, key, value)
-    write_through(ctx, t, new, "assigning to an element of a tile view")
-    return new
+    return write_through(ctx, t, new, "assigning to an element of a tile view")
 
 
 def _set_one(ctx, t: Value, key, value) -> Value:

@@ -147,6 +147,10 @@ def tile_matmul(ctx, args, kwargs):
     if acc is bfloat16:
         ctx.error("tile_matmul does not support a bfloat16 'out' tile (the product would be accumulated in "
                   "bfloat16)", kind=TypeError)
+    if ctx.enable_backward and bfloat16 in (a.type.dtype, c.type.dtype):
+        ctx.error("tile_matmul does not support bfloat16 'a' or 'b' tiles when the backward pass is enabled "
+                  "(as Warp: their adjoints would be accumulated in bfloat16); convert them with "
+                  "tile_astype, or build the kernel with enable_backward=False", kind=TypeError)
     a, c = (x if x.type.dtype is acc else elementwise(ctx, lambda e: arith.construct(ctx, acc, [e], {}), [x],
                                                       "tile_matmul") for x in (a, c))
     try:

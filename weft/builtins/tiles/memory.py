@@ -14,7 +14,7 @@ from ...ir.core import Block, Value
 from ...types import ArrayType, Scalar, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
-from .args import no_more, offsets_arg, option, shape_arg, tile_arg
+from .args import no_more, offsets_arg, option, shape_arg, storage_arg, tile_arg
 from .core import map_tiles, zero_of
 
 
@@ -104,11 +104,12 @@ def tile_load(ctx, args, kwargs):
     shape = shape_arg(ctx, option(kwargs, "shape", shape))
     offset = option(kwargs, "offset", offset)
     checked = option(kwargs, "bounds_check", rest[1] if len(rest) > 1 else True)
-    option(kwargs, "storage", None)
+    storage = option(kwargs, "storage", rest[0] if rest else None)
     option(kwargs, "aligned", None)
     no_more(ctx, "tile_load", kwargs)
     offsets = _layout(ctx, "tile_load", a, shape, offset)
     dtype = a.type.dtype
+    storage_arg(ctx, "tile_load", storage, TileType(dtype, shape))
 
     def body(coords, elems, states, guard=True, attrs=None):
         idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)

@@ -69,6 +69,10 @@ def tile_sum(ctx, args, kwargs):
     """tile_sum(a, axis=None): the sum of all elements (shape (1,)), or along one axis."""
     a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "tile_sum's tile")
     axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    if axis is None and isinstance(a.type.dtype, StructType):
+        # from the first element: a struct's fields without arithmetic (bools, small ints)
+        # carry an element's value, as Warp's struct sums do, not a zero's
+        return _fold_all(ctx, a, lambda x, y: arith.binary(ctx, "add", x, y))
     if axis is None:
         return _one(ctx, _sum_all(ctx, a))
     return _reduce_axis(ctx, a, _axis(ctx, a, axis), lambda x, y: arith.binary(ctx, "add", x, y))

@@ -16,7 +16,7 @@ from ...types import TileType, int32
 from .. import arith
 from ..registry import builtin
 from .args import offsets_arg, shape_arg, tile_arg
-from .core import TILE_GET, map_tiles, mark_view, ravel, unravel
+from .core import TILE_GET, is_dense, map_tiles, mark_view, ravel, set_strides, strides_of, unravel
 
 
 def gather(b, src: Value, shape, index_of) -> Value:
@@ -53,8 +53,42 @@ def tile_broadcast(ctx, args, kwargs):
     if len(src) > len(shape) or any(s not in (1, d) for s, d in zip(reversed(src), reversed(shape))):
         ctx.error(f"tile_broadcast: a tile of shape {src} cannot be broadcast to {shape}", kind=ValueError)
     lead = len(shape) - len(src)
-    zero = ctx.b.const(0, int32)
-    return gather(ctx.b, a, shape, lambda c: [zero if s == 1 else c[lead + k] for k, s in enumerate(src)])
+    b = ctx.b
+    zero = b.const(0, int32)
+
+    def read(source):
+        return gather(b, source, shape, lambda c: [zero if s == 1 else c[lead + k] for k, s in enumerate(src)])
+    view = set_strides(ctx, read(a), [0] * lead + [0 if s == 1 else k for s, k in zip(src, strides_of(ctx, a))])
+    return mark_view(ctx, view, a, lambda source, new: _put_broadcast(ctx, source, new), read)
+
+
+def _put_broadcast(ctx, source: Value, new: Value) -> Value:
+    """`source` after its broadcast view became `new`: the view's elements that share one
+    element of `source` (Warp's broadcast has stride 0 there) each add their change to it,
+    as Warp's atomic updates of a broadcast tile do (tile_axpy, `+=`, one element set)."""
+    from .reduce import loop
+    b = ctx.b
+    src, shape = source.type.shape, new.type.shape
+    lead = len(shape) - len(src)
+    # the view's dimensions that map onto one place of the source: added ones and size-1 ones
+    shared = [d for d in range(len(shape)) if d < lead or src[d - lead] == 1 and shape[d] != 1]
+    extents = tuple(shape[d] for d in shared)
+    count = 1
+    for n in extents:
+        count *= n
+
+    def body(coords, elems, states):
+        old = elems[0]
+
+        def step(k, acc):
+            where = dict(zip(shared, unravel(b, k, extents)))
+            view_coords = [where[d] if d in where else coords[d - lead] for d in range(len(shape))]
+            change = arith.binary(ctx, "sub", b.call(TILE_GET, [new, *view_coords]), old)
+            return [arith.binary(ctx, "add", acc[0], change)]
+        (x,) = loop(ctx, count, [old], step)
+        return [x], [], []
+    (out,) = map_tiles(b, src, [source], body)
+    return out
 
 
 @builtin("tile_reshape")
@@ -73,6 +107,11 @@ def tile_reshape(ctx, args, kwargs):
     if TileType(t.type.dtype, shape).num_elements != n:
         ctx.error(f"tile_reshape: cannot reshape a tile of shape {t.type.shape} ({n} elements) to {shape}",
                   kind=ValueError)
+    strides = strides_of(ctx, t)
+    if not is_dense(t.type.shape, strides):
+        ctx.error(f"tile_reshape() requires a contiguous tile; a tile view with shape {t.type.shape} and strides "
+                  f"{strides} (in elements, as Warp lays it out) cannot be reshaped in place. Copy the view into "
+                  "a new tile first, e.g. with wp.tile_assign()", kind=ValueError)
     b = ctx.b
     return mark_view(ctx, _same_elements(b, t, shape), t, lambda src, new: _same_elements(b, new, src.type.shape))
 
@@ -170,13 +209,16 @@ def tile_view(ctx, args, kwargs):
         shape = src[len(offs):]
         fixed = offs
         entries = [("index", o) for o in fixed] + [("range", b.const(0, int32))] * len(shape)
-        return mark_view(ctx, gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed), t,
-                         lambda src_value, new: _put_region(ctx, src_value, new, entries))
+        view = gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed)
+        set_strides(ctx, view, strides_of(ctx, t)[len(fixed):] or (1,))
+        return mark_view(ctx, view, t, lambda src_value, new: _put_region(ctx, src_value, new, entries))
     shape = shape_arg(ctx, shape)
     if len(shape) != len(src):
         ctx.error(f"tile_view: the shape {shape} must have {len(src)} dimension(s)", kind=ValueError)
     offs = offs + [b.const(0, int32)] * (len(src) - len(offs))
-    return mark_view(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]), t,
+    view = set_strides(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]),
+                       strides_of(ctx, t))
+    return mark_view(ctx, view, t,
                      lambda src_value, new: _put_region(ctx, src_value, new, [("range", o) for o in offs]))
 
 
