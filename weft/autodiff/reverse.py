@@ -494,6 +494,8 @@ class _ScalarReverse:
             if adj_base.id in self.nullable:
                 self.nullable.add(view.id)
             return view
+        if isinstance(owner, Op) and owner.name == "make_array" and owner.attrs.get("grad"):
+            return self._adj_raw_array(arr, owner)
         source = field_source(arr)
         if source is not None:  # a field of a struct built in the kernel: the array it was built from
             return self.adj_array(source, op)
@@ -503,6 +505,18 @@ class _ScalarReverse:
             return field
         self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
                    "parameters, arrays in struct parameters and views of them have adjoint arrays)", op)
+
+    def _adj_raw_array(self, arr: Value, owner: Op) -> Value:
+        """The adjoint of an array made over raw memory with a gradient address: an array
+        of the same shape over that address, or one with no elements where it is 0."""
+        b = self.b
+        _, grad, *extents = owner.operands
+        g = self.m(grad)
+        absent = b.cmp("eq", g, b.const(0, g.type))
+        shape = [b.select(absent, b.const(0, e.type), self.m(e)) for e in extents]
+        adj = b.op("make_array", [g, *shape], [arr.type]).result
+        self.nullable.add(adj.id)
+        return adj
 
     def adj_struct(self, value: Value, op: Op) -> Value:
         """The adjoint struct of struct value `value` (a parameter or a field of one)."""

@@ -76,6 +76,8 @@ class MemoryOps:
     def op_make_array(self, op):
         b = self.builder
         ptr, *extents = op.operands
+        if op.attrs.get("grad"):
+            extents = extents[1:]  # the gradient address is for the reverse pass only
         t = op.result.type
         dims = [self._int64(e) for e in extents]
         out = ir.Constant(llvm_type(t), ir.Undefined)
