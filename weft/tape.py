@@ -217,7 +217,7 @@ class Tape:
             self._budget.admit(entry)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
-        for key in reads:
+        for key in kernel.array_initial_reads():  # read as they were before this launch
             a = _argument_array(params, key)
             if a is not None:
                 self._add_reader(a, entry, key)

@@ -330,6 +330,14 @@ def _holders():
     return wp.array([h], dtype=Holder)
 
 
+@wp.kernel
+def read_before_and_after_update(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    before = acc[0]
+    acc[0] += x[i]
+    y[i] = acc[0] * before  # the replay cannot see acc both before and after the launch
+
+
 REFUSALS = [
     (accumulate_then_read, [X, np.zeros(5), np.zeros(5), 3], "read here after this thread may have written"),
     (read_after_other_store, [X, np.array([1, 0, 2, 4, 3], np.int32), np.zeros(5), np.zeros(5)],
@@ -337,6 +345,7 @@ REFUSALS = [
     (float_atomic_exch, [X, np.zeros(1)], r"atomic_exch\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
     (read_through_held_array, [_holders, np.zeros(5)], "array held in a struct read from an array of structs"),
+    (read_before_and_after_update, [X, np.zeros(1), np.zeros(5)], "and read before that write too"),
 ]
 
 
@@ -499,3 +508,23 @@ def test_reading_back_an_element_this_thread_updated():
     tape.backward(grads={y: np.ones(5)})
     np.testing.assert_allclose(x.grad.numpy(), 2 * (a0 + x0), rtol=1e-12)
     np.testing.assert_allclose(a.grad.numpy(), 2 * (a0 + x0), rtol=1e-12)
+
+
+@wp.kernel
+def update_shared_then_use(x: wp.array(dtype=F64), a: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    a[0] += x[0]  # an atomic update at a constant index (not the thread's own element) ...
+    y[0] = a[0] * a[0]  # ... read back: the replay must see a as the launch left it
+
+
+def test_reading_back_a_shared_element_this_kernel_updated():
+    """Test_composite_component_adjoint's scalar kernel: d (a0 + x)^2 / dx = 2 (a0 + x); the
+    Tape used to replay this read with a's contents from before the launch (2 a0)."""
+    x = wp.array([3.0], dtype=F64, requires_grad=True)
+    a = wp.array([2.0], dtype=F64, requires_grad=True)
+    y = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(update_shared_then_use, dim=1, inputs=[x, a, y])
+    np.testing.assert_array_equal(y.numpy(), [25.0])
+    tape.backward(grads={y: np.ones(1)})
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [10.0])

@@ -115,15 +115,22 @@ class LoadPlan:
       other index of that array) and never writes again (nor does a later loop iteration):
       memory after the launch holds what they read (the Tape keeps that state for them, see
       `array_final_reads`). A read of an element another thread may write stays refused;
-    - `unrecoverable`: the first other load after a write of its array, or None."""
+    - `initial`: the other loads, before this thread writes their array: they read memory
+      as it was before the launch (the Tape keeps that state for them);
+    - `unrecoverable`: the first other load after a write of its array, or None;
+    - `mixed`: a `final` load of an array that `initial` loads read too, or None (the
+      replay sees one state of an array's memory, not both)."""
 
     def __init__(self, fn: Function):
         self.forwarded: dict[int, Value] = {}
         self.final: list[Op] = []
+        self.initial: list[Op] = []
         self.unrecoverable: Op | None = None
         self._rewritten: set[int] = set()  # ids of loads whose array this thread writes later
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
         self._walk(fn.body.ops, {}, {})
+        before = {array_key(op.operands[0]) for op in self.initial}
+        self.mixed = next((op for op in self.final if array_key(op.operands[0]) in before), None)
 
     def _walk(self, ops, written: dict, stored: dict):
         """`written`: root -> the index keys this thread wrote it at (None: some unknown)."""
@@ -142,6 +149,8 @@ class LoadPlan:
                         self.unrecoverable = self.unrecoverable or op
                     else:
                         self.final.append(op)
+                else:
+                    self.initial.append(op)
             elif op.name in ("store", "atomic"):
                 root = array_key(op.operands[0])
                 # (a store's and an atomic's operands alike: array, indices..., value)
@@ -184,6 +193,12 @@ def _loads_written_later(ops, later: frozenset, out: set):
 def arrays_written(blocks) -> set:
     return {array_key(op.operands[0]) for blk in blocks for op in walk(blk)
             if op.name in ("store", "atomic")}
+
+
+def array_initial_reads(fn: Function) -> set:
+    """Keys (see `array_key`) of the arrays whose contents before the launch the adjoint's
+    replay reads (`LoadPlan.initial`)."""
+    return {array_key(op.operands[0]) for op in LoadPlan(fn).initial}
 
 
 def array_effects(fn: Function) -> tuple[set, set]:

@@ -130,6 +130,12 @@ class _ScalarReverse:
                        "have written it, and written again later (or in a later loop iteration); the adjoint "
                        "replay cannot recover the value read. Keep the running value in a local variable and "
                        "store it once", op)
+        if plan.mixed is not None:
+            op = plan.mixed
+            self.error(f"array '{array_origin(op.operands[0])[0].hint}' is read here after this thread wrote it, "
+                       "and read before that write too: the adjoint replay sees the array either as it was "
+                       "before the launch or as the launch left it, not both. Keep the value read first in a "
+                       "local variable, or the value written", op)
         self.forwarded = plan.forwarded
 
     def error(self, message: str, op: Op):
