@@ -367,7 +367,10 @@ class _ScalarReverse:
             ga, gc = b.mul(g, y), b.mul(g, x)
         elif kind == "div":
             ga = b.div(g, y)
-            gc = b.neg(b.mul(ga, r))
+            if op.attrs.get("by_scalar"):  # a composite's component: Warp's -a g / s^2
+                gc = b.neg(b.div(b.mul(g, x), b.mul(y, y)))
+            else:
+                gc = b.neg(b.mul(ga, r))
         elif kind == "pow":
             from ..builtins.math import PRIM
             ga, gc = PRIM["pow"].vjp(b, [x, y], [r], g)
