@@ -528,3 +528,19 @@ def test_reading_back_a_shared_element_this_kernel_updated():
     tape.backward(grads={y: np.ones(1)})
     np.testing.assert_array_equal(x.grad.numpy(), [10.0])
     np.testing.assert_array_equal(a.grad.numpy(), [10.0])
+
+
+@pytest.mark.parametrize("budget", [None, 64])
+def test_reading_back_a_shared_element_over_several_launches(budget):
+    """Three launches of update_shared_then_use: a_k = a0 + k x, y_k = a_k^2 (k = 1, 2, 3);
+    the same with a memory budget, whose segments re-run the launches."""
+    x = wp.array([3.0], dtype=F64, requires_grad=True)
+    a = wp.array([2.0], dtype=F64, requires_grad=True)
+    ys = [wp.zeros(1, dtype=F64, requires_grad=True) for _ in range(3)]
+    with wp.Tape(memory_budget=budget) as tape:
+        for y in ys:
+            wp.launch(update_shared_then_use, dim=1, inputs=[x, a, y])
+    assert [float(y.numpy()[0]) for y in ys] == [25.0, 64.0, 121.0]
+    tape.backward(grads={y: np.ones(1) for y in ys})
+    assert x.grad.numpy()[0] == sum(2 * (2 + 3 * k) * k for k in (1, 2, 3))
+    assert a.grad.numpy()[0] == sum(2 * (2 + 3 * k) for k in (1, 2, 3))
