@@ -217,7 +217,10 @@ class Tape:
             self._budget.admit(entry)
         if config.verify_autograd_array_access:
             self._check_access(kernel, params, reads, writes)
-        for key in reads:
+        # the adjoint's replay reads these as they were before this launch (a budgeted Tape's
+        # segments re-run their forward launches: they need everything read)
+        initial = reads if entry.segment is not None else kernel.array_initial_reads()
+        for key in initial:
             a = _argument_array(params, key)
             if a is not None:
                 self._add_reader(a, entry, key)

@@ -248,3 +248,57 @@ def test_overlapping_and_strided_views_share_one_float32_copy(t):
     want[3:9] += n / 6
     want[[6, 8, 10]] += n / 3
     np.testing.assert_array_equal(x.grad.numpy().astype(np.float64), exact(want, t))
+
+
+@wp.kernel
+def _quat_over_scalar(s: wp.array(dtype=wp.float16), q: wp.array(dtype=wp.quath), r: wp.array(dtype=wp.float16),
+                      i: int):
+    res = q[0] / s[0]
+    r[0] = wp.float16(2.0) * res[i]
+
+
+def test_composite_over_scalar_divisor_adjoint_rounds_as_warp():
+    """d(2 q_i / s) / ds = -2 q_i / s^2, computed as Warp does in float16: -(q_i g) / (s s)
+    (test_quat's scalar division: -(g / s) r_i is one float16 ulp off for i = 1)."""
+    h = np.float16
+    rng = np.random.default_rng(123)
+    s0 = rng.standard_normal(size=1).astype(h)
+    q0 = rng.standard_normal(size=(1, 4)).astype(h)
+    for i in range(4):
+        s = wp.array(s0, dtype=wp.float16, requires_grad=True)
+        q = wp.array(q0, dtype=wp.quath, requires_grad=True)
+        r = wp.zeros(1, dtype=wp.float16, requires_grad=True)
+        with wp.Tape() as tape:
+            wp.launch(_quat_over_scalar, 1, inputs=[s, q, r, i])
+        tape.backward(loss=r)
+        expected = h(-2) * q0[0, i] / (s0[0] * s0[0])  # numpy's float16: one rounding per op
+        assert s.grad.numpy()[0] == expected
+        assert q.grad.numpy()[0, i] == h(2) / s0[0]
+
+
+@wp.kernel
+def _vec_over_scalar(v: wp.array(dtype=wp.vec3d), s: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    w = v[0] / s[0]
+    out[0] = w[0] * 1.5 - w[1] * w[2]
+
+
+def test_composite_over_scalar_divisor_adjoint_float64():
+    v0, s0 = np.array([[0.7, -1.3, 2.1]]), np.array([0.9])
+
+    def f(v, s):
+        out = wp.zeros(1, dtype=wp.float64)
+        wp.launch(_vec_over_scalar, 1, inputs=[wp.array(v, dtype=wp.vec3d), wp.array(s, dtype=wp.float64), out])
+        return out.numpy()[0]
+
+    v = wp.array(v0, dtype=wp.vec3d, requires_grad=True)
+    s = wp.array(s0, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_vec_over_scalar, 1, inputs=[v, s, out])
+    tape.backward(loss=out)
+    e = 1e-6
+    np.testing.assert_allclose(s.grad.numpy()[0], (f(v0, s0 + e) - f(v0, s0 - e)) / (2 * e), rtol=1e-8)
+    for k in range(3):
+        d = np.zeros_like(v0)
+        d[0, k] = e
+        np.testing.assert_allclose(v.grad.numpy()[0, k], (f(v0 + d, s0) - f(v0 - d, s0)) / (2 * e), rtol=1e-8)

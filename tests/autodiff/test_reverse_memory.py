@@ -324,10 +324,25 @@ def read_through_held_array(holders: wp.array(dtype=Holder), y: wp.array(dtype=F
     y[i] = holders[0].values[i] * 2.0
 
 
+@wp.kernel
+def square_held_array_in_place(holders: wp.array(dtype=Holder)):
+    i = wp.tid()
+    v = holders[0].values[i]
+    holders[0].values[i] = v * v  # the Tape keeps no copy of an array held in memory
+
+
 def _holders():
     h = Holder()
-    h.values = wp.array(X, dtype=F64)
+    h.values = wp.array(X, dtype=F64, requires_grad=True)
     return wp.array([h], dtype=Holder)
+
+
+@wp.kernel
+def read_before_and_after_update(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    before = acc[0]
+    acc[0] += x[i]
+    y[i] = acc[0] * before  # the replay cannot see acc both before and after the launch
 
 
 REFUSALS = [
@@ -336,7 +351,8 @@ REFUSALS = [
      "read here after this thread may have written"),
     (float_atomic_exch, [X, np.zeros(1)], r"atomic_exch\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
-    (read_through_held_array, [_holders, np.zeros(5)], "array held in a struct read from an array of structs"),
+    (square_held_array_in_place, [_holders], "the adjoint replay would read what the launch left there"),
+    (read_before_and_after_update, [X, np.zeros(1), np.zeros(5)], "and read before that write too"),
 ]
 
 
@@ -499,3 +515,85 @@ def test_reading_back_an_element_this_thread_updated():
     tape.backward(grads={y: np.ones(5)})
     np.testing.assert_allclose(x.grad.numpy(), 2 * (a0 + x0), rtol=1e-12)
     np.testing.assert_allclose(a.grad.numpy(), 2 * (a0 + x0), rtol=1e-12)
+
+
+@wp.kernel
+def update_shared_then_use(x: wp.array(dtype=F64), a: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    a[0] += x[0]  # an atomic update at a constant index (not the thread's own element) ...
+    y[0] = a[0] * a[0]  # ... read back: the replay must see a as the launch left it
+
+
+def test_reading_back_a_shared_element_this_kernel_updated():
+    """Test_composite_component_adjoint's scalar kernel: d (a0 + x)^2 / dx = 2 (a0 + x); the
+    Tape used to replay this read with a's contents from before the launch (2 a0)."""
+    x = wp.array([3.0], dtype=F64, requires_grad=True)
+    a = wp.array([2.0], dtype=F64, requires_grad=True)
+    y = wp.zeros(1, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(update_shared_then_use, dim=1, inputs=[x, a, y])
+    np.testing.assert_array_equal(y.numpy(), [25.0])
+    tape.backward(grads={y: np.ones(1)})
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [10.0])
+
+
+@pytest.mark.parametrize("budget", [None, 64])
+def test_reading_back_a_shared_element_over_several_launches(budget):
+    """Three launches of update_shared_then_use: a_k = a0 + k x, y_k = a_k^2 (k = 1, 2, 3);
+    the same with a memory budget, whose segments re-run the launches."""
+    x = wp.array([3.0], dtype=F64, requires_grad=True)
+    a = wp.array([2.0], dtype=F64, requires_grad=True)
+    ys = [wp.zeros(1, dtype=F64, requires_grad=True) for _ in range(3)]
+    with wp.Tape(memory_budget=budget) as tape:
+        for y in ys:
+            wp.launch(update_shared_then_use, dim=1, inputs=[x, a, y])
+    assert [float(y.numpy()[0]) for y in ys] == [25.0, 64.0, 121.0]
+    tape.backward(grads={y: np.ones(1) for y in ys})
+    assert x.grad.numpy()[0] == sum(2 * (2 + 3 * k) * k for k in (1, 2, 3))
+    assert a.grad.numpy()[0] == sum(2 * (2 + 3 * k) for k in (1, 2, 3))
+
+
+def test_gradient_through_an_array_held_in_an_array_of_structs():
+    """Warp's array_t carries its gradient: an array held in a struct read from memory
+    differentiates into that array's .grad (the struct array itself has no gradient)."""
+    h = Holder()
+    h.values = wp.array(X, dtype=F64, requires_grad=True)
+    holders = wp.array([h], dtype=Holder)
+    y = wp.zeros(5, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(read_through_held_array, 5, inputs=[holders, y])
+    np.testing.assert_allclose(y.numpy(), 2 * X)
+    tape.backward(grads={y: np.arange(1.0, 6.0)})
+    np.testing.assert_allclose(h.values.grad.numpy(), 2 * np.arange(1.0, 6.0))
+    h2 = Holder()
+    h2.values = wp.array(X, dtype=F64)  # no gradient: the adjoint takes none
+    with wp.Tape() as tape:
+        wp.launch(read_through_held_array, 5, inputs=[wp.array([h2], dtype=Holder), y])
+    tape.backward(grads={y: np.ones(5)})
+    assert h2.values.grad is None
+
+
+@wp.struct
+class VecHolder:
+    values: wp.array(dtype=wp.vec3d)
+
+
+@wp.kernel
+def write_held_component(holders: wp.array(dtype=VecHolder), src: wp.array(dtype=F64)):
+    holders[0].values[1].x = src[0] * src[0]
+
+
+def test_component_write_into_an_array_held_in_an_array_of_structs():
+    """Warp's test_embedded_array_without_outer_gradient, with a nonlinear source: the
+    written component's gradient moves to src (and is consumed), the others stay."""
+    h = VecHolder()
+    h.values = wp.array(np.arange(6.0).reshape(2, 3), dtype=wp.vec3d, requires_grad=True)
+    holders = wp.array([h], dtype=VecHolder)
+    src = wp.array([3.0], dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(write_held_component, 1, inputs=[holders, src])
+    assert h.values.numpy().tolist() == [[0.0, 1.0, 2.0], [9.0, 4.0, 5.0]]
+    h.values.grad.fill_(wp.vec3d(1.0, 2.0, 3.0))
+    tape.backward()
+    assert src.grad.numpy().tolist() == [6.0]  # d(s^2)/ds = 2 s
+    assert h.values.grad.numpy().tolist() == [[1.0, 2.0, 3.0], [0.0, 2.0, 3.0]]

@@ -1,5 +1,6 @@
 """Gradients where weft and Warp 1.19 disagree and weft is right (Warp's own tests expect
-Warp's values: test_arithmetic.test_binary_ops_*, test_mat.test_mat_slicing_assign_backward).
+Warp's values: test_arithmetic.test_binary_ops_*, test_mat.test_mat_slicing_assign_backward,
+test_volume.test_volume_transform_gradient).
 Each is checked against float64 central differences."""
 
 import numpy as np
@@ -78,3 +79,37 @@ def test_matrix_slice_assignment_drops_the_overwritten_gradient():
         fd = (_slice_assign_sum(x0 + d, y0) - _slice_assign_sum(x0 - d, y0)) / (2 * h)
         np.testing.assert_allclose(x.grad.numpy()[0, k], fd, atol=1e-8)
     np.testing.assert_array_equal(y.grad.numpy(), [[[1.0, 2.0, 1.0], [2.0, 2.0, 1.0]]])
+
+
+@wp.kernel
+def _index_to_world_sum(volume: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = wp.dot(wp.volume_index_to_world(volume, points[i]), wp.vec3(1.0, 2.0, 3.0))
+
+
+def test_volume_index_to_world_gradient_is_the_transposed_transform():
+    """x = M p + t: d <x, w> / dp = M^T w. Warp's adjoint applies M itself (the direction
+    transform), which only agrees for a symmetric M; test_volume's torus has a rotation in
+    M and its test_volume_transform_gradient expects M w."""
+    m = np.array([[0.1, 0.0, 0.0], [0.0, 0.0, 0.1], [0.0, -0.1, 0.0]], np.float32)
+    tiles = wp.array([[0, 0, 0]], dtype=wp.int32)
+    vol = wp.Volume.allocate_by_tiles(tiles, transform=m, translation=(1.0, 2.0, 3.0))
+    w = np.array([1.0, 2.0, 3.0])
+    p0 = np.array([[0.3, -1.2, 2.5]])
+
+    def f(p):
+        out = wp.zeros(1, dtype=wp.float32)
+        wp.launch(_index_to_world_sum, 1, inputs=[vol.id, wp.array(p, dtype=wp.vec3), out])
+        return float(out.numpy()[0])
+
+    p = wp.array(p0, dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.float32, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_index_to_world_sum, 1, inputs=[vol.id, p, out])
+    np.testing.assert_allclose(out.numpy()[0], (m.astype(np.float64) @ p0[0] + [1.0, 2.0, 3.0]) @ w, rtol=1e-6)
+    tape.backward(loss=out)
+    np.testing.assert_allclose(p.grad.numpy()[0], m.T.astype(np.float64) @ w, rtol=1e-6)
+    h = 0.5  # (the map is affine: central differences are exact up to float32 rounding)
+    fd = [(f(p0 + h * np.eye(3)[k]) - f(p0 - h * np.eye(3)[k])) / (2 * h) for k in range(3)]
+    np.testing.assert_allclose(p.grad.numpy()[0], fd, atol=1e-5)
+    assert not np.allclose(m.T @ w, m @ w)  # Warp's value differs here

@@ -125,6 +125,32 @@ def test_transpose_determinant_trace_inverse(mt, n, dt):
                                atol=1e-6 if dt is np.float32 else 1e-14)
 
 
+@wp.kernel
+def product_with_inverse(m: wp.array(dtype=wp.mat44), out: wp.array(dtype=wp.mat44)):
+    i = wp.tid()
+    out[i] = m[i] * wp.inverse(m[i])
+
+
+def test_float32_4x4_inverse_is_computed_wide():
+    """Ill-conditioned float32 4x4 matrices (test_ctypes' products of random matrices):
+    m * inverse(m) stays within 1e-3 of the identity, as Warp's (float64) inverse does."""
+    rng = np.random.default_rng(42)
+    a, b, c = (rng.random((1024, 4, 4)) for _ in range(3))
+    m = (a @ b + 2.0 * c).astype(np.float32)
+    out = wp.zeros(1024, dtype=wp.mat44)
+    wp.launch(product_with_inverse, 1024, inputs=[wp.array(m, dtype=wp.mat44), out])
+    assert np.abs(out.numpy() - np.eye(4)).max() < 1e-3
+    cond = np.linalg.cond(m.astype(np.float64)).max()
+    assert cond > 1e3  # the set does hold ill-conditioned matrices
+
+
+@pytest.mark.parametrize("mt,n,dt", MATS, ids=[m[0].name for m in MATS])
+def test_inverse_of_a_singular_matrix_is_zero(mt, n, dt):
+    """As Warp: a zero determinant gives the zero matrix (not inf/nan)."""
+    m = np.ones((1, n, n), dt)
+    np.testing.assert_array_equal(call(kernel1("inverse", mt, mt), mt, (m, mt)), np.zeros((1, n, n)))
+
+
 @pytest.mark.parametrize("vt,mt,n,dt", [(wp.vec2, wp.mat22, 2, np.float32),
                                         (wp.vec3, wp.mat33, 3, np.float32),
                                         (wp.vec4d, wp.mat44d, 4, np.float64)],

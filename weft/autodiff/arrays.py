@@ -115,15 +115,22 @@ class LoadPlan:
       other index of that array) and never writes again (nor does a later loop iteration):
       memory after the launch holds what they read (the Tape keeps that state for them, see
       `array_final_reads`). A read of an element another thread may write stays refused;
-    - `unrecoverable`: the first other load after a write of its array, or None."""
+    - `initial`: the other loads, before this thread writes their array: they read memory
+      as it was before the launch (the Tape keeps that state for them);
+    - `unrecoverable`: the first other load after a write of its array, or None;
+    - `mixed`: a `final` load of an array that `initial` loads read too, or None (the
+      replay sees one state of an array's memory, not both)."""
 
     def __init__(self, fn: Function):
         self.forwarded: dict[int, Value] = {}
         self.final: list[Op] = []
+        self.initial: list[Op] = []
         self.unrecoverable: Op | None = None
         self._rewritten: set[int] = set()  # ids of loads whose array this thread writes later
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
         self._walk(fn.body.ops, {}, {})
+        before = {array_key(op.operands[0]) for op in self.initial}
+        self.mixed = next((op for op in self.final if array_key(op.operands[0]) in before), None)
 
     def _walk(self, ops, written: dict, stored: dict):
         """`written`: root -> the index keys this thread wrote it at (None: some unknown)."""
@@ -142,6 +149,8 @@ class LoadPlan:
                         self.unrecoverable = self.unrecoverable or op
                     else:
                         self.final.append(op)
+                else:
+                    self.initial.append(op)
             elif op.name in ("store", "atomic"):
                 root = array_key(op.operands[0])
                 # (a store's and an atomic's operands alike: array, indices..., value)
@@ -186,6 +195,12 @@ def arrays_written(blocks) -> set:
             if op.name in ("store", "atomic")}
 
 
+def array_initial_reads(fn: Function) -> set:
+    """Keys (see `array_key`) of the arrays whose contents before the launch the adjoint's
+    replay reads (`LoadPlan.initial`)."""
+    return {array_key(op.operands[0]) for op in LoadPlan(fn).initial}
+
+
 def array_effects(fn: Function) -> tuple[set, set]:
     """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
     reads = {array_key(op.operands[0]) for op in walk(fn.body) if op.name == "load"}
@@ -199,3 +214,51 @@ def indexed_by_thread(indices) -> bool:
     if len(owners) == 1:
         return owners[0].attrs["dim"] == -1 or owners[0].attrs["of"] == 1
     return all(o.attrs["of"] == len(owners) and o.attrs["dim"] == d for d, o in enumerate(owners))
+
+
+# Arrays the Tape does not know ---------------------------------------------------------------
+# An array held in a struct read from memory (an array of structs), or made over raw memory
+# (a mesh's points), differentiates into the gradient its descriptor carries; the Tape keeps
+# no copy of its contents, so the adjoint's replay reads it as the launch left it.
+_LINEAR = {"insert", "insert_dyn", "extract", "extract_dyn", "construct"}
+
+
+def _needs_primal(v: Value, uses: dict, seen: set) -> bool:
+    """Whether the adjoint may need the value of `v`: some use of it (or of what it flows
+    into linearly: inserts, extracts, sums, stores) is not linear."""
+    if v.id in seen:
+        return False
+    seen.add(v.id)
+    for op in uses.get(v.id, ()):
+        if op.name in ("store", "atomic") and op.operands[-1] is v and op.attrs.get("op", "add") in ("add", "sub"):
+            continue
+        linear = op.name in _LINEAR or (op.name == "binary" and op.attrs["op"] in ("add", "sub")) or \
+            (op.name == "unary" and op.attrs["op"] == "neg")
+        if op.name == "extract_dyn" and op.operands[0] is not v:
+            linear = False  # (an index)
+        if not linear or any(_needs_primal(r, uses, seen) for r in op.results):
+            return True
+    return False
+
+
+def unkept_read(fn: Function) -> Op | None:
+    """A load whose value the adjoint needs, from an array that the Tape does not keep (not
+    rooted in a parameter) while the kernel writes such an array: the replay would read
+    what the launch left there. None if there is none."""
+    params = {p.id for p in fn.params}
+
+    def unkept(arr):
+        return array_origin(arr)[0].id not in params
+
+    ops = list(walk(fn.body))
+    if not any(op.name in ("store", "atomic") and unkept(op.operands[0]) for op in ops):
+        return None
+    uses: dict = {}
+    for op in ops:
+        for v in op.operands:
+            uses.setdefault(v.id, []).append(op)
+    for op in ops:
+        if op.name == "load" and not op.attrs.get("constant") and unkept(op.operands[0]) \
+                and _needs_primal(op.result, uses, set()):
+            return op
+    return None

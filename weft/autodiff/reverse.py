@@ -31,7 +31,7 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
-from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays
+from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays, unkept_read
 from .half import to_type, widened_array, widened_params
 from .tiles import TileReverse
 
@@ -120,6 +120,7 @@ class _ScalarReverse:
         self.absent = {fn.params[k].id for k in absent}
         self.keep = {(fn.params[k].id, ()) if isinstance(k, int) else (fn.params[k[0]].id, k[1]) for k in keep}
         self.nullable: set = set()  # ids of adjoint arrays that may be null (struct fields)
+        self._unkept_checked = False
         self.used = _uses(fn.body)
         self.private = private_arrays(fn)
         self._free: dict[int, list] = {}
@@ -130,6 +131,12 @@ class _ScalarReverse:
                        "have written it, and written again later (or in a later loop iteration); the adjoint "
                        "replay cannot recover the value read. Keep the running value in a local variable and "
                        "store it once", op)
+        if plan.mixed is not None:
+            op = plan.mixed
+            self.error(f"array '{array_origin(op.operands[0])[0].hint}' is read here after this thread wrote it, "
+                       "and read before that write too: the adjoint replay sees the array either as it was "
+                       "before the launch or as the launch left it, not both. Keep the value read first in a "
+                       "local variable, or the value written", op)
         self.forwarded = plan.forwarded
         self.substitutes: dict = {}  # result id -> makes the value a replay uses instead (tiles.py)
 
@@ -364,7 +371,10 @@ class _ScalarReverse:
             ga, gc = b.mul(g, y), b.mul(g, x)
         elif kind == "div":
             ga = b.div(g, y)
-            gc = b.neg(b.mul(ga, r))
+            if op.attrs.get("by_scalar"):  # a composite's component: Warp's -a g / s^2
+                gc = b.neg(b.div(b.mul(g, x), b.mul(y, y)))
+            else:
+                gc = b.neg(b.mul(ga, r))
         elif kind == "pow":
             from ..builtins.math import PRIM
             ga, gc = PRIM["pow"].vjp(b, [x, y], [r], g)
@@ -497,26 +507,51 @@ class _ScalarReverse:
             if adj_base.id in self.nullable:
                 self.nullable.add(view.id)
             return view
+        if isinstance(owner, Op) and owner.name == "make_array" and owner.attrs.get("grad"):
+            return self._carried_adjoint(arr, op)
         source = field_source(arr)
         if source is not None:  # a field of a struct built in the kernel: the array it was built from
             return self.adj_array(source, op)
         if isinstance(owner, Op) and owner.name == "extract":
-            field = self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
+            adj_struct = self.adj_struct(owner.operands[0], op, required=arr.type.indexed)
+            if adj_struct is None:  # a struct from memory: its array's descriptor has the gradient
+                return self._carried_adjoint(arr, op)
+            field = self.b.extract(adj_struct, owner.attrs["index"])
             self.nullable.add(field.id)
             return field
         self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
                    "parameters, arrays in struct parameters and views of them have adjoint arrays)", op)
 
-    def adj_struct(self, value: Value, op: Op) -> Value:
-        """The adjoint struct of struct value `value` (a parameter or a field of one)."""
+    def _carried_adjoint(self, arr: Value, op: Op) -> Value:
+        """The adjoint of an array the Tape does not know (held in a struct read from memory,
+        or made over raw memory): the array over the gradient its descriptor carries, with
+        no elements where it has none."""
+        if not self._unkept_checked:
+            self._unkept_checked = True
+            read = unkept_read(self.fn)
+            if read is not None:
+                self.error(f"array '{array_origin(read.operands[0])[0].hint or '?'}' (held in a struct read from "
+                           "memory, or a mesh's) is read here and the adjoint needs the value, while the kernel "
+                           "writes such an array: the adjoint replay would read what the launch left there. Read "
+                           "and write such arrays in separate kernels", read)
+        adj = self.b.op("array_grad", [self.m(arr)], [arr.type]).result
+        self.nullable.add(adj.id)
+        return adj
+
+    def adj_struct(self, value: Value, op: Op, required: bool = True) -> Value | None:
+        """The adjoint struct of struct value `value` (a parameter or a field of one); if
+        not `required`, None where there is none (a struct read from memory)."""
         if value.id in self.adj_arrays:
             return self.adj_arrays[value.id]
         source = field_source(value)
         if source is not None:
-            return self.adj_struct(source, op)
+            return self.adj_struct(source, op, required)
         owner = value.owner
         if isinstance(owner, Op) and owner.name == "extract" and isinstance(owner.operands[0].type, StructType):
-            return self.b.extract(self.adj_struct(owner.operands[0], op), owner.attrs["index"])
+            parent = self.adj_struct(owner.operands[0], op, required)
+            return None if parent is None else self.b.extract(parent, owner.attrs["index"])
+        if not required:
+            return None
         where = "read from an array of structs" if isinstance(owner, Op) and owner.name == "load" else \
             "made inside the kernel"
         self.error(f"gradients through an array held in a struct {where} are not supported: only structs "

@@ -82,6 +82,8 @@ def binary(ctx, op: str, a, b) -> Value:
         return matmul(ctx, a, b)
     if isinstance(ta, (Vector, Matrix)) and ta is tb and op in _COMPONENTWISE:
         return componentwise(ctx, op, a, b)
+    if isinstance(ta, (Vector, Matrix)) and isinstance(tb, Scalar) and op == "div" and tb.is_float:
+        return _divide_by_scalar(ctx, a, b)
     if isinstance(ta, (Vector, Matrix)) and isinstance(tb, Scalar) and op in ("mul", "div", "floordiv", "mod"):
         return componentwise(ctx, op, a, splat(ctx, ta, b))
     if isinstance(ta, Scalar) and isinstance(tb, (Vector, Matrix)) and op in ("mul", "div"):
@@ -140,6 +142,16 @@ def scalar_binary(ctx, op: str, a: Value, b: Value) -> Value:
     if t is bool_:
         ctx.error(f"arithmetic on bool values: convert with int(x) first ('{_SYMBOLS.get(op, op)}')")
     return ctx.b.binary(op, a, b)
+
+
+def _divide_by_scalar(ctx, a: Value, s: Value) -> Value:
+    """A vector or matrix divided by a float scalar, component by component. The divisions
+    are marked `by_scalar`: the reverse pass gives `s` the adjoint -a_i g_i / s^2, Warp's
+    form for this case (the same value as -(g_i / s) r_i in exact arithmetic; in float16
+    their roundings differ, and Warp's is the reference)."""
+    b = ctx.b
+    parts = [b.op("binary", (x, s), (s.type,), {"op": "div", "by_scalar": True}).result for x in b.components(a)]
+    return b.construct(a.type, parts)
 
 
 def componentwise(ctx, op: str, a: Value, b: Value) -> Value:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..ir.core import Block, Value
 from ..types import ArrayType, Scalar, int32, int64, uint64
 from ..types.array_type import MAX_DIMS
-from .registry import builtin
+from .registry import Builtin, builtin
 
 
 class ArrayShape(tuple):
@@ -110,6 +110,20 @@ def array_from_ptr(ctx, args, kwargs) -> Value:
         ptr = ctx.b.const(int(ptr), uint64)
     extents = [_as_int(ctx, d, "an array extent") for d in dims]
     return ctx.b.op("make_array", [ptr, *extents], [ArrayType(t, len(dims))]).result
+
+
+def _expand_array_with_grad(ctx, args, kwargs):
+    from ..types import resolve
+    ptr, grad, n, dtype = args
+    return ctx.b.op("make_array", [ctx.coerce(ptr, uint64), ctx.coerce(grad, uint64), _as_int(ctx, n, "an extent")],
+                    [ArrayType(resolve(dtype), 1)], {"grad": True}).result
+
+
+# `array_with_grad(ptr, grad, n, dtype)`: for weft's own kernel-language code (a mesh's
+# points): an array over raw memory whose gradient lives at address `grad` (0: none), as
+# a Warp array_t carries its grad pointer.
+array_with_grad = Builtin("array_with_grad", _expand_array_with_grad,
+                          doc="an array over raw memory, with the address of its gradient")
 
 
 @builtin("lower_bound")

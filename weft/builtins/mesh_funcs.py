@@ -14,7 +14,18 @@ from __future__ import annotations
 
 import weft as wp
 
-from ..geometry.mesh import AVG_EDGE, NUM_POINTS, NUM_TRIS, PTR_INDICES, PTR_POINTS, PTR_VELOCITIES, PTR_WINDING
+from ..geometry.mesh import (
+    AVG_EDGE,
+    NUM_POINTS,
+    NUM_TRIS,
+    PTR_INDICES,
+    PTR_POINTS,
+    PTR_POINTS_GRAD,
+    PTR_VELOCITIES,
+    PTR_VELOCITIES_GRAD,
+    PTR_WINDING,
+)
+from .array_ops import array_with_grad
 from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
 from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, require, start_node, word
 from .hash_grid_funcs import _load
@@ -695,9 +706,20 @@ def get_index(d: wp.uint64, index: int):
 
 @wp.func
 def mesh_info(d: wp.uint64):
-    m = MeshInfo()
+    """The mesh's arrays; its points and velocities differentiate into their gradients."""
+    points, points_grad, velocities, velocities_grad, indices = wp.uint64(0), wp.uint64(0), wp.uint64(0), \
+        wp.uint64(0), wp.uint64(0)
+    n, n_velocities, n_indices = 0, 0, 0
     if require(d):
-        m.points = points_of(d)
-        m.velocities = velocities_of(d)
-        m.indices = indices_of(d)
+        points, points_grad = wp.uint64(word(d, PTR_POINTS)), wp.uint64(word(d, PTR_POINTS_GRAD))
+        velocities, velocities_grad = wp.uint64(word(d, PTR_VELOCITIES)), wp.uint64(word(d, PTR_VELOCITIES_GRAD))
+        indices = wp.uint64(word(d, PTR_INDICES))
+        n = int(word(d, NUM_POINTS))
+        n_indices = 3 * int(word(d, NUM_TRIS))
+        if velocities != wp.uint64(0):
+            n_velocities = n
+    m = MeshInfo()
+    m.points = array_with_grad(points, points_grad, n, wp.vec3)
+    m.velocities = array_with_grad(velocities, velocities_grad, n_velocities, wp.vec3)
+    m.indices = wp.array(ptr=indices, shape=n_indices, dtype=wp.int32)
     return m

@@ -170,22 +170,33 @@ def determinant(ctx, args, kwargs):
 
 @builtin("inverse")
 def inverse(ctx, args, kwargs):
-    """Inverse by the adjugate; a singular matrix gives inf/nan entries (as 1/det does)."""
+    """Inverse by the adjugate. As in Warp, a singular matrix (determinant exactly 0) gives
+    the zero matrix, and a 4x4 matrix of float16/float32 entries is inverted in float64 and
+    rounded once (the cofactors' cancellations would otherwise cost several digits)."""
     (m,) = _nargs(ctx, args, kwargs, 1, "inverse")
     m = _mat(ctx, m, "inverse")
     b = ctx.b
     e = _entries(b, m)
     n = len(e)
-    inv_det = b.div(b.const(1.0, m.type.dtype), _det(b, e))
+    t = m.type.dtype
+    wide = n >= 4 and t.is_float and t is not float64
+    if wide:
+        e = [[b.cast(x, float64) for x in row] for row in e]
+    w = float64 if wide else t
+    det = _det(b, e)
+    zero = b.const(0.0, w)
+    singular = b.cmp("eq", det, zero)
+    inv_det = b.div(b.const(1.0, w), b.select(singular, b.const(1.0, w), det))
     out = []
     for r in range(n):
         for c in range(n):
             # adj[r][c] = cofactor[c][r]
             minor = [row[:r] + row[r + 1:] for k, row in enumerate(e) if k != c]
-            cof = _det(b, minor) if n > 1 else b.const(1.0, m.type.dtype)
+            cof = _det(b, minor) if n > 1 else b.const(1.0, w)
             if (r + c) % 2:
                 cof = b.neg(cof)
-            out.append(b.mul(cof, inv_det))
+            x = b.select(singular, zero, b.mul(cof, inv_det))
+            out.append(b.cast(x, t) if wide else x)
     return b.construct(m.type, out)
 
 

@@ -88,6 +88,8 @@ def llvm_type(t, in_memory: bool = False):
         fields = [PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
         if t.indexed:  # + index arrays and the data's extents (types.layout.indexed_descriptor)
             fields += [ir.ArrayType(PTR, t.ndim), ir.ArrayType(I64, t.ndim)]
+        else:  # + the gradient's address (types.layout.array_descriptor; memory_ops.GRAD)
+            fields.append(PTR)
         return ir.LiteralStructType(fields)
     raise TypeError(f"no LLVM type for {t!r}")
 

@@ -22,6 +22,8 @@ from .llvm_types import (
     llvm_type,
 )
 
+GRAD = 3  # the gradient address in a (not indexed) array value (llvm_types.llvm_type)
+
 _UINT = {16: uint16, 32: uint32, 64: uint64}
 
 
@@ -76,10 +78,15 @@ class MemoryOps:
     def op_make_array(self, op):
         b = self.builder
         ptr, *extents = op.operands
+        grad = ir.Constant(PTR, None)
+        if op.attrs.get("grad"):
+            grad = b.inttoptr(self.v(extents[0]), PTR)
+            extents = extents[1:]
         t = op.result.type
         dims = [self._int64(e) for e in extents]
         out = ir.Constant(llvm_type(t), ir.Undefined)
         out = b.insert_value(out, b.inttoptr(self.v(ptr), PTR), 0)
+        out = b.insert_value(out, grad, GRAD)
         stride = I64(self._elem_size(t.dtype))
         for d in reversed(range(t.ndim)):
             out = b.insert_value(out, dims[d], [1, d])
@@ -141,9 +148,33 @@ class MemoryOps:
         out = ir.Constant(llvm_type(op.result.type), ir.Undefined)
         data = b.gep(b.extract_value(src, 0), [offset], source_etype=I8)
         out = b.insert_value(out, data, 0)
+        out = self._offset_grad(src, arr.type, out, op.result.type, offset)
         for d, (extent, stride) in enumerate(zip(shapes, strides)):
             out = b.insert_value(out, extent if ok is None else b.select(ok, extent, zero), [1, d])
             out = b.insert_value(out, stride, [2, d])
+        return out
+
+    def _offset_grad(self, src, src_type, out, out_type, offset):
+        """A view's gradient address: its array's, moved by the view's byte offset (null
+        stays null)."""
+        if out_type.indexed:
+            return out
+        b = self.builder
+        null = ir.Constant(PTR, None)
+        grad = null if src_type.indexed else b.extract_value(src, GRAD)
+        moved = b.gep(grad, [offset], source_etype=I8)
+        return b.insert_value(out, b.select(b.icmp_unsigned("==", grad, null), null, moved), GRAD)
+
+    def op_array_grad(self, op):
+        """The array over `arr`'s gradient memory (its shape and strides; no elements and a
+        null address where it has no gradient)."""
+        b = self.builder
+        src = self.v(op.operands[0])
+        grad = b.extract_value(src, GRAD)
+        absent = b.icmp_unsigned("==", grad, ir.Constant(PTR, None))
+        out = b.insert_value(b.insert_value(src, grad, 0), ir.Constant(PTR, None), GRAD)
+        for d in range(op.result.type.ndim):
+            out = b.insert_value(out, b.select(absent, I64(0), self._shape(src, d)), [1, d])
         return out
 
     def op_array_shape(self, op):
@@ -376,6 +407,8 @@ class MemoryOps:
         out_t = op.result.type
         out = ir.Constant(llvm_type(out_t), ir.Undefined)
         out = b.insert_value(out, ptr, 0)
+        offset = b.sub(b.ptrtoint(ptr, I64), b.ptrtoint(b.extract_value(src, 0), I64))
+        out = self._offset_grad(src, arr.type, out, out_t, offset)
         ok = self.last_ok
         for d in range(out_t.ndim):
             extent = b.extract_value(src, [1, d + k])

@@ -4,8 +4,10 @@
 the triangles' boxes, so `mesh_get_bvh(id)` is `id` itself and the bvh_query_* builtins
 work on it), followed by the mesh's own words: its points, velocities and indices, their
 counts, the per-node winding-number data (mesh_kernels.py; 0 without
-support_winding_number), and the mean edge length (the scale of
-`mesh_query_point_sign_normal`'s epsilon).
+support_winding_number), the mean edge length (the scale of
+`mesh_query_point_sign_normal`'s epsilon), and the addresses of the points' and velocities'
+gradients (0 where none), which `mesh_get(id).points[i]` differentiates into (as Warp's
+array_t carries its grad pointer; taken when the mesh is built, refit or given new arrays).
 builtins/mesh_funcs.py reads it. As for Bvh, the descriptor outlives the Mesh: a deleted
 mesh leaves an empty one behind (no triangles), so a kernel given a stale id finds nothing.
 """
@@ -22,9 +24,15 @@ from .bvh import check_groups, group_root_table, publish, resolve_constructor
 
 PTR_POINTS, PTR_VELOCITIES, PTR_INDICES = BVH_WORDS, BVH_WORDS + 1, BVH_WORDS + 2
 NUM_POINTS, NUM_TRIS, PTR_WINDING, AVG_EDGE = BVH_WORDS + 3, BVH_WORDS + 4, BVH_WORDS + 5, BVH_WORDS + 6
-MESH_WORDS = BVH_WORDS + 7
+PTR_POINTS_GRAD, PTR_VELOCITIES_GRAD = BVH_WORDS + 7, BVH_WORDS + 8
+MESH_WORDS = BVH_WORDS + 9
 
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
+
+
+def _grad_ptr(a) -> int:
+    grad = None if a is None else getattr(a, "grad", None)
+    return 0 if grad is None else grad.ptr
 
 
 class Mesh:
@@ -113,6 +121,8 @@ class Mesh:
         d = self._desc
         d[PTR_POINTS] = self._points.ptr
         d[PTR_VELOCITIES] = 0 if self._velocities is None else self._velocities.ptr
+        d[PTR_POINTS_GRAD] = _grad_ptr(self._points)
+        d[PTR_VELOCITIES_GRAD] = _grad_ptr(self._velocities)
         d[PTR_INDICES] = self.indices.ptr
         d[NUM_POINTS] = self._points.shape[0]
         d[NUM_TRIS] = self._tris.shape[0]
@@ -175,6 +185,7 @@ class Mesh:
         self._velocities = velocities_new
         if self._desc is not None:
             self._desc[PTR_VELOCITIES] = velocities_new.ptr
+            self._desc[PTR_VELOCITIES_GRAD] = _grad_ptr(velocities_new)
 
     @staticmethod
     def _check_same(new, old, what):

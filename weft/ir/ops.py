@@ -148,9 +148,18 @@ def _check_slice(op):
 
 def _check_make_array(op):
     ptr, *extents = op.operands
+    if op.attrs.get("grad"):  # (address, gradient address, *extents)
+        grad, *extents = extents
+        _require(grad.type.is_int, "make_array's gradient address is an int")
     _require(isinstance(op.result.type, ArrayType) and len(extents) == op.result.type.ndim,
              "make_array takes one extent per dimension")
     _require(ptr.type.is_int and all(e.type.is_int for e in extents), "make_array operands are ints")
+
+
+def _check_array_grad(op):
+    (arr,) = op.operands
+    _require(isinstance(arr.type, ArrayType) and not arr.type.indexed and op.result.type is arr.type,
+             "array_grad takes an array (not indexed) and gives one of its type")
 
 
 def _check_view(op):
@@ -247,8 +256,13 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
            doc="(array, *ints) a view: per leading dim an index ('i') or a slice whose "
                "(start, stop, step) flags say which operands are given"),
     OpSpec("make_array", None, 1, check=_check_make_array,
-           doc="(address, *extents) a C-ordered array over raw memory"),
+           doc="(address, *extents) a C-ordered array over raw memory; with attribute grad, "
+               "(address, gradient address, *extents): reverse mode accumulates into the gradient "
+               "memory (none where that address is 0)"),
     OpSpec("null_array", 0, 1, doc="an array with no elements (a struct's unset array field)"),
+    OpSpec("array_grad", 1, 1, check=_check_array_grad,
+           doc="(array) the array over its gradient memory (same shape and strides; no elements "
+               "where it has no gradient): adjoints of arrays held in structs in memory"),
     OpSpec("if", 1, None, regions=("then", "else"), check=_check_if),
     OpSpec("for", None, None, regions=("body",), check=_check_for),
     OpSpec("while", None, None, regions=("cond", "body"), check=_check_while),

@@ -421,6 +421,19 @@ class Kernel:
             self._ir[("effects", self.mode)] = effects
         return effects
 
+    def array_initial_reads(self) -> frozenset:
+        """The arrays (keys as in `array_effects`) whose contents before the launch its
+        adjoint reads: those read before the kernel writes them, or never written."""
+        initial = self._ir.get(("initial_reads", self.mode))
+        if initial is None:
+            from ..autodiff.arrays import array_initial_reads
+            fn = self.ir()
+            position = {p.id: k for k, p in enumerate(fn.params)}
+            initial = frozenset(position[pid] if not path else (position[pid], path)
+                                for pid, path in array_initial_reads(fn) if pid in position)
+            self._ir[("initial_reads", self.mode)] = initial
+        return initial
+
     def array_final_reads(self) -> frozenset:
         """Indices of the array parameters whose contents after the launch its adjoint reads
         (the targets of float atomic_min/max)."""

@@ -204,13 +204,17 @@ class array:  # noqa: N801 - Warp's name
         return (1, 0)  # DLPack's CPU device
 
     def descriptor(self):
-        """The ctypes descriptor a kernel receives (cached: pointer, shape, strides)."""
+        """The ctypes descriptor a kernel receives (cached: pointer, shape, strides; the
+        gradient's address is refreshed, as `.grad` may change)."""
         if self._desc is None:
             desc = array_descriptor(self.ndim)()
             desc.data = self.ptr
             desc.shape[:] = self.shape
             desc.strides[:] = self.strides
             self._desc = desc
+        g = self.grad
+        same = g is not None and getattr(g, "shape", None) == self.shape and getattr(g, "strides", None) == self.strides
+        self._desc.grad = g.ptr if same else None
         return self._desc
 
     @property
