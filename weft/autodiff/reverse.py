@@ -28,7 +28,7 @@ are therefore recomputed once per enclosing level, and nothing is ever approxima
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Op, Value, walk
+from ..ir.core import Block, Function, Op, Value, free_values, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
 from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays, unkept_read
@@ -77,21 +77,7 @@ def _uses(block: Block) -> set:
 
 def _free_values(inner_blocks) -> list[Value]:
     """Values used inside `inner_blocks` but defined outside them, in first-use order."""
-    defined = set()
-    for blk in inner_blocks:
-        defined.update(a.id for a in blk.args)
-        for op in walk(blk):
-            defined.update(r.id for r in op.results)
-            for region in op.regions:
-                defined.update(a.id for a in region.args)
-    seen, free = set(), []
-    for blk in inner_blocks:
-        for op in walk(blk):
-            for v in op.operands:
-                if v.id not in defined and v.id not in seen:
-                    seen.add(v.id)
-                    free.append(v)
-    return free
+    return free_values([op for blk in inner_blocks for op in blk.ops], [a for blk in inner_blocks for a in blk.args])
 
 
 def _cached(instance, key, build):

@@ -104,3 +104,21 @@ def walk(block: Block):
         yield op
         for region in op.regions:
             yield from walk(region)
+
+
+def free_values(ops, bound=()) -> list[Value]:
+    """Values that `ops` (and their regions) use but do not define, in first-use order;
+    values in `bound` (a block's arguments) count as defined."""
+    defined, seen, out = {v.id for v in bound}, set(), []
+    for top in ops:
+        for op in (top, *(o for region in top.regions for o in walk(region))):
+            defined.update(r.id for r in op.results)
+            for region in op.regions:
+                defined.update(a.id for a in region.args)
+    for top in ops:
+        for op in (top, *(o for region in top.regions for o in walk(region))):
+            for v in op.operands:
+                if v.id not in defined and v.id not in seen:
+                    seen.add(v.id)
+                    out.append(v)
+    return out

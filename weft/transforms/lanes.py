@@ -27,10 +27,10 @@ import math
 from dataclasses import dataclass
 
 from ..builtins.tiles.construct import LANE_INDEX, LANES_TILE
-from ..builtins.tiles.core import TILE_ADD_AT, TILE_GET, TILE_SET, map_tiles, unravel
+from ..builtins.tiles.core import TILE_ADD_AT, TILE_GET, TILE_SET, map_tiles, unravel, zero_of
 from ..builtins.tiles.stack import POP, PUSH
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Op, Value, walk
+from ..ir.core import Block, Function, Op, Value, free_values, walk
 from ..ir.ops import SPECS
 from ..types import ArrayType, TileStackType, TileType, int32
 
@@ -198,7 +198,7 @@ class _BlockProgram:
             return "lanewise"
         if fn in (TILE_SET, TILE_ADD_AT) or (op.regions and _contains(op, lambda o: _fn(o) in _LANEWISE_TILE_OPS)):
             # (scatters: `per_lane`, each thread adds its value even when all add the same)
-            per_lane = op.attrs.get("per_lane") or any(self.kind(v) == "l" for v in self._free_values([op]))
+            per_lane = op.attrs.get("per_lane") or any(self.kind(v) == "l" for v in free_values([op]))
             return "lanewise" if per_lane or op.regions else "uniform"
         if op.regions and any(_tileish(v.type) for v in (*op.operands, *op.results)):
             return "block"  # (control flow choosing between tiles, or carrying one)
@@ -234,7 +234,7 @@ class _BlockProgram:
             return self.emit_control(op)
         if op.name == "func_region":
             raise LaneError(f"{op.loc}: a func with a custom gradient that uses tiles, under enable_cpu_blocks")
-        mapping = {v.id: self.uniform(v) for v in self._free_values([op])}
+        mapping = {v.id: self.uniform(v) for v in free_values([op])}
         new = _clone(op, mapping, {})
         self.b.block.ops.append(new)
         for old, fresh in zip(op.results, new.results):
@@ -350,16 +350,15 @@ class _BlockProgram:
     def flush(self, run: list[Op]):
         if not run:
             return
-        inside = {id(o) for op in run for o in walk_op(op)}
         for o in (o for op in run for o in walk_op(op)):
             if o.name == "return":
                 raise LaneError(f"{o.loc}: a thread returns early (before the end of the kernel) in a kernel "
                                 "launched with cooperative CPU blocks (config.enable_cpu_blocks); weft cannot run "
                                 "that yet: guard the code that follows with an if instead")
-        free = self._free_values(run)
+        free = free_values(run)
         while any(v.id in self.remade for v in free):  # copy the ops that make the lanes' arrays
             run = [self.remade[v.id] for v in free if v.id in self.remade] + run
-            free = self._free_values(run)
+            free = free_values(run)
         inside = {id(o) for op in run for o in walk_op(op)}
         lane_inputs = [v for v in free if self.kind(v) == "l"]
         outputs, threaded = [], []  # (old result), (old tile result, its base tile)
@@ -400,7 +399,6 @@ class _BlockProgram:
             then, other = Block(), Block()
             then.ops = _clone_ops(run, mapping, specials)
             then.ops.append(Op("yield", [*(mapping[r.id] for r in outputs), *(mapping[r.id] for r, _ in threaded)]))
-            from ..builtins.tiles.core import zero_of
             with self.b.at(other):
                 zeros = [zero_of(self.b, r.type) for r in outputs]
                 self.b.op("yield", [*zeros, *state_args])
@@ -429,22 +427,6 @@ class _BlockProgram:
                 return self._tile_base(next(iter(bases.values())), inside)
         raise LaneError(f"{owner.loc}: under enable_cpu_blocks, a tile updated by each thread must be updated "
                         "in place (t[i] = x, or a scatter), not made anew")
-
-    def _free_values(self, ops) -> list[Value]:
-        """Values `ops` (and their regions) use but do not define, in first-use order."""
-        defined, seen, out = set(), set(), []
-        for op in ops:
-            for o in walk_op(op):
-                defined.update(r.id for r in o.results)
-                for region in o.regions:
-                    defined.update(a.id for a in region.args)
-        for op in ops:
-            for o in walk_op(op):
-                for v in o.operands:
-                    if v.id not in defined and v.id not in seen:
-                        seen.add(v.id)
-                        out.append(v)
-        return out
 
     def _lane_values(self, run, lane: Value) -> dict:
         """What a lane's `tid` and `lane_index` ops give, made at the top of the map's body
