@@ -178,6 +178,30 @@ def test_groups_get_their_own_subtrees():
     np.testing.assert_array_equal(hits.numpy(), (np.arange(5)[:, None] == groups[None, :]).astype(int))
 
 
+@wp.kernel
+def query_group_ids(bvh: wp.uint64, ids: wp.array(dtype=int), lower: wp.vec3, upper: wp.vec3,
+                    hits: wp.array2d(dtype=int)):
+    k = wp.tid()
+    root = wp.bvh_get_group_root(bvh, ids[k])
+    if root >= 0:
+        q = wp.bvh_query_aabb(bvh, lower, upper, root)
+        i = 0
+        while wp.bvh_query_next(q, i):
+            hits[k, i] += 1
+
+
+def test_sparse_group_ids_up_to_int32_max_take_no_table_of_their_size():
+    lo, hi = boxes(60, seed=6)
+    big = np.iinfo(np.int32).max
+    choices = np.array([7, 1000, big], np.int32)
+    groups = choices[np.random.default_rng(6).integers(0, 3, 60)]
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), groups=wp.array(groups, dtype=wp.int32))
+    asked = np.array([7, 1000, big, 0, 8, -1], np.int32)  # (the last three have no boxes)
+    hits = wp.zeros((6, 60), dtype=int)
+    wp.launch(query_group_ids, 6, inputs=[bvh.id, wp.array(asked, dtype=int), wp.vec3(-1.0), wp.vec3(10.0), hits])
+    np.testing.assert_array_equal(hits.numpy(), (asked[:, None] == groups[None, :]).astype(int))
+
+
 def test_tree_invariants_and_header():
     lo, hi = boxes(500, seed=5)
     bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), leaf_size=3)

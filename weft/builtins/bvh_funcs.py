@@ -239,9 +239,20 @@ def query_next(q: BvhQuery, index: int, max_dist: float):
 
 @wp.func
 def group_root(d: wp.uint64, group: int):
+    """The root of a group's subtree (-1 if it has no primitives): a binary search of the
+    (ids, roots) table of geometry/bvh.py's group_root_table."""
     root = -1
     if require(d):
         n = int(word(d, NUM_GROUPS))
-        if group >= 0 and group < n:
-            root = _load(wp.array(ptr=wp.uint64(word(d, PTR_GROUP_ROOTS)), shape=n, dtype=wp.int32), group)
+        table = wp.array(ptr=wp.uint64(word(d, PTR_GROUP_ROOTS)), shape=2 * n, dtype=wp.int32)
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _load(table, mid) < group:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < n and _load(table, lo) == group:
+            root = _load(table, n + lo)
     return root

@@ -96,15 +96,12 @@ def publish(desc: np.ndarray, tree, item_lowers_ptr: int, item_uppers_ptr: int, 
 
 
 def group_root_table(tree, groups_np):
-    """int32 table: group id -> its subtree's root (-1 for ids without primitives)."""
+    """int32 (2, n): the group ids that have primitives, ascending, and their subtrees' roots
+    (bvh_funcs.group_root searches it: ids may be sparse, up to 2^31 - 1)."""
     if groups_np is None or not tree.group_roots:
         return None
-    size = max(tree.group_roots) + 1
-    table = np.full(max(size, 1), -1, np.int32)
-    for g, root in tree.group_roots.items():
-        if g >= 0:
-            table[g] = root
-    return table
+    ids = sorted(tree.group_roots)
+    return np.array([ids, [tree.group_roots[g] for g in ids]], np.int32)
 
 
 def check_groups(groups):
@@ -168,7 +165,7 @@ class Bvh:
         self._group_roots = group_root_table(self._tree, g)
         table = self._group_roots
         publish(self._desc, self._tree, self.lowers.ptr, self.uppers.ptr, lo.shape[0],
-                0 if table is None else table.ctypes.data, 0 if table is None else table.size)
+                0 if table is None else table.ctypes.data, 0 if table is None else table.shape[1])
 
     def refit(self):
         """Recompute the node bounds from the current `lowers`/`uppers` (same topology)."""

@@ -41,10 +41,11 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     n = item_lo.shape[0]
     lo = array(np.ascontiguousarray(item_lo, np.float32), dtype=vec3f)
     hi = array(np.ascontiguousarray(item_hi, np.float32), dtype=vec3f)
-    if groups is not None:
-        g = np.ascontiguousarray(groups, np.int32)
+    if groups is not None:  # (ids may be sparse, up to 2^31 - 1: the kernel sees them numbered densely)
+        ids, dense = np.unique(np.asarray(groups, np.int64), return_inverse=True)
+        g = np.ascontiguousarray(dense, np.int32)
         perm_np = np.argsort(g, kind="stable").astype(np.int32)
-        roots = full(int(g.max()) + 1, -1, dtype=int32)
+        roots = full(len(ids), -1, dtype=int32)
     else:
         g = np.zeros(1, np.int32)
         perm_np = np.arange(n, dtype=np.int32)
@@ -66,7 +67,7 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     uppers = np.zeros((count, 4), np.float32)
     tree = Tree(lowers, uppers, ch, parents.numpy()[:count].copy(), perm.numpy().copy(), None, {}, max_rel)
     if groups is not None:
-        tree.group_roots = {i: int(r) for i, r in enumerate(roots.numpy()) if r >= 0}
+        tree.group_roots = {int(ids[i]): int(r) for i, r in enumerate(roots.numpy()) if r >= 0}
     is_leaf = ch[:, 0] < 0
     ids = np.nonzero(is_leaf)[0]
     tree.leaves = (ids, -ch[ids, 0].astype(np.int64) - 1, ch[ids, 1].astype(np.int64))

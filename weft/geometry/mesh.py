@@ -117,7 +117,7 @@ class Mesh:
     def _publish(self, tri):
         table = self._group_roots
         publish(self._desc, self._tree, self._lowers.ctypes.data, self._uppers.ctypes.data, self._lowers.shape[0],
-                0 if table is None else table.ctypes.data, 0 if table is None else table.size)
+                0 if table is None else table.ctypes.data, 0 if table is None else table.shape[1])
         d = self._desc
         d[PTR_POINTS] = self._points.ptr
         d[PTR_VELOCITIES] = 0 if self._velocities is None else self._velocities.ptr
