@@ -239,19 +239,6 @@ class array:  # noqa: N801 - Warp's name
 
     @property
     def retain_grad(self) -> bool:
-        """Keep the gradient of this array when a recorded launch that overwrote it is
-        differentiated (by default that adjoint is consumed, as the overwritten values no
-        longer matter). Needs `requires_grad`."""
-        return self._retain_grad
-
-    @retain_grad.setter
-    def retain_grad(self, value: bool):
-        if value and not self._requires_grad:
-            raise ValueError("retain_grad=True needs an array with requires_grad=True")
-        self._retain_grad = bool(value)
-
-    @property
-    def retain_grad(self) -> bool:
         """Whether a Tape's backward pass keeps this array's gradient where a kernel overwrote
         the array, instead of consuming it (for inspecting an intermediate's gradient; an
         array written more than once then counts the gradient more than once)."""
