@@ -197,7 +197,7 @@ def _lower_stack_push(cg, args, op):
     base, k, *values = args
     width = ir.Constant(ir.IntType(32), len(values))
     first = cg.builder.mul(k, width) if len(values) > 1 else k
-    for j, (v, operand) in enumerate(zip(values, op.operands[2:])):
+    for j, v in enumerate(values):
         word = cg.builder.add(first, ir.Constant(ir.IntType(32), j)) if j else first
         cg.builder.store(v, _slot(cg, base, word)).set_metadata("tbaa", cg.tbaa("stack"))
     return cg.builder.add(k, ir.Constant(ir.IntType(32), 1))

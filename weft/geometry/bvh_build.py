@@ -85,6 +85,22 @@ def _pack(tree, boxes):
     _pack_wide(tree, boxes)
 
 
+
+def refit(tree: Tree, item_lo, item_hi):
+    """Recompute the node boxes from new primitive boxes (same topology): weft arrays of
+    vec3 or (n, 3) float32 numpy arrays."""
+    from ..runtime.array import array
+    from ..runtime.launch import launch
+    from ..types import vec3f
+    from . import bvh_kernels as k
+    if isinstance(item_lo, np.ndarray):
+        item_lo = array(np.ascontiguousarray(item_lo, np.float32), dtype=vec3f)
+        item_hi = array(np.ascontiguousarray(item_hi, np.float32), dtype=vec3f)
+    boxes, children, perm = tree.native
+    launch(k.refit_tree, 1, inputs=[item_lo, item_hi, perm, boxes, children])
+    _pack(tree, boxes.numpy())
+
+
 def aligned_empty(shape, dtype, align=64):
     """An uninitialised numpy array whose data starts on an `align`-byte boundary."""
     dtype = np.dtype(dtype)
