@@ -249,6 +249,29 @@ def _expand_stack_read(ctx, args, kwargs):
     return ctx.b.call(_STACK_READ, [s, ctx.coerce(k, int32)], [t])
 
 
+def _lower_prefetch(cg, args, op):
+    from llvmlite import ir
+    name = "llvm.prefetch.p0"
+    fn = cg.module.globals.get(name)
+    if fn is None:
+        i32 = ir.IntType(32)
+        fn = ir.Function(cg.module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), i32, i32, i32]), name)
+    b = cg.builder
+    b.call(fn, [b.inttoptr(args[0], ir.PointerType()), ir.Constant(ir.IntType(32), 0),
+                ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
+    return []
+
+
+_PREFETCH = primitive("prefetch", lambda ts: [], _lower_prefetch,
+                      doc="a hint to bring the cache line at an address in (for reading)")
+_PREFETCH.effects = True
+
+
+def _expand_prefetch(ctx, args, kwargs):
+    ctx.b.call(_PREFETCH, [ctx.coerce(args[0], uint64)])
+
+
+prefetch = Builtin("prefetch", _expand_prefetch, doc="a cache hint (a traversal's next nodes)")
 stack_new = Builtin("traversal_stack", _expand_stack_new, doc="a traversal stack (see above)")
 stack_push = Builtin("traversal_stack_push", _expand_stack_push, doc="push on a traversal stack")
 stack_read = Builtin("traversal_stack_read", _expand_stack_read, doc="read a traversal stack word")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import weft as wp
 
+from ..geometry.bvh import PTR_WIDE
 from ..geometry.mesh import (
     AVG_EDGE,
     LEAF_TRI_WORDS,
@@ -25,7 +26,7 @@ from ..geometry.mesh import (
     PTR_VELOCITIES,
     PTR_WINDING,
 )
-from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
+from .bvh import SPHERE, STACK_SIZE, constant_load, prefetch, stack_new, stack_push, stack_read
 from .bvh_funcs import (
     box_distance_sq,
     node_box,
@@ -255,8 +256,19 @@ def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
                             face = f
             else:
                 dl, dr, lref, lend, rref, rend = wide_children(d, ref, p)
+                prefetch(child_address(d, tris, lref))
+                prefetch(child_address(d, tris, rref))
                 count = push_nearest(stack, count, lref, lend, dl, rref, rend, dr, best)
     return face
+
+
+@wp.func
+def child_address(d: wp.uint64, tris: wp.uint64, ref: int):
+    """Where the data of a child reference starts: its wide row, or its leaf's triangles."""
+    a = wp.uint64(word(d, PTR_WIDE)) + wp.uint64(64 * ref)
+    if ref < 0:
+        a = tris + wp.uint64(4 * LEAF_TRI_WORDS * (-ref - 1))
+    return a
 
 
 @wp.func
