@@ -27,6 +27,11 @@ class _QueryFields:
     x: int32
     y: int32
     z: int32
+    wx_start: int32  # x_start and y_start wrapped into the grid
+    wy_start: int32
+    wx: int32  # x, y and z wrapped into the grid (kept as they advance: no division per cell)
+    wy: int32
+    wz: int32
     cell_index: int32
     cell_end: int32
     group: int32
