@@ -32,6 +32,7 @@ class _QueryFields:
     wx: int32  # x, y and z wrapped into the grid (kept as they advance: no division per cell)
     wy: int32
     wz: int32
+    row_span: int32  # > 0: each row of cells x_start .. x_end is one run (see hash_grid_funcs)
     cell_index: int32
     cell_end: int32
     group: int32

@@ -5,6 +5,9 @@ view its words and buffers as arrays (`wp.array(ptr=..., ...)`). A query visits 
 of the box [p - r, p + r] (at most one wrap of the periodic grid per axis), x fastest,
 and yields the original index of each point in them, in the build's sorted order; with a
 group, only that group's run inside each cell. The caller checks distances itself.
+For speed (same candidates, same order): a query keeps its cell coordinates wrapped into
+the grid as it steps (no division per cell), and visits a row of cells that does not wrap
+as the one run of points it is in the sorted order.
 
 Imported on first use: kernel-language code needs the frontend, which imports the builtins.
 """
@@ -145,7 +148,9 @@ def _set_cell(q: HashGridQuery):
         cells = dx * dy * dz
         cell = q.wz * (dx * dy) + q.wy * dx + q.wx
         start = _load(wp.array(ptr=_pointer(grid, PTR_CELL_STARTS), shape=cells, dtype=wp.int32), cell)
-        end = _load(wp.array(ptr=_pointer(grid, PTR_CELL_ENDS), shape=cells, dtype=wp.int32), cell)
+        end = _load(wp.array(ptr=_pointer(grid, PTR_CELL_ENDS), shape=cells, dtype=wp.int32), cell + q.row_span)
+        if q.row_span > 0:
+            q.x = q.x_end
         if q.filter_by_group != 0 and _word(grid, HAS_GROUPS) != 0:
             groups = wp.array(ptr=_pointer(grid, PTR_GROUPS), shape=int(_word(grid, NUM_POINTS)), dtype=wp.uint32)
             g = wp.uint32(q.group)
@@ -181,6 +186,12 @@ def query(grid: wp.uint64, p: Any, radius: Any, group: int, filter_by_group: int
         q.wx = q.wx_start
         q.wy = q.wy_start
         q.wz = _wrap(q.z_start, dz)
+        # The build stores the cells' runs one after the other in cell order (each cell's
+        # run ends where the next one's starts), so the cells of a row that does not wrap
+        # around the grid are one run: a query without a group visits them in one go.
+        span = q.x_end - q.x_start
+        if span > 0 and q.wx_start + span < dx and (filter_by_group == 0 or _word(grid, HAS_GROUPS) == 0):
+            q.row_span = span
     return _set_cell(q)
 
 
