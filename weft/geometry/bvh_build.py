@@ -31,6 +31,7 @@ class Tree:
         self.max_depth = max_depth
         self.wide = None              # (inner nodes, 16) float32, see _pack_wide
         self.inner_nodes = None       # the node index of each row of `wide`
+        self.inner_kids = None        # their children (rows, 2)
 
 
 def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
@@ -130,10 +131,7 @@ def _pack_wide(tree, boxes):
         ints = tree.wide.view(np.int32)
         ints[:, 12], ints[:, 13] = refs[kids[:, 0]], refs[kids[:, 1]]
         ints[:, 14], ints[:, 15] = ends[kids[:, 0]], ends[kids[:, 1]]
-    kids = ch[tree.inner_nodes]
-    w = tree.wide
-    for side in range(2):
-        b = boxes[kids[:, side]]
-        w[:, side:6:2] = b[:, 0]
-        w[:, 6 + side:12:2] = b[:, 1]
+        tree.inner_kids = kids
+    b = boxes[tree.inner_kids]  # (rows, child, lower/upper, xyz)
+    tree.wide[:, :12] = b.transpose(0, 2, 3, 1).reshape(-1, 12)
 
