@@ -4,7 +4,8 @@
 median splits). Kernels see it through `id`, the address of a descriptor whose first words
 have the layout of Warp's host BVH header (node lowers, node uppers, parents, counts,
 primitive indices, then max_depth, max_nodes and num_nodes as int32), followed by weft's
-own words: the primitives' boxes, their count and the group roots. builtins/bvh_funcs.py
+own words: the primitives' boxes, their count, the group roots, and the inner nodes'
+rows of both children's boxes (bvh_build._pack_wide). builtins/bvh_funcs.py
 reads it. The descriptor lives for the whole process: a deleted Bvh leaves a descriptor
 with no nodes behind, so a kernel handed a stale id finds nothing instead of reading freed
 memory.

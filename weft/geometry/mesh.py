@@ -4,8 +4,9 @@
 the triangles' boxes, so `mesh_get_bvh(id)` is `id` itself and the bvh_query_* builtins
 work on it), followed by the mesh's own words: its points, velocities and indices, their
 counts, the per-node winding-number data (mesh_kernels.py; 0 without
-support_winding_number), and the mean edge length (the scale of
-`mesh_query_point_sign_normal`'s epsilon).
+support_winding_number), the mean edge length (the scale of
+`mesh_query_point_sign_normal`'s epsilon), and the triangles' corners in the BVH's leaf
+order (the closest-point traversal reads those; `_leaf_triangles`).
 builtins/mesh_funcs.py reads it. As for Bvh, the descriptor outlives the Mesh: a deleted
 mesh leaves an empty one behind (no triangles), so a kernel given a stale id finds nothing.
 """
