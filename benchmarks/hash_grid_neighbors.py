@@ -7,12 +7,15 @@ counts its neighbours within r = 0.6 (grid cells 0.6 wide, 128^3 cells). weft an
 the same kernel source; scipy builds a cKDTree and calls query_ball_point(...,
 return_length=True) with workers=-1. Each peer runs in its own process (Warp and weft
 both answer to `wp`); the counts are checked against each other before any time is shown.
-Standalone, not part of benchmarks.run.
+Times: the best of the runs' wall times, and the median of their query's process CPU time
+(all threads together: with --threads 1 the cost per core, which a loaded machine
+disturbs less than wall time). Standalone, not part of benchmarks.run.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -67,38 +70,40 @@ def run_wp(peer, n, threads):
     pts = wp.array(points(n), dtype=wp.vec3)
     counts = wp.zeros(n, dtype=int)
     grid = wp.HashGrid(128, 128, 128)
-    build, query = [], []
+    build, query, cpu = [], [], []
     for _ in range(REPS + 1):
         t0 = time.perf_counter()
         grid.build(pts, RADIUS)
         wp.synchronize()
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         wp.launch(kernel, n, inputs=[wp.uint64(grid.id), RADIUS, pts, counts])
         wp.synchronize()
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         build.append(t1 - t0)
         query.append(t2 - t1)
-    return min(build[1:]), min(query[1:]), counts.numpy()
+        cpu.append(c2 - c1)
+    return min(build[1:]), min(query[1:]), statistics.median(cpu[1:]), counts.numpy()
 
 
 def run_scipy(n, threads):
     from scipy.spatial import cKDTree
     pts = points(n)
-    build, query = [], []
+    build, query, cpu = [], [], []
     for _ in range(REPS):
         t0 = time.perf_counter()
         tree = cKDTree(pts)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         counts = tree.query_ball_point(pts, RADIUS, return_length=True, workers=threads or -1)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         build.append(t1 - t0)
         query.append(t2 - t1)
-    return min(build), min(query), np.asarray(counts)
+        cpu.append(c2 - c1)
+    return min(build), min(query), statistics.median(cpu), np.asarray(counts)
 
 
 def child(peer, n, threads):
-    b, q, counts = run_scipy(n, threads) if peer == "scipy" else run_wp(peer, n, threads)
-    print(json.dumps({"build": b, "query": q, "sum": int(counts.sum()), "hash": int(
+    b, q, c, counts = run_scipy(n, threads) if peer == "scipy" else run_wp(peer, n, threads)
+    print(json.dumps({"build": b, "query": q, "cpu": c, "sum": int(counts.sum()), "hash": int(
         (counts.astype(np.int64) * np.arange(1, n + 1)).sum() % 1000003)}))
 
 
@@ -120,12 +125,12 @@ def main(argv):
         results[peer] = json.loads(line) if line else {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
     sums = {r.get("hash") for r in results.values() if "hash" in r}
     print(f"HashGrid neighbour count, N = {n}, r = {RADIUS}" + (f", weft threads = {threads}" if threads else ""))
-    print(f"{'peer':8s} {'build ms':>10s} {'query ms':>10s}")
+    print(f"{'peer':8s} {'build ms':>10s} {'query ms':>10s} {'query cpu':>10s}")
     for peer, r in results.items():
         if "error" in r:
             print(f"{peer:8s} n/a ({r['error'][:70]})")
         else:
-            print(f"{peer:8s} {r['build'] * 1e3:10.1f} {r['query'] * 1e3:10.1f}")
+            print(f"{peer:8s} {r['build'] * 1e3:10.1f} {r['query'] * 1e3:10.1f} {r['cpu'] * 1e3:10.1f}")
     print("counts agree" if len(sums) == 1 else f"COUNTS DIFFER between peers: {results}")
 
 

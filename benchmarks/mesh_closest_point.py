@@ -9,12 +9,15 @@ source; open3d uses RaycastingScene.compute_closest_points, trimesh
 `closest_point` (pure Python and numpy: only a slice of the queries, scaled up). Peers that
 are not installed are reported as such (neither is a weft dependency). Each peer runs in
 its own process; the distances are compared with weft's before any time is shown.
-Standalone, not part of benchmarks.run.
+Times: the best of the runs' wall times, and the median of their query's process CPU time
+(all threads together: with --threads 1 the cost per core, which a loaded machine
+disturbs less than wall time). Standalone, not part of benchmarks.run.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -88,18 +91,19 @@ def run_wp(peer, q, tris, threads):
     indices = wp.array(idx, dtype=wp.int32, device="cpu")
     qs = wp.array(queries(q), dtype=wp.vec3, device="cpu")
     dist = wp.zeros(q, dtype=float, device="cpu")
-    build, query = [], []
+    build, query, cpu = [], [], []
     for _ in range(REPS + 1):
         t0 = time.perf_counter()
         mesh = wp.Mesh(points=points, indices=indices)
         wp.synchronize()
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         wp.launch(kernel, q, inputs=[mesh.id, qs, dist], device="cpu")
         wp.synchronize()
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         build.append(t1 - t0)
         query.append(t2 - t1)
-    return min(build[1:]), min(query[1:]), dist.numpy()
+        cpu.append(c2 - c1)
+    return min(build[1:]), min(query[1:]), statistics.median(cpu[1:]), dist.numpy()
 
 
 def run_open3d(q, tris, threads):
@@ -136,9 +140,13 @@ def run_trimesh(q, tris, threads):
 
 def child(peer, q, tris, threads):
     runner = {"open3d": run_open3d, "trimesh": run_trimesh}.get(peer)
-    b, t, dist = runner(q, tris, threads) if runner else run_wp(peer, q, tris, threads)
+    if runner:
+        b, t, dist = runner(q, tris, threads)
+        c = None
+    else:
+        b, t, c, dist = run_wp(peer, q, tris, threads)
     np.save(f"/tmp/mesh_cp_{peer}.npy", np.asarray(dist, np.float32))
-    print(json.dumps({"build": b, "query": t}))
+    print(json.dumps({"build": b, "query": t, "cpu": c}))
 
 
 def main(argv):
@@ -162,7 +170,8 @@ def main(argv):
     print(f"Mesh closest point: {len(torus(tris)[1]) // 3} triangles, {q} queries"
           + (f", weft threads = {threads}" if threads else ""))
     ref = results.get("weft", {})
-    print(f"{'peer':8s} {'build ms':>10s} {'query ms':>10s} {'build/weft':>11s} {'query/weft':>11s}  max |dist - weft's|")
+    print(f"{'peer':8s} {'build ms':>10s} {'query ms':>10s} {'query cpu':>10s} {'build/weft':>11s} {'query/weft':>11s}"
+          "  max |dist - weft's|")
     base = np.load("/tmp/mesh_cp_weft.npy") if "build" in ref else None
     for peer, r in results.items():
         if "error" in r:
@@ -175,7 +184,9 @@ def main(argv):
             d = np.load(f"/tmp/mesh_cp_{peer}.npy")
             ok = ~np.isnan(d)
             diff = f"{np.abs(d[ok] - base[ok]).max():.2e}"
-        print(f"{peer:8s} {r['build'] * 1e3:10.1f} {r['query'] * 1e3:10.1f} {ratio_b:11.2f} {ratio_q:11.2f}  {diff}")
+        cpu = f"{r['cpu'] * 1e3:10.1f}" if r.get("cpu") is not None else f"{'-':>10s}"
+        times = f"{r['build'] * 1e3:10.1f} {r['query'] * 1e3:10.1f} {cpu}"
+        print(f"{peer:8s} {times} {ratio_b:11.2f} {ratio_q:11.2f}  {diff}")
 
 
 if __name__ == "__main__":

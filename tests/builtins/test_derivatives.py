@@ -326,9 +326,10 @@ EXCLUDED_PRIMITIVES = {
     **{f"libm_{name}": "used by the sample_* builtins on values derived from the integer random state"
        for name in ("sinf", "acosf", "powf")},
     "libm_cosf": "used by randn on values derived from the integer random state",
-    "traversal_stack": "geometry traversal stack (integers): tests/geometry",
-    "traversal_stack_push": "geometry traversal stack (integers): tests/geometry",
-    "traversal_stack_read": "geometry traversal stack (integers): tests/geometry",
+    "traversal_stack": "geometry traversal stack (node references, box distances): tests/geometry",
+    "traversal_stack_push": "geometry traversal stack (node references, box distances): tests/geometry",
+    "traversal_stack_read": "geometry traversal stack (node references, box distances): tests/geometry",
+    "prefetch": "a cache hint of the mesh traversals: no value",
     "constant_load": "mesh/BVH data read as a constant of differentiation (as in Warp): tests/geometry",
     **{f"libm_{n}": "used by the samplers on values derived from the integer random state"
        for n in ("expf", "sinf", "acosf", "powf")},

@@ -124,10 +124,13 @@ def model_order(pts, dims, cell, radius, p):
     return order
 
 
-def test_visit_order_is_warps_traversal():
+# (16, 16, 16): rows of cells that wrap around x and rows that do not (weft visits those as
+# one run of points), queries of one to four cells per axis
+@pytest.mark.parametrize("dims, cell, radius", [((4, 3, 5), 1.25, 1.1), ((16, 16, 16), 1.0, 1.6),
+                                                ((16, 16, 16), 1.0, 0.3)])
+def test_visit_order_is_warps_traversal(dims, cell, radius):
     rng = np.random.default_rng(3)
     pts = (rng.random((300, 3)) * 10.0 - 5.0).astype(np.float32)
-    dims, cell, radius = (4, 3, 5), 1.25, 1.1
     grid = wp.HashGrid(*dims)
     points = wp.array(pts, dtype=wp.vec3)
     grid.build(points, cell)

@@ -336,3 +336,39 @@ def test_output_variable_forms_match_the_struct_forms(mesh):
     bad = wp.zeros(100, dtype=int)
     wp.launch(legacy_forms, 100, inputs=[m.id, wp.array(qs, dtype=wp.vec3), wp.vec3(0.3, 0.8, 0.1), bad])
     assert not bad.numpy().any(), bad.numpy()
+
+
+@pytest.mark.parametrize("leaf_size", [1, 4, 8])
+def test_closest_point_skips_faces_without_area_and_follows_refit(leaf_size):
+    """The traversal reads the triangles in leaf order with a flag for faces of no area,
+    both made at build and again at refit: a face that loses its area in a refit is
+    skipped, one that gets an area back is found."""
+    rng = np.random.default_rng(leaf_size)
+    pts = rng.random((240, 3)).astype(np.float32)
+    tri = rng.integers(0, 200, (300, 3)).astype(np.int32)
+    tri = tri[(tri[:, 0] != tri[:, 1]) & (tri[:, 0] != tri[:, 2]) & (tri[:, 1] != tri[:, 2])]
+    own = np.arange(200, 240).reshape(-1, 2)  # 20 faces with two corners of their own
+    tri = np.concatenate([tri, np.stack([tri[:20, 0], own[:, 0], own[:, 1]], 1).astype(np.int32)])
+    pts[own[:10, 1]] = pts[own[:10, 0]]  # ten of them without area
+    points = wp.array(pts, dtype=wp.vec3)
+    m = wp.Mesh(points, wp.array(tri.reshape(-1), dtype=wp.int32), bvh_leaf_size=leaf_size)
+    qs = (rng.random((300, 3)) * 1.6 - 0.3).astype(np.float32)
+    qs[:20] = pts[own[:, 0]] + np.float32(0.01)  # next to those faces
+
+    def check(p):
+        a, b, c = (p[tri[:, k]].astype(np.float64) for k in range(3))
+        keep = np.linalg.norm(np.cross(b - a, c - a), axis=1) > 1e-9
+        d2 = tri_dist2(qs.astype(np.float64), a[keep], b[keep], c[keep])
+        dist, face = wp.zeros(len(qs), dtype=float), wp.zeros(len(qs), dtype=int)
+        sign = wp.zeros((len(qs), 4), dtype=float)
+        wp.launch(closest, len(qs), inputs=[m.id, wp.array(qs, dtype=wp.vec3), 1.0e6, dist, face, sign])
+        np.testing.assert_allclose(dist.numpy(), np.sqrt(d2.min(1)), atol=2e-6)
+        assert keep[face.numpy()].all()
+
+    check(pts)
+    moved = pts.copy()
+    moved[own[:10, 1]] = pts[own[:10, 0]] + np.float32(0.05)  # areas back
+    moved[own[10:, 1]] = pts[own[10:, 0]]  # areas gone
+    points.assign(moved)
+    m.refit()
+    check(moved)

@@ -43,3 +43,34 @@ def test_workers_wake_after_sleeping(forced_parallel):
     time.sleep(0.05)  # long past the spin window: the worker is asleep on its futex
     wp.launch(count_up, 64, inputs=[hits])
     np.testing.assert_array_equal(hits.numpy(), np.full(64, 2))
+
+
+@wp.kernel
+def chunk_of(first: wp.array(dtype=int)):
+    i = wp.tid()
+    first[i] = i
+
+
+def test_chunks_are_claimed_until_none_is_left(forced_parallel, monkeypatch):
+    """More chunks than threads: every index once whatever thread runs it."""
+    monkeypatch.setattr(native_pool, "CHUNKS_PER_THREAD", 7)
+    out = wp.full(10007, -1, dtype=int)
+    for _ in range(20):
+        wp.launch(chunk_of, 10007, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), np.arange(10007))
+
+
+def test_float_atomics_keep_one_chunk_per_thread():
+    """A kernel whose float atomics make its result depend on their order keeps one chunk
+    per thread (its partial sums do not change with the chunking); others get more."""
+
+    @wp.kernel
+    def float_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
+        wp.atomic_add(total, 0, x[wp.tid()])
+
+    summing = float_sum.compiled((True, True))
+    counting = count_up.compiled((True,))
+    assert summing.order_dependent and not counting.order_dependent
+    assert native_pool.chunk_count(summing, 10**6, 2) == 2
+    assert native_pool.chunk_count(counting, 10**6, 2) == 2 * native_pool.CHUNKS_PER_THREAD
+    assert native_pool.chunk_count(counting, 5, 2) == 5

@@ -165,19 +165,23 @@ def bvh_get_group_root(ctx, args, kwargs):
 
 
 # A traversal stack in memory, for traversals that run to completion inside one call (the
-# mesh point and ray queries): `traversal_stack()` is a STACK_SIZE-int32 slot on the
-# thread's native stack (one per call site, allocated once per kernel invocation),
-# `stack_push(s, k, v)` writes slot k and returns k + 1, `stack_read(s, k)` reads slot k.
-# A pop is O(1) where a dynamically indexed vector value costs a select per slot. Pushes
-# are calls returning the next count, so the IR never drops them while the count is used.
-# The values read do not carry gradients; a reverse-mode recomputation of such a loop may
-# read slots written later, which only changes zero adjoints (results that carry gradients
-# are recomputed from the face found, outside the loop).
+# mesh point and ray queries): `traversal_stack(width=1)` is a slot of STACK_SIZE entries of
+# `width` 32-bit words on the thread's native stack (one per call site, allocated once per
+# kernel invocation); `stack_push(s, k, v0, ..)` writes entry k (int32 or float32 words)
+# and returns k + 1; `stack_read(s, word, dtype=int32)` reads one word (entry k's j-th word
+# is word width * k + j). A pop is O(1) where a dynamically indexed vector value costs a
+# select per slot. Pushes are calls returning the next count, so the IR never drops them
+# while the count is used. The stack's loads and stores carry their own type-based alias
+# tag (codegen/memory_ops.tbaa), so LLVM knows that they leave the geometry's reads alone
+# and keeps those out of the traversal loops. The values read do not carry gradients; a
+# reverse-mode recomputation of such a loop may read slots written later, which only
+# changes zero adjoints (results that carry gradients are recomputed from the face found,
+# outside the loop).
 def _lower_stack_new(cg, args, op):
     from llvmlite import ir
     b = cg.builder
     with b.goto_entry_block():
-        slot = b.alloca(ir.ArrayType(ir.IntType(32), STACK_SIZE))
+        slot = b.alloca(ir.ArrayType(ir.IntType(32), STACK_SIZE * args[0].constant))
     return b.ptrtoint(slot, ir.IntType(64))
 
 
@@ -190,41 +194,87 @@ def _slot(cg, base, k):
 
 def _lower_stack_push(cg, args, op):
     from llvmlite import ir
-    base, k, v = args
-    cg.store_value(_slot(cg, base, k), v, int32)
+    base, k, *values = args
+    width = ir.Constant(ir.IntType(32), len(values))
+    first = cg.builder.mul(k, width) if len(values) > 1 else k
+    for j, v in enumerate(values):
+        word = cg.builder.add(first, ir.Constant(ir.IntType(32), j)) if j else first
+        cg.builder.store(v, _slot(cg, base, word)).set_metadata("tbaa", cg.tbaa("stack"))
     return cg.builder.add(k, ir.Constant(ir.IntType(32), 1))
 
 
 def _lower_stack_read(cg, args, op):
+    from ..codegen.llvm_types import llvm_type
     base, k = args
-    return cg.load_value(_slot(cg, base, k), int32)
+    value = cg.builder.load(_slot(cg, base, k), typ=llvm_type(op.results[0].type))
+    value.set_metadata("tbaa", cg.tbaa("stack"))
+    return value
+
+
+def _no_stack_rule(ts):
+    raise TypeError("traversal_stack_read takes its result type from the call")
 
 
 _STACK_NEW = primitive("traversal_stack", lambda ts: [uint64], _lower_stack_new,
-                       doc="a per-call traversal stack of int32 on the native stack")
+                       doc="a per-call traversal stack of 32-bit words on the native stack")
 _STACK_PUSH = primitive("traversal_stack_push", lambda ts: [int32], _lower_stack_push,
-                        doc="write slot k of a traversal stack; returns k + 1")
-_STACK_READ = primitive("traversal_stack_read", lambda ts: [int32], _lower_stack_read,
-                        doc="read slot k of a traversal stack")
+                        doc="write entry k of a traversal stack; returns k + 1")
+_STACK_READ = primitive("traversal_stack_read", _no_stack_rule, _lower_stack_read,
+                        doc="read a word of a traversal stack")
 
 
 def _expand_stack_new(ctx, args, kwargs):
-    return ctx.b.call(_STACK_NEW, [])
+    width = args[0] if args else 1
+    if not isinstance(width, int) or width < 1:
+        ctx.error("traversal_stack(width): the width must be a positive int literal")
+    return ctx.b.call(_STACK_NEW, [ctx.b.const(width, int32)])
+
+
+def _word(ctx, v):
+    if isinstance(v, Value) and v.type is float32:
+        return v
+    return ctx.coerce(v, int32)
 
 
 def _expand_stack_push(ctx, args, kwargs):
-    s, k, v = args
-    return ctx.b.call(_STACK_PUSH, [s, ctx.coerce(k, int32), ctx.coerce(v, int32)])
+    s, k, *values = args
+    return ctx.b.call(_STACK_PUSH, [s, ctx.coerce(k, int32), *(_word(ctx, v) for v in values)])
 
 
 def _expand_stack_read(ctx, args, kwargs):
-    s, k = args
-    return ctx.b.call(_STACK_READ, [s, ctx.coerce(k, int32)])
+    s, k, *dtype = args
+    t = dtype[0] if dtype else int32
+    if t not in (int32, float32):
+        ctx.error("traversal_stack_read(): the type must be int32 or float32")
+    return ctx.b.call(_STACK_READ, [s, ctx.coerce(k, int32)], [t])
 
 
+def _lower_prefetch(cg, args, op):
+    from llvmlite import ir
+    name = "llvm.prefetch.p0"
+    fn = cg.module.globals.get(name)
+    if fn is None:
+        i32 = ir.IntType(32)
+        fn = ir.Function(cg.module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), i32, i32, i32]), name)
+    b = cg.builder
+    b.call(fn, [b.inttoptr(args[0], ir.PointerType()), ir.Constant(ir.IntType(32), 0),
+                ir.Constant(ir.IntType(32), 3), ir.Constant(ir.IntType(32), 1)])
+    return []
+
+
+_PREFETCH = primitive("prefetch", lambda ts: [], _lower_prefetch,
+                      doc="a hint to bring the cache line at an address in (for reading)")
+_PREFETCH.effects = True
+
+
+def _expand_prefetch(ctx, args, kwargs):
+    ctx.b.call(_PREFETCH, [ctx.coerce(args[0], uint64)])
+
+
+prefetch = Builtin("prefetch", _expand_prefetch, doc="a cache hint (a traversal's next nodes)")
 stack_new = Builtin("traversal_stack", _expand_stack_new, doc="a traversal stack (see above)")
 stack_push = Builtin("traversal_stack_push", _expand_stack_push, doc="push on a traversal stack")
-stack_read = Builtin("traversal_stack_read", _expand_stack_read, doc="read a traversal stack slot")
+stack_read = Builtin("traversal_stack_read", _expand_stack_read, doc="read a traversal stack word")
 
 
 # `constant_load(base, k, dtype)`: element k of the `dtype` items at address `base`, read as a
@@ -240,7 +290,7 @@ def _lower_constant_load(cg, args, op):
     t = op.results[0].type
     b = cg.builder
     offset = b.mul(b.sext(k, ir.IntType(64)), ir.Constant(ir.IntType(64), ctypes.sizeof(ctype_of(t))))
-    return cg.load_value(b.inttoptr(b.add(base, offset), ir.PointerType()), t)
+    return cg.load_value(b.inttoptr(b.add(base, offset), ir.PointerType()), t, "data")
 
 
 def _no_rule(ts):

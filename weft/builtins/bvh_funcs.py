@@ -27,6 +27,7 @@ from ..geometry.bvh import (
     PTR_NODE_LOWERS,
     PTR_NODE_UPPERS,
     PTR_PRIMS,
+    PTR_WIDE,
     STATE,
     WORDS,
 )
@@ -71,6 +72,25 @@ def node_box(d: wp.uint64, node: int):
     upper = wp.vec3(constant_load(hi, k, wp.float32), constant_load(hi, k + 1, wp.float32),
                     constant_load(hi, k + 2, wp.float32))
     return lower, upper, constant_load(lo, k + 3, wp.int32), constant_load(hi, k + 3, wp.int32)
+
+
+@wp.func
+def wide_children(d: wp.uint64, row: int, p: wp.vec3):
+    """(left distance, right distance, left reference, left end, right reference, right
+    end) of the children of the inner node at `row` of the wide table (bvh_build._pack_wide),
+    the distances being box_distance_sq of p to their boxes."""
+    w = wp.uint64(word(d, PTR_WIDE))
+    k = 16 * row
+    llo = wp.vec3(constant_load(w, k, wp.float32), constant_load(w, k + 2, wp.float32),
+                  constant_load(w, k + 4, wp.float32))
+    rlo = wp.vec3(constant_load(w, k + 1, wp.float32), constant_load(w, k + 3, wp.float32),
+                  constant_load(w, k + 5, wp.float32))
+    lhi = wp.vec3(constant_load(w, k + 6, wp.float32), constant_load(w, k + 8, wp.float32),
+                  constant_load(w, k + 10, wp.float32))
+    rhi = wp.vec3(constant_load(w, k + 7, wp.float32), constant_load(w, k + 9, wp.float32),
+                  constant_load(w, k + 11, wp.float32))
+    return (box_distance_sq(p, llo, lhi), box_distance_sq(p, rlo, rhi), constant_load(w, k + 12, wp.int32),
+            constant_load(w, k + 14, wp.int32), constant_load(w, k + 13, wp.int32), constant_load(w, k + 15, wp.int32))
 
 
 @wp.func

@@ -27,6 +27,12 @@ class _QueryFields:
     x: int32
     y: int32
     z: int32
+    wx_start: int32  # x_start and y_start wrapped into the grid
+    wy_start: int32
+    wx: int32  # x, y and z wrapped into the grid (kept as they advance: no division per cell)
+    wy: int32
+    wz: int32
+    row_span: int32  # > 0: each row of cells x_start .. x_end is one run (see hash_grid_funcs)
     cell_index: int32
     cell_end: int32
     group: int32

@@ -5,6 +5,9 @@ view its words and buffers as arrays (`wp.array(ptr=..., ...)`). A query visits 
 of the box [p - r, p + r] (at most one wrap of the periodic grid per axis), x fastest,
 and yields the original index of each point in them, in the build's sorted order; with a
 group, only that group's run inside each cell. The caller checks distances itself.
+For speed (same candidates, same order): a query keeps its cell coordinates wrapped into
+the grid as it steps (no division per cell), and visits a row of cells that does not wrap
+as the one run of points it is in the sorted order.
 
 Imported on first use: kernel-language code needs the frontend, which imports the builtins.
 """
@@ -143,9 +146,11 @@ def _set_cell(q: HashGridQuery):
         dy = int(_word(grid, DIM_Y))
         dz = int(_word(grid, DIM_Z))
         cells = dx * dy * dz
-        cell = _wrap(q.z, dz) * (dx * dy) + _wrap(q.y, dy) * dx + _wrap(q.x, dx)
+        cell = q.wz * (dx * dy) + q.wy * dx + q.wx
         start = _load(wp.array(ptr=_pointer(grid, PTR_CELL_STARTS), shape=cells, dtype=wp.int32), cell)
-        end = _load(wp.array(ptr=_pointer(grid, PTR_CELL_ENDS), shape=cells, dtype=wp.int32), cell)
+        end = _load(wp.array(ptr=_pointer(grid, PTR_CELL_ENDS), shape=cells, dtype=wp.int32), cell + q.row_span)
+        if q.row_span > 0:
+            q.x = q.x_end
         if q.filter_by_group != 0 and _word(grid, HAS_GROUPS) != 0:
             groups = wp.array(ptr=_pointer(grid, PTR_GROUPS), shape=int(_word(grid, NUM_POINTS)), dtype=wp.uint32)
             g = wp.uint32(q.group)
@@ -175,7 +180,28 @@ def query(grid: wp.uint64, p: Any, radius: Any, group: int, filter_by_group: int
     q.x = q.x_start
     q.y = q.y_start
     q.z = q.z_start
+    if _word(grid, PTR_POINT_IDS) != 0:  # (a grid deleted or never built may have no dims)
+        q.wx_start = _wrap(q.x_start, dx)
+        q.wy_start = _wrap(q.y_start, dy)
+        q.wx = q.wx_start
+        q.wy = q.wy_start
+        q.wz = _wrap(q.z_start, dz)
+        # The build stores the cells' runs one after the other in cell order (each cell's
+        # run ends where the next one's starts), so the cells of a row that does not wrap
+        # around the grid are one run: a query without a group visits them in one go.
+        span = q.x_end - q.x_start
+        if span > 0 and q.wx_start + span < dx and (filter_by_group == 0 or _word(grid, HAS_GROUPS) == 0):
+            q.row_span = span
     return _set_cell(q)
+
+
+@wp.func
+def _step(w: int, dim: int):
+    """The wrapped coordinate after w (0 after the last cell of the axis)."""
+    n = w + 1
+    if n >= dim:
+        n = 0
+    return n
 
 
 @wp.func
@@ -195,12 +221,17 @@ def query_next(q: HashGridQuery, index: int):
                 searching = False
             else:
                 q.x = q.x + 1
+                q.wx = _step(q.wx, int(_word(grid, DIM_X)))
                 if q.x > q.x_end:
                     q.x = q.x_start
+                    q.wx = q.wx_start
                     q.y = q.y + 1
+                    q.wy = _step(q.wy, int(_word(grid, DIM_Y)))
                 if q.y > q.y_end:
                     q.y = q.y_start
+                    q.wy = q.wy_start
                     q.z = q.z + 1
+                    q.wz = _step(q.wz, int(_word(grid, DIM_Z)))
                 if q.z > q.z_end:
                     searching = False
                 else:

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import weft as wp
 
+from ..geometry.bvh import PTR_WIDE
 from ..geometry.mesh import (
     AVG_EDGE,
+    LEAF_TRI_WORDS,
     NUM_POINTS,
     NUM_TRIS,
     PTR_INDICES,
+    PTR_LEAF_TRIS,
     PTR_POINTS,
     PTR_POINTS_GRAD,
     PTR_VELOCITIES,
@@ -26,8 +29,19 @@ from ..geometry.mesh import (
     PTR_WINDING,
 )
 from .array_ops import array_with_grad
-from .bvh import SPHERE, STACK_SIZE, constant_load, stack_new, stack_push, stack_read
-from .bvh_funcs import box_distance_sq, node_box, prim_index, query, query_next, ray_box, require, start_node, word
+from .bvh import SPHERE, STACK_SIZE, constant_load, prefetch, stack_new, stack_push, stack_read
+from .bvh_funcs import (
+    box_distance_sq,
+    node_box,
+    prim_index,
+    query,
+    query_next,
+    ray_box,
+    require,
+    start_node,
+    wide_children,
+    word,
+)
 from .hash_grid_funcs import _load
 from .mesh import MeshInfo, MeshQuery, MeshQueryPoint, MeshQueryRay
 
@@ -195,38 +209,88 @@ def push_children(stack: wp.uint64, count: int, left: int, right: int, dl: float
 
 
 @wp.func
+def leaf_triangle(data: wp.uint64, k: int):
+    """(a, b, c, face) at position k of the leaf order (geometry/mesh_kernels.leaf_triangles;
+    face < 0 for a face that point queries skip)."""
+    w = LEAF_TRI_WORDS * k
+    a = wp.vec3(constant_load(data, w, wp.float32), constant_load(data, w + 1, wp.float32),
+                constant_load(data, w + 2, wp.float32))
+    b = wp.vec3(constant_load(data, w + 3, wp.float32), constant_load(data, w + 4, wp.float32),
+                constant_load(data, w + 5, wp.float32))
+    c = wp.vec3(constant_load(data, w + 6, wp.float32), constant_load(data, w + 7, wp.float32),
+                constant_load(data, w + 8, wp.float32))
+    return a, b, c, constant_load(data, w + 9, wp.int32)
+
+
+@wp.func
 def closest_face(d: wp.uint64, p: wp.vec3, max_dist: float):
-    """The face closest to p strictly within max_dist (-1 if none)."""
+    """The face closest to p strictly within max_dist (-1 if none). Nodes are visited
+    nearest child first; a stack entry holds a node's reference, end and box distance
+    (bvh_funcs.wide_children), so a popped node further than the best face so far is
+    dropped without reading it, and an inner node's two children are tested from one row."""
     best = max_dist * max_dist
     face = -1
-    stack = stack_new()
+    stack = stack_new(3)
     count = 0
     root = start_node(d, -1)
     if root >= 0:
         lo, hi, left, right = node_box(d, root)
-        if box_distance_sq(p, lo, hi) < best:
-            count = stack_push(stack, 0, root)
+        dist = box_distance_sq(p, lo, hi)
+        if dist < best:
+            ref = 0
+            end = 0
+            if left < 0:
+                ref = left
+                end = right
+            count = stack_push(stack, 0, ref, end, dist)
+    tris = wp.uint64(word(d, PTR_LEAF_TRIS))
     while count > 0:
         count = count - 1
-        node = stack_read(stack, count)
-        lo, hi, left, right = node_box(d, node)
-        if box_distance_sq(p, lo, hi) < best:
-            if left < 0:
-                for k in range(-left - 1, right):
-                    f = prim_index(d, k)
-                    a, b, c = tri_points(d, f)
-                    if not degenerate(a, b, c):
+        if stack_read(stack, 3 * count + 2, wp.float32) < best:
+            ref = stack_read(stack, 3 * count)
+            if ref < 0:
+                for k in range(-ref - 1, stack_read(stack, 3 * count + 1)):
+                    a, b, c, f = leaf_triangle(tris, k)
+                    if f >= 0:
                         w = closest_bary(p, a, b, c)
                         dd = wp.length_sq(p - (a * w[0] + b * w[1] + c * w[2]))
                         if dd < best:
                             best = dd
                             face = f
             else:
-                llo, lhi, _l0, _l1 = node_box(d, left)
-                rlo, rhi, _r0, _r1 = node_box(d, right)
-                count = push_children(stack, count, left, right, box_distance_sq(p, llo, lhi),
-                                             box_distance_sq(p, rlo, rhi), best, True)
+                dl, dr, lref, lend, rref, rend = wide_children(d, ref, p)
+                prefetch(child_address(d, tris, lref))
+                prefetch(child_address(d, tris, rref))
+                count = push_nearest(stack, count, lref, lend, dl, rref, rend, dr, best)
     return face
+
+
+@wp.func
+def child_address(d: wp.uint64, tris: wp.uint64, ref: int):
+    """Where the data of a child reference starts: its wide row, or its leaf's triangles."""
+    a = wp.uint64(word(d, PTR_WIDE)) + wp.uint64(64 * ref)
+    if ref < 0:
+        a = tris + wp.uint64(4 * LEAF_TRI_WORDS * (-ref - 1))
+    return a
+
+
+@wp.func
+def push_nearest(stack: wp.uint64, count: int, lref: int, lend: int, dl: float, rref: int, rend: int, dr: float,
+                 best: float):
+    """Push the children nearer than best, the nearer one last (the left one on a tie), so
+    that it is popped first; returns the new count."""
+    n = count
+    if dl <= dr:
+        if dr < best and n < STACK_SIZE:
+            n = stack_push(stack, n, rref, rend, dr)
+        if dl < best and n < STACK_SIZE:
+            n = stack_push(stack, n, lref, lend, dl)
+    else:
+        if dl < best and n < STACK_SIZE:
+            n = stack_push(stack, n, lref, lend, dl)
+        if dr < best and n < STACK_SIZE:
+            n = stack_push(stack, n, rref, rend, dr)
+    return n
 
 
 @wp.func

@@ -30,17 +30,32 @@ _UINT = {16: uint16, 32: uint32, 64: uint64}
 class MemoryOps:
     """Array and memory op lowerings of `KernelCodegen`."""
 
-    def load_value(self, ptr, t):
-        """Load a value of type `t` from memory, component by component."""
+    def tbaa(self, kind: str):
+        """The type-based alias tag of `kind` ("stack": builtins/bvh.py's traversal stacks,
+        "data": the reads of geometry data in the builtins' own funcs). Accesses with
+        different tags never alias; untagged ones may alias anything."""
+        tags = self.__dict__.setdefault("_tbaa_tags", {})
+        if kind not in tags:
+            if "" not in tags:
+                tags[""] = self.module.add_metadata(["weft tbaa"])
+            node = self.module.add_metadata([f"weft {kind}", tags[""], I64(0)])
+            tags[kind] = self.module.add_metadata([node, node, I64(0)])
+        return tags[kind]
+
+    def load_value(self, ptr, t, tbaa=None):
+        """Load a value of type `t` from memory, component by component (each load tagged
+        with the alias tag `tbaa` if given)."""
         b = self.builder
         if isinstance(t, ArrayType):
             return b.load(ptr, typ=llvm_type(t))
         if isinstance(t, Scalar):
             v = b.load(ptr, typ=llvm_type(t, True))
+            if tbaa is not None:
+                v.set_metadata("tbaa", self.tbaa(tbaa))
             if t is bfloat16:
                 return self.bf16_from_bits(v)
             return b.icmp_unsigned("!=", v, I8(0)) if t is bool_ else v
-        return [self.load_value(self._member_ptr(ptr, t, k), ct) for k, ct in enumerate(_members(t))]
+        return [self.load_value(self._member_ptr(ptr, t, k), ct, tbaa) for k, ct in enumerate(_members(t))]
 
     def store_value(self, ptr, rep, t):
         b = self.builder
@@ -260,7 +275,8 @@ class MemoryOps:
 
     def op_load(self, op):
         arr, *idx = op.operands
-        return self.load_value(self._address(op, arr, idx), op.result.type)
+        return self.load_value(self._address(op, arr, idx), op.result.type,
+                               "data" if op.attrs.get("in_bounds") else None)
 
     def op_store(self, op):
         arr, *idx, value = op.operands

@@ -4,7 +4,8 @@
 median splits). Kernels see it through `id`, the address of a descriptor whose first words
 have the layout of Warp's host BVH header (node lowers, node uppers, parents, counts,
 primitive indices, then max_depth, max_nodes and num_nodes as int32), followed by weft's
-own words: the primitives' boxes, their count and the group roots. builtins/bvh_funcs.py
+own words: the primitives' boxes, their count, the group roots, and the inner nodes'
+rows of both children's boxes (bvh_build._pack_wide). builtins/bvh_funcs.py
 reads it. The descriptor lives for the whole process: a deleted Bvh leaves a descriptor
 with no nodes behind, so a kernel handed a stale id finds nothing instead of reading freed
 memory.
@@ -27,7 +28,8 @@ PTR_NODE_LOWERS, PTR_NODE_UPPERS, PTR_PARENTS, PTR_COUNTS, PTR_PRIMS = 0, 1, 2, 
 DEPTH_AND_MAX_NODES, NUM_NODES = 5, 6  # int32 pairs: (max_depth, max_nodes), (num_nodes, 0)
 PTR_ITEM_LOWERS, PTR_ITEM_UPPERS, NUM_ITEMS, PTR_GROUP_ROOTS, NUM_GROUPS = 7, 8, 9, 10, 11
 STATE = 12  # ALIVE while the object lives; zero once it was deleted (queries then raise)
-WORDS = 13
+PTR_WIDE = 13  # the inner nodes' children's boxes, one 64-byte row per node (bvh_build._pack_wide)
+WORDS = 14
 ALIVE = 0x5745465447454F4D
 
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
@@ -79,6 +81,7 @@ def publish(desc: np.ndarray, tree, item_lowers_ptr: int, item_uppers_ptr: int, 
     desc[STATE] = ALIVE
     if tree is None:
         desc[:STATE] = 0
+        desc[PTR_WIDE] = 0
         return
     desc[PTR_NODE_LOWERS] = tree.lowers.ctypes.data
     desc[PTR_NODE_UPPERS] = tree.uppers.ctypes.data
@@ -93,6 +96,7 @@ def publish(desc: np.ndarray, tree, item_lowers_ptr: int, item_uppers_ptr: int, 
     desc[NUM_ITEMS] = num_items
     desc[PTR_GROUP_ROOTS] = groups_ptr
     desc[NUM_GROUPS] = num_groups
+    desc[PTR_WIDE] = tree.wide.ctypes.data
 
 
 def group_root_table(tree, groups_np):

@@ -29,6 +29,9 @@ class Tree:
         self.leaves = leaves          # (leaf ids, starts, ends)
         self.group_roots = group_roots
         self.max_depth = max_depth
+        self.wide = None              # (inner nodes, 16) float32, see _pack_wide
+        self.inner_nodes = None       # the node index of each row of `wide`
+        self.inner_kids = None        # their children (rows, 2)
 
 
 def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
@@ -81,6 +84,8 @@ def _pack(tree, boxes):
     tree.uppers[:, :3] = boxes[:, 1]
     tree.lowers[:, 3] = tree.children[:, 0].view(np.float32)
     tree.uppers[:, 3] = tree.children[:, 1].view(np.float32)
+    _pack_wide(tree, boxes)
+
 
 
 def refit(tree: Tree, item_lo, item_hi):
@@ -96,3 +101,38 @@ def refit(tree: Tree, item_lo, item_hi):
     boxes, children, perm = tree.native
     launch(k.refit_tree, 1, inputs=[item_lo, item_hi, perm, boxes, children])
     _pack(tree, boxes.numpy())
+
+
+def aligned_empty(shape, dtype, align=64):
+    """An uninitialised numpy array whose data starts on an `align`-byte boundary."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    buf = np.empty(nbytes + align, np.uint8)
+    offset = (-buf.ctypes.data) % align
+    return buf[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
+def _pack_wide(tree, boxes):
+    """`tree.wide`: one 64-byte row per inner node (in node order, the root's first) with
+    both children's boxes and references, so that a closest-point traversal tests the two
+    children of a node with one cache line: float32 columns 0-5 the lower x, y, z of the
+    (left, right) children pairwise (left x, right x, left y, ...), 6-11 their upper
+    corners, then as int32 bits (12, 13) their references and (14, 15) their ends. A
+    child's reference is its row if it is an inner node, or `-(start + 1)` with its end
+    if it is a leaf (its primitives are positions start .. end - 1)."""
+    ch = tree.children
+    inner = ch[:, 0] >= 0
+    if getattr(tree, "wide", None) is None:
+        rows = np.cumsum(inner, dtype=np.int64) - 1
+        tree.inner_nodes = np.nonzero(inner)[0]
+        tree.wide = aligned_empty((len(tree.inner_nodes), 16), np.float32)
+        refs = np.where(inner, rows, ch[:, 0]).astype(np.int32)
+        ends = np.where(inner, 0, ch[:, 1]).astype(np.int32)
+        kids = ch[tree.inner_nodes]
+        ints = tree.wide.view(np.int32)
+        ints[:, 12], ints[:, 13] = refs[kids[:, 0]], refs[kids[:, 1]]
+        ints[:, 14], ints[:, 15] = ends[kids[:, 0]], ends[kids[:, 1]]
+        tree.inner_kids = kids
+    b = boxes[tree.inner_kids]  # (rows, child, lower/upper, xyz)
+    tree.wide[:, :12] = b.transpose(0, 2, 3, 1).reshape(-1, 12)
+

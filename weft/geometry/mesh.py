@@ -5,9 +5,11 @@ the triangles' boxes, so `mesh_get_bvh(id)` is `id` itself and the bvh_query_* b
 work on it), followed by the mesh's own words: its points, velocities and indices, their
 counts, the per-node winding-number data (mesh_kernels.py; 0 without
 support_winding_number), the mean edge length (the scale of
-`mesh_query_point_sign_normal`'s epsilon), and the addresses of the points' and velocities'
+`mesh_query_point_sign_normal`'s epsilon), the addresses of the points' and velocities'
 gradients (0 where none), which `mesh_get(id).points[i]` differentiates into (as Warp's
-array_t carries its grad pointer; taken when the mesh is built, refit or given new arrays).
+array_t carries its grad pointer; taken when the mesh is built, refit or given new arrays),
+and the triangles' corners in the BVH's leaf order (the closest-point traversal reads
+those; `_leaf_triangles`).
 builtins/mesh_funcs.py reads it. As for Bvh, the descriptor outlives the Mesh: a deleted
 mesh leaves an empty one behind (no triangles), so a kernel given a stale id finds nothing.
 """
@@ -25,7 +27,9 @@ from .bvh import check_groups, group_root_table, publish, resolve_constructor
 PTR_POINTS, PTR_VELOCITIES, PTR_INDICES = BVH_WORDS, BVH_WORDS + 1, BVH_WORDS + 2
 NUM_POINTS, NUM_TRIS, PTR_WINDING, AVG_EDGE = BVH_WORDS + 3, BVH_WORDS + 4, BVH_WORDS + 5, BVH_WORDS + 6
 PTR_POINTS_GRAD, PTR_VELOCITIES_GRAD = BVH_WORDS + 7, BVH_WORDS + 8
-MESH_WORDS = BVH_WORDS + 9
+PTR_LEAF_TRIS = BVH_WORDS + 9  # the triangles in leaf order (mesh_kernels.leaf_triangles)
+MESH_WORDS = BVH_WORDS + 10
+LEAF_TRI_WORDS = 10  # per triangle there: the corners a, b, c and the face (int32 bits)
 
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
 
@@ -130,9 +134,25 @@ class Mesh:
         if self.support_winding_number:
             self._winding = self._winding_data()
             d[PTR_WINDING] = self._winding.ptr
+        self._leaf_tris = self._leaf_triangles()
+        d[PTR_LEAF_TRIS] = self._leaf_tris.ctypes.data
         a, b, c = tri
         edges = sum(np.sqrt(np.einsum("ij,ij->i", e, e)).sum(dtype=np.float64) for e in (b - a, c - b, a - c))
         d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = edges / (3 * len(a))
+
+    def _leaf_triangles(self):
+        """The corners of the triangles in the order of the BVH's leaves, as of this build
+        or refit (the node boxes are too), each with its face index (-(face + 1) for a
+        face that point queries skip): see mesh_kernels.leaf_triangles."""
+        from ..runtime.array import array
+        from ..runtime.launch import launch
+        from . import mesh_kernels
+        perm = self._tree.prims
+        n = perm.shape[0]
+        out = bvh_build.aligned_empty((n, mesh_kernels.LEAF_TRI_WORDS), np.float32)
+        launch(mesh_kernels.leaf_triangles, n, inputs=[self._points, self.indices, self._tree.native[2],
+                                                       array(out, dtype=float32, copy=False)])
+        return out
 
     def _winding_data(self):
         from ..runtime.array import empty

@@ -8,12 +8,39 @@ angle of one dipole, dot(N, c - p) / |c - p|^3 (builtins/mesh_funcs.winding_numb
 are walked backwards (children are numbered after their parents), so one single-threaded
 kernel fills the table at build and refit.
 
+`leaf_triangles` writes, for position k of the BVH's primitive order (leaf by leaf), the
+corners a, b, c of face perm[k] and the face's index (its int32 bits; -(face + 1) for a
+face whose area is negligible, which point queries skip): a closest-point traversal reads
+a leaf's triangles from consecutive memory and does not test each face's area again.
+
 Imported on first use: kernel-language code needs the frontend.
 """
 
 from __future__ import annotations
 
 import weft as wp
+
+from ..builtins.mesh_funcs import degenerate
+from .mesh import LEAF_TRI_WORDS
+
+
+@wp.kernel(enable_backward=False)
+def leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), perm: wp.array(dtype=int),
+                   out: wp.array2d(dtype=float)):
+    k = wp.tid()
+    f = perm[k]
+    a = points[indices[3 * f]]
+    b = points[indices[3 * f + 1]]
+    c = points[indices[3 * f + 2]]
+    for j in range(3):
+        out[k, j] = a[j]
+        out[k, 3 + j] = b[j]
+        out[k, 6 + j] = c[j]
+    tag = f
+    if degenerate(a, b, c):
+        tag = -(f + 1)
+    words = wp.array(ptr=out.ptr, shape=out.shape[0] * LEAF_TRI_WORDS, dtype=wp.int32)
+    words[LEAF_TRI_WORDS * k + 9] = tag
 
 
 @wp.kernel(enable_backward=False)

@@ -5,8 +5,14 @@ mid-sized kernel runs. Here each worker is a Python thread that calls `worker_lo
 and never returns to Python: it waits natively (spinning briefly, then sleeping on a Linux
 futex) for the pool's generation counter to change, runs its chunk of the launch, and
 counts down `pending`. The launching thread (in `run`, with the GIL released) publishes the
-job, bumps the generation, wakes the sleepers, runs chunk 0 itself and waits for `pending`
-to reach zero. Chunks have fixed boundaries, so results do not depend on timing.
+job, bumps the generation, wakes the sleepers, runs chunks itself and waits for `pending`
+to reach zero. A launch is cut into chunks with fixed boundaries, and every thread claims
+the next chunk not yet taken (an atomic counter) until none is left: a thread slowed down
+by other work on a shared machine takes fewer chunks instead of holding up the launch.
+A kernel whose results depend on the order of its atomics gets one chunk per thread (as
+many partial sums as before, so its results do not change with the chunking); other
+kernels get CHUNKS_PER_THREAD per thread. Which thread runs a chunk never changes a
+result.
 """
 
 from __future__ import annotations
@@ -22,17 +28,18 @@ PTR = ir.PointerType()
 SPIN = 4000  # polls before sleeping (tens of microseconds): back-to-back launches never sleep
 SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE = 202, 128, 129  # x86-64 Linux, private futexes
 
-# generation, pending, workers, active threads, total, pad, kernel, args, ctx
-POOL_TYPE = ir.LiteralStructType([I32, I32, I32, I32, I32, I32, PTR, PTR, PTR])
-GEN, PENDING, WORKERS, ACTIVE, TOTAL, _, KERNEL, ARGS, CTX = range(9)
+CHUNKS_PER_THREAD = 16
+# generation, pending, workers, active threads, total, chunks, kernel, args, ctx, next chunk
+POOL_TYPE = ir.LiteralStructType([I32, I32, I32, I32, I32, I32, PTR, PTR, PTR, I32, I32])
+GEN, PENDING, WORKERS, ACTIVE, TOTAL, CHUNKS, KERNEL, ARGS, CTX, NEXT, _ = range(11)
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [PTR, I32, I32, PTR])
 
 
 class PoolState(ctypes.Structure):
     _fields_ = [("generation", ctypes.c_int32), ("pending", ctypes.c_int32),
                 ("workers", ctypes.c_int32), ("active", ctypes.c_int32), ("total", ctypes.c_int32),
-                ("pad", ctypes.c_int32), ("kernel", ctypes.c_void_p), ("args", ctypes.c_void_p),
-                ("ctx", ctypes.c_void_p)]
+                ("chunks", ctypes.c_int32), ("kernel", ctypes.c_void_p), ("args", ctypes.c_void_p),
+                ("ctx", ctypes.c_void_p), ("next", ctypes.c_int32), ("pad", ctypes.c_int32)]
 
 
 def supported() -> bool:
@@ -51,13 +58,29 @@ def _module() -> ir.Module:
         return b.load_atomic(ptr, "acquire", 4, typ=I32)
 
     def chunk_bounds(b, pool, index):
-        """[total * index / active, total * (index + 1) / active) in 64-bit arithmetic."""
+        """[total * index / chunks, total * (index + 1) / chunks) in 64-bit arithmetic."""
         total = b.sext(b.load(field(b, pool, TOTAL), typ=I32), I64)
-        active = b.sext(b.load(field(b, pool, ACTIVE), typ=I32), I64)
+        chunks = b.sext(b.load(field(b, pool, CHUNKS), typ=I32), I64)
         i = b.sext(index, I64)
-        lo = b.sdiv(b.mul(total, i), active)
-        hi = b.sdiv(b.mul(total, b.add(i, I64(1))), active)
+        lo = b.sdiv(b.mul(total, i), chunks)
+        hi = b.sdiv(b.mul(total, b.add(i, I64(1))), chunks)
         return b.trunc(lo, I32), b.trunc(hi, I32)
+
+    def run_chunks(b, fn, pool):
+        """Claim chunks (the NEXT counter) and run them until every chunk is taken."""
+        header = fn.append_basic_block("chunks.claim")
+        body = fn.append_basic_block("chunks.run")
+        done = fn.append_basic_block("chunks.done")
+        b.branch(header)
+        b.position_at_end(header)
+        index = b.atomic_rmw("add", field(b, pool, NEXT), I32(1), "monotonic")
+        chunks = b.load(field(b, pool, CHUNKS), typ=I32)
+        b.cbranch(b.icmp_signed("<", index, chunks), body, done)
+        b.position_at_end(body)
+        lo, hi = chunk_bounds(b, pool, index)
+        call_kernel(b, pool, lo, hi)
+        b.branch(header)
+        b.position_at_end(done)
 
     def call_kernel(b, pool, lo, hi):
         # typed as a pointer to the kernel's function type: llvmlite takes the call's type from it
@@ -108,8 +131,7 @@ def _module() -> ir.Module:
     now = load_atomic(b, field(b, pool, GEN))
     active = b.load(field(b, pool, ACTIVE), typ=I32)
     with b.if_then(b.icmp_signed("<", index, active)):
-        lo, hi = chunk_bounds(b, pool, index)
-        call_kernel(b, pool, lo, hi)
+        run_chunks(b, worker, pool)
     left = b.atomic_rmw("sub", field(b, pool, PENDING), I32(1), "acq_rel")
     with b.if_then(b.icmp_signed("==", left, I32(1))):
         wake(b, field(b, pool, PENDING), 1)
@@ -124,8 +146,7 @@ def _module() -> ir.Module:
     b.atomic_rmw("xchg", field(b, pool, PENDING), workers, "acq_rel")  # (store_atomic needs typed pointers)
     b.atomic_rmw("add", field(b, pool, GEN), I32(1), "acq_rel")
     wake(b, field(b, pool, GEN), 2**31 - 1)
-    lo, hi = chunk_bounds(b, pool, I32(0))
-    call_kernel(b, pool, lo, hi)
+    run_chunks(b, run, pool)
     header = run.append_basic_block("join")
     done = run.append_basic_block("done")
     b.branch(header)
@@ -139,6 +160,11 @@ def _module() -> ir.Module:
     b.position_at_end(done)
     b.ret_void()
     return m
+
+
+def chunk_count(ck, total: int, threads: int) -> int:
+    """How many chunks a launch of `total` threads of `ck` on `threads` threads is cut into."""
+    return threads if ck.order_dependent else min(total, threads * CHUNKS_PER_THREAD)
 
 
 class NativePool:
@@ -169,10 +195,13 @@ class NativePool:
             t.start()
 
     def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int):
-        """Run compiled kernel `ck` over [0, total) in `threads` chunks (at most the pool's size)."""
+        """Run compiled kernel `ck` over [0, total) on `threads` threads (at most the pool's
+        size), in `threads` chunks for a kernel whose results depend on the order of its
+        atomics, else CHUNKS_PER_THREAD times as many."""
         threads = max(1, min(threads, self.size, total))
+        chunks = chunk_count(ck, total, threads)
         with self._lock:  # one launch at a time uses the workers
             s = self.state
             s.kernel, s.args, s.ctx = ck.address, args_ptr, ctx_ptr
-            s.total, s.active = total, threads
+            s.total, s.active, s.chunks, s.next = total, threads, chunks, 0
             self._run(self._state_ptr)
