@@ -107,11 +107,9 @@ def item_box(d: wp.uint64, i: int):
 
 
 @wp.func
-def ray_box(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t_max: float):
-    """Whether start + t dir meets the box for some t in [0, t_max] (slab test; an axis the
-    ray is parallel to needs the start inside that slab)."""
-    t0 = float(-wp.inf)
-    t1 = float(wp.inf)
+def _slab(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t0: float, t1: float):
+    """The part [t0, t1] of start + t dir that lies in the box (slabs; an axis the ray is
+    parallel to needs the start inside that slab): (hit, t0, t1), empty when t0 > t1."""
     hit = True
     for i in range(3):
         if dir[i] != 0.0:
@@ -122,24 +120,21 @@ def ray_box(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t_max:
             t1 = wp.min(t1, wp.max(a, b))
         elif start[i] < lower[i] or start[i] > upper[i]:
             hit = False
+    return hit, t0, t1
+
+
+@wp.func
+def ray_box(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t_max: float):
+    """Whether start + t dir meets the box for some t in [0, t_max] (the whole line's slab
+    interval, then clipped)."""
+    hit, t0, t1 = _slab(start, dir, lower, upper, float(-wp.inf), float(wp.inf))
     return hit and t1 >= 0.0 and t1 >= t0 and t0 <= t_max
 
 
 @wp.func
 def segment_box(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t_max: float):
     """Whether start + t dir meets the box for some t in [0, t_max]."""
-    t0 = float(0.0)  # noqa: UP018 - a float32 variable
-    t1 = float(t_max)
-    hit = True
-    for i in range(3):
-        if dir[i] != 0.0:
-            inv = 1.0 / dir[i]
-            a = (lower[i] - start[i]) * inv
-            b = (upper[i] - start[i]) * inv
-            t0 = wp.max(t0, wp.min(a, b))
-            t1 = wp.min(t1, wp.max(a, b))
-        elif start[i] < lower[i] or start[i] > upper[i]:
-            hit = False
+    hit, t0, t1 = _slab(start, dir, lower, upper, 0.0, t_max)
     return hit and t0 <= t1
 
 
