@@ -75,20 +75,23 @@ def node_box(d: wp.uint64, node: int):
 
 
 @wp.func
+def vec3_at(words: wp.uint64, k: int, step: int):
+    """The vec3 of float32s at positions k, k + step, k + 2 step of a float32 table."""
+    return wp.vec3(constant_load(words, k, wp.float32), constant_load(words, k + step, wp.float32),
+                   constant_load(words, k + 2 * step, wp.float32))
+
+
+@wp.func
 def wide_children(d: wp.uint64, row: int, p: wp.vec3):
     """(left distance, right distance, left reference, left end, right reference, right
     end) of the children of the inner node at `row` of the wide table (bvh_build._pack_wide),
     the distances being box_distance_sq of p to their boxes."""
     w = wp.uint64(word(d, PTR_WIDE))
     k = 16 * row
-    llo = wp.vec3(constant_load(w, k, wp.float32), constant_load(w, k + 2, wp.float32),
-                  constant_load(w, k + 4, wp.float32))
-    rlo = wp.vec3(constant_load(w, k + 1, wp.float32), constant_load(w, k + 3, wp.float32),
-                  constant_load(w, k + 5, wp.float32))
-    lhi = wp.vec3(constant_load(w, k + 6, wp.float32), constant_load(w, k + 8, wp.float32),
-                  constant_load(w, k + 10, wp.float32))
-    rhi = wp.vec3(constant_load(w, k + 7, wp.float32), constant_load(w, k + 9, wp.float32),
-                  constant_load(w, k + 11, wp.float32))
+    llo = vec3_at(w, k, 2)  # (the two children's coordinates interleave)
+    rlo = vec3_at(w, k + 1, 2)
+    lhi = vec3_at(w, k + 6, 2)
+    rhi = vec3_at(w, k + 7, 2)
     return (box_distance_sq(p, llo, lhi), box_distance_sq(p, rlo, rhi), constant_load(w, k + 12, wp.int32),
             constant_load(w, k + 14, wp.int32), constant_load(w, k + 13, wp.int32), constant_load(w, k + 15, wp.int32))
 

@@ -39,6 +39,7 @@ from .bvh_funcs import (
     ray_box,
     require,
     start_node,
+    vec3_at,
     wide_children,
     word,
 )
@@ -213,13 +214,7 @@ def leaf_triangle(data: wp.uint64, k: int):
     """(a, b, c, face) at position k of the leaf order (geometry/mesh_kernels.leaf_triangles;
     face < 0 for a face that point queries skip)."""
     w = LEAF_TRI_WORDS * k
-    a = wp.vec3(constant_load(data, w, wp.float32), constant_load(data, w + 1, wp.float32),
-                constant_load(data, w + 2, wp.float32))
-    b = wp.vec3(constant_load(data, w + 3, wp.float32), constant_load(data, w + 4, wp.float32),
-                constant_load(data, w + 5, wp.float32))
-    c = wp.vec3(constant_load(data, w + 6, wp.float32), constant_load(data, w + 7, wp.float32),
-                constant_load(data, w + 8, wp.float32))
-    return a, b, c, constant_load(data, w + 9, wp.int32)
+    return vec3_at(data, w, 1), vec3_at(data, w + 3, 1), vec3_at(data, w + 6, 1), constant_load(data, w + 9, wp.int32)
 
 
 @wp.func
