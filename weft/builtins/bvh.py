@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..ir.core import Value
 from ..types import Scalar, StructType, Vector, float32, int32, uint64, vec3f
 from ..types.composite import vector
+from .arguments import as_object_id, kernel_funcs
 from .hash_grid import ITERATORS
 from .registry import Builtin, builtin, primitive
 
@@ -40,23 +41,11 @@ _BvhQueryFields.__name__ = _BvhQueryFields.__qualname__ = "BvhQuery"
 BvhQuery = StructType(_BvhQueryFields)
 ITERATORS[BvhQuery] = ("bvh_query_next", int32)
 
-_FUNCS = None
-
-
-def funcs():
-    global _FUNCS
-    if _FUNCS is None:
-        from . import bvh_funcs  # kernel-language code needs the frontend
-        _FUNCS = bvh_funcs
-    return _FUNCS
+funcs = kernel_funcs(".bvh_funcs")
 
 
 def as_id(ctx, x, name):
-    if isinstance(x, Value):
-        if not (isinstance(x.type, Scalar) and x.type.is_int and x.type.bits == 64):
-            ctx.error(f"{name}(): the id must be a uint64 (the .id of the object), got {x.type!r}")
-        return ctx.b.cast(x, uint64)
-    return ctx.coerce(x, uint64, what=f"{name}() id")
+    return as_object_id(ctx, x, name, "id", "the .id of the object")
 
 
 def as_scalar(ctx, x, t, what):

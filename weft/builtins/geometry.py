@@ -4,18 +4,11 @@ from __future__ import annotations
 
 from ..ir.core import Value
 from ..types import Scalar, Vector, float32, float64, vec3f
+from .arguments import kernel_funcs
 from .bvh import as_scalar, bind
 from .registry import builtin
 
-_FUNCS = None
-
-
-def _funcs():
-    global _FUNCS
-    if _FUNCS is None:
-        from . import geometry_funcs  # kernel-language code needs the frontend
-        _FUNCS = geometry_funcs
-    return _FUNCS
+_funcs = kernel_funcs(".geometry_funcs")
 
 
 def _vec3(ctx, name, given, names):

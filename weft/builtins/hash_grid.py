@@ -11,8 +11,8 @@ The work is done by kernel-language funcs in hash_grid_funcs.py.
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Scalar, StructType, Vector, float16, float32, float64, int32, uint64
-from .arguments import as_int32
+from ..types import StructType, Vector, float16, float32, float64, int32, uint64
+from .arguments import as_int32, as_object_id, kernel_funcs
 from .registry import BUILTINS, builtin
 
 
@@ -58,23 +58,11 @@ HashGridQuery = _HashGridQueryType(_QueryFields)
 # advances it (called as next(value, index), both updated in place), and the index type.
 ITERATORS: dict = {HashGridQuery: ("hash_grid_query_next", int32)}
 
-_FUNCS = None
-
-
-def _funcs():
-    global _FUNCS
-    if _FUNCS is None:
-        from . import hash_grid_funcs  # kernel-language code needs the frontend
-        _FUNCS = hash_grid_funcs
-    return _FUNCS
+_funcs = kernel_funcs(".hash_grid_funcs")
 
 
 def _grid_id(ctx, x, name):
-    if isinstance(x, Value):
-        if not (isinstance(x.type, Scalar) and x.type.is_int and x.type.bits == 64):
-            ctx.error(f"{name}(): the grid id must be a uint64 (HashGrid.id), got {x.type!r}")
-        return ctx.b.cast(x, uint64)
-    return ctx.coerce(x, uint64, what=f"{name}() grid id")
+    return as_object_id(ctx, x, name, "grid id", "HashGrid.id")
 
 
 

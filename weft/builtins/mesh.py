@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..ir.core import Value
 from ..types import StructType, bool_, float32, int32, vec3f
 from ..types.array_type import ArrayType
+from .arguments import kernel_funcs
 from .bvh import AABB, SPHERE, BvhQuery, as_id, as_scalar, as_vec3, bind, check_id
 from .hash_grid import ITERATORS
 from .registry import builtin
@@ -36,15 +37,7 @@ MeshQueryAABB = MeshQuery  # one query type: the kind is a field, so a runtime c
 MeshInfo = _struct("Mesh", {"points": ArrayType(vec3f), "velocities": ArrayType(vec3f), "indices": ArrayType(int32)})
 ITERATORS[MeshQuery] = ("mesh_query_next", int32)
 
-_FUNCS = None
-
-
-def funcs():
-    global _FUNCS
-    if _FUNCS is None:
-        from . import mesh_funcs  # kernel-language code needs the frontend
-        _FUNCS = mesh_funcs
-    return _FUNCS
+funcs = kernel_funcs(".mesh_funcs")
 
 
 def _call(ctx, name, *args):

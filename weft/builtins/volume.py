@@ -25,11 +25,10 @@ from ..types import (
     int64,
     uint8,
     uint32,
-    uint64,
     vec3d,
     vec3f,
 )
-from .arguments import as_int32
+from .arguments import as_int32, as_object_id
 from .registry import builtin
 
 _FUNCS = None
@@ -72,11 +71,7 @@ def _typed(ctx, t, name):
 
 
 def _id(ctx, x, name):
-    if isinstance(x, Value):
-        if not (isinstance(x.type, Scalar) and x.type.is_int and x.type.bits == 64):
-            ctx.error(f"{name}(): the volume id must be a uint64 (Volume.id), got {x.type!r}", kind=TypeError)
-        return ctx.b.cast(x, uint64)
-    return ctx.coerce(x, uint64, what=f"{name}() volume id")
+    return as_object_id(ctx, x, name, "volume id", "Volume.id", kind=TypeError)
 
 
 
