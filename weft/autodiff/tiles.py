@@ -100,20 +100,14 @@ class TileReverse:
 
     def rev_tile_map(self, op: Op):
         from ..builtins.tiles import core
-        from .reverse import _free_values, active_types
+        from .reverse import active_types
         attrs = op.attrs
         n_in, n_out, nd = attrs["n_inputs"], attrs["n_out"], len(attrs["shape"])
         if len(op.operands) != n_in:
             return self.rev_tile_updates(op)
         inputs = op.operands[:n_in]
         region = op.regions[0]
-        out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
-        sum_results = op.results[n_out:]
-        sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
-            g is not None for g in self.get(r)) else None for r in sum_results]
-        free = [v for v in _free_values([region]) if active_types(v.type)]
-        free_tiles = [v for v in free if isinstance(v.type, TileType)]
-        free_other = [v for v in free if not isinstance(v.type, TileType)]
+        out_seeds, sum_seeds, free_tiles, free_other = self._map_seeds(op)
         present = [k for k, g in enumerate(out_seeds) if g is not None]
         new_inputs = [self.m(x) for x in inputs] + [out_seeds[k] for k in present]
         states = [self.value_from(t.type, self.get(t)) for t in free_tiles]
@@ -150,6 +144,19 @@ class TileReverse:
         for t, s in zip(free_tiles, it):
             self.adj[t.id] = [s]
 
+    def _map_seeds(self, op: Op):
+        """For the reverse of `tile_map` op: its output tiles' adjoints (None: none), its
+        sums' adjoints (None: none), and the outer tiles and other values its body reads
+        that carry adjoints."""
+        from .reverse import _free_values, active_types
+        n_out, n_sums = op.attrs["n_out"], op.attrs["n_sums"]
+        out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
+        sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
+            g is not None for g in self.get(r)) else None for r in op.results[n_out:n_out + n_sums]]
+        free = [v for v in _free_values(op.regions) if active_types(v.type)]
+        return (out_seeds, sum_seeds, [v for v in free if isinstance(v.type, TileType)],
+                [v for v in free if not isinstance(v.type, TileType)])
+
     def rev_tile_updates(self, op: Op):
         """The reverse of a `tile_map` whose states are tiles it updates element by element
         (`tile_set`/`tile_add_at` on the state, as cooperative CPU blocks' lanes do in turn,
@@ -157,7 +164,7 @@ class TileReverse:
         states' adjoints carried from the last element to the first. The update rules need
         no primal state, so a state read any other way is refused."""
         from ..builtins.tiles import core
-        from .reverse import _free_values, active_types
+        from .reverse import active_types
         attrs = op.attrs
         shape, n_in, n_out, n_sums = tuple(attrs["shape"]), attrs["n_inputs"], attrs["n_out"], attrs["n_sums"]
         nd = len(shape)
@@ -176,13 +183,8 @@ class TileReverse:
                            "t[i][1] = x, scatters) outside loops, not when it reads the tile it updates in "
                            "another way", op)
         recorded = self._record_reads(op, reads) if reads else []
-        out_seeds = [self.get(r)[0] if self.active(r) else None for r in op.results[:n_out]]
-        sum_seeds = [self.value_from(r.type, self.get(r)) if self.active(r) and any(
-            g is not None for g in self.get(r)) else None for r in op.results[n_out:n_out + n_sums]]
+        out_seeds, sum_seeds, free_tiles, free_other = self._map_seeds(op)
         live = [k for k, s in enumerate(state_args) if self.active(s)]
-        free = [v for v in _free_values([region]) if active_types(v.type)]
-        free_tiles = [v for v in free if isinstance(v.type, TileType)]
-        free_other = [v for v in free if not isinstance(v.type, TileType)]
         wanted = [j for j, x in enumerate(inputs) if self.active(x)]
         carried = [self.value_from(t.type, self.get(t)) for t in free_tiles]
         carried += [self.value_from(finals[k].type, self.get(finals[k])) for k in live]
