@@ -123,10 +123,7 @@ class _BlockProgram:
         """`v` at block level: the first active lane's value of a thread's value."""
         if v.id in self.remade:  # made again from the lane's operands
             op = self.remade[v.id]
-            new = Op(op.name, [self.uniform(x) for x in op.operands], [r.type for r in op.results], op.attrs,
-                     (), op.loc)
-            self.b.block.ops.append(new)
-            return new.results[op.results.index(v)]
+            return self._copy_here(op).results[op.results.index(v)]
         kind, value = self.env[v.id]
         if kind == "u":
             return value
@@ -224,10 +221,14 @@ class _BlockProgram:
             attrs = {"dim": -1, "of": 1} if g == 1 or of == 1 else {"dim": op.attrs["dim"], "of": g}
             self.env[op.result.id] = ("u", self.b.op("tid", [], [int32], attrs).result)
             return
+        for old, fresh in zip(op.results, self._copy_here(op).results):
+            self.env[old.id] = ("u", fresh)
+
+    def _copy_here(self, op: Op) -> Op:
+        """A copy of region-less `op` at block level, its operands the block's values."""
         new = Op(op.name, [self.uniform(v) for v in op.operands], [r.type for r in op.results], op.attrs, (), op.loc)
         self.b.block.ops.append(new)
-        for old, fresh in zip(op.results, new.results):
-            self.env[old.id] = ("u", fresh)
+        return new
 
     def emit_block_op(self, op: Op):
         if op.name in ("if", "for", "while"):
