@@ -53,6 +53,19 @@ def test_python_scope_conversion(name):
     assert t() == 0
 
 
+@pytest.mark.parametrize("name", NUMERIC)
+def test_python_scope_values_carry_warp_value(name):
+    # Warp's scalar objects have `.value`, the Python number; weft's are numpy scalars of
+    # the type's dtype that carry it too, and numpy arithmetic gives plain numpy scalars
+    t = getattr(wp, name)
+    v = t(7)
+    assert v.value == 7 and type(v.value) is (float if t.is_float else int)
+    assert repr(v) == repr(t.np_dtype.type(7))
+    assert type(v + v) is t.np_dtype.type
+    assert wp.constant(t(5)).value == 5
+    assert wp.float16(1.1).value == float(np.float16(1.1))  # rounded to the type first
+
+
 def test_python_scope_float_conversion_rounds():
     assert wp.float16(0.1) == np.float16(0.1)
     assert wp.float32(0.1) == np.float32(0.1) and float(wp.float32(0.1)) != 0.1

@@ -53,6 +53,7 @@ class Scalar(Type):
         self.np_dtype = np.dtype(np_dtype)
         self.size = self.np_dtype.itemsize
         self.__name__ = name
+        self._value_class = _value_class(name, self.np_dtype.type)
 
     @property
     def is_float(self) -> bool:
@@ -79,15 +80,17 @@ class Scalar(Type):
         return self.np_dtype
 
     def __call__(self, value=0):
-        """Convert a Python number to this type (a numpy scalar; bfloat16 is rounded through
-        float32, as Warp and kernels convert). An integer outside an integer type's range
-        wraps modulo 2**bits, as C's conversions (and Warp's) do: `uint32(-1)` is 0xFFFFFFFF."""
+        """Convert a Python number to this type: a numpy scalar of its dtype that also has
+        Warp's `.value`, the Python number (bfloat16 is rounded through float32, as Warp and
+        kernels convert). An integer outside an integer type's range wraps modulo 2**bits, as
+        C's conversions (and Warp's) do: `uint32(-1)` is 0xFFFFFFFF."""
+        make = self._value_class
         if self.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            return self.np_dtype.type(wrap_int(int(value), self.bits, self.kind == "i"))
+            return make(wrap_int(int(value), self.bits, self.kind == "i"))
         if self.name == "bfloat16" and not isinstance(value, (str, bytes)):
             with np.errstate(invalid="ignore", over="ignore"):
-                return self.np_dtype.type(np.float32(value))
-        return self.np_dtype.type(value)
+                return make(np.float32(value))
+        return make(value)
 
     @property
     def _type_(self):
@@ -102,6 +105,17 @@ class Scalar(Type):
         """`isinstance(x, weft.float32)`: whether `x` is a value of this type (what calling
         the type returns, a numpy scalar of its dtype); Python numbers are not."""
         return isinstance(value, np.generic) and value.dtype == self.np_dtype
+
+
+def _value_class(name: str, base: type) -> type:
+    """The class of the values `Scalar.__call__` returns: `base` (a numpy scalar class) with
+    `.value`, the value as a Python number (what Warp's scalar objects carry); numpy
+    arithmetic on them returns plain `base` values. numpy's bool_ (which makes only its two
+    singletons) and ml_dtypes' bfloat16 make no instances of a subclass: their values stay
+    plain, without `.value`."""
+    cls = type(name, (base,), {"__slots__": (), "__repr__": lambda self: repr(base(self)),
+                               "value": property(lambda self: self.item(), doc="the value as a Python number")})
+    return cls if type(cls(0)) is cls else base
 
 
 def wrap_int(value: int, bits: int, signed: bool) -> int:
