@@ -171,6 +171,30 @@ def test_source_is_read_when_decorated_and_modules_hash_their_content(tmp_path):
         wp.config.mode = before
 
 
+def test_equal_code_compiled_after_its_file_changed_reads_the_file_again(tmp_path):
+    # Compiling the old text again (a stale .pyc) gives a code object equal to the first
+    # one; the kernel declared from it must read its file as it is now, and launch that.
+    path = tmp_path / "rewritten_kernel.py"
+    v1 = "import weft as wp\n\ndef kf(a: wp.array(dtype=float)):\n    a[wp.tid()] = 1.0\n"
+
+    def declare():
+        ns = {}
+        exec(compile(v1, str(path), "exec"), ns)
+        return ns["kf"], wp.kernel(ns["kf"], module="unique")
+
+    path.write_text(v1)
+    f_a, k_a = declare()
+    path.write_text(v1.replace("1.0", "42.25"))
+    f_b, k_b = declare()
+    assert f_a.__code__ == f_b.__code__ and f_a.__code__ is not f_b.__code__
+    assert k_b is not k_a and "42.25" in k_b.adj.source and "1.0" in k_a.adj.source
+    a = wp.zeros(1)
+    wp.launch(k_b, dim=1, inputs=[a])
+    assert a.numpy()[0] == 42.25
+    wp.launch(k_a, dim=1, inputs=[a])
+    assert a.numpy()[0] == 1.0
+
+
 def test_func_options():
     @wp.func(name="twice_named", module="unique", inline=False)
     def twice(x: float):

@@ -34,6 +34,7 @@ def test_type_codes_agree_across_spellings_and_differ_across_types():
                                         wp.transformd, wp.vec4d, wp.types.vector(length=5, dtype=wp.float64))}
     assert len(codes) == 9
     assert get_type_code(tuple[int, float]) == "tpl2i4f4"
+    assert get_type_code(tuple[wp.vec3f, ...]) == "tpl2v3f4?"  # (the ellipsis as Warp codes it)
 
 
 def test_annotation_metadata():

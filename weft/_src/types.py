@@ -38,14 +38,15 @@ def get_type_code(t) -> str:
     """A short code naming a type, equal for equal types however they are written
     (`array(dtype=float)` and `array[float]` alike): scalars by kind and bytes ("f4", "i8",
     "b", "bf2"), "v3f4", "m22f8", "q" and "t" for quaternions and transforms, "a1f4" and
-    "ia2f8" for arrays, "?" for Any, a struct by its name."""
+    "ia2f8" for arrays, "?" for Any and for the `...` of `tuple[vec3, ...]`, a struct by
+    its name."""
     import typing
 
     from ..types import ArrayType, StructType
     from ..types.array_type import AnyArray
     from ..types.introspect import _weft
     from ..types.scalars import Scalar as _Scalar
-    if t is typing.Any:
+    if t is typing.Any or t is Ellipsis:
         return "?"
     if typing.get_origin(t) is tuple:
         args = typing.get_args(t)

@@ -10,7 +10,10 @@ import weakref
 
 # Source lines of functions, read when they were decorated: the file may change or vanish
 # before the first launch (code written to a temporary file, a notebook cell run again).
-_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Keyed by the identity of the code object (id -> (weak reference, lines)): two code objects
+# compare equal when compiled from the same text, but one compiled after its file changed
+# (a stale .pyc, a file rewritten) must read the file's text as it is now.
+_LINES: dict = {}
 
 
 def remember_source(pyfunc) -> None:
@@ -24,11 +27,13 @@ def remember_source(pyfunc) -> None:
 def source_lines(pyfunc):
     """(lines, first line number) of `pyfunc`'s source, as first read."""
     code = getattr(pyfunc, "__code__", None)
-    found = _LINES.get(code) if code is not None else None
-    if found is None:
-        found = inspect.getsourcelines(pyfunc)
-        if code is not None:
-            _LINES[code] = found
+    entry = _LINES.get(id(code)) if code is not None else None
+    if entry is not None and entry[0]() is code:
+        return entry[1]
+    found = inspect.getsourcelines(pyfunc)
+    if code is not None:
+        key = id(code)
+        _LINES[key] = (weakref.ref(code, lambda _, key=key: _LINES.pop(key, None)), found)
     return found
 
 

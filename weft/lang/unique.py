@@ -3,13 +3,15 @@
 A kernel factory (`def make(v): @wp.kernel(module="unique") def k(...): ...`) declares the
 same code again on each call; Warp returns the kernel made the first time when nothing it
 depends on changed, so factories do not recompile. The key here: the function's code
-object, the values of its closure and of the globals it names, its annotations and
+object and its source text as its file reads now (a file rewritten since makes equal code
+objects of other source), the values of its closure and of the globals it names, its annotations and
 defaults, and the decorator's arguments. A value weft cannot compare (an arbitrary object) is compared by identity, so
 a kernel is only reused when it would compile to the same code.
 """
 
 from __future__ import annotations
 
+import inspect
 import types as pytypes
 
 import numpy as np
@@ -28,7 +30,11 @@ def declaration_key(pyfunc, arguments) -> tuple | None:
     env = pyfunc.__globals__
     globals_ = tuple((n, _frozen(env[n])) for n in sorted(names) if n in env)
     annotations = _frozen(dict(getattr(pyfunc, "__annotations__", {})))
-    return (pyfunc.__code__, closure, globals_, annotations, _frozen(pyfunc.__defaults__), _frozen(arguments))
+    try:
+        source = "".join(inspect.getsourcelines(pyfunc)[0])
+    except (OSError, TypeError):
+        source = None  # (reported when the kernel is compiled)
+    return (pyfunc.__code__, source, closure, globals_, annotations, _frozen(pyfunc.__defaults__), _frozen(arguments))
 
 
 def reuse(key, make):
