@@ -118,7 +118,7 @@ def test_single_values_and_none_for_composites_are_refused_as_warp_does():
     converted. The errors are also the RuntimeError / ValueError that Warp raises."""
     args = good_args()
     for bad, exc, fragment in [(1.0, RuntimeError, "expects vec3f but got a single value of type float"),
-                               (np.float32(1.0), TypeError, "a single value of type float32"),
+                               (wp.float32(1.0), TypeError, "a single value of type float32"),
                                (None, ValueError, "Failed to convert argument for param v to vec3f")]:
         args[NAMES.index("v")] = bad
         with pytest.raises(exc, match=f"kernel 'target', argument 'v' {'.*' if bad is None else ''}"):
@@ -204,12 +204,13 @@ def vec_and_mat(v: wp.vec3, m: wp.mat22, out: wp.array(dtype=float)):
     out[0] = v[0] + v[1] + v[2] + m[0, 0] + m[0, 1] + m[1, 0] + m[1, 1]
 
 
-def test_a_bool_fills_a_composite_with_warps_deprecation_warning():
+def test_a_bool_or_numpy_number_fills_a_composite_with_warps_deprecation_warning():
+    # (a Python number or one of weft's own scalars is refused: see above)
     import contextlib
     import io
 
     from weft import logger
-    for value in (True, np.bool_(True)):
+    for value in (True, np.bool_(True), wp.bool(True), np.float32(1.5), np.int64(3)):
         logger._warnings_seen.clear()
         out = wp.zeros(1)
         with contextlib.redirect_stderr(io.StringIO()) as stderr:

@@ -166,6 +166,8 @@ def test_struct_argument_errors():
         o.arr = wp.zeros((2, 2), dtype=float)
     with pytest.raises(TypeError, match=r"Struct field 'm' expects mat22f but got a single value"):
         o.m = 1.5
+    with pytest.raises(TypeError, match=r"Struct field 'm' expects mat22f but got a single value"):
+        o.m = wp.float32(1.5)  # weft's own scalars are refused as Warp's are
     with pytest.raises(TypeError, match=r"Struct field 'inner' expects struct Inner, got Outer"):
         o.inner = _outer()
     assert (out.numpy() == -1).all()
@@ -285,3 +287,25 @@ def test_a_field_that_is_no_weft_type_is_reported_where_the_struct_is_used():
         o.odd = 1
     with pytest.raises(TypeError, match="has no memory layout"):
         Odd.size  # noqa: B018 - ... but the struct cannot reach a kernel or an array
+
+
+@wp.struct
+class _Composites:
+    v: wp.vec3
+    t: wp.transform
+
+
+def test_a_bool_or_numpy_number_fills_a_composite_field_with_warps_deprecation_warning():
+    import contextlib
+    import io
+
+    from weft import logger
+    for value in (True, np.bool_(True), np.float32(1.5), np.int64(3)):
+        s = _Composites()
+        for field, type_name in (("v", "vec3f"), ("t", "transformf")):
+            logger._warnings_seen.clear()
+            with contextlib.redirect_stderr(io.StringIO()) as stderr:
+                setattr(s, field, value)
+            assert (f"type `{type(value).__name__}` to the composite type `{type_name}` for struct field "
+                    f"'{field}' is deprecated") in stderr.getvalue()
+            np.testing.assert_array_equal(np.array(getattr(s, field)).reshape(-1), float(value))

@@ -14,7 +14,7 @@ from .. import tape as tape_module
 from ..lang.errors import CompileError
 from ..lang.kernel import Kernel
 from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, bfloat16, bool_, int64
-from ..types.composite import cast_components, deprecated_bool_fill
+from ..types.composite import cast_components, deprecated_fill, fills_with_deprecation
 from ..types.introspect import type_repr
 from ..types.layout import array_descriptor, ctype_of
 from . import capture, cpu_blocks, diagnostics, half_adjoints
@@ -143,8 +143,8 @@ def pack_value(kernel, name, t, value):
         elif value is None:
             _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
                     f"{name} to {t!r}", LaunchValueError)
-        elif isinstance(value, (bool, np.bool_)):
-            data = deprecated_bool_fill(value, t, f"kernel parameter '{name}'")
+        elif fills_with_deprecation(value):
+            data = deprecated_fill(value, t, f"kernel parameter '{name}'")
         elif isinstance(value, (numbers.Number, np.generic)):  # one number is not broadcast
             _refuse(kernel, name, f"expects {t!r} but got a single value of type {type(value).__name__}. "
                     f"Construct the value explicitly, e.g.: {t!r}(...)")

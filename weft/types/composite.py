@@ -13,7 +13,7 @@ import typing
 import numpy as np
 
 from .generic import MatrixPattern, TypePattern, VectorPattern, is_any
-from .scalars import PYTHON_TYPES, Scalar, Type, float32
+from .scalars import PYTHON_TYPES, Scalar, Type, float32, is_weft_scalar
 
 
 def _subscript_dim(x, what: str) -> int:
@@ -289,11 +289,19 @@ class Transformation:
 from .values import CompositeValue, cast_components, components, from_ptr  # noqa: E402, F401 - (they use the types above)
 
 
-def deprecated_bool_fill(value, t, what: str) -> np.ndarray:
-    """The components of composite type `t` all set to one bool, with Warp's deprecation
-    warning (`what`: "kernel parameter 'v'", "struct field 'v'"). Warp also still fills
-    from one numpy number but refuses its own scalars; weft's scalars are numpy's, so
-    numbers are refused, as Warp will."""
+def fills_with_deprecation(value) -> bool:
+    """Whether one `value` still fills every component of a composite (with a deprecation
+    warning), as in Warp: a bool (Python's, numpy's, weft's) or a numpy number that is not
+    one of weft's own scalars (`weft.float32(1.5)`, refused as Warp refuses its own)."""
+    if isinstance(value, (bool, np.bool_)):
+        return True
+    return isinstance(value, (np.integer, np.floating)) and not is_weft_scalar(value)
+
+
+def deprecated_fill(value, t, what: str) -> np.ndarray:
+    """The components of composite type `t` all set to one bool or numpy number (see
+    `fills_with_deprecation`), with Warp's deprecation warning (`what`: "kernel parameter
+    'v'", "struct field 'v'")."""
     from ..logger import log_warning
     log_warning(f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
                 f"`{t!r}` for {what} is deprecated. Construct the value explicitly, e.g.: `{t!r}(...)`.",

@@ -118,6 +118,13 @@ def _value_class(name: str, base: type) -> type:
     return cls if type(cls(0)) is cls else base
 
 
+def is_weft_scalar(value) -> bool:
+    """Whether `value` was made by calling a weft scalar type (`weft.float32(1.5)`), not a
+    plain numpy scalar. (Calls of bool and bfloat16 make plain numpy values: False.)"""
+    t = _BY_NP.get(getattr(value, "dtype", None)) if isinstance(value, np.generic) else None
+    return t is not None and type(value) is t._value_class and t._value_class is not t.np_dtype.type
+
+
 def wrap_int(value: int, bits: int, signed: bool) -> int:
     """`value` reduced modulo 2**bits into the range of a `bits`-bit integer."""
     value %= 1 << bits

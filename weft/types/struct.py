@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from .composite import Composite, CompositeValue, Matrix, Vector, deprecated_bool_fill
+from .composite import Composite, CompositeValue, Matrix, Vector, deprecated_fill, fills_with_deprecation
 from .scalars import PYTHON_TYPES, Scalar, Type
 
 
@@ -294,11 +294,10 @@ def _composite_field(name, t, value) -> CompositeValue:
         return CompositeValue(t, np.zeros(t.num_components, dtype=t.dtype.np_dtype))
     if isinstance(value, CompositeValue) and value.type is t:
         return CompositeValue(t, value._data.copy())
-    # One bool fills every component, with Warp's deprecation warning; a number is refused
-    # (Warp still fills from a numpy number but refuses its own scalars, which in weft are
-    # numpy's).
-    if isinstance(value, (bool, np.bool_)):
-        return CompositeValue(t, deprecated_bool_fill(value, t, f"struct field '{name}'"))
+    # One bool or numpy number fills every component, with Warp's deprecation warning; a
+    # Python number or a weft scalar is refused, as in Warp
+    if fills_with_deprecation(value):
+        return CompositeValue(t, deprecated_fill(value, t, f"struct field '{name}'"))
     if not hasattr(value, "__len__") or (isinstance(value, np.ndarray) and value.ndim == 0):
         raise TypeError(f"Struct field '{name}' expects {t!r} but got a single value of type "
                         f"{type(value).__name__}. Construct the value explicitly, e.g.: {t!r}(...).")
