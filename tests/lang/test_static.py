@@ -1,5 +1,6 @@
 """`wp.static(expr)`: evaluated in Python while the kernel compiles."""
 
+import numpy as np
 import pytest
 
 import weft as wp
@@ -111,3 +112,37 @@ def test_static_expressions_are_evaluated_when_the_kernel_is_defined():
         wp.launch(k, 1, inputs=[out])
         got.append(int(out.numpy()[0]))
     assert got == [3, 6] and len(reads) == 2
+
+
+def test_unique_kernels_with_unresolved_statics_compile_when_declared():
+    # As Warp, which names a unique module by its compiled content: a static that could not
+    # be evaluated at definition (it failed, or reads a local) is resolved by the
+    # declaration, so a failing one raises there, and one that succeeds leaves no module.
+    from weft.lang import module as modules
+
+    def make(d):
+        @wp.kernel(module="unique")
+        def k(out: wp.array(dtype=float)):
+            out[wp.tid()] = wp.static(d["v"])
+        return k
+
+    k = make({"v": 5.0})
+    assert not k.adj.has_unresolved_static_expressions
+    before = set(modules._MODULES)
+    with pytest.raises(wp.WarpCodegenError, match="Error evaluating static expression: 'v'") as e:
+        make({})
+    assert "out[wp.tid()] = wp.static(d[\"v\"])" in str(e.value)
+    assert set(modules._MODULES) == before  # the failed declaration left no module behind
+
+    def pick(fs):
+        @wp.kernel(module="unique")
+        def k(out: wp.array(dtype=float)):
+            for i in range(2):
+                out[i] = wp.static(fs[i])(1.0)  # reads the loop's index: compiled when declared
+        return k
+
+    k = pick([wp.sin, wp.cos])
+    assert k.adj.has_unresolved_static_expressions and k._ir  # compiled already
+    out = wp.zeros(2)
+    wp.launch(k, 1, inputs=[out])
+    np.testing.assert_allclose(out.numpy(), [np.sin(1.0), np.cos(1.0)], rtol=1e-6)

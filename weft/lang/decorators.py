@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 from ..types import StructType
 from . import overloads
+from .errors import CompileError
 from .function import Func
 from .kernel import Kernel
-from .module import unique_module
+from .module import discard_module, unique_module
 from .unique import declaration_key, reuse
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -74,12 +75,37 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
             target.options.update(module_options)
         return Kernel(pyfunc, key=name, module=target, options=options)  # (no name: Warp's key)
 
+    def make_unique(pyfunc):
+        kernel = make(pyfunc)
+        try:
+            resolve_statics_now(kernel)
+        except CompileError:
+            discard_module(kernel.module)  # (as if never declared: loading all modules skips it)
+            raise
+        return kernel
+
     def wrap(pyfunc):
         if module != "unique":
             return make(pyfunc)
         key = declaration_key(pyfunc, (name, options, module_options))
-        return reuse(key, lambda: make(pyfunc))  # the same declaration again: the same kernel
+        return reuse(key, lambda: make_unique(pyfunc))  # the same declaration again: the same kernel
     return wrap(f) if f is not None else wrap
+
+
+def resolve_statics_now(kernel) -> None:
+    """A `module="unique"` kernel with `wp.static(...)` expressions that its definition did
+    not evaluate (they read local names, or failed) is compiled now, as Warp does to name
+    its module by content: an error in them (or anywhere in the kernel) is raised by the
+    declaration. (Generic kernels wait for their argument types.)"""
+    try:
+        if kernel.is_generic or not kernel.adj.has_unresolved_static_expressions:
+            return
+    except Exception:  # noqa: BLE001 - an annotation or source that does not resolve: reported at launch
+        return
+    try:
+        kernel.ir()
+    except CompileError as err:
+        raise err.with_traceback(None) from None
 
 
 def _check_launch_bounds(bounds):

@@ -190,6 +190,12 @@ def get_module(name: str) -> Module:
     return module
 
 
+def discard_module(module: Module) -> None:
+    """Forget `module` (a unique module whose kernel failed to declare)."""
+    if _MODULES.get(module.name) is module:
+        del _MODULES[module.name]
+
+
 def unique_module(base: str) -> Module:
     """A new module of its own (Warp's `module="unique"`)."""
     return get_module(f"{base}__unique{next(_unique_ids)}")
