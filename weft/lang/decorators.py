@@ -97,6 +97,8 @@ def resolve_statics_now(kernel) -> None:
     not evaluate (they read local names, or failed) is compiled now, as Warp does to name
     its module by content: an error in them (or anywhere in the kernel) is raised by the
     declaration. (Generic kernels wait for their argument types.)"""
+    if "static" not in kernel.func.__code__.co_names:
+        return  # (no static(...) call: nothing to parse)
     try:
         if kernel.is_generic or not kernel.adj.has_unresolved_static_expressions:
             return
