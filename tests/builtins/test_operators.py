@@ -102,3 +102,29 @@ def test_transform_setters_and_attribute_assignment():
     out = wp.zeros(2, dtype=wp.transform)
     wp.launch(transform_parts, 1, inputs=[out])
     assert out.numpy().tolist() == [[4.0, 5.0, 6.0, 0.0, 1.0, 0.0, 0.0]] * 2
+
+
+@wp.kernel
+def mixed_comparisons(f32: float, f64: wp.float64, i32: int, i64: wp.int64, u32: wp.uint32, i8: wp.int8,
+                      out: wp.array(dtype=int)):
+    out[0] = int(f32 < i32)  # Warp's example_fluid compares a float distance with an int radius
+    out[1] = int(i32 <= f32)
+    out[2] = int(f32 == f64)
+    out[3] = int(i32 < i64)
+    out[4] = int(i32 < u32)  # (C++: the int32 becomes a uint32)
+    out[5] = int(i8 == i32)
+    out[6] = int(f64 > i64)
+
+
+def test_scalars_of_different_types_compare_as_cpp_converts_them():
+    """Warp's comparisons are C++'s, so mixed scalar types convert (C++'s usual arithmetic
+    conversions) instead of being refused as in arithmetic (test_operand_errors_...)."""
+    out = wp.zeros(7, dtype=int)
+    args = [2.5, wp.float64(2.5), 3, wp.int64(1 << 40), wp.uint32(5), wp.int8(-7)]
+    wp.launch(mixed_comparisons, 1, inputs=[*args, out])
+    f32, f64, i32, i64, u32, i8 = 2.5, 2.5, 3, 1 << 40, 5, -7
+    expected = [f32 < i32, i32 <= f32, f32 == f64, i32 < i64, i32 < u32, i8 == i32, f64 > i64]
+    np.testing.assert_array_equal(out.numpy(), np.array(expected, int))
+    wp.launch(mixed_comparisons, 1, inputs=[2.5, wp.float64(2.5), -1, wp.int64(-2), wp.uint32(5), wp.int8(-1), out])
+    assert out.numpy()[4] == 0  # -1 as a uint32 is 4294967295, not less than 5 (C++'s answer)
+    assert out.numpy()[5] == 1 and out.numpy()[3] == 0

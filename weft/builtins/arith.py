@@ -214,6 +214,10 @@ def unary(ctx, kind: str, v: Value) -> Value:
 
 
 def compare(ctx, pred: str, a, b) -> Value:
+    if isinstance(a, Value) and isinstance(b, Value) and isinstance(a.type, Scalar) \
+            and isinstance(b.type, Scalar) and a.type is not b.type:  # (as C++ compares them)
+        common = promotion.comparison_type(a.type, b.type)
+        a, b = (x if x.type is common else ctx.b.cast(x, common) for x in (a, b))
     a, b = unify(ctx, a, b)
     if isinstance(a.type, Scalar) and a.type is b.type:
         return ctx.b.cmp(pred, a, b)

@@ -1,7 +1,8 @@
 """Typing rules for mixing values: Warp's strict rules, plus weak Python literals.
 
 Two typed values combine only if their scalar types are equal (as in Warp: `float32 +
-float64` is an error that suggests a cast). A Python literal (or global constant) is weak,
+float64` is an error that suggests a cast), except in comparisons of two scalars, where
+Warp's generated C++ converts them as C++ does (`comparison_type`). A Python literal (or global constant) is weak,
 as in JAX: it takes the type of the typed operand it meets, if it fits that type. A literal
 that stands alone becomes int32, float32 or bool, as Warp's literals do.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import Value
-from ..types import Scalar, bool_, float32, int32, scalar_from_numpy
+from ..types import Scalar, bool_, float32, float64, int32, scalar_from_numpy, uint32, uint64
 
 WEAK_TYPES = (bool, int, float)
 
@@ -58,3 +59,20 @@ def scalar_of(t) -> Scalar | None:
 
 def value_type(x):
     return x.type if isinstance(x, Value) else None
+
+
+def comparison_type(a: Scalar, b: Scalar) -> Scalar:
+    """The type in which two scalars of different types are compared (`f < n` with `f` a
+    float32 and `n` an int32 is legal Warp): C++'s usual arithmetic conversions. A float
+    operand wins (the wider of two floats; half precision types convert to float32, as
+    Warp's half type converts to float); integers narrower than 32 bits (and bools) become
+    int32; then the wider integer wins, and at equal width the unsigned one."""
+    if a.is_float or b.is_float:
+        bits = max(t.bits for t in (a, b) if t.is_float)
+        return float64 if bits == 64 else float32
+    a, b = (t if t.bits >= 32 and not t.is_bool else int32 for t in (a, b))
+    if a is b:
+        return a
+    if a.bits != b.bits:
+        return a if a.bits > b.bits else b
+    return uint64 if a.bits == 64 else uint32
