@@ -33,6 +33,7 @@ class Tree:
         self.inner_nodes = None       # the node index of each row of `wide`
         self.inner_kids = None        # their children (rows, 2)
         self.pack_arrays = None       # weft arrays over inner_kids, lowers, uppers, wide (see _pack)
+        self.refit_ranges = None      # node ranges refit walks backwards: the subtrees', then the top's
 
 
 #: A build over at least this many primitives splits its top levels on one thread and
@@ -72,11 +73,14 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     top = np.array([[0, n, 0, -1, 0, 1, 1, 0]], np.int32)
     info, handed = b.run(top, hand_off)
     count, max_rel = int(info[0, 0]), int(info[0, 1])
+    ranges = np.array([[0, count]], np.int32)  # node ranges refit walks, subtrees first (see refit)
     if len(handed):
+        top_count = count
         tasks, node_ends = _number_subtrees(handed, count)
         info, _ = b.run(tasks, 0)
         max_rel = max(max_rel, int(info[:, 1].max()))
-        count = _compact(b, count, tasks[:, 6], info[:, 0], node_ends)
+        count, subtrees = _compact(b, count, tasks[:, 6], info[:, 0], node_ends)
+        ranges = np.concatenate([subtrees, [[0, top_count]]]).astype(np.int32)
     ch = b.children.numpy()[:count].copy()
     lowers = np.zeros((count, 4), np.float32)
     uppers = np.zeros((count, 4), np.float32)
@@ -87,6 +91,7 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     leaf_ids = np.nonzero(is_leaf)[0]
     tree.leaves = (leaf_ids, -ch[leaf_ids, 0].astype(np.int64) - 1, ch[leaf_ids, 1].astype(np.int64))
     tree.native = (b.boxes[:count], b.children[:count], b.perm)
+    tree.refit_ranges = [array(ranges[:-1], dtype=int32), array(ranges[-1:], dtype=int32)]
     _pack(tree)
     return tree
 
@@ -137,17 +142,21 @@ def _number_subtrees(handed, first):
     return tasks, ends
 
 
-def _compact(b, top_count, firsts, used_ends, ends) -> int:
+def _compact(b, top_count, firsts, used_ends, ends):
     """Closes the gaps between the subtrees' node ranges (a subtree with leaves of several
     primitives uses fewer than its range holds), keeping the nodes' order, so children stay
-    numbered after their parents; returns the node count."""
+    numbered after their parents; returns the node count and each subtree's nodes below its
+    root as (first, end) rows."""
     total = int(ends[-1])
     keep = np.zeros(total, bool)
     keep[:top_count] = True
     for first, used in zip(firsts.tolist(), used_ends.tolist()):
         keep[first:used] = True
+    before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])  # kept nodes before each one
+    starts = before[firsts]
+    subtrees = np.stack([starts, starts + (used_ends - firsts)], 1)
     if keep.all():
-        return total
+        return total, subtrees
     new_id = np.cumsum(keep, dtype=np.int64) - 1
     kept = np.nonzero(keep)[0]
     boxes = b.boxes.numpy()
@@ -164,7 +173,7 @@ def _compact(b, top_count, firsts, used_ends, ends) -> int:
     parents[:count] = par
     roots = b.roots.numpy()
     b.roots.numpy()[:] = np.where(roots >= 0, new_id[np.maximum(roots, 0)], -1)
-    return count
+    return count, subtrees
 
 
 def _pack(tree):
@@ -195,7 +204,10 @@ def refit(tree: Tree, item_lo, item_hi):
         item_lo = array(np.ascontiguousarray(item_lo, np.float32), dtype=vec3f)
         item_hi = array(np.ascontiguousarray(item_hi, np.float32), dtype=vec3f)
     boxes, children, perm = tree.native
-    launch(k.refit_tree, 1, inputs=[item_lo, item_hi, perm, boxes, children])
+    subtrees, top = tree.refit_ranges  # the subtrees built in parallel, then the nodes above them
+    if subtrees.shape[0]:
+        launch(k.refit_tree, subtrees.shape[0], inputs=[item_lo, item_hi, perm, boxes, children, subtrees])
+    launch(k.refit_tree, 1, inputs=[item_lo, item_hi, perm, boxes, children, top])
     _pack(tree)
 
 

@@ -32,8 +32,9 @@ def _area(lo: wp.vec3, hi: wp.vec3):
 
 
 @wp.func
-def _bin(x: float, lo: float, ext: float):
-    b = int(float(BINS) * (x - lo) / ext)
+def _bin(x: float, lo: float, scale: float):
+    """The bin of centroid coordinate x: `scale` = BINS / extent (one multiply per primitive)."""
+    b = int((x - lo) * scale)
     return wp.clamp(b, 0, BINS - 1)
 
 
@@ -154,6 +155,10 @@ def build_tree(lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), groups:
                 best_axis = -1
                 best_bin = 0
                 ext3 = chi - clo
+                scale3 = wp.vec3(0.0)
+                for a in range(3):
+                    if ext3[a] > 0.0:
+                        scale3[a] = float(BINS) / ext3[a]
                 for a in range(3):
                     if not (a == widest or AXES == 3):
                         continue
@@ -167,7 +172,7 @@ def build_tree(lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), groups:
                     c = 0.5 * (plo + phi)
                     for a in range(3):
                         if ext3[a] > 0.0 and (a == widest or AXES == 3):
-                            b = _bin(c[a], clo[a], ext3[a])
+                            b = _bin(c[a], clo[a], scale3[a])
                             bin_lo[3 * t + a, b] = wp.min(bin_lo[3 * t + a, b], plo)
                             bin_hi[3 * t + a, b] = wp.max(bin_hi[3 * t + a, b], phi)
                             bin_n[3 * t + a, b] = bin_n[3 * t + a, b] + 1
@@ -203,11 +208,10 @@ def build_tree(lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), groups:
                                     best_axis = a
                                     best_bin = b
                 if best_axis >= 0:
-                    ext = chi[best_axis] - clo[best_axis]
                     i = start
                     j = end - 1
                     while i <= j:
-                        if _bin(_centroid(lo, hi, i)[best_axis], clo[best_axis], ext) < best_bin:
+                        if _bin(_centroid(lo, hi, i)[best_axis], clo[best_axis], scale3[best_axis]) < best_bin:
                             i += 1
                         else:
                             _swap(perm, lo, hi, i, j)
@@ -243,10 +247,13 @@ def build_tree(lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), groups:
 
 @wp.kernel(enable_backward=False)
 def refit_tree(lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), perm: wp.array(dtype=int),
-               boxes: wp.array2d(dtype=wp.vec3), children: wp.array2d(dtype=int)):
-    n = children.shape[0]
-    for k in range(n):
-        node = n - 1 - k  # children come after their parents
+               boxes: wp.array2d(dtype=wp.vec3), children: wp.array2d(dtype=int), ranges: wp.array2d(dtype=int)):
+    """Recomputes the boxes of nodes ranges[t, 0] .. ranges[t, 1] - 1, last first: children
+    come after their parents, and a subtree's nodes are one range (its root is in the top's)."""
+    first = ranges[wp.tid(), 0]
+    end = ranges[wp.tid(), 1]
+    for k in range(end - first):
+        node = end - 1 - k
         a = children[node, 0]
         b = children[node, 1]
         if a < 0:
