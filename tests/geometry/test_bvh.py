@@ -202,26 +202,72 @@ def test_sparse_group_ids_up_to_int32_max_take_no_table_of_their_size():
     np.testing.assert_array_equal(hits.numpy(), (asked[:, None] == groups[None, :]).astype(int))
 
 
-def test_tree_invariants_and_header():
-    lo, hi = boxes(500, seed=5)
-    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), leaf_size=3)
-    tree = bvh._tree
-    assert sorted(tree.prims.tolist()) == list(range(500))
+def check_tree(tree, lo, hi, leaf_size):
+    """Every primitive in one leaf of at most `leaf_size`, boxes nested, parents consistent,
+    children numbered after their parents (refit walks the nodes backwards)."""
+    assert sorted(tree.prims.tolist()) == list(range(len(lo)))
     ids, starts, ends = tree.leaves
-    assert ((ends - starts) <= 3).all()
+    assert ((ends - starts) <= leaf_size).all()
+    assert (ends - starts).sum() == len(lo)
     for i, s, e in zip(ids, starts, ends):
         p = tree.prims[s:e]
         assert (tree.lowers[i, :3] <= lo[p]).all() and (tree.uppers[i, :3] >= hi[p]).all()
     inner = np.nonzero(tree.children[:, 0] >= 0)[0]
+    assert tree.parents[0] == -1 and len(inner) + len(ids) == len(tree.children)
     for side in (0, 1):
         child = tree.children[inner, side]
+        assert (child > inner).all()
         assert (tree.parents[child] == inner).all()
         assert (tree.lowers[inner, :3] <= tree.lowers[child, :3]).all()
+        assert (tree.uppers[inner, :3] >= tree.uppers[child, :3]).all()
+
+
+def test_tree_invariants_and_header():
+    lo, hi = boxes(500, seed=5)
+    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), leaf_size=3)
+    tree = bvh._tree
+    check_tree(tree, lo, hi, 3)
     # the id is a header with Warp's host layout: five pointers, then max_depth, max_nodes, num_nodes
     words = (ctypes.c_int64 * 7).from_address(bvh.id)
     ints = (ctypes.c_int32 * 14).from_address(bvh.id)
     assert words[2] == tree.parents.ctypes.data
     assert ints[10] == tree.max_depth and ints[12] == tree.lowers.shape[0]
+
+
+@pytest.fixture
+def parallel_build(monkeypatch):
+    """Small builds take the parallel path: a serial top, then subtrees on two threads."""
+    monkeypatch.setattr(bvh_build, "PARALLEL_MIN", 64)
+    monkeypatch.setattr(wp.config, "num_threads", 2)
+
+
+@pytest.mark.parametrize("leaf_size", [1, 3])
+@pytest.mark.parametrize("grouped", [False, True])
+def test_parallel_build_gives_a_sound_tree(parallel_build, leaf_size, grouped):
+    n = 3000
+    lo, hi = boxes(n, seed=7, scale=20.0)
+    groups = np.random.default_rng(7).integers(0, 4, n).astype(np.int32) * 9 if grouped else None
+    args = {} if groups is None else {"groups": wp.array(groups, dtype=wp.int32)}
+    lowers, uppers = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
+    bvh = wp.Bvh(lowers, uppers, leaf_size=leaf_size, **args)
+    check_tree(bvh._tree, lo, hi, leaf_size)
+    a, b = np.float32([5.0, 6.0, 4.0]), np.float32([9.0, 11.0, 8.0])
+    expected = ~((lo > b).any(1) | (hi < a).any(1))
+    assert expected.sum() > 20
+    np.testing.assert_array_equal(run(query_aabb, bvh, n, wp.vec3(*a), wp.vec3(*b)), expected)
+    if grouped:
+        hits = wp.zeros((4, n), dtype=int)
+        ids = wp.array(np.arange(4, dtype=np.int32) * 9, dtype=int)
+        wp.launch(query_group_ids, 4, inputs=[bvh.id, ids, wp.vec3(-1.0), wp.vec3(100.0), hits])
+        np.testing.assert_array_equal(hits.numpy(), (np.arange(4)[:, None] * 9 == groups[None, :]).astype(int))
+    # refit (a backward walk over the node numbers) after every box moved
+    lo2, hi2 = lo[::-1] + 1.0, hi[::-1] + 1.0
+    lowers.assign(lo2)
+    uppers.assign(hi2)
+    bvh.refit()
+    check_tree(bvh._tree, lo2, hi2, leaf_size)
+    expected = ~((lo2 > b).any(1) | (hi2 < a).any(1))
+    np.testing.assert_array_equal(run(query_aabb, bvh, n, wp.vec3(*a), wp.vec3(*b)), expected)
 
 
 def test_sah_beats_median_on_clustered_boxes():

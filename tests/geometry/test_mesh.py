@@ -372,3 +372,27 @@ def test_closest_point_skips_faces_without_area_and_follows_refit(leaf_size):
     points.assign(moved)
     m.refit()
     check(moved)
+
+
+@pytest.mark.parametrize("leaf_size", [1, 4])
+def test_queries_on_a_tree_built_in_parallel(monkeypatch, leaf_size):
+    """A mesh large enough for its tree's subtrees to be built on two threads (the serial
+    top hands off nodes of at most n / 32 faces) answers as brute force does."""
+    from weft.geometry import bvh_build
+    monkeypatch.setattr(bvh_build, "PARALLEL_MIN", 64)
+    monkeypatch.setattr(wp.config, "num_threads", 2)
+    pts, idx = torus(60, 30)
+    m = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32), support_winding_number=True,
+                bvh_leaf_size=leaf_size)
+    rng = np.random.default_rng(3)
+    qs = (rng.random((300, 3)) * [3.2, 3.2, 1.2] - [1.6, 1.6, 0.6]).astype(np.float32)
+    tri = pts[idx.reshape(-1, 3)].astype(np.float64)
+    d2 = tri_dist2(qs.astype(np.float64), tri[:, 0], tri[:, 1], tri[:, 2])
+    dist, face = wp.zeros(300, dtype=float), wp.zeros(300, dtype=int)
+    sign = wp.zeros((300, 4), dtype=float)
+    wp.launch(closest, 300, inputs=[m.id, wp.array(qs, dtype=wp.vec3), 1.0e6, dist, face, sign])
+    np.testing.assert_allclose(dist.numpy(), np.sqrt(d2.min(1)), atol=2e-6)
+    far = wp.zeros(300, dtype=float)
+    wp.launch(furthest, 300, inputs=[m.id, wp.array(qs, dtype=wp.vec3), far])
+    expected = np.linalg.norm(qs[:, None].astype(np.float64) - pts[None], axis=-1).max(1)  # a vertex
+    np.testing.assert_allclose(far.numpy(), expected, rtol=1e-6)

@@ -11,14 +11,11 @@ against its closed form 2 (p - q).
 """
 
 import argparse
-import inspect
-import json
-import subprocess
-import sys
 
 import numpy as np
 
 import weft as wp
+from weft.examples.warp_peer import run_in_warp
 
 
 @wp.kernel
@@ -93,38 +90,20 @@ def _segment_free_distance2(p, a, b, c):
     return ((p - q) ** 2).sum(-1)
 
 
-WARP_SCRIPT = '''
-import importlib.util, json, os, sys, tempfile
-import numpy as np
-import warp as wp
-wp.config.quiet = True
-data = json.load(sys.stdin)
-path = os.path.join(tempfile.mkdtemp(), "weft_example_kernel.py")
-with open(path, "w") as f:
-    f.write("import warp as wp\\n\\n" + data["kernel"])
-spec = importlib.util.spec_from_file_location("weft_example_kernel", path)
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-closest = module.closest
-mesh = wp.Mesh(wp.array(np.array(data["points"], np.float32), dtype=wp.vec3, device="cpu"),
-               wp.array(np.array(data["indices"], np.int32), dtype=int, device="cpu"))
-q = wp.array(np.array(data["queries"], np.float32), dtype=wp.vec3, device="cpu")
-dist = wp.zeros(len(data["queries"]), dtype=float, device="cpu")
-wp.launch(closest, dim=len(data["queries"]), inputs=[mesh.id, q, dist], device="cpu")
-print(json.dumps(dist.numpy().tolist()))
-'''
+WARP_DRIVER = """
+mesh = wp.Mesh(wp.array(np.array(data["points"], np.float32), dtype=wp.vec3),
+               wp.array(np.array(data["indices"], np.int32), dtype=int))
+q = wp.array(np.array(data["queries"], np.float32), dtype=wp.vec3)
+dist = wp.zeros(len(q), dtype=float)
+wp.launch(k.closest, dim=len(q), inputs=[mesh.id, q, dist])
+out["dist"] = dist.numpy().tolist()
+"""
 
 
 def warp_distances(points, indices, queries):
     """Warp's answer for the same kernel, or None when warp-lang is not installed."""
-    payload = json.dumps({"kernel": inspect.getsource(closest.__wrapped__), "points": points.tolist(),
-                          "indices": indices.tolist(), "queries": queries.tolist()})
-    try:
-        out = subprocess.run([sys.executable, "-c", WARP_SCRIPT], input=payload, capture_output=True, text=True,
-                             timeout=600, check=True)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, FileNotFoundError):
-        return None
-    return np.array(json.loads(out.stdout.strip().splitlines()[-1]))
+    out = run_in_warp([closest], WARP_DRIVER, points=points, indices=indices, queries=queries)
+    return None if out is None else np.array(out["dist"])
 
 
 def main(argv=None) -> dict:

@@ -9,7 +9,8 @@ n / |n| (a position-based projection), then derives the velocity from the displa
 With `--volume` the SDF comes from a .nvdb file (Warp's example uses rocks.nvdb); without it
 the example builds a sphere SDF with `Volume.load_from_numpy` and first checks the sampled
 distance and gradient against the analytic sphere in float64, and at the end that no
-particle has sunk into it.
+particle has sunk into it. When warp-lang is installed it runs the same kernels on the same
+volume under Warp's CPU and prints how far Warp's samples and final positions are from weft's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import numpy as np
 
 import weft as wp
+from weft.examples.warp_peer import run_in_warp
 
 
 @wp.kernel
@@ -51,12 +53,45 @@ RADIUS = 2.5
 VOXEL = 0.1
 
 
-def sphere_volume():
+def sphere_sdf():
+    """The sphere's signed distance on an 80^3 grid of VOXEL spacing, and its lower corner."""
     lo = CENTER - 4.0
-    shape = (80, 80, 80)
-    ijk = np.stack(np.meshgrid(*[np.arange(s) for s in shape], indexing="ij"), -1)
-    sdf = np.linalg.norm(lo + VOXEL * ijk - CENTER, axis=-1) - RADIUS
-    return wp.Volume.load_from_numpy(sdf.astype(np.float32), lo, VOXEL, bg_value=4.0)
+    ijk = np.stack(np.meshgrid(*[np.arange(80)] * 3, indexing="ij"), -1)
+    return (np.linalg.norm(lo + VOXEL * ijk - CENTER, axis=-1) - RADIUS).astype(np.float32), lo
+
+
+def sphere_volume():
+    sdf, lo = sphere_sdf()
+    return wp.Volume.load_from_numpy(sdf, lo, VOXEL, bg_value=4.0)
+
+
+WARP_DRIVER = """
+if data["path"]:
+    with open(data["path"], "rb") as f:
+        volume = wp.Volume.load_from_nvdb(f)
+else:
+    volume = wp.Volume.load_from_numpy(np.array(data["sdf"], np.float32), data["lo"], data["voxel"], bg_value=4.0)
+probe = wp.array(np.array(data["probe"], np.float32), dtype=wp.vec3)
+d, n = wp.zeros(len(probe), dtype=float), wp.zeros(len(probe), dtype=wp.vec3)
+wp.launch(k.probe, len(probe), inputs=[volume.id, probe, d, n])
+x = wp.array(np.array(data["x0"], np.float32), dtype=wp.vec3)
+v = wp.zeros(len(x), dtype=wp.vec3)
+for _ in range(data["steps"]):
+    wp.launch(k.simulate, len(x), inputs=[x, v, volume.id, data["margin"], 1.0 / 180.0])
+out["d"], out["n"], out["x"] = d.numpy().tolist(), n.numpy().tolist(), x.numpy().tolist()
+"""
+
+
+def compare_with_warp(path, probe_pts, d, n, x0, final, args):
+    """Largest differences of Warp's samples (distance, gradient) at `probe_pts` and of its final
+    positions from weft's, or None without Warp."""
+    sdf, lo = (None, None) if path else sphere_sdf()
+    out = run_in_warp([simulate, probe], WARP_DRIVER, path=path, sdf=sdf, lo=lo, voxel=VOXEL,
+                      probe=probe_pts.astype(np.float32), x0=x0.astype(np.float32), steps=args.steps,
+                      margin=args.margin)
+    if out is None:
+        return None
+    return tuple(float(np.abs(np.array(out[key]) - ours).max()) for key, ours in (("d", d), ("n", n), ("x", final)))
 
 
 def sample(volume, pts):
@@ -71,6 +106,7 @@ def main(argv=None):
     parser.add_argument("--particles", type=int, default=4000)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--margin", type=float, default=0.15)
+    parser.add_argument("--no-warp", action="store_true", help="skip the comparison with Warp")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(42)
     result = {}
@@ -103,9 +139,20 @@ def main(argv=None):
     result["min_distance"] = float(d.min())
     result["mean_height"] = (float(x0[:, 1].mean()), float(final[:, 1].mean()))
     result["resting_speed"] = float(np.linalg.norm(v.numpy(), axis=1).mean())
+    probe_pts = x0[:200].astype(np.float32).astype(np.float64)  # (in the volume; the sphere's also above it)
+    if not args.volume:
+        probe_pts = np.concatenate([probe_pts, pts])
+    d_probe, n_probe = sample(volume, probe_pts)
     print(f"after {args.steps} steps: mean height {result['mean_height'][0]:.3f} -> {result['mean_height'][1]:.3f}, "
           f"smallest distance to the surface {result['min_distance']:.4f} (margin {args.margin}), "
           f"mean speed {result['resting_speed']:.3f}")
+    result["warp"] = None if args.no_warp else compare_with_warp(args.volume, probe_pts, d_probe, n_probe, x0, final,
+                                                                   args)
+    if result["warp"] is not None:
+        print("the same kernels under Warp's CPU: max difference of the sampled distance {:.1e}, of its gradient "
+              "{:.1e}, of the final positions {:.1e}".format(*result["warp"]))
+    elif not args.no_warp:
+        print("warp-lang is not installed (or failed): no comparison with Warp")
     return result
 
 
