@@ -1,0 +1,127 @@
+"""Warp's own example programs, as shipped in the warp-lang wheel, run unchanged on weft.
+
+    python tests/programs/warp_examples.py [NAME ...] [--all]
+
+Each example runs in its own process with `warp` meaning weft (an import hook maps `warp`
+and `warp.X` to `weft` and `weft.X`; `warp.examples`, which holds the examples' assets,
+stays Warp's), headless, on the CPU, for a few frames or iterations, and must exit with
+status 0. CUDA-only examples and those that need usd-core (`pxr`) are listed but not run.
+test_warp_examples.py runs the quick ones when warp-lang is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+
+#: (example, its arguments): headless, a few frames. The last field: True for the quick ones
+#: that the test suite runs.
+EXAMPLES = [
+    ("core/example_wave", ["--num-frames", "3"], True),
+    ("core/example_fluid", ["--num-frames", "3"], True),
+    ("core/example_nvdb", ["--num-frames", "3"], True),
+    ("core/example_sample_mesh", ["--num-frames", "3"], True),
+    ("core/example_graph_capture", ["--num-frames", "3"], True),
+    ("core/example_torch", ["--num-frames", "3", "--train-iters", "3"], True),
+    ("optim/example_particle_repulsion", ["--num-frames", "3"], True),
+    ("optim/example_fluid_checkpoint", ["--train-iters", "2"], True),
+    ("optim/example_navier_stokes_perturbation", ["--spin-up-steps", "10", "--train-iters", "2"], False),
+    ("tile/example_tile_matmul", [], True),
+    ("tile/example_tile_cholesky", [], True),
+    ("tile/example_tile_block_cholesky", [], True),
+    ("tile/example_tile_nbody", ["--num-frames", "3"], True),
+    ("tile/example_tile_mcgp", ["--slices", "4"], False),
+    ("interop/example_jax_kernel", [], False),
+    ("interop/example_jax_callable", [], False),
+    ("core/example_dem", ["--num-frames", "1"], False),
+    ("core/example_sph", ["--num-frames", "1"], False),
+]
+COMMON = ["--headless", "--stage-path", "None", "--device", "cpu"]
+
+#: Not run: what they need that weft or this machine does not have.
+NOT_RUN = {
+    "core/example_mesh": "usd-core (pxr)", "core/example_raycast": "usd-core (pxr)",
+    "core/example_mesh_intersect": "usd-core (pxr)", "optim/example_diffray": "usd-core (pxr)",
+    "geometry/example_sparse_marching_cubes": "usd-core (pxr)", "geometry/example_swept_volume": "usd-core (pxr)",
+    "geometry/example_isosurface": "wp.geometry.IsoSurfaceMarchingCubes / IsoSurfaceNets (not in weft)",
+    "tile/example_tile_convolution": "CUDA", "tile/example_tile_fft": "CUDA", "tile/example_tile_filtering": "CUDA",
+    "tile/example_tile_mlp": "CUDA", "tile/example_tile_stream_compaction": "CUDA",
+    "core/example_spin_lock": "warp.tests.unittest_utils", "core/example_work_queue": "warp.tests.unittest_utils",
+    "core/example_fdtd_3d": "no options (runs ~1,000 steps of a 128^3 grid)",
+    "core/example_fft_poisson_navier_stokes_2d": "no options (runs 10,000 steps)",
+}
+
+# Runs in the example's process: `warp` and `warp.X` are weft and weft.X.
+ALIAS = r'''
+import importlib, importlib.abc, importlib.util, os, runpy, sys
+examples_dir = sys.argv[1]
+
+class WarpIsWeft(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name == "warp.examples":  # (Warp's package, for get_asset_directory())
+            return importlib.util.spec_from_file_location(
+                name, os.path.join(examples_dir, "__init__.py"), submodule_search_locations=[examples_dir])
+        if name == "warp" or (name.startswith("warp.") and not name.startswith("warp.examples.")):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return importlib.import_module("weft" + spec.name[4:])
+
+    def exec_module(self, module):
+        pass
+
+sys.meta_path.insert(0, WarpIsWeft())
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+'''
+
+
+def examples_dir() -> str | None:
+    """The `warp/examples` folder of the installed warp-lang, or None."""
+    spec = importlib.util.find_spec("warp")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = os.path.join(list(spec.submodule_search_locations)[0], "examples")
+    return path if os.path.isdir(path) else None
+
+
+def run_example(name: str, args: list[str], timeout: float = 600) -> tuple[bool, str, float]:
+    """(exited with 0, the end of its output, seconds) for Warp's example `name` on weft."""
+    folder = examples_dir()
+    script = os.path.join(folder, name + ".py")
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-c", ALIAS, folder, script, *COMMON, *args], capture_output=True,
+                              text=True, timeout=timeout, env=env, cwd=os.path.dirname(script))
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {timeout:.0f} s", time.perf_counter() - start
+    output = (done.stdout + done.stderr).strip()
+    return done.returncode == 0, output[-600:], time.perf_counter() - start
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if examples_dir() is None:
+        print("warp-lang is not installed: its examples are not available")
+        return 1
+    chosen = [e for e in EXAMPLES if e[0] in argv or os.path.basename(e[0]) in argv] or \
+        [e for e in EXAMPLES if "--all" in argv or e[2]]
+    failures = 0
+    for name, args, _quick in chosen:
+        ok, tail, seconds = run_example(name, args)
+        failures += not ok
+        print(f"{'ran   ' if ok else 'FAILED'} {name} ({seconds:.1f} s)")
+        if not ok:
+            print("    " + tail.replace("\n", "\n    "))
+    print(f"{len(chosen) - failures} of {len(chosen)} ran; not run: " +
+          "; ".join(f"{k} ({v})" for k, v in NOT_RUN.items()))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
