@@ -309,53 +309,6 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         return self.values[value.id]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     # Errors, asserts, print ----------------------------------------------------------------
     def _declare_error_recorder(self):
         """`record_error(ctx, site, index[4], extent[4])`: the first error of a launch wins."""
