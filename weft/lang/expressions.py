@@ -22,6 +22,7 @@ from . import promotion
 from .ast_helpers import (
     _BIN_OPS,
     _CMP_OPS,
+    _CMP_SYMBOLS,
     _PY_FOLD,
     NeedLoopDeclaration,
     Undefined,
@@ -177,6 +178,11 @@ class ExpressionsMixin:
             if pred is None:
                 self.error(f"unsupported comparison {type(op_node).__name__}", node)
             right = self.expr(right_node)
+            # one comparison converts two types as C++ does (arith.compare); a chain, as in Warp, may not
+            if len(node.ops) > 1 and isinstance(left, Value) and isinstance(right, Value) \
+                    and left.type is not right.type:
+                self.error(f"Cannot chain comparisons of unequal types: {left.type!r} "
+                           f"{_CMP_SYMBOLS[type(op_node)]} {right.type!r}", node, kind=TypeError)
             if not isinstance(left, Value) and not isinstance(right, Value):
                 c = _PY_FOLD[pred](left, right)
             else:
