@@ -119,6 +119,12 @@ from .runtime.device import (  # noqa: E402
     synchronize_device,
     unmap_cuda_device,
 )
+from .runtime.fabric import (  # noqa: E402
+    fabricarray,
+    fabricarrayarray,
+    indexedfabricarray,
+    indexedfabricarrayarray,
+)
 from .runtime.indexed_array import indexedarray  # noqa: E402
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: E402
 from .runtime.stream import (  # noqa: E402

@@ -57,8 +57,8 @@ def has_adjoint_array(t) -> bool:
     """Whether a parameter of type `t` gets an adjoint: an array of float values, or a
     struct holding one (its adjoint is a struct of the same type whose arrays are the
     adjoint arrays of the fields)."""
-    if isinstance(t, ArrayType):
-        return bool(active_types(t.dtype))
+    if isinstance(t, ArrayType):  # (Fabric arrays carry no gradient, as in Warp)
+        return not t.fabric and bool(active_types(t.dtype))
     return isinstance(t, StructType) and any(has_adjoint_array(f) for f in t.fields.values())
 
 

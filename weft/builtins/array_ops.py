@@ -54,8 +54,8 @@ def slice_array(ctx, arr: Value, keys) -> Value:
     """The view `arr[keys]`: `keys` holds, per leading dimension, an integer index (value or
     constant) or a Python `slice` of integer values/constants/None."""
     t = arr.type
-    if t.indexed:
-        ctx.error(f"slices of an {t!r} are not supported")
+    if t.indexed or t.fabric:
+        ctx.error(f"slices of a {t!r} are not supported")
     if len(keys) > t.ndim:
         ctx.error(f"too many indices ({len(keys)}) for an array of {t.ndim} dimension(s)", kind=IndexError)
     layout, operands, out_ndim = [], [], t.ndim

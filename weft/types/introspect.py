@@ -79,8 +79,9 @@ def type_is_struct(t) -> bool:
 
 def _array_classes() -> tuple:
     from ..runtime.array import array  # (the runtime's classes; types sit below the runtime)
+    from ..runtime.fabric import fabricarray, indexedfabricarray
     from ..runtime.indexed_array import indexedarray
-    return (array, indexedarray)
+    return (array, indexedarray, fabricarray, indexedfabricarray)
 
 
 def type_is_array(t) -> bool:
