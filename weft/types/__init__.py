@@ -82,7 +82,8 @@ def resolve(annotation):
 
 
 __all__ = [
-    "MAX_DIMS", "ArrayType", "IndexedArrayType", "FabricArrayType", "IndexedFabricArrayType", "Composite", "CompositeValue", "Matrix", "TupleType", "Vector",
+    "MAX_DIMS", "ArrayType", "IndexedArrayType", "FabricArrayType", "IndexedFabricArrayType",
+    "Composite", "CompositeValue", "Matrix", "TupleType", "Vector",
     "matrix", "quaternion", "transformation", "vector", "PYTHON_TYPES", "SCALARS", "Scalar",
     "Type", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "scalar_from_numpy", "uint8", "uint16", "uint32", "uint64", "StructType", "StructValue",

@@ -52,6 +52,11 @@ class AnyArray:
     def __ror__(self, other):
         return typing.Union[other, self]  # noqa: UP007
 
+    @property
+    def vars(self) -> dict:
+        """As ArrayType.vars (`shape` only where ndim is known)."""
+        return member_types(self)
+
     def __reduce__(self):
         return (AnyArray, (self.ndim, self.dtype, self.indexed, self.fabric))
 
@@ -61,6 +66,64 @@ class AnyArray:
 
 def family_name(indexed: bool, fabric: bool) -> str:
     return ("indexed" if indexed else "") + ("fabricarray" if fabric else "array")
+
+
+_MEMBERS: dict = {}
+
+
+def member_types(t) -> dict:
+    """ArrayType.vars of `t` (computed once per annotation)."""
+    if t not in _MEMBERS:
+        from .composite import TupleType
+        from .scalars import int32 as i32
+        from .scalars import uint64 as u64
+        out = {}
+        if t.ndim is not typing.Any and not (t.fabric and t.ndim > 1):
+            out["shape"] = TupleType((i32,) * (1 if t.fabric else t.ndim))
+        out.update({"size": u64} if t.fabric else {"ptr": u64})
+        _MEMBERS[t] = out
+    return _MEMBERS[t]
+
+
+class _AnnotationMeta(type):
+    """`isinstance(x, ArrayAnnotation)`: whether `x` is an array annotation (an ArrayType or
+    a generic AnyArray) of the class's family."""
+
+    def __instancecheck__(cls, x):
+        if not isinstance(x, (ArrayType, AnyArray)):
+            return False
+        return cls.flags is None or (x.indexed, x.fabric) == cls.flags
+
+
+class ArrayAnnotationBase(metaclass=_AnnotationMeta):
+    """The array annotations of every family; `ArrayAnnotation(dtype, ndim)` (and its
+    siblings) make one, as `array[dtype, ndim]` does."""
+
+    flags = None  # (indexed, fabric) of the family; None: any
+
+    def __new__(cls, dtype=typing.Any, ndim=1):
+        if cls.flags is None:
+            raise TypeError("ArrayAnnotationBase stands for every array family; use ArrayAnnotation, "
+                            "IndexedArrayAnnotation, FabricArrayAnnotation or IndexedFabricArrayAnnotation")
+        family = {(False, False): ArrayType, (True, False): IndexedArrayType,
+                  (False, True): FabricArrayType, (True, True): IndexedFabricArrayType}[cls.flags]
+        return subscript_type(family, (dtype, ndim))
+
+
+class ArrayAnnotation(ArrayAnnotationBase):
+    flags = (False, False)
+
+
+class IndexedArrayAnnotation(ArrayAnnotationBase):
+    flags = (True, False)
+
+
+class FabricArrayAnnotation(ArrayAnnotationBase):
+    flags = (False, True)
+
+
+class IndexedFabricArrayAnnotation(ArrayAnnotationBase):
+    flags = (True, True)
 
 
 class ArrayType(Type):
@@ -98,6 +161,18 @@ class ArrayType(Type):
     @property
     def family(self) -> str:
         return family_name(self.indexed, self.fabric)
+
+    @property
+    def vars(self) -> dict:
+        """The members a kernel reads from an array of this type, name -> weft type (Warp's
+        `vars`): `shape` (a tuple of int32) and `ptr` (uint64); a Fabric array has `size`
+        (uint64) and, for one dimension, `shape`."""
+        return member_types(self)
+
+    def __ctype__(self):
+        """The packed (ctypes) value of an absent array of this type: no elements."""
+        from .layout import ctype_of
+        return ctype_of(self)()
 
     def __repr__(self):  # (`name` keeps the descriptive form, for the IR text)
         return annotation_repr(self.family, self.dtype, self.ndim)

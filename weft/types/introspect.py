@@ -90,6 +90,22 @@ def type_is_array(t) -> bool:
     return isinstance(t, type) and issubclass(t, _array_classes())
 
 
+def concrete_array_type(t):
+    """The array class an array or array annotation belongs to (`weft.array`,
+    `indexedarray`, `fabricarray`, `indexedfabricarray`); `type(t)` for anything else."""
+    from .array_type import AnyArray, ArrayType
+    if isinstance(t, (ArrayType, AnyArray)):
+        array, indexedarray, fabricarray, indexedfabricarray = _array_classes()
+        return {(False, False): array, (True, False): indexedarray, (False, True): fabricarray,
+                (True, True): indexedfabricarray}[(t.indexed, t.fabric)]
+    return type(t)
+
+
+def matches_array_class(t, cls) -> bool:
+    """Whether `t` is an array of class `cls` or an annotation of that family."""
+    return isinstance(t, cls) or concrete_array_type(t) is cls
+
+
 def type_is_tile(t) -> bool:
     from .tile import TileType
     return isinstance(t, TileType)
