@@ -46,6 +46,7 @@ from .interop.torch import (  # noqa: E402
     to_torch,
 )
 from .lang.aot import compile_aot_module, load_aot_module  # noqa: E402
+from .lang.build_options import ModuleBuildOptions  # noqa: E402
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
 from .lang.decorators import constant, func, kernel, overload, struct  # noqa: E402
 from .lang.errors import (  # noqa: E402
