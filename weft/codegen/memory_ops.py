@@ -84,6 +84,31 @@ class MemoryOps:
     def _shape(self, arr, d):
         return self.builder.extract_value(arr, [1, d])
 
+    def op_local_array(self, op):
+        """A zero-filled array in this call's stack memory (an alloca in the entry block, so
+        that it is allocated once per call; zeroed each time the op runs)."""
+        b = self.builder
+        t, shape = op.result.type, op.attrs["shape"]
+        elem = self._elem_size(t.dtype)
+        nbytes = elem
+        for n in shape:
+            nbytes *= n
+        buf = self._entry_alloca(ir.ArrayType(I8, max(nbytes, 1)), "fixedarray")
+        buf.align = 16
+        buf.type = PTR
+        if nbytes:
+            memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+            b.call(memset, [buf, I8(0), I64(nbytes), ir.Constant(ir.IntType(1), 0)])
+        out = ir.Constant(llvm_type(t), ir.Undefined)
+        out = b.insert_value(b.insert_value(out, buf, 0), ir.Constant(PTR, None), GRAD)
+        stride = elem
+        for d in reversed(range(t.ndim)):
+            out = b.insert_value(out, I64(shape[d]), [1, d])
+            out = b.insert_value(out, I64(stride), [2, d])
+            stride *= shape[d]
+        self.contiguous.add(op.result.id)
+        return out
+
     def op_null_array(self, op):
         return ir.Constant(llvm_type(op.result.type), None)  # null pointer, shape 0
 
