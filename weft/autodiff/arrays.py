@@ -40,6 +40,13 @@ def array_root(arr: Value) -> Value:
     return arr
 
 
+def is_local_array(arr: Value) -> bool:
+    """Whether array value `arr` is (a view of) a kernel-local array (`zeros()` in a kernel):
+    the thread's own memory, which the adjoint's replay writes again as the kernel did."""
+    root = array_root(arr)
+    return isinstance(root.owner, Op) and root.owner.name == "local_array"
+
+
 def field_source(v: Value) -> Value | None:
     """For `v`, a field extracted from a struct built in the kernel (by `construct` and
     `insert`), the value that field was built from; else None."""
@@ -139,6 +146,8 @@ class LoadPlan:
                 del stored[key]
 
         for op in ops:
+            if op.name in ("load", "store", "atomic") and is_local_array(op.operands[0]):
+                continue  # (replayed exactly: see is_local_array)
             if op.name == "load":
                 root = array_key(op.operands[0])
                 key = (root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:]))
@@ -177,6 +186,8 @@ def _loads_written_later(ops, later: frozenset, out: set):
     """Add to `out` the ids of the loads in `ops` whose array this thread writes after them
     (`later`: written after `ops`; a loop's writes follow every load in it)."""
     for op in reversed(ops):
+        if op.name in ("load", "store", "atomic") and is_local_array(op.operands[0]):
+            continue
         if op.name == "load":
             if array_key(op.operands[0]) in later:
                 out.add(id(op))

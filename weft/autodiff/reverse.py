@@ -31,7 +31,16 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, free_values, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
-from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays, unkept_read
+from .arrays import (
+    LoadPlan,
+    array_effects,
+    array_key,
+    array_origin,
+    field_source,
+    is_local_array,
+    private_arrays,
+    unkept_read,
+)
 from .half import to_type, widened_array, widened_params
 from .tiles import TileReverse
 
@@ -226,7 +235,9 @@ class _ScalarReverse:
         reverse needs (see the module docstring)."""
         for op in ops:
             self.b.loc = op.loc
-            if op.name in ("store", "atomic"):
+            if op.name in ("store", "atomic") and is_local_array(op.operands[0]):
+                pass  # the thread's own local array: the replay needs what the kernel wrote there
+            elif op.name in ("store", "atomic"):
                 if op.name == "atomic" and op.result.id in self.used:
                     self.error(f"the value returned by atomic_{op.attrs['op']}() is used; the adjoint "
                                "kernel cannot run the atomic again to recover it. Give the @func "
@@ -505,6 +516,9 @@ class _ScalarReverse:
             field = self.b.extract(adj_struct, owner.attrs["index"])
             self.nullable.add(field.id)
             return field
+        if is_local_array(arr):
+            self.error(f"gradients through the kernel-local array '{arr.hint or '?'}' (zeros() in a kernel) are "
+                       "not supported; keep differentiable values in vectors, matrices or array parameters", op)
         self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
                    "parameters, arrays in struct parameters and views of them have adjoint arrays)", op)
 
