@@ -126,6 +126,7 @@ from .runtime.fabric import (  # noqa: E402
     indexedfabricarray,
     indexedfabricarrayarray,
 )
+from .runtime.fixed_array import fixedarray  # noqa: E402
 from .runtime.indexed_array import indexedarray  # noqa: E402
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: E402
 from .runtime.stream import (  # noqa: E402

@@ -284,3 +284,34 @@ class IndexedFabricArrayType(FabricArrayType):
 
     _cache: dict = {}
     indexed = True
+
+
+class FixedArrayType(ArrayType):
+    """`fixedarray(dtype=int, shape=(2, 3))`: the annotation of a fixed-size array made in
+    a kernel (`zeros(shape, dtype)`), as a func's return annotation says it returns one. As
+    a value it is an array of its dtype and ndim (funcs taking `array[...]` take it)."""
+
+    _cache: dict = {}
+
+    def __new__(cls, dtype=typing.Any, shape=None):
+        dims = None if shape is None else tuple(int(n) for n in ((shape,) if isinstance(shape, int) else shape))
+        ndim = 1 if dims is None else len(dims)
+        dtype = PYTHON_TYPES.get(dtype, dtype)
+        key = (dtype, dims)
+        if key not in cls._cache:
+            if dtype is typing.Any or not isinstance(dtype, Type) or dtype.is_array:
+                raise TypeError(f"fixedarray dtype must be a weft scalar, vector, matrix or struct type, got {dtype!r}")
+            if not 1 <= ndim <= MAX_DIMS or any(n < 0 for n in dims or ()):
+                raise ValueError(f"fixedarray: a shape of 1 to {MAX_DIMS} non-negative extents, got {shape!r}")
+            self = Type.__new__(cls)
+            self.dtype, self.ndim, self.shape = dtype, ndim, dims
+            self.name = f"fixedarray(dtype={dtype!r}, shape={dims})"
+            cls._cache[key] = self
+        return cls._cache[key]
+
+    def __reduce__(self):
+        return (FixedArrayType, (self.dtype, self.shape))
+
+    def __repr__(self):
+        from .introspect import type_repr
+        return f"wp.fixedarray(dtype={type_repr(self.dtype)}, shape={self.shape})"
