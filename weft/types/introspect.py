@@ -107,8 +107,10 @@ def matches_array_class(t, cls) -> bool:
 
 
 def type_is_tile(t) -> bool:
-    from .tile import TileType
-    return isinstance(t, TileType)
+    """Whether `t` is the tile class (`weft.tile`), as type_is_array is for arrays; a tile
+    type such as `tile[float, 4]` describes tiles, for `is_tile` (as in Warp)."""
+    from .tile import tile
+    return isinstance(t, type) and issubclass(t, tile)
 
 
 def _type_of(x):
@@ -169,7 +171,10 @@ def is_array(x) -> bool:
 
 
 def is_tile(x) -> bool:
-    return type_is_tile(x)  # (tile values do not exist yet: issue 11)
+    """Whether `x` describes a tile (a tile type: `tile[float, 4]`, `tile(dtype=float, shape=4)`);
+    tile values exist only inside kernels."""
+    from .tile import TileType
+    return isinstance(x, TileType)
 
 
 def type_size(t) -> int:
