@@ -36,6 +36,7 @@ from .arrays import (
     array_effects,
     array_key,
     array_origin,
+    array_root,
     field_source,
     is_local_array,
     private_arrays,
@@ -490,8 +491,8 @@ class _ScalarReverse:
         """The adjoint array of primal array value `arr` (a parameter, a field of a struct
         parameter, or a view of one); None when the launch gives none. Adjoint arrays read
         from an adjoint struct may be null (a field without gradient): `self.nullable`."""
-        if array_origin(arr)[0].id in self.absent:
-            return None
+        if array_origin(arr)[0].id in self.absent or array_root(arr).type.fabric:
+            return None  # (no adjoint given; Fabric arrays and their rows carry none, as in Warp)
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner

@@ -348,8 +348,8 @@ class MemoryOps:
             scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
             k = self._int64(indices[1])
             ok = b.icmp_unsigned("<", k, length)
-            if self.bounds_checks:
-                self._check(op, ok, [k], [length])
+            if self.bounds_checks:  # (reported against (size, the row's length))
+                self._check(op, ok, [self._int64(indices[0]), k], [self._shape(arr, 0), length])
             ptr = b.gep(data, [b.mul(k, I64(self._elem_size(arr_value.type.dtype)))], source_etype=I8)
         self.last_ok = ok if self.bounds_checks else None
         return b.select(ok, ptr, scratch)

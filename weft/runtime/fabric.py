@@ -4,7 +4,8 @@ Omniverse Fabric stores an attribute of many prims in buckets, each a contiguous
 elements at its own address. A Fabric array sees those buckets, in order, as one 1-d
 array: kernels index it like an array (`a[i]`, `a[i] = x`, atomics), host code reads it
 with `numpy()` and writes it with `assign`, `fill_`, `zero_` and `copy`. Nothing is
-copied and nothing is owned: the buckets stay where Fabric put them.
+copied and nothing is owned: the buckets stay where Fabric put them (the array keeps the
+interface object referenced, but whoever owns the buckets must keep them alive).
 
 It is made from a Fabric interface dictionary (or an object with
 `__fabric_arrays_interface__`): `{"version": 1, "device": "cpu", "attribs": {name:
@@ -197,6 +198,7 @@ class fabricarray(_FabricBase):  # noqa: N801 - Warp's name
         if not isinstance(iface.get("device"), str):
             raise ValueError(f"Invalid Fabric interface device: {iface.get('device')!r}")
         self.device = get_device(iface["device"])
+        self._interface = data  # (kept referenced: what it holds may own the buckets' memory)
         info = (iface.get("attribs") or {}).get(attrib) if isinstance(iface.get("attribs"), dict) else None
         if not isinstance(info, dict):
             raise ValueError(f"Failed to get attribute '{attrib}'")
