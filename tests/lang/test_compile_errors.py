@@ -114,7 +114,7 @@ def uses_local_ones(a: wp.array(dtype=float)):
 
 
 @pytest.mark.parametrize("kernel,caret_at,message", [
-    (uses_local_ones, "wp.ones(", "ones() inside a kernel: only zeros(shape, dtype) makes an array"),
+    (uses_local_ones, "wp.ones(", "ones() inside a kernel: only zeros(shape, dtype) makes a (fixed-size"),
     (uses_lambda, "lambda x", "Construct `ast.Lambda` not supported in kernels"),
     (uses_list_comprehension, "[float(j)", "Construct `ast.ListComp` not supported in kernels"),
     (uses_with, "with open", "Construct `ast.With` not supported in kernels"),
