@@ -203,3 +203,26 @@ def test_fixedarray_annotation():
     assert not wp.types.is_array(wp.fixedarray) and not wp.types.type_is_array(t)
     with pytest.raises(TypeError, match="fixedarray dtype"):
         wp.fixedarray(dtype="float", shape=2)
+
+
+@wp.kernel
+def rewritten_in_loop(x: wp.array[float], n: int, y: wp.array[float]):
+    t = wp.tid()
+    c = wp.zeros(shape=(4,), dtype=int)
+    s = 0.0
+    for q in range(n):
+        s += x[c[q % 4]] * x[c[q % 4]]
+        c[(q + 1) % 4] = (q + t) % 3
+    y[t] = s
+
+
+def test_reads_the_adjoint_cannot_recover_are_an_error():
+    """A loop that reads a local array and writes it: the adjoint's recomputed iterations
+    would read what later iterations wrote (a silently wrong gradient): refused."""
+    x = wp.array([0.5, -1.25, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(3, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(rewritten_in_loop, dim=3, inputs=[x, 6, y])
+    with pytest.raises(wp.WarpCodegenError, match="kernel-local array 'c' is read here inside a loop"):
+        tape.backward(grads={y: wp.ones(3)})

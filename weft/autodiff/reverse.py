@@ -41,6 +41,7 @@ from .arrays import (
     is_local_array,
     private_arrays,
     unkept_read,
+    unrecoverable_local_read,
 )
 from .half import to_type, widened_array, widened_params
 from .tiles import TileReverse
@@ -127,6 +128,12 @@ class _ScalarReverse:
                        "have written it, and written again later (or in a later loop iteration); the adjoint "
                        "replay cannot recover the value read. Keep the running value in a local variable and "
                        "store it once", op)
+        local = unrecoverable_local_read(fn)
+        if local is not None:
+            self.error(f"the kernel-local array '{array_root(local.operands[0]).hint or '?'}' is read here inside a "
+                       "loop or branch that writes it, or that it is written after: the adjoint recomputes that loop "
+                       "or branch after the later writes and cannot recover the value read. Copy what the loop needs "
+                       "into a local variable, or fill the array before the loop that reads it", local)
         if plan.mixed is not None:
             op = plan.mixed
             self.error(f"array '{array_origin(op.operands[0])[0].hint}' is read here after this thread wrote it, "
