@@ -46,6 +46,7 @@ from .interop.torch import (  # noqa: E402
     to_torch,
 )
 from .lang.aot import compile_aot_module, load_aot_module  # noqa: E402
+from .lang.build_options import ModuleBuildOptions  # noqa: E402
 from .lang.custom_grad import func_grad, func_replay  # noqa: E402
 from .lang.decorators import constant, func, kernel, overload, struct  # noqa: E402
 from .lang.errors import (  # noqa: E402
@@ -119,6 +120,13 @@ from .runtime.device import (  # noqa: E402
     synchronize_device,
     unmap_cuda_device,
 )
+from .runtime.fabric import (  # noqa: E402
+    fabricarray,
+    fabricarrayarray,
+    indexedfabricarray,
+    indexedfabricarrayarray,
+)
+from .runtime.fixed_array import fixedarray  # noqa: E402
 from .runtime.indexed_array import indexedarray  # noqa: E402
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: E402
 from .runtime.stream import (  # noqa: E402

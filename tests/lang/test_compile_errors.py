@@ -108,13 +108,13 @@ def uses_string_method(a: wp.array(dtype=float)):
 
 
 @wp.kernel
-def uses_local_zeros(a: wp.array(dtype=float)):
-    b = wp.zeros(shape=3, dtype=float)
+def uses_local_ones(a: wp.array(dtype=float)):
+    b = wp.ones(shape=3, dtype=float)
     a[0] = b[0]
 
 
 @pytest.mark.parametrize("kernel,caret_at,message", [
-    (uses_local_zeros, "wp.zeros(", "zeros() inside a kernel: weft has no fixed-size local arrays"),
+    (uses_local_ones, "wp.ones(", "ones() inside a kernel: only zeros(shape, dtype) makes a (fixed-size"),
     (uses_lambda, "lambda x", "Construct `ast.Lambda` not supported in kernels"),
     (uses_list_comprehension, "[float(j)", "Construct `ast.ListComp` not supported in kernels"),
     (uses_with, "with open", "Construct `ast.With` not supported in kernels"),

@@ -171,3 +171,37 @@ def test_unknown_dtype_is_kept_until_a_kernel_uses_it():
         wp.array[Custom, 5]
     with pytest.raises(TypeError, match="array dtype must be"):
         wp.array(dtype=Custom)  # (the constructor form checks at once)
+
+
+def test_annotation_families_and_isinstance():
+    from typing import Literal
+
+    from weft._src.types import (
+        _ArrayAnnotation,
+        _ArrayAnnotationBase,
+        _FabricArrayAnnotation,
+        _IndexedArrayAnnotation,
+    )
+    assert isinstance(wp.array[float], _ArrayAnnotation) and isinstance(wp.array3d[float], _ArrayAnnotation)
+    assert isinstance(wp.array[Any, Any], _ArrayAnnotation)
+    assert not isinstance(wp.indexedarray[float], _ArrayAnnotation)
+    assert isinstance(wp.indexedarray[float], _IndexedArrayAnnotation)
+    assert isinstance(wp.fabricarray[float], _FabricArrayAnnotation)
+    assert all(isinstance(a, _ArrayAnnotationBase) for a in
+               (wp.array[float], wp.indexedarray[float], wp.fabricarray[float], wp.indexedfabricarray[float]))
+    assert not isinstance(wp.vec3, _ArrayAnnotationBase) and not isinstance(wp.array[float], wp.array)
+    assert _ArrayAnnotation(dtype=wp.float32, ndim=2) is wp.array2d[float]
+    assert _IndexedArrayAnnotation(dtype=float, ndim=Literal[3]) is wp.indexedarray[float, Literal[3]]
+    assert repr(_ArrayAnnotation(dtype=Any, ndim=4)) == "wp.array4d[Any]"
+    with pytest.raises(TypeError, match="every array family"):
+        _ArrayAnnotationBase(dtype=float)
+
+
+def test_annotation_members_and_ctype():
+    t = wp.array2d[float]
+    assert t.vars is t.vars
+    assert set(t.vars) == {"shape", "ptr"} and t.vars["ptr"] is wp.uint64
+    assert set(wp.fabricarray[float].vars) == {"shape", "size"}
+    assert set(wp.fabricarray[float, 2].vars) == {"size"}
+    desc = t.__ctype__()
+    assert isinstance(desc, array_descriptor(2)) and desc.data is None and list(desc.shape) == [0, 0]

@@ -3,11 +3,18 @@
 from ..types import *  # noqa: F403
 from ..types import AnyScalar as Scalar  # noqa: F401 - Warp's generic annotation
 from ..types import Float, Int, vector_types  # noqa: F401
+from ..types.array_type import ArrayAnnotation as _ArrayAnnotation  # noqa: F401 - annotation classes
+from ..types.array_type import ArrayAnnotationBase as _ArrayAnnotationBase  # noqa: F401
+from ..types.array_type import FabricArrayAnnotation as _FabricArrayAnnotation  # noqa: F401
+from ..types.array_type import IndexedArrayAnnotation as _IndexedArrayAnnotation  # noqa: F401
+from ..types.array_type import IndexedFabricArrayAnnotation as _IndexedFabricArrayAnnotation  # noqa: F401
 from ..types.composite import Matrix, Quaternion, Transformation, Vector  # noqa: F401 - subscript forms
 from ..types.introspect import *  # noqa: F403
 from ..types.introspect import (  # noqa: F401
+    concrete_array_type,
     float_types,
     int_types,
+    matches_array_class,
     np_dtype_to_warp_type,
     scalar_and_bool_types,
     scalar_types,
@@ -24,13 +31,13 @@ ARRAY_TYPE_FABRIC_INDEXED = 3
 
 
 def array_type_id(a) -> int:
-    """The family of an array or array annotation: ARRAY_TYPE_REGULAR or ARRAY_TYPE_INDEXED
-    (weft has no Fabric arrays). ValueError for anything else."""
+    """The family of an array or array annotation: ARRAY_TYPE_REGULAR, _INDEXED, _FABRIC or
+    _FABRIC_INDEXED. ValueError for anything else."""
     from ..types import ArrayType
     from ..types.array_type import AnyArray
     t = getattr(a, "_type", a)  # an array value: its type
     if isinstance(t, (ArrayType, AnyArray)):
-        return ARRAY_TYPE_INDEXED if getattr(t, "indexed", False) else ARRAY_TYPE_REGULAR
+        return (ARRAY_TYPE_FABRIC if t.fabric else ARRAY_TYPE_REGULAR) + (1 if t.indexed else 0)
     raise ValueError(f"Invalid array type: {a!r}")
 
 
@@ -42,7 +49,7 @@ def get_type_code(t) -> str:
     its name."""
     import typing
 
-    from ..types import ArrayType, StructType
+    from ..types import ArrayType, StructType, TileType
     from ..types.array_type import AnyArray
     from ..types.introspect import _weft
     from ..types.scalars import Scalar as _Scalar
@@ -62,9 +69,13 @@ def get_type_code(t) -> str:
     if isinstance(t, Matrix):
         return f"m{t.shape[0]}{t.shape[1]}{get_type_code(t.dtype)}"
     if isinstance(t, (ArrayType, AnyArray)):
-        prefix = "ia" if getattr(t, "indexed", False) else "a"
+        prefix = ("i" if t.indexed else "") + ("fa" if t.fabric else "a")
         dtype = getattr(t, "dtype", typing.Any)
-        return f"{prefix}{t.ndim}{get_type_code(dtype)}"
+        return f"{prefix}{'?' if t.ndim is typing.Any else t.ndim}{get_type_code(dtype)}"
+    if isinstance(t, TileType):
+        shape = "?" if t.shape is typing.Any else "".join(map(str, t.shape))
+        dtype = "?" if t.dtype is typing.Any else get_type_code(t.dtype)
+        return f"t{'s' if t.storage == 'shared' else 'r'}{shape}{dtype}"
     if isinstance(t, StructType):
         return t.name
     raise TypeError(f"Unrecognized type '{t}'")

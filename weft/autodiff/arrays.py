@@ -40,6 +40,39 @@ def array_root(arr: Value) -> Value:
     return arr
 
 
+def is_local_array(arr: Value) -> bool:
+    """Whether array value `arr` is (a view of) a kernel-local array (`zeros()` in a kernel):
+    the thread's own memory, which the adjoint's replay writes again as the kernel did."""
+    root = array_root(arr)
+    return isinstance(root.owner, Op) and root.owner.name == "local_array"
+
+
+def unrecoverable_local_read(fn: Function) -> Op | None:
+    """A read of a kernel-local array whose value the adjoint cannot recover, or None.
+
+    The adjoint replays the kernel once, writing its local arrays again, so reads in
+    straight-line code see what they saw; but it recomputes each loop iteration and each
+    branch taken as it reverses them, after the code that followed them has (in the replay)
+    written the array. A read inside a loop or branch (an op with regions, in the block that
+    makes the array) is recoverable only if neither that op nor anything after it writes the
+    array (conservative: a branch writing before it reads would do too)."""
+    blocks = [fn.body, *(r for op in walk(fn.body) for r in op.regions)]
+    for block in blocks:
+        for at, op in enumerate(block.ops):
+            if op.name != "local_array":
+                continue
+            later = block.ops[at + 1:]
+
+            def touches(ops, names, local=op.result):
+                return [o for top in ops for o in (top, *(i for r in top.regions for i in walk(r)))
+                        if o.name in names and array_root(o.operands[0]) is local]
+            for k, top in enumerate(later):
+                reads = touches([top], ("load",)) if top.regions else []
+                if reads and touches(later[k:], ("store", "atomic")):
+                    return reads[0]
+    return None
+
+
 def field_source(v: Value) -> Value | None:
     """For `v`, a field extracted from a struct built in the kernel (by `construct` and
     `insert`), the value that field was built from; else None."""
@@ -139,6 +172,8 @@ class LoadPlan:
                 del stored[key]
 
         for op in ops:
+            if op.name in ("load", "store", "atomic") and is_local_array(op.operands[0]):
+                continue  # (replayed exactly: see is_local_array)
             if op.name == "load":
                 root = array_key(op.operands[0])
                 key = (root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:]))
@@ -177,6 +212,8 @@ def _loads_written_later(ops, later: frozenset, out: set):
     """Add to `out` the ids of the loads in `ops` whose array this thread writes after them
     (`later`: written after `ops`; a loop's writes follow every load in it)."""
     for op in reversed(ops):
+        if op.name in ("load", "store", "atomic") and is_local_array(op.operands[0]):
+            continue
         if op.name == "load":
             if array_key(op.operands[0]) in later:
                 out.add(id(op))

@@ -31,7 +31,18 @@ from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, free_values, walk
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
-from .arrays import LoadPlan, array_effects, array_key, array_origin, field_source, private_arrays, unkept_read
+from .arrays import (
+    LoadPlan,
+    array_effects,
+    array_key,
+    array_origin,
+    array_root,
+    field_source,
+    is_local_array,
+    private_arrays,
+    unkept_read,
+    unrecoverable_local_read,
+)
 from .half import to_type, widened_array, widened_params
 from .tiles import TileReverse
 
@@ -57,8 +68,8 @@ def has_adjoint_array(t) -> bool:
     """Whether a parameter of type `t` gets an adjoint: an array of float values, or a
     struct holding one (its adjoint is a struct of the same type whose arrays are the
     adjoint arrays of the fields)."""
-    if isinstance(t, ArrayType):
-        return bool(active_types(t.dtype))
+    if isinstance(t, ArrayType):  # (Fabric arrays carry no gradient, as in Warp)
+        return not t.fabric and bool(active_types(t.dtype))
     return isinstance(t, StructType) and any(has_adjoint_array(f) for f in t.fields.values())
 
 
@@ -117,6 +128,12 @@ class _ScalarReverse:
                        "have written it, and written again later (or in a later loop iteration); the adjoint "
                        "replay cannot recover the value read. Keep the running value in a local variable and "
                        "store it once", op)
+        local = unrecoverable_local_read(fn)
+        if local is not None:
+            self.error(f"the kernel-local array '{array_root(local.operands[0]).hint or '?'}' is read here inside a "
+                       "loop or branch that writes it, or that it is written after: the adjoint recomputes that loop "
+                       "or branch after the later writes and cannot recover the value read. Copy what the loop needs "
+                       "into a local variable, or fill the array before the loop that reads it", local)
         if plan.mixed is not None:
             op = plan.mixed
             self.error(f"array '{array_origin(op.operands[0])[0].hint}' is read here after this thread wrote it, "
@@ -226,7 +243,9 @@ class _ScalarReverse:
         reverse needs (see the module docstring)."""
         for op in ops:
             self.b.loc = op.loc
-            if op.name in ("store", "atomic"):
+            if op.name in ("store", "atomic") and is_local_array(op.operands[0]):
+                pass  # the thread's own local array: the replay needs what the kernel wrote there
+            elif op.name in ("store", "atomic"):
                 if op.name == "atomic" and op.result.id in self.used:
                     self.error(f"the value returned by atomic_{op.attrs['op']}() is used; the adjoint "
                                "kernel cannot run the atomic again to recover it. Give the @func "
@@ -479,8 +498,8 @@ class _ScalarReverse:
         """The adjoint array of primal array value `arr` (a parameter, a field of a struct
         parameter, or a view of one); None when the launch gives none. Adjoint arrays read
         from an adjoint struct may be null (a field without gradient): `self.nullable`."""
-        if array_origin(arr)[0].id in self.absent:
-            return None
+        if array_origin(arr)[0].id in self.absent or array_root(arr).type.fabric:
+            return None  # (no adjoint given; Fabric arrays and their rows carry none, as in Warp)
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner
@@ -505,6 +524,9 @@ class _ScalarReverse:
             field = self.b.extract(adj_struct, owner.attrs["index"])
             self.nullable.add(field.id)
             return field
+        if is_local_array(arr):
+            self.error(f"gradients through the kernel-local array '{arr.hint or '?'}' (zeros() in a kernel) are "
+                       "not supported; keep differentiable values in vectors, matrices or array parameters", op)
         self.error(f"gradients through array '{arr.hint or '?'}' are not supported (only kernel "
                    "parameters, arrays in struct parameters and views of them have adjoint arrays)", op)
 

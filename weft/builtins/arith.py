@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ir.core import Value
 from ..lang import promotion
-from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32
+from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32, uint64
 
 RANGE = range
 
@@ -399,6 +399,16 @@ def get_attr(ctx, v: Value, name: str):
         return t.length  # (compile-time, as the type's own attribute)
     if isinstance(t, Matrix) and name == "shape":
         return (t.rows, t.cols)
+    if isinstance(t, ArrayType) and t.fabric and name in ("shape", "size", "ptr"):
+        # a Fabric array: its number of elements (`size`, a uint64 as in Warp; `shape[0]`)
+        if name == "ptr" or (name == "shape" and t.ndim > 1):
+            ctx.error(f"a {t!r} has no '{name}' (its elements lie in separate buckets"
+                      f"{'' if name == 'ptr' else ' and its rows have lengths of their own'}); use a.size")
+        n = ctx.b.op("array_shape", [v], [int32], {"dim": 0}).result
+        if name == "shape":
+            from .array_ops import ArrayShape
+            return ArrayShape([n])
+        return ctx.b.cast(n, uint64)
     if isinstance(t, ArrayType):
         if name in ("shape", "ptr"):
             from . import array_ops
@@ -564,7 +574,7 @@ def _matrix_index(ctx, key) -> list[Value]:
 def load(ctx, arr: Value, indices) -> Value:
     t = arr.type
     if len(indices) < t.ndim:
-        if t.indexed:
+        if t.indexed and not t.fabric:  # (a Fabric array of arrays: `a[i]` is row i)
             ctx.error(f"an {t!r} takes {t.ndim} indices (views of indexed arrays are not supported)")
         view_t = ArrayType(t.dtype, t.ndim - len(indices))
         return ctx.b.op("view", [arr, *indices], [view_t]).result

@@ -10,6 +10,8 @@ slice expression are bounds-checked like element indices.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.core import Block, Value
 from ..types import ArrayType, Scalar, int32, int64, uint64
 from ..types.array_type import MAX_DIMS
@@ -54,8 +56,8 @@ def slice_array(ctx, arr: Value, keys) -> Value:
     """The view `arr[keys]`: `keys` holds, per leading dimension, an integer index (value or
     constant) or a Python `slice` of integer values/constants/None."""
     t = arr.type
-    if t.indexed:
-        ctx.error(f"slices of an {t!r} are not supported")
+    if t.indexed or t.fabric:
+        ctx.error(f"slices of a {t!r} are not supported")
     if len(keys) > t.ndim:
         ctx.error(f"too many indices ({len(keys)}) for an array of {t.ndim} dimension(s)", kind=IndexError)
     layout, operands, out_ndim = [], [], t.ndim
@@ -110,6 +112,32 @@ def array_from_ptr(ctx, args, kwargs) -> Value:
         ptr = ctx.b.const(int(ptr), uint64)
     extents = [_as_int(ctx, d, "an array extent") for d in dims]
     return ctx.b.op("make_array", [ptr, *extents], [ArrayType(t, len(dims))]).result
+
+
+def local_array(ctx, args, kwargs) -> Value:
+    """`zeros(shape, dtype)` inside a kernel or func: a zero-filled C-ordered array of
+    constant `shape` in the thread's own memory (Warp's fixedarray), made afresh each time
+    the call runs. It is an array like any other (index it, view it, pass it to funcs, return
+    it); it lives as long as the kernel's call for this thread."""
+    from ..types import resolve
+    given = dict(zip(("shape", "dtype"), args))
+    for name, value in kwargs.items():
+        if name not in ("shape", "dtype") or name in given:
+            ctx.error(f"zeros() inside a kernel takes shape and dtype, not {name}=")
+        given[name] = value
+    shape, dtype = given.get("shape"), given.get("dtype", float)
+    if shape is None:
+        ctx.error("zeros() inside a kernel needs a shape")
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if any(isinstance(d, Value) or isinstance(d, bool) or not isinstance(d, (int, np.integer)) for d in dims):
+        ctx.error("the `shape` argument must be specified as a constant when zero-initializing an array")
+    dims = tuple(int(d) for d in dims)
+    if not 1 <= len(dims) <= MAX_DIMS or any(d < 0 for d in dims):
+        ctx.error(f"zeros() inside a kernel: the shape must have 1 to {MAX_DIMS} non-negative extents, got {dims}")
+    t = resolve(dtype)
+    if t is None or t.is_array:
+        ctx.error(f"zeros() inside a kernel: {dtype!r} is not an element type")
+    return ctx.b.op("local_array", [], [ArrayType(t, len(dims))], {"shape": dims}).result
 
 
 def _expand_array_with_grad(ctx, args, kwargs):

@@ -136,7 +136,7 @@ class ControlOps:
                 continue
             arr = inner.operands[0]
             idx = _indices(inner)
-            if arr.id not in self.param_ids or not any(i is iv for i in idx):
+            if arr.id not in self.param_ids or arr.type.fabric or not any(i is iv for i in idx):
                 continue
             conds_here, requires = [], {("loop", id(op))}
             for d, i in enumerate(idx):

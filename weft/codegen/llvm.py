@@ -239,7 +239,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         conds = []
         for site in self.sites:
             op = site.op
-            if op.name not in ("load", "store", "atomic", "view") or op.operands[0].id not in self.param_ids:
+            if op.name not in ("load", "store", "atomic", "view") or op.operands[0].id not in self.param_ids \
+                    or op.operands[0].type.fabric:  # (Fabric arrays check each access themselves)
                 continue
             arr = op.operands[0]
             indices = _indices(op)

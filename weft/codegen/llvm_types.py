@@ -84,6 +84,9 @@ def llvm_type(t, in_memory: bool = False):
         return ir.LiteralStructType([llvm_type(e, True) for e in t.elements])
     if isinstance(t, (TileType, TileStackType)):
         return PTR  # the address of its buffer (codegen/tile_ops.py, builtins/tiles/stack.py)
+    if isinstance(t, ArrayType) and t.fabric:  # (types.layout.FabricDesc: a 1-d indexed layout)
+        return ir.LiteralStructType([PTR, ir.ArrayType(I64, 1), ir.ArrayType(I64, 1), ir.ArrayType(PTR, 1),
+                                     ir.ArrayType(I64, 1)])
     if isinstance(t, ArrayType):
         fields = [PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
         if t.indexed:  # + index arrays and the data's extents (types.layout.indexed_descriptor)

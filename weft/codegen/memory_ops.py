@@ -84,6 +84,31 @@ class MemoryOps:
     def _shape(self, arr, d):
         return self.builder.extract_value(arr, [1, d])
 
+    def op_local_array(self, op):
+        """A zero-filled array in this call's stack memory (an alloca in the entry block, so
+        that it is allocated once per call; zeroed each time the op runs)."""
+        b = self.builder
+        t, shape = op.result.type, op.attrs["shape"]
+        elem = self._elem_size(t.dtype)
+        nbytes = elem
+        for n in shape:
+            nbytes *= n
+        buf = self._entry_alloca(ir.ArrayType(I8, max(nbytes, 1)), "fixedarray")
+        buf.align = 16
+        buf.type = PTR
+        if nbytes:
+            memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+            b.call(memset, [buf, I8(0), I64(nbytes), ir.Constant(ir.IntType(1), 0)])
+        out = ir.Constant(llvm_type(t), ir.Undefined)
+        out = b.insert_value(b.insert_value(out, buf, 0), ir.Constant(PTR, None), GRAD)
+        stride = elem
+        for d in reversed(range(t.ndim)):
+            out = b.insert_value(out, I64(shape[d]), [1, d])
+            out = b.insert_value(out, I64(stride), [2, d])
+            stride *= shape[d]
+        self.contiguous.add(op.result.id)
+        return out
+
     def op_null_array(self, op):
         return ir.Constant(llvm_type(op.result.type), None)  # null pointer, shape 0
 
@@ -197,6 +222,8 @@ class MemoryOps:
 
     def _address(self, op, arr_value: Value, indices):
         """Address of an element (or sub-array), bounds-checked unless proven in bounds."""
+        if arr_value.type.fabric:
+            return self._fabric_address(op, arr_value, indices)
         if arr_value.type.indexed:
             return self._indexed_address(op, arr_value, indices)
         b = self.builder
@@ -269,6 +296,63 @@ class MemoryOps:
             ptr = b.select(ok, ptr, scratch)
             self.last_ok = ok
         return ptr
+
+    def _fabric_slot(self, op, arr, index):
+        """(address of the table entry of element `index`, ok) in a Fabric array value
+        (types.layout.FabricDesc): the index goes through the index array if there is one;
+        both it (against the size seen) and the index read (against the Fabric array's size)
+        are checked. A bad index gives the scratch buffer's address and ok false."""
+        b = self.builder
+        scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+        i = self._int64(index)
+        n = self._shape(arr, 0)
+        ok_i = b.icmp_unsigned("<", i, n)
+        table = b.extract_value(arr, [3, 0])
+        has_table = b.icmp_unsigned("!=", b.ptrtoint(table, I64), I64(0))
+        slot = b.gep(table, [b.mul(i, I64(4))], source_etype=I8)
+        read = b.load(b.select(b.and_(has_table, ok_i), slot, scratch), typ=I32)
+        j = b.select(has_table, b.sext(read, I64), i)
+        extent = b.extract_value(arr, [4, 0])
+        ok_j = b.icmp_unsigned("<", j, extent)
+        if self.bounds_checks:
+            self._check(op, ok_i, [i], [n])
+            self._check(op, ok_j, [j], [extent])
+        ok = b.and_(ok_i, ok_j)
+        entry = b.gep(b.extract_value(arr, 0), [b.mul(j, I64(8))], source_etype=I8)
+        return b.select(ok, entry, scratch), ok, j, scratch
+
+    def _fabric_row(self, op, arr, index):
+        """(data address, length) of row `index` of a Fabric array of arrays; a bad index
+        gives the scratch buffer and length 0."""
+        b = self.builder
+        entry, ok, j, scratch = self._fabric_slot(op, arr, index)
+        row_slot = b.inttoptr(b.load(entry, typ=I64), PTR)
+        lengths = b.inttoptr(b.extract_value(arr, [2, 0]), PTR)
+        length_entry = b.gep(lengths, [b.mul(j, I64(8))], source_etype=I8)
+        length_slot = b.inttoptr(b.load(b.select(ok, length_entry, scratch), typ=I64), PTR)
+        data = b.load(b.select(ok, row_slot, scratch), typ=PTR)
+        length = b.load(b.select(ok, length_slot, scratch), typ=I64)
+        return b.select(ok, data, scratch), b.select(ok, length, I64(0))
+
+    def _fabric_address(self, op, arr_value: Value, indices):
+        """Address of an element of a Fabric array (`a[i]`), or of an element of a row of
+        a Fabric array of arrays (`a[i, j]`, j checked against the row's length). Accesses
+        at bad indices go to the scratch buffer (and are reported when bounds checks are on)."""
+        b = self.builder
+        arr = self.v(arr_value)
+        if len(indices) == 1:
+            entry, ok, _, scratch = self._fabric_slot(op, arr, indices[0])
+            ptr = b.inttoptr(b.load(entry, typ=I64), PTR)
+        else:
+            data, length = self._fabric_row(op, arr, indices[0])
+            scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+            k = self._int64(indices[1])
+            ok = b.icmp_unsigned("<", k, length)
+            if self.bounds_checks:  # (reported against (size, the row's length))
+                self._check(op, ok, [self._int64(indices[0]), k], [self._shape(arr, 0), length])
+            ptr = b.gep(data, [b.mul(k, I64(self._elem_size(arr_value.type.dtype)))], source_etype=I8)
+        self.last_ok = ok if self.bounds_checks else None
+        return b.select(ok, ptr, scratch)
 
     def _elem_size(self, t) -> int:
         return ctypes.sizeof(ctype_of(t))
@@ -416,8 +500,14 @@ class MemoryOps:
 
     def op_view(self, op):
         arr, *idx = op.operands
-        ptr = self._address(op, arr, idx)
         b = self.builder
+        if arr.type.fabric:  # a row of a Fabric array of arrays: a contiguous 1-d array
+            data, length = self._fabric_row(op, self.v(arr), idx[0])
+            out = ir.Constant(llvm_type(op.result.type), ir.Undefined)
+            out = b.insert_value(b.insert_value(out, data, 0), ir.Constant(PTR, None), GRAD)
+            out = b.insert_value(out, length, [1, 0])
+            return b.insert_value(out, I64(self._elem_size(arr.type.dtype)), [2, 0])
+        ptr = self._address(op, arr, idx)
         src = self.v(arr)
         k = len(idx)
         out_t = op.result.type

@@ -117,6 +117,12 @@ def _check_insert_dyn(op):
     _require(v.type is agg.type.dtype and op.result.type is agg.type, "insert_dyn types")
 
 
+def _check_local_array(op):
+    t, shape = op.result.type, op.attrs["shape"]
+    _require(isinstance(t, ArrayType) and not (t.indexed or t.fabric) and t.ndim == len(shape)
+             and all(isinstance(n, int) and n >= 0 for n in shape), "local_array: an array type of its shape")
+
+
 def _check_memory(op):
     arr = op.operands[0]
     _require(isinstance(arr.type, ArrayType), f"{op.name} needs an array operand")
@@ -260,6 +266,9 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
                "(address, gradient address, *extents): reverse mode accumulates into the gradient "
                "memory (none where that address is 0)"),
     OpSpec("null_array", 0, 1, doc="an array with no elements (a struct's unset array field)"),
+    OpSpec("local_array", 0, 1, attrs=("shape",), effects=True, check=_check_local_array,
+           doc="a fresh zero-filled C-ordered array of constant shape in the thread's own (stack) "
+               "memory: `wp.zeros(shape, dtype)` in a kernel (Warp's fixedarray)"),
     OpSpec("array_grad", 1, 1, check=_check_array_grad,
            doc="(array) the array over its gradient memory (same shape and strides; no elements "
                "where it has no gradient): adjoints of arrays held in structs in memory"),

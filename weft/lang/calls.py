@@ -98,10 +98,11 @@ class CallsMixin:
             self.error("range(...) can only be used in a for loop", node)
         if func is slice:  # slice(start, stop, step): a key for tiles (its bounds checked where used)
             return slice(*args)
-        if func in _ALLOCATORS:  # (Warp makes a fixed-size array on the thread's stack)
-            self.error(f"{func.__name__}() inside a kernel: weft has no fixed-size local arrays; use a "
-                       "vector or matrix value (wp.vector(length=N, dtype=...)) or pass an array in",
-                       node)
+        if func is array_create.zeros:  # a fixed-size array in the thread's own memory
+            return array_ops.local_array(self, args, kwargs)
+        if func in _ALLOCATORS:
+            self.error(f"{func.__name__}() inside a kernel: only zeros(shape, dtype) makes a (fixed-size, "
+                       "zero-filled) array inside a kernel; fill it there, or pass an array in", node)
         if callable(func) and all(not isinstance(a, Value) for a in [*args, *kwargs.values()]):
             try:
                 return func(*args, **kwargs)  # a Python function of constants: fold it

@@ -9,7 +9,7 @@ import typing
 from ..ir.core import Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
-from ..types import ArrayType, TupleType, Type, resolve
+from ..types import ArrayType, FixedArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray, valid_dtype
 from . import promotion
 from .errors import CompileError, WarpCodegenTypeError
@@ -146,6 +146,8 @@ class Overload:
         hints = _annotations(pyfunc)
         ret = hints.get("return")
         self.ret_type = None if ret is None else resolve_annotation(ret, f"{pyfunc.__qualname__} return")
+        if isinstance(self.ret_type, FixedArrayType):  # (a local array: an array value; see lang/returns.py)
+            self.ret_type = ArrayType(self.ret_type.dtype, self.ret_type.ndim)
         if self.ret_type is GENERIC:
             self.ret_type = None
         self.defaults = {n: p.default for n, p in inspect.signature(pyfunc).parameters.items()

@@ -76,6 +76,31 @@ class KernelView:
         calls = list(_outermost_static_calls(src.tree, {**src.globals, **src.closure}))
         return len(calls) > len(self._kernel._eager_statics)
 
+    def get_references(self) -> tuple[dict, dict, dict]:
+        """What the kernel's code names from outside it (Warp's `Adjoint.get_references`):
+        (constants: name -> value for the numbers, vectors and matrices it reads; types:
+        struct type -> the name it is read under; functions: weft func -> the name it is
+        called under). Names the kernel assigns are its own locals and not included."""
+        from ..types import StructType
+        from ..types.introspect import is_value
+        from .function import Func
+        src = self._source()
+        env = {**src.globals, **src.closure}
+        local = {a.arg for a in ast.walk(src.tree) if isinstance(a, ast.arg)}
+        local |= {n.id for n in ast.walk(src.tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        constants, types, functions = {}, {}, {}
+        for node in ast.walk(src.tree):
+            if not isinstance(node, ast.Name) or node.id in local or node.id not in env:
+                continue
+            value = env[node.id]
+            if isinstance(value, StructType):
+                types[value] = node.id
+            elif isinstance(value, Func):
+                functions[value] = node.id
+            elif is_value(value):
+                constants[node.id] = value
+        return constants, types, functions
+
     def _source(self):
         if self._parsed is None:
             self._parsed = self._kernel.parsed_source()

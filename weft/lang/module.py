@@ -114,10 +114,24 @@ class Module:
             h.update(repr(sorted(kernel.options.items())).encode())
             _hash_references(h, kernel.func, seen)
             h.update(_statics_signature(kernel).encode())
-        h.update(repr(sorted(self.options.items(), key=lambda kv: kv[0])).encode())
+        h.update(repr(sorted(((k, v.signature() if hasattr(v, "signature") else v) for k, v in self.options.items()),
+                             key=lambda kv: kv[0])).encode())
         h.update(settings.encode())
         self.hashers[settings] = h.hexdigest()
         return self.hashers[settings]
+
+    def resolve_options(self, config_module=None, block_dim: int | None = None) -> dict:
+        """The module's options with every "None: the global setting" resolved from
+        `config_module` (default weft.config), and `block_dim` in place of the module's when
+        given: the settings its kernels compile with."""
+        cfg = config if config_module is None else config_module
+        options = dict(self.options)
+        if block_dim is not None:
+            options["block_dim"] = block_dim
+        for key, value in options.items():
+            if value is None and hasattr(cfg, key):
+                options[key] = getattr(cfg, key)
+        return options
 
     def mark_modified(self) -> None:
         """Forget cached hashes (the module's kernels or options changed)."""

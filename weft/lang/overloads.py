@@ -110,6 +110,8 @@ def type_of_value(value):
         return ArrayType(value.dtype, value.ndim)
     if isinstance(value, indexedarray):
         return IndexedArrayType(value.dtype, value.ndim)
+    if isinstance(getattr(value, "_type", None), ArrayType) and value._type.fabric:  # (Fabric arrays)
+        return value._type
     if isinstance(value, StructValue):
         return value._type
     if isinstance(value, CompositeValue):

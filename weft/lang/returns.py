@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import typing
 
-from ..ir.core import Value
-from ..types import TupleType
+from ..ir.core import Op, Value
+from ..types import FixedArrayType, TupleType
 from . import promotion
 
 
@@ -33,11 +33,33 @@ def annotated_return(ctx, value, node) -> Value:
     if parts is not None:
         ctx.error(f"{head} `{_annotation_text(ctx)}` but the code returns {len(parts)} values.", node,
                   kind=TypeError)
+    _check_local_array(ctx, value, node)
     converted = _convert(ctx, value, want)
     if converted is None:
         ctx.error(f"{head} `{_annotation_text(ctx)}` but the code returns a value of type "
                   f"`{_type_of(value)!r}`.", node, kind=TypeError)
     return converted
+
+
+def _check_local_array(ctx, value, node):
+    """A fixed-size array made in the func (`zeros()`, or a view of one) may be returned
+    only where the annotation says so (`-> fixedarray(shape=..., dtype=...)`): an `array`
+    annotation promises memory that outlives the call's caller."""
+    from .function import _annotations
+    root = value
+    while isinstance(root, Value) and isinstance(root.owner, Op) and root.owner.name in ("view", "slice"):
+        root = root.owner.operands[0]
+    if not (isinstance(root, Value) and isinstance(root.owner, Op) and root.owner.name == "local_array"):
+        return
+    annotation = _annotations(ctx.src.pyfunc).get("return")
+    if not isinstance(annotation, FixedArrayType):
+        ctx.error(f"The function `{ctx.name}` returns a fixed-size array whereas it has its return type annotated "
+                  f"as `{_annotation_text(ctx)}`.", node, kind=TypeError)
+    got = tuple(root.owner.attrs["shape"]) if root is value else None
+    if annotation.shape is not None and got != annotation.shape:
+        what = f"a fixed-size array of shape {got}" if got is not None else "a view of a fixed-size array"
+        ctx.error(f"The function `{ctx.name}` has its return type annotated as `{annotation!r}` but the code "
+                  f"returns {what}.", node, kind=TypeError)
 
 
 def _parts(ctx, value):

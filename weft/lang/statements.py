@@ -206,6 +206,8 @@ class StatementsMixin:
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
                 value = self.materialize(value)
+            if isinstance(value, Value) and isinstance(value.type, ArrayType) and not value.hint:
+                value.hint = target.id  # (an array made or viewed here: errors name it)
             self.scope[target.id] = value
             return
         if isinstance(target, ast.Subscript):

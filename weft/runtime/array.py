@@ -535,7 +535,7 @@ def struct_value(t: StructType, record) -> StructValue:
     fields come back as arrays viewing the same memory."""
     out = t.from_record(record)
     for name, ft in t.fields.items():
-        if isinstance(ft, ArrayType) and record[name]["data"]:
+        if isinstance(ft, ArrayType) and not ft.fabric and record[name]["data"]:
             field = record[name]
             setattr(out, name, array(ptr=int(field["data"]), dtype=ft.dtype,
                                      shape=tuple(int(n) for n in field["shape"]),

@@ -127,9 +127,7 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     may differ); otherwise both sides must have the same shape, and offsets and counts are
     only accepted for 1-d arrays. Recorded on an active Tape (the adjoint moves `dest`'s
     gradient of the copied elements into `src`'s)."""
-    from .indexed_array import indexedarray
-
-    kinds = (array, indexedarray)
+    kinds = (array, *_gathered())
     if not isinstance(src, kinds) or not isinstance(dest, kinds):
         raise RuntimeError("Copy source and destination must be arrays")
     src_offset, dest_offset = _as_index("src_offset", src_offset), _as_index("dest_offset", dest_offset)
@@ -145,7 +143,7 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
         return
     plan = _CopyPlan(dest, src, dest_offset, src_offset, count)
     from .. import tape as tape_module
-    if isinstance(src, indexedarray) or isinstance(dest, indexedarray):
+    if isinstance(src, _gathered()) or isinstance(dest, _gathered()):
         if tape_module.recording_tape() is not None and (src.requires_grad or dest.requires_grad):
             raise RuntimeError("copies to or from indexed arrays are not recorded on a Tape "
                                "(no gradient flows through them); copy outside the Tape")
@@ -165,15 +163,13 @@ class _CopyPlan:
     destination."""
 
     def __init__(self, dest, src, dest_offset, src_offset, count):
-        from .indexed_array import indexedarray
-
         if element_size(src.dtype) != element_size(dest.dtype):
             raise RuntimeError(f"Incompatible array data types: destination dtype={type_name(dest.dtype)}, "
                                f"source dtype={type_name(src.dtype)}")
         partial = src_offset != 0 or dest_offset != 0 or count != src.size or count != dest.size
         same_shape = tuple(src.shape) == tuple(dest.shape)
         if not (src.is_contiguous and dest.is_contiguous):
-            if partial and (isinstance(src, indexedarray) or isinstance(dest, indexedarray)):
+            if partial and (isinstance(src, _gathered()) or isinstance(dest, _gathered())):
                 raise RuntimeError("dest_offset, src_offset, and count are not supported when "
                                    "copying to/from non-contiguous indexed or Fabric arrays")
             if partial and (src.ndim != 1 or dest.ndim != 1):
@@ -197,10 +193,9 @@ class _CopyPlan:
         return a.numpy() if self.whole else _flat(a)[self.src_range]
 
     def write_dest(self, a, values):
-        from .indexed_array import indexedarray
         if self.src_dtype is not self.dest_dtype:
             values = _retyped(values, self.src_dtype, self.dest_dtype)
-        if isinstance(a, indexedarray):
+        if isinstance(a, _gathered()):
             a.assign(values)
         elif self.whole:
             a.numpy()[...] = values
@@ -209,6 +204,14 @@ class _CopyPlan:
             flat[self.dest_range] = values
             if not np.shares_memory(flat, a.numpy()):  # the reshape copied: write back
                 a.numpy()[...] = flat.reshape(a.numpy().shape)
+
+
+def _gathered() -> tuple:
+    """The array classes whose elements are gathered to read and scattered to write
+    (indexed and Fabric arrays): they have `numpy()` and `assign()` but no strides."""
+    from .fabric import fabricarray, indexedfabricarray
+    from .indexed_array import indexedarray
+    return (indexedarray, fabricarray, indexedfabricarray)
 
 
 def _flat(a) -> np.ndarray:

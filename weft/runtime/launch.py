@@ -113,6 +113,16 @@ def _foreign_array(kernel, name, t, value) -> array:
 
 def pack_value(kernel, name, t, value):
     """`value` as the ctypes value of a parameter of weft type `t`, or a clear error."""
+    if isinstance(t, ArrayType) and t.fabric:
+        if value is None:
+            return ctype_of(t)()  # no elements: any access is out of bounds
+        vt = getattr(value, "_type", None)
+        if not (isinstance(vt, ArrayType) and vt.fabric and vt.indexed == t.indexed):
+            _fail(kernel, name, f"a {t.family} of {t.dtype!r}", _describe(value))
+        if vt is not t:
+            _fail(kernel, name, f"a {t.family} of {t.dtype!r} with {t.ndim} dimension(s)",
+                  f"one of {value.dtype!r} with {value.ndim} dimension(s)")
+        return value.descriptor()
     if isinstance(t, ArrayType) and t.indexed:
         from .indexed_array import indexedarray
         if value is None:

@@ -1,6 +1,13 @@
 """weft's value types. `weft.types.vector` / `weft.types.matrix` as in Warp."""
 
-from .array_type import MAX_DIMS, ArrayType, IndexedArrayType
+from .array_type import (
+    MAX_DIMS,
+    ArrayType,
+    FabricArrayType,
+    FixedArrayType,
+    IndexedArrayType,
+    IndexedFabricArrayType,
+)
 from .composite import (
     Composite,
     CompositeValue,
@@ -82,7 +89,8 @@ def resolve(annotation):
 
 
 __all__ = [
-    "MAX_DIMS", "ArrayType", "IndexedArrayType", "Composite", "CompositeValue", "Matrix", "TupleType", "Vector",
+    "MAX_DIMS", "ArrayType", "IndexedArrayType", "FabricArrayType", "IndexedFabricArrayType", "FixedArrayType",
+    "Composite", "CompositeValue", "Matrix", "TupleType", "Vector",
     "matrix", "quaternion", "transformation", "vector", "PYTHON_TYPES", "SCALARS", "Scalar",
     "Type", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "scalar_from_numpy", "uint8", "uint16", "uint32", "uint64", "StructType", "StructValue",

@@ -18,27 +18,32 @@ class AnyArray:
     _cache: dict = {}
     dtype = typing.Any
 
-    def __new__(cls, ndim=1, dtype=typing.Any, indexed: bool = False):
+    def __new__(cls, ndim=1, dtype=typing.Any, indexed: bool = False, fabric: bool = False):
         if ndim is not typing.Any:
             ndim = int(ndim)
-        key = (ndim, dtype, bool(indexed))
+        key = (ndim, dtype, bool(indexed), bool(fabric))
         if key not in cls._cache:
             self = super().__new__(cls)
-            self.ndim, self.dtype, self.indexed = key
+            self.ndim, self.dtype, self.indexed, self.fabric = key
             cls._cache[key] = self
         return cls._cache[key]
 
+    @property
+    def family(self) -> str:
+        """The array family's public name: array, indexedarray, fabricarray, indexedfabricarray."""
+        return family_name(self.indexed, self.fabric)
+
     def matches(self, t) -> bool:
-        """Whether the concrete array type `t` fits this annotation (an indexed array for
-        `indexedarray[...]`, a plain one otherwise)."""
+        """Whether the concrete array type `t` fits this annotation (of the same family: an
+        indexed array for `indexedarray[...]`, a Fabric array for `fabricarray[...]`)."""
         from .generic import dtype_matches
-        return isinstance(t, ArrayType) and t.indexed == self.indexed \
+        return isinstance(t, ArrayType) and t.indexed == self.indexed and t.fabric == self.fabric \
             and (self.ndim is typing.Any or t.ndim == self.ndim) and dtype_matches(self.dtype, t.dtype)
 
     def describe(self) -> str:
         """What this annotation takes, in words (for errors)."""
         dims = "any number of dimensions" if self.ndim is typing.Any else f"{self.ndim} dimension(s)"
-        kind = "an indexedarray" if self.indexed else "an array"
+        kind = f"an {self.family}" if self.family[0] in "ai" else f"a {self.family}"
         return f"{kind} of {dims}" + ("" if self.dtype is typing.Any else f" with dtype {self.dtype!r}")
 
     def __or__(self, other):  # `array[Any] | None`: a Python-scope annotation
@@ -47,11 +52,78 @@ class AnyArray:
     def __ror__(self, other):
         return typing.Union[other, self]  # noqa: UP007
 
+    @property
+    def vars(self) -> dict:
+        """As ArrayType.vars (`shape` only where ndim is known)."""
+        return member_types(self)
+
     def __reduce__(self):
-        return (AnyArray, (self.ndim, self.dtype, self.indexed))
+        return (AnyArray, (self.ndim, self.dtype, self.indexed, self.fabric))
 
     def __repr__(self):
-        return annotation_repr("indexedarray" if self.indexed else "array", self.dtype, self.ndim)
+        return annotation_repr(self.family, self.dtype, self.ndim)
+
+
+def family_name(indexed: bool, fabric: bool) -> str:
+    return ("indexed" if indexed else "") + ("fabricarray" if fabric else "array")
+
+
+_MEMBERS: dict = {}
+
+
+def member_types(t) -> dict:
+    """ArrayType.vars of `t` (computed once per annotation)."""
+    if t not in _MEMBERS:
+        from .composite import TupleType
+        from .scalars import int32 as i32
+        from .scalars import uint64 as u64
+        out = {}
+        if t.ndim is not typing.Any and not (t.fabric and t.ndim > 1):
+            out["shape"] = TupleType((i32,) * (1 if t.fabric else t.ndim))
+        out.update({"size": u64} if t.fabric else {"ptr": u64})
+        _MEMBERS[t] = out
+    return _MEMBERS[t]
+
+
+class _AnnotationMeta(type):
+    """`isinstance(x, ArrayAnnotation)`: whether `x` is an array annotation (an ArrayType or
+    a generic AnyArray) of the class's family."""
+
+    def __instancecheck__(cls, x):
+        if not isinstance(x, (ArrayType, AnyArray)):
+            return False
+        return cls.flags is None or (x.indexed, x.fabric) == cls.flags
+
+
+class ArrayAnnotationBase(metaclass=_AnnotationMeta):
+    """The array annotations of every family; `ArrayAnnotation(dtype, ndim)` (and its
+    siblings) make one, as `array[dtype, ndim]` does."""
+
+    flags = None  # (indexed, fabric) of the family; None: any
+
+    def __new__(cls, dtype=typing.Any, ndim=1):
+        if cls.flags is None:
+            raise TypeError("ArrayAnnotationBase stands for every array family; use ArrayAnnotation, "
+                            "IndexedArrayAnnotation, FabricArrayAnnotation or IndexedFabricArrayAnnotation")
+        family = {(False, False): ArrayType, (True, False): IndexedArrayType,
+                  (False, True): FabricArrayType, (True, True): IndexedFabricArrayType}[cls.flags]
+        return subscript_type(family, (dtype, ndim))
+
+
+class ArrayAnnotation(ArrayAnnotationBase):
+    flags = (False, False)
+
+
+class IndexedArrayAnnotation(ArrayAnnotationBase):
+    flags = (True, False)
+
+
+class FabricArrayAnnotation(ArrayAnnotationBase):
+    flags = (False, True)
+
+
+class IndexedFabricArrayAnnotation(ArrayAnnotationBase):
+    flags = (True, True)
 
 
 class ArrayType(Type):
@@ -59,6 +131,8 @@ class ArrayType(Type):
 
     is_array = True
     indexed = False  # see IndexedArrayType
+    fabric = False  # see FabricArrayType
+    max_dims = MAX_DIMS
     _cache: dict = {}
 
     def __new__(cls, dtype, ndim: int = 1):
@@ -68,11 +142,11 @@ class ArrayType(Type):
             if not isinstance(dtype, Type) or dtype.is_array:
                 raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "
                                 f"got {dtype!r}")
-        if ndim is not typing.Any and not 1 <= int(ndim) <= MAX_DIMS:
-            raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions (ndim must be between 1 and "
-                             f"{MAX_DIMS}), got ndim={ndim}")
+        if ndim is not typing.Any and not 1 <= int(ndim) <= cls.max_dims:
+            raise ValueError(f"{family_name(cls.indexed, cls.fabric)}s have 1 to {cls.max_dims} dimensions "
+                             f"(ndim must be between 1 and {cls.max_dims}), got ndim={ndim}")
         if generic or ndim is typing.Any:
-            return AnyArray(ndim, dtype, cls.indexed)  # (a generic annotation, checked at the call)
+            return AnyArray(ndim, dtype, cls.indexed, cls.fabric)  # (generic: checked at the call)
         key = (dtype, int(ndim))
         if key not in cls._cache:
             self = super().__new__(cls)
@@ -84,8 +158,24 @@ class ArrayType(Type):
     def __reduce__(self):
         return (ArrayType, (self.dtype, self.ndim))
 
+    @property
+    def family(self) -> str:
+        return family_name(self.indexed, self.fabric)
+
+    @property
+    def vars(self) -> dict:
+        """The members a kernel reads from an array of this type, name -> weft type (Warp's
+        `vars`): `shape` (a tuple of int32) and `ptr` (uint64); a Fabric array has `size`
+        (uint64) and, for one dimension, `shape`."""
+        return member_types(self)
+
+    def __ctype__(self):
+        """The packed (ctypes) value of an absent array of this type: no elements."""
+        from .layout import ctype_of
+        return ctype_of(self)()
+
     def __repr__(self):  # (`name` keeps the descriptive form, for the IR text)
-        return annotation_repr("indexedarray" if self.indexed else "array", self.dtype, self.ndim)
+        return annotation_repr(self.family, self.dtype, self.ndim)
 
 
 def annotation_repr(family: str, dtype, ndim) -> str:
@@ -142,7 +232,7 @@ def subscript_type(cls, key):
     if known:
         return cls(dtype, ndim)
     cls(PYTHON_TYPES[float], ndim)  # (checks ndim)
-    return AnyArray(ndim, dtype, cls.indexed)
+    return AnyArray(ndim, dtype, cls.indexed, cls.fabric)
 
 
 def valid_dtype(dtype) -> bool:
@@ -167,3 +257,61 @@ class IndexedArrayType(ArrayType):
 
     def __reduce__(self):
         return (IndexedArrayType, (self.dtype, self.ndim))
+
+
+class FabricArrayType(ArrayType):
+    """A Fabric array parameter (`fabricarray(dtype=float)`, `fabricarray[float]`): the
+    elements of an attribute stored across buckets of memory (Omniverse Fabric), indexed
+    like a 1-d array. With `ndim=2` (`fabricarrayarray`), each element is itself an array
+    of its own length: `a[i]` is that array, `a[i, j]` its element."""
+
+    _cache: dict = {}
+    fabric = True
+    max_dims = 2
+
+    def __new__(cls, dtype, ndim: int = 1):
+        self = super().__new__(cls, dtype, ndim)
+        if isinstance(self, FabricArrayType):
+            self.name = f"{self.family}(dtype={self.dtype!r}, ndim={self.ndim})"
+        return self
+
+    def __reduce__(self):
+        return (type(self), (self.dtype, self.ndim))
+
+
+class IndexedFabricArrayType(FabricArrayType):
+    """A Fabric array seen through an int32 index array (`indexedfabricarray[float]`)."""
+
+    _cache: dict = {}
+    indexed = True
+
+
+class FixedArrayType(ArrayType):
+    """`fixedarray(dtype=int, shape=(2, 3))`: the annotation of a fixed-size array made in
+    a kernel (`zeros(shape, dtype)`), as a func's return annotation says it returns one. As
+    a value it is an array of its dtype and ndim (funcs taking `array[...]` take it)."""
+
+    _cache: dict = {}
+
+    def __new__(cls, dtype=typing.Any, shape=None):
+        dims = None if shape is None else tuple(int(n) for n in ((shape,) if isinstance(shape, int) else shape))
+        ndim = 1 if dims is None else len(dims)
+        dtype = PYTHON_TYPES.get(dtype, dtype)
+        key = (dtype, dims)
+        if key not in cls._cache:
+            if dtype is typing.Any or not isinstance(dtype, Type) or dtype.is_array:
+                raise TypeError(f"fixedarray dtype must be a weft scalar, vector, matrix or struct type, got {dtype!r}")
+            if not 1 <= ndim <= MAX_DIMS or any(n < 0 for n in dims or ()):
+                raise ValueError(f"fixedarray: a shape of 1 to {MAX_DIMS} non-negative extents, got {shape!r}")
+            self = Type.__new__(cls)
+            self.dtype, self.ndim, self.shape = dtype, ndim, dims
+            self.name = f"fixedarray(dtype={dtype!r}, shape={dims})"
+            cls._cache[key] = self
+        return cls._cache[key]
+
+    def __reduce__(self):
+        return (FixedArrayType, (self.dtype, self.shape))
+
+    def __repr__(self):
+        from .introspect import type_repr
+        return f"wp.fixedarray(dtype={type_repr(self.dtype)}, shape={self.shape})"

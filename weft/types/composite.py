@@ -138,6 +138,12 @@ class Vector(_ValueType):
     def _wp_type_params_(self) -> list:
         return [self.length, self.dtype] if self.flavor == "vec" else [self.dtype]
 
+    @property
+    def _wp_generic_type_hint_(self):
+        """The generic family this type belongs to (`Vector`, `Quaternion`, `Transformation`):
+        `Vector[float32, Literal[3]]` names this type again."""
+        return {"vec": Vector, "quat": Quaternion, "transform": Transformation}[self.flavor]
+
     def __reduce__(self):
         return (Vector, (self.length, self.dtype, self.flavor))
 
@@ -179,6 +185,10 @@ class Matrix(_ValueType):
         return (self.rows, self.cols)
 
     _wp_generic_type_str_ = "mat_t"
+
+    @property
+    def _wp_generic_type_hint_(self):
+        return Matrix
 
     @property
     def _wp_type_params_(self) -> list:

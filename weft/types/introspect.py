@@ -79,8 +79,9 @@ def type_is_struct(t) -> bool:
 
 def _array_classes() -> tuple:
     from ..runtime.array import array  # (the runtime's classes; types sit below the runtime)
+    from ..runtime.fabric import fabricarray, indexedfabricarray
     from ..runtime.indexed_array import indexedarray
-    return (array, indexedarray)
+    return (array, indexedarray, fabricarray, indexedfabricarray)
 
 
 def type_is_array(t) -> bool:
@@ -89,9 +90,27 @@ def type_is_array(t) -> bool:
     return isinstance(t, type) and issubclass(t, _array_classes())
 
 
+def concrete_array_type(t):
+    """The array class an array or array annotation belongs to (`weft.array`,
+    `indexedarray`, `fabricarray`, `indexedfabricarray`); `type(t)` for anything else."""
+    from .array_type import AnyArray, ArrayType
+    if isinstance(t, (ArrayType, AnyArray)):
+        array, indexedarray, fabricarray, indexedfabricarray = _array_classes()
+        return {(False, False): array, (True, False): indexedarray, (False, True): fabricarray,
+                (True, True): indexedfabricarray}[(t.indexed, t.fabric)]
+    return type(t)
+
+
+def matches_array_class(t, cls) -> bool:
+    """Whether `t` is an array of class `cls` or an annotation of that family."""
+    return isinstance(t, cls) or concrete_array_type(t) is cls
+
+
 def type_is_tile(t) -> bool:
-    from .tile import TileType
-    return isinstance(t, TileType)
+    """Whether `t` is the tile class (`weft.tile`), as type_is_array is for arrays; a tile
+    type such as `tile[float, 4]` describes tiles, for `is_tile` (as in Warp)."""
+    from .tile import tile
+    return isinstance(t, type) and issubclass(t, tile)
 
 
 def _type_of(x):
@@ -152,7 +171,10 @@ def is_array(x) -> bool:
 
 
 def is_tile(x) -> bool:
-    return type_is_tile(x)  # (tile values do not exist yet: issue 11)
+    """Whether `x` describes a tile (a tile type: `tile[float, 4]`, `tile(dtype=float, shape=4)`);
+    tile values exist only inside kernels."""
+    from .tile import TileType
+    return isinstance(x, TileType)
 
 
 def type_size(t) -> int:

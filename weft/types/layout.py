@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from .array_type import ArrayType, IndexedArrayType
+from .array_type import ArrayType, FabricArrayType, IndexedArrayType
 from .composite import Matrix, TupleType, Vector
 from .scalars import Scalar
 from .struct import StructType
@@ -47,6 +47,23 @@ def indexed_descriptor(ndim: int):
     ]})
 
 
+class FabricDesc(ctypes.Structure):
+    """The ctypes struct a kernel receives for a Fabric array (plain or indexed, of any
+    ndim): laid out as a 1-d indexed array descriptor. `table`: the address of each
+    element (for an array of arrays: of the slot holding its row's address); `shape`: the
+    number of elements seen (the index array's size, when indexed); `lengths`: for an array
+    of arrays, the address of the table of its rows' length-slot addresses; `indices`: the
+    int32 index array or null; `data_shape`: the Fabric array's own size."""
+
+    _fields_ = [
+        ("table", ctypes.c_void_p),
+        ("shape", ctypes.c_int64 * 1),
+        ("lengths", ctypes.c_int64 * 1),
+        ("indices", ctypes.c_void_p * 1),
+        ("data_shape", ctypes.c_int64 * 1),
+    ]
+
+
 @functools.cache
 def ctype_of(t):
     """The ctypes type with the same size and layout as a value of weft type `t`."""
@@ -59,6 +76,8 @@ def ctype_of(t):
             raise TypeError(next(iter(t.invalid_fields.values())) + "; the struct has no memory layout")
         fields = [(name, ctype_of(ft)) for name, ft in t.fields.items()]
         return type(t.name, (ctypes.Structure,), {"_fields_": fields})
+    if isinstance(t, FabricArrayType):
+        return FabricDesc
     if isinstance(t, IndexedArrayType):
         return indexed_descriptor(t.ndim)
     if isinstance(t, ArrayType):

@@ -275,10 +275,11 @@ def _assign_struct(inst, name, t: StructType, value):
 def _check_array(name, t, value):
     if value is None:
         return
-    what = "a Warp indexed array" if getattr(t, "indexed", False) else "a Warp array"
+    indexed, fabric = getattr(t, "indexed", False), getattr(t, "fabric", False)
+    what = "a Warp " + ("indexed " if indexed else "") + ("Fabric array" if fabric else "array")
     value_type = getattr(value, "_type", None)
     if not (hasattr(value, "dtype") and hasattr(value, "ndim") and hasattr(value, "descriptor")) \
-            or getattr(value_type, "indexed", False) != getattr(t, "indexed", False):
+            or getattr(value_type, "indexed", False) != indexed or getattr(value_type, "fabric", False) != fabric:
         raise TypeError(f"Struct field '{name}' expects {what}, got {type(value).__name__}")
     if value.dtype is not t.dtype:
         raise TypeError(f"Struct field '{name}' expects dtype {t.dtype!r}, got {value.dtype!r}")
