@@ -9,7 +9,7 @@ def test_render_module_imports_and_renderers_refuse_clearly():
     import weft.render
 
     assert weft.render.UsdRenderer.__name__ == "UsdRenderer"
-    with pytest.raises(NotImplementedError, match="UsdRenderer: weft has no renderer.*stage_path None"):
+    with pytest.raises(NotImplementedError, match="UsdRenderer: weft has no renderer.*stage-path None"):
         weft.render.UsdRenderer("out.usd")
     with pytest.raises(NotImplementedError, match="OpenGLRenderer: weft has no renderer"):
         weft.render.OpenGLRenderer(vsync=False)
