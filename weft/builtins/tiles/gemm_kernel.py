@@ -56,8 +56,9 @@ def column_segments(n: int, vw: int):
 
 
 class _Emitter:
-    def __init__(self, cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, size, accumulate):
+    def __init__(self, cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, size, accumulate, a_strides):
         self.cg, self.bld = cg, cg.builder
+        self.a_strides = a_strides
         self.a, self.b, self.c = a_buf, b_buf, c_buf
         self.m, self.k_dim, self.n = m, k_dim, n
         self.ft, self.size, self.accumulate = ft, size, accumulate
@@ -141,14 +142,18 @@ class _Emitter:
             init = [self._load(self.c, c_flat[r][s], w) for r in range(rows) for s, w in enumerate(widths)]
         else:
             init = [ir.Constant(self._vt(w), None) for _ in range(rows) for w in widths]
-        a_rows = [bld.mul(row_flat[r], _I64(self.k_dim)) for r in range(rows)]
+        row_stride, col_stride = self.a_strides
+        a_rows = [bld.gep(self.a, [bld.mul(row_flat[r], row_stride)], source_etype=ir.IntType(8))
+                  for r in range(rows)]
 
         def step(k, accs):
             b_row = bld.add(bld.mul(k, _I64(self.n)), j0)
             bv = [self._load(self.b, bld.add(b_row, _I64(o)), w) for o, w in zip(offs, widths)]
             out = []
+            a_col = bld.mul(k, col_stride)
             for r in range(rows):
-                a = self._load(self.a, bld.add(a_rows[r], k), 1)
+                a = bld.load(bld.gep(a_rows[r], [a_col], source_etype=ir.IntType(8)), typ=self.ft,
+                             align=self.size)
                 for s, w in enumerate(widths):
                     out.append(self._fma(self._splat(a, w), bv[s], accs[r * len(widths) + s]))
             return out
@@ -190,8 +195,11 @@ def vector_bits() -> int:
     return 512 if "+avx512f" in features else 256 if "+avx" in features else 128
 
 
-def emit_product(cg, a_buf, b_buf, c_buf, m: int, k_dim: int, n: int, dtype, accumulate: bool):
-    """Emit C (+)= A @ B at the current position (float32 or float64 packed tiles; C must
-    not share memory with A or B)."""
+def emit_product(cg, a_buf, b_buf, c_buf, m: int, k_dim: int, n: int, dtype, accumulate: bool, a_strides=None):
+    """Emit C (+)= A @ B at the current position (float32 or float64 tiles; B and C packed,
+    A packed or at the (row, column) byte strides `a_strides`, i64 values; C must not share
+    memory with A or B)."""
     ft = ir.FloatType() if dtype.bits == 32 else ir.DoubleType()
-    _Emitter(cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, dtype.bits // 8, accumulate).emit(vector_bits())
+    size = dtype.bits // 8
+    a_strides = a_strides or (_I64(k_dim * size), _I64(size))
+    _Emitter(cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, size, accumulate, a_strides).emit(vector_bits())
