@@ -178,9 +178,9 @@ class TileOps:
     # tile_map ------------------------------------------------------------------------------
     def op_tile_map(self, op):
         view = self.tile_views().get(id(op))
-        if view is not None and not isinstance(self.v(view[2][0]).type, ir.VectorType) \
-                and not isinstance(self.v(view[2][1]).type, ir.VectorType):
-            return [self._view_of(op, *view)]
+        if view is not None and not any(isinstance(self.v(o).type, ir.VectorType) for o in view[2]) \
+                and (view[3] == 0 or view[1].id in self.contiguous):  # (b's rows are read as vectors)
+            return [self._view_of(op, *view[:3])]
         n_in, n_out, n_sums = op.attrs["n_inputs"], op.attrs["n_out"], op.attrs["n_sums"]
         shape = op.attrs["shape"]
         inputs = [(self.v(x), x.type) for x in op.operands[:n_in]]

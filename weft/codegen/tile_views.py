@@ -1,22 +1,24 @@
-"""Tiles read in place: a `tile_load` whose only use is the left operand of a tile product.
+"""Tiles read in place: a `tile_load` whose only use is an operand of a tile product.
 
 A loaded tile is a value: `tile_load` copies the elements into a buffer of the tile's own,
-so a later write to the array is not seen through it. When the copy's only reader is the
-`a` operand of a `tile_matmul` that follows it in the same block, with no op in between
-that writes memory, the product may as well read the array itself: it sees the same
-elements the copy would have held. That saves the copy, and for a tall, narrow tile of a
-wide array (the 64 x 8 tile of A in Warp's example_tile_matmul, whose rows are 4096 bytes
-apart and so all fall in one set of the L1 cache) it is the copy's cache misses that cost
-most of the time; the product's register blocks touch a few rows at a time instead.
+so a later write to the array is not seen through it. When the copy's only reader is an
+operand of a `tile_matmul` that follows it in the same block, with no op in between that
+may write memory, the product may as well read the array itself: it sees the elements the
+copy would have held. That saves the copy, and for a tall, narrow tile of a wide array
+(the 64 x 8 tile of A in Warp's example_tile_matmul, whose rows are 4096 bytes apart and
+so all fall in one set of the L1 cache) it is the copy's cache misses that cost most of
+the time; the product's register blocks touch a few rows at a time instead.
 
 Only the fast path of `tile_load` (the whole tile inside the array: a `tile_map` of
-unchecked loads at `offset + coordinate`) becomes such a view. The checked path (a tile
-across the array's edge, padded with zeros) stays a packed copy; the `if` that picks
-between the two then carries the tile's row and column strides (in bytes) next to its
-pointer, and the product reads either through them.
+unchecked loads at `offset + coordinate`) becomes such a view, and a right operand only
+where the array's rows are contiguous (the kernel's specialisation says so: the
+micro-kernel reads B's rows as vectors). The checked path (a tile across the array's edge,
+padded with zeros) stays a packed copy; the `if` that picks between the two then carries
+the tile's row and column strides (in bytes) next to its pointer, and the product reads
+either through them.
 
 `view_loads(fn)` finds the candidates; the lowering (tile_ops.op_tile_map, control_ops'
-`if`, builtins/tiles/linalg.py) reads the result through `cg.tile_strides`.
+`if`, builtins/tiles/linalg.py) reads the strides from `cg.tile_strides`.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from ..ir.core import Block, Op, Value
 from ..ir.ops import SPECS
 from ..types import ArrayType, TileType
 
-#: tile products whose first operand may be a view
+#: tile products whose operands may be views
 PRODUCTS = ("tile_matmul", "tile_matmul_acc")
 
 
-def view_loads(fn) -> dict[int, tuple[Op, Value, list[Value]]]:
-    """{id of a tile_map op: (its load op, the array, the two offsets)} for each in-bounds
-    tile load that may be read in place (see the module docstring)."""
+def view_loads(fn) -> dict[int, tuple[Op, Value, list[Value], int]]:
+    """{id of a tile_map op: (its load op, the array, the two offsets, 0 for the product's
+    left operand or 1 for its right one)} for each in-bounds tile load that may be read in
+    place (see the module docstring)."""
     uses: dict[int, int] = {}
     _count_uses(fn.body, uses)
     found: dict[int, tuple] = {}
@@ -54,18 +57,17 @@ def _visit(block: Block, uses: dict, found: dict):
             _visit(region, uses, found)
         if op.name != "call" or getattr(op.attrs.get("fn"), "name", None) not in PRODUCTS:
             continue
-        a = op.operands[0]
-        owner = a.owner
-        if not (isinstance(owner, Op) and owner.name == "if" and id(owner) in position and uses.get(a.id) == 1):
-            continue
-        start = position[id(owner)]
-        if any(_writes(between) for between in block.ops[start + 1:k]):
-            continue
-        then_region = owner.regions[0]
-        yielded = then_region.ops[-1].operands[owner.results.index(a)]
-        load = _pure_load(yielded, then_region, uses)
-        if load is not None:
-            found[id(yielded.owner)] = load
+        for side, x in enumerate(op.operands[:2]):
+            owner = x.owner
+            if not (isinstance(owner, Op) and owner.name == "if" and id(owner) in position and uses.get(x.id) == 1):
+                continue
+            if any(_writes(between) for between in block.ops[position[id(owner)] + 1:k]):
+                continue
+            then_region = owner.regions[0]
+            yielded = then_region.ops[-1].operands[owner.results.index(x)]
+            load = _pure_load(yielded, then_region, uses)
+            if load is not None:
+                found[id(yielded.owner)] = (*load, side)
 
 
 def _writes(op: Op) -> bool:
