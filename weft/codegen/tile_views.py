@@ -72,7 +72,7 @@ def _visit(block: Block, uses: dict, found: dict):
 
 def _writes(op: Op) -> bool:
     """Whether `op` (or an op in its regions) may write memory."""
-    if SPECS[op.name].effects:
+    if SPECS[op.name].effects or op.name == "call_func":  # (a @func call that was not inlined)
         return True
     if op.name == "call" and (getattr(op.attrs["fn"], "effects", False) or getattr(op.attrs["fn"], "inout", ())):
         return True
