@@ -50,7 +50,25 @@ class ControlOps:
             incoming.append((vals, b.block))
             b.branch(merge)
         b.position_at_end(merge)
+        self._merge_strides(op, [bb for _, bb in incoming])
         return self._merge([r.type for r in op.results], incoming)
+
+    def _merge_strides(self, op, exits):
+        """Phis joining the strides of each tile result that is a view (tile_views.py) on
+        one branch at least; `exits`: the blocks each branch ends in."""
+        if not self.tile_views():
+            return
+        for k, r in enumerate(op.results):
+            ys = [region.ops[-1].operands[k] for region in op.regions]
+            if not any(y.id in self.tile_strides for y in ys):
+                continue
+            strides = [self.packed_strides(y) for y in ys]
+            phis = []
+            for d in range(2):
+                phis.append(phi := self.builder.phi(I64))
+                for s, bb in zip(strides, exits):
+                    phi.add_incoming(s[d], bb)
+            self.tile_strides[r.id] = tuple(phis)
 
     def _merge(self, types, incoming):
         """Phis joining the values each (values, block) pair brings, leaf by leaf."""

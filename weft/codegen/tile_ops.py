@@ -24,6 +24,7 @@ import llvmlite.ir as ir
 from ..ir.core import Op, Value
 from ..types import TileType
 from .llvm_types import I8, I32, I64, PTR
+from .tile_views import view_loads
 
 
 class TileOps:
@@ -149,8 +150,37 @@ class TileOps:
             b.position_before(entry.instructions[0])
         return b.alloca(typ, name=name)
 
+    # Views (tile_views.py) -------------------------------------------------------------------
+    def tile_views(self) -> dict:
+        """The tile loads lowered as views of their array (tile_views.view_loads)."""
+        if getattr(self, "_tile_views", None) is None:
+            self._tile_views = view_loads(self.fn)
+            self.tile_strides = {}  # tile value id -> (row, column) strides in bytes, i64
+        return self._tile_views
+
+    def _view_of(self, op, load, arr, offsets):
+        """The address of the tile's first element in the array (its strides go to
+        `tile_strides`): the tile_map is not run."""
+        ptr = self._address(load, arr, offsets)
+        a = self.v(arr)
+        col = I64(self._elem_size(arr.type.dtype)) if arr.id in self.contiguous else \
+            self.builder.extract_value(a, [2, 1])
+        self.tile_strides[op.results[0].id] = (self.builder.extract_value(a, [2, 0]), col)
+        return ptr
+
+    def packed_strides(self, value: Value):
+        """(row, column) strides in bytes (i64) of a 2D tile's buffer: a view's, or those of
+        a packed tile."""
+        self.tile_views()
+        t = value.type
+        return self.tile_strides.get(value.id) or (I64(t.shape[1] * t.dtype.size), I64(t.dtype.size))
+
     # tile_map ------------------------------------------------------------------------------
     def op_tile_map(self, op):
+        view = self.tile_views().get(id(op))
+        if view is not None and not any(isinstance(self.v(o).type, ir.VectorType) for o in view[2]) \
+                and (view[3] == 0 or view[1].id in self.contiguous):  # (b's rows are read as vectors)
+            return [self._view_of(op, *view[:3])]
         n_in, n_out, n_sums = op.attrs["n_inputs"], op.attrs["n_out"], op.attrs["n_sums"]
         shape = op.attrs["shape"]
         inputs = [(self.v(x), x.type) for x in op.operands[:n_in]]

@@ -2,7 +2,9 @@
 
 Tiles are small, static and packed row-major on the stack (A is m x k, B is k x n, C is
 m x n), so all three sit in the L1 cache and no packing is needed: the product is a
-register-blocked micro-kernel. C is cut into blocks of `MR` rows by `NR` columns (two
+register-blocked micro-kernel. A and B may also be views of the arrays they were loaded
+from (codegen/tile_views.py): A at any row and column strides, B at any row stride with
+its rows contiguous; the kernel reads them through those strides. C is cut into blocks of `MR` rows by `NR` columns (two
 vectors of the target's widest registers: with AVX-512, 32 float32 or 16 float64; with
 AVX, half that); each block is held in MR x 2 vector accumulators over the whole k loop,
 where each step loads the block's row of B as vectors, broadcasts one element of A per
@@ -56,8 +58,9 @@ def column_segments(n: int, vw: int):
 
 
 class _Emitter:
-    def __init__(self, cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, size, accumulate):
+    def __init__(self, cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, size, accumulate, a_strides, b_row_stride):
         self.cg, self.bld = cg, cg.builder
+        self.a_strides, self.b_row_stride = a_strides, b_row_stride
         self.a, self.b, self.c = a_buf, b_buf, c_buf
         self.m, self.k_dim, self.n = m, k_dim, n
         self.ft, self.size, self.accumulate = ft, size, accumulate
@@ -141,14 +144,18 @@ class _Emitter:
             init = [self._load(self.c, c_flat[r][s], w) for r in range(rows) for s, w in enumerate(widths)]
         else:
             init = [ir.Constant(self._vt(w), None) for _ in range(rows) for w in widths]
-        a_rows = [bld.mul(row_flat[r], _I64(self.k_dim)) for r in range(rows)]
+        row_stride, col_stride = self.a_strides
+        a_rows = [bld.gep(self.a, [bld.mul(row_flat[r], row_stride)], source_etype=ir.IntType(8))
+                  for r in range(rows)]
 
         def step(k, accs):
-            b_row = bld.add(bld.mul(k, _I64(self.n)), j0)
-            bv = [self._load(self.b, bld.add(b_row, _I64(o)), w) for o, w in zip(offs, widths)]
+            b_row = bld.gep(self.b, [bld.mul(k, self.b_row_stride)], source_etype=ir.IntType(8))
+            bv = [self._load(b_row, bld.add(j0, _I64(o)), w) for o, w in zip(offs, widths)]
             out = []
+            a_col = bld.mul(k, col_stride)
             for r in range(rows):
-                a = self._load(self.a, bld.add(a_rows[r], k), 1)
+                a = bld.load(bld.gep(a_rows[r], [a_col], source_etype=ir.IntType(8)), typ=self.ft,
+                             align=self.size)
                 for s, w in enumerate(widths):
                     out.append(self._fma(self._splat(a, w), bv[s], accs[r * len(widths) + s]))
             return out
@@ -190,8 +197,14 @@ def vector_bits() -> int:
     return 512 if "+avx512f" in features else 256 if "+avx" in features else 128
 
 
-def emit_product(cg, a_buf, b_buf, c_buf, m: int, k_dim: int, n: int, dtype, accumulate: bool):
-    """Emit C (+)= A @ B at the current position (float32 or float64 packed tiles; C must
-    not share memory with A or B)."""
+def emit_product(cg, a_buf, b_buf, c_buf, m: int, k_dim: int, n: int, dtype, accumulate: bool, a_strides=None,
+                 b_row_stride=None):
+    """Emit C (+)= A @ B at the current position (float32 or float64 tiles; C packed, A
+    packed or at the (row, column) byte strides `a_strides`, B packed or with its rows
+    `b_row_stride` bytes apart (its elements adjacent in a row); the strides are i64
+    values; C must not share memory with A or B)."""
     ft = ir.FloatType() if dtype.bits == 32 else ir.DoubleType()
-    _Emitter(cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, dtype.bits // 8, accumulate).emit(vector_bits())
+    size = dtype.bits // 8
+    a_strides = a_strides or (_I64(k_dim * size), _I64(size))
+    b_row_stride = b_row_stride or _I64(n * size)
+    _Emitter(cg, a_buf, b_buf, c_buf, m, k_dim, n, ft, size, accumulate, a_strides, b_row_stride).emit(vector_bits())

@@ -33,12 +33,15 @@ def _matmul_rule(arg_types):
     return [TileType(a.dtype, (a.shape[0], b.shape[1]))]
 
 
-def _lower_product(cg, a_buf, at, b_buf, bt, c_buf, ct, accumulate: bool):
+def _lower_product(cg, a_buf, a, b_buf, b, c_buf, ct, accumulate: bool):
     """c_buf (+)= a @ b: the register-blocked micro-kernel (gemm_kernel.py) for float32 and
-    float64, else loops i, k, j (the innermost along a row of c and of b)."""
+    float64 (where `a` and `b` may be views of arrays: codegen/tile_views.py), else loops i, k, j (the
+    innermost along a row of c and of b)."""
+    at, bt = a.type, b.type
     (m, k_dim), n = at.shape, bt.shape[1]
     if gemm_kernel.supported(at.dtype):
-        gemm_kernel.emit_product(cg, a_buf, b_buf, c_buf, m, k_dim, n, at.dtype, accumulate)
+        gemm_kernel.emit_product(cg, a_buf, b_buf, c_buf, m, k_dim, n, at.dtype, accumulate,
+                                 a_strides=cg.packed_strides(a), b_row_stride=cg.packed_strides(b)[0])
         return
     if not accumulate:
         cg.tile_fill_zero(c_buf, ct)
@@ -62,7 +65,7 @@ def _lower_matmul(cg, args, op):
     a_buf, b_buf = args
     ct = op.result.type
     c_buf = cg.tile_buffer(ct, "matmul")
-    _lower_product(cg, a_buf, op.operands[0].type, b_buf, op.operands[1].type, c_buf, ct, False)
+    _lower_product(cg, a_buf, op.operands[0], b_buf, op.operands[1], c_buf, ct, False)
     return c_buf
 
 
@@ -76,7 +79,7 @@ def _lower_matmul_acc(cg, args, op):
     else:
         c_buf = cg.tile_buffer(ct, "matmul")
         cg.tile_copy(c_buf, c_in, ct)
-    _lower_product(cg, a_buf, op.operands[0].type, b_buf, op.operands[1].type, c_buf, ct, True)
+    _lower_product(cg, a_buf, op.operands[0], b_buf, op.operands[1], c_buf, ct, True)
     return c_buf
 
 
