@@ -108,12 +108,12 @@ def test_ctype_sizes(t, size):
 def test_array_descriptor_layout():
     for ndim in (1, 2, 3, 4):
         desc = array_descriptor(ndim)
-        assert ctypes.sizeof(desc) == 16 + 16 * ndim
-        assert [name for name, _ in desc._fields_] == ["data", "shape", "strides", "grad"]
+        assert ctypes.sizeof(desc) == 24 + 16 * ndim  # (ndim: 4 bytes, padded to 8)
+        assert [name for name, _ in desc._fields_] == ["data", "shape", "strides", "grad", "ndim"]
         assert ctype_of(ArrayType(wp.float32, ndim)) is desc
     a = wp.array(np.zeros((3, 4), np.float64))[:, ::2]
     d = a.descriptor()
-    assert d.data == a.ptr and list(d.shape) == [3, 2] and list(d.strides) == [32, 16]
+    assert d.data == a.ptr and list(d.shape) == [3, 2] and list(d.strides) == [32, 16] and d.ndim == 2
     assert not d.grad  # no gradient: a null address
     g = wp.zeros(4, dtype=float, requires_grad=True)
     assert g.descriptor().grad == g.grad.ptr

@@ -91,8 +91,8 @@ def llvm_type(t, in_memory: bool = False):
         fields = [PTR, ir.ArrayType(I64, t.ndim), ir.ArrayType(I64, t.ndim)]
         if t.indexed:  # + index arrays and the data's extents (types.layout.indexed_descriptor)
             fields += [ir.ArrayType(PTR, t.ndim), ir.ArrayType(I64, t.ndim)]
-        else:  # + the gradient's address (types.layout.array_descriptor; memory_ops.GRAD)
-            fields.append(PTR)
+        else:  # + the gradient's address (memory_ops.GRAD) and ndim (types.layout.array_descriptor)
+            fields += [PTR, I32]
         return ir.LiteralStructType(fields)
     raise TypeError(f"no LLVM type for {t!r}")
 

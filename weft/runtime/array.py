@@ -211,6 +211,7 @@ class array:  # noqa: N801 - Warp's name
             desc.data = self.ptr
             desc.shape[:] = self.shape
             desc.strides[:] = self.strides
+            desc.ndim = self.ndim
             self._desc = desc
         g = self.grad
         same = g is not None and getattr(g, "shape", None) == self.shape and getattr(g, "strides", None) == self.strides

@@ -23,13 +23,16 @@ _SCALAR_CTYPES = {
 @functools.cache
 def array_descriptor(ndim: int):
     """The ctypes struct a kernel receives for an array: data pointer, shape, byte strides,
-    and the address of its gradient (null without one; laid out as the data, as Warp's
-    array_t carries it: an array held in a struct in memory differentiates into it)."""
+    the address of its gradient (null without one; laid out as the data, as Warp's array_t
+    carries it: an array held in a struct in memory differentiates into it), and the number
+    of dimensions (0 in a null array; the fields Warp's array_t has, by name, for numpy views
+    of structs holding arrays)."""
     return type(f"ArrayDesc{ndim}", (ctypes.Structure,), {"_fields_": [
         ("data", ctypes.c_void_p),
         ("shape", ctypes.c_int64 * ndim),
         ("strides", ctypes.c_int64 * ndim),
         ("grad", ctypes.c_void_p),
+        ("ndim", ctypes.c_int32),
     ]})
 
 
