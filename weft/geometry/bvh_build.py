@@ -146,33 +146,30 @@ def _compact(b, top_count, firsts, used_ends, ends):
     """Closes the gaps between the subtrees' node ranges (a subtree with leaves of several
     primitives uses fewer than its range holds), keeping the nodes' order, so children stay
     numbered after their parents; returns the node count and each subtree's nodes below its
-    root as (first, end) rows."""
-    total = int(ends[-1])
-    keep = np.zeros(total, bool)
-    keep[:top_count] = True
-    for first, used in zip(firsts.tolist(), used_ends.tolist()):
-        keep[first:used] = True
-    before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])  # kept nodes before each one
-    starts = before[firsts]
-    subtrees = np.stack([starts, starts + (used_ends - firsts)], 1)
-    if keep.all():
-        return total, subtrees
-    new_id = np.cumsum(keep, dtype=np.int64) - 1
-    kept = np.nonzero(keep)[0]
-    boxes = b.boxes.numpy()
-    children = b.children.numpy()
-    parents = b.parents.numpy()
-    ch = children[kept]
+    root as (first, end) rows. (`firsts` are increasing: the tasks are sorted.)"""
+    used = (used_ends - firsts).astype(np.int64)
+    starts = top_count + np.concatenate([[0], np.cumsum(used)[:-1]])  # each range's first node, compacted
+    subtrees = np.stack([starts, starts + used], 1)
+    count = int(top_count + used.sum())
+    if count == int(ends[-1]):
+        return count, subtrees
+
+    def renumbered(ids):  # (nodes of the top keep their numbers; a range's move down together)
+        t = np.maximum(np.searchsorted(firsts, ids, side="right") - 1, 0)
+        return np.where(ids < top_count, ids, ids - firsts[t] + starts[t])
+
+    pieces = [slice(0, top_count)] + [slice(f, f + u) for f, u in zip(firsts.tolist(), used.tolist()) if u]
+    boxes, children, parents = b.boxes.numpy(), b.children.numpy(), b.parents.numpy()
+    ch = np.concatenate([children[p] for p in pieces])
     inner = ch[:, 0] >= 0
-    ch[inner] = new_id[ch[inner]]
-    par = parents[kept]
-    par = np.where(par >= 0, new_id[np.maximum(par, 0)], -1)
-    count = len(kept)
-    boxes[:count] = boxes[kept]
+    ch[inner] = renumbered(ch[inner])
+    par = np.concatenate([parents[p] for p in pieces])
+    par[par >= 0] = renumbered(par[par >= 0])
+    boxes[:count] = np.concatenate([boxes[p] for p in pieces])
     children[:count] = ch
     parents[:count] = par
     roots = b.roots.numpy()
-    b.roots.numpy()[:] = np.where(roots >= 0, new_id[np.maximum(roots, 0)], -1)
+    roots[roots >= 0] = renumbered(roots[roots >= 0])
     return count, subtrees
 
 
