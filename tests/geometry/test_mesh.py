@@ -110,16 +110,23 @@ def mesh():
     return m, pts, idx
 
 
-def test_closest_point_and_signs(mesh):
-    m, pts, idx = mesh
-    rng = np.random.default_rng(0)
-    qs = (rng.random((400, 3)) * [3.2, 3.2, 1.2] - [1.6, 1.6, 0.6]).astype(np.float32)
+def query_closest(m, pts, idx, n, seed):
+    """n random points around the torus, the `closest` kernel's outputs for them, and their
+    squared distances to every face (float64 brute force)."""
+    rng = np.random.default_rng(seed)
+    qs = (rng.random((n, 3)) * [3.2, 3.2, 1.2] - [1.6, 1.6, 0.6]).astype(np.float32)
     tri = pts[idx.reshape(-1, 3)].astype(np.float64)
     d2 = tri_dist2(qs.astype(np.float64), tri[:, 0], tri[:, 1], tri[:, 2])
-    dist, face = wp.zeros(400, dtype=float), wp.zeros(400, dtype=int)
-    sign = wp.zeros((400, 4), dtype=float)
-    wp.launch(closest, 400, inputs=[m.id, wp.array(qs, dtype=wp.vec3), 1.0e6, dist, face, sign])
+    dist, face = wp.zeros(n, dtype=float), wp.zeros(n, dtype=int)
+    sign = wp.zeros((n, 4), dtype=float)
+    wp.launch(closest, n, inputs=[m.id, wp.array(qs, dtype=wp.vec3), 1.0e6, dist, face, sign])
     np.testing.assert_allclose(dist.numpy(), np.sqrt(d2.min(1)), atol=2e-6)
+    return qs, d2, dist, face, sign
+
+
+def test_closest_point_and_signs(mesh):
+    m, pts, idx = mesh
+    qs, d2, dist, face, sign = query_closest(m, pts, idx, 400, seed=0)
     got = d2[np.arange(400), face.numpy()]  # the face returned is (one of) the closest
     np.testing.assert_allclose(np.sqrt(got), np.sqrt(d2.min(1)), atol=2e-6)
     # signs: compare away from the surface, where the flat faces and the torus agree
@@ -384,14 +391,7 @@ def test_queries_on_a_tree_built_in_parallel(monkeypatch, leaf_size):
     pts, idx = torus(60, 30)
     m = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(idx, dtype=wp.int32), support_winding_number=True,
                 bvh_leaf_size=leaf_size)
-    rng = np.random.default_rng(3)
-    qs = (rng.random((300, 3)) * [3.2, 3.2, 1.2] - [1.6, 1.6, 0.6]).astype(np.float32)
-    tri = pts[idx.reshape(-1, 3)].astype(np.float64)
-    d2 = tri_dist2(qs.astype(np.float64), tri[:, 0], tri[:, 1], tri[:, 2])
-    dist, face = wp.zeros(300, dtype=float), wp.zeros(300, dtype=int)
-    sign = wp.zeros((300, 4), dtype=float)
-    wp.launch(closest, 300, inputs=[m.id, wp.array(qs, dtype=wp.vec3), 1.0e6, dist, face, sign])
-    np.testing.assert_allclose(dist.numpy(), np.sqrt(d2.min(1)), atol=2e-6)
+    qs = query_closest(m, pts, idx, 300, seed=3)[0]  # (asserts the distances)
     far = wp.zeros(300, dtype=float)
     wp.launch(furthest, 300, inputs=[m.id, wp.array(qs, dtype=wp.vec3), far])
     expected = np.linalg.norm(qs[:, None].astype(np.float64) - pts[None], axis=-1).max(1)  # a vertex
