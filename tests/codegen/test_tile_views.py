@@ -133,3 +133,74 @@ def test_a_tile_with_another_use_is_still_a_value():
     wp.launch_tiled(used_twice, dim=1, inputs=[wp.array(a), wp.array(b), c, d], block_dim=8)
     np.testing.assert_allclose(c.numpy(), a.astype(np.float64) @ b, rtol=0, atol=1e-5)
     np.testing.assert_array_equal(d.numpy(), a)
+
+
+# 1-D tiles a tile_map reads (tile_views.PACKED): read where they lie in a contiguous array
+T1 = 64
+
+
+@wp.kernel
+def block_sums(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=T1, offset=i * T1)
+    wp.tile_atomic_add(out, wp.tile_sum(t))
+
+
+@wp.kernel
+def doubled(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=T1, offset=i * T1)
+    wp.tile_store(y, t * 2.0, offset=i * T1)
+
+
+@wp.kernel
+def sum_after_write(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile_load(x, shape=T1, offset=i * T1)
+    x[i * T1] = 100.0
+    wp.tile_atomic_add(out, wp.tile_sum(t))
+
+
+def test_one_dimensional_tiles_a_map_reads_become_packed_views():
+    from weft.codegen.tile_views import PACKED
+    assert _sides(block_sums) == [PACKED]
+    assert _sides(doubled) == [PACKED]
+    assert _sides(sum_after_write) == []  # a write between the load and the sum
+
+
+@pytest.mark.parametrize("n", [4 * T1, 4 * T1 + 17], ids=["whole-tiles", "across-the-edge"])
+def test_sums_and_maps_of_views_match_numpy(n):
+    x = _data(np.random.default_rng(7), n)
+    blocks = -(-n // T1)
+    out = wp.zeros(1, dtype=float)
+    wp.launch_tiled(block_sums, dim=blocks, inputs=[wp.array(x), out], block_dim=16)
+    np.testing.assert_allclose(out.numpy()[0], x.astype(np.float64).sum(), rtol=1e-5)
+    y = wp.zeros(n, dtype=float)
+    wp.launch_tiled(doubled, dim=blocks, inputs=[wp.array(x), y], block_dim=16)
+    np.testing.assert_array_equal(y.numpy(), 2.0 * x)
+    # in place: each block reads its own elements before its store writes them
+    xa = wp.array(x)
+    wp.launch_tiled(doubled, dim=blocks, inputs=[xa, xa], block_dim=16)
+    np.testing.assert_array_equal(xa.numpy(), 2.0 * x)
+
+
+def test_strided_arrays_and_writes_before_the_sum():
+    x = _data(np.random.default_rng(8), 8 * T1)
+    strided = wp.array(x)[::2]  # (not contiguous: copied, as before)
+    out = wp.zeros(1, dtype=float)
+    wp.launch_tiled(block_sums, dim=4, inputs=[strided, out], block_dim=16)
+    np.testing.assert_allclose(out.numpy()[0], x[::2].astype(np.float64).sum(), rtol=1e-5)
+    out.zero_()
+    xa = wp.array(x[: 4 * T1])
+    wp.launch_tiled(sum_after_write, dim=4, inputs=[xa, out], block_dim=16)
+    assert xa.numpy()[0] == 100.0  # written after the load: the sum holds the old value
+    np.testing.assert_allclose(out.numpy()[0], x[: 4 * T1].astype(np.float64).sum(), rtol=1e-5)
+
+
+def test_gradient_through_a_summed_view():
+    x = wp.array(_data(np.random.default_rng(9), 4 * T1 + 5), requires_grad=True)
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch_tiled(block_sums, dim=5, inputs=[x, out], block_dim=16)
+    tape.backward(grads={out: wp.array([3.0], dtype=float)})
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(4 * T1 + 5, 3.0, np.float32))

@@ -162,6 +162,8 @@ class TileOps:
         """The address of the tile's first element in the array (its strides go to
         `tile_strides`): the tile_map is not run."""
         ptr = self._address(load, arr, offsets)
+        if arr.type.ndim == 1:  # (PACKED: read as the tile's own buffer)
+            return ptr
         a = self.v(arr)
         col = I64(self._elem_size(arr.type.dtype)) if arr.id in self.contiguous else \
             self.builder.extract_value(a, [2, 1])

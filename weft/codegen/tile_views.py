@@ -17,6 +17,12 @@ padded with zeros) stays a packed copy; the `if` that picks between the two then
 the tile's row and column strides (in bytes) next to its pointer, and the product reads
 either through them.
 
+The same holds for a 1-D tile of a contiguous array that a `tile_map` (elementwise
+arithmetic, `tile_sum`, a store) reads and that nothing writes in between, the map
+included: its elements lie in the array as in the tile's own packed buffer, so the map reads
+them there (`tile_sum(tile_load(x, ...))` streams the array once instead of copying it
+first).
+
 `view_loads(fn)` finds the candidates; the lowering (tile_ops.op_tile_map, control_ops'
 `if`, builtins/tiles/linalg.py) reads the strides from `cg.tile_strides`.
 """
@@ -29,12 +35,15 @@ from ..types import ArrayType, TileType
 
 #: tile products whose operands may be views
 PRODUCTS = ("tile_matmul", "tile_matmul_acc")
+#: the "side" of a 1-D tile that a `tile_map` reads: a view only of a contiguous array, whose
+#: elements then lie as the tile's packed buffer would hold them (any map reads it as one)
+PACKED = 2
 
 
 def view_loads(fn) -> dict[int, tuple[Op, Value, list[Value], int]]:
-    """{id of a tile_map op: (its load op, the array, the two offsets, 0 for the product's
-    left operand or 1 for its right one)} for each in-bounds tile load that may be read in
-    place (see the module docstring)."""
+    """{id of a tile_map op: (its load op, the array, the offsets, 0 for the product's left
+    operand, 1 for its right one, PACKED for a 1-D tile a map reads)} for each in-bounds
+    tile load that may be read in place (see the module docstring)."""
     uses: dict[int, int] = {}
     _count_uses(fn.body, uses)
     found: dict[int, tuple] = {}
@@ -55,9 +64,15 @@ def _visit(block: Block, uses: dict, found: dict):
     for k, op in enumerate(block.ops):
         for region in op.regions:
             _visit(region, uses, found)
-        if op.name != "call" or getattr(op.attrs.get("fn"), "name", None) not in PRODUCTS:
+        if op.name == "tile_map":  # a map reading a loaded 1-D tile: its elements as they lie in the array
+            if _writes(op):  # (it could write the elements it reads next)
+                continue
+            candidates = [(PACKED, x) for x in op.operands[:op.attrs["n_inputs"]]]
+        elif op.name == "call" and getattr(op.attrs.get("fn"), "name", None) in PRODUCTS:
+            candidates = list(enumerate(op.operands[:2]))
+        else:
             continue
-        for side, x in enumerate(op.operands[:2]):
+        for side, x in candidates:
             owner = x.owner
             if not (isinstance(owner, Op) and owner.name == "if" and id(owner) in position and uses.get(x.id) == 1):
                 continue
@@ -65,7 +80,7 @@ def _visit(block: Block, uses: dict, found: dict):
                 continue
             then_region = owner.regions[0]
             yielded = then_region.ops[-1].operands[owner.results.index(x)]
-            load = _pure_load(yielded, then_region, uses)
+            load = _pure_load(yielded, then_region, uses, ndim=1 if side == PACKED else 2)
             if load is not None:
                 found[id(yielded.owner)] = (*load, side)
 
@@ -79,27 +94,27 @@ def _writes(op: Op) -> bool:
     return any(_writes(inner) for region in op.regions for inner in region.ops)
 
 
-def _pure_load(t: Value, region: Block, uses: dict):
+def _pure_load(t: Value, region: Block, uses: dict, ndim: int = 2):
     """(load op, array, offsets) when `t` (float32 or float64: the dtypes of the product's
-    micro-kernel) is made in `region` by a 2D `tile_map` whose body
-    only loads array[offset0 + i, offset1 + j] unchecked, and the region's yield is its
-    only use; else None."""
+    micro-kernel) is made in `region` by an `ndim`-D `tile_map` whose body only loads
+    array[offset0 + i, offset1 + j] (array[offset + i] in 1-D) unchecked, and the region's
+    yield is its only use; else None."""
     m = t.owner
     if not (isinstance(m, Op) and m.name == "tile_map" and uses.get(t.id) == 1 and not m.operands
             and (m.attrs.get("n_inputs"), m.attrs.get("n_out"), m.attrs.get("n_sums")) == (0, 1, 0)
-            and isinstance(t.type, TileType) and t.type.ndim == 2 and m in region.ops
+            and isinstance(t.type, TileType) and t.type.ndim == ndim and m in region.ops
             and getattr(t.type.dtype, "kind", None) == "f" and getattr(t.type.dtype, "bits", 0) in (32, 64)):
         return None
     body = m.regions[0]
-    if len(body.args) != 2 or not body.ops or body.ops[-1].name != "yield":
+    if len(body.args) != ndim or not body.ops or body.ops[-1].name != "yield":
         return None
     (x,) = body.ops[-1].operands
     load = x.owner
     if not (isinstance(load, Op) and load.name == "load" and load.attrs.get("in_bounds") and load in body.ops):
         return None
     arr, *idx = load.operands
-    if not (isinstance(arr.type, ArrayType) and not arr.type.indexed and arr.type.ndim == 2
-            and arr.type.dtype is t.type.dtype and len(idx) == 2):
+    if not (isinstance(arr.type, ArrayType) and not arr.type.indexed and arr.type.ndim == ndim
+            and arr.type.dtype is t.type.dtype and len(idx) == ndim):
         return None
     offsets = []
     for index, coord in zip(idx, body.args):
