@@ -187,7 +187,9 @@ for _name in ("quat", "transform", "tile"):  # the type names double as construc
 
 class _ArrayND:
     """`array2d(dtype=float)` and `array2d[float]`: array annotations of a fixed ndim;
-    with data, a shape or a pointer (`array2d(data, dtype=float)`), an array of that ndim."""
+    with data, a shape or a pointer (`array2d(data, dtype=float)`), an array as
+    `array(...)` makes it: as in Warp, the data's own dimensions win (`array3d` of nested
+    2-D data is a 2-D array; a kernel expecting a 3-D one refuses it at launch)."""
 
     def __init__(self, ndim):
         self.ndim = ndim
@@ -195,10 +197,7 @@ class _ArrayND:
     def __call__(self, data=None, dtype=float32, shape=None, *args, **kwargs):
         if data is None and shape is None and kwargs.get("ptr") is None:
             return ArrayType(dtype, self.ndim)
-        a = array(data, dtype, shape, *args, **kwargs)
-        if a.ndim != self.ndim:
-            raise ValueError(f"array{self.ndim}d: the data gives an array of {a.ndim} dimension(s)")
-        return a
+        return array(data, dtype, shape, *args, **kwargs)
 
     def __getitem__(self, dtype):
         if isinstance(dtype, tuple):

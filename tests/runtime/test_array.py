@@ -435,3 +435,20 @@ def test_fill_and_full_take_a_flat_matrix_value():
     expected = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(a.numpy(), np.broadcast_to(expected, (2, 2, 2, 3)))
     np.testing.assert_array_equal(b.numpy(), np.broadcast_to(expected, (3, 2, 3)))
+
+
+@wp.kernel
+def sum_3d(a: wp.array3d(dtype=float), out: wp.array(dtype=float)):
+    i, j, k = wp.tid()
+    wp.atomic_add(out, 0, a[i, j, k])
+
+
+def test_arraynd_constructors_take_the_datas_dimensions_as_warp_does():
+    """`wp.array3d(data)` makes the array the data describes (Warp ignores the 3 there too);
+    a kernel that expects a 3-D array then refuses it at launch, naming the parameter."""
+    a = wp.array3d(((1, 2, 3),) * 2, dtype=wp.float16)
+    assert a.ndim == 2 and a.shape == (2, 3) and a.dtype is wp.float16
+    assert wp.array2d([1.0, 2.0], dtype=float).shape == (2,)
+    assert wp.array3d(np.zeros((2, 3, 4), np.float32)).shape == (2, 3, 4)
+    with pytest.raises(TypeError, match="'a'"):
+        wp.launch(sum_3d, (2, 3, 1), inputs=[wp.array3d(np.ones((2, 3), np.float32)), wp.zeros(1, dtype=float)])
