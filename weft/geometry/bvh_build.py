@@ -73,14 +73,12 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     top = np.array([[0, n, 0, -1, 0, 1, 1, 0]], np.int32)
     info, handed = b.run(top, hand_off)
     count, max_rel = int(info[0, 0]), int(info[0, 1])
-    ranges = np.array([[0, count]], np.int32)  # node ranges refit walks, subtrees first (see refit)
+    top_count, subtrees = count, np.zeros((0, 2), np.int64)  # (the node ranges refit walks)
     if len(handed):
-        top_count = count
         tasks, node_ends = _number_subtrees(handed, count)
         info, _ = b.run(tasks, 0)
         max_rel = max(max_rel, int(info[:, 1].max()))
         count, subtrees = _compact(b, count, tasks[:, 6], info[:, 0], node_ends)
-        ranges = np.concatenate([subtrees, [[0, top_count]]]).astype(np.int32)
     ch = b.children.numpy()[:count].copy()
     lowers = np.zeros((count, 4), np.float32)
     uppers = np.zeros((count, 4), np.float32)
@@ -91,7 +89,7 @@ def build(item_lo, item_hi, leaf_size=1, groups=None, sah=True) -> Tree:
     leaf_ids = np.nonzero(is_leaf)[0]
     tree.leaves = (leaf_ids, -ch[leaf_ids, 0].astype(np.int64) - 1, ch[leaf_ids, 1].astype(np.int64))
     tree.native = (b.boxes[:count], b.children[:count], b.perm)
-    tree.refit_ranges = [array(ranges[:-1], dtype=int32), array(ranges[-1:], dtype=int32)]
+    tree.refit_ranges = [array(subtrees.astype(np.int32), dtype=int32), array([[0, top_count]], dtype=int32)]
     _pack(tree)
     return tree
 
@@ -122,7 +120,7 @@ class _Build:
             empty((3 * t, k.BINS), dtype=int32), empty((t, k.BINS), dtype=float), empty((t, k.BINS), dtype=int32),
             int(hand_off), handed, info])
         info = info.numpy()
-        return info, handed.numpy()[:int(info[:, 2].sum())] if hand_off else handed.numpy()[:0]
+        return info, handed.numpy()[:int(info[:, 2].sum())]  # (none without hand_off)
 
 
 def _number_subtrees(handed, first):
