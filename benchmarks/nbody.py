@@ -21,10 +21,9 @@ TOL = 1e-4  # max error relative to max |acc|; float32 sums of N terms give ~1e-
 
 @functools.cache
 def make_kernels(wp):
-    """Warp-API kernel, shared verbatim by Warp and weft. Both compile it with fast math
-    (reassociation, as Taichi does by default): the inner loop is a float reduction, which
-    LLVM may only vectorise when it can reorder the sum."""
-    wp.set_module_options({"fast_math": True})
+    """Warp-API kernel, shared verbatim by Warp and weft, with default settings (no fast
+    math: the inner loop is a float reduction nobody may reorder; weft runs 8 threads on the
+    SIMD lanes instead, codegen/spmd.py). Taichi uses fast math by default."""
 
     @wp.kernel
     def nbody(pos: wp.array(dtype=wp.vec3), mass: wp.array(dtype=float),

@@ -15,6 +15,9 @@ parallel_threshold: int = 1 << 20
 bounds_checks: bool = True
 #: "release" or "debug" ("debug" compiles `assert` statements).
 mode: str = "release"
+#: Run the threads of kernels with loops on SIMD lanes (codegen/spmd.py); False: one
+#: thread at a time (for comparisons: results are bit-identical).
+vectorize_threads: bool = True
 #: Allow LLVM to reassociate floating-point math (faster reductions, different rounding).
 fast_math: bool = False
 #: Where compiled kernels are cached (None: ~/.cache/weft).

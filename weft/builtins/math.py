@@ -178,9 +178,7 @@ def _lower_sign(cg, args, op):
 def _call_binary_intrinsic(cg, name, a, c):
     """Call a two-operand LLVM intrinsic (llvmlite infers a one-operand signature unless
     given the function type)."""
-    from llvmlite import ir
-    fn = cg.module.declare_intrinsic(name, [a.type], ir.FunctionType(a.type, [a.type, a.type]))
-    return cg.builder.call(fn, [a, c])
+    return cg.builder.call(cg.intrinsic(name, a.type, 2), [a, c])
 
 
 def _minmax(which):

@@ -35,6 +35,9 @@ class ControlOps:
         return [self.v(x) for x in block.ops[-1].operands]
 
     def op_func_region(self, op):
+        for x, arg in zip(op.operands, op.regions[0].args):
+            if x.id in self.plain_adds:  # (an array the kernel owns a private copy of)
+                self.plain_adds[arg.id] = self.plain_adds[x.id]
         return self._region(op.regions[0], [self.v(x) for x in op.operands])
 
     def op_if(self, op):
@@ -46,7 +49,7 @@ class ControlOps:
         incoming = []
         for bb, region in ((then_bb, op.regions[0]), (else_bb, op.regions[1])):
             b.position_at_end(bb)
-            vals = self._region(region)
+            vals = self.conform(op.results, self._region(region))
             incoming.append((vals, b.block))
             b.branch(merge)
         b.position_at_end(merge)
@@ -74,7 +77,8 @@ class ControlOps:
         """Phis joining the values each (values, block) pair brings, leaf by leaf."""
         results = []
         for k, t in enumerate(types):
-            phis = [self.builder.phi(lt) for lt in self.leaf_types(t)]
+            # (leaf types from the values: in a vector body, vectors where they vary)
+            phis = [self.builder.phi(leaf.type) for leaf in self.leaves(incoming[0][0][k], t)]
             for vals, bb in incoming:
                 for phi, leaf in zip(phis, self.leaves(vals[k], t)):
                     phi.add_incoming(leaf, bb)
@@ -92,17 +96,20 @@ class ControlOps:
                 self.carried_tiles.add(arg.id)
         return bufs
 
-    def _loop_phis(self, values, pre, tiles=None):
+    def _loop_phis(self, values, pre, tiles=None, initial=None):
         """Header phis for loop-carried values entering from block `pre`: (reps, phi lists).
-        Carried tiles (`tiles`: from _carry_tiles) need none: their buffer is the value."""
+        Carried tiles (`tiles`: from _carry_tiles) need none: their buffer is the value.
+        `initial`: the values' representations as the loop carries them (`conform`)."""
         reps, all_phis = [], []
-        for x in values:
+        for n, x in enumerate(values):
+            rep = self.v(x) if initial is None else initial[n]
             if tiles and x.id in tiles:
                 reps.append(tiles[x.id])
                 all_phis.append((tiles[x.id], x.type))
                 continue
-            phis = [self.builder.phi(lt) for lt in self.leaf_types(x.type)]
-            for phi, leaf in zip(phis, self.leaves(self.v(x), x.type)):
+            leaves = self.leaves(rep, x.type)
+            phis = [self.builder.phi(leaf.type) for leaf in leaves]
+            for phi, leaf in zip(phis, leaves):
                 phi.add_incoming(leaf, pre)
             reps.append(self.from_leaves(x.type, iter(phis)))
             all_phis.append((phis, x.type))
@@ -195,6 +202,7 @@ class ControlOps:
         signed = t.is_signed or wide
         lo, hi, st = (ext(self.v(x), I64) for x in (start, stop, step))
         tiles = self._carry_tiles(inits, op.regions[0].args[1:])
+        initial = self.conform(op.regions[0].args[1:], [self.v(x) for x in inits])
         pre = b.block
         header = self.func.append_basic_block("for.header")
         body = self.func.append_basic_block("for.body")
@@ -203,7 +211,7 @@ class ControlOps:
         b.position_at_end(header)
         iv = b.phi(ctype, "i")
         iv.add_incoming(lo, pre)
-        carried, phis = self._loop_phis(inits, pre, tiles)
+        carried, phis = self._loop_phis(inits, pre, tiles, initial)
         cmp = b.icmp_signed if signed else b.icmp_unsigned
         if step_value is not None:
             go = cmp("<" if step_value > 0 else ">", iv, hi)
@@ -215,7 +223,7 @@ class ControlOps:
         b.cbranch(go, body, exit_)
         b.position_at_end(body)
         iv_value = b.trunc(iv, llvm_type(t)) if wide else iv
-        vals = self._region(op.regions[0], [iv_value] + carried)
+        vals = self.conform(op.regions[0].args[1:], self._region(op.regions[0], [iv_value] + carried))
         next_iv = b.add(iv, st, flags=("nsw",) if signed else ())
         self._close_loop(phis, vals)  # (carried tiles' copies may add blocks)
         iv.add_incoming(next_iv, b.block)
@@ -230,17 +238,18 @@ class ControlOps:
         for a, x in zip(op.regions[0].args, op.operands):
             if x.id in tiles:
                 self.carried_tiles.discard(a.id)  # (the condition only reads)
+        initial = self.conform(op.regions[1].args, [self.v(x) for x in op.operands])
         pre = b.block
         header = self.func.append_basic_block("while.header")
         body = self.func.append_basic_block("while.body")
         exit_ = self.func.append_basic_block("while.exit")
         b.branch(header)
         b.position_at_end(header)
-        carried, phis = self._loop_phis(op.operands, pre, tiles)
+        carried, phis = self._loop_phis(op.operands, pre, tiles, initial)
         (go,) = self._region(op.regions[0], carried)
         b.cbranch(go, body, exit_)
         b.position_at_end(body)
-        vals = self._region(op.regions[1], carried)
+        vals = self.conform(op.regions[1].args, self._region(op.regions[1], carried))
         self._close_loop(phis, vals)
         b.branch(header)
         b.position_at_end(exit_)

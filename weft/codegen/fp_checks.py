@@ -94,6 +94,8 @@ class FPCheckCodegen(KernelCodegen):
     `check_loads`, a non-finite value loaded from an array is an event too (used when no
     op was found: the kernel's inputs were not finite)."""
 
+    vectorize_threads = False  # (its reports name one thread)
+
     accumulate_uniform_adds = False  # (each atomic is checked where it happens)
 
     def __init__(self, fn, contiguous, check_loads=False, **options):

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from .. import config
 from ..ir.core import Block, Function, Op, Value, constant_value, walk
+from ..transforms.scatter import scatter_params
 from ..types import ArrayType
 from .composite_ops import CompositeOps
 from .control_ops import ControlOps
@@ -45,6 +47,7 @@ from .llvm_types import (
 )
 from .memory_ops import MemoryOps
 from .scalar_ops import ScalarOps, has_bfloat16
+from .spmd import WIDTH, SpmdOps, spmd_plan
 from .tile_ops import TileOps
 from .uniform_acc import UniformAccumulation, uniform_accumulations
 
@@ -53,8 +56,11 @@ from .uniform_acc import UniformAccumulation, uniform_accumulations
 _ROUNDING_OPS = ("binary", "call")
 
 
-class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, UniformAccumulation):
+class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, UniformAccumulation, SpmdOps):
     """Lowers one kernel IR function with one specialisation to an LLVM module."""
+
+    #: run a kernel's threads on SIMD lanes where that pays (spmd.py)
+    vectorize_threads = True
 
     #: add into one element that every thread adds to through a local sum (uniform_acc.py)
     accumulate_uniform_adds = True
@@ -73,6 +79,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.site_of: dict[int, Site] = {}
         self._strings: dict[str, ir.GlobalVariable] = {}
         self._collect_sites()
+        self.plan = spmd_plan(fn) if self.vectorize_threads and config.vectorize_threads else None
 
     @property
     def entry_name(self) -> str:
@@ -137,6 +144,11 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
                             for d in range(MAX_DIMS)]
         serial = b.load(b.gep(ctx, [I32(0), I32(7)], source_etype=CTX_TYPE), typ=I32)
         self.serial = b.icmp_unsigned("!=", serial, I32(0))
+        # adds into an array this call owns a private copy of need not be atomic
+        # (transforms/scatter.py): bit k of the context's private mask for parameter k
+        private = b.load(b.gep(ctx, [I32(0), I32(8)], source_etype=CTX_TYPE), typ=I64)
+        self.plain_adds = {params[k].id: b.or_(self.serial, b.icmp_unsigned("!=", b.and_(private, I64(1 << k)), I64(0)))
+                           for k in scatter_params(self.fn)}
         self.uniform_adds = uniform_accumulations(self.fn) if self.accumulate_uniform_adds else set()
         self.setup_accumulators()
         guard = self._thread_guard()
@@ -167,6 +179,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.active = active
         n = max((op.attrs["of"] for op in walk(self.fn.body) if op.name == "tid"), default=1)
         b = self.builder
+        if n == 1 and self.plan is not None:
+            begin = self._emit_vector_loop(begin, end)
         k, row_exit = self._loop_header(begin, end, "thread")
         if n == 1:
             self.thread_index, self.tids = k, {}
@@ -191,6 +205,24 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         b.position_at_end(inner_exit)
         self._loop_latch(k, row_end)
         b.position_at_end(row_exit)
+
+    def _emit_vector_loop(self, begin, end):
+        """The vector body over the groups of WIDTH threads in [begin, end) (spmd.py);
+        returns where the scalar loop takes over (the last end - begin mod WIDTH threads)."""
+        b = self.builder
+        vend = b.sub(end, b.srem(b.sub(end, begin), I32(WIDTH)))
+        k, exit_ = self._loop_header(begin, vend, "lanes")
+        saved = dict(self.values)
+        self.vector_mode = True
+        self.thread_index = b.add(self.splat(k), ir.Constant(ir.VectorType(I32, WIDTH), list(range(WIDTH))),
+                                  flags=("nsw",))
+        self.tids = {}
+        self._emit_body(self.fn.body)
+        self.vector_mode = False
+        self._loop_latch(k, b.add(k, I32(WIDTH), flags=("nsw",)))
+        b.position_at_end(exit_)
+        self.values = saved
+        return vend
 
     def _loop_header(self, start, stop, name):
         """Open a counted loop `for i in [start, stop)`; returns (i, exit block). The body
@@ -296,6 +328,14 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
 
     # Ops -----------------------------------------------------------------------------------
     def emit(self, op: Op):
+        if self.vector_mode:
+            self.emit_vector(op)  # (spmd.py)
+        else:
+            self.emit_scalar(op)
+
+    def emit_scalar(self, op: Op):
+        """Lower `op` by its handler `op_<name>` (in the vector body: on the values the
+        caller widened, see spmd.py)."""
         handler = getattr(self, "op_" + op.name)
         result = handler(op)
         if op.name in _ROUNDING_OPS and len(op.results) == 1 and has_bfloat16(op.results[0].type):
@@ -307,6 +347,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
             self.values[op.results[0].id] = result
 
     def v(self, value: Value):
+        if self.lane is not None:  # (one lane of the vector body's values: spmd.py)
+            return self.lane_of(self.values[value.id], self.lane)
         return self.values[value.id]
 
 
@@ -388,9 +430,15 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
 
     # Helpers for builtins' lowerings -------------------------------------------------------
     def call_intrinsic(self, name, args):
-        ty = args[0].type
-        fn = self.module.declare_intrinsic(name, [ty])
-        return self.builder.call(fn, args)
+        return self.builder.call(self.intrinsic(name, args[0].type, len(args)), args)
+
+    def intrinsic(self, name, ty, nargs=1):
+        """The overloaded LLVM intrinsic `name` on type `ty` (a scalar or a vector of them:
+        llvmlite names only scalar overloads) taking `nargs` arguments of that type."""
+        if not isinstance(ty, ir.VectorType):
+            return self.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty] * nargs))
+        full = f"{name}.v{ty.count}{ty.element.intrinsic_name}"
+        return self.module.globals.get(full) or ir.Function(self.module, ir.FunctionType(ty, [ty] * nargs), full)
 
     def i1(self, value):
         return I1(value)

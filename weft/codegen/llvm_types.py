@@ -107,6 +107,7 @@ CTX_TYPE = ir.LiteralStructType([
     PTR,                          # 5 scratch for redirected accesses (scratch_size bytes)
     I64,                          # 6 AD stack limit in bytes (adjoint kernels)
     I32,                          # 7 1: this call runs alone (atomics may be plain updates)
+    I64,                          # 8 bit k: parameter k is this chunk's own copy (plain adds)
 ])
 
 

@@ -30,6 +30,9 @@ _UINT = {16: uint16, 32: uint32, 64: uint64}
 class MemoryOps:
     """Array and memory op lowerings of `KernelCodegen`."""
 
+    #: the condition under which the atomic being lowered may be a plain update (op_atomic)
+    plain_update = None
+
     def tbaa(self, kind: str):
         """The type-based alias tag of `kind` ("stack": builtins/bvh.py's traversal stacks,
         "data": the reads of geometry data in the builtins' own funcs). Accesses with
@@ -78,7 +81,7 @@ class MemoryOps:
     def op_tid(self, op):
         dim, of = op.attrs["dim"], op.attrs["of"]
         if dim < 0 or of == 1:
-            return self.thread_index
+            return self.thread_index if self.lane is None else self.lane_of(self.thread_index, self.lane)
         return self.tids[of][dim]
 
     def _shape(self, arr, d):
@@ -392,14 +395,18 @@ class MemoryOps:
             compare, operand = operand
         else:
             compare = None
+        # plain when this call runs alone, or owns a private copy of the array (scatter.py)
+        self.plain_update = self.plain_adds.get(arr.id, self.serial)
         if isinstance(t, Scalar):
-            return self._atomic_scalar(kind, t, ptr, operand, compare)
-        scalar = t.dtype
-        old = []
-        for k in range(t.num_components):
-            p = b.gep(ptr, [I64(k * scalar.size)], source_etype=I8, inbounds=True) if k else ptr
-            old.append(self._atomic_scalar(kind, scalar, p, operand[k],
-                                           None if compare is None else compare[k]))
+            old = self._atomic_scalar(kind, t, ptr, operand, compare)
+        else:
+            scalar = t.dtype
+            old = []
+            for k in range(t.num_components):
+                p = b.gep(ptr, [I64(k * scalar.size)], source_etype=I8, inbounds=True) if k else ptr
+                old.append(self._atomic_scalar(kind, scalar, p, operand[k],
+                                               None if compare is None else compare[k]))
+        self.plain_update = None  # (other atomics, of tiles say, decide for themselves)
         return old
 
     def _atomic_members(self, kind, t, ptr, rep):
@@ -440,16 +447,18 @@ class MemoryOps:
             pair = b.cmpxchg(ptr, compare, x, "seq_cst", "seq_cst")
             return b.extract_value(pair, 0)
         rmw = self._RMW[t.kind][kind]
-        if kind in ("add", "sub") and getattr(self, "serial", None) is not None:
-            return self._serial_or_atomic(rmw, t, ptr, x)
+        plain = self.plain_update if self.plain_update is not None else getattr(self, "serial", None)
+        if kind in ("add", "sub") and plain is not None:
+            return self._serial_or_atomic(rmw, plain, ptr, x)
         return b.atomic_rmw(rmw, ptr, x, "seq_cst" if kind == "exch" else "monotonic")
 
-    def _serial_or_atomic(self, rmw, t, ptr, x):
-        """An add or subtract: a plain read-modify-write when the launch runs in this one
-        call (ctx.serial; a compare-and-swap loop costs several times more for floats),
-        else the atomic update. The flag is loop-invariant: LLVM unswitches on it."""
+    def _serial_or_atomic(self, rmw, plain, ptr, x):
+        """An add or subtract: a plain read-modify-write when `plain` (this call runs the
+        whole launch, ctx.serial, or owns a private copy of the array; a compare-and-swap
+        loop costs several times more for floats), else the atomic update. The flag is
+        loop-invariant: LLVM unswitches on it."""
         b = self.builder
-        with b.if_else(self.serial) as (alone, shared):
+        with b.if_else(plain) as (alone, shared):
             with alone:
                 old_plain = b.load(ptr, typ=x.type)
                 op = {"fadd": b.fadd, "fsub": b.fsub, "add": b.add, "sub": b.sub}[rmw]

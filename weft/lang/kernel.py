@@ -21,6 +21,7 @@ from ..ir.core import Loc, constant_value, walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
 from ..runtime.array import array
+from ..transforms.scatter import scatter_params
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
 from . import overloads as _overloads
@@ -89,6 +90,9 @@ class CompiledKernel:
                                    and _has_float(op.operands[-1].type) for op in walk(fn.body))
         # work per thread, roughly (decides whether a launch is worth spreading over cores)
         self.cost_weight = work_per_thread(fn.body)
+        # arrays only added into: private copies in a parallel launch (runtime/scatter.py)
+        self.scatter_params = scatter_params(fn)
+        self.private_copies = None
         from ..autodiff.half import is_half
         from ..runtime.launch import LaunchContext, make_packer
         # adjoints of half arrays: float32 in the kernel, the .grad arrays' own type outside
@@ -504,7 +508,8 @@ class Kernel:
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
         target = self.target
-        key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target)
+        key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
+               config.vectorize_threads)
         ck = self._compiled.get(key)
         if ck is None:
             from ..codegen import cpu
@@ -524,7 +529,7 @@ class Kernel:
         start = time.perf_counter()
         fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
         _warn_unhonored_options(self.name, fn)
-        options = (config.bounds_checks, self.fast_math, self.mode)
+        options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         obj = cpu.cached_object(key)

@@ -17,7 +17,7 @@ from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, Struc
 from ..types.composite import cast_components, deprecated_fill, fills_with_deprecation
 from ..types.introspect import type_repr
 from ..types.layout import array_descriptor, ctype_of
-from . import capture, cpu_blocks, diagnostics, half_adjoints
+from . import capture, cpu_blocks, diagnostics, half_adjoints, scatter
 from .array import array, view_of
 from .device import get_device
 from .threads import get_pool, thread_count
@@ -32,7 +32,8 @@ class LaunchContext(ctypes.Structure):
     _fields_ = [("dim", ctypes.c_int32 * MAX_DIMS), ("ndim", ctypes.c_int32),
                 ("error_site", ctypes.c_int32), ("error_index", ctypes.c_int64 * MAX_DIMS),
                 ("error_extent", ctypes.c_int64 * MAX_DIMS), ("scratch", ctypes.c_void_p),
-                ("adstack_limit", ctypes.c_int64), ("serial", ctypes.c_int32)]
+                ("adstack_limit", ctypes.c_int64), ("serial", ctypes.c_int32),
+                ("private_mask", ctypes.c_uint64)]
 
     @classmethod
     def for_kernel(cls, ck) -> LaunchContext:
@@ -441,7 +442,11 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None, widened=False):
     if total * ck.cost_weight >= config.parallel_threshold and (threads := thread_count()) > 1 \
             and not (ck.order_dependent and ck.kernel.deterministic):
         ctx.serial = 0
-        get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
+        private = scatter.privatised(ck, args, args_ptr, total) if ck.scatter_params else None
+        if private:
+            ck.private_copies.run(get_pool(), args, ctx, total, threads, args_ptr, ctx_ptr, private)
+        else:
+            get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:
         ctx.serial = 1  # one call runs every thread: its atomics need not be atomic
         ck.entry(args_ptr, 0, total, ctx_ptr)

@@ -29,9 +29,10 @@ SPIN = 4000  # polls before sleeping (tens of microseconds): back-to-back launch
 SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE = 202, 128, 129  # x86-64 Linux, private futexes
 
 CHUNKS_PER_THREAD = 16
-# generation, pending, workers, active threads, total, chunks, kernel, args, ctx, next chunk
+# generation, pending, workers, active threads, total, chunks, kernel, args, ctx, next chunk,
+# args stride (chunk k's argument block is at args + k * stride: privatised scatters)
 POOL_TYPE = ir.LiteralStructType([I32, I32, I32, I32, I32, I32, PTR, PTR, PTR, I32, I32])
-GEN, PENDING, WORKERS, ACTIVE, TOTAL, CHUNKS, KERNEL, ARGS, CTX, NEXT, _ = range(11)
+GEN, PENDING, WORKERS, ACTIVE, TOTAL, CHUNKS, KERNEL, ARGS, CTX, NEXT, ARGS_STRIDE = range(11)
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [PTR, I32, I32, PTR])
 
 
@@ -39,7 +40,7 @@ class PoolState(ctypes.Structure):
     _fields_ = [("generation", ctypes.c_int32), ("pending", ctypes.c_int32),
                 ("workers", ctypes.c_int32), ("active", ctypes.c_int32), ("total", ctypes.c_int32),
                 ("chunks", ctypes.c_int32), ("kernel", ctypes.c_void_p), ("args", ctypes.c_void_p),
-                ("ctx", ctypes.c_void_p), ("next", ctypes.c_int32), ("pad", ctypes.c_int32)]
+                ("ctx", ctypes.c_void_p), ("next", ctypes.c_int32), ("args_stride", ctypes.c_int32)]
 
 
 def supported() -> bool:
@@ -78,14 +79,16 @@ def _module() -> ir.Module:
         b.cbranch(b.icmp_signed("<", index, chunks), body, done)
         b.position_at_end(body)
         lo, hi = chunk_bounds(b, pool, index)
-        call_kernel(b, pool, lo, hi)
+        call_kernel(b, pool, index, lo, hi)
         b.branch(header)
         b.position_at_end(done)
 
-    def call_kernel(b, pool, lo, hi):
+    def call_kernel(b, pool, index, lo, hi):
         # typed as a pointer to the kernel's function type: llvmlite takes the call's type from it
         fn = b.load(field(b, pool, KERNEL), typ=KERNEL_TYPE.as_pointer())
-        args = b.load(field(b, pool, ARGS), typ=PTR)
+        stride = b.sext(b.load(field(b, pool, ARGS_STRIDE), typ=I32), I64)
+        args = b.gep(b.load(field(b, pool, ARGS), typ=PTR), [b.mul(b.sext(index, I64), stride)],
+                     source_etype=ir.IntType(8))
         ctx = b.load(field(b, pool, CTX), typ=PTR)
         b.call(fn, [args, lo, hi, ctx])
 
@@ -194,14 +197,15 @@ class NativePool:
         for t in self._threads:
             t.start()
 
-    def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int):
+    def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int, args_stride: int = 0):
         """Run compiled kernel `ck` over [0, total) on `threads` threads (at most the pool's
         size), in `threads` chunks for a kernel whose results depend on the order of its
-        atomics, else CHUNKS_PER_THREAD times as many."""
+        atomics, else CHUNKS_PER_THREAD times as many. With `args_stride`, one chunk per
+        thread, chunk k reading its arguments at `args_ptr + k * args_stride`."""
         threads = max(1, min(threads, self.size, total))
-        chunks = chunk_count(ck, total, threads)
+        chunks = threads if args_stride else chunk_count(ck, total, threads)
         with self._lock:  # one launch at a time uses the workers
             s = self.state
-            s.kernel, s.args, s.ctx = ck.address, args_ptr, ctx_ptr
+            s.kernel, s.args, s.ctx, s.args_stride = ck.address, args_ptr, ctx_ptr, args_stride
             s.total, s.active, s.chunks, s.next = total, threads, chunks, 0
             self._run(self._state_ptr)

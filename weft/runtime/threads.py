@@ -30,9 +30,14 @@ class ThreadPool:
             except BaseException as e:  # noqa: BLE001 - handed back to the launching thread
                 self._done.put(e)
 
-    def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int):
+    def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int, args_stride: int = 0):
         """Run compiled kernel `ck` over [0, total) (the same interface as NativePool's)."""
-        self.run(ck.entry, total, lambda b, e: (args_ptr, b, e, ctx_ptr), threads)
+        threads = max(1, min(threads, self.size, total))
+
+        def args(begin, end):  # chunk k begins at total * k // threads
+            k = next(k for k in range(threads) if total * k // threads == begin)
+            return args_ptr + k * args_stride, begin, end, ctx_ptr
+        self.run(ck.entry, total, args, threads)
 
     def run(self, fn, total: int, make_args, threads: int):
         """Call `fn(*make_args(begin, end))` over [0, total) in `threads` chunks."""

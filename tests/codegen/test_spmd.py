@@ -1,0 +1,334 @@
+"""Threads on SIMD lanes (codegen/spmd.py): a kernel with a loop runs WIDTH threads per
+vector; every result must be bit-identical to the one-thread-at-a-time code
+(`config.vectorize_threads = False`), for every kind of op, on launches whose size is not a
+multiple of WIDTH (the rest runs the scalar body)."""
+
+import importlib.util
+import math
+import sys
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.codegen.spmd import WIDTH, spmd_plan
+
+
+def run_both(kernel, dim, make_args, out_index):
+    """Launch `kernel` vectorised and scalar on fresh arguments; the outputs (the arguments
+    at `out_index`) of both, as numpy arrays."""
+    results = []
+    saved = wp.config.vectorize_threads
+    try:
+        for vectorize in (True, False):
+            wp.config.vectorize_threads = vectorize
+            args = make_args()
+            wp.launch(kernel, dim, inputs=args)
+            results.append([args[k].numpy() for k in out_index])
+    finally:
+        wp.config.vectorize_threads = saved
+    return results
+
+
+def assert_bitwise(a, b):
+    for x, y in zip(a, b):
+        assert x.dtype == y.dtype and x.shape == y.shape
+        assert x.tobytes() == y.tobytes(), np.argwhere(x != y)[:5]
+
+
+@wp.kernel
+def nbody(pos: wp.array(dtype=wp.vec3), mass: wp.array(dtype=float), acc: wp.array(dtype=wp.vec3),
+          n: int, eps2: float):
+    i = wp.tid()
+    pi = pos[i]
+    a = wp.vec3(0.0, 0.0, 0.0)
+    for j in range(n):
+        d = pos[j] - pi
+        r2 = wp.dot(d, d) + eps2
+        inv = 1.0 / wp.sqrt(r2)
+        a = a + (mass[j] * inv * inv * inv) * d
+    acc[i] = a
+
+
+def test_nbody_is_vectorised_and_bit_identical():
+    assert spmd_plan(nbody.ir()) is not None
+    rng = np.random.default_rng(0)
+    n = 8 * 37 + 5
+    p, m = rng.standard_normal((n, 3)).astype(np.float32), rng.random(n).astype(np.float32)
+    a, b = run_both(nbody, n, lambda: [wp.array(p, dtype=wp.vec3), wp.array(m), wp.zeros(n, dtype=wp.vec3),
+                                       n, 0.01], [2])
+    assert_bitwise(a, b)
+    ref = np.zeros((n, 3))
+    for i in range(0, n, 50):  # (against float64, loosely)
+        d = p.astype(np.float64) - p[i]
+        w = m / np.sqrt((d * d).sum(1) + 0.01) ** 3
+        ref[i] = (w[:, None] * d).sum(0)
+    np.testing.assert_allclose(a[0][::50], ref[::50], rtol=1e-4, atol=1e-3)
+
+
+@wp.func
+def collatz_steps(x: int) -> int:
+    steps = 0
+    while x != 1 and steps < 100:
+        if x % 2 == 0:
+            x = x // 2
+        else:
+            x = 3 * x + 1
+        steps += 1
+    return steps
+
+
+@wp.kernel
+def control_flow(x: wp.array(dtype=float), k: wp.array(dtype=int), out: wp.array2d(dtype=float),
+                 counts: wp.array(dtype=int), total: wp.array(dtype=float), m: int):
+    i = wp.tid()
+    xi = x[i]
+    s = 0.0
+    for j in range(m):  # uniform loop, varying carried value
+        if xi > 0.0:  # varying, pure: both sides, a select
+            s += wp.sqrt(xi) * float(j)
+        else:
+            s -= wp.abs(xi)
+    out[i, 0] = s
+    t = 0.0
+    for j in range(k[i] % 9):  # varying trip count: lane by lane
+        if j == 5:
+            break
+        if j % 2 == 1:
+            continue
+        t += wp.sin(xi + float(j))
+    out[i, 1] = t
+    out[i, 2] = float(collatz_steps(k[i] % 50 + 1))  # varying while in a func
+    if k[i] % 3 == 0:  # varying condition with a store: lane by lane
+        out[i, 3] = xi * 2.0
+    wp.atomic_add(counts, k[i] % 7, 1)  # atomics at varying indices
+    for _j in range(2):
+        wp.atomic_add(total, 0, xi)  # one element for every thread
+    v = wp.vec3(xi, float(i), 1.0)
+    q = wp.quat_from_axis_angle(wp.normalize(v), xi)
+    r = wp.quat_rotate(q, wp.vec3(1.0, 2.0, 3.0))
+    out[i, 4] = r[0] + r[1] * r[2]
+    out[i, 5] = float(k[i] >> 2) + float(k[i] // 3) + float(k[i] % 5)
+    out[i, 6] = float(int(xi * 100.0))
+
+
+def test_control_flow_atomics_and_funcs():
+    n = 8 * 25 + 3
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(n).astype(np.float32)
+    k = rng.integers(0, 1000, n).astype(np.int32)
+    plan = spmd_plan(control_flow.ir())
+    assert plan is not None and plan.lanewise and plan.selected
+
+    def args():
+        return [wp.array(x), wp.array(k), wp.zeros((n, 7), dtype=float), wp.zeros(7, dtype=int),
+                wp.zeros(1, dtype=float), 4]
+    vec, scalar = run_both(control_flow, n, args, [2, 3, 4])
+    assert_bitwise(vec[:2], scalar[:2])
+    np.testing.assert_allclose(vec[2], scalar[2], rtol=1e-5)  # (atomic order)
+    expected_t = [sum(math.sin(float(xi) + j) for j in range(min(kk % 9, 5)) if j % 2 == 0)
+                  for xi, kk in zip(x, k)]
+    np.testing.assert_allclose(vec[0][:, 1], expected_t, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(vec[1], np.bincount(k % 7, minlength=7))
+
+
+@wp.kernel
+def guarded(x: wp.array(dtype=float), idx: wp.array(dtype=int), out: wp.array(dtype=float), m: int):
+    i = wp.tid()
+    s = 0.0
+    for _j in range(m):
+        s += x[idx[i]]
+    out[i] = s
+
+
+def test_out_of_bounds_in_a_vector_body_raises():
+    n = 20
+    idx = np.arange(n, dtype=np.int32)
+    idx[13] = 99
+    with pytest.raises(IndexError):
+        wp.launch(guarded, n, inputs=[wp.array(np.ones(n, np.float32)), wp.array(idx), wp.zeros(n), 3])
+
+
+@wp.kernel
+def divide(a: wp.array(dtype=int), out: wp.array(dtype=int), m: int):
+    i = wp.tid()
+    s = 0
+    for _j in range(m):
+        s += 100 // a[i]
+    out[i] = s
+
+
+def test_integer_division_by_zero_in_a_vector_body_raises():
+    a = np.arange(1, 18, dtype=np.int32)
+    a[11] = 0
+    with pytest.raises(ZeroDivisionError):
+        wp.launch(divide, len(a), inputs=[wp.array(a), wp.zeros(len(a), dtype=int), 2])
+
+
+# Every scalar builtin, on random inputs, vectorised against scalar ------------------------
+UNARY = ["sqrt", "abs", "floor", "ceil", "trunc", "round", "rint", "sign", "sin", "cos", "tan", "asin",
+         "acos", "atan", "sinh", "cosh", "tanh", "exp", "exp2", "log", "log2", "log10", "cbrt", "erf",
+         "erfc", "erfinv", "erfcinv", "isnan", "isinf", "isfinite", "degrees", "radians", "frac"]
+BINARY = ["min", "max", "pow", "atan2", "mod", "div", "floordiv"]
+
+
+def _builtin_kernel(tmp_path, dtype):
+    lines = [f"import weft as wp\n\n@wp.kernel\ndef k(x: wp.array(dtype=wp.{dtype}), y: wp.array(dtype=wp.{dtype}),",
+             f"      out: wp.array2d(dtype=wp.{dtype}), m: int):",
+             "    i = wp.tid()",
+             "    for j in range(m):",
+             "        a = x[i]",
+             "        b = y[i]"]
+    for c, name in enumerate(UNARY):
+        lines.append(f"        out[i, {c}] = wp.{dtype}(wp.{name}(a))")
+    for c, name in enumerate(BINARY, len(UNARY)):
+        expr = {"div": "a / b", "floordiv": "a // b", "mod": "a % b"}.get(name, f"wp.{name}(a, b)")
+        lines.append(f"        out[i, {c}] = {expr}")
+    path = tmp_path / f"spmd_builtins_{dtype}.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module.k
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_scalar_builtin_bit_identical(tmp_path, dtype):
+    kernel = _builtin_kernel(tmp_path, dtype)
+    n = 8 * 40 + 7
+    rng = np.random.default_rng(2)
+    np_t = np.dtype(dtype)
+    x = np.concatenate([rng.uniform(-3, 3, n - 7), [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, 0.5]]).astype(np_t)
+    y = rng.uniform(-2, 2, n).astype(np_t)
+    y[::11] = 0.0
+    cols = len(UNARY) + len(BINARY)
+    vec, scalar = run_both(kernel, n, lambda: [wp.array(x), wp.array(y), wp.zeros((n, cols), dtype=np_t), 1], [2])
+    for c, name in enumerate(UNARY + BINARY):
+        assert vec[0][:, c].tobytes() == scalar[0][:, c].tobytes(), name
+
+
+# Random programs -------------------------------------------------------------------------
+def _random_program(rng, index):
+    """A kernel of random arithmetic, comparisons, selects and branches inside a loop."""
+    names = ["a", "b", "c"]
+    lines = []
+    for step in range(10):
+        x, y = rng.choice(names, 2)
+        kind = rng.integers(0, 6)
+        new = f"t{step}"
+        if kind == 0:
+            expr = f"{x} {rng.choice(['+', '-', '*', '/'])} {y}"
+        elif kind == 1:
+            expr = f"wp.{rng.choice(['min', 'max'])}({x}, {y})"
+        elif kind == 2:
+            expr = f"wp.{rng.choice(['sqrt', 'sin', 'exp', 'log', 'tanh'])}(wp.abs({x}) + 0.5)"
+        elif kind == 3:
+            expr = f"wp.select({x} < {y}, {x}, {y} * 0.5)"
+        elif kind == 4:
+            expr = f"{x} * float(j) + {y}"
+        else:
+            lines.append(f"        {new} = {x}")
+            lines.append(f"        if {x} > {y}:")
+            lines.append(f"            {new} = {x} - {y} * 0.25")
+            names.append(new)
+            continue
+        lines.append(f"        {new} = {expr}")
+        names.append(new)
+    body = "\n".join(lines)
+    return f"""import weft as wp
+
+@wp.kernel
+def k(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float), m: int):
+    i = wp.tid()
+    a = x[i]
+    b = y[i]
+    c = float(0.0)
+    for j in range(m):
+{body}
+        c = c + {names[-1]} * 0.001
+    out[i] = c
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_programs_bit_identical(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    path = tmp_path / f"spmd_random_{seed}.py"
+    path.write_text(_random_program(rng, seed))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    n = WIDTH * 9 + 1
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    vec, scalar = run_both(module.k, n, lambda: [wp.array(x), wp.array(y), wp.zeros(n), 3], [2])
+    assert_bitwise(vec, scalar)
+
+
+def test_kernels_without_loops_stay_scalar():
+    @wp.kernel
+    def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+        i = wp.tid()
+        y[i] = a * x[i] + y[i]
+
+    assert spmd_plan(saxpy.ir()) is None
+
+
+def test_adjoints_of_a_vectorised_kernel():
+    """The gradient of the n-body accelerations' sum w.r.t. the masses, through the tape
+    (the adjoint kernel has an AD stack: it stays scalar), against float64 values."""
+    n = 19
+    rng = np.random.default_rng(3)
+    p = rng.standard_normal((n, 3)).astype(np.float32)
+    mass = wp.array(rng.random(n).astype(np.float32), requires_grad=True)
+    acc = wp.zeros(n, dtype=wp.vec3, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(nbody, n, inputs=[wp.array(p, dtype=wp.vec3), mass, acc, n, 0.01])
+    acc.grad = wp.array(np.ones((n, 3), np.float32), dtype=wp.vec3)
+    tape.backward()
+    d = p[None, :, :].astype(np.float64) - p[:, None, :]
+    w = 1.0 / np.sqrt((d * d).sum(2) + 0.01) ** 3
+    expected = (w[:, :, None] * d).sum(axis=(0, 2))
+    np.testing.assert_allclose(mass.grad.numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
+@wp.kernel
+def carried_into_lanes(x: wp.array(dtype=float), out: wp.array(dtype=float), m: int):
+    i = wp.tid()
+    s = x[i]
+    k = 0
+    while k < m:  # uniform condition, varying carried value
+        s = s * 0.5 + wp.sin(s)  # (sin runs lane by lane on the carried vector)
+        k += 1
+    for _j in range(m):
+        s = s + wp.cos(s)
+    out[i] = s
+
+
+def test_loop_carried_vectors_read_lane_by_lane():
+    n = 8 * 3 + 2
+    x = np.linspace(-2, 2, n).astype(np.float32)
+    plan = spmd_plan(carried_into_lanes.ir())
+    assert plan is not None and plan.lanewise
+    vec, scalar = run_both(carried_into_lanes, n, lambda: [wp.array(x), wp.zeros(n), 5], [1])
+    assert_bitwise(vec, scalar)
+
+
+@wp.kernel
+def spin_locked(counter: wp.array(dtype=float), lock: wp.array(dtype=wp.int32), m: int):
+    for _j in range(m):
+        while wp.atomic_cas(lock, 0, 0, 1) == 1:
+            pass
+        counter[0] = counter[0] + 1.0
+        wp.atomic_exch(lock, 0, 0)
+
+
+def test_kernels_with_locks_stay_scalar():
+    """Lane by lane, the second lane would spin for the lock the first still holds."""
+    assert spmd_plan(spin_locked.ir()) is None
+    counter, lock = wp.zeros(1), wp.zeros(1, dtype=wp.int32)
+    wp.launch(spin_locked, 20, inputs=[counter, lock, 3])
+    assert counter.numpy()[0] == 60

@@ -1,0 +1,135 @@
+"""Privatised scatter-adds (transforms/scatter.py, runtime/scatter.py): an array a kernel
+only adds into gets a private copy per chunk of a parallel launch, summed afterwards. The
+results are those of the atomic and the serial launch; arrays that are read too, aliased,
+or much larger than the launch keep their atomics."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.runtime import scatter, threads
+from weft.transforms.scatter import scatter_params
+
+
+@pytest.fixture(params=["native pool", "python pool"])
+def two_threads(request):
+    saved = wp.config.num_threads, wp.config.parallel_threshold, threads._pool
+    wp.config.num_threads, wp.config.parallel_threshold = 2, 1
+    if request.param == "python pool":
+        threads._pool = threads.ThreadPool(2)
+    try:
+        yield
+    finally:
+        wp.config.num_threads, wp.config.parallel_threshold, threads._pool = saved
+
+
+@wp.func
+def push(f: wp.array(dtype=wp.vec3), i: int, x: wp.vec3):
+    wp.atomic_add(f, i, x)
+
+
+@wp.kernel
+def springs(x: wp.array(dtype=wp.vec3), pairs: wp.array(dtype=int), f: wp.array(dtype=wp.vec3),
+            counts: wp.array(dtype=int)):
+    s = wp.tid()
+    i = pairs[2 * s]
+    j = pairs[2 * s + 1]
+    d = x[j] - x[i]
+    push(f, i, d)  # (through a func's argument)
+    wp.atomic_sub(f, j, d)
+    wp.atomic_add(counts, i, 1)
+
+
+@wp.kernel
+def add_and_read(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(out, i % 5, a[i])
+
+
+@wp.kernel
+def reads_its_target(out: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(out, i % 5, out[0] * 0.0 + 1.0)
+
+
+@wp.kernel
+def uses_the_old_value(out: wp.array(dtype=int), old: wp.array(dtype=int)):
+    i = wp.tid()
+    old[i] = wp.atomic_add(out, 0, 1)
+
+
+def test_which_parameters_are_only_added_into():
+    assert scatter_params(springs.ir()) == (2, 3)  # f (also through the func), counts
+    assert scatter_params(add_and_read.ir()) == (1,)
+    assert scatter_params(reads_its_target.ir()) == ()
+    assert scatter_params(uses_the_old_value.ir()) == ()  # (its result is read)
+
+
+def _problem(n_particles, n_springs, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n_particles, 3)).astype(np.float32)
+    pairs = rng.integers(0, n_particles, (n_springs, 2)).astype(np.int32)
+    return x, pairs
+
+
+def _expected(x, pairs):
+    d = (x[pairs[:, 1]].astype(np.float64) - x[pairs[:, 0]])
+    f = np.zeros(x.shape)
+    np.add.at(f, pairs[:, 0], d)
+    np.add.at(f, pairs[:, 1], -d)
+    return f, np.bincount(pairs[:, 0], minlength=len(x))
+
+
+def test_privatised_scatter_gives_the_sums(two_threads):
+    x, pairs = _problem(1000, 50_000)
+    f = wp.zeros(1000, dtype=wp.vec3)
+    counts = wp.zeros(1000, dtype=int)
+    args = [wp.array(x, dtype=wp.vec3), wp.array(pairs.reshape(-1)), f, counts]
+    calls = []
+    original = scatter.PrivateCopies.run
+    scatter.PrivateCopies.run = lambda self, *a: (calls.append(a[-1]), original(self, *a))[1]
+    try:
+        for _ in range(3):  # (the copies are reused: each launch starts them from zero)
+            wp.launch(springs, len(pairs), inputs=args)
+    finally:
+        scatter.PrivateCopies.run = original
+    assert calls == [[2, 3]] * 3 and threads.get_pool().size >= 2
+    ef, ec = _expected(x, pairs)
+    np.testing.assert_allclose(f.numpy(), 3 * ef, rtol=1e-4, atol=1e-3)
+    np.testing.assert_array_equal(counts.numpy(), 3 * ec)
+
+
+def test_privatised_into_a_strided_view(two_threads):
+    x, pairs = _problem(500, 20_000, seed=1)
+    f = wp.zeros((500, 2), dtype=wp.vec3)
+    counts = wp.zeros(1000, dtype=int)
+    column = f[:, 1]
+    wp.launch(springs, len(pairs), inputs=[wp.array(x, dtype=wp.vec3), wp.array(pairs.reshape(-1)),
+                                           column, counts[::2]])
+    ef, ec = _expected(x, pairs)
+    np.testing.assert_allclose(f.numpy()[:, 1], ef, rtol=1e-4, atol=1e-3)
+    assert not f.numpy()[:, 0].any()
+    np.testing.assert_array_equal(counts.numpy()[::2], ec)
+    assert not counts.numpy()[1::2].any()
+
+
+def test_aliased_or_large_targets_stay_atomic(two_threads):
+    a = wp.array(np.ones(10_000, np.float32))
+    out = wp.zeros(5, dtype=float)
+    ck = add_and_read.compiled((True, True))
+    assert scatter._privatised(ck, ck.pack([a, out]), 10_000) == [1]
+    assert scatter._privatised(ck, ck.pack([a, a]), 10_000) == []  # (out is a)
+    big = wp.zeros(100_000, dtype=float)
+    assert scatter._privatised(ck, ck.pack([a, big]), 10_000) == []  # (10x the launch)
+    # aliased: the result is the serial one
+    wp.launch(add_and_read, 10_000, inputs=[a, a])
+    np.testing.assert_allclose(a.numpy()[:5], 1 + 2000, rtol=0)
+
+
+def test_null_arrays_and_gradients_in_the_overlap_check(two_threads):
+    a = wp.array(np.ones(10_000, np.float32), requires_grad=True)
+    out = wp.zeros(5, dtype=float)
+    ck = add_and_read.compiled((True, True))
+    assert scatter._privatised(ck, ck.pack([a, out]), 10_000) == [1]
+    assert scatter._privatised(ck, ck.pack([a, a.grad[:5]]), 10_000) == []  # (a's gradient)
+    assert scatter._privatised(ck, ck.pack([None, out]), 10_000) == [1]  # (a null array)

@@ -1,0 +1,357 @@
+"""Threads on SIMD lanes: a kernel's thread loop stepping WIDTH threads at a time.
+
+LLVM vectorises a kernel's thread loop by itself when the body is straight-line code. A
+body with a loop (n-body's `for j in range(n)`) defeats it: LLVM only vectorises innermost
+loops, and the inner loop is a float reduction it may not reorder without fast math. So a
+kernel whose body holds a loop is compiled, as ISPC and GPU compilers do, with one program
+instance per lane: the thread loop runs WIDTH consecutive threads together, and every value
+that differs between them (`varying`: it depends on `tid()`) is an LLVM vector with one
+lane per thread, while values that do not (`uniform`: parameters, constants, loop counters
+of uniform loops) stay scalars. No arithmetic is reordered: each lane computes exactly what
+the scalar code computes for its thread, so results are bit-identical.
+
+How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
+- uniform ops: the scalar lowering, once for all lanes;
+- varying arithmetic, comparisons, selects, casts, composites and the pure builtins that
+  have vector forms: the same lowering on vectors (uniform operands broadcast);
+- `for` loops with uniform bounds and `while` loops with a uniform condition: one loop,
+  carrying vectors where the carried values vary;
+- `if` on a uniform condition: a branch; on a varying one, both sides when they are pure
+  arithmetic (then a select per result), else the whole `if` lane by lane;
+- everything else that touches lanes (loads and stores at varying indices, atomics, prints,
+  varying asserts, loops with varying bounds or conditions, other builtins): lane by lane,
+  the scalar lowering run once per lane on that lane's values (`emit_lanes`), so every
+  construct works, in thread order within the group.
+The threads left over (fewer than WIDTH) run through the scalar body.
+
+Kernels without loops, with AD stacks, tiles, half-precision values, several `tid()`
+dimensions or atomic exchanges and compare-and-swaps (locks) keep the scalar body
+(`spmd_plan` returns None).
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..builtins.registry import Primitive
+from ..ir.core import Block, Function, Op, walk
+from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16
+
+WIDTH = 8
+
+# ops a vector body lowers (anything else keeps the kernel scalar)
+_KNOWN = frozenset((
+    "const", "binary", "unary", "cmp", "cast", "select", "call", "construct", "extract", "insert",
+    "extract_dyn", "insert_dyn", "load", "store", "atomic", "tid", "if", "for", "while",
+    "func_region", "yield", "return", "array_shape", "assert", "print",
+))
+# ops that compute from their operands alone (both sides of a varying `if` may run them)
+_PURE = frozenset(("const", "unary", "cmp", "select", "construct", "extract", "insert", "yield"))
+# builtins whose lowering is the same instructions on vectors
+_VECTOR_PRIMITIVES = frozenset(("sqrt", "abs", "floor", "ceil", "trunc", "min", "max", "isnan",
+                                "isinf", "isfinite"))
+
+
+def _scalar_types_ok(t) -> bool:
+    if isinstance(t, Scalar):
+        return t not in (float16, bfloat16)
+    if isinstance(t, (Vector, Matrix)):
+        return t.dtype not in (float16, bfloat16)
+    if isinstance(t, StructType):
+        return all(_scalar_types_ok(f) for f in t.fields.values())
+    if isinstance(t, TupleType):
+        return all(_scalar_types_ok(e) for e in t.elements)
+    return isinstance(t, ArrayType)
+
+
+class SpmdPlan:
+    """Which values of a kernel vary between the lanes, and how each op runs."""
+
+    def __init__(self, fn: Function):
+        self.varying: set[int] = set()
+        self.lanewise: set[int] = set()  # ids of ops run lane by lane
+        self.selected: set[int] = set()  # ids of varying `if`s run as selects
+        self._block(fn.body)
+
+    def is_varying(self, v) -> bool:
+        return v.id in self.varying
+
+    def _mark(self, values, flag=True):
+        changed = False
+        for v in values:
+            if flag and v.id not in self.varying:
+                self.varying.add(v.id)
+                changed = True
+        return changed
+
+    def _block(self, block: Block):
+        for op in block.ops:
+            self._op(op)
+
+    def _op(self, op: Op):
+        vary = any(self.is_varying(x) for x in op.operands)
+        name = op.name
+        if name == "tid":
+            self._mark(op.results)
+        elif name == "if":
+            if vary:
+                if all(_speculatable(r) for r in op.regions):
+                    self.selected.add(id(op))
+                    for r in op.regions:
+                        self._block(r)
+                else:
+                    self.lanewise.add(id(op))
+                self._mark(op.results)
+            else:
+                for r in op.regions:
+                    self._block(r)
+                for k, res in enumerate(op.results):
+                    self._mark([res], any(self.is_varying(r.ops[-1].operands[k]) for r in op.regions))
+        elif name == "for":
+            if any(self.is_varying(x) for x in op.operands[:3]):
+                self.lanewise.add(id(op))
+                self._mark(op.results)
+                return
+            body = op.regions[0]
+            self._carry(op, op.operands[3:], [body.args[1:]], body, [body])
+        elif name == "while":
+            cond, body = op.regions
+            self._carry(op, op.operands, [cond.args, body.args], body, [cond, body])
+            if self.is_varying(cond.ops[-1].operands[0]):
+                self.lanewise.add(id(op))
+                self._mark(op.results)
+        elif name == "func_region":
+            region = op.regions[0]
+            for x, a in zip(op.operands, region.args):
+                self._mark([a], self.is_varying(x))
+            self._block(region)
+            for k, res in enumerate(op.results):
+                self._mark([res], self.is_varying(region.ops[-1].operands[k]))
+        elif name in ("atomic", "print"):
+            self.lanewise.add(id(op))  # (each lane's, even with uniform operands)
+            self._mark(op.results)
+        elif name == "call" and op.attrs["fn"].effects:
+            self.lanewise.add(id(op))
+            self._mark(op.results)
+        else:
+            if vary and name in ("store", "assert", "load", "extract_dyn", "insert_dyn") or \
+                    vary and name == "call" and op.attrs["fn"].name not in _VECTOR_PRIMITIVES:
+                self.lanewise.add(id(op))
+            if name == "binary" and vary and not _vector_binary(op) or \
+                    name == "cast" and vary and not _vector_cast(op.operands[0].type, op.result.type):
+                self.lanewise.add(id(op))
+            self._mark(op.results, vary)
+
+    def _carry(self, op, inits, arg_lists, body, regions):
+        """Loop-carried values: varying where the initial or the yielded value varies (to a
+        fixed point: a value can become varying only once)."""
+        for args in arg_lists:
+            for x, a in zip(inits, args):
+                self._mark([a], self.is_varying(x))
+        while True:
+            for r in regions:
+                self._block(r)
+            changed = False
+            for args in arg_lists:
+                for y, a in zip(body.ops[-1].operands, args):
+                    if self.is_varying(y) and not self.is_varying(a):
+                        self.varying.add(a.id)
+                        changed = True
+            if not changed:
+                break
+        for res, a in zip(op.results, arg_lists[-1]):
+            self._mark([res], self.is_varying(a))
+
+
+def _vector_binary(op) -> bool:
+    """Whether a binary op has a vector lowering here (integer division and shifts record
+    errors or compare against their width: lane by lane)."""
+    t = op.operands[0].type
+    return t.is_float or op.attrs["op"] in ("add", "sub", "mul", "bitand", "bitor", "bitxor")
+
+
+def _speculatable(block: Block) -> bool:
+    for op in walk(block):
+        if op.name in _PURE:
+            continue
+        if op.name == "binary" and _vector_binary(op):
+            continue
+        if op.name == "cast" and _vector_cast(op.operands[0].type, op.result.type):
+            continue
+        if op.name == "call" and op.attrs["fn"].name in _VECTOR_PRIMITIVES:
+            continue
+        if op.name == "if" and all(_speculatable(r) for r in op.regions):
+            continue
+        return False
+    return True
+
+
+def _vector_cast(src, dst) -> bool:
+    return src is dst or not (src.is_float and not dst.is_float and not dst.is_bool)
+
+
+def spmd_plan(fn: Function) -> SpmdPlan | None:
+    """The plan for running `fn`'s threads on SIMD lanes, or None to keep it scalar."""
+    ops = list(walk(fn.body))
+    if not any(op.name in ("for", "while") for op in ops):
+        return None
+    if any(op.name == "return" for op in walk_nested(fn.body)):
+        return None
+    for op in ops:
+        if op.name not in _KNOWN:
+            return None
+        if op.name == "tid" and op.attrs["of"] > 1:
+            return None
+        if not all(_scalar_types_ok(v.type) for v in (*op.operands, *op.results)):
+            return None
+        if op.name == "call" and not isinstance(op.attrs["fn"], Primitive):
+            return None
+        if op.name == "atomic" and op.attrs["op"] in ("cas", "exch"):
+            # (locks: run lane by lane, a lane spinning for a lock that an earlier lane
+            # holds until a later op would wait forever, as in a GPU warp before Volta)
+            return None
+    plan = SpmdPlan(fn)
+    if any(isinstance(v.type, ArrayType) and plan.is_varying(v) for op in ops for v in op.results):
+        return None  # (an array chosen per thread: never seen in practice)
+    return plan
+
+
+def walk_nested(block: Block):
+    """The ops inside `block`'s ops' regions (not its own)."""
+    for op in block.ops:
+        for region in op.regions:
+            yield from walk(region)
+
+
+class SpmdOps:
+    """The vector body of `KernelCodegen` (see the module docstring). State: `plan` (None:
+    scalar kernel), `vector_mode` (emitting the vector body), `lane` (emitting an op for
+    one lane: `v` reads a vector value's element of that lane)."""
+
+    plan = None
+    vector_mode = False
+    lane = None
+
+    def splat(self, x):
+        """`x` in every lane (a scalar LLVM value)."""
+        b = self.builder
+        vt = ir.VectorType(x.type, WIDTH)
+        one = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+        return b.shuffle_vector(one, ir.Constant(vt, ir.Undefined),
+                                ir.Constant(ir.VectorType(ir.IntType(32), WIDTH), [0] * WIDTH))
+
+    def widen(self, rep):
+        """A value's representation with every scalar leaf broadcast (nested lists kept)."""
+        if isinstance(rep, list):
+            return [self.widen(x) for x in rep]
+        return rep if isinstance(rep.type, ir.VectorType) else self.splat(rep)
+
+    def lane_of(self, rep, lane: int):
+        if isinstance(rep, list):
+            return [self.lane_of(x, lane) for x in rep]
+        if not isinstance(rep.type, ir.VectorType):
+            return rep
+        return self.builder.extract_element(rep, ir.Constant(ir.IntType(32), lane))
+
+    def conform(self, values, reps):
+        """`reps` of IR `values`, widened where the value varies (before a phi joins them)."""
+        if not self.vector_mode:
+            return reps
+        return [self.widen(r) if self.plan.is_varying(v) else r for v, r in zip(values, reps)]
+
+    # The vector body ---------------------------------------------------------------------------
+    def emit_vector(self, op: Op):
+        plan = self.plan
+        if id(op) in plan.lanewise:
+            return self.emit_lanes(op)
+        name = op.name
+        if name == "if" and id(op) in plan.selected:
+            return self._emit_selected_if(op)
+        if name in ("if", "for", "while", "func_region"):
+            return self.emit_scalar(op)  # (their handlers conform what they join)
+        if not any(plan.is_varying(r) for r in op.results) and name != "tid":
+            return self.emit_scalar(op)
+        if name == "cast":
+            x = op.operands[0]
+            self.values[op.result.id] = self.vector_convert(self.v(x), x.type, op.result.type)
+            return
+        # arithmetic, comparisons, composites, vector builtins: the scalar lowering on vectors,
+        # its uniform operands broadcast (but a select's uniform condition, which picks whole
+        # vectors, and the uniform component indices of extract_dyn / insert_dyn)
+        widened = op.operands
+        if name == "select" and not plan.is_varying(op.operands[0]):
+            widened = op.operands[1:]
+        elif name in ("extract_dyn", "insert_dyn"):
+            widened = [op.operands[0]] + ([op.operands[-1]] if name == "insert_dyn" else [])
+        saved = {x.id: self.values[x.id] for x in op.operands}
+        for x in widened:
+            if not isinstance(x.type, ArrayType):
+                self.values[x.id] = self.widen(self.values[x.id])
+        try:
+            self.emit_scalar(op)
+        finally:
+            self.values.update(saved)
+
+    def _emit_selected_if(self, op):
+        """Both sides of a varying `if` (pure arithmetic), then a select per result leaf."""
+        cond = self.widen(self.v(op.operands[0]))
+        sides = []
+        for region in op.regions:
+            vals = self._region(region)
+            sides.append(self.conform(op.results, vals))
+        b = self.builder
+        for k, r in enumerate(op.results):
+            t = r.type
+            picked = [b.select(cond, x, y) for x, y in zip(self.leaves(sides[0][k], t), self.leaves(sides[1][k], t))]
+            self.values[r.id] = self.from_leaves(t, iter(picked))
+
+    def emit_lanes(self, op):
+        """`op` once per lane, by the scalar lowering on that lane's values; its results
+        gathered into vectors."""
+        b = self.builder
+        per_lane = []
+        self.vector_mode = False
+        try:
+            for lane in range(WIDTH):
+                self.lane = lane
+                self.emit_scalar(op)
+                per_lane.append([self.values[r.id] for r in op.results])
+        finally:
+            self.lane = None
+            self.vector_mode = True
+        for k, r in enumerate(op.results):
+            self.values[r.id] = self._gather_lanes([reps[k] for reps in per_lane], b)
+
+    def _gather_lanes(self, reps, b):
+        first = reps[0]
+        if isinstance(first, list):
+            return [self._gather_lanes([r[k] for r in reps], b) for k in range(len(first))]
+        vec = ir.Constant(ir.VectorType(first.type, WIDTH), ir.Undefined)
+        for lane, x in enumerate(reps):
+            vec = b.insert_element(vec, x, ir.Constant(ir.IntType(32), lane))
+        return vec
+
+    def vector_convert(self, x, src: Scalar, dst: Scalar):
+        """`convert` on vectors: the casts that are one LLVM instruction on vectors."""
+        b = self.builder
+        if src is dst:
+            return x
+        to = ir.VectorType(_llvm_scalar(dst), WIDTH)
+        if dst.is_bool:
+            return b.fcmp_unordered("!=", x, x.type(0)) if src.is_float else b.icmp_unsigned("!=", x, x.type(0))
+        if src.is_float and dst.is_float:
+            return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
+        if dst.is_float:
+            return b.sitofp(x, to) if src.is_signed and not src.is_bool else b.uitofp(x, to)
+        if src.is_float:  # (excluded by _vector_cast: lane by lane)
+            raise NotImplementedError("float to int on vectors")
+        if dst.bits == src.bits:
+            return x
+        if dst.bits < src.bits:
+            return b.trunc(x, to)
+        return b.sext(x, to) if src.is_signed and not src.is_bool else b.zext(x, to)
+
+
+def _llvm_scalar(t: Scalar):
+    from .llvm_types import llvm_type
+    return llvm_type(t)

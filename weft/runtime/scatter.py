@@ -1,0 +1,153 @@
+"""Privatised scatter-adds at launch (the compiler's side: transforms/scatter.py).
+
+A parallel launch of a kernel that only adds into some array (`ck.scatter_params`) runs one
+chunk per thread; chunk 0 adds into the array itself and chunk c > 0 into a private zeroed
+copy, all with plain adds (the context's `private_mask` tells the kernel which arrays are
+private), and the copies are added into the array afterwards, in chunk order (so the sum
+does not depend on timing). An array is privatised only when that pays: it holds at most
+PRIVATE_ELEMENTS_PER_THREAD elements per launched thread (zeroing and summing a copy costs
+about as much as a few plain adds per element, a float atomic several times more), and no
+other array argument (nor any array's gradient) overlaps its memory (a copy would hide
+their reads and writes of it). Otherwise its adds stay atomic.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from ..types import ArrayType, Matrix, Scalar, Vector
+
+PRIVATE_ELEMENTS_PER_THREAD = 4
+
+
+def _element(t):
+    """(numpy scalar dtype, component shape, bytes) of an array's element type `t`."""
+    if isinstance(t, Vector):
+        return t.dtype.np_dtype, (t.length,), t.dtype.size * t.length
+    if isinstance(t, Matrix):
+        return t.dtype.np_dtype, tuple(t.shape), t.dtype.size * t.num_components
+    return t.np_dtype, (), t.size
+
+
+def _span(desc, itemsize: int):
+    """[first byte, last byte + 1) of an array descriptor's elements, or None when its
+    strides are not all non-negative (never privatised, never compared)."""
+    ndim = len(desc.shape)
+    if any(desc.strides[d] < 0 for d in range(ndim)):
+        return None
+    if any(desc.shape[d] == 0 for d in range(ndim)):
+        return (desc.data, desc.data)
+    last = sum((desc.shape[d] - 1) * desc.strides[d] for d in range(ndim))
+    return (desc.data, desc.data + last + itemsize)
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def privatised(ck, args, args_ptr: int, total: int) -> list[int]:
+    """The parameters of `ck` to privatise for a parallel launch of `total` threads on the
+    argument block `args` at `args_ptr` (see the module docstring). Remembered per block
+    contents: a simulation loop launches the same kernel on the same arrays again."""
+    if ck.private_copies is None:
+        ck.private_copies = PrivateCopies(ck)
+    memo = ck.private_copies.decisions
+    key = (ctypes.string_at(args_ptr, ctypes.sizeof(ck.args_type)), total)
+    picked = memo.get(key)
+    if picked is None:
+        if len(memo) > 4096:
+            memo.clear()
+        picked = memo[key] = _privatised(ck, args, total)
+    return picked
+
+
+def _privatised(ck, args, total: int) -> list[int]:
+    spans, own, picked = [], {}, []
+    for k, t in enumerate(ck.param_types):
+        if isinstance(t, (Scalar, Vector, Matrix)):
+            continue
+        if not isinstance(t, ArrayType) or t.fabric or t.indexed:
+            return []  # (memory we cannot see the extent of)
+        desc = getattr(args, ck.field_names[k])
+        if not isinstance(t.dtype, (Scalar, Vector, Matrix)):
+            return []
+        if not desc.data:
+            continue  # (a null array: no memory)
+        span = _span(desc, _element(t.dtype)[2])
+        if span is None:
+            return []
+        spans.append((k, span))
+        own[k] = span
+        if desc.grad:
+            spans.append((k, (desc.grad, desc.grad + span[1] - span[0])))
+        if k in ck.scatter_params and math.prod(desc.shape) <= PRIVATE_ELEMENTS_PER_THREAD * total:
+            picked.append(k)
+    return [k for k in picked if not any(j != k and _overlaps(own[k], s) for j, s in spans)]
+
+
+class PrivateCopies:
+    """A compiled kernel's private copies of its scatter arrays and argument blocks, kept
+    between launches (`ck.private_copies`)."""
+
+    def __init__(self, ck):
+        self.ck = ck
+        self.blocks = None
+        self.copies: dict = {}  # (param, chunk, shape) -> numpy array, zero between launches
+        self.decisions: dict = {}  # (argument block bytes, threads) -> params (`privatised`)
+        self.views: dict = {}  # (param, descriptor bytes) -> numpy view of the array
+
+    def run(self, pool, args, ctx, total: int, threads: int, args_ptr: int, ctx_ptr: int, params):
+        ck = self.ck
+        threads = max(1, min(threads, pool.size, total))
+        if self.blocks is None or len(self.blocks) != threads:
+            self.blocks = (ck.args_type * threads)()
+        stride = ctypes.sizeof(ck.args_type)
+        base = ctypes.addressof(self.blocks)
+        targets = []
+        for c in range(threads):
+            ctypes.memmove(base + c * stride, args_ptr, stride)
+        for k in params:
+            desc = getattr(args, ck.field_names[k])
+            shape = tuple(desc.shape)
+            view_key = (k, bytes(desc))
+            dest = self.views.get(view_key)
+            if dest is None:
+                if len(self.views) > 4096:
+                    self.views.clear()
+                dtype, components, itemsize = _element(ck.param_types[k].dtype)
+                dest = self.views[view_key] = _numpy_view(desc, dtype, components, itemsize)
+            copies = []
+            for c in range(1, threads):
+                key = (k, c, shape)
+                copy = self.copies.get(key)
+                if copy is None:
+                    copy = self.copies[key] = np.zeros(dest.shape, dest.dtype)
+                block_desc = getattr(self.blocks[c], ck.field_names[k])
+                block_desc.data = copy.ctypes.data
+                for d in range(len(shape)):
+                    block_desc.strides[d] = copy.strides[d]
+                copies.append(copy)
+            targets.append((dest, copies))
+        ctx.private_mask = sum(1 << k for k in params)
+        try:
+            pool.run_kernel(ck, base, ctx_ptr, total, threads, args_stride=stride)
+        finally:
+            ctx.private_mask = 0
+        for dest, copies in targets:
+            for copy in copies:
+                np.add(dest, copy, out=dest)
+                copy.fill(0)  # (while it is in cache: zero for the next launch)
+
+
+def _numpy_view(desc, dtype: np.dtype, components: tuple, itemsize: int) -> np.ndarray:
+    """The array a descriptor describes (elements of `itemsize` bytes: `components` values
+    of `dtype`), as a numpy view of its memory."""
+    shape, strides = tuple(desc.shape), tuple(desc.strides)
+    inner = tuple(int(np.prod(components[d + 1:], dtype=np.int64)) * dtype.itemsize
+                  for d in range(len(components)))
+    span = _span(desc, itemsize)
+    buf = (ctypes.c_char * max(span[1] - span[0], 1)).from_address(desc.data)
+    return np.ndarray(shape + components, dtype, buffer=buf, strides=strides + inner)
