@@ -96,13 +96,12 @@ class ControlOps:
                 self.carried_tiles.add(arg.id)
         return bufs
 
-    def _loop_phis(self, values, pre, tiles=None, initial=None):
+    def _loop_phis(self, values, initial, pre, tiles):
         """Header phis for loop-carried values entering from block `pre`: (reps, phi lists).
-        Carried tiles (`tiles`: from _carry_tiles) need none: their buffer is the value.
-        `initial`: the values' representations as the loop carries them (`conform`)."""
+        `initial`: the values' representations as the loop carries them (`conform`).
+        Carried tiles (`tiles`: from _carry_tiles) need none: their buffer is the value."""
         reps, all_phis = [], []
-        for n, x in enumerate(values):
-            rep = self.v(x) if initial is None else initial[n]
+        for x, rep in zip(values, initial):
             if tiles and x.id in tiles:
                 reps.append(tiles[x.id])
                 all_phis.append((tiles[x.id], x.type))
@@ -211,7 +210,7 @@ class ControlOps:
         b.position_at_end(header)
         iv = b.phi(ctype, "i")
         iv.add_incoming(lo, pre)
-        carried, phis = self._loop_phis(inits, pre, tiles, initial)
+        carried, phis = self._loop_phis(inits, initial, pre, tiles)
         cmp = b.icmp_signed if signed else b.icmp_unsigned
         if step_value is not None:
             go = cmp("<" if step_value > 0 else ">", iv, hi)
@@ -245,7 +244,7 @@ class ControlOps:
         exit_ = self.func.append_basic_block("while.exit")
         b.branch(header)
         b.position_at_end(header)
-        carried, phis = self._loop_phis(op.operands, pre, tiles, initial)
+        carried, phis = self._loop_phis(op.operands, initial, pre, tiles)
         (go,) = self._region(op.regions[0], carried)
         b.cbranch(go, body, exit_)
         b.position_at_end(body)

@@ -79,7 +79,6 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.site_of: dict[int, Site] = {}
         self._strings: dict[str, ir.GlobalVariable] = {}
         self._collect_sites()
-        self.plan = spmd_plan(fn) if self.vectorize_threads and config.vectorize_threads else None
 
     @property
     def entry_name(self) -> str:
@@ -125,6 +124,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         args_ptr, begin, end, ctx = entry.args
         self.ctx_ptr = ctx
         self.func = entry
+        # (here, not in __init__: a cached kernel builds a codegen for its sites only)
+        self.plan = spmd_plan(self.fn) if self.vectorize_threads and config.vectorize_threads else None
         self.carried_tiles: set[int] = set()  # ids of tile values that own a loop's buffer
         self.tile_stack_bytes = 0  # of tile buffers on the stack (lang/kernel.py bounds it)
         self.builder = b = ir.IRBuilder(entry.append_basic_block("entry"))

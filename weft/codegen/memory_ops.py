@@ -30,9 +30,6 @@ _UINT = {16: uint16, 32: uint32, 64: uint64}
 class MemoryOps:
     """Array and memory op lowerings of `KernelCodegen`."""
 
-    #: the condition under which the atomic being lowered may be a plain update (op_atomic)
-    plain_update = None
-
     def tbaa(self, kind: str):
         """The type-based alias tag of `kind` ("stack": builtins/bvh.py's traversal stacks,
         "data": the reads of geometry data in the builtins' own funcs). Accesses with
@@ -396,17 +393,15 @@ class MemoryOps:
         else:
             compare = None
         # plain when this call runs alone, or owns a private copy of the array (scatter.py)
-        self.plain_update = self.plain_adds.get(arr.id, self.serial)
+        plain = self.plain_adds.get(arr.id, self.serial)
         if isinstance(t, Scalar):
-            old = self._atomic_scalar(kind, t, ptr, operand, compare)
-        else:
-            scalar = t.dtype
-            old = []
-            for k in range(t.num_components):
-                p = b.gep(ptr, [I64(k * scalar.size)], source_etype=I8, inbounds=True) if k else ptr
-                old.append(self._atomic_scalar(kind, scalar, p, operand[k],
-                                               None if compare is None else compare[k]))
-        self.plain_update = None  # (other atomics, of tiles say, decide for themselves)
+            return self._atomic_scalar(kind, t, ptr, operand, compare, plain)
+        scalar = t.dtype
+        old = []
+        for k in range(t.num_components):
+            p = b.gep(ptr, [I64(k * scalar.size)], source_etype=I8, inbounds=True) if k else ptr
+            old.append(self._atomic_scalar(kind, scalar, p, operand[k],
+                                           None if compare is None else compare[k], plain))
         return old
 
     def _atomic_members(self, kind, t, ptr, rep):
@@ -426,9 +421,10 @@ class MemoryOps:
               "and": "and", "or": "or", "xor": "xor", "exch": "xchg"},
     }
 
-    def _atomic_scalar(self, kind, t, ptr, x, compare=None):
+    def _atomic_scalar(self, kind, t, ptr, x, compare=None, plain=None):
         """One scalar atomic. Exchanges and compare-and-swaps are sequentially consistent
-        (they build locks); the arithmetic updates need only atomicity."""
+        (they build locks); the arithmetic updates need only atomicity, and none where
+        `plain` (an i1; default: the launch runs in this one call) holds."""
         b = self.builder
         if t is bfloat16:
             return self._atomic_bfloat16(kind, ptr, x, compare)
@@ -447,7 +443,7 @@ class MemoryOps:
             pair = b.cmpxchg(ptr, compare, x, "seq_cst", "seq_cst")
             return b.extract_value(pair, 0)
         rmw = self._RMW[t.kind][kind]
-        plain = self.plain_update if self.plain_update is not None else getattr(self, "serial", None)
+        plain = getattr(self, "serial", None) if plain is None else plain
         if kind in ("add", "sub") and plain is not None:
             return self._serial_or_atomic(rmw, plain, ptr, x)
         return b.atomic_rmw(rmw, ptr, x, "seq_cst" if kind == "exch" else "monotonic")

@@ -178,8 +178,11 @@ class ScalarOps:
         return self.convert(self.v(op.operands[0]), op.operands[0].type, op.result.type)
 
     def convert(self, x, src: Scalar, dst: Scalar):
+        """`x` (of type `src`; in a vector body, a vector of them) as a `dst`."""
         b = self.builder
         to = llvm_type(dst)
+        if isinstance(x.type, ir.VectorType):
+            to = ir.VectorType(to, x.type.count)
         if src is dst:
             return x
         if src is bfloat16:  # exactly a float32

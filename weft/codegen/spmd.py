@@ -76,13 +76,11 @@ class SpmdPlan:
     def is_varying(self, v) -> bool:
         return v.id in self.varying
 
-    def _mark(self, values, flag=True):
-        changed = False
-        for v in values:
-            if flag and v.id not in self.varying:
-                self.varying.add(v.id)
-                changed = True
-        return changed
+    def _mark(self, values, flag=True) -> bool:
+        """Mark `values` varying if `flag`; whether that changed anything."""
+        new = [v.id for v in values if flag and v.id not in self.varying]
+        self.varying.update(new)
+        return bool(new)
 
     def _block(self, block: Block):
         for op in block.ops:
@@ -151,13 +149,9 @@ class SpmdPlan:
         while True:
             for r in regions:
                 self._block(r)
-            changed = False
-            for args in arg_lists:
-                for y, a in zip(body.ops[-1].operands, args):
-                    if self.is_varying(y) and not self.is_varying(a):
-                        self.varying.add(a.id)
-                        changed = True
-            if not changed:
+            yields = body.ops[-1].operands
+            changed = [self._mark([a], self.is_varying(y)) for args in arg_lists for y, a in zip(yields, args)]
+            if not any(changed):
                 break
         for res, a in zip(op.results, arg_lists[-1]):
             self._mark([res], self.is_varying(a))
@@ -195,8 +189,8 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
     ops = list(walk(fn.body))
     if not any(op.name in ("for", "while") for op in ops):
         return None
-    if any(op.name == "return" for op in walk_nested(fn.body)):
-        return None
+    if any(op.name == "return" for top in fn.body.ops for region in top.regions for op in walk(region)):
+        return None  # (an early return inside a branch or loop)
     for op in ops:
         if op.name not in _KNOWN:
             return None
@@ -214,13 +208,6 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
     if any(isinstance(v.type, ArrayType) and plan.is_varying(v) for op in ops for v in op.results):
         return None  # (an array chosen per thread: never seen in practice)
     return plan
-
-
-def walk_nested(block: Block):
-    """The ops inside `block`'s ops' regions (not its own)."""
-    for op in block.ops:
-        for region in op.regions:
-            yield from walk(region)
 
 
 class SpmdOps:
@@ -269,13 +256,9 @@ class SpmdOps:
             return self._emit_selected_if(op)
         if name in ("if", "for", "while", "func_region"):
             return self.emit_scalar(op)  # (their handlers conform what they join)
-        if not any(plan.is_varying(r) for r in op.results) and name != "tid":
+        if not any(plan.is_varying(r) for r in op.results):
             return self.emit_scalar(op)
-        if name == "cast":
-            x = op.operands[0]
-            self.values[op.result.id] = self.vector_convert(self.v(x), x.type, op.result.type)
-            return
-        # arithmetic, comparisons, composites, vector builtins: the scalar lowering on vectors,
+        # arithmetic, comparisons, casts, composites, vector builtins: the scalar lowering on vectors,
         # its uniform operands broadcast (but a select's uniform condition, which picks whole
         # vectors, and the uniform component indices of extract_dyn / insert_dyn)
         widened = op.operands
@@ -294,7 +277,7 @@ class SpmdOps:
 
     def _emit_selected_if(self, op):
         """Both sides of a varying `if` (pure arithmetic), then a select per result leaf."""
-        cond = self.widen(self.v(op.operands[0]))
+        cond = self.v(op.operands[0])  # (varying: a vector)
         sides = []
         for region in op.regions:
             vals = self._region(region)
@@ -330,28 +313,3 @@ class SpmdOps:
         for lane, x in enumerate(reps):
             vec = b.insert_element(vec, x, ir.Constant(ir.IntType(32), lane))
         return vec
-
-    def vector_convert(self, x, src: Scalar, dst: Scalar):
-        """`convert` on vectors: the casts that are one LLVM instruction on vectors."""
-        b = self.builder
-        if src is dst:
-            return x
-        to = ir.VectorType(_llvm_scalar(dst), WIDTH)
-        if dst.is_bool:
-            return b.fcmp_unordered("!=", x, x.type(0)) if src.is_float else b.icmp_unsigned("!=", x, x.type(0))
-        if src.is_float and dst.is_float:
-            return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
-        if dst.is_float:
-            return b.sitofp(x, to) if src.is_signed and not src.is_bool else b.uitofp(x, to)
-        if src.is_float:  # (excluded by _vector_cast: lane by lane)
-            raise NotImplementedError("float to int on vectors")
-        if dst.bits == src.bits:
-            return x
-        if dst.bits < src.bits:
-            return b.trunc(x, to)
-        return b.sext(x, to) if src.is_signed and not src.is_bool else b.zext(x, to)
-
-
-def _llvm_scalar(t: Scalar):
-    from .llvm_types import llvm_type
-    return llvm_type(t)
