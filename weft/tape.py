@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import config
+from .types import CompositeValue
 
 #: The Tapes inside whose `with` blocks we are, innermost last. A None entry pauses
 #: recording (`paused()`: `no_grad`, a Function's forward, a Tape's backward); a Tape may
@@ -205,33 +206,30 @@ class Tape:
     def add_launch(self, kernel, dims, params, device):
         """Record a forward launch about to run (what `weft.launch` calls). Arrays it writes
         that recorded launches (itself included) read are copied first."""
-        from .runtime.array import array
-        from .runtime.indexed_array import indexedarray
-        from .types import StructValue
-
-        reads, writes = kernel.array_effects()
-        grad_of = [p if isinstance(p, (array, indexedarray, StructValue)) else None for p in params]
+        array, indexedarray, struct_value = _argument_kinds()
+        grad_of = [p if isinstance(p, (array, indexedarray, struct_value)) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device,
                           where=_caller_outside_weft() if config.anomaly_depth else None)
         if self._budget is not None:
             self._budget.admit(entry)
         if config.verify_autograd_array_access:
+            reads, writes = kernel.array_effects()
             self._check_access(kernel, params, reads, writes)
         # the adjoint's replay reads these as they were before this launch (a budgeted Tape's
         # segments re-run their forward launches: they need everything read)
-        initial = reads if entry.segment is not None else kernel.array_initial_reads()
+        initial, writes, final = _recording_keys(kernel, entry.segment is not None)
         for key in initial:
-            a = _argument_array(params, key)
-            if a is not None:
+            a = params[key] if type(key) is int else _value_at(params, key)
+            if type(a) is array or isinstance(a, array):
                 self._add_reader(a, entry, key)
         for key in writes:
-            a = _argument_array(params, key)
-            if a is not None:
+            a = params[key] if type(key) is int else _value_at(params, key)
+            if type(a) is array or isinstance(a, array):
                 self.will_write(a)
                 self._note_written(a)
-        for key in kernel.array_final_reads():  # read as this launch leaves them
-            a = _argument_array(params, key)
-            if a is not None:
+        for key in final:  # read as this launch leaves them
+            a = params[key] if type(key) is int else _value_at(params, key)
+            if type(a) is array or isinstance(a, array):
                 self._add_reader(a, entry, key)
         if entry.segment is None:
             self.launches.append(entry)
@@ -382,8 +380,7 @@ class Tape:
         (the `.grad` of its arrays, nested structs alike), a zero of a vector's or matrix's
         type (as Warp gives), None for other values and for arrays without gradient. Adjoints
         of arrays and structs are kept in `gradients` (cleared by `zero()`)."""
-        from .runtime.array import array
-        from .types import CompositeValue, StructValue
+        array, _, StructValue = _argument_kinds()
         if isinstance(a, CompositeValue):
             return a.type()
         if isinstance(a, array):
@@ -438,7 +435,17 @@ class Tape:
         if not isinstance(entry, _Recorded):  # a step with its own backward (copy, Function)
             entry.backward()
             return
-        adj = [self.get_adjoint(src) for src in entry.grad_of]
+        array = _argument_kinds()[0]
+        gradients = self.gradients
+        adj = []
+        for src in entry.grad_of:  # (get_adjoint, inlined for arrays: the backward hot path)
+            if type(src) is array:
+                g = src.grad
+                if g is not None:
+                    gradients[src] = g
+                adj.append(g)
+            else:
+                adj.append(self.get_adjoint(src))
         kernel = entry.kernel
         if not kernel.enable_backward:
             if _carries_gradient(kernel, adj):  # gradient reached a kernel that has no adjoint
@@ -565,6 +572,34 @@ def adjoint_struct(value):
                 setattr(out, name, inner)
                 found = True
     return out if found else None
+
+
+_KINDS = None
+
+
+def _argument_kinds() -> tuple:
+    """(array, indexedarray, StructValue), imported once (runtime.array imports this module)."""
+    global _KINDS
+    if _KINDS is None:
+        from .runtime.array import array
+        from .runtime.indexed_array import indexedarray
+        from .types import StructValue
+        _KINDS = (array, indexedarray, StructValue)
+    return _KINDS
+
+
+def _recording_keys(kernel, segmented: bool) -> tuple:
+    """(the keys of the arrays whose contents before the launch the adjoint reads, those the
+    launch writes, those whose contents after it the adjoint reads), for `kernel` under the
+    current mode; a budgeted Tape's segments need every array read before the launch."""
+    key = ("tape keys", segmented, kernel.mode, config.mode)
+    keys = kernel._ir.get(key)
+    if keys is None:
+        reads, writes = kernel.array_effects()
+        initial = reads if segmented else kernel.array_initial_reads()
+        keys = kernel._ir[key] = (tuple(sorted(initial, key=_key_order)), tuple(sorted(writes, key=_key_order)),
+                                  tuple(sorted(kernel.array_final_reads(), key=_key_order)))
+    return keys
 
 
 def _arrays_in(value) -> list:
@@ -695,8 +730,16 @@ def _root(a) -> np.ndarray:
 
 
 def _root_id(a) -> int:
-    """An id of the memory block array `a` views (shared by all views of one allocation)."""
-    return id(_root(a))
+    """An id of the memory block array `a` views (shared by all views of one allocation;
+    kept on the array: its memory never changes, and it keeps the block alive)."""
+    root = getattr(a, "_tape_root_id", None)
+    if root is None:
+        root = id(_root(a))
+        try:
+            a._tape_root_id = root
+        except AttributeError:  # (an array type with slots)
+            pass
+    return root
 
 
 def _snapshot(a):

@@ -267,13 +267,26 @@ def test_random_programs_bit_identical(tmp_path, seed):
     assert_bitwise(vec, scalar)
 
 
-def test_kernels_without_loops_stay_scalar():
+def test_straight_line_kernels_at_thread_indices_stay_scalar():
+    """LLVM's loop vectoriser handles these; a gather or a scatter is what needs the lanes."""
     @wp.kernel
     def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
         i = wp.tid()
         y[i] = a * x[i] + y[i]
 
+    @wp.kernel
+    def shifted(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3), k: int):
+        i = wp.tid()
+        y[i + k] = x[wp.int64(i) + 1] - x[i - k]
+
+    @wp.kernel
+    def gathered(x: wp.array(dtype=float), idx: wp.array(dtype=int), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[idx[i]]
+
     assert spmd_plan(saxpy.ir()) is None
+    assert spmd_plan(shifted.ir()) is None
+    assert spmd_plan(gathered.ir()) is not None
 
 
 def test_adjoints_of_a_vectorised_kernel():
@@ -332,3 +345,188 @@ def test_kernels_with_locks_stay_scalar():
     counter, lock = wp.zeros(1), wp.zeros(1, dtype=wp.int32)
     wp.launch(spin_locked, 20, inputs=[counter, lock, 3])
     assert counter.numpy()[0] == 60
+
+
+# Straight-line kernels with gathers and scatters (codegen/spmd_memory.py) ------------------
+@wp.kernel
+def springs(x: wp.array(dtype=wp.vec3), v: wp.array(dtype=wp.vec3), pairs: wp.array(dtype=int),
+            rest: wp.array(dtype=float), ke: wp.array(dtype=float), kd: float, f: wp.array(dtype=wp.vec3)):
+    s = wp.tid()
+    i = pairs[2 * s]
+    j = pairs[2 * s + 1]
+    d = x[j] - x[i]
+    length = wp.length(d)
+    u = d / length
+    c = ke[s] * (length - rest[s]) + kd * wp.dot(v[j] - v[i], u)
+    wp.atomic_add(f, i, c * u)
+    wp.atomic_sub(f, j, c * u)
+
+
+def _spring_problem(n, rng):
+    pairs = np.array([(i, i + d) for i in range(n) for d in (1, 2) if i + d < n], np.int32)
+    x = (np.arange(n)[:, None] * np.array([0.1, 0.0, 0.0]) + 0.01 * rng.standard_normal((n, 3))).astype(np.float32)
+    v = rng.standard_normal((n, 3)).astype(np.float32)
+    rest = rng.uniform(0.05, 0.2, len(pairs)).astype(np.float32)
+    ke = rng.uniform(1, 2, len(pairs)).astype(np.float32)
+    return pairs, x, v, rest, ke
+
+
+def test_gather_scatter_kernels_are_vectorised_and_bit_identical():
+    """The spring kernel of benchmarks/mass_spring.py (gathers at pairs[2 s], contiguous
+    reads of rest[s] and ke[s], adds into shared particles) and its adjoint, on one thread,
+    against the scalar code: bitwise where each thread owns its element (ke's gradient);
+    the float adds into shared particles land op by op across a group of lanes instead of
+    thread by thread, an order float atomics never fix, so those agree to rounding."""
+    assert spmd_plan(springs.ir()) is not None
+    rng = np.random.default_rng(7)
+    n = 8 * 9 + 5
+    pairs, x, v, rest, ke = _spring_problem(n, rng)
+    s = len(pairs)
+    seed = rng.standard_normal((n, 3)).astype(np.float32)
+    saved, saved_threads = wp.config.vectorize_threads, wp.config.num_threads
+    out = []
+    try:
+        wp.config.num_threads = 1
+        for vectorize in (True, False):
+            wp.config.vectorize_threads = vectorize
+            xa, va = wp.array(x, dtype=wp.vec3, requires_grad=True), wp.array(v, dtype=wp.vec3, requires_grad=True)
+            kea, f = wp.array(ke, requires_grad=True), wp.zeros(n, dtype=wp.vec3, requires_grad=True)
+            tape = wp.Tape()
+            with tape:
+                wp.launch(springs, s, inputs=[xa, va, wp.array(pairs.reshape(-1)), wp.array(rest), kea, 0.5, f])
+            tape.backward(grads={f: wp.array(seed, dtype=wp.vec3)})
+            out.append([f.numpy(), xa.grad.numpy(), va.grad.numpy(), kea.grad.numpy()])
+    finally:
+        wp.config.vectorize_threads, wp.config.num_threads = saved, saved_threads
+    assert_bitwise(out[0][3:], out[1][3:])
+    for a, b in zip(out[0][:3], out[1][:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * np.abs(b).max())
+    # and the forces against numpy in float64
+    d = x[pairs[:, 1]].astype(np.float64) - x[pairs[:, 0]]
+    length = np.linalg.norm(d, axis=1)
+    u = d / length[:, None]
+    c = ke * (length - rest) + 0.5 * ((v[pairs[:, 1]] - v[pairs[:, 0]]) * u).sum(1)
+    expected = np.zeros((n, 3))
+    np.add.at(expected, pairs[:, 0], c[:, None] * u)
+    np.add.at(expected, pairs[:, 1], -c[:, None] * u)
+    np.testing.assert_allclose(out[0][0], expected, rtol=1e-4, atol=1e-4)
+
+
+@wp.kernel
+def shuffles(src: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22), grid: wp.array2d(dtype=float),
+             idx: wp.array(dtype=int), out: wp.array(dtype=wp.vec3), mats: wp.array(dtype=wp.mat22),
+             last: wp.array(dtype=float), counts: wp.array(dtype=int)):
+    i = wp.tid()
+    k = idx[i]
+    a = src[k] + src[i + 1]  # a gather and a read side by side, one element further on
+    b = m[k] * m[i]
+    g = grid[k % 3, i] + grid[i % 3, k]
+    out[i] = a * g  # side by side: one vector store
+    mats[k] = b  # a scatter: lanes that hit one element leave the later thread's value
+    last[k % 5] = float(i)
+    wp.atomic_add(counts, k % 4, 1)
+    wp.atomic_add(counts, i, 2)
+
+
+def test_gathers_scatters_views_and_collisions_bit_identical():
+    rng = np.random.default_rng(11)
+    n = 8 * 5 + 3
+    src = rng.standard_normal((n + 1, 3)).astype(np.float32)
+    m = rng.standard_normal((n, 2, 2)).astype(np.float32)
+    grid = rng.standard_normal((3, 2 * n)).astype(np.float32)
+    idx = rng.integers(0, n, n).astype(np.int32)
+
+    def args(view):
+        g = wp.array(grid)[:, ::2] if view else wp.array(grid[:, :n].copy())  # strided columns
+        return [wp.array(src, dtype=wp.vec3), wp.array(m, dtype=wp.mat22), g, wp.array(idx),
+                wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.mat22), wp.zeros(5), wp.zeros(n, dtype=int)]
+
+    for view in (False, True):
+        vec, scalar = run_both(shuffles, n, lambda view=view: args(view), [4, 5, 6, 7])
+        assert_bitwise(vec, scalar)
+    g = grid[:, ::2]
+    at = np.arange(n)
+    expected = (src[idx] + src[1:n + 1]) * (g[idx % 3, at] + g[at % 3, idx])[:, None]
+    np.testing.assert_allclose(vec[0], expected, rtol=1e-5, atol=1e-5)
+    expected_last = np.zeros(5, np.float32)
+    for i in range(n):
+        expected_last[idx[i] % 5] = i
+    np.testing.assert_array_equal(vec[2], expected_last)
+    np.testing.assert_array_equal(vec[3], 2 + np.bincount(idx % 4, minlength=n))
+
+
+@wp.kernel
+def gather_one(x: wp.array(dtype=wp.vec3), idx: wp.array(dtype=int), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = x[idx[i]] + x[i + 1]
+
+
+def test_out_of_bounds_gather_in_a_straight_line_kernel_raises():
+    n = 21
+    x = wp.array(np.ones((n + 1, 3), np.float32), dtype=wp.vec3)
+    idx = np.arange(n, dtype=np.int32)
+    idx[13] = n + 7
+    with pytest.raises(IndexError, match=str(n + 7)):
+        wp.launch(gather_one, n, inputs=[x, wp.array(idx), wp.zeros(n, dtype=wp.vec3)])
+    short = wp.array(np.ones((n, 3), np.float32), dtype=wp.vec3)  # x[i + 1] runs off the end
+    with pytest.raises(IndexError, match=str(n)):
+        wp.launch(gather_one, n, inputs=[short, wp.array(np.zeros(n, np.int32)), wp.zeros(n, dtype=wp.vec3)])
+
+
+# Adjoints with AD stacks in the vector body ---------------------------------------------------
+@wp.kernel
+def recurrence(x: wp.array(dtype=wp.float64), k: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64),
+               m: int):
+    i = wp.tid()
+    s = x[i]
+    for j in range(m):  # (each step's s is pushed on the AD stack: the adjoint needs it)
+        s = wp.sin(s) * k[j] + s * s * wp.float64(0.1)
+    out[i] = s
+
+
+def _recurrence_grads(x, k, m, vectorize):
+    saved = wp.config.vectorize_threads
+    wp.config.vectorize_threads = vectorize
+    try:
+        xa, ka = wp.array(x, requires_grad=True), wp.array(k, requires_grad=True)
+        out = wp.zeros(len(x), dtype=wp.float64, requires_grad=True)
+        tape = wp.Tape()
+        with tape:
+            wp.launch(recurrence, len(x), inputs=[xa, ka, out, m])
+        tape.backward(grads={out: wp.array(np.ones(len(x)))})
+        return out.numpy(), xa.grad.numpy(), ka.grad.numpy()
+    finally:
+        wp.config.vectorize_threads = saved
+
+
+def test_adjoint_with_an_ad_stack_is_vectorised():
+    """The adjoint of a loop kernel pushes each step's value (a vector of the lanes' values)
+    and pops it in the reverse loop: the same gradients as the scalar adjoint (bitwise for
+    x, each thread's own; k's are added into by every thread, in another order), and as
+    central differences in float64."""
+    assert spmd_plan(recurrence.adjoint_ir()) is not None
+    rng = np.random.default_rng(5)
+    n, m = 8 * 4 + 3, 6
+    x, k = rng.uniform(-1, 1, n), rng.uniform(0.5, 1.5, m)
+    vec = _recurrence_grads(x, k, m, True)
+    scalar = _recurrence_grads(x, k, m, False)
+    assert_bitwise(vec[:2], scalar[:2])
+    np.testing.assert_allclose(vec[2], scalar[2], rtol=1e-12)
+
+    def total(xv, kv):
+        s = xv.copy()
+        for j in range(m):
+            s = np.sin(s) * kv[j] + s * s * 0.1
+        return s.sum()
+
+    eps = 1e-6
+    for i in (0, 9, n - 1):
+        d = np.zeros(n)
+        d[i] = eps
+        fd = (total(x + d, k) - total(x - d, k)) / (2 * eps)
+        np.testing.assert_allclose(vec[1][i], fd, rtol=1e-6)
+    for j in range(m):
+        d = np.zeros(m)
+        d[j] = eps
+        fd = (total(x, k + d) - total(x, k - d)) / (2 * eps)
+        np.testing.assert_allclose(vec[2][j], fd, rtol=1e-6)

@@ -131,5 +131,13 @@ def test_null_arrays_and_gradients_in_the_overlap_check(two_threads):
     out = wp.zeros(5, dtype=float)
     ck = add_and_read.compiled((True, True))
     assert scatter._privatised(ck, ck.pack([a, out]), 10_000) == [1]
-    assert scatter._privatised(ck, ck.pack([a, a.grad[:5]]), 10_000) == []  # (a's gradient)
+    # a kernel that never reads gradients through descriptors (no array_grad: every kernel
+    # but adjoints of arrays held in structs) touches no gradient memory: it does not count
+    assert not ck.reads_grad_pointers
+    assert scatter._privatised(ck, ck.pack([a, a.grad[:5]]), 10_000) == [1]
+    ck.reads_grad_pointers = True  # (as such an adjoint would): then it does
+    try:
+        assert scatter._privatised(ck, ck.pack([a, a.grad[:5]]), 10_000) == []  # (a's gradient)
+    finally:
+        ck.reads_grad_pointers = False
     assert scatter._privatised(ck, ck.pack([None, out]), 10_000) == [1]  # (a null array)

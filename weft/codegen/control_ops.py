@@ -13,6 +13,7 @@ from .llvm_types import (
     I32,
     I64,
     PTR,
+    STACK_SLOT,
     STACK_TYPE,
     TileBytes,
     _all_of,
@@ -20,6 +21,7 @@ from .llvm_types import (
     _slot_offsets,
     llvm_type,
 )
+from .spmd import WIDTH
 
 
 class ControlOps:
@@ -268,6 +270,9 @@ class ControlOps:
         b = self.builder
         leaves = [leaf for v in op.operands for leaf in self.leaves(self.v(v), v.type)]
         types = [lt for v in op.operands for lt in self.stack_leaf_types(v.type)]
+        if self.vector_mode:  # (every lane's values: spmd.py pushes numbers as vectors)
+            types = self.stack_lane_types(types)
+            leaves = [self.widen(x) if isinstance(t, ir.VectorType) else x for x, t in zip(leaves, types)]
         offsets, frame = _slot_offsets(types)
         size_ptr, cap_ptr = self._stack_field(1), self._stack_field(2)
         size = b.load(size_ptr, typ=I64)
@@ -290,12 +295,18 @@ class ControlOps:
             if isinstance(lt, TileBytes):  # a tile: its elements
                 b.call(self._memcpy(), [slot, leaf, I64(int(lt)), I1(0)])
                 continue
+            if isinstance(lt, ir.VectorType):
+                bools = lt.element == I1
+                b.store(b.zext(leaf, ir.VectorType(I8, lt.count)) if bools else leaf, slot, align=STACK_SLOT)
+                continue
             b.store(b.zext(leaf, I8) if leaf.type == I1 else leaf, slot)
         b.store(b.select(ok, need, size), size_ptr)
 
     def op_pop(self, op):
         b = self.builder
         types = [lt for r in op.results for lt in self.stack_leaf_types(r.type)]
+        if self.vector_mode:
+            types = self.stack_lane_types(types)
         offsets, frame_bytes = _slot_offsets(types)
         size_ptr = self._stack_field(1)
         size = b.load(size_ptr, typ=I64)
@@ -313,10 +324,21 @@ class ControlOps:
                 b.call(self._memcpy(), [buf, slot, I64(int(lt)), I1(0)])
                 leaves.append(buf)
                 continue
+            if isinstance(lt, ir.VectorType):
+                bools = lt.element == I1
+                x = b.load(slot, typ=ir.VectorType(I8, lt.count) if bools else lt, align=STACK_SLOT)
+                leaves.append(b.icmp_unsigned("!=", x, ir.Constant(x.type, 0)) if bools else x)
+                continue
             leaves.append(b.icmp_unsigned("!=", b.load(slot, typ=I8), I8(0)) if lt == I1 else b.load(slot, typ=lt))
         b.store(b.select(ok, rest, size), size_ptr)
         it = iter(leaves)
         return [self.from_leaves(r.type, it) for r in op.results]
+
+    def stack_lane_types(self, types) -> list:
+        """In the vector body: number leaves as vectors (one element per lane); array
+        descriptors (uniform) stay as they are."""
+        return [ir.VectorType(lt, WIDTH) if isinstance(lt, (ir.IntType, ir.FloatType, ir.DoubleType)) else lt
+                for lt in types]
 
     def stack_leaf_types(self, t) -> list:
         """`leaf_types`, with a tile's elements as one `TileBytes` leaf (pushed by value)."""

@@ -103,7 +103,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
             elif op.name == "push":
                 what = "AD stack"
                 _, frame = _slot_offsets([lt for v in op.operands for lt in self.stack_leaf_types(v.type)])
-                self.scratch_size = max(self.scratch_size, frame)
+                self.scratch_size = max(self.scratch_size, frame * WIDTH)  # (a vector body's frame)
             else:
                 continue
             if op.name in ("load", "store", "atomic"):
@@ -153,6 +153,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.uniform_adds = uniform_accumulations(self.fn) if self.accumulate_uniform_adds else set()
         self.setup_accumulators()
         guard = self._thread_guard()
+        self.vector_loop_in_checked = guard is None
         if guard is None:
             self._emit_thread_loop(begin, end, frozenset())
         else:
@@ -180,7 +181,10 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.active = active
         n = max((op.attrs["of"] for op in walk(self.fn.body) if op.name == "tid"), default=1)
         b = self.builder
-        if n == 1 and self.plan is not None:
+        # (where a guard proves the thread-indexed accesses in bounds, only the guarded
+        # version, the one launches take unless an array is shorter than the launch, gets
+        # a vector loop: half the code to compile)
+        if n == 1 and self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
             begin = self._emit_vector_loop(begin, end)
         k, row_exit = self._loop_header(begin, end, "thread")
         if n == 1:

@@ -134,6 +134,8 @@ def _slot_offsets(leaf_types) -> tuple[list[int], int]:
         # (indexed: + [n x ptr] indices, [n x i64] data extents: 8 + 32 n)
         if isinstance(lt, ir.LiteralStructType):
             at += 8 + (16 if len(lt.elements) == 3 else 32) * lt.elements[1].count
+        elif isinstance(lt, ir.VectorType):  # (a vector body's values: one slot per lane)
+            at += STACK_SLOT * lt.count
         else:
             at += STACK_SLOT
     return offsets, at

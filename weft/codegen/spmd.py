@@ -1,14 +1,18 @@
 """Threads on SIMD lanes: a kernel's thread loop stepping WIDTH threads at a time.
 
-LLVM vectorises a kernel's thread loop by itself when the body is straight-line code. A
-body with a loop (n-body's `for j in range(n)`) defeats it: LLVM only vectorises innermost
-loops, and the inner loop is a float reduction it may not reorder without fast math. So a
-kernel whose body holds a loop is compiled, as ISPC and GPU compilers do, with one program
-instance per lane: the thread loop runs WIDTH consecutive threads together, and every value
-that differs between them (`varying`: it depends on `tid()`) is an LLVM vector with one
-lane per thread, while values that do not (`uniform`: parameters, constants, loop counters
-of uniform loops) stay scalars. No arithmetic is reordered: each lane computes exactly what
-the scalar code computes for its thread, so results are bit-identical.
+LLVM vectorises a kernel's thread loop by itself when the body is straight-line code that
+reads and writes arrays at the thread's index. A body with a loop (n-body's `for j in
+range(n)`) defeats it: LLVM only vectorises innermost loops, and the inner loop is a float
+reduction it may not reorder without fast math. So does a gather or a scatter (a spring
+kernel's `x[springs[2 * s]]`, `atomic_add(f, i, ...)`): their bounds checks branch to an
+error call. So a kernel whose body holds a loop or such an access is compiled, as ISPC
+and GPU compilers do, with one program instance per lane: the thread loop runs WIDTH
+consecutive threads together, and every value that differs between them (`varying`: it
+depends on `tid()`) is an LLVM vector with one lane per thread, while values that do not
+(`uniform`: parameters, constants, loop counters of uniform loops) stay scalars. No
+arithmetic is reordered: each lane computes exactly what the scalar code computes for its
+thread, so results are bit-identical (up to the order in which several lanes' float adds
+land in one shared element: see spmd_memory.py).
 
 How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
 - uniform ops: the scalar lowering, once for all lanes;
@@ -18,15 +22,20 @@ How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
   carrying vectors where the carried values vary;
 - `if` on a uniform condition: a branch; on a varying one, both sides when they are pure
   arithmetic (then a select per result), else the whole `if` lane by lane;
-- everything else that touches lanes (loads and stores at varying indices, atomics, prints,
-  varying asserts, loops with varying bounds or conditions, other builtins): lane by lane,
-  the scalar lowering run once per lane on that lane's values (`emit_lanes`), so every
-  construct works, in thread order within the group.
+- loads, stores and atomic adds at varying indices: all lanes checked at once, then one
+  vector access where the lanes' elements lie side by side, else one access per lane
+  (spmd_memory.py);
+- everything else that touches lanes (other atomics, prints, varying asserts, loops with
+  varying bounds or conditions, other builtins): lane by lane, the scalar lowering run once
+  per lane on that lane's values (`emit_lanes`), so every construct works, in thread order
+  within the group.
 The threads left over (fewer than WIDTH) run through the scalar body.
 
-Kernels without loops, with AD stacks, tiles, half-precision values, several `tid()`
-dimensions or atomic exchanges and compare-and-swaps (locks) keep the scalar body
-(`spmd_plan` returns None).
+Adjoint kernels too: the AD stack holds one vector per pushed number (all lanes' values)
+where the pushes and pops run in the vector body. Straight-line kernels without gathers or
+scatters (LLVM's vectoriser handles them), kernels whose AD stack would be used lane by
+lane, tiles, half-precision values, several `tid()` dimensions or atomic exchanges and
+compare-and-swaps (locks) keep the scalar body (`spmd_plan` returns None).
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ import llvmlite.ir as ir
 from ..builtins.registry import Primitive
 from ..ir.core import Block, Function, Op, walk
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16
+from .spmd_memory import SpmdMemory, vector_access_type
 
 WIDTH = 8
 
@@ -43,13 +53,17 @@ WIDTH = 8
 _KNOWN = frozenset((
     "const", "binary", "unary", "cmp", "cast", "select", "call", "construct", "extract", "insert",
     "extract_dyn", "insert_dyn", "load", "store", "atomic", "tid", "if", "for", "while",
-    "func_region", "yield", "return", "array_shape", "assert", "print",
+    "func_region", "yield", "return", "array_shape", "assert", "print", "push", "pop",
 ))
 # ops that compute from their operands alone (both sides of a varying `if` may run them)
 _PURE = frozenset(("const", "unary", "cmp", "select", "construct", "extract", "insert", "yield"))
-# builtins whose lowering is the same instructions on vectors
+# builtins whose lowering is the same instructions on vectors (codegen/vecmath.py emits its
+# functions for vectors too)
 _VECTOR_PRIMITIVES = frozenset(("sqrt", "abs", "floor", "ceil", "trunc", "min", "max", "isnan",
-                                "isinf", "isfinite"))
+                                "isinf", "isfinite", "sin", "cos", "tan", "asin", "acos", "atan",
+                                "sinh", "cosh", "tanh", "exp", "exp2", "log", "log2", "log10",
+                                "cbrt", "erf", "pow", "atan2", "round", "rint", "sign",
+                                "degrees", "radians", "frac"))
 
 
 def _scalar_types_ok(t) -> bool:
@@ -71,6 +85,7 @@ class SpmdPlan:
         self.varying: set[int] = set()
         self.lanewise: set[int] = set()  # ids of ops run lane by lane
         self.selected: set[int] = set()  # ids of varying `if`s run as selects
+        self.unit_stride: set[int] = set()  # ids of integers equal to tid() + a uniform value
         self._block(fn.body)
 
     def is_varying(self, v) -> bool:
@@ -91,6 +106,7 @@ class SpmdPlan:
         name = op.name
         if name == "tid":
             self._mark(op.results)
+            self.unit_stride.add(op.result.id)
         elif name == "if":
             if vary:
                 if all(_speculatable(r) for r in op.regions):
@@ -125,6 +141,8 @@ class SpmdPlan:
             self._block(region)
             for k, res in enumerate(op.results):
                 self._mark([res], self.is_varying(region.ops[-1].operands[k]))
+        elif name == "pop":  # (the vector body pushes numbers as vectors: see ControlOps.op_push)
+            self._mark([r for r in op.results if not isinstance(r.type, ArrayType)])
         elif name in ("atomic", "print"):
             self.lanewise.add(id(op))  # (each lane's, even with uniform operands)
             self._mark(op.results)
@@ -139,6 +157,22 @@ class SpmdPlan:
                     name == "cast" and vary and not _vector_cast(op.operands[0].type, op.result.type):
                 self.lanewise.add(id(op))
             self._mark(op.results, vary)
+            if self._steps_by_one(op):
+                self.unit_stride.add(op.result.id)
+
+    def _steps_by_one(self, op) -> bool:
+        """Whether `op`'s result is tid() + a uniform value (lane k holds lane 0's value + k)."""
+        unit = self.unit_stride
+        if op.name == "binary" and not op.result.type.is_float:
+            a, c = op.operands
+            if op.attrs["op"] == "add":
+                return a.id in unit and not self.is_varying(c) or c.id in unit and not self.is_varying(a)
+            return op.attrs["op"] == "sub" and a.id in unit and not self.is_varying(c)
+        if op.name == "cast":
+            src, dst = op.operands[0].type, op.result.type
+            return op.operands[0].id in unit and isinstance(dst, Scalar) and not dst.is_float and \
+                not dst.is_bool and dst.bits >= src.bits
+        return False
 
     def _carry(self, op, inits, arg_lists, body, regions):
         """Loop-carried values: varying where the initial or the yielded value varies (to a
@@ -187,8 +221,6 @@ def _vector_cast(src, dst) -> bool:
 def spmd_plan(fn: Function) -> SpmdPlan | None:
     """The plan for running `fn`'s threads on SIMD lanes, or None to keep it scalar."""
     ops = list(walk(fn.body))
-    if not any(op.name in ("for", "while") for op in ops):
-        return None
     if any(op.name == "return" for top in fn.body.ops for region in top.regions for op in walk(region)):
         return None  # (an early return inside a branch or loop)
     for op in ops:
@@ -207,10 +239,30 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
     plan = SpmdPlan(fn)
     if any(isinstance(v.type, ArrayType) and plan.is_varying(v) for op in ops for v in op.results):
         return None  # (an array chosen per thread: never seen in practice)
+    if any(id(op) in plan.lanewise and any(o.name in ("push", "pop") for r in op.regions for o in walk(r))
+           for op in ops):
+        # (an AD stack used lane by lane: lane 0's pushes would be popped by the last lane's
+        # pops; the vector body pushes and pops whole vectors only)
+        return None
+    if not any(op.name in ("for", "while") for op in ops) and not any(_scatters(plan, op) for op in ops):
+        return None  # (straight-line code that LLVM's loop vectoriser handles by itself)
     return plan
 
 
-class SpmdOps:
+def _scatters(plan: SpmdPlan, op: Op) -> bool:
+    """Whether `op` reads or writes memory at indices that are not side by side in the lanes
+    (a gather, a scatter, an atomic into shared elements): LLVM's loop vectoriser leaves a
+    thread loop holding one scalar, the vector body does the rest of the work in lanes."""
+    if op.name not in ("load", "store", "atomic") or id(op) not in plan.lanewise:
+        return False
+    arr = op.operands[0]
+    if vector_access_type(arr.type) is None:
+        return False
+    *outer, last = op.operands[1:1 + arr.type.ndim]
+    return any(plan.is_varying(x) for x in outer) or last.id not in plan.unit_stride
+
+
+class SpmdOps(SpmdMemory):
     """The vector body of `KernelCodegen` (see the module docstring). State: `plan` (None:
     scalar kernel), `vector_mode` (emitting the vector body), `lane` (emitting an op for
     one lane: `v` reads a vector value's element of that lane)."""
@@ -250,6 +302,8 @@ class SpmdOps:
     def emit_vector(self, op: Op):
         plan = self.plan
         if id(op) in plan.lanewise:
+            if op.name in ("load", "store", "atomic") and self.vector_memory(op):
+                return None
             return self.emit_lanes(op)
         name = op.name
         if name == "if" and id(op) in plan.selected:

@@ -72,13 +72,16 @@ _BINARY = {**vecmath_trig.BINARY, **vecmath_exp_log.BINARY}
 
 
 def _check_type(ty: ir.Type) -> None:
-    if not isinstance(ty, (ir.FloatType, ir.DoubleType)):
-        raise TypeError(f"vecmath supports float and double scalars, got {ty}")
+    elem = ty.element if isinstance(ty, ir.VectorType) else ty
+    if not isinstance(elem, (ir.FloatType, ir.DoubleType)):
+        raise TypeError(f"vecmath supports float and double scalars (and vectors of them), got {ty}")
 
 
 def _helper(module: ir.Module, name: str, ty: ir.Type, nargs: int) -> ir.Function:
     """Get or emit the internal alwaysinline helper for (name, type)."""
-    fname = f"__weft_vm_{name}_{'f64' if isinstance(ty, ir.DoubleType) else 'f32'}"
+    lanes = f"v{ty.count}" if isinstance(ty, ir.VectorType) else ""
+    elem = ty.element if lanes else ty
+    fname = f"__weft_vm_{name}_{lanes}{'f64' if isinstance(elem, ir.DoubleType) else 'f32'}"
     fn = module.globals.get(fname)
     if fn is not None:
         return fn
@@ -93,7 +96,8 @@ def _helper(module: ir.Module, name: str, ty: ir.Type, nargs: int) -> ir.Functio
 
 
 def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
-    """Emit name(x) for a float/double scalar x; name must be in SUPPORTED."""
+    """Emit name(x) for a float/double scalar x (or a vector of them: the same function on
+    every lane); name must be in SUPPORTED."""
     if name not in _UNARY:
         raise ValueError(f"unsupported vecmath function {name!r}")
     _check_type(x.type)

@@ -41,12 +41,26 @@ class FloatEmitter:
     def __init__(self, builder: ir.IRBuilder, ty: ir.Type):
         self.b = builder
         self.ty = ty
-        self.d = isinstance(ty, ir.DoubleType)
-        self.ity = ir.IntType(64 if self.d else 32)
+        # a vector type: the same code on every lane (threads on SIMD lanes, codegen/spmd.py)
+        self.width = ty.count if isinstance(ty, ir.VectorType) else None
+        elem = ty.element if self.width else ty
+        self.d = isinstance(elem, ir.DoubleType)
+        self.ity = self.lanes(ir.IntType(64 if self.d else 32))
         self.mant = 52 if self.d else 23
         self.bias = 1023 if self.d else 127
         self.prec = self.mant + 1
-        self.sfx = "f64" if self.d else "f32"
+        self.sfx = (f"v{self.width}" if self.width else "") + ("f64" if self.d else "f32")
+
+    def lanes(self, t: ir.Type) -> ir.Type:
+        """`t`, or a vector of `t` with one element per lane of this emitter's type."""
+        return ir.VectorType(t, self.width) if self.width else t
+
+    def like(self, elem: ir.Type) -> FloatEmitter:
+        """An emitter for float type `elem` with this one's lanes."""
+        return FloatEmitter(self.b, self.lanes(elem))
+
+    def _const(self, t: ir.Type, v) -> ir.Constant:
+        return ir.Constant(t, [v] * self.width) if self.width else ir.Constant(t, v)
 
     # ---- constants -------------------------------------------------------
     def rnd(self, v) -> float:
@@ -69,13 +83,13 @@ class FloatEmitter:
         return table[1] if self.d else table[0]
 
     def k(self, v) -> ir.Constant:
-        return ir.Constant(self.ty, self.rnd(v))
+        return self._const(self.ty, self.rnd(v))
 
     def val(self, a) -> ir.Value:
         return a if isinstance(a, ir.Value) else self.k(a)
 
     def ik(self, v: int) -> ir.Constant:
-        return ir.Constant(self.ity, v)
+        return self._const(self.ity, v)
 
     def fbits(self, v: float) -> int:
         """IEEE encoding of a Python float in this type."""

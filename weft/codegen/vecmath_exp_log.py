@@ -418,7 +418,7 @@ def _pow(m: FloatEmitter, x, y, dd: bool = True):
     a double result is only rounded to float afterwards)."""
     if not m.d:
         # float32: evaluate in double (2^-44 relative error), round once
-        md = FloatEmitter(m.b, ir.DoubleType())
+        md = m.like(ir.DoubleType())
         r = _pow(md, m.b.fpext(x, md.ty), m.b.fpext(y, md.ty), dd=False)
         return m.b.fptrunc(r, m.ty)
     ax = m.abs(x)

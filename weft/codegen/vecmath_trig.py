@@ -105,7 +105,7 @@ def _trig_finish(m: FloatEmitter, x, res):
 
 def _sin(m: FloatEmitter, x):
     (s, _), (c, _), qi = _sincos_core(m, x, precise=False)
-    odd = m.b.trunc(qi, ir.IntType(1))
+    odd = m.b.trunc(qi, m.lanes(ir.IntType(1)))
     negate = m.b.icmp_unsigned("!=", m.b.and_(qi, m.ik(2)), m.ik(0))
     v = m.sel(odd, c, s)
     v = m.sel(negate, m.neg(v), v)
@@ -114,7 +114,7 @@ def _sin(m: FloatEmitter, x):
 
 def _cos(m: FloatEmitter, x):
     (s, _), (c, _), qi = _sincos_core(m, x, precise=False)
-    odd = m.b.trunc(qi, ir.IntType(1))
+    odd = m.b.trunc(qi, m.lanes(ir.IntType(1)))
     q1 = m.b.add(qi, m.ik(1))
     negate = m.b.icmp_unsigned("!=", m.b.and_(q1, m.ik(2)), m.ik(0))
     v = m.sel(odd, s, c)
@@ -124,7 +124,7 @@ def _cos(m: FloatEmitter, x):
 
 def _tan(m: FloatEmitter, x):
     (sh, sl), (ch, cl), qi = _sincos_core(m, x, precise=True)
-    odd = m.b.trunc(qi, ir.IntType(1))
+    odd = m.b.trunc(qi, m.lanes(ir.IntType(1)))
     # odd quadrant: -cot(r); double-word quotient keeps tan near 1 ulp
     nh = m.sel(odd, m.neg(ch), sh)
     nl = m.sel(odd, m.neg(cl), sl)

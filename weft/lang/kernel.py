@@ -92,6 +92,9 @@ class CompiledKernel:
         self.cost_weight = work_per_thread(fn.body)
         # arrays only added into: private copies in a parallel launch (runtime/scatter.py)
         self.scatter_params = scatter_params(fn)
+        # (an adjoint kernel's gradient arrays are parameters; only `array_grad` reads the
+        # gradient pointers of array descriptors, so only then do they count as its memory)
+        self.reads_grad_pointers = any(op.name == "array_grad" for op in walk(fn.body))
         self.private_copies = None
         from ..autodiff.half import is_half
         from ..runtime.launch import LaunchContext, make_packer
@@ -241,6 +244,7 @@ class Kernel:
         self._adjoint_params = None
         self._ir: dict = {}
         self._compiled: dict = {}
+        self._recent: dict = {}  # (spec, adjoint, consume, retain) -> (config.changes, compiled kernel)
         self.module = module_for(module, func, self.key)
         self.module.register_kernel(self)
         remember_source(func)
@@ -351,7 +355,7 @@ class Kernel:
         program = variants.get(spec)
         if program is None:
             program = copy.copy(self)
-            program._ir, program._compiled, program._lane_variants = {}, {}, {}
+            program._ir, program._compiled, program._recent, program._lane_variants = {}, {}, {}, {}
             program.lanes = spec
             variants[spec] = program
         return program
@@ -505,6 +509,12 @@ class Kernel:
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
         `consume` and `retain` are adjoint_ir's (one variant where the kernel has no
         write-only arrays)."""
+        # (the launch hot path: the settings the full key reads change only with config.changes)
+        memo = (spec, adjoint, consume, retain)
+        recent = self._recent.get(memo)
+        if recent is not None and recent[0] == config.changes:
+            return recent[1]
+        changes = config.changes
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
         target = self.target
@@ -520,6 +530,9 @@ class Kernel:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
                 raise err.with_traceback(None) from None
+        if len(self._recent) > 64:
+            self._recent.clear()
+        self._recent[memo] = (changes, ck)
         return ck
 
     def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:

@@ -80,7 +80,7 @@ def _instance(kernel, concrete: dict):
         found = copy.copy(kernel)  # same function, module and options; its own caches
         found._params, found._generic = concrete, False
         found._arg_names = found._array_params = found._adjoint_params = None
-        found._ir, found._compiled, found.overloads = {}, {}, {}
+        found._ir, found._compiled, found._recent, found.overloads = {}, {}, {}, {}
         found.generic_parent = kernel
         kernel.overloads[key] = found
     return found

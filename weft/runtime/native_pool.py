@@ -25,7 +25,7 @@ import llvmlite.ir as ir
 
 I32, I64 = ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
-SPIN = 4000  # polls before sleeping (tens of microseconds): back-to-back launches never sleep
+SPIN = 40000  # polls before sleeping (about 1 ms: a step of a simulation loop launches again sooner)
 SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE = 202, 128, 129  # x86-64 Linux, private futexes
 
 CHUNKS_PER_THREAD = 16
@@ -170,6 +170,9 @@ def chunk_count(ck, total: int, threads: int) -> int:
     return threads if ck.order_dependent else min(total, threads * CHUNKS_PER_THREAD)
 
 
+_LIVE_POOLS: list = []
+
+
 class NativePool:
     """`size` threads in all: the caller plus `size - 1` native workers."""
 
@@ -196,6 +199,10 @@ class NativePool:
                                           name=f"weft-worker-{k}") for k in range(1, size)]
         for t in self._threads:
             t.start()
+        # The workers never return and keep reading the state: it must outlive any
+        # reference to the pool (a replaced pool's memory, freed and reused, would look
+        # like a new job to them)
+        _LIVE_POOLS.append(self)
 
     def run_kernel(self, ck, args_ptr: int, ctx_ptr: int, total: int, threads: int, args_stride: int = 0):
         """Run compiled kernel `ck` over [0, total) on `threads` threads (at most the pool's

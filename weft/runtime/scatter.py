@@ -7,7 +7,7 @@ private), and the copies are added into the array afterwards, in chunk order (so
 does not depend on timing). An array is privatised only when that pays: it holds at most
 PRIVATE_ELEMENTS_PER_THREAD elements per launched thread (zeroing and summing a copy costs
 about as much as a few plain adds per element, a float atomic several times more), and no
-other array argument (nor any array's gradient) overlaps its memory (a copy would hide
+other array argument (nor, in a kernel that reads them, any array's gradient) overlaps its memory (a copy would hide
 their reads and writes of it). Otherwise its adds stay atomic.
 """
 
@@ -81,7 +81,7 @@ def _privatised(ck, args, total: int) -> list[int]:
             return []
         spans.append((k, span))
         own[k] = span
-        if desc.grad:
+        if desc.grad and ck.reads_grad_pointers:
             spans.append((k, (desc.grad, desc.grad + span[1] - span[0])))
         if k in ck.scatter_params and math.prod(desc.shape) <= PRIVATE_ELEMENTS_PER_THREAD * total:
             picked.append(k)

@@ -34,6 +34,8 @@ def scatter_params(fn: Function) -> tuple[int, ...]:
             if op.name == "atomic" and pos == 0:
                 if op.attrs.get("op") not in ("add", "sub") or op.result.id in used:
                     return False
+                if op.attrs.get("private"):
+                    return False  # (each thread adds into its own elements: nothing to gain)
             elif op.name == "func_region":
                 if not only_added_into(op.regions[0].args[pos]):
                     return False
