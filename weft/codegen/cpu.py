@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import json
 import platform
-import subprocess
 import sys
 import threading
 import typing
@@ -54,6 +52,12 @@ def target_cpu(flags: str | None = None) -> tuple[str, str]:
     flags = _setting(0, "cpu_compiler_flags") if flags is None else flags
     if flags is not None and "-march=native" not in parse_flags(flags).march:
         return "generic", ""
+    return _host_cpu()
+
+
+@functools.cache
+def _host_cpu() -> tuple[str, str]:
+    """This machine's CPU name and features (asking LLVM takes most of a millisecond)."""
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 
 
@@ -193,6 +197,7 @@ def known_llvm_options() -> frozenset:
     without a word, so weft checks names against LLVM's own list; LLVM prints it and exits,
     hence a child process)."""
     code = "import llvmlite.binding as llvm; llvm.set_option('weft', '-help-list-hidden')"
+    import subprocess  # (here: most programs never start a compiler process)
     done = subprocess.run(_python() + ["-c", code], capture_output=True, check=False)
     names = set()
     for line in done.stdout.decode(errors="replace").splitlines():
@@ -215,6 +220,8 @@ def _compile_in_child(llvm_ir: str, flags: Flags) -> bytes:
         raise RuntimeError(f"CPU kernel build failed: LLVM has no option {', '.join(unknown)} (from the -mllvm "
                            "options of cpu_compiler_flags)")
     cpu, features = target_cpu()
+    import json
+    import subprocess
     request = json.dumps({"ir": llvm_ir, "cpu": cpu, "features": features, "opt": opt_level(),
                           "options": list(flags.llvm_options), "vectorize": flags.vectorize})
     done = subprocess.run(_python() + [str(_CHILD)], input=request.encode(), capture_output=True, check=False)
@@ -252,12 +259,15 @@ def cache_dir():
 @functools.cache
 def compiler_fingerprint() -> str:
     """A hash of the sources that turn IR into machine code, so that a changed weft never
-    loads object code an older weft compiled."""
+    loads object code an older weft compiled: each file's name, size and modification time
+    (as make judges files: an edit changes them; reading every file would cost a warm
+    start several milliseconds)."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
     for folder in ("codegen", "builtins", "runtime", "types"):
         for path in sorted((root / folder).rglob("*.py")):  # (builtins/tiles/ too)
-            h.update(path.read_bytes())
+            st = path.stat()
+            h.update(f"{path.relative_to(root)}|{st.st_size}|{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:16]
 
 

@@ -17,7 +17,11 @@ _LINES: dict = {}
 
 
 def remember_source(pyfunc) -> None:
-    """Read `pyfunc`'s source now, if it can be read (otherwise compiling it reports why)."""
+    """Read `pyfunc`'s source now, if it can be read (otherwise compiling it reports why).
+    weft's own funcs (weft.math's, ...) are read when first compiled: the package's files do
+    not change under a running program, and reading them all would slow `import weft`."""
+    if (getattr(pyfunc, "__module__", None) or "").startswith("weft."):
+        return
     try:
         source_lines(pyfunc)
     except (OSError, TypeError):
