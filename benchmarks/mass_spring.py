@@ -1,4 +1,4 @@
-"""mass_spring: a differentiable mass-spring chain, forward on a Tape and backward, weft vs Warp.
+"""mass_spring: a differentiable mass-spring chain, forward on a Tape and backward: weft, Warp, Taichi.
 
 A chain of N = 10,000 particles (``wp.vec3`` float32) hangs from particle 0 under gravity,
 with springs between neighbours (i, i+1) and second neighbours (i, i+2), listed in build
@@ -22,6 +22,9 @@ Checks: the loss against a float64 numpy simulation; weft's gradients (with resp
 the initial velocities and the spring stiffnesses) against Warp's on the full instance;
 and, for each framework, its float64 gradients on a small instance (20 particles, 20
 steps) against central finite differences of its own float64 forward pass.
+
+Taichi runs the same simulation written its own way (benchmarks/mass_spring_taichi.py);
+its gradients are checked against weft's.
 """
 
 import functools

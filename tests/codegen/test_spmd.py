@@ -91,14 +91,14 @@ def control_flow(x: wp.array(dtype=float), k: wp.array(dtype=int), out: wp.array
             s -= wp.abs(xi)
     out[i, 0] = s
     t = 0.0
-    for j in range(k[i] % 9):  # varying trip count: lane by lane
+    for j in range(k[i] % 9):  # varying trip count: masked
         if j == 5:
             break
         if j % 2 == 1:
             continue
         t += wp.sin(xi + float(j))
     out[i, 1] = t
-    out[i, 2] = float(collatz_steps(k[i] % 50 + 1))  # varying while in a func
+    out[i, 2] = float(collatz_steps(k[i] % 50 + 1))  # varying while in a func: masked
     if k[i] % 3 == 0:  # varying condition with a store: lane by lane
         out[i, 3] = xi * 2.0
     wp.atomic_add(counts, k[i] % 7, 1)  # atomics at varying indices
@@ -118,7 +118,7 @@ def test_control_flow_atomics_and_funcs():
     x = rng.standard_normal(n).astype(np.float32)
     k = rng.integers(0, 1000, n).astype(np.int32)
     plan = spmd_plan(control_flow.ir())
-    assert plan is not None and plan.lanewise and plan.selected
+    assert plan is not None and plan.lanewise and plan.selected and len(plan.masked) == 2
 
     def args():
         return [wp.array(x), wp.array(k), wp.zeros((n, 7), dtype=float), wp.zeros(7, dtype=int),
@@ -530,3 +530,61 @@ def test_adjoint_with_an_ad_stack_is_vectorised():
         d[j] = eps
         fd = (total(x, k + d) - total(x, k - d)) / (2 * eps)
         np.testing.assert_allclose(vec[2][j], fd, rtol=1e-6)
+
+
+# Loops whose trip count differs between lanes, masked (codegen/spmd_masked.py) ---------------------
+@wp.kernel
+def ragged(x: wp.array(dtype=float), start: wp.array(dtype=int), count: wp.array(dtype=int),
+           out: wp.array(dtype=float), hits: wp.array(dtype=int), last: wp.array(dtype=float)):
+    i = wp.tid()
+    s = 0.0
+    j = start[i]
+    while j < start[i] + count[i]:  # reads past a lane's own range would be out of bounds
+        v = x[j]
+        if v > 0.5:
+            wp.atomic_add(hits, j % 4, 1)
+        k = 0
+        while k < j % 3:  # nested, varying
+            s += v * float(k + 1)
+            k += 1
+        last[j % 7] = v  # a store from a live lane only
+        j += 1
+    for m in range(count[i], 0, -2):  # varying bounds, negative step
+        s -= float(m) * 0.25
+    out[i] = s
+
+
+def test_masked_loops_touch_only_the_live_lanes_memory():
+    """Each thread loops over its own slice of x (a ragged array), some slices end at x's
+    last element: a lane that has left its loop must not read further (no IndexError), and
+    its stores and atomics must not happen. Bitwise against the scalar code."""
+    assert spmd_plan(ragged.ir()).masked
+    rng = np.random.default_rng(8)
+    n = 8 * 6 + 5
+    count = rng.integers(0, 9, n).astype(np.int32)
+    start = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int32)
+    x = rng.random(int(count.sum())).astype(np.float32)
+
+    def args():
+        return [wp.array(x), wp.array(start), wp.array(count), wp.zeros(n), wp.zeros(4, dtype=int), wp.zeros(7)]
+    vec, scalar = run_both(ragged, n, args, [3, 4, 5])
+    assert_bitwise(vec, scalar)
+    expected = np.zeros(n)
+    for i in range(n):
+        for j in range(start[i], start[i] + count[i]):
+            expected[i] += x[j] * sum(k + 1 for k in range(j % 3))
+        expected[i] -= sum(m * 0.25 for m in range(count[i], 0, -2))
+    np.testing.assert_allclose(vec[0], expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(vec[1], np.bincount(np.arange(len(x))[x > 0.5] % 4, minlength=4))
+
+
+def test_out_of_bounds_in_a_masked_loop_raises_for_a_live_lane():
+    n = 19
+    count = np.full(n, 2, np.int32)
+    start = (2 * np.arange(n)).astype(np.int32)
+    count[13] = 3  # runs one past x's end... of its own slice only: x is one short at the end
+    x = np.ones(2 * n, np.float32)
+    start[13] = 2 * n - 2
+    with pytest.raises(IndexError, match=str(2 * n)):
+        wp.launch(ragged, n, inputs=[wp.array(x), wp.array(start), wp.array(count), wp.zeros(n),
+                                     wp.zeros(4, dtype=int), wp.zeros(7)])

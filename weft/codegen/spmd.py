@@ -19,16 +19,17 @@ How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
 - varying arithmetic, comparisons, selects, casts, composites and the pure builtins that
   have vector forms: the same lowering on vectors (uniform operands broadcast);
 - `for` loops with uniform bounds and `while` loops with a uniform condition: one loop,
-  carrying vectors where the carried values vary;
+  carrying vectors where the carried values vary; with varying bounds or a varying
+  condition: one loop run while any lane loops, masked (spmd_masked.py);
 - `if` on a uniform condition: a branch; on a varying one, both sides when they are pure
   arithmetic (then a select per result), else the whole `if` lane by lane;
 - loads, stores and atomic adds at varying indices: all lanes checked at once, then one
   vector access where the lanes' elements lie side by side, else one access per lane
   (spmd_memory.py);
-- everything else that touches lanes (other atomics, prints, varying asserts, loops with
-  varying bounds or conditions, other builtins): lane by lane, the scalar lowering run once
-  per lane on that lane's values (`emit_lanes`), so every construct works, in thread order
-  within the group.
+- everything else that touches lanes (other atomics, prints, varying asserts, loops that
+  push or pop the AD stack with varying trip counts, other builtins): lane by lane, the
+  scalar lowering run once per lane on that lane's values (`emit_lanes`), so every
+  construct works, in thread order within the group.
 The threads left over (fewer than WIDTH) run through the scalar body.
 
 Adjoint kernels too: the AD stack holds one vector per pushed number (all lanes' values)
@@ -45,6 +46,7 @@ import llvmlite.ir as ir
 from ..builtins.registry import Primitive
 from ..ir.core import Block, Function, Op, walk
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16
+from .spmd_masked import SpmdMasked, maskable
 from .spmd_memory import SpmdMemory, vector_access_type
 
 WIDTH = 8
@@ -86,6 +88,7 @@ class SpmdPlan:
         self.lanewise: set[int] = set()  # ids of ops run lane by lane
         self.selected: set[int] = set()  # ids of varying `if`s run as selects
         self.unit_stride: set[int] = set()  # ids of integers equal to tid() + a uniform value
+        self.masked: set[int] = set()  # ids of loops whose trip count varies, run masked
         self._block(fn.body)
 
     def is_varying(self, v) -> bool:
@@ -123,7 +126,12 @@ class SpmdPlan:
                     self._mark([res], any(self.is_varying(r.ops[-1].operands[k]) for r in op.regions))
         elif name == "for":
             if any(self.is_varying(x) for x in op.operands[:3]):
-                self.lanewise.add(id(op))
+                if maskable(op):  # (the counter and the carried values differ per lane)
+                    self.masked.add(id(op))
+                    self._mark(op.regions[0].args)
+                    self._block(op.regions[0])
+                else:
+                    self.lanewise.add(id(op))
                 self._mark(op.results)
                 return
             body = op.regions[0]
@@ -132,7 +140,13 @@ class SpmdPlan:
             cond, body = op.regions
             self._carry(op, op.operands, [cond.args, body.args], body, [cond, body])
             if self.is_varying(cond.ops[-1].operands[0]):
-                self.lanewise.add(id(op))
+                if maskable(op):  # (lanes leave at different iterations: every carried value varies)
+                    self.masked.add(id(op))
+                    self._mark([*cond.args, *body.args])
+                    self._block(cond)
+                    self._block(body)
+                else:
+                    self.lanewise.add(id(op))
                 self._mark(op.results)
         elif name == "func_region":
             region = op.regions[0]
@@ -262,7 +276,7 @@ def _scatters(plan: SpmdPlan, op: Op) -> bool:
     return any(plan.is_varying(x) for x in outer) or last.id not in plan.unit_stride
 
 
-class SpmdOps(SpmdMemory):
+class SpmdOps(SpmdMemory, SpmdMasked):
     """The vector body of `KernelCodegen` (see the module docstring). State: `plan` (None:
     scalar kernel), `vector_mode` (emitting the vector body), `lane` (emitting an op for
     one lane: `v` reads a vector value's element of that lane)."""
@@ -301,6 +315,8 @@ class SpmdOps(SpmdMemory):
     # The vector body ---------------------------------------------------------------------------
     def emit_vector(self, op: Op):
         plan = self.plan
+        if id(op) in plan.masked:
+            return self.emit_masked_loop(op)
         if id(op) in plan.lanewise:
             if op.name in ("load", "store", "atomic") and self.vector_memory(op):
                 return None
@@ -351,8 +367,12 @@ class SpmdOps(SpmdMemory):
         try:
             for lane in range(WIDTH):
                 self.lane = lane
-                self.emit_scalar(op)
-                per_lane.append([self.values[r.id] for r in op.results])
+
+                def one_lane():
+                    self.emit_scalar(op)
+                    return [leaf for r in op.results for leaf in self.leaves(self.values[r.id], r.type)]
+                leaves = iter(self.lanes_guarded(lane, one_lane))  # (in a masked loop: live lanes only)
+                per_lane.append([self.from_leaves(r.type, leaves) for r in op.results])
         finally:
             self.lane = None
             self.vector_mode = True

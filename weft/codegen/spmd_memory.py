@@ -10,7 +10,9 @@ compare), and then:
   to one element leave the later thread's value, as the scalar loop does); atomics update
   element by element, plain or atomic as in the scalar lowering (one branch on that for all
   lanes, not one per component).
-A lane out of bounds does what the scalar code does: its error is recorded (the first such
+In a masked loop (spmd_masked.py) the lanes that have left it are sent to the scratch
+element and their indices are not checked. A lane out of bounds does what the scalar code
+does: its error is recorded (the first such
 lane's, in a cold branch), it reads and writes the context's scratch element instead, and
 the launch raises IndexError afterwards. Two differences from running the threads one at
 a time, neither of which a program may rely on: with several errors in one group of
@@ -70,24 +72,30 @@ class SpmdMemory:
                         and not any(self.plan.is_varying(x) for x in op.operands[1:ndim]))
         lane_ptrs = [b.gep(data, [b.extract_element(offset, I32(lane))], source_etype=I8, inbounds=True)
                      for lane in range(self._width())]
-        if self._elided(op):
+        mask = self.mask  # (in a masked loop: the live lanes, spmd_masked.py)
+        if self._elided(op) and mask is None:
             if side_by_side:
                 self._contiguous_access(op, lane_ptrs[0], scalar, count)
             else:
                 self._lane_access(op, lane_ptrs, scalar, count)
             return True
-        ok = None
-        for d, i in enumerate(idx):
-            in_d = b.icmp_unsigned("<", i, self.splat(b.extract_value(arr, [1, d])))
-            ok = in_d if ok is None else b.and_(ok, in_d)
-        every = b.icmp_unsigned("==", b.bitcast(ok, I8), I8(-1))
-        # as the scalar code does: the error of the first lane out of bounds is recorded (a
-        # cold branch), and such a lane reads and writes the context's scratch element
-        first_bad = b.zext(b.cttz(b.xor(b.bitcast(ok, I8), I8(-1)), ir.Constant(ir.IntType(1), 0)), I32)
-        self._check(op, every, [b.extract_element(i, first_bad) for i in idx],
-                    [b.extract_value(arr, [1, d]) for d in range(ndim)])
+        valid = mask
+        if not self._elided(op):
+            ok = None
+            for d, i in enumerate(idx):
+                in_d = b.icmp_unsigned("<", i, self.splat(b.extract_value(arr, [1, d])))
+                ok = in_d if ok is None else b.and_(ok, in_d)
+            fine = ok if mask is None else b.or_(ok, b.not_(mask))  # (lanes not live raise nothing)
+            # as the scalar code does: the error of the first lane out of bounds is recorded
+            # (a cold branch), and such a lane reads and writes the context's scratch element
+            first_bad = b.zext(b.cttz(b.xor(b.bitcast(fine, I8), I8(-1)), ir.Constant(ir.IntType(1), 0)), I32)
+            self._check(op, b.icmp_unsigned("==", b.bitcast(fine, I8), I8(-1)),
+                        [b.extract_element(i, first_bad) for i in idx],
+                        [b.extract_value(arr, [1, d]) for d in range(ndim)])
+            valid = ok if mask is None else b.and_(ok, mask)
+        every = b.icmp_unsigned("==", b.bitcast(valid, I8), I8(-1))
         scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
-        safe_ptrs = [b.select(b.extract_element(ok, I32(lane)), p, scratch) for lane, p in enumerate(lane_ptrs)]
+        safe_ptrs = [b.select(b.extract_element(valid, I32(lane)), p, scratch) for lane, p in enumerate(lane_ptrs)]
         if not side_by_side:
             self._lane_access(op, safe_ptrs, scalar, count)
             return True

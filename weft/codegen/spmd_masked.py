@@ -1,0 +1,146 @@
+"""Loops whose trip count differs between the lanes, run masked in the vector body (spmd.py).
+
+A `while` whose condition varies, or a `for` whose bounds or step vary, runs as one loop for
+all the lanes, as ISPC runs it: every iteration evaluates the condition for the lanes still
+looping (`mask`), runs the body while any lane is, and a lane that has left keeps its values
+(a select per carried value). Inside, `mask` says which lanes are live: loads, stores and
+atomics at varying indices send the other lanes to the context's scratch element (and check
+only the live lanes' indices), and ops run lane by lane skip them, so a lane that has left
+the loop has no effect, as a thread that has left it has none. Arithmetic runs on every lane
+(it has no effects; the values of lanes that have left are dropped by the selects).
+
+Loops with AD stack pushes or pops, or returns, inside stay lane by lane (`maskable`).
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..ir.core import walk
+from .llvm_types import I1, I64, llvm_type
+
+
+def maskable(op) -> bool:
+    """Whether loop `op` may run masked (see the module docstring)."""
+    return not any(inner.name in ("push", "pop", "return") for region in op.regions for inner in walk(region))
+
+
+class SpmdMasked:
+    """The `SpmdOps` part that lowers masked loops. `mask`: the live lanes (an i1 vector),
+    None where every lane is."""
+
+    mask = None
+
+    def live(self):
+        """The live lanes as an i1 vector (all of them outside masked loops)."""
+        if self.mask is not None:
+            return self.mask
+        return ir.Constant(ir.VectorType(I1, self.lane_count()), [1] * self.lane_count())
+
+    def any_lane(self, bits):
+        """Whether any element of i1 vector `bits` is set."""
+        b = self.builder
+        as_int = ir.IntType(bits.type.count)
+        return b.icmp_unsigned("!=", b.bitcast(bits, as_int), ir.Constant(as_int, 0))
+
+    def emit_masked_loop(self, op):
+        if op.name == "while":
+            cond, body = op.regions
+            initial = [self.widen(self.v(x)) for x in op.operands]
+
+            def condition(carried):
+                (go,) = self._region(cond, carried)
+                return self.widen(go)
+
+            def step(carried):
+                return self._region(body, carried)
+            results = self._masked_loop(op, initial, condition, step)
+        else:
+            start, stop, step_value, *inits = op.operands
+            t = start.type
+            # (the counter in 64 bits: a step past the type's range cannot wrap around)
+            ext = self.builder.sext if t.is_signed else self.builder.zext
+            wide = ir.VectorType(I64, self.lane_count())
+            lo, hi, st = (ext(self.widen(self.v(x)), wide) for x in (start, stop, step_value))
+            b = self.builder
+            up = b.icmp_signed(">", st, ir.Constant(wide, 0))
+            cmp = b.icmp_signed if t.is_signed else b.icmp_unsigned
+
+            def condition(carried):
+                i = carried[0]
+                if not t.is_signed:
+                    return cmp("<", i, hi)
+                return b.select(up, cmp("<", i, hi), cmp(">", i, hi))
+
+            def step(carried):
+                i, *values = carried
+                narrow = b.trunc(i, ir.VectorType(llvm_type(t), self.lane_count())) if t.bits < 64 else i
+                out = self._region(op.regions[0], [narrow, *values])
+                return [b.add(i, st), *out]
+            initial = [lo] + [self.widen(self.v(x)) for x in inits]
+            results = self._masked_loop(op, initial, condition, step, counter=True)[1:]
+        for r, rep in zip(op.results, results):
+            self.values[r.id] = rep
+
+    def _masked_loop(self, op, initial, condition, step, counter=False):
+        """The loop: `condition(carried)` (an i1 vector) for the live lanes, `step(carried)`
+        the next values; returns the carried values when no lane loops any more."""
+        b = self.builder
+        types = ([None] if counter else []) + [r.type for r in op.results]
+        outer = self.mask
+        pre = b.block
+        header = self.func.append_basic_block("masked.header")
+        body = self.func.append_basic_block("masked.body")
+        exit_ = self.func.append_basic_block("masked.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        mask = b.phi(ir.VectorType(I1, self.lane_count()), "lanes")
+        mask.add_incoming(self.live(), pre)
+        phis, carried = [], []
+        for rep, t in zip(initial, types):
+            leaves = [rep] if t is None else self.leaves(rep, t)
+            row = [b.phi(leaf.type) for leaf in leaves]
+            for phi, leaf in zip(row, leaves):
+                phi.add_incoming(leaf, pre)
+            phis.append(row)
+            carried.append(row[0] if t is None else self.from_leaves(t, iter(row)))
+        self.mask = mask
+        active = b.and_(mask, condition(carried))
+        b.cbranch(self.any_lane(active), body, exit_)
+        b.position_at_end(body)
+        self.mask = active
+        new = step(carried)
+        for row, rep, old, t in zip(phis, new, carried, types):
+            leaves = [self.widen(rep)] if t is None else [self.widen(x) for x in self.leaves(rep, t)]
+            olds = [old] if t is None else self.leaves(old, t)
+            for phi, leaf, was in zip(row, leaves, olds):
+                phi.add_incoming(b.select(active, leaf, was), b.block)
+        mask.add_incoming(active, b.block)
+        b.branch(header)
+        b.position_at_end(exit_)
+        self.mask = outer
+        return carried
+
+    def lanes_guarded(self, lane: int, emit):
+        """`emit()` for one lane, skipped where that lane is not live; returns the result
+        leaves of `emit` (zero where skipped) as `emit` returns them (a list of LLVM values)."""
+        if self.mask is None:
+            return emit()
+        b = self.builder
+        pre = b.block
+        live = b.extract_element(self.mask, ir.Constant(ir.IntType(32), lane))
+        with b.if_then(live):
+            leaves = emit()
+            inner = b.block
+        out = []
+        for leaf in leaves:
+            phi = b.phi(leaf.type)
+            phi.add_incoming(leaf, inner)
+            phi.add_incoming(ir.Constant(leaf.type, None), pre)
+            out.append(phi)
+        return out
+
+    def lane_count(self) -> int:
+        from .spmd import WIDTH
+        return WIDTH
+
