@@ -256,7 +256,13 @@ class Tape:
     def _add_reader(self, a, entry, key):
         if getattr(entry, "segment", None) is not None:
             self._budget.note_read(a)
-        self._readers.setdefault(_root_id(a), {}).setdefault(id(a), (a, []))[1].append((entry, key))
+        by_array = self._readers.get(root := _root_id(a))
+        if by_array is None:
+            by_array = self._readers[root] = {}
+        held = by_array.get(id(a))
+        if held is None:
+            held = by_array[id(a)] = (a, [])
+        held[1].append((entry, key))
 
     def will_write(self, target):
         """`target` is about to be overwritten: recorded launches that read memory it shares

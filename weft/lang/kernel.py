@@ -16,6 +16,8 @@ import threading
 import time
 import weakref
 
+import numpy as np
+
 from .. import config
 from ..ir.core import Loc, constant_value, walk
 from ..ir.passes import run_pipeline
@@ -33,6 +35,7 @@ from .source import ParsedSource, remember_source
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
 _UNCHANGING = (array, int, float, bool)
+_NUMPY_SCALAR = np.number  # (not np.bool_: its two singletons go through the deprecation path)
 
 
 ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
@@ -133,8 +136,8 @@ class CompiledKernel:
                     continue
                 setattr(args, self.field_names[k], self.packers[k](value))
                 last[k] = weakref.ref(value)  # (only once packed: a refused value is checked again)
-            elif value is held and type(value) in _UNCHANGING:
-                continue
+            elif value is held and (type(value) in _UNCHANGING or isinstance(value, _NUMPY_SCALAR)):
+                continue  # (numbers and numpy scalars, weft's scalar values among them, never change)
             else:
                 setattr(args, self.field_names[k], self.packers[k](value))
                 last[k] = value

@@ -443,8 +443,8 @@ def run(ck, args, ctx, total: int, args_ptr=None, ctx_ptr=None, widened=False):
             and not (ck.order_dependent and ck.kernel.deterministic):
         ctx.serial = 0
         private = scatter.privatised(ck, args, args_ptr, total) if ck.scatter_params else None
-        if private:
-            ck.private_copies.run(get_pool(), args, ctx, total, threads, args_ptr, ctx_ptr, private)
+        if private is not None:
+            private.run(get_pool(), args, ctx, total, threads, args_ptr, ctx_ptr)
         else:
             get_pool().run_kernel(ck, args_ptr, ctx_ptr, total, threads)
     else:

@@ -48,20 +48,22 @@ def _overlaps(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def privatised(ck, args, args_ptr: int, total: int) -> list[int]:
-    """The parameters of `ck` to privatise for a parallel launch of `total` threads on the
-    argument block `args` at `args_ptr` (see the module docstring). Remembered per block
-    contents: a simulation loop launches the same kernel on the same arrays again."""
+def privatised(ck, args, args_ptr: int, total: int):
+    """The private-copy launch of `ck` (a `PrivateLaunch`) for a parallel launch of `total`
+    threads on the argument block `args` at `args_ptr`, or None when no parameter is worth
+    privatising (see the module docstring). Remembered per block contents: a simulation loop
+    launches the same kernel on the same arrays again."""
     if ck.private_copies is None:
         ck.private_copies = PrivateCopies(ck)
     memo = ck.private_copies.decisions
     key = (ctypes.string_at(args_ptr, ctypes.sizeof(ck.args_type)), total)
-    picked = memo.get(key)
-    if picked is None:
+    found = memo.get(key, False)
+    if found is False:
         if len(memo) > 4096:
             memo.clear()
-        picked = memo[key] = _privatised(ck, args, total)
-    return picked
+        params = _privatised(ck, args, total)
+        found = memo[key] = PrivateLaunch(ck.private_copies, params) if params else None
+    return found
 
 
 def _privatised(ck, args, total: int) -> list[int]:
@@ -89,54 +91,78 @@ def _privatised(ck, args, total: int) -> list[int]:
 
 
 class PrivateCopies:
-    """A compiled kernel's private copies of its scatter arrays and argument blocks, kept
-    between launches (`ck.private_copies`)."""
+    """A compiled kernel's private copies of its scatter arrays, kept between launches
+    (`ck.private_copies`), and its launches' decisions."""
 
     def __init__(self, ck):
         self.ck = ck
-        self.blocks = None
         self.copies: dict = {}  # (param, chunk, shape) -> numpy array, zero between launches
-        self.decisions: dict = {}  # (argument block bytes, threads) -> params (`privatised`)
+        self.decisions: dict = {}  # (argument block bytes, threads) -> PrivateLaunch or None
         self.views: dict = {}  # (param, descriptor bytes) -> numpy view of the array
 
-    def run(self, pool, args, ctx, total: int, threads: int, args_ptr: int, ctx_ptr: int, params):
-        ck = self.ck
-        threads = max(1, min(threads, pool.size, total))
-        if self.blocks is None or len(self.blocks) != threads:
-            self.blocks = (ck.args_type * threads)()
+    def view(self, k: int, desc) -> np.ndarray:
+        view_key = (k, bytes(desc))
+        dest = self.views.get(view_key)
+        if dest is None:
+            if len(self.views) > 4096:
+                self.views.clear()
+            dtype, components, itemsize = _element(self.ck.param_types[k].dtype)
+            dest = self.views[view_key] = _numpy_view(desc, dtype, components, itemsize)
+        return dest
+
+    def copy(self, k: int, chunk: int, dest: np.ndarray) -> np.ndarray:
+        key = (k, chunk, dest.shape)
+        copy = self.copies.get(key)
+        if copy is None:
+            copy = self.copies[key] = np.zeros(dest.shape, dest.dtype)
+        return copy
+
+
+class PrivateLaunch:
+    """One argument block's parallel launch with private copies of `params`: one chunk per
+    thread, chunk c reading its own argument block (where the privatised arrays are chunk
+    c's copies; chunk 0 adds into the arrays themselves), then the copies added into the
+    arrays in chunk order and zeroed. The blocks are built on the first run (and again if
+    the thread count changes)."""
+
+    def __init__(self, owner: PrivateCopies, params: list[int]):
+        self.owner, self.params = owner, params
+        self.mask = sum(1 << k for k in params)
+        self.threads = 0
+        self.blocks = self.targets = None
+
+    def _prepare(self, args, args_ptr: int, threads: int):
+        ck, owner = self.owner.ck, self.owner
+        self.blocks = blocks = (ck.args_type * threads)()
         stride = ctypes.sizeof(ck.args_type)
-        base = ctypes.addressof(self.blocks)
-        targets = []
+        base = ctypes.addressof(blocks)
         for c in range(threads):
             ctypes.memmove(base + c * stride, args_ptr, stride)
-        for k in params:
+        self.targets = []
+        for k in self.params:
             desc = getattr(args, ck.field_names[k])
-            shape = tuple(desc.shape)
-            view_key = (k, bytes(desc))
-            dest = self.views.get(view_key)
-            if dest is None:
-                if len(self.views) > 4096:
-                    self.views.clear()
-                dtype, components, itemsize = _element(ck.param_types[k].dtype)
-                dest = self.views[view_key] = _numpy_view(desc, dtype, components, itemsize)
+            dest = owner.view(k, desc)
             copies = []
             for c in range(1, threads):
-                key = (k, c, shape)
-                copy = self.copies.get(key)
-                if copy is None:
-                    copy = self.copies[key] = np.zeros(dest.shape, dest.dtype)
-                block_desc = getattr(self.blocks[c], ck.field_names[k])
+                copy = owner.copy(k, c, dest)
+                block_desc = getattr(blocks[c], ck.field_names[k])
                 block_desc.data = copy.ctypes.data
-                for d in range(len(shape)):
+                for d in range(len(desc.shape)):
                     block_desc.strides[d] = copy.strides[d]
                 copies.append(copy)
-            targets.append((dest, copies))
-        ctx.private_mask = sum(1 << k for k in params)
+            self.targets.append((dest, copies))
+        self.threads, self.base, self.stride = threads, base, stride
+
+    def run(self, pool, args, ctx, total: int, threads: int, args_ptr: int, ctx_ptr: int):
+        threads = max(1, min(threads, pool.size, total))
+        if threads != self.threads:
+            self._prepare(args, args_ptr, threads)
+        ctx.private_mask = self.mask
         try:
-            pool.run_kernel(ck, base, ctx_ptr, total, threads, args_stride=stride)
+            pool.run_kernel(self.owner.ck, self.base, ctx_ptr, total, threads, args_stride=self.stride)
         finally:
             ctx.private_mask = 0
-        for dest, copies in targets:
+        for dest, copies in self.targets:
             for copy in copies:
                 np.add(dest, copy, out=dest)
                 copy.fill(0)  # (while it is in cache: zero for the next launch)
