@@ -148,11 +148,11 @@ class SpmdMemory:
         if op.name == "store":
             b.store(self._interleave(parts, count), base).align = scalar.size
             return
-        # an atomic add into side-by-side elements: each lane's element is its own (the lanes
-        # are different threads, but another launch chunk never runs these threads)
+        # an add into side-by-side elements (distinct within the op): one vector read-add-write
+        # where adds may be plain (a thread-owned adjoint, a launch in one call, a private
+        # copy), else each lane's atomic update (another op or chunk may add to them too)
         plain = self._plain_flag(op)
-        flat_old = None
-        if op.attrs.get("private") or plain is None:
+        if op.attrs.get("private"):
             flat_old = self._plain_vector_add(op, base, whole, parts, count, scalar)
         else:
             with b.if_else(plain) as (alone, shared):
@@ -226,7 +226,7 @@ class SpmdMemory:
                     b.store(b.extract_element(parts[k], I32(lane)), self._component(p, k, scalar))
             return
         plain = self._plain_flag(op)
-        if op.attrs.get("private") or plain is None:
+        if op.attrs.get("private"):
             old = self._plain_lane_adds(op, ptrs, parts, scalar, count)
         else:
             with b.if_else(plain) as (alone, shared):
