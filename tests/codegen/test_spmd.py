@@ -588,3 +588,39 @@ def test_out_of_bounds_in_a_masked_loop_raises_for_a_live_lane():
     with pytest.raises(IndexError, match=str(2 * n)):
         wp.launch(ragged, n, inputs=[wp.array(x), wp.array(start), wp.array(count), wp.zeros(n),
                                      wp.zeros(4, dtype=int), wp.zeros(7)])
+
+
+@wp.kernel
+def triangles(tri: wp.array(dtype=int), x: wp.array(dtype=wp.vec2), w: wp.array(dtype=wp.vec2),
+              area: wp.array(dtype=float)):
+    t = wp.tid()
+    a = x[tri[3 * t]]  # (index loads 3 elements apart: one wide load where all fit)
+    b = x[tri[3 * t + 1]]
+    c = x[tri[t * 3 + 2]]
+    e = b - a
+    f = c - a
+    area[t] = 0.5 * (e[0] * f[1] - e[1] * f[0]) + w[2 * t][0] - w[2 * t + 1][1]  # (vec2s 2 apart)
+
+
+def test_strided_loads_bit_identical_up_to_the_arrays_end():
+    """Loads at k * tid() + c (k = 2, 3) read k * WIDTH elements as one vector when they lie in
+    the array, element by element for the last groups (whose wide read would pass its end)."""
+    plan = spmd_plan(triangles.ir())
+    assert plan is not None and sorted(set(plan.lane_step.values())) == [1, 2, 3]
+    rng = np.random.default_rng(4)
+    n_tri, n_pts = 8 * 5 + 3, 50
+    tri = rng.integers(0, n_pts, 3 * n_tri).astype(np.int32)  # (exactly 3 per triangle)
+    x = rng.standard_normal((n_pts, 2)).astype(np.float32)
+    w = rng.standard_normal((2 * n_tri, 2)).astype(np.float32)
+
+    def args():
+        return [wp.array(tri), wp.array(x, dtype=wp.vec2), wp.array(w, dtype=wp.vec2), wp.zeros(n_tri)]
+    vec, scalar = run_both(triangles, n_tri, args, [3])
+    assert_bitwise(vec, scalar)
+    a, b, c = x[tri[0::3]], x[tri[1::3]], x[tri[2::3]]
+    e, f = b - a, c - a
+    expected = 0.5 * (e[:, 0] * f[:, 1] - e[:, 1] * f[:, 0]) + w[0::2, 0] - w[1::2, 1]
+    np.testing.assert_allclose(vec[0], expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(IndexError, match=str(3 * n_tri - 1)):  # (one short: the last triangle's third)
+        wp.launch(triangles, n_tri, inputs=[wp.array(tri[:-1]), wp.array(x, dtype=wp.vec2),
+                                            wp.array(w, dtype=wp.vec2), wp.zeros(n_tri)])

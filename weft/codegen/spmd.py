@@ -44,12 +44,14 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..builtins.registry import Primitive
-from ..ir.core import Block, Function, Op, walk
+from ..ir.core import Block, Function, Op, constant_value, walk
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16
 from .spmd_masked import SpmdMasked, maskable
 from .spmd_memory import SpmdMemory, vector_access_type
 
 WIDTH = 8
+#: the largest lane step (`SpmdPlan.lane_step`) a load reads as one wide vector
+MAX_LANE_STEP = 4
 
 # ops a vector body lowers (anything else keeps the kernel scalar)
 _KNOWN = frozenset((
@@ -87,7 +89,9 @@ class SpmdPlan:
         self.varying: set[int] = set()
         self.lanewise: set[int] = set()  # ids of ops run lane by lane
         self.selected: set[int] = set()  # ids of varying `if`s run as selects
-        self.unit_stride: set[int] = set()  # ids of integers equal to tid() + a uniform value
+        # integers equal to tid() * step + a uniform value: id -> step (lane k holds lane 0's
+        # value + k * step); `unit_stride`: those of step 1
+        self.lane_step: dict[int, int] = {}
         self.masked: set[int] = set()  # ids of loops whose trip count varies, run masked
         self._block(fn.body)
 
@@ -109,7 +113,7 @@ class SpmdPlan:
         name = op.name
         if name == "tid":
             self._mark(op.results)
-            self.unit_stride.add(op.result.id)
+            self.lane_step[op.result.id] = 1
         elif name == "if":
             if vary:
                 if all(_speculatable(r) for r in op.regions):
@@ -171,22 +175,44 @@ class SpmdPlan:
                     name == "cast" and vary and not _vector_cast(op.operands[0].type, op.result.type):
                 self.lanewise.add(id(op))
             self._mark(op.results, vary)
-            if self._steps_by_one(op):
-                self.unit_stride.add(op.result.id)
+            step = self._step(op)
+            if step:
+                self.lane_step[op.result.id] = step
 
-    def _steps_by_one(self, op) -> bool:
-        """Whether `op`'s result is tid() + a uniform value (lane k holds lane 0's value + k)."""
-        unit = self.unit_stride
+    @property
+    def unit_stride(self) -> set[int]:
+        return {k for k, step in self.lane_step.items() if step == 1}
+
+    def _step(self, op) -> int | None:
+        """The lane step of `op`'s result if it is tid() * step + a uniform value (a small
+        positive constant step), else None."""
+        steps = self.lane_step
         if op.name == "binary" and not op.result.type.is_float:
             a, c = op.operands
-            if op.attrs["op"] == "add":
-                return a.id in unit and not self.is_varying(c) or c.id in unit and not self.is_varying(a)
-            return op.attrs["op"] == "sub" and a.id in unit and not self.is_varying(c)
+            kind = op.attrs["op"]
+            if kind == "add":
+                if a.id in steps and not self.is_varying(c):
+                    return steps[a.id]
+                return steps[c.id] if c.id in steps and not self.is_varying(a) else None
+            if kind == "sub":
+                return steps[a.id] if a.id in steps and not self.is_varying(c) else None
+            if kind == "mul":
+                x, factor = (a, constant_value(c)) if a.id in steps else (c, constant_value(a))
+            elif kind == "shl":
+                x, bits = a, constant_value(c)
+                factor = 1 << bits if isinstance(bits, int) and 0 <= bits < 8 else None
+            else:
+                return None
+            if x.id not in steps or not isinstance(factor, int) or isinstance(factor, bool) or factor <= 0:
+                return None
+            step = steps[x.id] * factor
+            return step if step <= MAX_LANE_STEP else None
         if op.name == "cast":
             src, dst = op.operands[0].type, op.result.type
-            return op.operands[0].id in unit and isinstance(dst, Scalar) and not dst.is_float and \
-                not dst.is_bool and dst.bits >= src.bits
-        return False
+            if op.operands[0].id in steps and isinstance(dst, Scalar) and not dst.is_float and \
+                    not dst.is_bool and dst.bits >= src.bits:
+                return steps[op.operands[0].id]
+        return None
 
     def _carry(self, op, inits, arg_lists, body, regions):
         """Loop-carried values: varying where the initial or the yielded value varies (to a

@@ -3,9 +3,11 @@
 Run lane by lane through the scalar lowering, an access at a varying index costs a bounds
 check, a branch and a select per lane. Here the lanes are checked together (one vector
 compare), and then:
-- where the last index is `tid() + uniform` (`SpmdPlan.unit_stride`), the other indices
+- where the last index is `tid() + uniform` (`SpmdPlan.lane_step` 1), the other indices
   are uniform and the array's rows are contiguous, the lanes' elements lie side by side:
   one vector load or store (components of vectors and matrices de-interleaved by shuffles);
+  a load at `k * tid() + uniform` (k up to 4: `springs[2 * s + 1]`) reads the k * WIDTH
+  elements from lane 0's as one vector and picks every k-th (when they are all in bounds);
 - otherwise each lane reads or writes its own element, in lane order (two lanes that store
   to one element leave the later thread's value, as the scalar loop does); atomics update
   element by element, plain or atomic as in the scalar lowering (one branch on that for all
@@ -68,41 +70,52 @@ class SpmdMemory:
             term = b.mul(i, self.splat(stride), flags=("nsw",))
             offset = term if offset is None else b.add(offset, term, flags=("nsw",))
         last = op.operands[ndim]
-        side_by_side = (arr_value.id in self.contiguous and last.id in self.plan.unit_stride
-                        and not any(self.plan.is_varying(x) for x in op.operands[1:ndim]))
+        uniform_rows = arr_value.id in self.contiguous and not any(self.plan.is_varying(x) for x in op.operands[1:ndim])
+        step = self.plan.lane_step.get(last.id) if uniform_rows else None
+        if step is not None and step > 1 and op.name != "load":
+            step = None  # (a strided store or add would touch the elements in between)
         lane_ptrs = [b.gep(data, [b.extract_element(offset, I32(lane))], source_etype=I8, inbounds=True)
                      for lane in range(self._width())]
         mask = self.mask  # (in a masked loop: the live lanes, spmd_masked.py)
-        if self._elided(op) and mask is None:
-            if side_by_side:
-                self._contiguous_access(op, lane_ptrs[0], scalar, count)
-            else:
-                self._lane_access(op, lane_ptrs, scalar, count)
+        checked = not self._elided(op)
+        if not checked and mask is None and step is None:
+            self._lane_access(op, lane_ptrs, scalar, count)
             return True
-        valid = mask
-        if not self._elided(op):
-            ok = None
-            for d, i in enumerate(idx):
-                in_d = b.icmp_unsigned("<", i, self.splat(b.extract_value(arr, [1, d])))
-                ok = in_d if ok is None else b.and_(ok, in_d)
-            fine = ok if mask is None else b.or_(ok, b.not_(mask))  # (lanes not live raise nothing)
-            # as the scalar code does: the error of the first lane out of bounds is recorded
-            # (a cold branch), and such a lane reads and writes the context's scratch element
-            first_bad = b.zext(b.cttz(b.xor(b.bitcast(fine, I8), I8(-1)), ir.Constant(ir.IntType(1), 0)), I32)
-            self._check(op, b.icmp_unsigned("==", b.bitcast(fine, I8), I8(-1)),
-                        [b.extract_element(i, first_bad) for i in idx],
-                        [b.extract_value(arr, [1, d]) for d in range(ndim)])
-            valid = ok if mask is None else b.and_(ok, mask)
-        every = b.icmp_unsigned("==", b.bitcast(valid, I8), I8(-1))
-        scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
-        safe_ptrs = [b.select(b.extract_element(valid, I32(lane)), p, scratch) for lane, p in enumerate(lane_ptrs)]
-        if not side_by_side:
+        every = None  # (every lane live and in bounds; None: known)
+        safe_ptrs = lane_ptrs
+        if checked or mask is not None:
+            valid = mask
+            if checked:
+                ok = None
+                for d, i in enumerate(idx):
+                    in_d = b.icmp_unsigned("<", i, self.splat(b.extract_value(arr, [1, d])))
+                    ok = in_d if ok is None else b.and_(ok, in_d)
+                fine = ok if mask is None else b.or_(ok, b.not_(mask))  # (lanes not live raise nothing)
+                # as the scalar code does: the error of the first lane out of bounds is recorded
+                # (a cold branch), and such a lane reads and writes the context's scratch element
+                first_bad = b.zext(b.cttz(b.xor(b.bitcast(fine, I8), I8(-1)), ir.Constant(ir.IntType(1), 0)), I32)
+                self._check(op, b.icmp_unsigned("==", b.bitcast(fine, I8), I8(-1)),
+                            [b.extract_element(i, first_bad) for i in idx],
+                            [b.extract_value(arr, [1, d]) for d in range(ndim)])
+                valid = ok if mask is None else b.and_(ok, mask)
+            every = b.icmp_unsigned("==", b.bitcast(valid, I8), I8(-1))
+            scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+            safe_ptrs = [b.select(b.extract_element(valid, I32(lane)), p, scratch) for lane, p in enumerate(lane_ptrs)]
+        if step is None:
             self._lane_access(op, safe_ptrs, scalar, count)
+            return True
+        if step > 1:  # a wide load also reads the elements between the lanes' and after the last
+            extent = b.extract_value(arr, [1, ndim - 1])
+            first = b.extract_element(idx[-1], I32(0))
+            room = b.icmp_unsigned("<=", b.add(first, I64(step * self._width())), extent)
+            every = room if every is None else b.and_(every, room)
+        if every is None:
+            self._contiguous_access(op, lane_ptrs[0], scalar, count, step)
             return True
         results = []
         with b.if_else(every, likely=True) as (fast, slow):
             with fast:
-                self._contiguous_access(op, lane_ptrs[0], scalar, count)
+                self._contiguous_access(op, lane_ptrs[0], scalar, count, step)
                 results.append((self._result_leaves(op), b.block))
             with slow:
                 self._lane_access(op, safe_ptrs, scalar, count)
@@ -133,15 +146,17 @@ class SpmdMemory:
         return self.builder.sext(i, wide) if index.type.is_signed else self.builder.zext(i, wide)
 
     # Side by side: one vector access ------------------------------------------------------------
-    def _contiguous_access(self, op, base, scalar, count):
+    def _contiguous_access(self, op, base, scalar, count, step=1):
+        """One vector access to the elements of lanes 0..WIDTH-1 at `base`, `step` elements
+        apart (loads only when step > 1: the elements between are read too)."""
         b = self.builder
         leaf = self._leaf_type(scalar)
         width = self._width()
         whole = ir.VectorType(leaf, width * count)
         if op.name == "load":
-            flat = b.load(base, typ=whole)
+            flat = b.load(base, typ=ir.VectorType(leaf, width * count * step))
             flat.align = scalar.size
-            self.values[op.result.id] = self._split(flat, scalar, count, op.result.type)
+            self.values[op.result.id] = self._split(flat, scalar, count, op.result.type, step)
             return
         value = op.operands[-1]
         parts = self._parts(self.widen(self.v(value)), count)
@@ -181,15 +196,18 @@ class SpmdMemory:
         b.store(new, base).align = scalar.size
         return old
 
-    def _split(self, flat, scalar, count, t):
-        """A flat vector of `count` components per lane as the value's representation."""
-        if count == 1 and not isinstance(t, (Vector, Matrix)):
+    def _split(self, flat, scalar, count, t, step=1):
+        """The lanes' values in a flat vector of elements (`count` components each, lane k's
+        element `step` elements after lane k-1's) as the value's representation."""
+        if count == 1 and step == 1 and not isinstance(t, (Vector, Matrix)):
             return flat
         b = self.builder
         width = self._width()
-        return [b.shuffle_vector(flat, ir.Constant(flat.type, ir.Undefined),
-                                 ir.Constant(ir.VectorType(I32, width), [lane * count + k for lane in range(width)]))
-                for k in range(count)]
+        parts = [b.shuffle_vector(flat, ir.Constant(flat.type, ir.Undefined),
+                                  ir.Constant(ir.VectorType(I32, width),
+                                              [(lane * step) * count + k for lane in range(width)]))
+                 for k in range(count)]
+        return parts if isinstance(t, (Vector, Matrix)) else parts[0]
 
     def _interleave(self, parts, count):
         """Inverse of `_split`: component vectors to one flat vector, lane by lane."""
