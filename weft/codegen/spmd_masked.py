@@ -9,7 +9,9 @@ only the live lanes' indices), and ops run lane by lane skip them, so a lane tha
 the loop has no effect, as a thread that has left it has none. Arithmetic runs on every lane
 (it has no effects; the values of lanes that have left are dropped by the selects).
 
-Loops with AD stack pushes or pops, or returns, inside stay lane by lane (`maskable`).
+Ops without lanes (uniform ones) run whenever some lane is live: a uniform store or assert
+then happens as it would for that lane's thread. Loops with AD stack pushes or pops, or
+returns, inside stay lane by lane (`maskable`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class SpmdMasked:
         return b.icmp_unsigned("!=", b.bitcast(bits, as_int), ir.Constant(as_int, 0))
 
     def emit_masked_loop(self, op):
+        """Lower loop `op` (in `SpmdPlan.masked`) as one loop for the group, masked."""
         if op.name == "while":
             cond, body = op.regions
             initial = [self.widen(self.v(x)) for x in op.operands]
