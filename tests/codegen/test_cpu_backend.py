@@ -154,3 +154,27 @@ def test_fast_math_is_a_module_option():
     finally:
         wp.set_module_options({"fast_math": False})
     assert not wp.config.fast_math
+
+
+def test_kernels_of_one_name_share_the_jit_engine_without_clashing():
+    """Compiled kernels load into one JIT engine (codegen/cpu.py): each entry's name carries
+    its variant's cache key, so two kernels named alike (two modules, or two
+    specialisations of one kernel) keep their own code."""
+    import weft as wp
+    from weft.codegen import cpu
+
+    def make(value):
+        def same_name(a: wp.array(dtype=float)):
+            a[wp.tid()] = value
+        return wp.kernel(same_name, module="unique")
+
+    one, two = make(1.0), make(2.0)
+    a, b = wp.zeros(3), wp.zeros(3)
+    wp.launch(one, 3, inputs=[a])
+    wp.launch(two, 3, inputs=[b])
+    strided = wp.zeros(6)[::2]  # (a non-contiguous specialisation of the first)
+    wp.launch(one, 3, inputs=[strided])
+    assert a.numpy().tolist() == [1.0] * 3 and b.numpy().tolist() == [2.0] * 3
+    assert strided.numpy().tolist() == [1.0] * 3
+    addresses = {ck.address for k in (one, two) for ck in k._compiled.values()}
+    assert len(addresses) == 3 and cpu._shared_engine is not None

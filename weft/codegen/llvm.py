@@ -80,9 +80,14 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self._strings: dict[str, ir.GlobalVariable] = {}
         self._collect_sites()
 
+    #: appended to the entry's name: the compiled variant's cache key, so that every kernel's
+    #: entry has a name of its own (kernels share one JIT engine: cpu.load_object)
+    entry_suffix = ""
+
     @property
     def entry_name(self) -> str:
-        return "weft_kernel_" + "".join(c if c.isalnum() else "_" for c in self.fn.name)
+        name = "weft_kernel_" + "".join(c if c.isalnum() else "_" for c in self.fn.name)
+        return f"{name}_{self.entry_suffix}" if self.entry_suffix else name
 
     # Sites ---------------------------------------------------------------------------------
     def _collect_sites(self):

@@ -30,7 +30,7 @@ from . import overloads as _overloads
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
 from .module import compiling_in, compiling_lanes, module_for
-from .source import ParsedSource, remember_source
+from .source import ParsedSource, remember_source, source_lines
 
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
@@ -253,7 +253,7 @@ class Kernel:
         remember_source(func)
         if self.source is None:  # read now, as Warp does: the file may change or go away
             try:
-                self.source = "".join(inspect.getsourcelines(func)[0])
+                self.source = "".join(source_lines(func)[0])
             except (OSError, TypeError):
                 pass  # (reported when the kernel is compiled)
         self._eager_statics = self._evaluate_statics_now()
@@ -548,6 +548,7 @@ class Kernel:
         options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
+        cg.entry_suffix = key[:16]  # (a name of its own in the shared JIT engine)
         obj = cpu.cached_object(key)
         hit = obj is not None
         if obj is None:
@@ -562,7 +563,7 @@ class Kernel:
                     f"({TILE_STACK_LIMIT:,}); use smaller tiles, or fewer tile values at once", fn.loc, self.name)
             obj = cpu.compile_to_object(llvm_ir)
             cpu.store_object(key, obj)
-        address = cpu.load_object(obj, cg.entry_name)
+        address = cpu.load_object(obj, cg.entry_name, shared=True)
         if config.verbose:
             print(f"weft: {fn.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import linecache
 import textwrap
 import weakref
 
@@ -34,11 +35,53 @@ def source_lines(pyfunc):
     entry = _LINES.get(id(code)) if code is not None else None
     if entry is not None and entry[0]() is code:
         return entry[1]
-    found = inspect.getsourcelines(pyfunc)
+    found = (_block_by_indentation(pyfunc) if code is not None else None) or inspect.getsourcelines(pyfunc)
     if code is not None:
         key = id(code)
         _LINES[key] = (weakref.ref(code, lambda _, key=key: _LINES.pop(key, None)), found)
     return found
+
+
+def _block_by_indentation(pyfunc):
+    """(lines, first line number) of a `def` found by its indentation in the file's lines:
+    what `inspect.getsourcelines` gives, without tokenizing (which costs about a millisecond
+    a function, and five more for its first use in a process). None where this cannot tell
+    (the block does not parse alone: a string or a signature back at the def's column), and
+    the caller asks inspect."""
+    code = pyfunc.__code__
+    filename = code.co_filename
+    linecache.checkcache(filename)  # (a file rewritten since it was cached is read again)
+    lines = linecache.getlines(filename, getattr(pyfunc, "__globals__", None))
+    start = code.co_firstlineno - 1  # (the first decorator's line)
+    if not lines or not 0 <= start < len(lines):
+        return None
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    k = start
+    while k < len(lines) and not lines[k].lstrip().startswith(("def ", "async def ")):
+        k += 1
+    end, body_col = k + 1, None
+    for j in range(k + 1, len(lines)):
+        text = lines[j].strip()
+        col = len(lines[j]) - len(lines[j].lstrip())
+        if not text:
+            continue
+        if text.startswith("#"):  # (kept when indented as the body is, as inspect keeps it)
+            if body_col is not None and col >= body_col:
+                end = j + 1
+            continue
+        if col <= indent:
+            break
+        body_col = col if body_col is None else body_col
+        end = j + 1
+    block = lines[start:end]
+    try:
+        tree = ast.parse(textwrap.dedent("".join(block)))
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or tree.body[0].name != code.co_name:
+        return None
+    return block, code.co_firstlineno
 
 
 class ParsedSource:

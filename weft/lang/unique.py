@@ -11,10 +11,11 @@ a kernel is only reused when it would compile to the same code.
 
 from __future__ import annotations
 
-import inspect
 import types as pytypes
 
 import numpy as np
+
+from .source import source_lines
 
 _DECLARED: dict = {}
 _held: list = []  # objects whose identity is part of a declaration key
@@ -31,7 +32,7 @@ def declaration_key(pyfunc, arguments) -> tuple | None:
     globals_ = tuple((n, _frozen(env[n])) for n in sorted(names) if n in env)
     annotations = _frozen(dict(getattr(pyfunc, "__annotations__", {})))
     try:
-        source = "".join(inspect.getsourcelines(pyfunc)[0])
+        source = "".join(source_lines(pyfunc)[0])
     except (OSError, TypeError):
         source = None  # (reported when the kernel is compiled)
     return (pyfunc.__code__, source, closure, globals_, annotations, _frozen(pyfunc.__defaults__), _frozen(arguments))
