@@ -37,7 +37,7 @@ class SpmdMasked:
         """The live lanes as an i1 vector (all of them outside masked loops)."""
         if self.mask is not None:
             return self.mask
-        return ir.Constant(ir.VectorType(I1, self.lane_count()), [1] * self.lane_count())
+        return ir.Constant(ir.VectorType(I1, self._width()), [1] * self._width())
 
     def any_lane(self, bits):
         """Whether any element of i1 vector `bits` is set."""
@@ -63,7 +63,7 @@ class SpmdMasked:
             t = start.type
             # (the counter in 64 bits: a step past the type's range cannot wrap around)
             ext = self.builder.sext if t.is_signed else self.builder.zext
-            wide = ir.VectorType(I64, self.lane_count())
+            wide = ir.VectorType(I64, self._width())
             lo, hi, st = (ext(self.widen(self.v(x)), wide) for x in (start, stop, step_value))
             b = self.builder
             up = b.icmp_signed(">", st, ir.Constant(wide, 0))
@@ -77,7 +77,7 @@ class SpmdMasked:
 
             def step(carried):
                 i, *values = carried
-                narrow = b.trunc(i, ir.VectorType(llvm_type(t), self.lane_count())) if t.bits < 64 else i
+                narrow = b.trunc(i, ir.VectorType(llvm_type(t), self._width())) if t.bits < 64 else i
                 out = self._region(op.regions[0], [narrow, *values])
                 return [b.add(i, st), *out]
             initial = [lo] + [self.widen(self.v(x)) for x in inits]
@@ -97,7 +97,7 @@ class SpmdMasked:
         exit_ = self.func.append_basic_block("masked.exit")
         b.branch(header)
         b.position_at_end(header)
-        mask = b.phi(ir.VectorType(I1, self.lane_count()), "lanes")
+        mask = b.phi(ir.VectorType(I1, self._width()), "lanes")
         mask.add_incoming(self.live(), pre)
         phis, carried = [], []
         for rep, t in zip(initial, types):
@@ -142,8 +142,3 @@ class SpmdMasked:
             phi.add_incoming(ir.Constant(leaf.type, None), pre)
             out.append(phi)
         return out
-
-    def lane_count(self) -> int:
-        from .spmd import WIDTH
-        return WIDTH
-

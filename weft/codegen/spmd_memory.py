@@ -28,7 +28,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..types import ArrayType, Matrix, Scalar, Vector, bfloat16, bool_, float16
-from .llvm_types import CTX_TYPE, PTR
+from .llvm_types import CTX_TYPE, PTR, llvm_type
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
@@ -112,31 +112,17 @@ class SpmdMemory:
         if every is None:
             self._contiguous_access(op, lane_ptrs[0], scalar, count, step)
             return True
-        results = []
+        incoming = []
         with b.if_else(every, likely=True) as (fast, slow):
             with fast:
                 self._contiguous_access(op, lane_ptrs[0], scalar, count, step)
-                results.append((self._result_leaves(op), b.block))
+                incoming.append(([self.values[r.id] for r in op.results], b.block))
             with slow:
                 self._lane_access(op, safe_ptrs, scalar, count)
-                results.append((self._result_leaves(op), b.block))
-        if op.results:
-            r = op.results[0]
-            (fast_leaves, fast_bb), (slow_leaves, slow_bb) = results
-            joined = []
-            for x, y in zip(fast_leaves, slow_leaves):
-                phi = b.phi(x.type)
-                phi.add_incoming(x, fast_bb)
-                phi.add_incoming(y, slow_bb)
-                joined.append(phi)
-            self.values[r.id] = self.from_leaves(r.type, iter(joined))
+                incoming.append(([self.values[r.id] for r in op.results], b.block))
+        for r, joined in zip(op.results, self._merge([r.type for r in op.results], incoming)):
+            self.values[r.id] = joined
         return True
-
-    def _result_leaves(self, op) -> list:
-        if not op.results:
-            return []
-        r = op.results[0]
-        return self.leaves(self.values[r.id], r.type)
 
     def _lane_index(self, index):
         """An index as i64 (a vector when it varies)."""
@@ -244,23 +230,20 @@ class SpmdMemory:
                     b.store(b.extract_element(parts[k], I32(lane)), self._component(p, k, scalar))
             return
         plain = self._plain_flag(op)
+
+        def as_value(components):  # (component vectors as the element's representation)
+            return components if isinstance(t, (Vector, Matrix)) else components[0]
         if op.attrs.get("private"):
-            old = self._plain_lane_adds(op, ptrs, parts, scalar, count)
+            old = as_value(self._plain_lane_adds(op, ptrs, parts, scalar, count))
         else:
+            incoming = []
             with b.if_else(plain) as (alone, shared):
                 with alone:
-                    plain_old = self._plain_lane_adds(op, ptrs, parts, scalar, count)
-                    plain_bb = b.block
+                    incoming.append(([as_value(self._plain_lane_adds(op, ptrs, parts, scalar, count))], b.block))
                 with shared:
-                    shared_old = self._atomic_lanes(op, ptrs, parts, scalar, count)
-                    shared_bb = b.block
-            old = []
-            for x, y in zip(plain_old, shared_old):
-                phi = b.phi(x.type)
-                phi.add_incoming(x, plain_bb)
-                phi.add_incoming(y, shared_bb)
-                old.append(phi)
-        self.values[op.result.id] = old if isinstance(t, (Vector, Matrix)) else old[0]
+                    incoming.append(([as_value(self._atomic_lanes(op, ptrs, parts, scalar, count))], b.block))
+            (old,) = self._merge([t], incoming)
+        self.values[op.result.id] = old
 
     def _plain_lane_adds(self, op, ptrs, parts, scalar, count) -> list:
         """Each lane's read-add-write in lane order (lanes may share an element); the old
@@ -302,7 +285,6 @@ class SpmdMemory:
         return list(rep) if isinstance(rep, list) else [rep]
 
     def _leaf_type(self, scalar):
-        from .llvm_types import llvm_type
         return llvm_type(scalar)
 
     def _width(self) -> int:
