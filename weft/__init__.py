@@ -13,12 +13,6 @@ from . import (
 )
 from ._src.context import get_cpu_kernel_cache_key  # noqa: E402
 from .autograd.checkpoint import checkpoint  # noqa: E402
-from .builtins import BUILTINS as _BUILTINS  # noqa: E402
-from .builtins.arith import STATIC as static  # noqa: E402
-from .builtins.bvh import BvhQuery  # noqa: E402
-from .builtins.hash_grid import HashGridQuery  # noqa: E402
-from .builtins.mesh import MeshQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay  # noqa: E402
-from .builtins.tiles.queries import BvhQueryTiled, MeshQueryTiled  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
 from .geometry import Bvh, BvhConstructor, HashGrid, Mesh, is_cubql_available  # noqa: E402
@@ -177,10 +171,7 @@ vec = vector
 mat = matrix
 types = __import__("weft.types", fromlist=["types"])
 
-# Every builtin is a module attribute: weft.sin, weft.dot, weft.atomic_add, ...
-globals().update({name: b for name, b in _BUILTINS.items()})
 from .constants import *  # noqa: E402,F403 - pi, HALF_PI, e, inf, ... as in Warp
-from .math import *  # noqa: E402,F403 - norms and quaternion helpers, funcs as in warp.math
 
 for _name in ("quat", "transform", "tile"):  # the type names double as constructors (tile(x): a builtin)
     globals()[_name] = getattr(types, _name)
@@ -235,6 +226,58 @@ indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (_IndexedArrayN
 
 def init():
     """Accepted for Warp compatibility; weft initialises on first use."""
+
+
+def _builtin_names() -> dict:
+    """Every builtin as a module attribute (weft.sin, weft.dot, weft.atomic_add, ...), with
+    weft.math's funcs and the query types. Their modules import the compiler, which a
+    process that only launches kernels from the disk cache never needs: they are imported
+    when one of these names is first read (PEP 562), not by `import weft`."""
+    import importlib
+
+    weft_math = importlib.import_module("weft.math")  # (not `from . import math`: that asks __getattr__)
+    from .builtins import BUILTINS
+    from .builtins.arith import STATIC
+    from .builtins.bvh import BvhQuery
+    from .builtins.hash_grid import HashGridQuery
+    from .builtins.mesh import MeshQuery, MeshQueryAABB, MeshQueryPoint, MeshQueryRay
+    from .builtins.tiles.queries import BvhQueryTiled, MeshQueryTiled
+    names = dict(BUILTINS)
+    names.update({name: getattr(weft_math, name) for name in weft_math.__all__})
+    names.update(static=STATIC, BvhQuery=BvhQuery, HashGridQuery=HashGridQuery, MeshQuery=MeshQuery,
+                 MeshQueryAABB=MeshQueryAABB, MeshQueryPoint=MeshQueryPoint, MeshQueryRay=MeshQueryRay,
+                 BvhQueryTiled=BvhQueryTiled, MeshQueryTiled=MeshQueryTiled)
+    return names
+
+
+_builtins_loaded = False
+
+
+def _load_builtin_names() -> None:
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
+    _builtins_loaded = True
+    g = globals()
+    for name, value in _builtin_names().items():
+        g.setdefault(name, value)  # (the names defined above stay: types, constants, ...)
+
+
+def __getattr__(name: str):
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module 'weft' has no attribute {name!r}")
+    if not _builtins_loaded:
+        _load_builtin_names()
+        if name in globals():
+            return globals()[name]
+    if name == "__all__":
+        return sorted(n for n in globals() if not n.startswith("_"))
+    raise AttributeError(f"module 'weft' has no attribute {name!r}")
+
+
+def __dir__():
+    _load_builtin_names()
+    return sorted(globals())
 
 
 def print_ir(kernel_or_func, file=None, adjoint=False):

@@ -2,7 +2,7 @@
 their trip count (constant bounds) or as many iterations (bounds known at run time)."""
 
 import weft as wp
-from weft.lang.kernel import DYNAMIC_TRIPS, work_per_thread
+from weft.lang.compiled import DYNAMIC_TRIPS, work_per_thread
 
 
 @wp.kernel

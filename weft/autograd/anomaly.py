@@ -234,7 +234,7 @@ def _replaced(params, key, value):
 def _compile_checked(kernel, ck, params, adjoint, check_loads):
     from ..codegen import cpu
     from ..codegen.fp_checks import FPCheckCodegen
-    from ..lang.kernel import CompiledKernel
+    from ..lang.compiled import CompiledKernel, KernelFacts
     spec = kernel.specialization(params, adjoint)
     with cpu.target(*kernel.target):
         cg = FPCheckCodegen(ck.fn, spec, check_loads=check_loads, bounds_checks=True,
@@ -243,7 +243,8 @@ def _compile_checked(kernel, ck, params, adjoint, check_loads):
         cg.module.triple = tm.triple
         cg.module.data_layout = str(tm.target_data)
         address = cpu.load_object(cpu.compile_to_object(str(cg.generate())), cg.entry_name)
-    return CompiledKernel(kernel, address, cg.all_sites, ck.fn, cg.scratch_size, adjoint)
+    facts = KernelFacts.of(ck.fn, cg.entry_name, cg.scratch_size)
+    return CompiledKernel(kernel, address, facts, fn=ck.fn, sites=cg.all_sites, adjoint=adjoint)
 
 
 def _run_serial(ck, dims, params):

@@ -15,6 +15,7 @@ could crash the interpreter.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
@@ -25,6 +26,27 @@ from pathlib import Path
 
 MAGIC = b"WEFTOBJ\x01"
 _HEADER = struct.Struct("<8sQ32s")
+
+
+@functools.cache
+def source_stats() -> tuple:
+    """(path relative to the package, size, modification time in ns) of each of weft's
+    Python files, sorted: what the fingerprints of compiled code are made of (an edit
+    changes them, as make judges files; reading every file would slow a warm start)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found = []
+
+    def scan(folder, prefix):
+        for entry in os.scandir(folder):
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    scan(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                st = entry.stat()
+                found.append((prefix + entry.name, st.st_size, st.st_mtime_ns))
+
+    scan(root, "")
+    return tuple(sorted(found))
 
 
 def _base_dir() -> str:
@@ -98,11 +120,12 @@ def enabled() -> bool:
     return bool(config.cache_kernels)
 
 
-def load(key: str) -> bytes | None:
-    """The cached payload for `key`, or None (no entry, caching off, or a bad entry)."""
+def load(key: str, suffix: str = ".o") -> bytes | None:
+    """The cached payload for `key`, or None (no entry, caching off, or a bad entry).
+    `suffix`: the kind of entry (".o" object code; lang/warm_start.py's records)."""
     if not enabled():
         return None
-    path = cache_dir() / f"{key}.o"
+    path = cache_dir() / f"{key}{suffix}"
     try:
         data = path.read_bytes()
     except OSError:
@@ -122,7 +145,7 @@ def _discard(path: Path) -> None:
         pass  # another process replaced or removed it first, or the cache is read-only
 
 
-def store(key: str, payload: bytes) -> None:
+def store(key: str, payload: bytes, suffix: str = ".o") -> None:
     """Write an entry atomically; a cache that cannot be written is not an error."""
     if not enabled():
         return
@@ -133,9 +156,9 @@ def store(key: str, payload: bytes) -> None:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{key}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(encode(key, payload))
-        os.replace(tmp, directory / f"{key}.o")
+        os.replace(tmp, directory / f"{key}{suffix}")
         tmp = None
-        _note(directory / f"{key}.o")
+        _note(directory / f"{key}{suffix}")
     except OSError:
         pass  # a read-only or full cache: the kernel still runs
     finally:

@@ -270,15 +270,11 @@ def cache_dir():
 @functools.cache
 def compiler_fingerprint() -> str:
     """A hash of the sources that turn IR into machine code, so that a changed weft never
-    loads object code an older weft compiled: each file's name, size and modification time
-    (as make judges files: an edit changes them; reading every file would cost a warm
-    start several milliseconds)."""
-    root = Path(__file__).resolve().parent.parent
+    loads object code an older weft compiled (see cache.source_stats)."""
     h = hashlib.sha256()
-    for folder in ("codegen", "builtins", "runtime", "types"):
-        for path in sorted((root / folder).rglob("*.py")):  # (builtins/tiles/ too)
-            st = path.stat()
-            h.update(f"{path.relative_to(root)}|{st.st_size}|{st.st_mtime_ns}\0".encode())
+    for path, size, mtime in cache.source_stats():
+        if path.startswith(("codegen/", "builtins/", "runtime/", "types/")):  # (builtins/tiles/ too)
+            h.update(f"{path}|{size}|{mtime}\0".encode())
     return h.hexdigest()[:16]
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import copy
 
-from ..builtins.registry import Builtin
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import TupleType
@@ -140,6 +139,7 @@ def grad_ir(instance, active: list[str], arrays: list[str] = ()):
     tree.body = prologue + body + [copy.deepcopy(result)]
     ast.fix_missing_locations(tree)
     source.tree = tree
+    from ..builtins.registry import Builtin  # (here: `import weft` does not import the builtins)
     source.closure = {**source.closure, _ZERO_LIKE: Builtin("zero_like", _zero_like)}
     types = dict(zip(names, [*instance.param_types.values(), *results]))
     types.update({f"__adj_{renamed[p]}": instance.param_types[p] for p in arrays})

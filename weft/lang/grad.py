@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import itertools
 import linecache
+from typing import TYPE_CHECKING
 
-from ..builtins.registry import Builtin
 from ..types import Scalar
 from .function import Func
+
+if TYPE_CHECKING:
+    from ..builtins.registry import Builtin
 
 
 class GradOf:
     """What `weft.grad(f)` returns: callable in kernels and funcs."""
 
     def __init__(self, target):
+        from ..builtins.registry import Builtin  # (here: `import weft` does not import the builtins)
         if not isinstance(target, (Func, Builtin)):
             raise TypeError(f"weft.grad() takes a @weft.func or a weft builtin, got {type(target).__name__}")
         self.target = target

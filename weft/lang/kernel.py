@@ -8,42 +8,23 @@ when the IR, the options and the host are unchanged.
 from __future__ import annotations
 
 import copy
-import ctypes
 import inspect
-import math
 import re
-import threading
 import time
-import weakref
-
-import numpy as np
 
 from .. import config
-from ..ir.core import Loc, constant_value, walk
+from ..ir.core import Loc, walk
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
-from ..runtime.array import array
-from ..transforms.scatter import scatter_params
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
 from . import overloads as _overloads
+from . import warm_start
+from .compiled import CompiledKernel, KernelFacts
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
 from .module import compiling_in, compiling_lanes, module_for
 from .source import ParsedSource, remember_source, source_lines
-
-# Argument types whose packed form cannot change while the object lives (an array's
-# pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
-_UNCHANGING = (array, int, float, bool)
-_NUMPY_SCALAR = np.number  # (not np.bool_: its two singletons go through the deprecation path)
-
-
-ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)
-
-
-def _has_float(t) -> bool:
-    from ..autodiff.reverse import active_types
-    return bool(active_types(t))
 
 
 def struct_layouts(fn) -> str:
@@ -70,149 +51,19 @@ def struct_layouts(fn) -> str:
     return repr(sorted(seen.items()))
 
 
-class CompiledKernel:
-    """A native kernel: its entry point, argument layout and bounds-check sites."""
-
-    def __init__(self, kernel, address, sites, fn, scratch_size, adjoint=False):
-        self.kernel = kernel
-        self.label = f"{kernel.name} (adjoint)" if adjoint else kernel.name  # for error messages
-        self.scratch_size = scratch_size
-        self.address = address
-        self.entry = ENTRY_TYPE(address)
-        self.sites = {s.id: s for s in sites}
-        self.fn = fn  # its IR (weft.autograd.detect_anomaly compiles a checked variant of it)
-        self.param_names = fn.param_names
-        self.param_types = [p.type for p in fn.params]
-        fields = [(f"p{k}", ctype_of(t)) for k, t in enumerate(self.param_types)]
-        self.args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
-        self.tid_arities = {op.attrs["of"] for op in walk(fn.body) if op.name == "tid"} - {1}
-        self.has_print = any(op.name == "print" for op in walk(fn.body))
-        self.has_stack = any(op.name == "push" for op in walk(fn.body))
-        # float atomics: the result depends on the order of threads (see config.DeterministicMode)
-        self.order_dependent = any(op.name == "atomic" and not op.attrs.get("private")
-                                   and _has_float(op.operands[-1].type) for op in walk(fn.body))
-        # work per thread, roughly (decides whether a launch is worth spreading over cores)
-        self.cost_weight = work_per_thread(fn.body)
-        # arrays only added into: private copies in a parallel launch (runtime/scatter.py)
-        self.scatter_params = scatter_params(fn)
-        # (an adjoint kernel's gradient arrays are parameters; only `array_grad` reads the
-        # gradient pointers of array descriptors, so only then do they count as its memory)
-        self.reads_grad_pointers = any(op.name == "array_grad" for op in walk(fn.body))
-        self.private_copies = None
-        from ..autodiff.half import is_half
-        from ..runtime.launch import LaunchContext, make_packer
-        # adjoints of half arrays: float32 in the kernel, the .grad arrays' own type outside
-        # (see autodiff/half.py; runtime/half_adjoints.py swaps them around each run)
-        self.widened = {}
-        if adjoint:
-            n = len(kernel.params)
-            primal = list(kernel.params.values())
-            for j, k in enumerate(kernel.adjoint_param_indices):
-                if isinstance(primal[k], ArrayType) and is_half(primal[k].dtype) \
-                        and self.param_types[n + j] is not primal[k]:
-                    self.widened[n + j] = primal[k]
-        packed_types = [self.widened.get(k, t) for k, t in enumerate(self.param_types)]
-        self.packers = [make_packer(kernel, n, t) for n, t in zip(self.param_names, packed_types)]
-        self.args = self.args_type()
-        self.ctx = LaunchContext.for_kernel(self)
-        self.lock = threading.Lock()
-
-        self.args_ptr = ctypes.addressof(self.args)
-        self.ctx_ptr = ctypes.addressof(self.ctx)
-        self.field_names = [f"p{k}" for k in range(len(self.param_types))]
-        self.last_dims = None
-        self.last_values = [None] * len(self.param_types)
-
-    def pack_cached(self, values):
-        """Pack into the kernel's own block, skipping arguments identical to the last launch
-        (arrays never change pointer or shape, so identity is enough). Arrays are held by
-        weak reference: a launch does not keep its arrays alive."""
-        last = self.last_values
-        args = self.args
-        for k, value in enumerate(values):
-            held = last[k]
-            if type(value) is array:
-                if type(held) is weakref.ref and held() is value:
-                    continue
-                setattr(args, self.field_names[k], self.packers[k](value))
-                last[k] = weakref.ref(value)  # (only once packed: a refused value is checked again)
-            elif value is held and (type(value) in _UNCHANGING or isinstance(value, _NUMPY_SCALAR)):
-                continue  # (numbers and numpy scalars, weft's scalar values among them, never change)
-            else:
-                setattr(args, self.field_names[k], self.packers[k](value))
-                last[k] = value
-
-    def pack(self, values, into=None):
-        """The argument block for `values` (written into `into` if given)."""
-        args = self.args_type() if into is None else into
-        for name, packer, value in zip(self.field_names, self.packers, values):
-            setattr(args, name, packer(value))
-        return args
-
-    def check_dims(self, dims):
-        """`dims` as the kernel sees them (returned): as in Warp, a launch with fewer
-        dimensions than `tid()` unpacks is padded with 1s, and trailing 1s beyond them are
-        dropped (`launch_tiled`'s block dimension, 1 on the CPU)."""
-        n = max(self.tid_arities, default=0)
-        if n:
-            dims = tuple(dims) + (1,) * (n - len(dims))
-            while len(dims) > n and dims[-1] == 1:
-                dims = dims[:-1]
-        for n in self.tid_arities:
-            if n != len(dims):
-                raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {n} indices but is "
-                                 f"launched with dim={dims!r} ({len(dims)} dimension(s))")
-        return tuple(dims)
-
-
 #: Bytes of tile buffers one kernel call may keep on its thread's stack (threads have 8 MiB).
 TILE_STACK_LIMIT = 4 << 20
 
 
-def _warn_unhonored_options(name: str, fn):
-    """Warp's CUDA-only requests in a kernel compiled for the CPU, said once per compile."""
+def _warn_unhonored_options(name: str, fn) -> bool:
+    """Warp's CUDA-only requests in a kernel compiled for the CPU, said once per compile
+    (True if one was)."""
     if any(op.name == "call" and op.attrs.get("precision") == "tf32" for op in walk(fn.body)):
         import warnings
         warnings.warn(f"kernel '{name}': tile_matmul cannot honor precision='tf32' on the CPU; it computes in "
                       "the tiles' float32", UserWarning, stacklevel=3)
-
-
-#: Iterations assumed for a loop whose trip count is only known at run time.
-DYNAMIC_TRIPS = 256
-
-
-def work_per_thread(block, scale: int = 1) -> int:
-    """Ops one thread runs, roughly: each op once, a loop's body times its trip count (the
-    count of a `for` over constant bounds, else DYNAMIC_TRIPS), nested loops multiplied. A
-    `tile_map`'s body runs once per element of its shape, and a primitive with loops of its
-    own (`tile_matmul`) counts what it says it costs, so that a tiled launch of a few blocks
-    with heavy tiles is split over the threads."""
-    total = 0
-    for op in block.ops:
-        total += scale * _tile_work(op)
-        if not op.regions:
-            continue
-        trips = _trip_count(op) if op.name in ("for", "while") else \
-            math.prod(op.attrs["shape"]) if op.name == "tile_map" else 1
-        for region in op.regions:
-            total += work_per_thread(region, scale * trips)
-    return total
-
-
-def _tile_work(op) -> int:
-    """1, or for a `call` of a primitive that estimates its work (`Primitive.work`), that."""
-    work = getattr(op.attrs.get("fn"), "work", None) if op.name == "call" else None
-    if work is None:
-        return 1
-    return max(int(work([v.type for v in op.operands], [r.type for r in op.results])), 1)
-
-
-def _trip_count(op) -> int:
-    if op.name == "for":
-        bounds = [constant_value(v) for v in op.operands[:3]]
-        if None not in bounds and bounds[2] != 0:
-            return max(len(range(*(int(b) for b in bounds))), 1)
-    return DYNAMIC_TRIPS
+        return True
+    return False
 
 
 class Kernel:
@@ -332,10 +183,10 @@ class Kernel:
             self._array_params = [k for k, t in enumerate(self.params.values()) if isinstance(t, ArrayType)]
         return self._arg_names
 
-    def ir(self):
-        """The kernel's IR after the pass pipeline (built once per mode, `self.mode`, which
-        decides whether asserts are compiled)."""
-        mode = self.mode
+    def ir(self, mode: str | None = None):
+        """The kernel's IR after the pass pipeline (built once per mode, `self.mode` unless
+        given, which decides whether asserts are compiled)."""
+        mode = mode or self.mode
         ir = self._ir.get(mode)
         if ir is None:
             from .frontend import FunctionCompiler
@@ -540,12 +391,21 @@ class Kernel:
 
     def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:
         from ..codegen import cpu
-        from ..codegen.llvm import KernelCodegen
 
         start = time.perf_counter()
-        fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
-        _warn_unhonored_options(self.name, fn)
         options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
+        record = None if adjoint else warm_start.record_key(self, spec, options, cpu.target_description())
+        if record is not None:
+            ck = self._load_warm(record, spec, options)
+            if ck is not None:
+                if config.verbose:
+                    print(f"weft: {self.name} loaded from its warm-start record "
+                          f"in {1e3 * (time.perf_counter() - start):.1f} ms")
+                return ck
+
+        from ..codegen.llvm import KernelCodegen
+        fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
+        warned = _warn_unhonored_options(self.name, fn)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
         cg.entry_suffix = key[:16]  # (a name of its own in the shared JIT engine)
@@ -564,10 +424,38 @@ class Kernel:
             obj = cpu.compile_to_object(llvm_ir)
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name, shared=True)
+        facts = KernelFacts.of(fn, cg.entry_name, cg.scratch_size)
+        # (a record only where a warm launch would see the very parameter types this one
+        # does, and nothing is said at compile time that a warm load would leave unsaid)
+        if record is not None and not warned and \
+                all(p.type is t for p, t in zip(fn.params, self.params.values(), strict=True)):
+            warm_start.store(record, key, facts._asdict())
         if config.verbose:
             print(f"weft: {fn.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")
-        return CompiledKernel(self, address, cg.sites, fn, cg.scratch_size, adjoint)
+        return CompiledKernel(self, address, facts, fn=fn, sites=cg.sites, adjoint=adjoint)
+
+    def _load_warm(self, record: str, spec: tuple, options: tuple) -> CompiledKernel | None:
+        """The kernel from its warm-start record and cached object code, or None (either is
+        missing): no IR is built (see warm_start.py)."""
+        from ..codegen import cpu
+        found = warm_start.load(record)
+        obj = cpu.cached_object(found["object"]) if found is not None else None
+        if obj is None:
+            return None
+        try:
+            facts = KernelFacts.from_json(found["facts"])
+        except TypeError:  # (a record of another layout)
+            return None
+        address = cpu.load_object(obj, facts.entry, shared=True)
+        bounds_checks, fast_math, mode = options[:3]
+
+        def rebuild():  # (the IR and error sites, as the compile would have made them)
+            from ..codegen.llvm import KernelCodegen
+            fn = self.ir(mode)
+            return fn, KernelCodegen(fn, spec, bounds_checks=bounds_checks, fast_math=fast_math).sites
+
+        return CompiledKernel(self, address, facts, rebuild=rebuild)
 
     def llvm_ir(self, spec=None, optimized=False, adjoint=False) -> str:
         """The LLVM IR of this kernel or its adjoint (for inspection), optionally optimised."""

@@ -7,8 +7,10 @@ as without cooperative blocks, which gives the same results."""
 from __future__ import annotations
 
 from ..ir.core import walk
-from ..transforms.lanes import LaneSpec
 from ..types import TileStackType, TileType
+
+# (transforms.lanes is imported where a block program is made: it imports the tile
+# builtins, which a process launching only cached kernels never needs)
 
 
 def _meets(kernel) -> bool:
@@ -26,6 +28,7 @@ def block_launch(kernel, params, block_dim: int, dims: tuple):
     k = kernel.specialize(params) if kernel.is_generic else kernel
     if not _meets(k):
         return kernel, dims
+    from ..transforms.lanes import LaneSpec
     spec = LaneSpec(block_dim, dims=tuple(dims))
     return k.cooperative(spec), (spec.blocks,)
 
@@ -33,5 +36,6 @@ def block_launch(kernel, params, block_dim: int, dims: tuple):
 def tiled_launch(kernel, params, block_dim: int, grid: tuple):
     """`wp.launch_tiled(..., block_dim=B)` under enable_cpu_blocks: the kernel to run over
     the grid of blocks."""
+    from ..transforms.lanes import LaneSpec
     k = kernel.specialize(params) if kernel.is_generic else kernel
     return k.cooperative(LaneSpec(block_dim, grid_ndim=len(grid)))

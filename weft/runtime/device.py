@@ -21,7 +21,6 @@ class Device:
         self.is_cpu = alias == "cpu"
         self.is_cuda = alias.startswith("cuda")
         self.ordinal = -1
-        self.name = platform.processor() or platform.machine() or "CPU"
         self.arch = 0
         self.sm_count = 0
         self.max_shared_memory_per_block = 0
@@ -36,6 +35,19 @@ class Device:
         self.pci_bus_id = None
         self.uuid = None
         self._stream = None
+        self._name = None
+
+    @property
+    def name(self) -> str:
+        """The processor's name, as `platform` reports it (asked on first use: on Linux
+        `platform.processor()` runs `uname -p` in a subprocess)."""
+        if self._name is None:
+            self._name = platform.processor() or platform.machine() or "CPU"
+        return self._name
+
+    @name.setter
+    def name(self, value: str):
+        self._name = value
 
     @property
     def total_memory(self) -> int:

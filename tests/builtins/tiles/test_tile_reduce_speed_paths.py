@@ -10,7 +10,7 @@ import pytest
 
 import weft as wp
 from weft import config
-from weft.lang.kernel import work_per_thread
+from weft.lang.compiled import work_per_thread
 
 TILE = 256
 

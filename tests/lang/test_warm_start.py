@@ -1,0 +1,225 @@
+"""Warm start (lang/warm_start.py): a kernel compiled by an earlier process is launched
+from its record without building its IR, and a record is never reused for a kernel whose
+code would differ (closure values, funcs, module attributes, structs, settings)."""
+
+import json
+import subprocess
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.lang import warm_start
+from weft.lang.kernel import Kernel
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def no_ir(monkeypatch):
+    """Within the block, building a kernel's IR fails the test."""
+    def refuse(self, mode=None):
+        raise AssertionError(f"kernel {self.name}: IR built")
+
+    class Guard:
+        def __enter__(self):
+            monkeypatch.setattr(Kernel, "ir", refuse)
+
+        def __exit__(self, *exc):
+            monkeypatch.undo()
+
+    return Guard()
+
+
+def _records(cache) -> list:
+    return sorted(cache.rglob(f"*{warm_start.RECORD_SUFFIX}"))
+
+
+def _scaled(scale):
+    """A kernel whose code reads `scale` from its closure (same source and line each time)."""
+    def y_is_scaled_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * scale
+    return wp.kernel(y_is_scaled_x)
+
+
+def _launch(kernel, n=8):
+    x = wp.array(np.arange(n, dtype=np.float32))
+    y = wp.zeros(n, dtype=float)
+    wp.launch(kernel, n, inputs=[x, y])
+    return y.numpy()
+
+
+def test_a_second_kernel_of_the_same_code_loads_without_its_ir(fresh_cache, no_ir):
+    np.testing.assert_array_equal(_launch(_scaled(2.0)), 2.0 * np.arange(8))
+    assert len(_records(fresh_cache)) == 1
+    with no_ir:  # (a new Kernel object: nothing of the first is in memory)
+        np.testing.assert_array_equal(_launch(_scaled(2.0)), 2.0 * np.arange(8))
+
+
+def test_a_closure_value_changes_the_record(fresh_cache):
+    np.testing.assert_array_equal(_launch(_scaled(2.0)), 2.0 * np.arange(8))
+    np.testing.assert_array_equal(_launch(_scaled(3.0)), 3.0 * np.arange(8))
+    np.testing.assert_array_equal(_launch(_scaled(np.float32(0.5))), 0.5 * np.arange(8))
+    assert len(_records(fresh_cache)) == 3
+
+
+def _calling(f):
+    def y_is_f_of_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = f(x[i])
+    return wp.kernel(y_is_f_of_x)
+
+
+@wp.func
+def _plus_one(v: float):
+    return v + 1.0
+
+
+@wp.func
+def _times_ten(v: float):
+    return v * 10.0
+
+
+def test_the_funcs_a_kernel_calls_are_part_of_its_record(fresh_cache, no_ir):
+    np.testing.assert_array_equal(_launch(_calling(_plus_one)), np.arange(8) + 1.0)
+    np.testing.assert_array_equal(_launch(_calling(_times_ten)), np.arange(8) * 10.0)
+    with no_ir:
+        np.testing.assert_array_equal(_launch(_calling(_plus_one)), np.arange(8) + 1.0)
+
+
+def test_attributes_read_from_a_user_module_are_part_of_its_record(fresh_cache):
+    helpers = types.ModuleType("helpers")
+
+    def make():
+        def y_is_offset_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = x[i] + helpers.OFFSET
+        return wp.kernel(y_is_offset_x)
+
+    helpers.OFFSET = 1.0
+    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 1.0)
+    helpers.OFFSET = 5.0
+    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 5.0)
+
+
+def _struct_kernel(struct):
+    def read_a(s: struct, y: wp.array(dtype=float)):
+        y[wp.tid()] = s.a
+    return wp.kernel(read_a)
+
+
+def test_structs_are_described_field_by_field(fresh_cache):
+    def first():
+        @wp.struct
+        class Params:
+            a: float
+        return Params
+
+    def second():
+        @wp.struct
+        class Params:  # (same name, another layout)
+            b: wp.vec3
+            a: float
+        return Params
+
+    keys = set()
+    for make in (first, second):
+        kernel = _struct_kernel(make())
+        keys.add(warm_start.record_key(kernel, (False, True), ("opts",), "target"))
+    assert None not in keys and len(keys) == 2
+
+
+def test_settings_and_specialisations_change_the_record(fresh_cache):
+    kernel = _scaled(2.0)
+    base = warm_start.record_key(kernel, (True, True), (True, False, "release", True), "t")
+    assert base is not None
+    assert warm_start.record_key(kernel, (False, True), (True, False, "release", True), "t") != base
+    assert warm_start.record_key(kernel, (True, True), (False, False, "release", True), "t") != base
+    assert warm_start.record_key(kernel, (True, True), (True, False, "release", True), "u") != base
+    wp.config.max_unroll, saved = 3, wp.config.max_unroll
+    try:
+        assert warm_start.record_key(kernel, (True, True), (True, False, "release", True), "t") != base
+    finally:
+        wp.config.max_unroll = saved
+    wp.set_module_options({"fast_math": True}, module=kernel.module.name)
+    try:
+        assert warm_start.record_key(kernel, (True, True), (True, False, "release", True), "t") != base
+    finally:
+        wp.set_module_options({"fast_math": None}, module=kernel.module.name)
+
+
+class _Opaque:
+    factor = 2.0
+
+
+def test_kernels_reading_what_cannot_be_described_get_no_record(fresh_cache):
+    holder = _Opaque()
+
+    def reads_an_object(x: wp.array(dtype=float)):
+        x[wp.tid()] = holder.factor
+
+    def uses_static(x: wp.array(dtype=float)):
+        x[wp.tid()] = wp.static(2.0 * 3.0)
+
+    for f in (reads_an_object, uses_static):
+        assert warm_start.record_key(wp.kernel(f), (True,), (), "t") is None
+
+
+def test_errors_of_a_kernel_loaded_from_its_record_name_the_line(fresh_cache, no_ir):
+    def make():
+        def reads_past_the_end(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = x[i + 1]
+        return wp.kernel(reads_past_the_end)
+
+    with pytest.raises(IndexError, match="out of bounds"):
+        _launch(make())
+    with no_ir:
+        loaded = make()
+        loaded.compiled(loaded.contiguous_spec())  # (from the record: no IR)
+    with pytest.raises(IndexError, match=r"test_warm_start\.py:\d+") as err:
+        _launch(loaded)  # (the message builds the IR now)
+    assert "x[i + 1]" in str(err.value)
+
+
+_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import weft as wp
+    wp.config.kernel_cache_dir = sys.argv[1]
+
+    @wp.kernel
+    def axpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+        i = wp.tid()
+        y[i] = a * x[i] + y[i]
+
+    x = wp.array(np.arange(16, dtype=np.float32))
+    y = wp.ones(16, dtype=float)
+    wp.launch(axpy, 16, inputs=[x, y, 3.0])
+    loaded = sorted(m for m in sys.modules if m.startswith(("weft.builtins", "weft.lang.frontend",
+                                                            "weft.codegen.llvm")))
+    print(json.dumps({"y": y.numpy().tolist(), "compiler_modules": loaded}))
+""")
+
+
+def test_a_warm_process_neither_builds_ir_nor_imports_the_compiler(tmp_path):
+    script = tmp_path / "warm_script.py"
+    script.write_text(_SCRIPT)
+    cache = tmp_path / "cache"
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(script), str(cache)], capture_output=True, text=True,
+                              timeout=300, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    expected = (3.0 * np.arange(16) + 1.0).tolist()
+    assert runs[0]["y"] == expected and runs[1]["y"] == expected
+    assert runs[0]["compiler_modules"]  # (the first process compiled the kernel)
+    assert runs[1]["compiler_modules"] == []

@@ -1,0 +1,248 @@
+"""Warm start: launch a kernel compiled by an earlier process without building its IR.
+
+The disk cache keys object code by the kernel's IR (codegen/cpu.py), so a warm process
+used to run the frontend and the pass pipeline for every kernel only to find the key, and
+importing the compiler for that was most of a warm start. A kernel whose compiled code
+depends only on what this module can describe exactly also gets a *record*, keyed by
+what its IR is made from:
+
+- weft itself (each source file's name, size and modification time), Python's version
+  and the target the code is compiled for;
+- the kernel's source text, file and first line (error messages name lines), its name,
+  options and parameter types, its module's options, and the settings in `weft.config`
+  that are not about running (thread counts, logging, the cache folder);
+- every name its code (and that of each func it refers to, recursively) reads, resolved
+  as the frontend resolves it: numbers and strings by value, weft types by their text
+  (structs field by field), funcs by their source, modules by the attributes read from
+  them, weft's own builtins and funcs by name.
+
+A kernel referring to anything else (a Python function used in `static(...)`, an object
+of a user's class, a native func) or rewritten by `code_transformers` has no record and is
+compiled, or loaded from the cache by its IR, as before: a record is only ever written
+where a missed dependency cannot make it stale. The record holds the object code's cache
+key and the `KernelFacts` a launch needs (compiled.py); the IR is built later only if
+something asks for it (a bounds error's message, `detect_anomaly`, a taped launch).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import hashlib
+import json
+import sys
+import types as pytypes
+
+import numpy as np
+
+from .. import config
+from ..codegen import cache
+from ..types import StructType, Type
+from .function import Func
+from .source import source_lines
+
+RECORD_SUFFIX = ".warm"
+
+#: Settings that change how a launch runs, never the code it runs.
+_RUN_SETTINGS = frozenset({"changes", "num_threads", "parallel_threshold", "kernel_cache_dir", "verbose",
+                           "quiet", "print_launches", "log_level", "verbose_warnings", "cache_kernels"})
+
+#: Modules whose attributes are weft's own (covered by its fingerprint) or fixed.
+_FIXED_MODULES = ("weft", "warp", "math", "numpy", "builtins", "typing")
+
+
+class _Opaque(Exception):
+    """A referenced value this module cannot describe exactly: the kernel gets no record."""
+
+
+def record_key(kernel, spec: tuple, options: tuple, target: str) -> str | None:
+    """The key of `kernel`'s warm-start record for this specialisation, compile options
+    (bounds checks, fast math, mode, thread vectorisation) and target description, or
+    None if the kernel's code depends on something that cannot be described."""
+    if not config.cache_kernels or kernel.code_transformers or kernel.lanes is not None or not kernel.source:
+        return None
+    try:
+        text = _kernel_text(kernel)
+    except _Opaque:
+        return None
+    h = hashlib.sha256(_weft_fingerprint().encode())
+    for part in (text, repr(spec), repr(options), target):
+        h.update(b"\0")
+        h.update(part.encode())
+    return h.hexdigest()[:32]
+
+
+def load(key: str) -> dict | None:
+    """The record stored under `key` (a dict with "object" and "facts"), or None."""
+    payload = cache.load(key, RECORD_SUFFIX)
+    if payload is None:
+        return None
+    try:
+        record = json.loads(payload)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and {"object", "facts"} <= record.keys() else None
+
+
+def store(key: str, object_key: str, facts: dict) -> None:
+    cache.store(key, json.dumps({"object": object_key, "facts": facts}).encode(), RECORD_SUFFIX)
+
+
+@functools.cache
+def _weft_fingerprint() -> str:
+    """weft's version and sources (cache.source_stats), Python's and numpy's versions."""
+    h = hashlib.sha256(f"{config.version}|{sys.version}|{np.__version__}".encode())
+    for path, size, mtime in cache.source_stats():
+        h.update(f"{path}|{size}|{mtime}\0".encode())
+    return h.hexdigest()
+
+
+def _kernel_text(kernel) -> str:
+    """Everything `kernel`'s compiled code is made from, as text; raises _Opaque."""
+    func = kernel.func
+    code = func.__code__
+    parts = [
+        f"kernel {kernel.key} {kernel.name} {code.co_filename}:{code.co_firstlineno}",
+        kernel.source,
+        "params " + ";".join(f"{n}:{_type_text(t)}" for n, t in kernel.params.items()),
+        "options " + _mapping_text(kernel.options),
+        "module " + _mapping_text(dict(kernel.module.options)),
+        "config " + _mapping_text({name: value for name, value in vars(config).items()
+                                   if not name.startswith("_") and name not in _RUN_SETTINGS
+                                   and isinstance(value, (type(None), bool, int, float, str))}),
+    ]
+    parts += _references(func, set())
+    return "\n".join(parts)
+
+
+def _mapping_text(mapping: dict) -> str:
+    return ";".join(f"{k}={_describe(v, set())}" for k, v in sorted(mapping.items()))
+
+
+def _names(code) -> set:
+    names = set(code.co_names) | set(code.co_freevars)
+    for const in code.co_consts:
+        if isinstance(const, pytypes.CodeType):
+            names |= _names(const)
+    return names
+
+
+def _references(pyfunc, seen: set) -> list:
+    """Descriptions of the values the names in `pyfunc`'s code resolve to (as
+    source.ParsedSource.lookup resolves them: closure, globals, Python's builtins, weft)."""
+    code = pyfunc.__code__
+    names = _names(code)
+    if "static" in names:  # (its expression may evaluate anything; see static_eval.py)
+        raise _Opaque("static")
+    closure = {}
+    for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:
+            closure[name] = None  # (an empty cell: the frontend reports it)
+    env = pyfunc.__globals__
+    out = []
+    for name in sorted(names):
+        if name in closure:
+            value = closure[name]
+        elif name in env:
+            value = env[name]
+        elif hasattr(builtins, name):
+            out.append(f"{name}=builtins")
+            continue
+        else:
+            out.append(f"{name}=weft-or-missing")  # (a bare weft name, or an attribute's name)
+            continue
+        out.append(f"{name}={_describe(value, seen, names)}")
+    return out
+
+
+def _describe(value, seen: set, names: frozenset = frozenset()) -> str:
+    """An exact text for a value a kernel's code reads; raises _Opaque.
+    `names`: the names the code reads (the attributes it may read from a module)."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, np.generic):
+        return f"np:{value.dtype.str}:{value.tobytes().hex()}"
+    if isinstance(value, (tuple, list)):
+        return f"{type(value).__name__}({','.join(_describe(v, seen) for v in value)})"
+    if isinstance(value, Type):
+        return _type_text(value)
+    if isinstance(value, pytypes.ModuleType):
+        return _module_text(value, seen, names)
+    if value is getattr(builtins, getattr(value, "__name__", ""), None):
+        return f"builtins.{value.__name__}"
+    kind = type(value).__module__ or ""
+    data = getattr(value, "_data", None)
+    if kind.startswith("weft.types") and isinstance(data, np.ndarray):  # a vector or matrix value
+        return f"{type(value).__qualname__}:{data.dtype.str}:{data.shape}:{data.tobytes().hex()}"
+    if kind == "weft.builtins.registry":
+        return f"builtin:{value.name}"
+    if isinstance(value, Func):
+        return _func_text(value, seen)
+    if isinstance(value, type) and (value.__module__ or "").startswith("weft."):
+        return f"weft-class:{value.__module__}.{value.__qualname__}"
+    raise _Opaque(type(value).__qualname__)
+
+
+def _module_text(module, seen: set, names) -> str:
+    name = module.__name__
+    if name.split(".")[0] in _FIXED_MODULES:
+        return f"module:{name}"
+    if id(module) in seen:
+        return f"module:{name}"
+    seen.add(id(module))
+    attrs = [f"{a}={_describe(getattr(module, a), seen, names)}" for a in sorted(names) if hasattr(module, a)]
+    return f"module:{name}{{{';'.join(attrs)}}}"
+
+
+def _func_text(func, seen: set) -> str:
+    """A func by its overloads' sources, signatures, custom gradients and references."""
+    if func.qualified_name.startswith("weft."):
+        return f"weft-func:{func.qualified_name}"  # (weft's own: its fingerprint covers it)
+    if id(func) in seen:
+        return f"func:{func.key}"
+    seen.add(id(func))
+    parts = [f"func {func.key} {func.name}"]
+    for overload in func.overloads:
+        parts.append(_function_text(overload.pyfunc, seen, overload.source_text))
+        parts.append(";".join(f"{n}:{_type_text(t)}" for n, t in overload.params.items()))
+        parts.append("returns " + ("?" if overload.ret_type is None else _type_text(overload.ret_type)))
+        parts.append(_mapping_text(overload.defaults))
+        for hook in (overload.custom_grad, overload.custom_replay):
+            parts.append("-" if hook is None else _function_text(hook, seen))
+    return "{" + "\n".join(parts) + "}"
+
+
+def _function_text(pyfunc, seen: set, source: str | None = None) -> str:
+    """A Python function (a func's overload, a custom gradient) by its source and what
+    the names in it refer to."""
+    if not isinstance(pyfunc, pytypes.FunctionType):
+        raise _Opaque("native func")
+    try:
+        text = source or "".join(source_lines(pyfunc)[0])
+    except (OSError, TypeError):
+        raise _Opaque("a function without source") from None
+    code = pyfunc.__code__
+    return "\n".join([f"{code.co_filename}:{code.co_firstlineno}", text, *_references(pyfunc, seen)])
+
+
+def _type_text(t) -> str:
+    """A weft type's text with every struct in it spelled out field by field."""
+    if not isinstance(t, Type):
+        return _describe(t, set())
+    structs: dict = {}
+
+    def visit(u):
+        if isinstance(u, StructType) and id(u) not in structs:
+            structs[id(u)] = None
+            structs[id(u)] = f"{u.cls.__module__}.{u.cls.__qualname__}{{" + ",".join(
+                f"{n}:{repr(ft)}" for n, ft in u.fields.items()) + "}"
+            for ft in u.fields.values():
+                visit(ft)
+        for inner in (getattr(u, "dtype", None), *getattr(u, "elements", ())):
+            if isinstance(inner, Type):
+                visit(inner)
+
+    visit(t)
+    return f"{type(t).__name__}:{t!r}" + "".join(f"|{s}" for s in structs.values())
