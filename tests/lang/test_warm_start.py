@@ -201,16 +201,20 @@ _SCRIPT = textwrap.dedent("""
         i = wp.tid()
         y[i] = a * x[i] + y[i]
 
-    x = wp.array(np.arange(16, dtype=np.float32))
-    y = wp.ones(16, dtype=float)
-    wp.launch(axpy, 16, inputs=[x, y, 3.0])
+    x = wp.array(np.arange(16, dtype=np.float32), requires_grad=True)
+    y = wp.ones(16, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(axpy, 16, inputs=[x, y, 3.0])
+    y_after = y.numpy().tolist()
+    tape.backward(grads={y: wp.full(16, 2.0, dtype=float)})
     loaded = sorted(m for m in sys.modules if m.startswith(("weft.builtins", "weft.lang.frontend",
-                                                            "weft.codegen.llvm")))
-    print(json.dumps({"y": y.numpy().tolist(), "compiler_modules": loaded}))
+                                                            "weft.codegen.llvm", "weft.autodiff.reverse")))
+    print(json.dumps({"y": y_after, "x_grad": x.grad.numpy().tolist(), "compiler_modules": loaded}))
 """)
 
 
 def test_a_warm_process_neither_builds_ir_nor_imports_the_compiler(tmp_path):
+    """Forward and backward (a Tape) in a second process: both from their records."""
     script = tmp_path / "warm_script.py"
     script.write_text(_SCRIPT)
     cache = tmp_path / "cache"
@@ -221,5 +225,6 @@ def test_a_warm_process_neither_builds_ir_nor_imports_the_compiler(tmp_path):
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     expected = (3.0 * np.arange(16) + 1.0).tolist()
     assert runs[0]["y"] == expected and runs[1]["y"] == expected
+    assert runs[0]["x_grad"] == runs[1]["x_grad"] == [6.0] * 16  # (d(3x + y)/dx times 2)
     assert runs[0]["compiler_modules"]  # (the first process compiled the kernel)
     assert runs[1]["compiler_modules"] == []

@@ -51,8 +51,9 @@ def test_compile_then_load_without_compiling(tmp_path):
     assert missing.returncode != 0 and "load_aot_module: no compiled code for kernel" in missing.stderr
     compiled = _run(tmp_path, "compile", str(module_dir))
     assert compiled.returncode == 0, compiled.stderr
-    # the kernel, its adjoint, and the adjoint a Tape runs; the kernel's warm-start record
-    assert compiled.stdout.split() == ["3", "1"]
+    # the kernel, its adjoint, and the adjoint a Tape runs; a warm-start record of each,
+    # and one of the kernel's array analyses
+    assert compiled.stdout.split() == ["3", "4"]
     loaded = _run(tmp_path, "load", str(module_dir))
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "0"  # kernel and adjoint came from module_dir

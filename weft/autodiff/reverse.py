@@ -30,7 +30,8 @@ from __future__ import annotations
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, free_values, walk
 from ..lang.errors import NotDifferentiableError
-from ..types import ArrayType, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
+from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
+from .active import active_types, has_adjoint_array  # noqa: F401 - (imported from here by others)
 from .arrays import (
     LoadPlan,
     array_effects,
@@ -50,29 +51,6 @@ __all__ = ["active_types", "adjoint_function", "array_effects", "component_range
 
 
 # Float leaves of a type -------------------------------------------------------------------
-def active_types(t) -> list[Scalar]:
-    """The float scalars of a value of type `t`, in order: the leaves that carry gradient."""
-    if isinstance(t, Scalar):
-        return [t] if t.is_float else []
-    if isinstance(t, (Vector, Matrix)):
-        return [t.dtype] * t.num_components if t.dtype.is_float else []
-    if isinstance(t, (StructType, TupleType)):
-        parts = t.fields.values() if isinstance(t, StructType) else t.elements
-        return [leaf for p in parts for leaf in active_types(p)]
-    if isinstance(t, TileType):  # one leaf: the adjoint is a tile (tiles.py)
-        return [t] if active_types(t.dtype) else []
-    return []
-
-
-def has_adjoint_array(t) -> bool:
-    """Whether a parameter of type `t` gets an adjoint: an array of float values, or a
-    struct holding one (its adjoint is a struct of the same type whose arrays are the
-    adjoint arrays of the fields)."""
-    if isinstance(t, ArrayType):  # (Fabric arrays carry no gradient, as in Warp)
-        return not t.fabric and bool(active_types(t.dtype))
-    return isinstance(t, StructType) and any(has_adjoint_array(f) for f in t.fields.values())
-
-
 def component_range(t, index: int) -> tuple[int, int]:
     """The slice of `active_types(t)` that component `index` of `t` occupies."""
     if isinstance(t, (Vector, Matrix)):

@@ -33,7 +33,7 @@ ENTRY_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_in
 
 
 def _has_float(t) -> bool:
-    from ..autodiff.reverse import active_types
+    from ..autodiff.active import active_types
     return bool(active_types(t))
 
 
@@ -80,9 +80,11 @@ class KernelFacts(typing.NamedTuple):
 class CompiledKernel:
     """A native kernel: its entry point, argument layout and bounds-check sites."""
 
-    def __init__(self, kernel, address, facts: KernelFacts, fn=None, sites=(), adjoint=False, rebuild=None):
-        """`fn` and `sites`: its IR and bounds-check sites, or None and `rebuild`, a function
-        returning both on first use (a kernel loaded by its warm-start record)."""
+    def __init__(self, kernel, address, facts: KernelFacts, fn=None, sites=(), adjoint=False, rebuild=None,
+                 param_types=None):
+        """`fn` and `sites`: its IR and bounds-check sites; or None, `rebuild`, a function
+        returning both on first use, and `param_types` (a kernel loaded by its warm-start
+        record)."""
         self.kernel = kernel
         self.label = f"{kernel.name} (adjoint)" if adjoint else kernel.name  # for error messages
         self.facts = facts
@@ -91,7 +93,7 @@ class CompiledKernel:
         self.entry = ENTRY_TYPE(address)
         self._fn, self._sites, self._rebuild = fn, {s.id: s for s in sites}, rebuild
         self.param_names = list(facts.param_names)
-        self.param_types = [p.type for p in fn.params] if fn is not None else list(kernel.params.values())
+        self.param_types = [p.type for p in fn.params] if fn is not None else list(param_types)
         fields = [(f"p{k}", ctype_of(t)) for k, t in enumerate(self.param_types)]
         self.args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
         self.tid_arities = set(facts.tid_arities)

@@ -265,48 +265,53 @@ class Kernel:
     @property
     def write_only_params(self) -> frozenset:
         """The float arrays the kernel writes and never reads (as in `array_effects`)."""
-        from ..autodiff.reverse import has_adjoint_array
+        from ..autodiff.active import has_adjoint_array
         reads, writes = self.array_effects()
         return frozenset(key for key in writes if key not in reads and has_adjoint_array(self.array_type_at(key)))
 
     def array_effects(self) -> tuple[frozenset, frozenset]:
         """The arrays the kernel reads and those it writes: parameter indices, and
         (index, field path) for arrays held in struct parameters."""
-        effects = self._ir.get(("effects", self.mode))
-        if effects is None:
-            from ..autodiff.reverse import array_effects
-            fn = self.ir()
-            position = {p.id: k for k, p in enumerate(fn.params)}
-            effects = tuple(frozenset(position[pid] if not path else (position[pid], path)
-                                      for pid, path in keys if pid in position)
-                            for keys in array_effects(fn))
-            self._ir[("effects", self.mode)] = effects
-        return effects
+        return self._array_analyses()["effects"]
 
     def array_initial_reads(self) -> frozenset:
         """The arrays (keys as in `array_effects`) whose contents before the launch its
         adjoint reads: those read before the kernel writes them, or never written."""
-        initial = self._ir.get(("initial_reads", self.mode))
-        if initial is None:
-            from ..autodiff.arrays import array_initial_reads
-            fn = self.ir()
-            position = {p.id: k for k, p in enumerate(fn.params)}
-            initial = frozenset(position[pid] if not path else (position[pid], path)
-                                for pid, path in array_initial_reads(fn) if pid in position)
-            self._ir[("initial_reads", self.mode)] = initial
-        return initial
+        return self._array_analyses()["initial"]
 
     def array_final_reads(self) -> frozenset:
         """Indices of the array parameters whose contents after the launch its adjoint reads
         (the targets of float atomic_min/max)."""
-        final = self._ir.get(("final_reads", config.mode))
-        if final is None:
-            from ..autodiff.arrays import array_final_reads
+        return self._array_analyses()["final"]
+
+    def _array_analyses(self) -> dict:
+        """What the IR says of the kernel's arrays (what a Tape records of a launch, which
+        adjoint variant runs): from the kernel's warm-start record of them if there is one,
+        else from its IR (then recorded for the next process); once per mode."""
+        key = ("array analyses", self.mode)
+        found = self._ir.get(key)
+        if found is not None:
+            return found
+        record = warm_start.record_key(self, "array analyses", (self.mode,), "")
+        found = warm_start.load_analyses(record) if record is not None else None
+        if found is None:
+            from ..autodiff.arrays import array_final_reads, array_initial_reads
+            from ..autodiff.reverse import array_effects
             fn = self.ir()
-            ids = array_final_reads(fn)
-            final = frozenset(k for k, p in enumerate(fn.params) if p.id in ids)
-            self._ir[("final_reads", config.mode)] = final
-        return final
+            position = {p.id: k for k, p in enumerate(fn.params)}
+
+            def keys(found_keys):
+                return frozenset(position[pid] if not path else (position[pid], path)
+                                 for pid, path in found_keys if pid in position)
+
+            reads, writes = array_effects(fn)
+            final_ids = array_final_reads(fn)
+            found = {"effects": (keys(reads), keys(writes)), "initial": keys(array_initial_reads(fn)),
+                     "final": frozenset(k for k, p in enumerate(fn.params) if p.id in final_ids)}
+            if record is not None:
+                warm_start.store_analyses(record, found)
+        self._ir[key] = found
+        return found
 
     def array_type_at(self, key):
         """The type of the array `key` names (a parameter index or (index, field path))."""
@@ -339,7 +344,7 @@ class Kernel:
         """Positions of the parameters that have an adjoint array in the adjoint kernel: the
         arrays of float values (integer arrays carry no gradient)."""
         if self._adjoint_params is None:
-            from ..autodiff.reverse import has_adjoint_array
+            from ..autodiff.active import has_adjoint_array
             self._adjoint_params = [k for k, t in enumerate(self.params.values()) if has_adjoint_array(t)]
         return self._adjoint_params
 
@@ -394,12 +399,13 @@ class Kernel:
 
         start = time.perf_counter()
         options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
-        record = None if adjoint else warm_start.record_key(self, spec, options, cpu.target_description())
+        variant = (*options, adjoint, consume, sorted(map(repr, retain)))
+        record = warm_start.record_key(self, spec, variant, cpu.target_description())
         if record is not None:
-            ck = self._load_warm(record, spec, options)
+            ck = self._load_warm(record, spec, options, adjoint, consume, retain)
             if ck is not None:
                 if config.verbose:
-                    print(f"weft: {self.name} loaded from its warm-start record "
+                    print(f"weft: {ck.label} loaded from its warm-start record "
                           f"in {1e3 * (time.perf_counter() - start):.1f} ms")
                 return ck
 
@@ -428,16 +434,23 @@ class Kernel:
         # (a record only where a warm launch would see the very parameter types this one
         # does, and nothing is said at compile time that a warm load would leave unsaid)
         if record is not None and not warned and \
-                all(p.type is t for p, t in zip(fn.params, self.params.values(), strict=True)):
+                all(p.type is t for p, t in zip(fn.params, self._launch_param_types(adjoint), strict=True)):
             warm_start.store(record, key, facts._asdict())
         if config.verbose:
             print(f"weft: {fn.name} {'loaded from cache' if hit else 'compiled'} "
                   f"in {1e3 * (time.perf_counter() - start):.1f} ms")
         return CompiledKernel(self, address, facts, fn=fn, sites=cg.sites, adjoint=adjoint)
 
-    def _load_warm(self, record: str, spec: tuple, options: tuple) -> CompiledKernel | None:
-        """The kernel from its warm-start record and cached object code, or None (either is
-        missing): no IR is built (see warm_start.py)."""
+    def _launch_param_types(self, adjoint: bool) -> list:
+        """The compiled kernel's parameter types as known without its IR: the parameters',
+        then for an adjoint each adjoint array's (its array's type; half arrays, whose
+        adjoints are widened, get no warm-start record)."""
+        primal = list(self.params.values())
+        return primal + [primal[k] for k in self.adjoint_param_indices] if adjoint else primal
+
+    def _load_warm(self, record, spec, options, adjoint, consume, retain) -> CompiledKernel | None:
+        """The kernel (or adjoint) from its warm-start record and cached object code, or None
+        (either is missing): no IR is built (see warm_start.py)."""
         from ..codegen import cpu
         found = warm_start.load(record)
         obj = cpu.cached_object(found["object"]) if found is not None else None
@@ -452,10 +465,11 @@ class Kernel:
 
         def rebuild():  # (the IR and error sites, as the compile would have made them)
             from ..codegen.llvm import KernelCodegen
-            fn = self.ir(mode)
+            fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir(mode)
             return fn, KernelCodegen(fn, spec, bounds_checks=bounds_checks, fast_math=fast_math).sites
 
-        return CompiledKernel(self, address, facts, rebuild=rebuild)
+        return CompiledKernel(self, address, facts, adjoint=adjoint, rebuild=rebuild,
+                              param_types=self._launch_param_types(adjoint))
 
     def llvm_ir(self, spec=None, optimized=False, adjoint=False) -> str:
         """The LLVM IR of this kernel or its adjoint (for inspection), optionally optimised."""

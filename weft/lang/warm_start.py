@@ -85,7 +85,36 @@ def load(key: str) -> dict | None:
 
 
 def store(key: str, object_key: str, facts: dict) -> None:
+    """Write the record of a compiled variant: its object code's cache key and the launch
+    facts (compiled.KernelFacts)."""
     cache.store(key, json.dumps({"object": object_key, "facts": facts}).encode(), RECORD_SUFFIX)
+
+
+def load_analyses(key: str) -> dict | None:
+    """A kernel's array analyses (Kernel._array_analyses) stored under `key`, or None."""
+    payload = cache.load(key, RECORD_SUFFIX)
+    try:
+        data = json.loads(payload) if payload is not None else None
+        return {"effects": (_decode_keys(data["reads"]), _decode_keys(data["writes"])),
+                "initial": _decode_keys(data["initial"]), "final": _decode_keys(data["final"])}
+    except (TypeError, ValueError, KeyError, IndexError):  # (no record, or one of another layout)
+        return None
+
+
+def store_analyses(key: str, analyses: dict) -> None:
+    reads, writes = analyses["effects"]
+    data = {"reads": _encode_keys(reads), "writes": _encode_keys(writes),
+            "initial": _encode_keys(analyses["initial"]), "final": _encode_keys(analyses["final"])}
+    cache.store(key, json.dumps(data).encode(), RECORD_SUFFIX)
+
+
+def _encode_keys(keys) -> list:
+    """Array keys (a parameter index, or (index, field path)) as JSON values."""
+    return sorted(([k[0], list(k[1])] if isinstance(k, tuple) else k for k in keys), key=repr)
+
+
+def _decode_keys(values) -> frozenset:
+    return frozenset((int(v[0]), tuple(v[1])) if isinstance(v, list) else int(v) for v in values)
 
 
 @functools.cache
