@@ -15,20 +15,7 @@ from ._src.context import get_cpu_kernel_cache_key  # noqa: E402
 from .autograd.checkpoint import checkpoint  # noqa: E402
 from .codegen.cache import clear_kernel_cache  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
-from .geometry import Bvh, BvhConstructor, HashGrid, Mesh, is_cubql_available  # noqa: E402
-from .geometry.volume import Volume  # noqa: E402
 from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
-from .interop.jax import (  # noqa: E402
-    device_from_jax,
-    device_to_jax,
-    dtype_from_jax,
-    dtype_to_jax,
-    from_jax,
-    to_jax,
-)
-from .interop.jax_callable import clear_jax_callable_graph_cache, jax_callable  # noqa: E402
-from .interop.jax_ffi import JaxCallableGraphMode, JaxModulePreloadMode  # noqa: E402
-from .interop.jax_kernel import jax_kernel  # noqa: E402
 from .interop.torch import (  # noqa: E402
     device_from_torch,
     device_to_torch,
@@ -228,6 +215,18 @@ def init():
     """Accepted for Warp compatibility; weft initialises on first use."""
 
 
+#: Names whose modules `import weft` leaves until one is first read (see `__getattr__`).
+_LAZY = {
+    **dict.fromkeys(("Bvh", "BvhConstructor", "HashGrid", "Mesh", "is_cubql_available"), "weft.geometry"),
+    "Volume": "weft.geometry.volume",
+    **dict.fromkeys(("device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax", "to_jax"),
+                    "weft.interop.jax"),
+    **dict.fromkeys(("clear_jax_callable_graph_cache", "jax_callable"), "weft.interop.jax_callable"),
+    **dict.fromkeys(("JaxCallableGraphMode", "JaxModulePreloadMode"), "weft.interop.jax_ffi"),
+    "jax_kernel": "weft.interop.jax_kernel",
+}
+
+
 def _builtin_names() -> dict:
     """Every builtin as a module attribute (weft.sin, weft.dot, weft.atomic_add, ...), with
     weft.math's funcs and the query types. Their modules import the compiler, which a
@@ -264,20 +263,30 @@ def _load_builtin_names() -> None:
 
 
 def __getattr__(name: str):
+    """The names `import weft` leaves for later: those of `_LAZY`, the builtins (with
+    weft.math's funcs), weft's submodules, and `__all__` (every public name)."""
+    import importlib
+    import importlib.util
+
     if name.startswith("__") and name != "__all__":
         raise AttributeError(f"module 'weft' has no attribute {name!r}")
+    if name in _LAZY:
+        value = globals()[name] = getattr(importlib.import_module(_LAZY[name]), name)
+        return value
     if not _builtins_loaded:
         _load_builtin_names()
         if name in globals():
             return globals()[name]
     if name == "__all__":
-        return sorted(n for n in globals() if not n.startswith("_"))
+        return sorted(n for n in __dir__() if not n.startswith("_"))
+    if name.isidentifier() and importlib.util.find_spec(f"weft.{name}") is not None:
+        return importlib.import_module(f"weft.{name}")  # (which sets the attribute)
     raise AttributeError(f"module 'weft' has no attribute {name!r}")
 
 
 def __dir__():
     _load_builtin_names()
-    return sorted(globals())
+    return sorted({*globals(), *_LAZY})
 
 
 def print_ir(kernel_or_func, file=None, adjoint=False):

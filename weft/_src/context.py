@@ -8,8 +8,6 @@ import platform
 import sys  # noqa: F401 - as Warp's (tests patch sys._getframe through it)
 import typing
 
-import llvmlite.binding as _llvm
-
 from ..codegen import cpu as _cpu
 from ..lang.aot import compile_aot_module, load_aot_module  # noqa: F401
 from ..lang.kernel import Kernel  # noqa: F401
@@ -125,7 +123,6 @@ class Runtime:
     def __init__(self):
         from ..runtime import device
         self._device = device
-        self.llvm = _llvm
         self.cpu_device = device.CPU
         self.cuda_devices: list = []
         self.cuda_peer_access_enabled: dict = {}
@@ -135,6 +132,25 @@ class Runtime:
         self.driver_version = None
         self.toolkit_version = None
         self.core = _NativeCore()
+
+    _llvm = None  # (None: not yet imported, or set to None where LLVM is to look unavailable)
+    _llvm_set = False
+
+    @property
+    def llvm(self):
+        """llvmlite's binding (imported when first asked for: loading cached kernels needs no LLVM)."""
+        if not self._llvm_set:
+            import llvmlite.binding
+            return llvmlite.binding
+        return self._llvm
+
+    @llvm.setter
+    def llvm(self, value):
+        self._llvm, self._llvm_set = value, True
+
+    @llvm.deleter
+    def llvm(self):
+        self._llvm, self._llvm_set = None, False
 
     @property
     def device_map(self) -> dict:

@@ -16,9 +16,11 @@ import threading
 import typing
 from pathlib import Path
 
-import llvmlite.binding as llvm
+from . import cache, elf_loader
+from .host import host
 
-from . import cache
+# llvmlite's binding (LLVM itself) is imported where code is compiled: a process whose
+# kernels all come from the disk cache loads them with elf_loader.py and never needs it.
 
 _engines = []  # keep every execution engine (and so its code) alive
 _shared_engine = None  # (see load_object)
@@ -57,10 +59,10 @@ def target_cpu(flags: str | None = None) -> tuple[str, str]:
     return _host_cpu()
 
 
-@functools.cache
 def _host_cpu() -> tuple[str, str]:
-    """This machine's CPU name and features (asking LLVM takes most of a millisecond)."""
-    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    """This machine's CPU name and features, as LLVM names them (see host.py)."""
+    h = host()
+    return h.cpu, h.features
 
 
 class Flags(typing.NamedTuple):
@@ -118,6 +120,7 @@ def opt_level() -> int:
 
 @functools.cache
 def _target_machine(cpu: str, features: str, opt: int):
+    import llvmlite.binding as llvm
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = llvm.Target.from_default_triple()
@@ -130,10 +133,10 @@ def target_machine():
 
 
 def target_description() -> str:
-    tm = target_machine()
+    """What the machine code depends on besides the IR: triple, CPU, features, options."""
     cpu, features = target_cpu()
     flags = current_flags()
-    return f"{tm.triple}|{cpu}|{features}|O{opt_level()}|{flags.llvm_options}|{flags.vectorize}"
+    return f"{host().triple}|{cpu}|{features}|O{opt_level()}|{flags.llvm_options}|{flags.vectorize}"
 
 
 def optimize(module_ref) -> None:
@@ -143,6 +146,7 @@ def optimize(module_ref) -> None:
 def _run_pipeline(module_ref, tm, level: int, vectorize: bool) -> None:
     """LLVM's optimisation pipeline at `level` (the vectorisers only with `vectorize`).
     (cpu_child.py repeats these lines: it runs without weft.)"""
+    import llvmlite.binding as llvm
     pto = llvm.create_pipeline_tuning_options(speed_level=level)
     pto.loop_vectorization = vectorize and level >= 2
     pto.slp_vectorization = vectorize and level >= 2
@@ -174,6 +178,7 @@ def compile_to_object(llvm_ir: str) -> bytes:
     flags = current_flags()
     if flags.llvm_options:
         return _compile_in_child(llvm_ir, flags)
+    import llvmlite.binding as llvm
     mod = llvm.parse_assembly(llvm_ir)
     mod.verify()
     optimize(mod)
@@ -236,6 +241,7 @@ def _compile_in_child(llvm_ir: str, flags: Flags) -> bytes:
 
 def optimized_ir(llvm_ir: str) -> str:
     """The optimised IR (in this process: without the -mllvm options of the flags)."""
+    import llvmlite.binding as llvm
     mod = llvm.parse_assembly(llvm_ir)
     optimize(mod)
     return str(mod)
@@ -243,8 +249,16 @@ def optimized_ir(llvm_ir: str) -> str:
 
 def load_object(obj: bytes, *symbols: str, shared: bool = False):
     """Link object code into the process; the address of `symbol` (a tuple for several).
-    `shared`: into the process's one engine for kernels, whose global symbols are unique
-    (a new engine costs about a millisecond, a kernel loaded into the shared one a tenth)."""
+    elf_loader.py maps it where it can; otherwise LLVM's MCJIT does, with `shared`: into
+    the process's one engine for kernels, whose global symbols are unique (a new engine
+    costs about a millisecond, a kernel loaded into the shared one a tenth)."""
+    if LOADER == "elf" and elf_loader.supported():
+        try:
+            addresses = elf_loader.load(obj, symbols)
+            return addresses[0] if len(symbols) == 1 else addresses
+        except elf_loader.Unsupported:
+            pass  # (LLVM loads it)
+    import llvmlite.binding as llvm
     global _shared_engine
     with _engine_lock:
         if shared and _shared_engine is not None:
@@ -261,6 +275,10 @@ def load_object(obj: bytes, *symbols: str, shared: bool = False):
         if not addr:
             raise RuntimeError(f"symbol {symbol} missing from compiled code")
     return addresses[0] if len(symbols) == 1 else addresses
+
+
+#: "elf": load object code with elf_loader.py where it can; "mcjit": always with LLVM.
+LOADER = "elf"
 
 
 def cache_dir():
@@ -301,9 +319,8 @@ def target_hash(cpu_compiler_flags: str | None = None) -> str:
     the LLVM version, the triple, and the CPU and its features (the host's under
     -march=native, a generic CPU's under ""). `-mllvm` options do not change it: they tune
     how code is made, not which machines run it."""
-    llvm.initialize_native_target()
     cpu, features = target_cpu(cpu_compiler_flags)
-    target = f"{llvm.llvm_version_info}|{llvm.get_default_triple()}|{cpu}|{features}"
+    target = f"{host().llvm_version}|{host().triple}|{cpu}|{features}"
     return hashlib.sha256(target.encode()).hexdigest()[:8]
 
 
