@@ -232,3 +232,19 @@ def test_a_warm_process_neither_builds_ir_nor_imports_the_compiler(tmp_path):
     from weft.codegen import elf_loader
     expected_modules = [] if elf_loader.supported() else ["llvmlite.binding"]
     assert [m for m in runs[1]["compiler_modules"] if not m.startswith("llvmlite.binding.")] == expected_modules
+
+
+class _Raises:
+    """An object whose every attribute raises (as the stand-ins of missing APIs do)."""
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"no {name}")
+
+
+def test_describing_a_value_never_breaks_a_compile(fresh_cache):
+    weird = _Raises()
+
+    def reads_it(x: wp.array(dtype=float)):
+        x[wp.tid()] = weird.value
+
+    assert warm_start.record_key(wp.kernel(reads_it), (True,), (), "t") is None

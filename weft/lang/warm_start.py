@@ -65,6 +65,8 @@ def record_key(kernel, spec: tuple, options: tuple, target: str) -> str | None:
         text = _kernel_text(kernel)
     except _Opaque:
         return None
+    except Exception:  # noqa: BLE001 - whatever a value does when described, the kernel compiles without a record
+        return None
     h = hashlib.sha256(_weft_fingerprint().encode())
     for part in (text, repr(spec), repr(options), target):
         h.update(b"\0")
@@ -263,6 +265,8 @@ def _type_text(t) -> str:
     structs: dict = {}
 
     def visit(u):
+        if not isinstance(u, Type):
+            raise _Opaque(type(u).__qualname__)  # (a struct field of no weft type)
         if isinstance(u, StructType) and id(u) not in structs:
             structs[id(u)] = None
             structs[id(u)] = f"{u.cls.__module__}.{u.cls.__qualname__}{{" + ",".join(
