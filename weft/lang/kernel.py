@@ -2,7 +2,9 @@
 
 A kernel is compiled once per specialisation (which array parameters are contiguous),
 on its first launch with that specialisation. Compiled code comes from the disk cache
-when the IR, the options and the host are unchanged.
+when the IR, the options and the host are unchanged; a kernel compiled by an earlier
+process is found without building its IR at all, through its warm-start record
+(warm_start.py), and launched with what the record says of it (compiled.KernelFacts).
 """
 
 from __future__ import annotations
