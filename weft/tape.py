@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import config
-from .types import CompositeValue
+from .types import CompositeValue, StructValue
 
 #: The Tapes inside whose `with` blocks we are, innermost last. A None entry pauses
 #: recording (`paused()`: `no_grad`, a Function's forward, a Tape's backward); a Tape may
@@ -608,11 +608,16 @@ def _recording_keys(kernel, segmented: bool) -> tuple:
     return keys
 
 
+_array_class = None  # runtime.array.array, once imported (that module imports this one)
+
+
 def _arrays_in(value) -> list:
     """`value` if it is an array; the arrays a struct holds (nested structs included)."""
-    from .runtime.array import array
-    from .types import StructValue
-    if isinstance(value, array):
+    global _array_class
+    if _array_class is None:
+        from .runtime.array import array
+        _array_class = array
+    if isinstance(value, _array_class):
         return [value]
     if isinstance(value, StructValue):
         return [a for name in value._type.field_names for a in _arrays_in(getattr(value, name))]
