@@ -185,9 +185,6 @@ def pack_value(kernel, name, t, value):
     _fail(kernel, name, repr(t), _describe(value))
 
 
-_BFLOAT16_SCALAR = bfloat16.np_dtype.type
-
-
 def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -195,7 +192,7 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         if not isinstance(value, (bool, np.bool_)):
             _fail(kernel, name, "a bool", _describe(value))
         return bool(value)
-    if isinstance(value, _BFLOAT16_SCALAR):  # (ml_dtypes' scalar is no numbers.Number)
+    if type(value).__name__ == "bfloat16" and isinstance(value, np.generic):  # (ml_dtypes': no numbers.Number)
         value = float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
         _fail(kernel, name, f"a number ({t!r})", _describe(value))

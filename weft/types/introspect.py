@@ -12,7 +12,7 @@ import numpy as np
 from .array_type import AnyArray, ArrayType
 from .composite import CompositeValue, Matrix, TupleType, Vector
 from .generic import TypePattern
-from .scalars import PYTHON_TYPES, SCALARS, Scalar, bool_
+from .scalars import _ON_RESOLVE, PYTHON_TYPES, SCALARS, Scalar, _DeferredScalar, bool_, scalar_from_numpy
 from .struct import StructType, StructValue
 
 int_types = tuple(s for s in SCALARS if s.is_int)
@@ -119,7 +119,6 @@ def _type_of(x):
     if isinstance(t, (Vector, Matrix)):
         return t
     if isinstance(x, np.generic):
-        from .scalars import scalar_from_numpy
         return scalar_from_numpy(x.dtype)
     return PYTHON_TYPES.get(type(x))
 
@@ -271,11 +270,40 @@ def type_repr(t) -> str:
 
 
 # numpy dtypes to weft scalars and back (Warp's `np_dtype_to_warp_type` and its inverse)
-np_dtype_to_warp_type = {}
+class _Table(dict):
+    """A dtype table whose bfloat16 entries appear when first asked for (`table[key]`:
+    they need ml_dtypes, which weft imports on first use; see scalars._DeferredScalar)."""
+
+    def __missing__(self, key):
+        for s in SCALARS:
+            if isinstance(s, _DeferredScalar) and (key is s or _names_dtype(key, s.name)):
+                s.np_dtype  # noqa: B018 - resolves it, which adds its entries
+                if key in self:
+                    return self[key]
+        raise KeyError(key)
+
+
+def _names_dtype(key, name: str) -> bool:
+    try:
+        return np.dtype(key).name == name
+    except TypeError:
+        return False
+
+
+np_dtype_to_warp_type = _Table()
+warp_type_to_np_dtype = _Table()
+
+
+def _add_to_tables(s) -> None:
+    np_dtype_to_warp_type[s.np_dtype] = s
+    np_dtype_to_warp_type[s.np_dtype.type] = s
+    warp_type_to_np_dtype[s] = s.np_dtype.type
+
+
 for _s in SCALARS:
-    np_dtype_to_warp_type[_s.np_dtype] = _s
-    np_dtype_to_warp_type[_s.np_dtype.type] = _s
-warp_type_to_np_dtype = {s: s.np_dtype.type for s in SCALARS}
+    if not isinstance(_s, _DeferredScalar):
+        _add_to_tables(_s)
+_ON_RESOLVE.append(_add_to_tables)  # (bfloat16's entries when ml_dtypes is imported)
 
 
 def dtype_from_numpy(numpy_dtype):
@@ -283,7 +311,7 @@ def dtype_from_numpy(numpy_dtype):
     t = np_dtype_to_warp_type.get(numpy_dtype)
     if t is None:
         try:
-            t = np_dtype_to_warp_type.get(np.dtype(numpy_dtype))
+            t = scalar_from_numpy(numpy_dtype)
         except TypeError:
             t = None
     if t is None:
@@ -293,7 +321,10 @@ def dtype_from_numpy(numpy_dtype):
 
 def dtype_to_numpy(weft_dtype):
     """The numpy scalar type of a weft scalar type."""
-    t = warp_type_to_np_dtype.get(_weft(weft_dtype))
+    weft_dtype = _weft(weft_dtype)
+    if isinstance(weft_dtype, _DeferredScalar):
+        weft_dtype.np_dtype  # noqa: B018 - resolves it (and adds it to the tables)
+    t = warp_type_to_np_dtype.get(weft_dtype)
     if t is None:
         raise TypeError(f"cannot convert {weft_dtype!r} to a numpy type")
     return t

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import typing
 
-import ml_dtypes
 import numpy as np
 
 
@@ -118,6 +117,45 @@ def _value_class(name: str, base: type) -> type:
     return cls if type(cls(0)) is cls else base
 
 
+class _DeferredScalar(Scalar):
+    """A scalar type whose numpy dtype comes from another package, imported when the dtype
+    is first needed: bfloat16's from ml_dtypes (importing it costs `import weft` about 5 ms,
+    and most programs never use bfloat16)."""
+
+    def __init__(self, name: str, kind: str, bits: int, load_dtype):
+        self.name, self.kind, self.bits, self.size = name, kind, bits, bits // 8
+        self.__name__ = name
+        self._load_dtype = load_dtype
+        self._resolved = None
+
+    def _resolve(self) -> tuple:
+        if self._resolved is None:
+            np_dtype = np.dtype(self._load_dtype())
+            self._resolved = (np_dtype, _value_class(self.name, np_dtype.type))
+            _BY_NP[np_dtype] = self
+            for hook in _ON_RESOLVE:
+                hook(self)
+        return self._resolved
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return self._resolve()[0]
+
+    @property
+    def _value_class(self) -> type:
+        return self._resolve()[1]
+
+
+#: Functions called with a deferred scalar type once its dtype is known (tables keyed by
+#: numpy dtypes add it then: introspect.py's).
+_ON_RESOLVE: list = []
+
+
+def _ml_dtypes_bfloat16():
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
 def is_weft_scalar(value) -> bool:
     """Whether `value` was made by calling a weft scalar type (`weft.float32(1.5)`), not a
     plain numpy scalar. (Calls of bool and bfloat16 make plain numpy values: False.)"""
@@ -144,12 +182,12 @@ float16 = Scalar("float16", "f", 16, np.float16)
 float32 = Scalar("float32", "f", 32, np.float32)
 float64 = Scalar("float64", "f", 64, np.float64)
 # bfloat16: numpy has no such dtype; ml_dtypes (a dependency of jax) provides it
-bfloat16 = Scalar("bfloat16", "f", 16, ml_dtypes.bfloat16)
+bfloat16 = _DeferredScalar("bfloat16", "f", 16, _ml_dtypes_bfloat16)
 
 SCALARS = (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
            float16, bfloat16, float32, float64)
 _BY_NAME = {s.name: s for s in SCALARS}
-_BY_NP = {s.np_dtype: s for s in SCALARS}
+_BY_NP = {s.np_dtype: s for s in SCALARS if s is not bfloat16}  # (bfloat16's: when it is known)
 
 
 def scalar_by_name(name: str) -> Scalar:
@@ -157,7 +195,12 @@ def scalar_by_name(name: str) -> Scalar:
 
 
 def scalar_from_numpy(dtype) -> Scalar | None:
-    return _BY_NP.get(np.dtype(dtype))
+    dtype = np.dtype(dtype)
+    found = _BY_NP.get(dtype)
+    if found is None and dtype.name == "bfloat16":  # (an ml_dtypes array: the program imported it)
+        bfloat16.np_dtype  # noqa: B018 - resolves it
+        found = _BY_NP.get(dtype)
+    return found
 
 
 # bfloat16 as bits ---------------------------------------------------------------------------
@@ -170,7 +213,7 @@ def np_float32_to_bfloat16_bits(values) -> np.ndarray:
     nearest, ties to even; NaNs stay NaN (quiet), infinities and signed zeros are kept."""
     f32 = np.asarray(values, dtype=np.float32)
     with np.errstate(invalid="ignore"):  # (numpy warns of NaNs cast; they stay NaN)
-        return f32.astype(ml_dtypes.bfloat16).view(np.uint16)
+        return f32.astype(bfloat16.np_dtype).view(np.uint16)
 
 
 def np_bfloat16_bits_to_float32(bits) -> np.ndarray:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ctypes
 import numbers
 
-import ml_dtypes
 import numpy as np
 
 from .. import config
@@ -47,7 +46,7 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
             else np.ravel(np.asarray(values))
     except ValueError:  # ragged nesting
         raise TypeError("not a flat list of numbers") from None
-    if flat.dtype == ml_dtypes.bfloat16:  # (numpy's kind for it is 'V')
+    if flat.dtype.name == "bfloat16":  # (ml_dtypes' type: numpy's kind for it is 'V')
         flat = flat.astype(np.float32)
     if flat.dtype.kind not in "biuf":
         raise TypeError(f"components must be numbers, not {flat.dtype}")
@@ -60,7 +59,7 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
             raise ValueError(f"{flat.tolist()} is out of the range of {dtype!r}")
         if outside and flat.dtype.kind == "f":
             flat = flat.astype(np.int64)
-    if dtype.np_dtype == ml_dtypes.bfloat16 and flat.dtype != np.float32:
+    if dtype.name == "bfloat16" and flat.dtype != np.float32:
         flat = flat.astype(np.float32)  # (rounded through float32, as Warp converts)
     return flat.astype(dtype.np_dtype)  # (integer to integer: modulo 2**bits)
 
