@@ -248,3 +248,27 @@ def test_describing_a_value_never_breaks_a_compile(fresh_cache):
         x[wp.tid()] = weird.value
 
     assert warm_start.record_key(wp.kernel(reads_it), (True,), (), "t") is None
+
+
+def test_a_bare_name_the_program_set_on_weft_is_part_of_the_record(fresh_cache, monkeypatch):
+    """Kernels may call weft's names without `wp.` (Warp resolves `expect_eq` so); a value
+    a program set on the module under such a name is described like any other."""
+    def make():
+        def y_is_offset_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = x[i] + weft_test_offset  # noqa: F821 - resolved on the weft module
+        return wp.kernel(y_is_offset_x)
+
+    monkeypatch.setattr(wp, "weft_test_offset", 1.0, raising=False)
+    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 1.0)
+    monkeypatch.setattr(wp, "weft_test_offset", 4.0, raising=False)
+    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 4.0)
+
+
+def test_weft_names_keep_their_records(fresh_cache):
+    """weft's own names in a kernel (builtins, types, `wp.vector`) are weft's: a record."""
+    def uses_weft_names(x: wp.array(dtype=wp.vec3)):
+        i = wp.tid()
+        x[i] = wp.vector(wp.sin(1.0), float(i), wp.float32(2.0)) + wp.vec3(1.0, 0.0, 0.0)
+
+    assert warm_start.record_key(wp.kernel(uses_weft_names), (True,), (), "t") is not None

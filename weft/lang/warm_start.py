@@ -14,7 +14,8 @@ what its IR is made from:
 - every name its code (and that of each func it refers to, recursively) reads, resolved
   as the frontend resolves it: numbers and strings by value, weft types by their text
   (structs field by field), funcs by their source, modules by the attributes read from
-  them, weft's own builtins and funcs by name.
+  them; names read from weft itself (`wp.sin`, or bare as Warp allows) count as weft's
+  own, which its fingerprint covers, unless the program set them there.
 
 A kernel referring to anything else (a Python function used in `static(...)`, an object
 of a user's class, a native func) or rewritten by `code_transformers` has no record and is
@@ -181,8 +182,8 @@ def _references(pyfunc, seen: set) -> list:
         elif hasattr(builtins, name):
             out.append(f"{name}=builtins")
             continue
-        else:
-            out.append(f"{name}=weft-or-missing")  # (a bare weft name, or an attribute's name)
+        else:  # (a bare weft name, `expect_eq`; or only an attribute's name)
+            out.append(f"{name}={_weft_attribute(name, seen, names)}")
             continue
         out.append(f"{name}={_describe(value, seen, names)}")
     return out
@@ -218,6 +219,8 @@ def _describe(value, seen: set, names: frozenset = frozenset()) -> str:
 
 def _module_text(module, seen: set, names) -> str:
     name = module.__name__
+    if module is sys.modules.get("weft"):  # (`wp.` names: weft's own, or set on it by the program)
+        return "module:weft{" + ";".join(f"{a}={_weft_attribute(a, seen, names)}" for a in sorted(names)) + "}"
     if name.split(".")[0] in _FIXED_MODULES:
         return f"module:{name}"
     if id(module) in seen:
@@ -225,6 +228,26 @@ def _module_text(module, seen: set, names) -> str:
     seen.add(id(module))
     attrs = [f"{a}={_describe(getattr(module, a), seen, names)}" for a in sorted(names) if hasattr(module, a)]
     return f"module:{name}{{{';'.join(attrs)}}}"
+
+
+def _weft_attribute(name: str, seen: set, names) -> str:
+    """What `weft.<name>` is: "weft" for weft's own objects (its fingerprint covers them;
+    the builtins among them are imported only when first read, so absent and present must
+    read alike), else the description of what the program set there. Read from the
+    module's namespace: getattr would import the builtins."""
+    value = vars(sys.modules["weft"]).get(name, _ABSENT)
+    if value is _ABSENT:
+        return "weft"
+    if isinstance(value, Func):
+        own = value.qualified_name.startswith("weft.")
+    else:
+        owner = getattr(value, "__module__", None)
+        owner = owner if isinstance(owner, str) else type(value).__module__
+        own = owner.split(".")[0] == "weft"
+    return "weft" if own else _describe(value, seen, names)
+
+
+_ABSENT = object()
 
 
 def _func_text(func, seen: set) -> str:
