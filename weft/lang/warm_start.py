@@ -21,8 +21,9 @@ A kernel referring to anything else (a Python function used in `static(...)`, an
 of a user's class, a native func) or rewritten by `code_transformers` has no record and is
 compiled, or loaded from the cache by its IR, as before: a record is only ever written
 where a missed dependency cannot make it stale. The record holds the object code's cache
-key and the `KernelFacts` a launch needs (compiled.py); the IR is built later only if
-something asks for it (a bounds error's message, `detect_anomaly`, a taped launch).
+key and the `KernelFacts` a launch needs (compiled.py); a kernel's array analyses (what
+a Tape records of its launches) have a record of their own. The IR is built later only if
+something asks for it (a bounds error's message, `detect_anomaly`).
 """
 
 from __future__ import annotations
