@@ -65,9 +65,7 @@ def record_key(kernel, spec: tuple, options: tuple, target: str) -> str | None:
         return None
     try:
         text = _kernel_text(kernel)
-    except _Opaque:
-        return None
-    except Exception:  # noqa: BLE001 - whatever a value does when described, the kernel compiles without a record
+    except Exception:  # noqa: BLE001 - _Opaque, or whatever a value does when described: no record
         return None
     h = hashlib.sha256(_weft_fingerprint().encode())
     for part in (text, repr(spec), repr(options), target):
