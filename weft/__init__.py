@@ -249,17 +249,29 @@ def _builtin_names() -> dict:
     return names
 
 
-_builtins_loaded = False
+_builtins_lock = __import__("threading").RLock()
+_builtins_state = "absent"  # then "loading" (on the thread that imports them), then "loaded"
 
 
 def _load_builtin_names() -> None:
-    global _builtins_loaded
-    if _builtins_loaded:
+    """Put the names of `_builtin_names` in the module (once; another thread asking
+    meanwhile waits for them; an import inside the loading that asks again gets none)."""
+    global _builtins_state
+    if _builtins_state == "loaded":
         return
-    _builtins_loaded = True
-    g = globals()
-    for name, value in _builtin_names().items():
-        g.setdefault(name, value)  # (the names defined above stay: types, constants, ...)
+    with _builtins_lock:
+        if _builtins_state != "absent":
+            return
+        _builtins_state = "loading"
+        try:
+            names = _builtin_names()
+        except BaseException:
+            _builtins_state = "absent"
+            raise
+        g = globals()
+        for name, value in names.items():
+            g.setdefault(name, value)  # (the names defined above stay: types, constants, ...)
+        _builtins_state = "loaded"
 
 
 def __getattr__(name: str):
@@ -273,7 +285,7 @@ def __getattr__(name: str):
     if name in _LAZY:
         value = globals()[name] = getattr(importlib.import_module(_LAZY[name]), name)
         return value
-    if not _builtins_loaded:
+    if _builtins_state != "loaded":
         _load_builtin_names()
         if name in globals():
             return globals()[name]
