@@ -38,6 +38,11 @@ def no_ir(monkeypatch):
     return Guard()
 
 
+def _key(kernel, spec, options, target):
+    """The record key of `kernel` as its values stand now."""
+    return warm_start.record_key(warm_start.kernel_text(kernel), spec, options, target)
+
+
 def _records(cache) -> list:
     return sorted(cache.rglob(f"*{warm_start.RECORD_SUFFIX}"))
 
@@ -133,25 +138,25 @@ def test_structs_are_described_field_by_field(fresh_cache):
     keys = set()
     for make in (first, second):
         kernel = _struct_kernel(make())
-        keys.add(warm_start.record_key(kernel, (False, True), ("opts",), "target"))
+        keys.add(_key(kernel, (False, True), ("opts",), "target"))
     assert None not in keys and len(keys) == 2
 
 
 def test_settings_and_specialisations_change_the_record(fresh_cache):
     kernel = _scaled(2.0)
-    base = warm_start.record_key(kernel, (True, True), (True, False, "release", True), "t")
+    base = _key(kernel, (True, True), (True, False, "release", True), "t")
     assert base is not None
-    assert warm_start.record_key(kernel, (False, True), (True, False, "release", True), "t") != base
-    assert warm_start.record_key(kernel, (True, True), (False, False, "release", True), "t") != base
-    assert warm_start.record_key(kernel, (True, True), (True, False, "release", True), "u") != base
+    assert _key(kernel, (False, True), (True, False, "release", True), "t") != base
+    assert _key(kernel, (True, True), (False, False, "release", True), "t") != base
+    assert _key(kernel, (True, True), (True, False, "release", True), "u") != base
     wp.config.max_unroll, saved = 3, wp.config.max_unroll
     try:
-        assert warm_start.record_key(kernel, (True, True), (True, False, "release", True), "t") != base
+        assert _key(kernel, (True, True), (True, False, "release", True), "t") != base
     finally:
         wp.config.max_unroll = saved
     wp.set_module_options({"fast_math": True}, module=kernel.module.name)
     try:
-        assert warm_start.record_key(kernel, (True, True), (True, False, "release", True), "t") != base
+        assert _key(kernel, (True, True), (True, False, "release", True), "t") != base
     finally:
         wp.set_module_options({"fast_math": None}, module=kernel.module.name)
 
@@ -170,7 +175,7 @@ def test_kernels_reading_what_cannot_be_described_get_no_record(fresh_cache):
         x[wp.tid()] = wp.static(2.0 * 3.0)
 
     for f in (reads_an_object, uses_static):
-        assert warm_start.record_key(wp.kernel(f), (True,), (), "t") is None
+        assert _key(wp.kernel(f), (True,), (), "t") is None
 
 
 def test_errors_of_a_kernel_loaded_from_its_record_name_the_line(fresh_cache, no_ir):
@@ -247,7 +252,7 @@ def test_describing_a_value_never_breaks_a_compile(fresh_cache):
     def reads_it(x: wp.array(dtype=float)):
         x[wp.tid()] = weird.value
 
-    assert warm_start.record_key(wp.kernel(reads_it), (True,), (), "t") is None
+    assert _key(wp.kernel(reads_it), (True,), (), "t") is None
 
 
 def test_a_bare_name_the_program_set_on_weft_is_part_of_the_record(fresh_cache, monkeypatch):
@@ -271,4 +276,37 @@ def test_weft_names_keep_their_records(fresh_cache):
         i = wp.tid()
         x[i] = wp.vector(wp.sin(1.0), float(i), wp.float32(2.0)) + wp.vec3(1.0, 0.0, 0.0)
 
-    assert warm_start.record_key(wp.kernel(uses_weft_names), (True,), (), "t") is not None
+    assert _key(wp.kernel(uses_weft_names), (True,), (), "t") is not None
+
+
+def _rescalable():
+    """A kernel reading `scale` from its closure, and a function that rebinds it."""
+    scale = 2.0
+
+    def y_is_scaled_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[i] * scale
+
+    def set_scale(value):
+        nonlocal scale
+        scale = value
+
+    return wp.kernel(y_is_scaled_x), set_scale
+
+
+def test_a_record_describes_the_values_its_code_was_built_from(fresh_cache):
+    """A kernel keeps the IR of its first compile; a value changed after it must not name
+    a record of code built before the change."""
+    kernel, set_scale = _rescalable()
+    x = wp.array(np.arange(8, dtype=np.float32))
+    y = wp.zeros(8, dtype=float)
+    wp.launch(kernel, 8, inputs=[x, y])  # (contiguous: compiles with scale 2)
+    set_scale(3.0)
+    strided_x, strided_y = wp.zeros(16)[::2], wp.zeros(16)[::2]
+    strided_x.assign(np.arange(8, dtype=np.float32))
+    wp.launch(kernel, 8, inputs=[strided_x, strided_y])  # (another variant of the same IR)
+    np.testing.assert_array_equal(strided_y.numpy(), 2.0 * np.arange(8))
+    fresh, set_fresh = _rescalable()  # (as a later process, where scale is 3 from the start)
+    set_fresh(3.0)
+    wp.launch(fresh, 8, inputs=[strided_x, strided_y])
+    np.testing.assert_array_equal(strided_y.numpy(), 3.0 * np.arange(8))

@@ -201,7 +201,21 @@ class Kernel:
                 from ..transforms.lanes import lower_lanes
                 ir = run_pipeline(lower_lanes(ir, self.lanes), check=True)
             self._ir[mode] = ir
+            # the warm-start text must describe what this IR was built from: taken now if
+            # not yet, and dropped (no records) if a value it names changed since
+            text = warm_start.kernel_text(self)
+            if self._ir.setdefault(("warm text", mode), text) != text:
+                self._ir[("warm text", mode)] = None
         return ir
+
+    def _warm_text(self, mode: str) -> str | None:
+        """warm_start.kernel_text for `mode`, taken once per kernel: when first asked for or
+        when the IR is built, whichever comes first (a kernel keeps the IR of its first
+        compile, so its records must describe the values of that moment)."""
+        key = ("warm text", mode)
+        if key not in self._ir:
+            self._ir[key] = warm_start.kernel_text(self)
+        return self._ir[key]
 
     def cooperative(self, spec) -> Kernel:
         """This (concrete) kernel as the block program of Warp's cooperative CPU blocks for
@@ -294,7 +308,7 @@ class Kernel:
         found = self._ir.get(key)
         if found is not None:
             return found
-        record = warm_start.record_key(self, "array analyses", (self.mode,), "")
+        record = warm_start.record_key(self._warm_text(self.mode), "array analyses", (self.mode,), "")
         found = warm_start.load_analyses(record) if record is not None else None
         if found is None:
             from ..autodiff.arrays import array_final_reads, array_initial_reads
@@ -310,7 +324,7 @@ class Kernel:
             final_ids = array_final_reads(fn)
             found = {"effects": (keys(reads), keys(writes)), "initial": keys(array_initial_reads(fn)),
                      "final": frozenset(k for k, p in enumerate(fn.params) if p.id in final_ids)}
-            if record is not None:
+            if record is not None and self._warm_text(self.mode) is not None:  # (see `ir`)
                 warm_start.store_analyses(record, found)
         self._ir[key] = found
         return found
@@ -402,7 +416,7 @@ class Kernel:
         start = time.perf_counter()
         options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
         variant = (*options, adjoint, consume, sorted(map(repr, retain)))
-        record = warm_start.record_key(self, spec, variant, cpu.target_description())
+        record = warm_start.record_key(self._warm_text(self.mode), spec, variant, cpu.target_description())
         if record is not None:
             ck = self._load_warm(record, spec, options, adjoint, consume, retain)
             if ck is not None:
@@ -434,8 +448,9 @@ class Kernel:
         address = cpu.load_object(obj, cg.entry_name, shared=True)
         facts = KernelFacts.of(fn, cg.entry_name, cg.scratch_size)
         # (a record only where a warm launch would see the very parameter types this one
-        # does, and nothing is said at compile time that a warm load would leave unsaid)
-        if record is not None and not warned and \
+        # does, nothing is said at compile time that a warm load would leave unsaid, and the
+        # IR was built from the values the record's key describes)
+        if record is not None and not warned and self._warm_text(self.mode) is not None and \
                 all(p.type is t for p, t in zip(fn.params, self._launch_param_types(adjoint), strict=True)):
             warm_start.store(record, key, facts._asdict())
         if config.verbose:

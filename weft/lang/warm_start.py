@@ -57,15 +57,22 @@ class _Opaque(Exception):
     """A referenced value this module cannot describe exactly: the kernel gets no record."""
 
 
-def record_key(kernel, spec: tuple, options: tuple, target: str) -> str | None:
-    """The key of `kernel`'s warm-start record for this specialisation, compile options
-    (bounds checks, fast math, mode, thread vectorisation) and target description, or
-    None if the kernel's code depends on something that cannot be described."""
-    if not config.cache_kernels or kernel.code_transformers or kernel.lanes is not None or not kernel.source:
+def kernel_text(kernel) -> str | None:
+    """Everything `kernel`'s code is made from, as text (the values its names have now),
+    or None if the kernel's code depends on something that cannot be described."""
+    if kernel.code_transformers or kernel.lanes is not None or not kernel.source:
         return None
     try:
-        text = _kernel_text(kernel)
-    except Exception:  # noqa: BLE001 - _Opaque, or whatever a value does when described: no record
+        return _kernel_text(kernel)
+    except Exception:  # noqa: BLE001 - _Opaque, or whatever a value does when described: no text
+        return None
+
+
+def record_key(text: str | None, spec, options: tuple, target: str) -> str | None:
+    """The key of a warm-start record for a kernel of this `kernel_text`, specialisation,
+    compile options (bounds checks, fast math, mode, thread vectorisation, the adjoint
+    variant) and target description; None without a text or with caching off."""
+    if text is None or not config.cache_kernels:
         return None
     h = hashlib.sha256(_weft_fingerprint().encode())
     for part in (text, repr(spec), repr(options), target):
