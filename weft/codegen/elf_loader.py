@@ -20,8 +20,9 @@ from __future__ import annotations
 import ctypes
 import mmap
 import struct
-import sys
 import threading
+
+from .host import is_x86_64_linux
 
 _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
 _SHDR = struct.Struct("<IIQQQQIIQQ")
@@ -45,12 +46,7 @@ class Unsupported(Exception):
 
 
 def supported() -> bool:
-    return sys.platform.startswith("linux") and _machine() in ("x86_64", "amd64")
-
-
-def _machine() -> str:
-    import os
-    return os.uname().machine.lower()
+    return is_x86_64_linux()
 
 
 _libc = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import platform
 import typing
 
 from . import cache
@@ -43,6 +44,13 @@ def host() -> Host:
     if key is not None:
         cache.store(key, json.dumps(list(found)).encode(), _SUFFIX)
     return found
+
+
+@functools.cache
+def is_x86_64_linux() -> bool:
+    """Whether this is Linux on x86-64: what the native thread pool's futex calls and
+    elf_loader.py's relocations are written for."""
+    return platform.system() == "Linux" and platform.machine().lower() in ("x86_64", "amd64")
 
 
 def ask_llvm() -> Host:

@@ -18,7 +18,6 @@ result.
 from __future__ import annotations
 
 import ctypes
-import platform
 import threading
 
 SPIN = 40000  # polls before sleeping (about 1 ms: a step of a simulation loop launches again sooner)
@@ -35,7 +34,8 @@ class PoolState(ctypes.Structure):
 
 
 def supported() -> bool:
-    return platform.system() == "Linux" and platform.machine() in ("x86_64", "AMD64")
+    from ..codegen.host import is_x86_64_linux
+    return is_x86_64_linux()
 
 
 def chunk_count(ck, total: int, threads: int) -> int:
