@@ -322,12 +322,10 @@ def dtype_from_numpy(numpy_dtype):
 def dtype_to_numpy(weft_dtype):
     """The numpy scalar type of a weft scalar type."""
     weft_dtype = _weft(weft_dtype)
-    if isinstance(weft_dtype, _DeferredScalar):
-        weft_dtype.np_dtype  # noqa: B018 - resolves it (and adds it to the tables)
-    t = warp_type_to_np_dtype.get(weft_dtype)
-    if t is None:
-        raise TypeError(f"cannot convert {weft_dtype!r} to a numpy type")
-    return t
+    try:
+        return warp_type_to_np_dtype[weft_dtype]  # (bfloat16 resolved on the way: _Table)
+    except KeyError:
+        raise TypeError(f"cannot convert {weft_dtype!r} to a numpy type") from None
 
 
 def strides_from_shape(shape: tuple, dtype) -> tuple:
