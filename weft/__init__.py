@@ -5,6 +5,8 @@
 
 __version__ = "0.1.0"
 
+import threading as _threading  # noqa: E402 - (the lock of the lazy names below)
+
 from . import (
     _src,  # noqa: E402 - Warp's internal module paths (thin re-exports)
     autograd,  # noqa: E402
@@ -249,7 +251,7 @@ def _builtin_names() -> dict:
     return names
 
 
-_builtins_lock = __import__("threading").RLock()
+_builtins_lock = _threading.RLock()
 _builtins_state = "absent"  # then "loading" (on the thread that imports them), then "loaded"
 
 
