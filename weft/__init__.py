@@ -42,6 +42,7 @@ from .lang.errors import (  # noqa: E402
     WarpCodegenValueError,
     WeftError,
 )
+from .lang.function import Func as Function  # noqa: E402 - Warp's class of @func objects
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, force_load, get_module, load_module  # noqa: E402

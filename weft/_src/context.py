@@ -10,6 +10,7 @@ import typing
 
 from ..codegen import cpu as _cpu
 from ..lang.aot import compile_aot_module, load_aot_module  # noqa: F401
+from ..lang.function import Func as Function  # noqa: F401
 from ..lang.kernel import Kernel  # noqa: F401
 from ..lang.module import _MODULES as user_modules  # noqa: F401 - modules by name, as Warp's
 from ..lang.module import Module, force_load, get_module, load_module  # noqa: F401

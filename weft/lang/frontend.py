@@ -53,6 +53,7 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         self._uid = 0
         self.loop_declarations: dict = {}  # loop key -> {name: type} declared before that loop
         self.loop_carries: dict = {}  # loop key -> names it carries beyond its assignments
+        self.ref_params: frozenset = frozenset()  # a func's `wp.ref[T]` parameters (types/reference.py)
 
     # Entry ---------------------------------------------------------------------------------
     def compile(self) -> Function:
@@ -101,16 +102,18 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
             self.b.op("return", [])
         fn.ret_type = self.ret_type
         if self.kind == "func":
-            self._write_back_tiles(fn)
+            self._write_back(fn)
         return fn
 
-    def _write_back_tiles(self, fn: Function):
+    def _write_back(self, fn: Function):
         """A func that updates a tile argument (`t += x`, `t[i] = x`, tile_assign(t, ...))
-        updates the caller's tile, as in Warp, where tiles are passed by reference: the
-        final values of such parameters are returned after the result (`tile_writeback`
-        names them; Func.emit_call rebinds the caller's variables)."""
+        updates the caller's tile, as in Warp, where tiles are passed by reference; so does
+        one that assigns to a `wp.ref[T]` parameter. The final values of such parameters are
+        returned after the result (`tile_writeback` names them; Func.emit_call stores them
+        into the caller's arguments)."""
         rebound = [k for k, (name, t) in enumerate(self.param_types.items())
-                   if isinstance(t, TileType) and self.scope.get(name) is not fn.params[k]]
+                   if (isinstance(t, TileType) or name in self.ref_params)
+                   and self.scope.get(name) is not fn.params[k]]
         if rebound:
             names = list(self.param_types)
             fn.body.terminator.operands += [self.scope[names[k]] for k in rebound]

@@ -11,11 +11,23 @@ from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import ArrayType, FixedArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray, valid_dtype
+from ..types.reference import Reference
 from . import promotion
 from .errors import CompileError, WarpCodegenTypeError
 from .source import ParsedSource, remember_source
 
 GENERIC = object()  # a parameter whose type comes from the call
+
+
+class _FunctionParameter:
+    """The resolved annotation of a parameter `g: wp.Function`: the call passes a func or a
+    builtin, which the callee calls; each function passed compiles its own instance."""
+
+    def __repr__(self):
+        return "wp.Function"
+
+
+FUNCTION = _FunctionParameter()
 
 
 def resolve_annotation(annotation, where: str):
@@ -24,6 +36,8 @@ def resolve_annotation(annotation, where: str):
     if annotation is inspect.Parameter.empty or annotation is typing.Any \
             or isinstance(annotation, typing.TypeVar):
         return GENERIC
+    if annotation is Func:
+        return FUNCTION
     if isinstance(annotation, AnyArray) and not valid_dtype(annotation.dtype):
         raise WarpCodegenTypeError(f"{where}: {annotation!r}: array dtype must be a weft scalar, vector, "
                                    f"matrix or struct type, got {annotation.dtype!r}")
@@ -61,6 +75,15 @@ def signature_types(pyfunc, kind: str) -> dict:
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"{pyfunc.__qualname__}: *args/**kwargs parameters are not supported")
         annotation = hints.get(name, inspect.Parameter.empty)
+        if isinstance(annotation, Reference):
+            if kind == "kernel":
+                raise WarpCodegenTypeError(
+                    f"kernel {pyfunc.__qualname__}: parameter '{name}' is annotated {annotation!r}; "
+                    f"wp.ref[T] is for @wp.func parameters: pass the value to a func that takes a reference")
+            annotation = annotation.dtype
+        if kind == "kernel" and annotation is Func:
+            raise WarpCodegenTypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' is annotated "
+                                       f"wp.Function; only a @wp.func can take a function parameter")
         if kind == "kernel" and annotation is inspect.Parameter.empty:
             raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
                             f"annotation, e.g. `{name}: weft.array(dtype=float)`")
@@ -94,11 +117,13 @@ def _signature(types) -> str:
 class FuncInstance:
     """One func compiled for one tuple of argument types."""
 
-    def __init__(self, func: Func, overload, param_types: dict):
+    def __init__(self, func: Func, overload, param_types: dict, functions: dict):
         self.func = func
         self.overload = overload
-        self.param_types = param_types
-        self.name = f"{func.name}({', '.join(map(repr, param_types.values()))})"
+        self.param_types = param_types  # (the IR's parameters: all but the function ones)
+        self.functions = functions  # `wp.Function` parameter name -> the func or builtin passed
+        shown = [*map(repr, param_types.values()), *(f"{k}={_function_name(f)}" for k, f in functions.items())]
+        self.name = f"{func.name}({', '.join(shown)})"
         self._ir = None
         self._ir_mode = None
         self._compiling = False
@@ -125,7 +150,8 @@ class FuncInstance:
                 ret = self.overload.ret_type
                 open_ret = ret if is_generic(ret) else None  # `-> wp.Float`: inferred, then checked
                 fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
-                                      None if open_ret is not None else ret)
+                                      None if open_ret is not None else ret, constants=self.functions)
+                fc.ref_params = self.overload.ref_params
                 fn = fc.compile()
                 if open_ret is not None and not (fn.ret_type is not None and open_ret.matches(fn.ret_type)):
                     raise WarpCodegenTypeError(
@@ -144,6 +170,7 @@ class Overload:
         self.source_text = source  # the function's text, if not the one in its file
         self.params = signature_types(pyfunc, "func")
         hints = _annotations(pyfunc)
+        self.ref_params = frozenset(n for n in self.params if isinstance(hints.get(n), Reference))
         ret = hints.get("return")
         self.ret_type = None if ret is None else resolve_annotation(ret, f"{pyfunc.__qualname__} return")
         if isinstance(self.ret_type, FixedArrayType):  # (a local array: an array value; see lang/returns.py)
@@ -180,6 +207,11 @@ class Func:
         self.__wrapped__ = pyfunc
 
     @property
+    def func(self):
+        """The Python function of the first overload (Warp's `Function.func`)."""
+        return self.overloads[0].pyfunc
+
+    @property
     def user_overloads(self) -> dict:
         """Warp's view of the overloads: a signature (its parameter types) -> the overload,
         for each overload written with concrete types and each instance of a generic one
@@ -196,6 +228,9 @@ class Func:
         """Add an overload; one with the same parameter types replaces the earlier one."""
         new = Overload(pyfunc)
         same = [k for k, o in enumerate(self.overloads) if list(o.params.values()) == list(new.params.values())]
+        if same and self.overloads[same[0]].ref_params != new.ref_params:
+            raise RuntimeError(f"func {self.name}: overloads cannot differ only in which parameters are "
+                               f"wp.ref[T]; a call could not tell them apart")
         if same:
             self.overloads[same[0]] = new
         else:
@@ -210,14 +245,16 @@ class Func:
 
     def instance_for(self, ctx, args, kwargs, node):
         """The instance a call with these arguments compiles to, and the argument values."""
-        overload, (types, values) = self._resolve(ctx, args, kwargs, node)
-        key = (id(overload), tuple(types.values()))
+        overload, (types, values, functions) = self._resolve(ctx, args, kwargs, node)
+        key = (id(overload), tuple(types.values()), tuple((k, id(f)) for k, f in functions.items()))
         if key not in self.instances:
-            self.instances[key] = FuncInstance(self, overload, types)
+            self.instances[key] = FuncInstance(self, overload, types, functions)
         return self.instances[key], values
 
     def emit_call(self, ctx, args, kwargs, node):
         instance, values = self.instance_for(ctx, args, kwargs, node)
+        if instance.overload.ref_params:
+            _check_reference_arguments(ctx, self, instance, args, kwargs, node)
         try:
             callee = instance.ir()
         except CompileError as err:  # an error in the func's body: say where it was called
@@ -227,18 +264,24 @@ class Func:
         writeback = getattr(callee, "tile_writeback", ())
         op = ctx.b.op("call_func", values, result_types + [callee.params[k].type for k in writeback],
                       {"func": instance})
+        names = list(instance.param_types)
         for k, new in zip(writeback, op.results[len(result_types):]):
-            self._write_back(ctx, node, k, new)
+            self._write_back(ctx, node, names[k], new, instance.overload)
         return op.results[0] if result_types else None
 
-    def _write_back(self, ctx, node, k, new):
-        """The caller's tile argument `k` takes the value the func left in it (tiles are
-        passed by reference in Warp); an argument that is not a variable is a temporary."""
+    def _write_back(self, ctx, node, name, new, overload):
+        """The caller's argument for parameter `name` takes the value the func left in it: a
+        `wp.ref[T]` argument (a variable, array element, field or component: stored there),
+        or a tile (passed by reference in Warp; an argument that is not a variable is a
+        temporary)."""
         import ast
-        arg = node.args[k] if node is not None and k < len(node.args) else None
-        if arg is None and node is not None:
-            name = list(self.overloads[0].params)[k] if self.overloads else None
-            arg = next((kw.value for kw in node.keywords if kw.arg == name), None)
+        arg = _argument_node(node, overload, name)
+        if name in overload.ref_params:
+            ctx.assign(arg, new)
+            root = _root_name(arg)
+            if isinstance(ctx.scope.get(root), Value):  # (a variable a loop must now carry)
+                ctx.rebind(root, ctx.scope[root], f"func {self.name} updates its argument '{root}'")
+            return
         if isinstance(arg, ast.Name) and arg.id in ctx.scope:
             old = ctx.scope[arg.id]
             ctx.rebind(arg.id, new, f"func {self.name} updates its tile argument '{arg.id}'")
@@ -275,7 +318,7 @@ class Func:
                 errors.append(f"unexpected or repeated argument '{k}'")
                 return None
             given[k] = v
-        types, values = {}, []
+        types, values, functions = {}, [], {}
         for name, want in overload.params.items():
             if name not in given:
                 if name not in overload.defaults:
@@ -283,6 +326,15 @@ class Func:
                     return None
                 given[name] = overload.defaults[name]
             arg = given[name]
+            if want is FUNCTION:
+                if not _is_callable_function(arg):
+                    errors.append(f"'{name}' expects a function (a @wp.func or a builtin), got {arg!r}")
+                    return None
+                functions[name] = arg
+                continue
+            if _is_callable_function(arg):
+                errors.append(f"'{name}' is not a wp.Function parameter, got the function {_function_name(arg)}")
+                return None
             if exact and isinstance(want, Type) and promotion.is_weak(arg) \
                     and promotion.default_type(arg) is not want:
                 errors.append(f"'{name}' expects {want!r}, got {arg!r}")
@@ -308,4 +360,68 @@ class Func:
                 v = ctx.coerce(arg, want, what=f"argument '{name}' of {self.name}")
             types[name] = v.type
             values.append(v)
-        return types, values
+        return types, values, functions
+
+
+def _argument_node(node, overload, name):
+    """The source expression of a call's argument for parameter `name` (None if defaulted)."""
+    if node is None:
+        return None
+    k = list(overload.params).index(name)
+    if k < len(node.args):
+        return node.args[k]
+    return next((kw.value for kw in node.keywords if kw.arg == name), None)
+
+
+def _is_callable_function(x) -> bool:
+    """A value a `wp.Function` parameter takes: a @wp.func or a builtin."""
+    from ..builtins.registry import Builtin
+    return isinstance(x, (Func, Builtin))
+
+
+def _function_name(f) -> str:
+    return getattr(f, "name", None) or repr(f)
+
+
+def _root_name(target):
+    """The variable an assignment target stores into (`v` of `v.x[i]`); None if none."""
+    import ast
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _check_reference_arguments(ctx, func, instance, args, kwargs, node):
+    """Each `wp.ref[T]` argument is storage of type T the caller can write: a variable, an
+    array element, a struct field or a component of one (never a literal, a temporary or a
+    call's result), and no two of them are the same expression (the stores would race)."""
+    import ast
+    overload = instance.overload
+    names = list(overload.params)
+    given = {**dict(zip(names, args)), **kwargs}
+    seen = {}
+    for name in names:
+        if name not in overload.ref_params:
+            continue
+        arg = _argument_node(node, overload, name)
+        where = f"argument '{name}' of func {func.name} is a {overload.params[name]!r} parameter"
+        want = instance.param_types[name]
+        if arg is None:
+            ctx.error(f"{where}: it needs a variable to update, not a default value", node)
+        root = _root_name(arg)
+        value = given.get(name)
+        if root is None or root not in ctx.scope:
+            ctx.error(f"{where}: pass a variable, an array element or a field to update, not "
+                      f"`{ast.unparse(arg)}` (a temporary)", arg)
+        if not isinstance(value, Value):
+            hint = f"`{root} = wp.{getattr(want, '__name__', want)}({value!r})`" if root == getattr(arg, "id", None) \
+                else "a variable"
+            ctx.error(f"{where}: `{ast.unparse(arg)}` is a compile-time constant, which has no storage to "
+                      f"update; declare it with its type, e.g. {hint}", arg)
+        if value.type is not want:
+            ctx.error(f"{where}: `{ast.unparse(arg)}` has type {value.type!r}, expected {want!r}", arg)
+        text = ast.dump(arg)
+        if text in seen:
+            ctx.error(f"func {func.name}: `{ast.unparse(arg)}` is passed to two wp.ref parameters "
+                      f"('{seen[text]}' and '{name}'); each reference needs its own storage", arg)
+        seen[text] = name

@@ -66,6 +66,10 @@ def call_builtin(builtin, args: tuple, kwargs: dict):
 
 def call_func(func, args: tuple, kwargs: dict):
     """A `@weft.func` called from Python scope."""
+    refs = sorted({name for overload in func.overloads for name in overload.ref_params})
+    if refs:
+        raise TypeError(f"func {func.name} takes parameters by reference ({', '.join(refs)}: wp.ref[T]), "
+                        f"which a call from Python scope cannot update; call it from a kernel or func")
     return _evaluate(func, func.name, args, kwargs, _func_mismatch)
 
 

@@ -22,6 +22,7 @@ from .composite import (
 from .generic import MatrixPattern, ScalarPattern, TypePattern, VectorPattern  # noqa: F401
 from .introspect import *  # noqa: F403
 from .introspect import dtype_from_numpy, dtype_to_numpy
+from .reference import Reference, ref
 from .scalars import (
     PYTHON_TYPES,
     SCALARS,
@@ -96,4 +97,5 @@ __all__ = [
     "scalar_from_numpy", "uint8", "uint16", "uint32", "uint64", "StructType", "StructValue",
     "half", "float_", "double", "handle", "NAMED_COMPOSITES", "resolve", *_named, "bfloat16", "Int", "Float",
     "TypePattern", "dtype_from_numpy", "dtype_to_numpy", "TileType", "tile", "TileStackType",
+    "Reference", "ref",
 ]
