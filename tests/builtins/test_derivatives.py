@@ -167,6 +167,7 @@ CASES = [
     *(_case("determinant", "wp.determinant(a)", M(n), variant=f"mat{n}{n}") for n in (2, 3, 4)),
     *(_case("inverse", "wp.inverse(a)", M_INVERTIBLE(n), out=f"mat{n}{n}d", variant=f"mat{n}{n}")
       for n in (2, 3, 4)),
+    _case("inverse_approx", "wp.inverse_approx(a)", M_INVERTIBLE(3), out="mat33d"),
     # quaternions and transforms
     _case("quat_from_axis_angle", "wp.quat_from_axis_angle(a, b)", V(), F(-4, 4), out="quatd"),
     _case("quat_inverse", "wp.quat_inverse(a)", Q, out="quatd"),

@@ -168,11 +168,12 @@ def determinant(ctx, args, kwargs):
     return _det(b, e)
 
 
-@builtin("inverse")
+@builtin("inverse", aliases=("inverse_approx",))
 def inverse(ctx, args, kwargs):
     """Inverse by the adjugate. As in Warp, a singular matrix (determinant exactly 0) gives
     the zero matrix, and a 4x4 matrix of float16/float32 entries is inverted in float64 and
-    rounded once (the cofactors' cancellations would otherwise cost several digits)."""
+    rounded once (the cofactors' cancellations would otherwise cost several digits).
+    `inverse_approx` is the same on the CPU (Warp's is faster and less exact only on GPUs)."""
     (m,) = _nargs(ctx, args, kwargs, 1, "inverse")
     m = _mat(ctx, m, "inverse")
     b = ctx.b

@@ -39,7 +39,8 @@ def check_grads(params, grads, name: str):
     """The checks of `name.step(grads)`: parameters set, one gradient of the right dtype and
     shape per parameter."""
     if params is None:
-        raise RuntimeError(f"{name}.step: set the parameters first ({name}(params) or set_params)")
+        raise RuntimeError(f"{name} parameters must be set before calling step(), got None "
+                           f"(pass them to {name}(params) or set_params)")
     if len(grads) != len(params):
         raise ValueError(f"{name}.step: {len(params)} parameters but {len(grads)} gradients")
     for k, (p, g) in enumerate(zip(params, grads)):
@@ -50,8 +51,8 @@ def check_grad(param: array, grad: array, k: int, name: str):
     if grad is None:
         raise ValueError(f"{name}.step: no gradient for parameter {k} (got None)")
     if grad.dtype != param.dtype:
-        raise TypeError(f"{name}.step: gradient {k} is an array of {grad.dtype!r}, its parameter "
-                        f"of {param.dtype!r}")
+        raise TypeError(f"{name} gradient dtype must match parameter dtype {param.dtype!r}, got "
+                        f"{grad.dtype!r} (gradient {k})")
     if tuple(grad.shape) != tuple(param.shape):
-        raise ValueError(f"{name}.step: gradient {k} has shape {tuple(grad.shape)}, its parameter "
-                         f"{tuple(param.shape)}")
+        raise ValueError(f"{name} gradient shape must match parameter shape {tuple(param.shape)}, got "
+                         f"{tuple(grad.shape)} (gradient {k})")
