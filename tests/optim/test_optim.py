@@ -111,7 +111,7 @@ def test_reset_and_set_params():
 
 def test_errors():
     p = wp.zeros(3)
-    with pytest.raises(RuntimeError, match="set the parameters"):
+    with pytest.raises(RuntimeError, match="parameters must be set before calling step"):
         weft.optim.SGD().step([p])
     with pytest.raises(ValueError, match="shape"):
         weft.optim.SGD([p]).step([wp.zeros(4)])
