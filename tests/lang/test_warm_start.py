@@ -115,6 +115,23 @@ def test_attributes_read_from_a_user_module_are_part_of_its_record(fresh_cache):
     np.testing.assert_array_equal(_launch(make()), np.arange(8) + 5.0)
 
 
+def test_a_user_module_named_warp_something_is_described_too(fresh_cache):
+    """Where `warp` is weft under another name, a program's own modules may live under it
+    (Warp's test helpers are `warp.tests.*`): their attributes are the program's."""
+    helpers = types.ModuleType("warp.tests.helpers_of_this_test")
+
+    def make():
+        def y_is_offset_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = x[i] + helpers.OFFSET
+        return wp.kernel(y_is_offset_x)
+
+    helpers.OFFSET = 1.0
+    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 1.0)
+    helpers.OFFSET = 5.0
+    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 5.0)
+
+
 def _struct_kernel(struct):
     def read_a(s: struct, y: wp.array(dtype=float)):
         y[wp.tid()] = s.a

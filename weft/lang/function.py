@@ -5,7 +5,9 @@ from __future__ import annotations
 import inspect
 import types as pytypes
 import typing
+import weakref
 
+from .. import config
 from ..ir.core import Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
@@ -17,6 +19,21 @@ from .errors import CompileError, WarpCodegenTypeError
 from .source import ParsedSource, remember_source
 
 GENERIC = object()  # a parameter whose type comes from the call
+
+#: How many times a func has been given another body or overload after it was made (a
+#: module reloaded, a notebook cell run again). Kernels compiled before look again at what
+#: they were compiled from (Kernel.compiled), and funcs drop their compiled instances.
+redefinitions = 0
+_ALL_FUNCS: weakref.WeakSet = weakref.WeakSet()
+
+
+def note_redefinition():
+    """A func changed: every func's instances may have inlined its old body."""
+    global redefinitions
+    redefinitions += 1
+    for f in list(_ALL_FUNCS):
+        f.instances.clear()
+    config.changes += 1  # (launches look their kernel up again: see Kernel.compiled)
 
 
 class _FunctionParameter:
@@ -205,6 +222,7 @@ class Func:
         self.instances: dict = {}
         self.__doc__ = pyfunc.__doc__
         self.__wrapped__ = pyfunc
+        _ALL_FUNCS.add(self)
 
     @property
     def func(self):
@@ -235,7 +253,7 @@ class Func:
             self.overloads[same[0]] = new
         else:
             self.overloads.append(new)
-        self.instances.clear()
+        note_redefinition()
 
     def __call__(self, *args, **kwargs):
         """From Python scope: the func compiled for these argument types and run once, so

@@ -20,8 +20,8 @@ from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
 from ..types import ArrayType, StructType
 from ..types.layout import ctype_of
+from . import function, warm_start
 from . import overloads as _overloads
-from . import warm_start
 from .compiled import CompiledKernel, KernelFacts
 from .errors import KERNEL_RETURN_MESSAGE, CompileError, WarpCodegenTypeError
 from .function import _annotations, is_generic, signature_types
@@ -101,6 +101,7 @@ class Kernel:
         self._ir: dict = {}
         self._compiled: dict = {}
         self._recent: dict = {}  # (spec, adjoint, consume, retain) -> (config.changes, compiled kernel)
+        self._seen_redefinitions = function.redefinitions
         self.module = module_for(module, func, self.key)
         self.module.register_kernel(self)
         remember_source(func)
@@ -390,6 +391,8 @@ class Kernel:
         if recent is not None and recent[0] == config.changes:
             return recent[1]
         changes = config.changes
+        if self._seen_redefinitions != function.redefinitions:
+            self._forget_if_sources_changed()
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
         target = self.target
@@ -409,6 +412,21 @@ class Kernel:
             self._recent.clear()
         self._recent[memo] = (changes, ck)
         return ck
+
+    def _forget_if_sources_changed(self):
+        """A func was redefined since this kernel compiled: if what the kernel's code names
+        now differs from what it was compiled from (or cannot be described), drop every IR
+        and compiled variant, so that the next launch compiles the new code, as Warp
+        rebuilds a module whose dependencies changed."""
+        self._seen_redefinitions = function.redefinitions
+        texts = [(key, text) for key, text in self._ir.items() if isinstance(key, tuple) and key[0] == "warm text"]
+        if not texts and not self._compiled:
+            return
+        if not texts or any(text is None or text != warm_start.kernel_text(self) for _, text in texts):
+            self._ir.clear()
+            self._compiled.clear()
+            self._recent.clear()
+            self.__dict__.pop("_lane_variants", None)
 
     def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:
         from ..codegen import cpu

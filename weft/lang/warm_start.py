@@ -49,8 +49,10 @@ RECORD_SUFFIX = ".warm"
 _RUN_SETTINGS = frozenset({"changes", "num_threads", "parallel_threshold", "kernel_cache_dir", "verbose",
                            "quiet", "print_launches", "log_level", "verbose_warnings", "cache_kernels"})
 
-#: Modules whose attributes are weft's own (covered by its fingerprint) or fixed.
-_FIXED_MODULES = ("weft", "warp", "math", "numpy", "builtins", "typing")
+#: Modules whose attributes are weft's own (covered by its fingerprint) or fixed. Not
+#: "warp": where `warp` is weft under another name its modules are weft's (named "weft.*"),
+#: and any other module under that name is a program's (Warp's test helpers, `warp.tests.*`).
+_FIXED_MODULES = ("weft", "math", "numpy", "builtins", "typing")
 
 
 class _Opaque(Exception):
