@@ -263,3 +263,30 @@ def test_function_parameter_errors():
             pass
 
         wp.launch(k, dim=1, inputs=[double_it])
+
+
+TARGET = double_it
+
+
+@wp.kernel
+def apply_global_target(out: wp.array[float]):
+    out[0] = apply(TARGET, 2.0)
+    out[1] = apply_default()
+
+
+def test_function_target_counts_in_the_module_hash():
+    """hash_module() is computed afresh (as Warp's): the func a global names is part of it,
+    and so is a func's default argument."""
+    global TARGET
+    module = apply_global_target.module
+    try:
+        first = module.hash_module()
+        TARGET = triple_it
+        assert module.hash_module() != first
+        TARGET = double_it
+        assert module.hash_module() == first
+        apply_default.defaults["g"] = triple_it
+        assert module.hash_module() != first
+    finally:
+        TARGET = double_it
+        apply_default.defaults["g"] = double_it

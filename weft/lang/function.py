@@ -230,6 +230,17 @@ class Func:
         return self.overloads[0].pyfunc
 
     @property
+    def defaults(self) -> dict:
+        """The first overload's default arguments, by parameter name (Warp's
+        `Function.defaults`; changing an entry changes what calls that omit it pass)."""
+        return self.overloads[0].defaults
+
+    @defaults.setter
+    def defaults(self, value: dict):
+        self.overloads[0].defaults = dict(value)
+        note_redefinition()
+
+    @property
     def user_overloads(self) -> dict:
         """Warp's view of the overloads: a signature (its parameter types) -> the overload,
         for each overload written with concrete types and each instance of a generic one

@@ -57,7 +57,7 @@ class ModuleOptions(MutableMapping):
     def __setitem__(self, key, value):
         if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
             known = ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
-            raise ValueError(f"unknown module option {key!r}; known: {known}")
+            raise ValueError(f"unknown module option {key!r}. Valid options: {known}")
         self._own[key] = value
         if self._name in _MODULES:
             _MODULES[self._name].hashers.clear()
@@ -96,11 +96,21 @@ class Module:
 
     def hash_module(self) -> str:
         """A content hash of the module: its kernels' sources, those of the funcs and the
-        struct layouts they use (followed through the names they reference), the module's
-        options, static values and the global settings that change compiled code. Modules with the same
-        content hash alike, whatever their names. Cached per value of those settings until the
-        module changes, so a hash always names the code the current settings compile."""
-        settings = repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
+        struct layouts they use (followed through the names they reference, with the funcs'
+        default arguments), the module's options, static values and the global settings that
+        change compiled code. Modules with the same content hash alike, whatever their names.
+        Computed afresh (a global a kernel names may have changed); `get_module_hash` keeps
+        it per value of those settings until the module changes."""
+        self.hashers.pop(self._settings_key(), None)
+        return self.get_module_hash()
+
+    @staticmethod
+    def _settings_key() -> str:
+        return repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
+
+    def get_module_hash(self, block_dim=None) -> str:
+        """`hash_module`, cached per value of the compile settings until the module changes."""
+        settings = self._settings_key()
         cached = self.hashers.get(settings)
         if cached is not None:
             return cached
@@ -136,8 +146,6 @@ class Module:
     def mark_modified(self) -> None:
         """Forget cached hashes (the module's kernels or options changed)."""
         self.hashers.clear()
-
-    get_module_hash = hash_module
 
     def load(self, device=None, block_dim=None) -> bool:
         """Compile the module's kernels now, ahead of their first launch (for contiguous
@@ -328,6 +336,7 @@ def _hash_references(h, pyfunc, seen: set):
                     h.update("".join(source_lines(overload.pyfunc)[0]).encode())
                 except (OSError, TypeError):
                     h.update(overload.pyfunc.__code__.co_code)
+                h.update(repr(sorted((k, _describe(v)) for k, v in overload.defaults.items())).encode())
                 _hash_references(h, overload.pyfunc, seen)
         elif isinstance(value, StructType):
             seen.add(id(value))
