@@ -452,3 +452,16 @@ def test_arraynd_constructors_take_the_datas_dimensions_as_warp_does():
     assert wp.array3d(np.zeros((2, 3, 4), np.float32)).shape == (2, 3, 4)
     with pytest.raises(TypeError, match="'a'"):
         wp.launch(sum_3d, (2, 3, 1), inputs=[wp.array3d(np.ones((2, 3), np.float32)), wp.zeros(1, dtype=float)])
+
+
+def test_extents_beyond_int32_are_refused():
+    """Kernels index arrays with int32: a dimension of 2**31 or more would wrap silently, so
+    every way of making one says so (without allocating anything)."""
+    message = "must not exceed the maximum representable value of a signed 32-bit integer"
+    with pytest.raises(ValueError, match=message):
+        wp.zeros(2**31, dtype=wp.int8)
+    with pytest.raises(ValueError, match=message):
+        wp.empty((2, 2**31), dtype=wp.int8)
+    with pytest.raises(ValueError, match=message):  # a zero-stride view: nothing is allocated
+        wp.array(np.broadcast_to(np.zeros(1, dtype=np.int8), (2**31,)), dtype=wp.int8)
+    assert wp.zeros(0, dtype=wp.int8).shape == (0,)

@@ -1,5 +1,6 @@
 """`warp._src.types`: re-exports of weft's types and type helpers (no logic here)."""
 
+from ..runtime.array_memory import check_array_shape  # noqa: F401
 from ..types import *  # noqa: F403
 from ..types import AnyScalar as Scalar  # noqa: F401 - Warp's generic annotation
 from ..types import Float, Int, vector_types  # noqa: F401

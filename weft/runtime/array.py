@@ -37,6 +37,7 @@ from . import capture
 from .array_memory import (
     allocate,
     capacity_of,
+    check_array_shape,
     check_strides,
     element_numpy,
     element_size,
@@ -131,6 +132,7 @@ class array:  # noqa: N801 - Warp's name
             src = src.reshape(dims + trailing)
         if src.ndim == len(trailing):  # a single element: a one-element array
             src = src.reshape((1,) + trailing)
+        check_array_shape(src.shape[:src.ndim - len(trailing)])
         if copy:
             dims = src.shape[:src.ndim - len(trailing)]
             storage = allocate(dims, t)

@@ -60,21 +60,33 @@ def _is_numpy_dtype(x) -> bool:
         return False
 
 
+#: The longest array dimension: kernels index arrays with 32-bit signed integers.
+MAX_EXTENT = 2**31 - 1
+
+
 def normalize_shape(shape) -> tuple:
     """`shape` (an int or a sequence of ints, numpy ints included) as a tuple of Python ints;
-    negative extents are refused."""
+    negative extents and extents beyond MAX_EXTENT are refused."""
     if type(shape) is int:  # the common case, quickly
-        if shape < 0:
-            raise ValueError(f"Array shapes must be non-negative, got {(shape,)}")
+        if not 0 <= shape <= MAX_EXTENT:
+            check_array_shape((shape,))
         return (shape,)
     dims = (shape,) if np.ndim(shape) == 0 else tuple(shape)
     try:
         dims = tuple(operator.index(d) for d in dims)
     except TypeError:
         raise TypeError(f"array shapes are integers, got {shape!r}") from None
+    check_array_shape(dims)
+    return dims
+
+
+def check_array_shape(dims: tuple) -> None:
+    """ValueError unless every extent of `dims` is in 0 .. MAX_EXTENT."""
     if any(d < 0 for d in dims):
         raise ValueError(f"Array shapes must be non-negative, got {dims}")
-    return dims
+    if any(d > MAX_EXTENT for d in dims):
+        raise ValueError(f"Array shapes must not exceed the maximum representable value of a signed 32-bit "
+                         f"integer ({MAX_EXTENT}), got {dims}: kernels index arrays with int32")
 
 
 def packed_strides(shape, itemsize: int) -> tuple:
