@@ -212,3 +212,10 @@ def test_func_options():
     assert out.numpy()[0] == 3.0
     with pytest.raises(TypeError, match="inline must be a bool"):
         wp.func(inline="yes")
+
+
+def test_load_module_without_weft_content_is_an_error():
+    import unittest
+    for module in ("no_such_module_anywhere", unittest):
+        with pytest.raises(RuntimeError, match="does not contain any Warp kernels, functions, or structs"):
+            wp.load_module(module)

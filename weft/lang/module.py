@@ -296,6 +296,11 @@ def caller_module_name(stack_level: int = 1) -> str:
 def load_module(module=None, device=None, recursive: bool = False, block_dim=None) -> None:
     """Compile a module's kernels now (the caller's module by default; with `recursive`,
     its submodules' too), so that their first launch does not wait for the compiler."""
+    if not isinstance(module, Module) and module is not None:
+        name = module if isinstance(module, str) else getattr(module, "__name__", repr(module))
+        if name not in _MODULES and not (recursive and any(m.startswith(name + ".") for m in _MODULES)):
+            raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
+                               f"(or is not imported): nothing to load")
     target = _resolve(module, 1)
     targets = [target]
     if recursive:
