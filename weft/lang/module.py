@@ -293,27 +293,37 @@ def caller_module_name(stack_level: int = 1) -> str:
                        "nor __spec__ and is not a loaded module); pass the module explicitly")
 
 
-def load_module(module=None, device=None, recursive: bool = False, block_dim=None) -> None:
+def load_module(module=None, device=None, recursive: bool = False, block_dim=None, max_workers=None) -> None:
     """Compile a module's kernels now (the caller's module by default; with `recursive`,
-    its submodules' too), so that their first launch does not wait for the compiler."""
-    if not isinstance(module, Module) and module is not None:
-        name = module if isinstance(module, str) else getattr(module, "__name__", repr(module))
-        if name not in _MODULES and not (recursive and any(m.startswith(name + ".") for m in _MODULES)):
+    its submodules' too), so that their first launch does not wait for the compiler. A
+    package whose kernels all live in submodules (weft's own `weft.geometry`) loads those.
+    RuntimeError for a module with no weft kernels, funcs or structs. (`max_workers`:
+    Warp's parallel build; weft compiles in this thread.)"""
+    if isinstance(module, Module):
+        targets = [module]
+    else:
+        name = caller_module_name(2) if module is None else \
+            module if isinstance(module, str) else getattr(module, "__name__", None)
+        if not isinstance(name, str):
+            raise TypeError(f"load_module takes a module, a module's name or a weft Module, got {module!r}")
+        inside = [m for key, m in list(_MODULES.items()) if key.startswith(name + ".")]
+        targets = [_MODULES[name]] if name in _MODULES else []
+        if recursive or not targets:
+            targets += inside
+        if not targets and name.split(".")[0] != "weft":  # (weft's own import their kernels when used)
             raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
                                f"(or is not imported): nothing to load")
-    target = _resolve(module, 1)
-    targets = [target]
-    if recursive:
-        prefix = target.name + "."
-        targets += [m for name, m in list(_MODULES.items()) if name.startswith(prefix)]
+    if recursive and isinstance(module, Module):
+        targets += [m for key, m in list(_MODULES.items()) if key.startswith(module.name + ".")]
     for m in targets:
         m.load(device, block_dim)
 
 
-def force_load(device=None, modules=None) -> None:
-    """Compile the kernels of every module (or of `modules`) now."""
+def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:
+    """Compile the kernels of every module (or of `modules`) now (`block_dim`: the block
+    size their launches will use; `max_workers`: Warp's parallel build, not needed here)."""
     for m in list(_MODULES.values()) if modules is None else [_resolve(m, 1) for m in modules]:
-        m.load(device)
+        m.load(device, block_dim)
 
 
 def _hash_references(h, pyfunc, seen: set):
