@@ -177,3 +177,25 @@ def test_same_results_as_python(run, f):
     xs = np.arange(0, 40, dtype=np.int32)
     _, out = run(make_kernel(f), len(xs), xs, np.zeros(len(xs), np.int32))
     assert out.tolist() == [f.__wrapped__(int(x)) for x in xs]
+
+
+@wp.kernel
+def sum_first_n(n: int, xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    total = 0.0  # a literal, then updated in a loop whose trip count is a launch argument
+    for i in range(n):
+        total += xs[i] * xs[i]
+    out[0] = total
+
+
+def test_literal_updated_in_dynamic_loop_is_a_loop_carried_value():
+    """Warp refuses this kernel ("Error mutating a constant total inside a dynamic loop");
+    weft accepts it deliberately: `total` is a loop-carried value, so the kernel computes
+    what Python computes, and its gradient is the analytic one."""
+    xs = wp.array([1.0, 2.0, 3.0, 4.0], dtype=float, requires_grad=True)
+    out = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(sum_first_n, dim=1, inputs=[3, xs], outputs=[out])
+    assert out.numpy()[0] == 1.0 + 4.0 + 9.0
+    tape.backward(loss=out)
+    np.testing.assert_array_equal(xs.grad.numpy(), [2.0, 4.0, 6.0, 0.0])

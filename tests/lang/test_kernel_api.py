@@ -171,6 +171,40 @@ def test_source_is_read_when_decorated_and_modules_hash_their_content(tmp_path):
         wp.config.mode = before
 
 
+def test_kernel_hash_and_mangled_name(tmp_path):
+    """`Kernel.hash` is a content hash of the kernel (a func it calls counts, its name
+    does not); `get_mangled_name()` is Warp's `<key>_<8 hex digits of the hash>`, the key
+    alone under the module option strip_hash, and follows a hash set on the kernel."""
+    m1 = _module_from_text(MODULE_TEXT.format(factor="3.0"), "weft_kernel_hash_a", tmp_path)
+    m2 = _module_from_text(MODULE_TEXT.format(factor="3.0"), "weft_kernel_hash_b", tmp_path)
+    m3 = _module_from_text(MODULE_TEXT.format(factor="4.0"), "weft_kernel_hash_c", tmp_path)
+    k1, k2, k3 = m1.k, m2.k, m3.k
+    assert isinstance(k1.hash, bytes) and len(k1.hash) == 32
+    assert k1.hash == k2.hash != k3.hash
+    assert k1.get_mangled_name() == f"k_{k1.hash.hex()[:8]}" != k3.get_mangled_name()
+    assert k1.get_mangled_name() is k1.get_mangled_name()  # kept while nothing changes
+
+    k1.hash = bytes.fromhex("01234567" + "00" * 28)
+    assert k1.get_mangled_name() == "k_01234567"
+    assert k1.get_mangled_name(kernel_hash=bytes.fromhex("89abcdef" + "00" * 28)) == "k_89abcdef"
+    assert k1.get_mangled_name() == "k_01234567"  # (an explicit hash leaves the kept name)
+    wp.set_module_options({"strip_hash": True}, module="weft_kernel_hash_a")
+    try:
+        assert k1.get_mangled_name() == "k"
+    finally:
+        wp.set_module_options({"strip_hash": False}, module="weft_kernel_hash_a")
+    assert k1.get_mangled_name() == "k_01234567"
+    k1.hash = None  # the content hash again
+    assert k1.hash == k2.hash and k1.get_mangled_name() == k2.get_mangled_name()
+    before, hash_before = wp.config.mode, k2.hash
+    try:
+        wp.config.mode = "debug" if before != "debug" else "release"
+        assert k2.hash != hash_before  # compile settings count
+    finally:
+        wp.config.mode = before
+    assert k2.hash == hash_before
+
+
 def test_equal_code_compiled_after_its_file_changed_reads_the_file_again(tmp_path):
     # Compiling the old text again (a stale .pyc) gives a code object equal to the first
     # one; the kernel declared from it must read its file as it is now, and launch that.

@@ -346,3 +346,31 @@ def test_inout_builtins_update_the_callers_value():
     state = wp.rand_init(3)
     wp.randf(state)  # a Python int cannot be updated in place: the state stays as it was
     assert state == wp.rand_init(3)
+
+
+@wp.func
+def first_of(q: Any, qd: Any):
+    return q[0] == 0.0 and qd[1] > q[1]
+
+
+@wp.func
+def first_of_vec(q: wp.vec2):
+    return q[0]
+
+
+def test_generic_func_with_python_sequences_runs_its_python_body():
+    """Warp runs a func that has no concrete signature as Python when it is called from
+    Python scope: tuples, lists and numpy arrays (which no kernel parameter takes) are
+    indexed as Python does. A typed argument still compiles; a concrete func still refuses
+    a tuple."""
+    assert first_of((0.0, 1.0), [5.0, 2.0]) is True
+    assert not first_of((0.0, 3.0), np.array([5.0, 2.0]))  # (numpy: a numpy bool)
+    assert first_of((1.0, 1.0), (0.0, 2.0)) is False
+    assert first_of(wp.vec2(0.0, 1.0), wp.vec2(5.0, 2.0)) is True  # (compiled: a bool comes back)
+    created, _ = wp.utils.create_warp_function(lambda q, qd: (
+        q[0] == 0.0
+        and qd[0] == 0.0
+    ))
+    assert created((0.0, 0.0), (0.0, 0.0)) is True and created((0.0, 0.0), (1.0, 0.0)) is False
+    with pytest.raises(TypeError, match="cannot be called with lists, tuples or numpy arrays"):
+        first_of_vec((1.0, 2.0))

@@ -76,6 +76,8 @@ class Kernel:
     launch compiles it for its arguments' types (see `overload`)."""
 
     lanes = None  # a LaneSpec when this is a kernel's block program (see `cooperative`)
+    _hash = None  # a hash set on the kernel (see `hash`)
+    _mangled = (None, None, None)  # (strip_hash, hash, name) of the last get_mangled_name()
 
     def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
                  source=None, enable_backward=None):
@@ -518,6 +520,34 @@ class Kernel:
         cg.module.data_layout = str(tm.target_data)
         text = str(cg.generate())
         return cpu.optimized_ir(text) if optimized else text
+
+    @property
+    def hash(self) -> bytes:
+        """The kernel's content hash (Warp's `Kernel.hash`): its source, parameter types,
+        options, the funcs and structs it uses, its module's options and the settings that
+        change compiled code (`Module.hash_kernel`). A value set here is used instead until
+        it is set to None."""
+        return self._hash if self._hash is not None else self.module.hash_kernel(self)
+
+    @hash.setter
+    def hash(self, value: bytes | None) -> None:
+        self._hash = value
+
+    def get_mangled_name(self, *, kernel_hash: bytes | None = None) -> str:
+        """Warp's symbol name for the kernel: `<key>_<first 8 hex digits of its hash>`, or
+        the key alone where the module option `strip_hash` is set. (weft's compiled code is
+        found by content hash in its cache; this name identifies the kernel's version.) The
+        name is kept while the hash and the option stay the same; `kernel_hash` names that
+        hash's version instead, without touching what is kept."""
+        strip = bool(self.module.options["strip_hash"])
+        h = self.hash if kernel_hash is None else kernel_hash
+        kept_strip, kept_hash, kept = self._mangled
+        if kernel_hash is None and kept is not None and kept_strip == strip and (strip or kept_hash == h):
+            return kept
+        name = self.key if strip else f"{self.key}_{h.hex()[:8]}"
+        if kernel_hash is None:
+            self._mangled = (strip, h, name)  # (one tuple: a reader sees all of it or none)
+        return name
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"kernel {self.name} is launched with weft.launch(kernel, dim, inputs=...)")

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import itertools
 import threading
+import weakref
 from collections.abc import MutableMapping
 
 from .. import config
@@ -117,18 +118,29 @@ class Module:
         h = hashlib.sha256()
         seen: set = set()
         for key in sorted(self.kernels):
-            kernel = self.kernels[key]
-            h.update(key.encode())
-            h.update(kernel.source_text.encode())
-            h.update(_types_signature(kernel).encode())
-            h.update(repr(sorted(kernel.options.items())).encode())
-            _hash_references(h, kernel.func, seen)
-            h.update(_statics_signature(kernel).encode())
+            _hash_kernel_parts(h, self.kernels[key], seen)
+        self._hash_options(h, settings)
+        self.hashers[settings] = h.hexdigest()
+        return self.hashers[settings]
+
+    def hash_kernel(self, kernel) -> bytes:
+        """A content hash of one kernel (Warp's `Kernel.hash`): what `hash_module` hashes
+        of it, with the module's options and the settings; cached like the module's."""
+        settings = repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
+        cache_key = ("kernel", id(kernel), settings)
+        cached = self.hashers.get(cache_key)
+        if cached is not None and cached[0]() is kernel:
+            return cached[1]
+        h = hashlib.sha256()
+        _hash_kernel_parts(h, kernel, set())
+        self._hash_options(h, settings)
+        self.hashers[cache_key] = (weakref.ref(kernel), h.digest())
+        return h.digest()
+
+    def _hash_options(self, h, settings: str) -> None:
         h.update(repr(sorted(((k, v.signature() if hasattr(v, "signature") else v) for k, v in self.options.items()),
                              key=lambda kv: kv[0])).encode())
         h.update(settings.encode())
-        self.hashers[settings] = h.hexdigest()
-        return self.hashers[settings]
 
     def resolve_options(self, config_module=None, block_dim: int | None = None) -> dict:
         """The module's options with every "None: the global setting" resolved from
@@ -221,6 +233,17 @@ def discard_module(module: Module) -> None:
 def unique_module(base: str) -> Module:
     """A new module of its own (Warp's `module="unique"`)."""
     return get_module(f"{base}__unique{next(_unique_ids)}")
+
+
+def _hash_kernel_parts(h, kernel, seen: set) -> None:
+    """Feed `h` one kernel's part of a hash: key, source, parameter types, options, the
+    funcs and structs it references (those not in `seen`) and its static values."""
+    h.update(kernel.key.encode())
+    h.update(kernel.source_text.encode())
+    h.update(_types_signature(kernel).encode())
+    h.update(repr(sorted(kernel.options.items())).encode())
+    _hash_references(h, kernel.func, seen)
+    h.update(_statics_signature(kernel).encode())
 
 
 def _types_signature(kernel) -> str:

@@ -49,6 +49,7 @@ from ..types import (
 )
 from ..types.values import CallMismatch  # noqa: F401 - (raised here; defined with the values)
 from .errors import CompileError
+from .function import is_generic
 
 # Builtins whose value only exists inside a kernel launch.
 KERNEL_ONLY = frozenset({"tid", "block_dim"})
@@ -65,12 +66,29 @@ def call_builtin(builtin, args: tuple, kwargs: dict):
 
 
 def call_func(func, args: tuple, kwargs: dict):
-    """A `@weft.func` called from Python scope."""
+    """A `@weft.func` called from Python scope. A func with one signature, a generic one,
+    called with a Python sequence or numpy array (a value no kernel parameter takes) runs its
+    Python body instead, as Warp runs a func that has no concrete signature (a lambda made
+    into a func by `weft.utils.create_warp_function`, called with tuples)."""
     refs = sorted({name for overload in func.overloads for name in overload.ref_params})
     if refs:
         raise TypeError(f"func {func.name} takes parameters by reference ({', '.join(refs)}: wp.ref[T]), "
                         f"which a call from Python scope cannot update; call it from a kernel or func")
+    if len(func.overloads) == 1 and _untyped_arguments(args, kwargs) \
+            and any(is_generic(t) for t in func.overloads[0].params.values()):
+        return func.overloads[0].pyfunc(*args, **kwargs)
     return _evaluate(func, func.name, args, kwargs, _func_mismatch)
+
+
+def _untyped_arguments(args, kwargs) -> bool:
+    """Whether an argument is a list, a tuple of numbers or a numpy array (no weft type)."""
+    for x in (*args, *kwargs.values()):
+        if isinstance(x, (list, tuple, np.ndarray)):
+            try:
+                value_type(x)
+            except TypeError:
+                return True
+    return False
 
 
 def _builtin_mismatch(name, args, kwargs):
