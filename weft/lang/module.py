@@ -329,7 +329,7 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
             module if isinstance(module, str) else getattr(module, "__name__", None)
         if not isinstance(name, str):
             raise TypeError(f"load_module takes a module, a module's name or a weft Module, got {module!r}")
-        inside = [m for key, m in list(_MODULES.items()) if key.startswith(name + ".")]
+        inside = [m for key, m in list(_MODULES.items()) if isinstance(key, str) and key.startswith(name + ".")]
         targets = [_MODULES[name]] if name in _MODULES else []
         if recursive or not targets:
             targets += inside
@@ -337,7 +337,8 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
             raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
                                f"(or is not imported): nothing to load")
     if recursive and isinstance(module, Module):
-        targets += [m for key, m in list(_MODULES.items()) if key.startswith(module.name + ".")]
+        targets += [m for key, m in list(_MODULES.items())
+                    if isinstance(key, str) and key.startswith(f"{module.name}.")]
     for m in targets:
         m.load(device, block_dim)
 
