@@ -19,7 +19,7 @@ from .check import gradcheck, gradcheck_tape
 from .checkpoint import checkpoint
 from .function import Function, FunctionCtx
 from .jacobian import jacobian, jacobian_fd
-from .plot import jacobian_plot
+from .plot import FunctionMetadata, jacobian_plot
 
-__all__ = ["AnomalyError", "Function", "FunctionCtx", "checkpoint", "detect_anomaly", "gradcheck",
+__all__ = ["AnomalyError", "Function", "FunctionCtx", "FunctionMetadata", "checkpoint", "detect_anomaly", "gradcheck",
            "gradcheck_tape", "is_anomaly_enabled", "jacobian", "jacobian_fd", "jacobian_plot", "set_detect_anomaly"]

@@ -107,7 +107,8 @@ class Problem:
     """Inputs and outputs by index (`in_labels[i]`, `out_labels[j]` name every slot); the
     differentiable ones are `inputs[i]` / `outputs[j]` (arrays). Subclasses run it."""
 
-    name: str
+    name: str  # as messages name it: "kernel 'k'", "function 'f'"
+    key: str  # the bare name plots use (Warp's metadata key)
     in_labels: list
     out_labels: list
     inputs: dict
@@ -183,6 +184,7 @@ class KernelProblem(Problem):
     def __init__(self, name, kernel, dims, args, in_labels, out_labels, in_pos, out_pos, device=None,
                  max_blocks=0, block_dim=256):
         self.name, self.kernel, self.dims, self.args = name, kernel, dims, list(args)
+        self.key = kernel.key
         self.in_labels, self.out_labels = list(in_labels), list(out_labels)
         self.inputs = {i: self.args[k] for i, k in in_pos.items()}
         self.outputs = {j: self.args[k] for j, k in out_pos.items()}
@@ -256,7 +258,8 @@ class FunctionProblem(Problem):
     def __init__(self, function, inputs, restore_inputs=True):
         self.function = function
         self.args = list(inputs)
-        self.name = f"function '{getattr(function, '__name__', type(function).__name__)}'"
+        self.key = getattr(function, "__name__", type(function).__name__)
+        self.name = f"function '{self.key}'"
         self.in_labels = _parameter_names(function, len(self.args))
         self.restore_inputs = restore_inputs
         self.before = _Saved(self.args)
