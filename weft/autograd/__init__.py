@@ -4,6 +4,7 @@
     J_fd = weft.autograd.jacobian_fd(kernel, dim=n, inputs=[x], outputs=[y])
     weft.autograd.gradcheck(kernel, dim=n, inputs=[x], outputs=[y])      # True, or ValueError
     weft.autograd.gradcheck_tape(tape)                                     # every recorded launch
+    weft.autograd.jacobian_plot(J, kernel, inputs=[x])   # matplotlib; or a FunctionMetadata naming them
 
 Jacobians are {(input index, output index): weft array}, in Warp's layout (rows: the
 output's scalars; columns: the input's elements, of the input's dtype; see jacobian.py);
