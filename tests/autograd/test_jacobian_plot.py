@@ -115,3 +115,17 @@ def test_incomplete_metadata_is_rejected(changes, message):
 def test_not_a_kernel():
     with pytest.raises(TypeError, match="FunctionMetadata"):
         jacobian_plot({}, 42)
+
+
+def test_an_empty_metadata_given_to_jacobian_is_filled():
+    # (as Warp does: the caller can then plot with it, or read the names)
+    a, b = f64([1.0, 2.0]), wp.array(np.ones((2, 3)), dtype=wp.vec3d, requires_grad=True)
+    out = wp.zeros(2, dtype=wp.vec2d, requires_grad=True)
+    meta = FunctionMetadata()
+    J = jacobian(vec_mix, 2, [a, b], [out], metadata=meta)
+    assert (meta.key, meta.input_labels, meta.output_labels) == ("vec_mix", ["a", "b"], ["out"])
+    assert meta.input_dtypes == [wp.float64, wp.vec3d] and meta.output_dtypes == [wp.vec2d]
+    assert jacobian_plot(J, meta, show_plot=False).get_suptitle() == "vec_mix kernel Jacobian"
+    meta = FunctionMetadata()
+    jacobian(two_launch_chain, inputs=[a], metadata=meta)
+    assert (meta.key, meta.input_labels, meta.output_labels) == ("two_launch_chain", ["x"], ["output_0", "output_1"])

@@ -46,9 +46,7 @@ def metadata_of(kernel, inputs, outputs, jacobians) -> FunctionMetadata:
     if isinstance(kernel, FunctionMetadata):
         return kernel
     if isinstance(kernel, Problem):
-        n_in = len(kernel.in_labels)
-        ins = [kernel.inputs.get(i) for i in range(n_in)]
-        outs = [kernel.outputs.get(j) for j in range(len(kernel.out_labels))]
+        ins, outs = kernel.slot_values()
         (in_strides, in_dtypes), (out_strides, out_dtypes) = _slots(ins), _slots(outs)
         return FunctionMetadata(kernel.key, kernel.in_labels, kernel.out_labels, in_strides, out_strides,
                                 in_dtypes, out_dtypes)
@@ -75,6 +73,12 @@ def metadata_of(kernel, inputs, outputs, jacobians) -> FunctionMetadata:
                                 [None] * n_out)
     raise TypeError(f"jacobian_plot: expected the kernel or function the Jacobians are of, or a "
                     f"FunctionMetadata, got {type(kernel).__name__}")
+
+
+def fill_metadata(metadata: FunctionMetadata, problem: Problem):
+    """Fill an empty `metadata` (one given to `jacobian` with nothing set, as Warp fills it)
+    with the problem's names, strides and dtypes."""
+    vars(metadata).update(vars(metadata_of(problem, None, None, {})))
 
 
 def _declared_dtype(kernel, position: int):

@@ -196,6 +196,11 @@ class KernelProblem(Problem):
     def restore(self):
         self.saved.restore()
 
+    def slot_values(self) -> tuple[list, list]:
+        """The values in the input slots and in the output slots (all arguments in both, for a
+        recorded launch)."""
+        return self.args[:len(self.in_labels)], self.args[len(self.args) - len(self.out_labels):]
+
     def check_backward(self):
         if not self.kernel.enable_backward:
             raise no_backward_error(self.name)
@@ -291,6 +296,9 @@ class FunctionProblem(Problem):
         if self.restore_inputs:
             self.before.restore()
             self.recorded_state = False
+
+    def slot_values(self) -> tuple[list, list]:
+        return list(self.args), list(self.returned)
 
     def forward(self, wanted) -> dict:
         self.recorded_state = False
