@@ -166,6 +166,8 @@ def jacobian_plot(jacobians: dict, kernel, inputs=None, show_plot=True, show_col
     if title is None:
         title = f"{metadata.key or 'unknown'} kernel Jacobian{' (log10 |J|)' if log_scale else ''}"
     fig.suptitle(title)
+    if getattr(fig.canvas, "manager", None) is not None:
+        fig.canvas.manager.set_window_title(title)
     drawn = np.array([[(i, j) in images for i in cols] for j in rows])
     image = None
     for r, j in enumerate(rows):
