@@ -4,6 +4,7 @@
     J_fd = weft.autograd.jacobian_fd(kernel, dim=n, inputs=[x], outputs=[y])
     weft.autograd.gradcheck(kernel, dim=n, inputs=[x], outputs=[y])      # True, or ValueError
     weft.autograd.gradcheck_tape(tape)                                     # every recorded launch
+    weft.autograd.jacobian_plot(J, kernel, inputs=[x])   # matplotlib; or a FunctionMetadata naming them
 
 Jacobians are {(input index, output index): weft array}, in Warp's layout (rows: the
 output's scalars; columns: the input's elements, of the input's dtype; see jacobian.py);
@@ -19,7 +20,7 @@ from .check import gradcheck, gradcheck_tape
 from .checkpoint import checkpoint
 from .function import Function, FunctionCtx
 from .jacobian import jacobian, jacobian_fd
-from .plot import jacobian_plot
+from .plot import FunctionMetadata, jacobian_plot
 
-__all__ = ["AnomalyError", "Function", "FunctionCtx", "checkpoint", "detect_anomaly", "gradcheck",
+__all__ = ["AnomalyError", "Function", "FunctionCtx", "FunctionMetadata", "checkpoint", "detect_anomaly", "gradcheck",
            "gradcheck_tape", "is_anomaly_enabled", "jacobian", "jacobian_fd", "jacobian_plot", "set_detect_anomaly"]

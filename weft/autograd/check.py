@@ -138,6 +138,7 @@ def _check_function_step(step, index, eps, atol, rtol, raise_exception, max_inpu
 
     with FunctionProblem(step.function.apply, step.args) as problem:
         problem.name = f"Function '{step.name}' (tape launch {index})"
+        problem.key = step.name
         pairs = problem.pairs()
         if not pairs:
             return True
@@ -161,7 +162,7 @@ def _check(problem: Problem, pairs, eps, atol, rtol, raise_exception, max_inputs
                                                for p in pairs}),
                                  ("absolute", {p: np.abs(ad[p] - fd[p]) for p in pairs})):
                 if plot_relative_error if what == "relative" else plot_absolute_error:
-                    jacobian_plot(errors, problem, title=f"{problem.name}: Jacobian {what} error")
+                    jacobian_plot(errors, problem, title=f"{problem.key} kernel Jacobian {what} error")
     failed = [c for c in checks if not c.passed]
     if failed and raise_exception:
         raise ValueError(failure_message(problem, failed, len(checks), atol, rtol))

@@ -32,16 +32,20 @@ def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=No
     The Jacobian is taken at the arrays' current contents, which are left unchanged (a
     function's recorded call runs once). `max_outputs_per_var > 0` computes only that many
     rows per output. `restore_inputs=False` (functions only) leaves the inputs as the
-    function's runs change them. `metadata` is accepted for Warp's signature (weft names
-    the arguments itself). Returns {(input index, output index): weft array} (see the
-    module docstring).
+    function's runs change them. `metadata` (a `FunctionMetadata`) names the inputs and
+    outputs in the plot (by default, the kernel's or function's own names); an empty one
+    is filled with those. Returns
+    {(input index, output index): weft array} (see the module docstring).
     """
     with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim, restore_inputs) as problem:
         jacobians = ad_jacobians(problem, problem.pairs(input_output_mask), max_outputs_per_var)
+        if metadata is not None and metadata.is_empty:
+            from .plot import fill_metadata
+            fill_metadata(metadata, problem)
         out = as_arrays(jacobians, problem)
     if plot_jacobians:
         from .plot import jacobian_plot
-        jacobian_plot(jacobians, problem)
+        jacobian_plot(jacobians, problem if metadata is None or metadata.is_empty else metadata)
     return out
 
 
@@ -60,10 +64,13 @@ def jacobian_fd(function, dim=None, inputs=None, outputs=None, input_output_mask
     """
     with make_problem(function, dim, inputs, outputs, device, max_blocks, block_dim, restore_inputs) as problem:
         jacobians = fd_jacobians(problem, problem.pairs(input_output_mask), max_inputs_per_var, eps)
+        if metadata is not None and metadata.is_empty:
+            from .plot import fill_metadata
+            fill_metadata(metadata, problem)
         out = as_arrays(jacobians, problem)
     if plot_jacobians:
         from .plot import jacobian_plot
-        jacobian_plot(jacobians, problem)
+        jacobian_plot(jacobians, problem if metadata is None or metadata.is_empty else metadata)
     return out
 
 

@@ -107,7 +107,8 @@ class Problem:
     """Inputs and outputs by index (`in_labels[i]`, `out_labels[j]` name every slot); the
     differentiable ones are `inputs[i]` / `outputs[j]` (arrays). Subclasses run it."""
 
-    name: str
+    name: str  # as messages name it: "kernel 'k'", "function 'f'"
+    key: str  # the bare name plots use (Warp's metadata key)
     in_labels: list
     out_labels: list
     inputs: dict
@@ -183,6 +184,7 @@ class KernelProblem(Problem):
     def __init__(self, name, kernel, dims, args, in_labels, out_labels, in_pos, out_pos, device=None,
                  max_blocks=0, block_dim=256):
         self.name, self.kernel, self.dims, self.args = name, kernel, dims, list(args)
+        self.key = kernel.key
         self.in_labels, self.out_labels = list(in_labels), list(out_labels)
         self.inputs = {i: self.args[k] for i, k in in_pos.items()}
         self.outputs = {j: self.args[k] for j, k in out_pos.items()}
@@ -193,6 +195,11 @@ class KernelProblem(Problem):
 
     def restore(self):
         self.saved.restore()
+
+    def slot_values(self) -> tuple[list, list]:
+        """The values in the input slots and in the output slots (all arguments in both, for a
+        recorded launch)."""
+        return self.args[:len(self.in_labels)], self.args[len(self.args) - len(self.out_labels):]
 
     def check_backward(self):
         if not self.kernel.enable_backward:
@@ -256,7 +263,8 @@ class FunctionProblem(Problem):
     def __init__(self, function, inputs, restore_inputs=True):
         self.function = function
         self.args = list(inputs)
-        self.name = f"function '{getattr(function, '__name__', type(function).__name__)}'"
+        self.key = getattr(function, "__name__", type(function).__name__)
+        self.name = f"function '{self.key}'"
         self.in_labels = _parameter_names(function, len(self.args))
         self.restore_inputs = restore_inputs
         self.before = _Saved(self.args)
@@ -288,6 +296,9 @@ class FunctionProblem(Problem):
         if self.restore_inputs:
             self.before.restore()
             self.recorded_state = False
+
+    def slot_values(self) -> tuple[list, list]:
+        return list(self.args), list(self.returned)
 
     def forward(self, wanted) -> dict:
         self.recorded_state = False
