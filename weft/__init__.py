@@ -228,6 +228,13 @@ _LAZY = {
     "jax_kernel": "weft.interop.jax_kernel",
 }
 
+# deprecated names: (module, attribute, warning), looked up (and warned about) on every access
+_DEPRECATED_LAZY = {
+    "MarchingCubes": ("weft.geometry.marching_cubes", "IsoSurfaceMarchingCubes",
+                      "wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
+                      "Use wp.geometry.IsoSurfaceMarchingCubes instead."),
+}
+
 
 def _builtin_names() -> dict:
     """Every builtin as a module attribute (weft.sin, weft.dot, weft.atomic_add, ...), with
@@ -287,6 +294,11 @@ def __getattr__(name: str):
     if name in _LAZY:
         value = globals()[name] = getattr(importlib.import_module(_LAZY[name]), name)
         return value
+    if name in _DEPRECATED_LAZY:
+        module, attribute, message = _DEPRECATED_LAZY[name]
+        from .logger import log_warning
+        log_warning(message, category=DeprecationWarning)
+        return getattr(importlib.import_module(module), attribute)
     if _builtins_state != "loaded":
         _load_builtin_names()
         if name in globals():

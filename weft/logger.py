@@ -28,7 +28,18 @@ class Logger:
 
 
 def _show_on_stderr(message, category, filename, lineno, file=None, line=None):
-    sys.stderr.write(f"Warp {category.__name__}: {message}\n")
+    """`Warp <Category>: <message>`; with `config.verbose_warnings`, also the file and line
+    the warning points at, and that line's source."""
+    from . import config
+    text = f"Warp {category.__name__}: {message}"
+    if config.verbose_warnings:
+        text += f" ({filename}:{lineno})"
+        if line is None:
+            import linecache
+            line = linecache.getline(filename, lineno)
+        if line and line.strip():
+            text += f"\n  {line.strip()}"
+    sys.stderr.write(text + "\n")
 
 
 class LoggerBasic(Logger):
