@@ -46,7 +46,16 @@ from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, force_load, get_module, load_module  # noqa: E402
 from .lang.native import func_native  # noqa: E402
-from .logger import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, get_logger, set_logger  # noqa: E402
+from .logger import (  # noqa: E402
+    LOG_DEBUG,
+    LOG_ERROR,
+    LOG_INFO,
+    LOG_WARNING,
+    Logger,
+    ScopedLogger,  # noqa: E402
+    get_logger,
+    set_logger,
+)
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -61,6 +70,7 @@ from .runtime.array import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from .runtime.array_create import from_ptr  # noqa: E402
 from .runtime.capture import (  # noqa: E402
     Graph,
     ScopedCapture,

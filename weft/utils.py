@@ -13,7 +13,7 @@ from .coloring import (  # noqa: F401 - wp.utils.*
     graph_coloring_balance,
     graph_coloring_get_groups,
 )
-from .logger import log_debug, warn  # noqa: F401 - wp.utils.warn
+from .logger import ScopedLogger, log_debug, warn  # noqa: F401 - wp.utils.warn
 from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
     array_cast,
     array_scan,
