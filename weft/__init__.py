@@ -113,6 +113,7 @@ from .runtime.device import (  # noqa: E402
     synchronize_device,
     unmap_cuda_device,
 )
+from .runtime.environment import print_diagnostics  # noqa: E402
 from .runtime.fabric import (  # noqa: E402
     fabricarray,
     fabricarrayarray,

@@ -56,6 +56,17 @@ from ..runtime.device import (  # noqa: F401
     synchronize_device,
     unmap_cuda_device,
 )
+from ..runtime.environment import (  # noqa: F401
+    get_host_compiler_version,
+    get_libmathdx_version,
+    get_llvm_version,
+    get_nanovdb_version,
+    get_nvrtc_version,
+    get_warp_clang_version,
+    get_warp_version,
+    print_diagnostics,
+)
+from ..runtime.environment import verify_library_version as _verify_library_version  # noqa: F401
 from ..runtime.launch import Launch, launch  # noqa: F401
 from ..runtime.stream import (  # noqa: F401
     Event,
