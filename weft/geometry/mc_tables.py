@@ -1,4 +1,5 @@
-"""Marching-cubes case tables, derived from the cube's geometry when this module loads.
+"""Marching-cubes case tables, derived from the cube's geometry (on first use: a fraction of a
+second).
 
 Conventions (Warp's): corner `c` sits at `CUBE_CORNER_OFFSETS[c]` and is bit `c` of a cell's
 case code when its value is >= the threshold ("outside" for a signed distance field); edge
