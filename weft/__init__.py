@@ -47,7 +47,16 @@ from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, force_load, get_module, load_module  # noqa: E402
 from .lang.native import func_native  # noqa: E402
-from .logger import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING, Logger, get_logger, set_logger  # noqa: E402
+from .logger import (  # noqa: E402
+    LOG_DEBUG,
+    LOG_ERROR,
+    LOG_INFO,
+    LOG_WARNING,
+    Logger,
+    ScopedLogger,  # noqa: E402
+    get_logger,
+    set_logger,
+)
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -62,6 +71,7 @@ from .runtime.array import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from .runtime.array_create import from_ptr  # noqa: E402
 from .runtime.capture import (  # noqa: E402
     Graph,
     ScopedCapture,
@@ -104,6 +114,7 @@ from .runtime.device import (  # noqa: E402
     synchronize_device,
     unmap_cuda_device,
 )
+from .runtime.environment import print_diagnostics  # noqa: E402
 from .runtime.fabric import (  # noqa: E402
     fabricarray,
     fabricarrayarray,
@@ -229,6 +240,13 @@ _LAZY = {
     "jax_kernel": "weft.interop.jax_kernel",
 }
 
+# deprecated names: (module, attribute, warning), looked up (and warned about) on every access
+_DEPRECATED_LAZY = {
+    "MarchingCubes": ("weft.geometry.marching_cubes", "IsoSurfaceMarchingCubes",
+                      "wp.MarchingCubes is deprecated and will be removed in a future version of Warp. "
+                      "Use wp.geometry.IsoSurfaceMarchingCubes instead."),
+}
+
 
 def _builtin_names() -> dict:
     """Every builtin as a module attribute (weft.sin, weft.dot, weft.atomic_add, ...), with
@@ -288,6 +306,11 @@ def __getattr__(name: str):
     if name in _LAZY:
         value = globals()[name] = getattr(importlib.import_module(_LAZY[name]), name)
         return value
+    if name in _DEPRECATED_LAZY:
+        module, attribute, message = _DEPRECATED_LAZY[name]
+        from .logger import log_warning
+        log_warning(message, category=DeprecationWarning)
+        return getattr(importlib.import_module(module), attribute)
     if _builtins_state != "loaded":
         _load_builtin_names()
         if name in globals():

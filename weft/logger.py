@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import Protocol, runtime_checkable
 
 LOG_DEBUG = 10
 LOG_INFO = 20
@@ -18,8 +19,10 @@ LOG_ERROR = 40
 _REQUIRED = ("debug", "info", "warning", "error")
 
 
-class Logger:
-    """What a logger provides (any object with these four methods will do)."""
+@runtime_checkable
+class Logger(Protocol):
+    """What a logger provides (any object with these four methods will do; the protocol
+    itself cannot be instantiated)."""
 
     def debug(self, message: str) -> None: ...
     def info(self, message: str) -> None: ...
@@ -28,7 +31,18 @@ class Logger:
 
 
 def _show_on_stderr(message, category, filename, lineno, file=None, line=None):
-    sys.stderr.write(f"Warp {category.__name__}: {message}\n")
+    """`Warp <Category>: <message>`; with `config.verbose_warnings`, also the file and line
+    the warning points at, and that line's source."""
+    from . import config
+    text = f"Warp {category.__name__}: {message}"
+    if config.verbose_warnings:
+        text += f" ({filename}:{lineno})"
+        if line is None:
+            import linecache
+            line = linecache.getline(filename, lineno)
+        if line and line.strip():
+            text += f"\n  {line.strip()}"
+    sys.stderr.write(text + "\n")
 
 
 class LoggerBasic(Logger):
@@ -59,15 +73,40 @@ def set_logger(logger: Logger | None) -> None:
     if logger is None:
         _active_logger = LoggerBasic()
         return
+    _check_logger(logger)
+    _active_logger = logger
+
+
+def _check_logger(logger) -> None:
     missing = [m for m in _REQUIRED if not callable(getattr(logger, m, None))]
     if missing:
         raise TypeError(f"logger must have the methods debug, info, warning and error; "
                         f"{type(logger).__name__} lacks {', '.join(missing)}")
-    _active_logger = logger
 
 
 def get_logger() -> Logger:
     return _active_logger
+
+
+class ScopedLogger:
+    """`with ScopedLogger(logger):` routes weft's messages to `logger` inside the block (None:
+    to the default logger), then back to the logger active before."""
+
+    def __init__(self, logger: Logger | None):
+        if logger is not None:
+            _check_logger(logger)
+        self.logger = logger
+
+    def __enter__(self):
+        global _active_logger
+        self.saved = _active_logger
+        set_logger(self.logger)
+        return self
+
+    def __exit__(self, *exc_info):
+        global _active_logger
+        _active_logger = self.saved  # (no validation: a mutated saved logger is put back as it is)
+        return False
 
 
 def _level() -> int:

@@ -7,7 +7,13 @@ import threading
 import time
 import typing
 
-from .logger import log_debug, warn  # noqa: F401 - wp.utils.warn
+from .coloring import (  # noqa: F401 - wp.utils.*
+    GraphColoringAlgorithm,
+    graph_coloring_assign,
+    graph_coloring_balance,
+    graph_coloring_get_groups,
+)
+from .logger import ScopedLogger, log_debug, warn  # noqa: F401 - wp.utils.warn
 from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
     array_cast,
     array_scan,

@@ -57,6 +57,17 @@ from ..runtime.device import (  # noqa: F401
     synchronize_device,
     unmap_cuda_device,
 )
+from ..runtime.environment import (  # noqa: F401
+    get_host_compiler_version,
+    get_libmathdx_version,
+    get_llvm_version,
+    get_nanovdb_version,
+    get_nvrtc_version,
+    get_warp_clang_version,
+    get_warp_version,
+    print_diagnostics,
+)
+from ..runtime.environment import verify_library_version as _verify_library_version  # noqa: F401
 from ..runtime.launch import Launch, launch  # noqa: F401
 from ..runtime.stream import (  # noqa: F401
     Event,
@@ -114,6 +125,43 @@ class _NativeCore:
     def wp_set_error_output_enabled(self, enabled) -> None:
         self._error_output = bool(enabled)
 
+    # the last failure an entry point below reported (Warp's native error string)
+    _error_string = ""
+
+    def wp_get_error_string(self) -> bytes:
+        return self._error_string.encode("utf-8")
+
+    def wp_init(self, version: bytes) -> int:
+        """0 when `version` is the Warp version weft presents (`config.version`), else 1 and
+        an error string, as Warp's native library checks the Python package it serves."""
+        from .. import config
+        given = version.decode("utf-8") if isinstance(version, bytes) else str(version)
+        if given == config.version:
+            return 0
+        self._error_string = (f"Version mismatch detected in Warp native library.\n"
+                              f"  Python package version: {given}\n  Native library version: {config.version}")
+        return 1
+
+    # graph coloring (weft/coloring.py): arrays as kernel descriptors, failures as -1 and an
+    # error string
+    def wp_graph_coloring(self, num_nodes, edges, algorithm, node_colors) -> int:
+        from ..coloring import ColoringError, native_graph_coloring
+        try:
+            return native_graph_coloring(int(num_nodes), edges, int(algorithm), node_colors)
+        except ColoringError as e:
+            self._error_string = str(e)
+            return -1
+
+    def wp_balance_coloring(self, num_nodes, edges, num_colors, target_max_min_ratio, max_iterations, node_colors,
+                            iteration_limit_reached=None) -> float:
+        from ..coloring import ColoringError, native_balance_coloring
+        try:
+            return native_balance_coloring(int(num_nodes), edges, int(num_colors), float(target_max_min_ratio),
+                                           int(max_iterations), node_colors, iteration_limit_reached)
+        except ColoringError as e:
+            self._error_string = str(e)
+            return -1.0
+
 
 class Runtime:
     """What Warp programs read from Warp's `runtime` object: the devices (`default_device`,
@@ -133,6 +181,10 @@ class Runtime:
         self.driver_version = None
         self.toolkit_version = None
         self.core = _NativeCore()
+
+    def get_error_string(self) -> str:
+        """The message of the last failure a `core` entry point reported."""
+        return self.core.wp_get_error_string().decode("utf-8")
 
     _llvm = None  # (None: not yet imported, or set to None where LLVM is to look unavailable)
     _llvm_set = False

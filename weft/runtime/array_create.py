@@ -262,3 +262,22 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     out._requires_grad = False
     out._retain_grad = False
     return out
+
+
+def from_ptr(ptr, length, dtype=None, shape=None, device=None):
+    """Deprecated (Warp's `wp.from_ptr`): an array over existing memory, given `ptr`, the
+    address of a pointer (a `size_t`) to its first element. Use `array(ptr=..., dtype=...,
+    shape=...)` instead."""
+    import ctypes
+
+    from ..logger import log_warning
+    log_warning("This version of wp.from_ptr() is deprecated. OmniGraph applications should use "
+                "from_omni_graph_ptr() instead. To create an array from a C pointer, use the array constructor "
+                "and pass the ptr argument as a uint64 value representing the start address in memory where the "
+                "existing array resides. For example, if using ctypes, pass "
+                "ptr=ctypes.cast(pointer, ctypes.POINTER(ctypes.c_size_t)).contents.value. "
+                "Be sure to also specify the dtype and shape parameters.", category=DeprecationWarning)
+    if dtype is None:
+        raise TypeError("from_ptr: a dtype is required")
+    address = 0 if not ptr else ctypes.cast(ptr, ctypes.POINTER(ctypes.c_size_t)).contents.value
+    return array(ptr=address, dtype=dtype, shape=shape if shape is not None else (int(length),), device=device)
