@@ -131,17 +131,6 @@ class _NativeCore:
     def wp_get_error_string(self) -> bytes:
         return self._error_string.encode("utf-8")
 
-    def wp_init(self, version: bytes) -> int:
-        """0 when `version` is the Warp version weft presents (`config.version`), else 1 and
-        an error string, as Warp's native library checks the Python package it serves."""
-        from .. import config
-        given = version.decode("utf-8") if isinstance(version, bytes) else str(version)
-        if given == config.version:
-            return 0
-        self._error_string = (f"Version mismatch detected in Warp native library.\n"
-                              f"  Python package version: {given}\n  Native library version: {config.version}")
-        return 1
-
     # graph coloring (weft/coloring.py): arrays as kernel descriptors, failures as -1 and an
     # error string
     def wp_graph_coloring(self, num_nodes, edges, algorithm, node_colors) -> int:
