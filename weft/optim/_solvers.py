@@ -43,6 +43,7 @@ class LinearSolverState:
         self._np_t = _t.dtype_to_numpy(self._scalar_type)
         self._batches = _L._Batches(n, self._A.batch_offsets)
         self._rr_buf = np.zeros(self._batches.count)  # squared residual norms, per batch
+        self._cur_iter_and_condition = array(np.zeros(2, np.int32), dtype=_t.int32, device=self._device)
         self._allocate()
 
     def _vec(self):
@@ -106,8 +107,25 @@ class LinearSolverState:
         return self._run(A_op, b, x, M_op)
 
     def _loop(self, atol_sq, do_cycle, cycle_size, r_norm_sq):
+        if self._check_every == 0:
+            return self._loop_to_arrays(atol_sq, do_cycle, cycle_size, r_norm_sq)
         return _L._run_solver_loop(do_cycle, cycle_size, r_norm_sq, self._maxiter, atol_sq, self._callback,
                                    self._check_every, self._use_cuda_graph, self._device)
+
+    def _loop_to_arrays(self, atol_sq, do_cycle, cycle_size, r_norm_sq):
+        """`check_every=0` (Warp's capturable form): the convergence test after every cycle,
+        and the results as arrays: the iteration count (in the state's own buffer), the
+        squared residual norms and the squared tolerances, per batch."""
+        it = 0
+        while it < max(self._maxiter, 1) and not np.all(r_norm_sq <= atol_sq):
+            do_cycle()
+            it += cycle_size
+        buf = self._cur_iter_and_condition
+        buf.numpy()[0] = it
+        buf.numpy()[1] = 0
+        s_np = self._np_t
+        return (buf, array(np.asarray(r_norm_sq, dtype=s_np), dtype=self._scalar_type, device=self._device),
+                array(np.asarray(atol_sq, dtype=s_np), dtype=self._scalar_type, device=self._device))
 
     def _frozen(self, r_norm_sq, atol_sq):
         """A per-unknown mask: 1 where the batch still iterates, 0 where it has converged."""
@@ -222,74 +240,68 @@ class CR(_Conjugate):
 
 
 class BiCGSTAB(LinearSolverState):
-    """Preconditioned BiCGSTAB state (see `weft.optim.linear.bicgstab`); right preconditioning
-    by default, left with `is_left_preconditioner` (convergence is always judged on the true
-    residual b - A x)."""
+    """Preconditioned BiCGSTAB state (see `weft.optim.linear.bicgstab`): right
+    preconditioning (`x += alpha M p + omega M s`); with `is_left_preconditioner` the
+    stabilising step `omega` minimises the preconditioned residual |M (s - omega t)| instead.
+    Convergence is judged on the recurrence residual, as Warp does."""
 
     def __init__(self, *args, is_left_preconditioner=False, **kwargs):
         self._left = bool(is_left_preconditioner)
         super().__init__(*args, **kwargs)
 
+    def _check_compatible(self, A, b, x, M):
+        if (M is None) != (self._M is None):
+            raise ValueError("BiCGSTAB: the preconditioner must be given (or not) as at construction")
+        super()._check_compatible(A, b, x, M)
+
     def _allocate(self):
         super()._allocate()
-        for name in ("r0", "p", "v", "y", "s", "z", "t", "w", "tr"):
+        for name in ("r0", "p", "v", "y", "z", "t", "Mt"):
             v, f = self._vec()
             setattr(self, "_" + name, v)
             setattr(self, "_" + name + "f", f)
 
-    def _op(self, A, M, src, dst):
-        """The iterated operator: A M (right) or M A (left)."""
-        if self._left:
-            A.matvec(src, self._w, self._w, 1.0, 0.0)
-            self._apply(M, self._w, dst)
-        else:
-            self._apply(M, src, self._w)
-            A.matvec(self._w, dst, dst, 1.0, 0.0)
-
-    def _true_rr(self, A, b, x):
-        self._residual(A, b, x, self._tr)
-        return self._batches.dot(self._trf, self._trf)
-
     def _run(self, A, b, x, M):
         B = self._batches
         atol_sq = self._tolerances(b)
-        # r: residual of the iterated system; u: the unknown of that system (x, or M^-1 x for
-        # right preconditioning, tracked as updates of x through M)
-        self._residual(A, b, x, self._tr)
-        if self._left:
-            self._apply(M, self._tr, self._r)
-        else:
-            self._rf[...] = self._trf
-        self._r0f[...] = self._rf
+        rr = self._rr_buf
+        self._residual(A, b, x, self._r)
+        rr[:] = B.dot(self._rf, self._rf)
         self._pf[...] = self._rf
-        self._rho = B.dot(self._r0f, self._rf)
-        self._rr_buf[:] = B.dot(self._trf, self._trf)
+        self._r0f[...] = self._rf
+        self._rho = rr.copy()
+        self._vf[...] = 0.0
+        self._tf[...] = 0.0
 
-        def cycle():
-            live = B.expand((self._rr_buf > atol_sq).astype(np.float64))
-            self._op(A, M, self._p, self._v)
-            alpha = _L._safe_div(self._rho, B.dot(self._r0f, self._vf))
-            ae = B.expand(alpha) * live
-            self._sf[...] = self._rf - ae * self._vf
-            self._op(A, M, self._s, self._t)
-            omega = _L._safe_div(B.dot(self._tf, self._sf), B.dot(self._tf, self._tf))
-            oe = B.expand(omega) * live
-            # the update of the iterated unknown: alpha p + omega s
-            self._zf[...] = ae * self._pf + oe * self._sf
-            xf = _scalars(x)
-            if self._left:
-                xf += self._zf.astype(xf.dtype)
+        def iteration():
+            xf, rf = _scalars(x), self._rf
+            self._apply(M, self._p, self._y)
+            A.matvec(self._y, self._v, self._v, 1.0, 0.0)
+            r0v = B.dot(self._r0f, self._vf)
+            alpha = B.expand(_L._safe_div(self._rho, r0v) * (rr > atol_sq))
+            xf += (alpha * self._yf).astype(xf.dtype)
+            rf -= (alpha * self._vf).astype(rf.dtype)
+            rr[:] = B.dot(rf, rf)
+            self._apply(M, self._r, self._z)
+            A.matvec(self._z, self._t, self._t, 1.0, 0.0)
+            if M is not None and self._left:
+                self._apply(M, self._t, self._Mt)
+                st, tt = B.dot(self._zf, self._Mtf), B.dot(self._Mtf, self._Mtf)
             else:
-                self._apply(M, self._z, self._y)
-                xf += self._yf.astype(xf.dtype)
-            self._rf[...] = self._sf - oe * self._tf
-            rho = B.dot(self._r0f, self._rf)
-            beta = B.expand(_L._safe_div(rho, self._rho) * _L._safe_div(alpha, omega))
-            self._pf[...] = self._rf + beta * (self._pf - oe * self._vf)
+                st, tt = B.dot(rf, self._tf), B.dot(self._tf, self._tf)
+            omega = B.expand(_L._safe_div(st, tt) * (rr > atol_sq))
+            xf += (omega * self._zf).astype(xf.dtype)
+            rf -= (omega * self._tf).astype(rf.dtype)
+            rr_new = B.dot(rf, rf)
+            rho = B.dot(self._r0f, rf)
+            live = rr_new > atol_sq
+            beta = B.expand(_L._safe_div(rho * tt, r0v * st) * live)
+            beta_omega = B.expand(_L._safe_div(rho, r0v) * live)
+            self._pf[...] = rf + beta * self._pf - beta_omega * self._vf
+            rr[:] = rr_new
             self._rho = rho
-            self._rr_buf[:] = self._true_rr(A, b, x)
 
-        return self._loop(atol_sq, cycle, 1, self._rr_buf)
+        return self._loop(atol_sq, iteration, 1, rr)
 
 
 class GMRES(LinearSolverState):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import operator as _operator
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -133,34 +133,21 @@ def aslinearoperator(A, batch_offsets=None, max_batch_length=None) -> LinearOper
 
 def preconditioner(A, ptype: str = "diag") -> LinearOperator | None:
     """A preconditioner for `A`: "diag" (Jacobi: the inverse of the diagonal), "diag_abs"
-    (inverse of its absolute values), or "id" (None: no preconditioning)."""
-    from ..sparse.matrix import BsrMatrix
+    (of its absolute values), "block_jacobi_direct" (QR inverses of the diagonal blocks),
+    "block_jacobi_sequential" (LDL^T; symmetric positive definite blocks),
+    "block_jacobi_tile" (Cholesky; float32/float64), "fsai" (factorized sparse approximate
+    inverse of an SPD matrix), or "id" (None). See weft/optim/_precond.py."""
+    from . import _precond
 
     if ptype == "id":
         return None
-    if ptype not in ("diag", "diag_abs"):
-        raise ValueError(f"Unsupported preconditioner type {ptype!r} (weft has 'diag', 'diag_abs', 'id')")
-    if isinstance(A, BsrMatrix):
-        from ..sparse.ops import bsr_get_diag
-
-        blocks = bsr_get_diag(A).numpy().astype(np.float64)
-        R = A.block_shape[0]
-        d = np.zeros(A.shape[0])
-        n = blocks.shape[0]
-        d[: n * R] = blocks.reshape(n, R, -1).diagonal(axis1=1, axis2=2).reshape(-1) if blocks.ndim > 1 else blocks
-        s_t, dev = A.scalar_type, A.device
-    elif isinstance(A, array) and A.ndim == 2:
-        d = np.diag(A.numpy()).astype(np.float64)
-        s_t, dev = A.dtype, A.device
-    elif isinstance(A, array) and A.ndim == 1:
-        d = A.numpy().astype(np.float64)
-        s_t, dev = A.dtype, A.device
-    else:
-        raise ValueError(f"preconditioner: unsupported operator {A!r}")
-    if ptype == "diag_abs":
-        d = np.abs(d)
-    inv = np.where(d == 0.0, 1.0, 1.0 / np.where(d == 0.0, 1.0, d))
-    return aslinearoperator(array(inv.astype(_t.dtype_to_numpy(s_t)), dtype=s_t, device=dev))
+    if ptype in ("diag", "diag_abs"):
+        return _precond.jacobi(A, use_abs=ptype == "diag_abs")
+    if ptype in _precond._BLOCK_JACOBI:
+        return _precond.block_jacobi(A, ptype)
+    if ptype == "fsai":
+        return _precond.fsai(A)
+    raise ValueError(f"Unsupported preconditioner type '{ptype}'")
 
 
 # ---- batches and tolerances -------------------------------------------------------------
@@ -290,7 +277,7 @@ def _create_segmented_tiled_dot_kernels(tile_size):
     raise NotImplementedError("weft has no segmented tiled-dot kernels: TiledDot reduces each batch on the host")
 
 
-from ._solvers import BiCGSTAB, CG, CR, GMRES, LinearSolverState  # noqa: E402
+from ._solvers import CG, CR, GMRES, BiCGSTAB, LinearSolverState  # noqa: E402
 
 
 def cg(A, b, x, tol=None, atol=None, maxiter=0, M=None, callback=None, check_every=10, use_cuda_graph=True,

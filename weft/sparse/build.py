@@ -68,7 +68,7 @@ def _as_blocks(values: array, block_t, what="values") -> array:
     their memory as blocks)."""
     if not values.is_contiguous:
         raise ValueError(f"bsr: the {what} array must be contiguous")
-    if types_equal(values.dtype, block_t):
+    if types_equal(values.dtype, block_t) and values.ndim == 1:
         return values
     shape = block_shape_of(block_t)
     n = values.shape[0]
