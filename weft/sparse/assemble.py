@@ -18,6 +18,7 @@ from .matrix import (
     BSR_STATUS_ROW_CAPACITY_EXCEEDED,
     BSR_STATUS_SUCCESS,
     BsrMatrix,
+    block_shape_of,
     ensure_capacity,
     write_offsets,
 )
@@ -49,10 +50,10 @@ class Plan:
             return
         dev = dest_values.device
         idx = self.idx if contribution_index is None else contribution_index[self.idx]
-        launch(K.gather_kernel(dest_values.dtype), dim=int(self.pos.size),
-               inputs=[src, iarray(idx, dev), iarray(self.begin, dev), iarray(self.end, dev),
+        launch(K.gather_kernel(K.scalar_of(dest_values.dtype)), dim=(int(self.pos.size), K.entries(dest_values.dtype)),
+               inputs=[K.scalar_rows(src), iarray(idx, dev), iarray(self.begin, dev), iarray(self.end, dev),
                        iarray(self.pos, dev)],
-               outputs=[dest_values], device=dev)
+               outputs=[K.scalar_rows(dest_values)], device=dev)
 
 
 def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
@@ -135,22 +136,28 @@ def stage(parts, block_t, device, requires_grad=False) -> array:
     total = sum(int(len(p[2] if p[0] == "product" else p[1])) for p in parts)
     out = array(shape=(total,), dtype=block_t, device=device, requires_grad=requires_grad)
     s_t = K.scalar_of(block_t)
+    out_rows = K.scalar_rows(out)
+    e = K.entries(block_t)
     offset = 0
     for p in parts:
         if p[0] == "product":
             _, x, xi, y, yi, alpha = p
             n = len(xi)
             if n:
-                launch(K.product_kernel(x.dtype, y.dtype, block_t), dim=n,
-                       inputs=[x, iarray(xi, device), y, iarray(yi, device), s_t(alpha), offset],
-                       outputs=[out], device=device)
+                (_r, inner), (_i, cols) = block_shape_of(x.dtype), block_shape_of(y.dtype)
+                launch(K.product_kernel(s_t), dim=(n, e),
+                       inputs=[K.scalar_rows(x), iarray(xi, device), K.scalar_rows(y), iarray(yi, device), s_t(alpha),
+                               offset, inner, cols],
+                       outputs=[out_rows], device=device)
         else:
             src, idx, alpha, transpose = p
             n = len(idx)
             if n:
-                t = transpose and isinstance(src.dtype, _t.Matrix)
-                launch(K.stage_kernel(src.dtype, block_t, t), dim=n,
-                       inputs=[src, iarray(idx, device), s_t(alpha), offset], outputs=[out], device=device)
+                rows, cols = block_shape_of(src.dtype)
+                launch(K.stage_kernel(s_t), dim=(n, e),
+                       inputs=[K.scalar_rows(src), iarray(idx, device), s_t(alpha), offset, rows, cols,
+                               int(bool(transpose))],
+                       outputs=[out_rows], device=device)
         offset += n
     return out
 

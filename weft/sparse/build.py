@@ -145,13 +145,16 @@ def bsr_set_from_mapped_values(dest: BsrMatrix, mapping: BsrTripletMap, values: 
         plan.write(values, dest.values)
     elif reduction == "atomic":
         dev = dest.device
+        s_t, e = K.scalar_of(dest.dtype), K.entries(dest.dtype)
         if plan.pos.size:
-            launch(K.fill_kernel(dest.dtype), dim=int(plan.pos.size),
-                   inputs=[iarray(plan.pos, dev), dest.dtype(0.0)], outputs=[dest.values], device=dev)
+            zero = array(shape=(e,), dtype=s_t, device=dev)
+            zero.zero_()
+            launch(K.fill_kernel(s_t), dim=(int(plan.pos.size), e), inputs=[iarray(plan.pos, dev), zero],
+                   outputs=[K.scalar_rows(dest.values)], device=dev)
         if mapping.triplet_count:
-            launch(K.scatter_kernel(dest.dtype), dim=mapping.triplet_count,
-                   inputs=[values, iarray(plan.slot[: mapping.triplet_count], dev)],
-                   outputs=[dest.values], device=dev)
+            launch(K.scatter_kernel(s_t), dim=(mapping.triplet_count, e),
+                   inputs=[K.scalar_rows(values), iarray(plan.slot[: mapping.triplet_count], dev)],
+                   outputs=[K.scalar_rows(dest.values)], device=dev)
     else:
         raise ValueError(f"Unsupported reduction {reduction!r} (expected 'gather' or 'atomic')")
 

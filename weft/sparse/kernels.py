@@ -2,6 +2,11 @@
 computed by one of these weft kernels (so a Tape records it and gradients flow back to the
 source blocks); the topology around them is host-side bookkeeping (sparse/assemble.py).
 
+The kernels see block arrays as 2-D scalar arrays, one row per block (`scalar_rows`: a view
+of the same memory whose `.grad` views the block array's gradient), and run one thread per
+block entry: the same small scalar kernel serves every block shape (a 16x16 block costs no
+more to compile than a 2x2 one).
+
 Two shapes of work cover the operations:
 - staging: `out[offset + k] = alpha * f(src[idx[k]])` (f: identity, transpose, a product
   with a second source, or a change of scalar type), so that several sources (the two terms
@@ -19,118 +24,135 @@ from ..lang.decorators import kernel
 from ..runtime.array import array
 
 _tid = BUILTINS["tid"]
-_transpose = BUILTINS["transpose"]
 _atomic_add = BUILTINS["atomic_add"]
 
 
 def scalar_of(t):
     """The scalar type of a block type (itself for a scalar)."""
-    return getattr(t, "dtype", t) if isinstance(t, _t.Matrix) else t
+    return t.dtype if isinstance(t, _t.Matrix) else t
+
+
+def entries(t) -> int:
+    """The number of scalars of a block type."""
+    if isinstance(t, _t.Matrix):
+        r, c = t._shape_
+        return r * c
+    return 1
+
+
+def scalar_rows(a: array) -> array:
+    """A contiguous array of blocks as a (blocks, entries) array of scalars, the same memory
+    (and the same gradient memory, when `a` has one)."""
+    if not a.is_contiguous:
+        raise ValueError("bsr: block arrays must be contiguous")
+    s_t, e = scalar_of(a.dtype), entries(a.dtype)
+    grad = None if a.grad is None else scalar_rows(a.grad)
+    return array(ptr=a.ptr, shape=(a.shape[0], e), dtype=s_t, device=a.device, deleter=a, grad=grad)
 
 
 @functools.cache
-def stage_kernel(src_t, dst_t, transpose: bool):
-    """`out[offset + k] = alpha * T(src[idx[k]])` with T the identity or the transpose;
-    `src_t` and `dst_t` share their scalar type."""
-    s_t = scalar_of(dst_t)
-
-    if transpose:
-        @kernel
-        def sparse_stage_t(src: array(dtype=src_t), idx: array(dtype=int), alpha: s_t, offset: int,
-                           out: array(dtype=dst_t)):
-            k = _tid()
-            out[offset + k] = alpha * _transpose(src[idx[k]])
-
-        return sparse_stage_t
+def stage_kernel(s_t):
+    """`out[offset + k] = alpha * T(src[idx[k]])` over scalar rows: T the identity, or (with
+    `transpose`) the transpose of R x C blocks."""
 
     @kernel
-    def sparse_stage(src: array(dtype=src_t), idx: array(dtype=int), alpha: s_t, offset: int,
-                     out: array(dtype=dst_t)):
-        k = _tid()
-        out[offset + k] = alpha * src[idx[k]]
+    def sparse_stage(src: array(dtype=s_t, ndim=2), idx: array(dtype=int), alpha: s_t, offset: int,
+                     rows: int, cols: int, transpose: int, out: array(dtype=s_t, ndim=2)):
+        k, e = _tid()
+        s = e
+        if transpose != 0:  # out is cols x rows: its entry (a, b) is the source's (b, a)
+            a = e // rows
+            b = e - a * rows
+            s = b * cols + a
+        out[offset + k, e] = alpha * src[idx[k], s]
 
     return sparse_stage
 
 
 @functools.cache
 def convert_kernel(src_t, dst_t):
-    """`out[k] = dst_t(src[idx[k]])`: the same blocks in another scalar type."""
+    """`out[k] = dst_t(src[idx[k]])` over scalar rows: the same blocks in another scalar type."""
 
     @kernel
-    def sparse_convert(src: array(dtype=src_t), idx: array(dtype=int), out: array(dtype=dst_t)):
-        k = _tid()
-        out[k] = dst_t(src[idx[k]])
+    def sparse_convert(src: array(dtype=src_t, ndim=2), idx: array(dtype=int), out: array(dtype=dst_t, ndim=2)):
+        k, e = _tid()
+        out[k, e] = dst_t(src[idx[k], e])
 
     return sparse_convert
 
 
 @functools.cache
-def product_kernel(x_t, y_t, dst_t):
-    """`out[offset + k] = alpha * x[xi[k]] * y[yi[k]]`: the block products of `x @ y`."""
-    s_t = scalar_of(dst_t)
+def product_kernel(s_t):
+    """`out[offset + k] = alpha * x[xi[k]] @ y[yi[k]]` over scalar rows: (rows x inner) times
+    (inner x cols) blocks, one thread per entry of the product."""
 
     @kernel
-    def sparse_block_product(x: array(dtype=x_t), xi: array(dtype=int), y: array(dtype=y_t),
-                             yi: array(dtype=int), alpha: s_t, offset: int, out: array(dtype=dst_t)):
-        k = _tid()
-        out[offset + k] = alpha * (x[xi[k]] * y[yi[k]])
+    def sparse_block_product(x: array(dtype=s_t, ndim=2), xi: array(dtype=int), y: array(dtype=s_t, ndim=2),
+                             yi: array(dtype=int), alpha: s_t, offset: int, inner: int, cols: int,
+                             out: array(dtype=s_t, ndim=2)):
+        k, e = _tid()
+        r = e // cols
+        c = e - r * cols
+        s = s_t(0.0)
+        for m in range(inner):
+            s = s + x[xi[k], r * inner + m] * y[yi[k], m * cols + c]
+        out[offset + k, e] = alpha * s
 
     return sparse_block_product
 
 
 @functools.cache
-def gather_kernel(block_t):
+def gather_kernel(s_t):
     """`out[pos[b]] = sum of src[idx[k]] for k in [begin[b], end[b])` (zero for an empty range)."""
 
     @kernel
-    def sparse_gather(src: array(dtype=block_t), idx: array(dtype=int), begin: array(dtype=int),
-                      end: array(dtype=int), pos: array(dtype=int), out: array(dtype=block_t)):
-        b = _tid()
-        s = block_t(0.0)
+    def sparse_gather(src: array(dtype=s_t, ndim=2), idx: array(dtype=int), begin: array(dtype=int),
+                      end: array(dtype=int), pos: array(dtype=int), out: array(dtype=s_t, ndim=2)):
+        b, e = _tid()
+        s = s_t(0.0)
         if end[b] > begin[b]:
-            s = src[idx[begin[b]]]  # (a single -0.0 block stays -0.0, as a plain copy would)
+            s = src[idx[begin[b]], e]  # (a single -0.0 stays -0.0, as a plain copy would)
         for k in range(begin[b] + 1, end[b]):
-            s = s + src[idx[k]]
-        out[pos[b]] = s
+            s = s + src[idx[k], e]
+        out[pos[b], e] = s
 
     return sparse_gather
 
 
 @functools.cache
-def scatter_kernel(block_t):
+def scatter_kernel(s_t):
     """The atomic reduction: `out[pos[k]] += src[k]` for every `pos[k] >= 0`."""
 
     @kernel
-    def sparse_scatter_add(src: array(dtype=block_t), pos: array(dtype=int), out: array(dtype=block_t)):
-        k = _tid()
+    def sparse_scatter_add(src: array(dtype=s_t, ndim=2), pos: array(dtype=int), out: array(dtype=s_t, ndim=2)):
+        k, e = _tid()
         p = pos[k]
         if p >= 0:
-            _atomic_add(out, p, src[k])
+            _atomic_add(out, p, e, src[k, e])
 
     return sparse_scatter_add
 
 
 @functools.cache
-def fill_kernel(block_t):
-    """`out[pos[b]] = value`."""
+def fill_kernel(s_t):
+    """`out[pos[b]] = value` (value: the entries of one block)."""
 
     @kernel
-    def sparse_fill(pos: array(dtype=int), value: block_t, out: array(dtype=block_t)):
-        b = _tid()
-        out[pos[b]] = value
+    def sparse_fill(pos: array(dtype=int), value: array(dtype=s_t), out: array(dtype=s_t, ndim=2)):
+        b, e = _tid()
+        out[pos[b], e] = value[e]
 
     return sparse_fill
 
 
 @functools.cache
-def scale_kernel(block_t):
+def scale_kernel(s_t):
     """`out[pos[b]] = alpha * out[pos[b]]`, in place."""
-    s_t = scalar_of(block_t)
 
     @kernel
-    def sparse_scale(pos: array(dtype=int), alpha: s_t, out: array(dtype=block_t)):
-        b = _tid()
-        out[pos[b]] = alpha * out[pos[b]]
+    def sparse_scale(pos: array(dtype=int), alpha: s_t, out: array(dtype=s_t, ndim=2)):
+        b, e = _tid()
+        out[pos[b], e] = alpha * out[pos[b], e]
 
     return sparse_scale
 

@@ -58,8 +58,9 @@ def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None
             if not types_equal(scalar_type_of(A.dtype), dest.scalar_type):
                 src_vals = array(shape=(p.size,), dtype=dest.dtype, device=A.device, requires_grad=A.requires_grad)
                 if p.size:
-                    launch(K.convert_kernel(A.dtype, dest.dtype), dim=p.size,
-                           inputs=[A.values, iarray(p, A.device)], outputs=[src_vals], device=A.device)
+                    launch(K.convert_kernel(A.scalar_type, dest.scalar_type), dim=(p.size, K.entries(A.dtype)),
+                           inputs=[K.scalar_rows(A.values), iarray(p, A.device)],
+                           outputs=[K.scalar_rows(src_vals)], device=A.device)
                 p = np.arange(p.size)
             staged = stage([(src_vals, p, scale, False)], dest.dtype, dest.device, A.requires_grad)
         _copy_padded_capacity(dest, A, topology)
@@ -155,10 +156,13 @@ def bsr_get_diag(A, out: array | None = None) -> array:
     return out
 
 
-def _block_value(value, block_t):
-    if isinstance(block_t, _t.Matrix):
-        return block_t(value)
-    return block_t(value)
+def _block_value(value):
+    """A block value (scalar, weft matrix value, or nested sequence) as numpy."""
+    if hasattr(value, "numpy") and callable(value.numpy):
+        return value.numpy()
+    if hasattr(value, "_data"):
+        return np.asarray(value._data)
+    return np.asarray(value, dtype=np.float64)
 
 
 def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_blocks: int | None = None):
@@ -179,8 +183,13 @@ def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_
     if isinstance(diag, array):
         plan.write(diag, A.values)
     elif n:
-        launch(K.fill_kernel(A.dtype), dim=n, inputs=[iarray(np.arange(n), dev), _block_value(diag, A.dtype)],
-               outputs=[A.values], device=dev)
+        value = np.asarray(_block_value(diag), dtype=np.float64).reshape(-1)
+        if value.size == 1:
+            value = np.full(K.entries(A.dtype), value[0])
+        s_t = A.scalar_type
+        launch(K.fill_kernel(s_t), dim=(n, K.entries(A.dtype)),
+               inputs=[iarray(np.arange(n), dev), array(value.astype(_t.dtype_to_numpy(s_t)), dtype=s_t, device=dev)],
+               outputs=[K.scalar_rows(A.values)], device=dev)
     return A
 
 
@@ -221,8 +230,7 @@ def bsr_set_identity(A: BsrMatrix, rows_of_blocks: int | None = None):
 
 
 def _identity_block(block_t):
-    R = block_shape_of(block_t)[0]
-    return block_t(*np.eye(R).reshape(-1).tolist())
+    return np.eye(block_shape_of(block_t)[0])
 
 
 def bsr_identity(rows_of_blocks: int, block_type, device=None) -> BsrMatrix:
@@ -236,8 +244,9 @@ def bsr_scale(x, alpha):
     M, scale = matrix_and_scale(x)
     _r, _c, p = M._active()
     if p.size:
-        launch(K.scale_kernel(M.dtype), dim=p.size, inputs=[iarray(p, M.device), M.scalar_type(alpha * scale)],
-               outputs=[M.values], device=M.device)
+        launch(K.scale_kernel(M.scalar_type), dim=(p.size, K.entries(M.dtype)),
+               inputs=[iarray(p, M.device), M.scalar_type(alpha * scale)],
+               outputs=[K.scalar_rows(M.values)], device=M.device)
     return M
 
 
