@@ -238,3 +238,22 @@ def test_bad_index_dtype():
     with pytest.raises(TypeError, match="int32"):
         bsr_set_from_triplets(A, wp.array([0.0], dtype=float), wp.array([0.0], dtype=float),
                               wp.array([1.0], dtype=float))
+
+
+def test_row_and_block_index_in_kernels():
+    from weft.sparse import bsr_block_index, bsr_row_index
+
+    @wp.kernel
+    def lookup(off: wp.array(dtype=int), cols: wp.array(dtype=int), counts: wp.array(dtype=int),
+               rows_out: wp.array(dtype=int), found: wp.array(dtype=int)):
+        i = wp.tid()
+        rows_out[i] = bsr_row_index(off, 2, i, counts)
+        found[i] = bsr_block_index(i // 3, i % 3, off, cols, counts)
+
+    A = bsr_zeros(2, 3, float, row_capacity=3)
+    bsr_set_from_triplets(A, wp.array([0, 0, 1], dtype=int), wp.array([0, 2, 1], dtype=int),
+                          wp.array([1.0, 2.0, 3.0], dtype=float))
+    rows_out, found = wp.zeros(6, dtype=int), wp.zeros(6, dtype=int)
+    wp.launch(lookup, dim=6, inputs=[A.offsets, A.columns, A.row_counts, rows_out, found])
+    np.testing.assert_array_equal(rows_out.numpy(), [0, 0, -1, 1, -1, -1])
+    np.testing.assert_array_equal(found.numpy(), [0, -1, 1, -1, 3, -1])

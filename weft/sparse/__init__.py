@@ -8,6 +8,7 @@ bookkeeping. Blocks are scalars or matrices (mat22, mat33, ...) of float32 or fl
 """
 
 from .build import BsrTripletMap, bsr_compress, bsr_from_triplets, bsr_set_from_mapped_values, bsr_set_from_triplets
+from .funcs import bsr_block_index, bsr_row_index
 from .matrix import (
     BSR_STATUS_ROW_CAPACITY_EXCEEDED,
     BSR_STATUS_SUCCESS,
@@ -36,6 +37,7 @@ from .ops import (
 
 __all__ = [
     "BSR_STATUS_ROW_CAPACITY_EXCEEDED", "BSR_STATUS_SUCCESS", "BsrMatrix", "BsrTripletMap", "bsr_assign",
+    "bsr_block_index", "bsr_row_index",
     "bsr_axpy", "bsr_axpy_work_arrays", "bsr_compress", "bsr_copy", "bsr_diag", "bsr_from_triplets",
     "bsr_get_diag", "bsr_identity", "bsr_matrix_t", "bsr_mm", "bsr_mm_work_arrays", "bsr_mv", "bsr_scale",
     "bsr_set_diag", "bsr_set_from_mapped_values", "bsr_set_from_triplets", "bsr_set_identity",

@@ -11,7 +11,6 @@ from ..runtime.array import array
 from ..runtime.launch import launch
 from . import kernels as K
 from .assemble import Plan, assemble, default_topology, iarray, stage
-from .build import bsr_set_from_triplets  # noqa: F401 - (re-export convenience)
 from .matrix import (
     BsrMatrix,
     BsrScaled,
