@@ -257,3 +257,23 @@ def test_row_and_block_index_in_kernels():
     wp.launch(lookup, dim=6, inputs=[A.offsets, A.columns, A.row_counts, rows_out, found])
     np.testing.assert_array_equal(rows_out.numpy(), [0, 0, -1, 1, -1, -1])
     np.testing.assert_array_equal(found.numpy(), [0, -1, 1, -1, 3, -1])
+
+
+def test_mv_gradients_reach_x_and_values():
+    rng = np.random.default_rng(10)
+    A, ref = random_bsr(rng, 3, 4, (2, 3), wp.float64, n=8)
+    A.values.requires_grad = True
+    x = wp.array(rng.standard_normal((4, 3)), dtype=wp.vec3d, requires_grad=True)
+    y = wp.zeros(3, dtype=wp.vec2d, requires_grad=True)
+    w = rng.standard_normal(6)
+    with wp.Tape() as tape:
+        bsr_mv(A, x, y, alpha=2.0)
+    tape.backward(grads={y: wp.array(w.reshape(3, 2), dtype=wp.vec2d)})
+    # d<w, 2 A x>/dx = 2 A^T w
+    np.testing.assert_allclose(x.grad.numpy().reshape(-1), 2.0 * ref.T @ w, atol=1e-12)
+    # d/d(block k entry (r, c)) = 2 w[row*2 + r] x[col*3 + c]
+    rows, cols = A.uncompress_rows().numpy(), A.columns.numpy()
+    xv = x.numpy().reshape(-1)
+    for k in range(A.nnz_sync()):
+        expected = 2.0 * np.outer(w[rows[k] * 2:rows[k] * 2 + 2], xv[cols[k] * 3:cols[k] * 3 + 3])
+        np.testing.assert_allclose(A.values.grad.numpy()[k], expected, atol=1e-12)

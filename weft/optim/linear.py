@@ -12,7 +12,6 @@ Each batch stops moving once it meets its tolerance `max(tol * |b|, atol)`.
 from __future__ import annotations
 
 import math
-import operator as _operator
 from collections.abc import Callable
 
 import numpy as np
@@ -53,10 +52,6 @@ class LinearOperator:
     @property
     def batch_count(self) -> int:
         return 1 if self._batch_offsets is None else self._batch_offsets.shape[0] - 1
-
-
-def _dense_mv_kernel(s_t):
-    return _DENSE.setdefault(s_t, _make_dense(s_t))
 
 
 _DENSE, _DIAG = {}, {}
@@ -313,4 +308,4 @@ def gmres(A, b, x, tol=None, atol=None, restart=31, maxiter=0, M=None, callback=
 
 
 __all__ = ["BiCGSTAB", "CG", "CR", "GMRES", "LinearOperator", "LinearSolverState", "aslinearoperator", "bicgstab",
-           "cg", "cr", "gmres", "preconditioner", "_operator"]
+           "cg", "cr", "gmres", "preconditioner"]

@@ -116,9 +116,7 @@ class BsrMatrix:
     @property
     def scalar_values(self) -> array:
         """The values as an array of scalars, shape (capacity, rows, cols) of a block."""
-        r, c = self.block_shape
-        return array(ptr=self.values.ptr, shape=(self.values.shape[0], r, c), dtype=self.scalar_type,
-                     device=self.device, deleter=self.values)
+        return _scalar_blocks(self.values, self.block_shape)
 
     # Topology queries
     def _host_offsets(self) -> np.ndarray:
@@ -335,6 +333,15 @@ class BsrScaled:
 
     def transpose(self):
         return BsrScaled(self.mat.transpose(), self.scale)
+
+
+def _scalar_blocks(values: array, block_shape) -> array:
+    """`values` (contiguous blocks) as a (count, rows, cols) scalar array of the same memory,
+    its gradient viewing the blocks' gradient (so products through it stay differentiable)."""
+    r, c = block_shape
+    grad = None if values.grad is None else _scalar_blocks(values.grad, block_shape)
+    return array(ptr=values.ptr, shape=(values.shape[0], r, c), dtype=scalar_type_of(values.dtype),
+                 device=values.device, deleter=values, grad=grad)
 
 
 def matrix_and_scale(a):

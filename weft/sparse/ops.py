@@ -324,7 +324,8 @@ def _scalar_view(v: array, scalar) -> array:
     if isinstance(v.dtype, (_t.Vector, _t.Matrix)) and not types_equal(v.dtype.dtype, scalar) or \
             not isinstance(v.dtype, (_t.Vector, _t.Matrix)) and not types_equal(v.dtype, scalar):
         raise ValueError(f"bsr_mv: vector of {v.dtype!r} does not match the matrix scalar type {scalar!r}")
-    return array(ptr=v.ptr, shape=(n,), dtype=scalar, device=v.device, deleter=v)
+    grad = None if v.grad is None else _scalar_view(v.grad, scalar)
+    return array(ptr=v.ptr, shape=(n,), dtype=scalar, device=v.device, deleter=v, grad=grad)
 
 
 def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: bool = False,
@@ -347,7 +348,7 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     if y_len != nrow * R:
         raise ValueError(f"Incompatible 'y': {y_len} scalars for a matrix with {nrow * R} rows")
     xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
-    if x.ptr == y.ptr:
+    if x.ptr == y.ptr:  # (y is written while x is read: x's values are copied first)
         xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
     r, c, p = M._active()
     keep = (c >= 0) & (c < M.ncol)
