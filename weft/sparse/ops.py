@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as _t
-from ..logger import log_warning
 from ..runtime.array import array
 from ..runtime.launch import launch
 from . import kernels as K
@@ -308,9 +307,9 @@ def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=No
     if max_new_nnz is not None and topology == "compact":
         n_new = np.unique(rows * max(z.ncol, 1) + cols).size
         if n_new > max_new_nnz:
-            log_warning(f"bsr_mm: the product has {n_new} blocks, which exceeded max_new_nnz={max_new_nnz}; "
-                        "the result is truncated")
-            print(f"Warning: bsr_mm: the number of blocks ({n_new}) exceeded max_new_nnz ({max_new_nnz})")
+            # (to stdout, where Warp's warning goes and Warp programs look for it)
+            print(f"Warning: bsr_mm: the product has {n_new} blocks, which exceeded max_new_nnz={max_new_nnz}; "
+                  "the result keeps the first ones")
             max_blocks = int(max_new_nnz)
     plan = assemble(z, rows, cols, topology, max_blocks=max_blocks)
     _finish(z, plan, staged)
