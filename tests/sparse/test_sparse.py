@@ -1,0 +1,279 @@
+"""weft.sparse: BSR matrices against dense numpy (construction, copies, transposes, sums,
+products with matrices and vectors, diagonals), padded and masked topologies, gradients
+through the value kernels, and the errors."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from weft.sparse import (
+    BSR_STATUS_ROW_CAPACITY_EXCEEDED,
+    bsr_assign,
+    bsr_axpy,
+    bsr_compress,
+    bsr_copy,
+    bsr_diag,
+    bsr_from_triplets,
+    bsr_get_diag,
+    bsr_identity,
+    bsr_mm,
+    bsr_mv,
+    bsr_scale,
+    bsr_set_from_triplets,
+    bsr_set_transpose,
+    bsr_transposed,
+    bsr_zeros,
+)
+
+BLOCKS = [((1, 1), wp.float32), ((2, 2), wp.float64), ((1, 3), wp.float32), ((3, 2), wp.float64)]
+
+
+def block_type(shape, scalar):
+    return scalar if shape == (1, 1) else wp.types.matrix(shape=shape, dtype=scalar)
+
+
+def dense(A):
+    """A's dense value, read from its storage (padded rows use row_counts)."""
+    R, C = A.block_shape
+    out = np.zeros(A.shape)
+    off = A.offsets.numpy()
+    counts = None if A.row_counts is None else A.row_counts.numpy()
+    cols, vals = A.columns.numpy(), A.values.numpy().reshape(-1, R, C)
+    for i in range(A.nrow):
+        end = off[i + 1] if counts is None else off[i] + counts[i]
+        for k in range(off[i], end):
+            out[i * R:(i + 1) * R, cols[k] * C:(cols[k] + 1) * C] += vals[k]
+    return out
+
+
+def random_bsr(rng, nrow, ncol, shape, scalar, n=12):
+    rows = rng.integers(0, nrow, n).astype(np.int32)
+    cols = rng.integers(0, ncol, n).astype(np.int32)
+    vals = rng.standard_normal((n, *shape))
+    ref = np.zeros((nrow * shape[0], ncol * shape[1]))
+    for r, c, v in zip(rows, cols, vals):
+        ref[r * shape[0]:(r + 1) * shape[0], c * shape[1]:(c + 1) * shape[1]] += v
+    A = bsr_zeros(nrow, ncol, block_type(shape, scalar))
+    bsr_set_from_triplets(A, wp.array(rows, dtype=int), wp.array(cols, dtype=int), wp.array(vals, dtype=scalar))
+    return A, ref
+
+
+def tol(scalar):
+    return 1e-5 if scalar == wp.float32 else 1e-12
+
+
+@pytest.mark.parametrize("shape,scalar", BLOCKS)
+def test_triplets_sum_duplicates_and_sort(shape, scalar):
+    A, ref = random_bsr(np.random.default_rng(1), 4, 5, shape, scalar, n=30)
+    np.testing.assert_allclose(dense(A), ref, atol=tol(scalar))
+    nnz = A.nnz_sync()
+    off, cols = A.offsets.numpy(), A.columns.numpy()[:nnz]
+    assert off[-1] == nnz
+    for i in range(A.nrow):  # each row: strictly increasing columns (duplicates merged)
+        assert np.all(np.diff(cols[off[i]:off[i + 1]]) > 0)
+
+
+def test_triplets_ignore_out_of_range_and_prune_zeros():
+    rows = wp.array([0, -1, 1, 5, 1], dtype=int)
+    cols = wp.array([0, 0, 1, 0, 0], dtype=int)
+    vals = wp.array([2.0, 3.0, 4.0, 5.0, 0.0], dtype=float)
+    A = bsr_from_triplets(2, 2, rows, cols, vals)
+    assert A.nnz_sync() == 2
+    np.testing.assert_array_equal(dense(A), [[2.0, 0.0], [0.0, 4.0]])
+    B = bsr_from_triplets(2, 2, rows, cols, vals, prune_numerical_zeros=False)
+    assert B.nnz_sync() == 3
+
+
+@pytest.mark.parametrize("shape,scalar", BLOCKS)
+def test_mv_and_transposed_mv(shape, scalar):
+    rng = np.random.default_rng(2)
+    A, ref = random_bsr(rng, 4, 3, shape, scalar)
+    R, C = shape
+    x_np = rng.standard_normal(3 * C)
+    y_np = rng.standard_normal(4 * R)
+    x = wp.array(x_np.reshape(3, C) if C > 1 else x_np, dtype=wp.types.vector(C, scalar) if C > 1 else scalar)
+    y = wp.array(y_np.reshape(4, R) if R > 1 else y_np, dtype=wp.types.vector(R, scalar) if R > 1 else scalar)
+    bsr_mv(A, x, y, alpha=2.0, beta=-0.5)
+    np.testing.assert_allclose(y.numpy().reshape(-1), 2.0 * ref @ x_np - 0.5 * y_np, atol=10 * tol(scalar))
+    xt = bsr_mv(A, y, transpose=True)
+    np.testing.assert_allclose(xt.numpy().reshape(-1), ref.T @ y.numpy().reshape(-1), atol=10 * tol(scalar))
+    with pytest.raises(ValueError, match="Incompatible 'x'"):
+        bsr_mv(A, y, y)
+
+
+@pytest.mark.parametrize("shape,scalar", BLOCKS)
+def test_transpose_copy_and_scale(shape, scalar):
+    A, ref = random_bsr(np.random.default_rng(3), 5, 3, shape, scalar)
+    T = bsr_transposed(A)
+    assert T.block_shape == shape[::-1]
+    np.testing.assert_allclose(dense(T), ref.T, atol=tol(scalar))
+    np.testing.assert_allclose(dense((-2.0 * A).transpose().eval()), -2.0 * ref.T, atol=tol(scalar))
+    C64 = bsr_copy(A, scalar_type=wp.float64)
+    assert C64.scalar_type == wp.float64
+    np.testing.assert_allclose(dense(C64), ref, atol=tol(scalar))
+    bsr_scale(C64, 3.0)
+    np.testing.assert_allclose(dense(C64), 3.0 * ref, atol=tol(scalar))
+    np.testing.assert_allclose(dense(A), ref, atol=tol(scalar))  # the source is untouched
+
+
+@pytest.mark.parametrize("shape,scalar", BLOCKS)
+def test_axpy_and_operators(shape, scalar):
+    rng = np.random.default_rng(4)
+    X, xr = random_bsr(rng, 3, 4, shape, scalar)
+    Y, yr = random_bsr(rng, 3, 4, shape, scalar)
+    bsr_axpy(X, Y, alpha=1.5, beta=-2.0)
+    np.testing.assert_allclose(dense(Y), 1.5 * xr - 2.0 * yr, atol=10 * tol(scalar))
+    yr = dense(Y)
+    np.testing.assert_allclose(dense(X + 2.0 * Y), xr + 2.0 * yr, atol=10 * tol(scalar))
+    np.testing.assert_allclose(dense(Y - X), yr - xr, atol=10 * tol(scalar))
+    Y += Y * 2.0  # aliasing: y = 2 y + y
+    np.testing.assert_allclose(dense(Y), 3.0 * yr, atol=10 * tol(scalar))
+    Z = bsr_zeros(3, 5, block_type(shape, scalar))
+    with pytest.raises(ValueError, match="same number of rows and columns"):
+        bsr_axpy(X, Z)
+
+
+@pytest.mark.parametrize("shape,scalar", BLOCKS)
+def test_mm_against_dense(shape, scalar):
+    rng = np.random.default_rng(5)
+    X, xr = random_bsr(rng, 3, 4, shape, scalar)
+    Y, yr = random_bsr(rng, 4, 2, shape[::-1], scalar)
+    Z, zr = random_bsr(rng, 3, 2, (shape[0], shape[0]), scalar)
+    bsr_mm(X, Y, Z, alpha=-1.0, beta=0.5)
+    np.testing.assert_allclose(dense(Z), -xr @ yr + 0.5 * zr, atol=20 * tol(scalar))
+    np.testing.assert_allclose(dense(X @ bsr_transposed(X)), xr @ xr.T, atol=20 * tol(scalar))
+    S, sr = random_bsr(rng, 3, 3, (shape[0], shape[0]), scalar)
+    bsr_mm(S, S, S, alpha=1.0, beta=1.0)  # all three aliased
+    np.testing.assert_allclose(dense(S), sr @ sr + sr, atol=50 * tol(scalar))
+    with pytest.raises(ValueError, match="Incompatible"):  # (block sizes or rows/columns)
+        bsr_mm(X, X)
+
+
+def test_mm_masked_keeps_destination_topology():
+    rng = np.random.default_rng(6)
+    X, xr = random_bsr(rng, 4, 4, (2, 2), wp.float64, n=20)
+    D = bsr_diag(rows_of_blocks=4, block_type=X.dtype)
+    bsr_mm(X, X, D, topology="masked")
+    full = xr @ xr
+    expected = np.zeros_like(full)
+    for i in range(4):
+        expected[2 * i:2 * i + 2, 2 * i:2 * i + 2] = full[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+    np.testing.assert_allclose(dense(D), expected, atol=1e-12)
+
+
+def test_diag_identity_and_get_diag():
+    rng = np.random.default_rng(7)
+    blocks = rng.standard_normal((4, 3, 3))
+    D = bsr_diag(wp.array(blocks, dtype=wp.mat33d))
+    np.testing.assert_allclose(bsr_get_diag(D).numpy(), blocks)
+    I3 = bsr_identity(4, block_type=wp.mat33)
+    np.testing.assert_array_equal(dense(I3), np.eye(12))
+    A, ref = random_bsr(rng, 4, 4, (3, 3), wp.float64, n=20)
+    diag = bsr_get_diag(2.0 * A).numpy()
+    for i in range(4):
+        np.testing.assert_allclose(diag[i], 2.0 * ref[3 * i:3 * i + 3, 3 * i:3 * i + 3], atol=1e-12)
+    with pytest.raises(ValueError, match="warp matrix or scalar"):
+        bsr_diag(wp.vec3(1.0), rows_of_blocks=2)
+
+
+def test_reblocking_copy_and_assign():
+    A, ref = random_bsr(np.random.default_rng(8), 4, 8, (4, 2), wp.float32, n=20)
+    for shape in ((2, 2), (1, 1), (4, 4), (8, 8)):
+        np.testing.assert_allclose(dense(bsr_copy(A, block_shape=shape)), ref, atol=1e-5)
+    with pytest.raises(ValueError, match="Incompatible dest and src block shapes"):
+        bsr_copy(A, block_shape=(3, 3))
+    B = bsr_zeros(2, 4, wp.types.matrix(shape=(8, 4), dtype=wp.float32))
+    bsr_assign(B, A)
+    np.testing.assert_allclose(dense(B), ref, atol=1e-5)
+
+
+def test_padded_topology_and_overflow():
+    A = bsr_zeros(2, 3, float, row_capacity=2)
+    bsr_set_from_triplets(A, wp.array([1, 0, 1, 0], dtype=int), wp.array([2, 1, 0, 1], dtype=int),
+                          wp.array([1.0, 2.0, 3.0, 4.0], dtype=float))
+    np.testing.assert_array_equal(A.offsets.numpy(), [0, 2, 4])
+    np.testing.assert_array_equal(A.row_counts.numpy(), [1, 2])
+    np.testing.assert_array_equal(dense(A), [[0, 6, 0], [3, 0, 1]])
+    np.testing.assert_allclose(bsr_mv(A, wp.array([1.0, 2.0, 3.0], dtype=float)).numpy(), [12.0, 6.0])
+    small = bsr_zeros(2, 3, float, row_capacity=1)
+    bsr_set_from_triplets(small, wp.array([1, 1], dtype=int), wp.array([0, 2], dtype=int),
+                          wp.array([1.0, 2.0], dtype=float))
+    assert small.status_sync() == BSR_STATUS_ROW_CAPACITY_EXCEEDED
+    T = bsr_zeros(3, 2, float, row_capacity=2)
+    bsr_set_transpose(T, A)
+    np.testing.assert_array_equal(dense(T), dense(A).T)
+
+
+def test_compress_merges_and_drops_invalid_columns():
+    A = bsr_zeros(1, 3, float)
+    A.nnz = 5
+    A.offsets = wp.array([0, 5], dtype=int)
+    A.columns = wp.array([2, 0, 2, 7, -1], dtype=int)
+    A.values = wp.array([1.0, 2.0, 3.0, 9.0, 9.0], dtype=float)
+    bsr_compress(A)
+    assert A.nnz_sync() == 2
+    np.testing.assert_array_equal(A.columns.numpy()[:2], [0, 2])
+    np.testing.assert_array_equal(dense(A), [[2.0, 0.0, 4.0]])
+
+
+def test_gradients_flow_to_triplet_values():
+    rng = np.random.default_rng(9)
+    vals = wp.array(rng.standard_normal((4, 2, 2)), dtype=wp.mat22d, requires_grad=True)
+    rows, cols = wp.array([0, 1, 0, 1], dtype=int), wp.array([1, 0, 1, 1], dtype=int)
+    with wp.Tape() as tape:
+        A = bsr_from_triplets(2, 2, rows, cols, vals)
+        T = (3.0 * A).transpose().eval()
+    seed = np.zeros((T.values.shape[0], 2, 2))
+    seed[: T.nnz_sync()] = rng.standard_normal((T.nnz_sync(), 2, 2))
+    tape.backward(grads={T.values: wp.array(seed, dtype=wp.mat22d)})
+    # d<seed, T>/d vals[k] = 3 * seed block of k's transposed position, transposed back
+    trows, tcols = T.uncompress_rows().numpy(), T.columns.numpy()
+    where = {(int(r), int(c)): k for k, (r, c) in enumerate(zip(trows, tcols)) if r >= 0}
+    expected = np.stack([3.0 * seed[where[(c, r)]].T for r, c in zip(rows.numpy(), cols.numpy())])
+    np.testing.assert_allclose(vals.grad.numpy(), expected, atol=1e-12)
+
+
+def test_bad_index_dtype():
+    A = bsr_zeros(2, 2, float)
+    with pytest.raises(TypeError, match="int32"):
+        bsr_set_from_triplets(A, wp.array([0.0], dtype=float), wp.array([0.0], dtype=float),
+                              wp.array([1.0], dtype=float))
+
+
+def test_row_and_block_index_in_kernels():
+    from weft.sparse import bsr_block_index, bsr_row_index
+
+    @wp.kernel
+    def lookup(off: wp.array(dtype=int), cols: wp.array(dtype=int), counts: wp.array(dtype=int),
+               rows_out: wp.array(dtype=int), found: wp.array(dtype=int)):
+        i = wp.tid()
+        rows_out[i] = bsr_row_index(off, 2, i, counts)
+        found[i] = bsr_block_index(i // 3, i % 3, off, cols, counts)
+
+    A = bsr_zeros(2, 3, float, row_capacity=3)
+    bsr_set_from_triplets(A, wp.array([0, 0, 1], dtype=int), wp.array([0, 2, 1], dtype=int),
+                          wp.array([1.0, 2.0, 3.0], dtype=float))
+    rows_out, found = wp.zeros(6, dtype=int), wp.zeros(6, dtype=int)
+    wp.launch(lookup, dim=6, inputs=[A.offsets, A.columns, A.row_counts, rows_out, found])
+    np.testing.assert_array_equal(rows_out.numpy(), [0, 0, -1, 1, -1, -1])
+    np.testing.assert_array_equal(found.numpy(), [0, -1, 1, -1, 3, -1])
+
+
+def test_mv_gradients_reach_x_and_values():
+    rng = np.random.default_rng(10)
+    A, ref = random_bsr(rng, 3, 4, (2, 3), wp.float64, n=8)
+    A.values.requires_grad = True
+    x = wp.array(rng.standard_normal((4, 3)), dtype=wp.vec3d, requires_grad=True)
+    y = wp.zeros(3, dtype=wp.vec2d, requires_grad=True)
+    w = rng.standard_normal(6)
+    with wp.Tape() as tape:
+        bsr_mv(A, x, y, alpha=2.0)
+    tape.backward(grads={y: wp.array(w.reshape(3, 2), dtype=wp.vec2d)})
+    # d<w, 2 A x>/dx = 2 A^T w
+    np.testing.assert_allclose(x.grad.numpy().reshape(-1), 2.0 * ref.T @ w, atol=1e-12)
+    # d/d(block k entry (r, c)) = 2 w[row*2 + r] x[col*3 + c]
+    rows, cols = A.uncompress_rows().numpy(), A.columns.numpy()
+    xv = x.numpy().reshape(-1)
+    for k in range(A.nnz_sync()):
+        expected = 2.0 * np.outer(w[rows[k] * 2:rows[k] * 2 + 2], xv[cols[k] * 3:cols[k] * 3 + 3])
+        np.testing.assert_allclose(A.values.grad.numpy()[k], expected, atol=1e-12)

@@ -1,0 +1,171 @@
+"""Host-side topology of sparse results, and the launches that fill their values.
+
+Every operation that produces a matrix lists its *contributions*: (row, column) pairs, each
+with a block value in a staged array (or the user's triplet values). `assemble` decides the
+destination topology (compact, padded or masked) and where each contribution lands;
+`Plan.write` then sums each destination block's contributions with one gather kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as _t
+from ..runtime.array import array
+from ..runtime.launch import launch
+from . import kernels as K
+from .matrix import (
+    BSR_STATUS_ROW_CAPACITY_EXCEEDED,
+    BSR_STATUS_SUCCESS,
+    BsrMatrix,
+    block_shape_of,
+    ensure_capacity,
+    write_offsets,
+)
+
+
+def iarray(a, device) -> array:
+    return array(np.ascontiguousarray(a, dtype=np.int32), dtype=_t.int32, device=device)
+
+
+class Plan:
+    """Where contributions go: `slot[k]` (storage position of contribution k, -1 when
+    dropped) and `pos` (every active storage position of the destination, each of which the
+    write sets: the sum of its contributions, or zero)."""
+
+    def __init__(self, slot: np.ndarray, pos: np.ndarray):
+        self.slot = slot.astype(np.int64)
+        self.pos = pos.astype(np.int64)
+        kept = np.nonzero(self.slot >= 0)[0]
+        order = np.argsort(self.slot[kept], kind="stable")
+        self.idx = kept[order]
+        sorted_slots = self.slot[self.idx]
+        self.begin = np.searchsorted(sorted_slots, self.pos, side="left")
+        self.end = np.searchsorted(sorted_slots, self.pos, side="right")
+
+    def write(self, src: array, dest_values: array, contribution_index: np.ndarray | None = None):
+        """dest_values[pos[b]] = sum of the contributions of block b; contribution k's value
+        is src[k] (or src[contribution_index[k]])."""
+        if self.pos.size == 0:
+            return
+        dev = dest_values.device
+        idx = self.idx if contribution_index is None else contribution_index[self.idx]
+        launch(K.gather_kernel(K.scalar_of(dest_values.dtype)), dim=(int(self.pos.size), K.entries(dest_values.dtype)),
+               inputs=[K.scalar_rows(src), iarray(idx, dev), iarray(self.begin, dev), iarray(self.end, dev),
+                       iarray(self.pos, dev)],
+               outputs=[K.scalar_rows(dest_values)], device=dev)
+
+
+def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
+             nnz_bound: int | None = None, max_blocks: int | None = None) -> Plan:
+    """Set `dest`'s topology to hold the blocks of the contributions at (rows, cols) (all in
+    range) and return where each goes. compact: the sorted distinct blocks (at most
+    `max_blocks`); padded: the same per row within the row capacities (the status reports an
+    overflow); masked: the existing blocks of `dest` only."""
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    ncol = max(dest.ncol, 1)
+    if topology == "masked":
+        r, c, p = dest._active()
+        keys = r * ncol + c
+        order = np.argsort(keys, kind="stable")
+        skeys = keys[order]
+        ckeys = rows * ncol + cols
+        at = np.searchsorted(skeys, ckeys)
+        at_c = np.minimum(at, max(skeys.size - 1, 0))
+        found = (at < skeys.size) & (skeys[at_c] == ckeys) if skeys.size else np.zeros(ckeys.size, bool)
+        slot = np.where(found, p[order][at_c] if skeys.size else -1, -1)
+        return Plan(slot, p)
+
+    keys = rows * ncol + cols
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    if max_blocks is not None and uniq.size > max_blocks:
+        inverse = np.where(inverse < max_blocks, inverse, -1)
+        uniq = uniq[:max_blocks]
+    urows = uniq // ncol
+    ucols = uniq % ncol
+    if topology == "compact":
+        n = int(uniq.size)
+        counts = np.bincount(urows, minlength=dest.nrow)[: dest.nrow]
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+        dest.row_counts = None
+        write_offsets(dest, offsets)
+        dest.nnz = max(n, int(nnz_bound or 0))
+        ensure_capacity(dest, dest.nnz)
+        cols_np = dest.columns.numpy()
+        cols_np[:n] = ucols
+        cols_np[n:] = -1
+        dest._topology_changed()
+        return Plan(inverse, np.arange(n))
+
+    if topology != "padded":
+        raise ValueError(f"Unsupported topology policy: {topology}")
+    if dest.row_counts is None:
+        raise ValueError("padded topology needs a destination with row capacities "
+                         "(bsr_zeros(..., row_capacity=...))")
+    off = dest._host_offsets()
+    caps = off[1:] - off[:-1]
+    first = np.searchsorted(urows, np.arange(dest.nrow))
+    rank = np.arange(uniq.size) - first[urows] if uniq.size else np.zeros(0, np.int64)
+    fits = rank < caps[urows] if uniq.size else np.zeros(0, bool)
+    block_pos = np.where(fits, off[urows] + rank, -1)
+    counts = np.minimum(np.bincount(urows, minlength=dest.nrow)[: dest.nrow], caps)
+    dest.row_counts.numpy()[: dest.nrow] = counts
+    dest.nnz = max(int(off[-1]), int(dest.nnz))
+    ensure_capacity(dest, dest.nnz)
+    dest.columns.numpy()[block_pos[fits]] = ucols[fits]
+    dest._set_status(BSR_STATUS_SUCCESS if bool(np.all(fits)) else BSR_STATUS_ROW_CAPACITY_EXCEEDED)
+    dest._topology_changed()
+    slot = np.where(inverse >= 0, block_pos[np.maximum(inverse, 0)], -1) if uniq.size else inverse
+    return Plan(slot, block_pos[fits])
+
+
+def default_topology(dest: BsrMatrix, topology):
+    if topology is None:
+        return "padded" if dest.row_counts is not None else "compact"
+    if topology not in ("compact", "padded", "masked"):
+        raise ValueError(f"Unsupported topology policy: {topology}")
+    return topology
+
+
+def stage(parts, block_t, device, requires_grad=False) -> array:
+    """One array of contributions from several sources: `parts` lists
+    (source values, source indices, alpha, transpose) and, for block products,
+    ("product", x values, x indices, y values, y indices, alpha)."""
+    total = sum(int(len(p[2] if p[0] == "product" else p[1])) for p in parts)
+    out = array(shape=(total,), dtype=block_t, device=device, requires_grad=requires_grad)
+    s_t = K.scalar_of(block_t)
+    out_rows = K.scalar_rows(out)
+    e = K.entries(block_t)
+    offset = 0
+    for p in parts:
+        if p[0] == "product":
+            _, x, xi, y, yi, alpha = p
+            n = len(xi)
+            if n:
+                (_r, inner), (_i, cols) = block_shape_of(x.dtype), block_shape_of(y.dtype)
+                launch(K.product_kernel(s_t), dim=(n, e),
+                       inputs=[K.scalar_rows(x), iarray(xi, device), K.scalar_rows(y), iarray(yi, device), s_t(alpha),
+                               offset, inner, cols],
+                       outputs=[out_rows], device=device)
+        else:
+            src, idx, alpha, transpose = p
+            n = len(idx)
+            if n:
+                rows, cols = block_shape_of(src.dtype)
+                launch(K.stage_kernel(s_t), dim=(n, e),
+                       inputs=[K.scalar_rows(src), iarray(idx, device), s_t(alpha), offset, rows, cols,
+                               int(bool(transpose))],
+                       outputs=[out_rows], device=device)
+        offset += n
+    return out
+
+
+def overlaps(a: array, b: array) -> bool:
+    """Whether two arrays share memory (so that writing one may change what the other reads)."""
+    if a is None or b is None or a.size == 0 or b.size == 0:
+        return False
+    a_end = a.ptr + a.size * a.numpy().itemsize
+    b_end = b.ptr + b.size * b.numpy().itemsize
+    return a.ptr < b_end and b.ptr < a_end

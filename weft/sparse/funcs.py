@@ -1,0 +1,55 @@
+"""Functions for kernels that read BSR storage (Warp's `bsr_row_index`, `bsr_block_index`):
+`offsets`, `columns` and, for padded matrices, `row_counts` passed as arrays."""
+
+from .. import types as _t
+from ..builtins.registry import BUILTINS
+from ..lang.decorators import func
+from ..runtime.array import array
+
+_where, _lower_bound = BUILTINS["where"], BUILTINS["lower_bound"]
+
+
+@func
+def bsr_row_index(offsets: array(dtype=_t.int32), row_count: int, block_index: int) -> int:
+    """The row of the block stored at `block_index` (compact storage), or -1."""
+    return _where(block_index < offsets[row_count], _lower_bound(offsets, 0, row_count + 1, block_index + 1), 0) - 1
+
+
+@func
+def bsr_row_index(offsets: array(dtype=_t.int32), row_count: int, block_index: int,  # noqa: F811 - overload
+                  row_counts: array(dtype=_t.int32)) -> int:
+    """The row of the block stored at `block_index` (padded storage: -1 in a row's unused tail)."""
+    r = bsr_row_index(offsets, row_count, block_index)
+    if r >= 0:
+        if block_index - offsets[r] >= row_counts[r]:
+            r = -1
+    return r
+
+
+@func
+def bsr_block_index(row: int, col: int, bsr_offsets: array(dtype=_t.int32), bsr_columns: array(dtype=_t.int32)) -> int:
+    """Where block (row, col) is stored (compact storage, sorted rows), or -1."""
+    beg = bsr_offsets[row]
+    end = bsr_offsets[row + 1]
+    idx = -1
+    if end > beg:
+        k = _lower_bound(bsr_columns, beg, end, col)
+        if k < end:
+            if bsr_columns[k] == col:
+                idx = k
+    return idx
+
+
+@func
+def bsr_block_index(row: int, col: int, bsr_offsets: array(dtype=_t.int32),  # noqa: F811 - overload
+                    bsr_columns: array(dtype=_t.int32), bsr_row_counts: array(dtype=_t.int32)) -> int:
+    """Where block (row, col) is stored (padded storage), or -1."""
+    beg = bsr_offsets[row]
+    end = beg + bsr_row_counts[row]
+    idx = -1
+    if end > beg:
+        k = _lower_bound(bsr_columns, beg, end, col)
+        if k < end:
+            if bsr_columns[k] == col:
+                idx = k
+    return idx

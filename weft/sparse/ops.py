@@ -1,0 +1,369 @@
+"""Sparse arithmetic: copies and conversions, transposes, diagonals, `alpha * x + beta * y`,
+scaling, matrix-matrix and matrix-vector products."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as _t
+from ..runtime.array import array
+from ..runtime.launch import launch
+from . import kernels as K
+from .assemble import Plan, assemble, default_topology, iarray, stage
+from .matrix import (
+    BsrMatrix,
+    BsrScaled,
+    block_shape_of,
+    bsr_zeros,
+    ensure_capacity,
+    make_block_type,
+    matrix_and_scale,
+    resolve_block_type,
+    scalar_type_of,
+    types_equal,
+)
+
+
+class bsr_axpy_work_arrays:  # noqa: N801 - Warp's name
+    """Accepted for Warp's signature; weft's axpy keeps no state between calls."""
+
+
+class bsr_mm_work_arrays:  # noqa: N801 - Warp's name
+    """Accepted for Warp's signature; weft's products keep no state between calls."""
+
+
+def _finish(dest: BsrMatrix, plan: Plan, staged: array | None):
+    ensure_capacity(dest, int(plan.pos.max()) + 1 if plan.pos.size else 0,
+                    staged is not None and staged.requires_grad)
+    if staged is not None:
+        plan.write(staged, dest.values)
+
+
+def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None):
+    """Copy `src` (a matrix or scaled expression) into `dest`, converting the scalar type
+    and re-blocking to `dest`'s block shape where they differ."""
+    A, scale = matrix_and_scale(src)
+    topology = default_topology(dest, topology)
+    if dest is A and topology != "masked" and scale == 1.0:
+        return dest
+    r, c, p = A._active()
+    (R, C), (R2, C2) = A.block_shape, dest.block_shape
+    if (R, C) == (R2, C2):
+        dest.nrow, dest.ncol = A.nrow, A.ncol
+        staged = None
+        if not structure_only:
+            src_vals = A.values
+            if not types_equal(scalar_type_of(A.dtype), dest.scalar_type):
+                src_vals = array(shape=(p.size,), dtype=dest.dtype, device=A.device, requires_grad=A.requires_grad)
+                if p.size:
+                    launch(K.convert_kernel(A.scalar_type, dest.scalar_type), dim=(p.size, K.entries(A.dtype)),
+                           inputs=[K.scalar_rows(A.values), iarray(p, A.device)],
+                           outputs=[K.scalar_rows(src_vals)], device=A.device)
+                p = np.arange(p.size)
+            staged = stage([(src_vals, p, scale, False)], dest.dtype, dest.device, A.requires_grad)
+        _copy_padded_capacity(dest, A, topology)
+        plan = assemble(dest, r, c, topology)
+        _finish(dest, plan, staged)
+        return dest
+    # re-blocking: scalar entries regrouped into blocks of the destination's shape
+    rows_s, cols_s = A.nrow * R, A.ncol * C
+    if (R % R2 and R2 % R) or (C % C2 and C2 % C):
+        raise ValueError(f"Incompatible dest and src block shapes: {(R2, C2)} and {(R, C)}")
+    if rows_s % R2 or cols_s % C2:
+        raise ValueError(f"The requested block shape {(R2, C2)} does not evenly divide the source matrix of "
+                         f"total size {(rows_s, cols_s)}")
+    dest.nrow, dest.ncol = rows_s // R2, cols_s // C2
+    vals = A.values.numpy()[p].reshape(p.size, R, C).astype(np.float64) * scale
+    ii = (r[:, None, None] * R + np.arange(R)[None, :, None]) + 0 * np.arange(C)[None, None, :]
+    jj = (c[:, None, None] * C + np.arange(C)[None, None, :]) + 0 * np.arange(R)[None, :, None]
+    ii, jj, vals = ii.reshape(-1), jj.reshape(-1), vals.reshape(-1)
+    plan = assemble(dest, ii // R2, jj // C2, topology)
+    ensure_capacity(dest, int(plan.pos.max()) + 1 if plan.pos.size else 0)
+    if not structure_only:
+        out = np.zeros((dest.values.shape[0], R2, C2))
+        out[plan.pos] = 0.0
+        ok = plan.slot >= 0
+        np.add.at(out, (plan.slot[ok], ii[ok] % R2, jj[ok] % C2), vals[ok])
+        dv = dest.values.numpy()
+        dv[plan.pos] = out[plan.pos].reshape(dv[plan.pos].shape)
+    return dest
+
+
+def _copy_padded_capacity(dest: BsrMatrix, src: BsrMatrix, topology: str):
+    """A padded destination without row capacities takes the source's."""
+    if topology == "padded" and dest.row_counts is None:
+        begin, end = src._row_ranges()
+        if src.row_counts is not None:
+            off = src._host_offsets()
+            end = off[1:]
+        dest.offsets = iarray(np.concatenate(([0], np.cumsum(end - begin))), dest.device)
+        dest.row_counts = iarray(np.zeros(dest.nrow), dest.device)
+
+
+def bsr_copy(A, scalar_type=None, block_shape=None, structure_only: bool = False, topology="compact"):
+    """A copy of `A` (a matrix or scaled expression), optionally with another scalar type or
+    block shape, compact or padded."""
+    M, _scale = matrix_and_scale(A)
+    scalar = M.scalar_type if scalar_type is None else resolve_block_type(scalar_type)
+    shape = M.block_shape if block_shape is None else tuple(block_shape)
+    like = M.dtype if block_shape is None else None
+    dest = BsrMatrix(M.nrow, M.ncol, make_block_type(shape, scalar, like), M.device)
+    if topology == "padded":
+        _copy_padded_capacity(dest, M, "padded")
+        dest._ensure_status()
+    bsr_assign(dest, A, structure_only=structure_only, topology=topology)
+    return dest
+
+
+def bsr_set_transpose(dest: BsrMatrix, src, topology=None):
+    """dest = src^T (src a matrix or scaled expression)."""
+    A, scale = matrix_and_scale(src)
+    R, C = A.block_shape
+    if dest.block_shape != (C, R):
+        raise ValueError(f"Destination block shape must be {(C, R)}, got {dest.block_shape}")
+    topology = default_topology(dest, topology)
+    r, c, p = A._active()
+    valid = (c >= 0) & (c < A.ncol)
+    r, c, p = r[valid], c[valid], p[valid]
+    staged = stage([(A.values, p, scale, True)], dest.dtype, dest.device, A.requires_grad)
+    if topology != "masked":
+        dest.nrow, dest.ncol = A.ncol, A.nrow
+    plan = assemble(dest, c, r, topology)
+    _finish(dest, plan, staged)
+    return dest
+
+
+def bsr_transposed(A):
+    """A new matrix, the transpose of `A`."""
+    M, _ = matrix_and_scale(A)
+    R, C = M.block_shape
+    dest = BsrMatrix(M.ncol, M.nrow, make_block_type((C, R), M.scalar_type, M.dtype), M.device)
+    return bsr_set_transpose(dest, A)
+
+
+def bsr_get_diag(A, out: array | None = None) -> array:
+    """The diagonal blocks of `A` (zero where a row has none), an array of its block type."""
+    M, scale = matrix_and_scale(A)
+    n = min(M.nrow, M.ncol)
+    if out is None:
+        out = array(shape=(n,), dtype=M.dtype, device=M.device, requires_grad=M.requires_grad)
+    r, c, p = M._active()
+    on = r == c
+    staged = stage([(M.values, p[on], scale, False)], M.dtype, M.device, M.requires_grad)
+    Plan(r[on], np.arange(n)).write(staged, out)
+    return out
+
+
+def _block_value(value):
+    """A block value (scalar, weft matrix value, or nested sequence) as numpy."""
+    if hasattr(value, "numpy") and callable(value.numpy):
+        return value.numpy()
+    if hasattr(value, "_data"):
+        return np.asarray(value._data)
+    return np.asarray(value, dtype=np.float64)
+
+
+def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_blocks: int | None = None):
+    """Make `A` block diagonal: the blocks of the array `diag`, or one block value repeated."""
+    if rows_of_blocks is not None:
+        A.nrow = int(rows_of_blocks)
+    if cols_of_blocks is not None:
+        A.ncol = int(cols_of_blocks)
+    if isinstance(diag, array):
+        if rows_of_blocks is None:
+            A.nrow = diag.shape[0]
+        if cols_of_blocks is None:
+            A.ncol = A.nrow
+    n = min(A.nrow, A.ncol)
+    plan = assemble(A, np.arange(n), np.arange(n), "compact")
+    ensure_capacity(A, n, isinstance(diag, array) and diag.requires_grad)
+    dev = A.device
+    if isinstance(diag, array):
+        plan.write(diag, A.values)
+    elif n:
+        value = np.asarray(_block_value(diag), dtype=np.float64).reshape(-1)
+        if value.size == 1:
+            value = np.full(K.entries(A.dtype), value[0])
+        s_t = A.scalar_type
+        launch(K.fill_kernel(s_t), dim=(n, K.entries(A.dtype)),
+               inputs=[iarray(np.arange(n), dev), array(value.astype(_t.dtype_to_numpy(s_t)), dtype=s_t, device=dev)],
+               outputs=[K.scalar_rows(A.values)], device=dev)
+    return A
+
+
+def _type_of_value(v):
+    if isinstance(v, float):
+        return _t.float32
+    t = getattr(v, "_weft_type", None)
+    if t is None:
+        t = resolve_block_type(type(v))
+    block_shape_of(t)  # (raises for vectors and other types)
+    return t
+
+
+def bsr_diag(diag=None, rows_of_blocks: int | None = None, cols_of_blocks: int | None = None,
+             block_type=None, device=None) -> BsrMatrix:
+    """A new block diagonal matrix (see `bsr_set_diag`); zero blocks of `block_type` when
+    `diag` is None."""
+    if isinstance(diag, array):
+        block_t, device = diag.dtype, diag.device
+    elif diag is not None:
+        block_t = _type_of_value(diag)
+    else:
+        block_t = resolve_block_type(block_type)
+        diag = 0.0
+    if rows_of_blocks is None and not isinstance(diag, array):
+        raise ValueError("bsr_diag: rows_of_blocks is needed when diag is not an array")
+    A = BsrMatrix(rows_of_blocks or 0, cols_of_blocks or rows_of_blocks or 0, block_t, device)
+    return bsr_set_diag(A, diag, rows_of_blocks, cols_of_blocks)
+
+
+def bsr_set_identity(A: BsrMatrix, rows_of_blocks: int | None = None):
+    R, C = A.block_shape
+    if R != C:
+        raise ValueError("bsr_set_identity: blocks must be square")
+    value = A.dtype(1.0) if R == 1 and not isinstance(A.dtype, _t.Matrix) else _identity_block(A.dtype)
+    n = A.nrow if rows_of_blocks is None else rows_of_blocks
+    return bsr_set_diag(A, value, n, n)
+
+
+def _identity_block(block_t):
+    return np.eye(block_shape_of(block_t)[0])
+
+
+def bsr_identity(rows_of_blocks: int, block_type, device=None) -> BsrMatrix:
+    """The identity with `rows_of_blocks` square blocks of `block_type`."""
+    A = BsrMatrix(rows_of_blocks, rows_of_blocks, block_type, device)
+    return bsr_set_identity(A)
+
+
+def bsr_scale(x, alpha):
+    """x *= alpha, in place; returns x."""
+    M, scale = matrix_and_scale(x)
+    _r, _c, p = M._active()
+    if p.size:
+        launch(K.scale_kernel(M.scalar_type), dim=(p.size, K.entries(M.dtype)),
+               inputs=[iarray(p, M.device), M.scalar_type(alpha * scale)],
+               outputs=[K.scalar_rows(M.values)], device=M.device)
+    return M
+
+
+def bsr_axpy(x, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, work_arrays=None, topology=None):
+    """y = alpha * x + beta * y (x a matrix or scaled expression); returns y."""
+    X, xs = matrix_and_scale(x)
+    if y is None:
+        y = bsr_zeros(X.nrow, X.ncol, X.dtype, X.device)
+        beta = 0.0
+    if X.nrow != y.nrow or X.ncol != y.ncol:
+        raise ValueError("Matrices must have the same number of rows and columns")
+    if not types_equal(X.dtype, y.dtype):
+        raise ValueError(f"Matrices must have the same block type, got {X.dtype!r} and {y.dtype!r}")
+    topology = default_topology(y, topology)
+    xr, xc, xp = X._active()
+    yr, yc, yp = y._active()
+    staged = stage([(X.values, xp, alpha * xs, False), (y.values, yp, beta, False)], y.dtype, y.device,
+                   X.requires_grad or y.requires_grad)
+    plan = assemble(y, np.concatenate((xr, yr)), np.concatenate((xc, yc)), topology)
+    _finish(y, plan, staged)
+    return y
+
+
+def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=None, reuse_topology=False,
+           tile_size=0, max_new_nnz=None, topology=None):
+    """z = alpha * x @ y + beta * z; returns z (a new matrix when None)."""
+    X, xs = matrix_and_scale(x)
+    Y, ys = matrix_and_scale(y)
+    if X.block_shape[1] != Y.block_shape[0]:
+        raise ValueError(f"Incompatible block sizes for matrix multiplication: {X.block_shape} and {Y.block_shape}")
+    if X.ncol != Y.nrow:
+        raise ValueError(f"Incompatible number of rows/columns for matrix multiplication: {X.shape} @ {Y.shape}")
+    zshape = (X.block_shape[0], Y.block_shape[1])
+    if z is None:
+        like = X.dtype if isinstance(X.dtype, _t.Matrix) else Y.dtype
+        z = bsr_zeros(X.nrow, Y.ncol, make_block_type(zshape, X.scalar_type, like), X.device)
+        beta = 0.0
+    if z.nrow != X.nrow or z.ncol != Y.ncol:
+        raise ValueError(f"Incompatible number of rows/columns for the result: {z.shape}")
+    if z.block_shape != zshape:
+        raise ValueError(f"Incompatible block sizes for the result: {z.block_shape}, expected {zshape}")
+    topology = default_topology(z, topology)
+    xr, xc, xp = X._active()
+    yr, yc, yp = Y._active()
+    order = np.argsort(yr, kind="stable")
+    yr, yc, yp = yr[order], yc[order], yp[order]
+    first = np.searchsorted(yr, np.arange(Y.nrow + 1))
+    cnt = (first[1:] - first[:-1])[xc] if xc.size else np.zeros(0, np.int64)
+    xk = np.repeat(np.arange(xc.size), cnt)
+    starts = np.repeat(first[:-1][xc] - np.concatenate(([0], np.cumsum(cnt)[:-1])), cnt) if xc.size else xk
+    yk = np.arange(xk.size) + starts
+    rows, cols = xr[xk], yc[yk]
+    parts = [("product", X.values, xp[xk], Y.values, yp[yk], alpha * xs * ys)]
+    if beta != 0.0:
+        zr, zc, zp = z._active()
+        parts.append((z.values, zp, beta, False))
+        rows, cols = np.concatenate((rows, zr)), np.concatenate((cols, zc))
+    staged = stage(parts, z.dtype, z.device, X.requires_grad or Y.requires_grad or z.requires_grad)
+    max_blocks = None
+    if max_new_nnz is not None and topology == "compact":
+        n_new = np.unique(rows * max(z.ncol, 1) + cols).size
+        if n_new > max_new_nnz:
+            # (to stdout, where Warp's warning goes and Warp programs look for it)
+            print(f"Warning: bsr_mm: the product has {n_new} blocks, which exceeded max_new_nnz={max_new_nnz}; "
+                  "the result keeps the first ones")
+            max_blocks = int(max_new_nnz)
+    plan = assemble(z, rows, cols, topology, max_blocks=max_blocks)
+    _finish(z, plan, staged)
+    return z
+
+
+def _scalar_view(v: array, scalar) -> array:
+    if not v.is_contiguous:
+        raise ValueError("bsr_mv: vectors must be contiguous arrays")
+    n = v.size * getattr(v.dtype, "num_components", 1) if isinstance(v.dtype, (_t.Vector, _t.Matrix)) else v.size
+    if isinstance(v.dtype, (_t.Vector, _t.Matrix)) and not types_equal(v.dtype.dtype, scalar) or \
+            not isinstance(v.dtype, (_t.Vector, _t.Matrix)) and not types_equal(v.dtype, scalar):
+        raise ValueError(f"bsr_mv: vector of {v.dtype!r} does not match the matrix scalar type {scalar!r}")
+    grad = None if v.grad is None else _scalar_view(v.grad, scalar)
+    return array(ptr=v.ptr, shape=(n,), dtype=scalar, device=v.device, deleter=v, grad=grad)
+
+
+def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: bool = False,
+           work_buffer: array | None = None, tile_size=0) -> array:
+    """y = alpha * A x + beta * y (A^T x with `transpose`); returns y (new when None)."""
+    M, scale = matrix_and_scale(A)
+    alpha = alpha * scale
+    R, C = M.block_shape
+    if transpose:
+        R, C = C, R
+    nrow, ncol = (M.ncol, M.nrow) if transpose else (M.nrow, M.ncol)
+    s_t = M.scalar_type
+    x_len = x.size * (x.dtype.num_components if isinstance(x.dtype, _t.Vector) else 1)
+    if x_len != ncol * C:
+        raise ValueError(f"Incompatible 'x': {x_len} scalars for a matrix with {ncol * C} columns")
+    if y is None:
+        y = array(shape=(nrow,), dtype=s_t if R == 1 else _t.vector(length=R, dtype=s_t), device=M.device)
+        beta = 0.0
+    y_len = y.size * (y.dtype.num_components if isinstance(y.dtype, _t.Vector) else 1)
+    if y_len != nrow * R:
+        raise ValueError(f"Incompatible 'y': {y_len} scalars for a matrix with {nrow * R} rows")
+    xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
+    if x.ptr == y.ptr:  # (y is written while x is read: x's values are copied first)
+        xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
+    r, c, p = M._active()
+    keep = (c >= 0) & (c < M.ncol)
+    r, c, p = r[keep], c[keep], p[keep]
+    if transpose:
+        order = np.argsort(c, kind="stable")
+        lead, other, p = c[order], r[order], p[order]
+    else:
+        lead, other = r, c
+    first = np.searchsorted(lead, np.arange(nrow + 1))
+    dev = M.device
+    if nrow * R:
+        launch(K.mv_kernel(s_t, transpose), dim=nrow * R,
+               inputs=[M.scalar_values, iarray(first[:-1], dev), iarray(first[1:], dev), iarray(p, dev),
+                       iarray(other, dev), xs, s_t(alpha), s_t(beta)], outputs=[ys], device=dev)
+    return y
+
+
+__all__ = ["BsrScaled"]
