@@ -266,12 +266,6 @@ class TiledDot:
         return self._output[start: start + count]
 
 
-def _create_segmented_tiled_dot_kernels(tile_size):
-    """Warp's CUDA kernels of its segmented tree reduction; weft reduces on the host (see
-    TiledDot) and has none."""
-    raise NotImplementedError("weft has no segmented tiled-dot kernels: TiledDot reduces each batch on the host")
-
-
 from ._solvers import CG, CR, GMRES, BiCGSTAB, LinearSolverState  # noqa: E402
 
 
