@@ -60,7 +60,8 @@ def _check_binary(op):
     _require(op.attrs["op"] in BINARY_OPS, f"unknown binary op {op.attrs['op']}")
     _require(op.result.type is a.type, "binary result type must equal operand type")
     if op.attrs["op"] in INT_ONLY_BINARY:
-        _require(a.type.is_int, f"{op.attrs['op']} needs integer operands")
+        logical = a.type.is_bool and op.attrs["op"] in ("bitand", "bitor", "bitxor")
+        _require(a.type.is_int or logical, f"{op.attrs['op']} needs integer (or, for &|^, bool) operands")
 
 
 def _check_unary(op):
