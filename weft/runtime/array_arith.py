@@ -29,6 +29,7 @@ def _kernel(op: str, form: str, ndim: int):
     if key in _KERNELS:
         return _KERNELS[key]
     import weft as wp
+
     from ..lang.decorators import kernel
 
     f = _builtin(op)
