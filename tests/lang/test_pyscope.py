@@ -346,3 +346,22 @@ def test_inout_builtins_update_the_callers_value():
     state = wp.rand_init(3)
     wp.randf(state)  # a Python int cannot be updated in place: the state stays as it was
     assert state == wp.rand_init(3)
+
+
+def test_legacy_scalar_return_types_setting_applies_to_each_call():
+    assert isinstance(wp.sin(wp.float16(1.0)), wp.float16)
+    old = wp.config.legacy_scalar_return_types
+    try:
+        wp.config.legacy_scalar_return_types = True
+        assert type(wp.sin(wp.float16(1.0))) is float
+        assert type(wp.sin(wp.float64(1.0))) is float
+        assert type(wp.invert(wp.int16(-123))) is int and wp.invert(wp.int16(-123)) == 122
+    finally:
+        wp.config.legacy_scalar_return_types = old
+    assert isinstance(wp.sin(wp.float16(1.0)), wp.float16)
+
+
+def test_bytes_of_a_composite_value_are_its_array_layout():
+    q = wp.quat_identity(dtype=wp.float16)
+    assert bytes(q) == np.array([0, 0, 0, 1], np.float16).tobytes()
+    assert bytes(wp.vec3d(1.0, 2.0, 3.0)) == np.array([1, 2, 3], np.float64).tobytes()

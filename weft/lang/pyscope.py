@@ -334,7 +334,13 @@ def _reader(t):
     value of type `t`."""
     if isinstance(t, Scalar):
         native = _NATIVE.get(t)
-        return native if native is not None else t
+        if native is not None:
+            return native
+        legacy = bool if t is bool_ else float if t.is_float else int
+
+        def read_scalar(raw):  # (config.legacy_scalar_return_types: Python numbers for every type)
+            return legacy(raw) if config.legacy_scalar_return_types else t(raw)
+        return read_scalar
     if isinstance(t, (Vector, Matrix)):
         return lambda raw: CompositeValue(t, raw.ravel().copy())
     if isinstance(t, StructType):

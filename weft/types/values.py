@@ -348,6 +348,10 @@ class CompositeValue:
     def __ne__(self, other):
         return not self.__eq__(other)
 
+    def __bytes__(self):
+        """The components' bytes, as the value is laid out in an array."""
+        return self._data.tobytes()
+
     def __hash__(self):
         return hash((self.type, self._data.tobytes()))
 
