@@ -1,6 +1,9 @@
 """vector(...), matrix(...), quaternion(...), transformation(...) build values in kernels."""
 
+import linecache
+
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -69,10 +72,8 @@ def test_constant_component_constructors_build_values():
 
 
 def _compile_error(body: str, match: str):
-    import pytest
     src = "def k(x: wp.array(dtype=wp.float64)):\n    y = x[0]\n    z = wp.float32(y)\n" + body
     ns = {"wp": wp}
-    import linecache
     name = f"<constructor error {abs(hash(body))}>"
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
     exec(compile(src, name, "exec"), ns)
@@ -82,14 +83,17 @@ def _compile_error(body: str, match: str):
 
 
 def test_constructor_errors_use_warps_words():
-    _compile_error("    wp.types.vector()\n", "the `length` argument must be specified when zero-initializing a vector$")
-    _compile_error("    wp.types.vector(1.0, 2)\n", "all values given when constructing a vector must have the same type$")
+    _compile_error("    wp.types.vector()\n",
+                   "the `length` argument must be specified when zero-initializing a vector$")
+    _compile_error("    wp.types.vector(1.0, 2)\n",
+                   "all values given when constructing a vector must have the same type$")
     _compile_error("    wp.types.vector(1.0, 2.0, length=5)\n",
                    r"incompatible number of values given \(2\) when constructing a vector of length 5$")
     _compile_error("    wp.types.matrix(1.0, 2.0, 3.0)\n",
                    "the `shape` argument must be specified when initializing a matrix by value$")
     _compile_error("    wp.vec3(wp.vec2(1.0, 2.0))\n", "the lengths differ")
     _compile_error("    wp.mat33(wp.mat22(1.0, 2.0, 3.0, 4.0))\n", "the shapes differ")
-    _compile_error("    wp.vec2(y, y)\n", "all values used to initialize this vector are expected to be of the type `float32`$")
+    _compile_error("    wp.vec2(y, y)\n",
+                   "all values used to initialize this vector are expected to be of the type `float32`$")
     _compile_error("    wp.mat22(y, y, y, y)\n", "this matrix are expected to be of the type `float32`$")
     _compile_error("    wp.mat22h(z)\n", "the value used to fill this matrix is expected to be of the type `float16`$")

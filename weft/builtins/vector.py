@@ -11,7 +11,6 @@ from .arith import binary
 from .math import PRIM
 from .registry import builtin
 
-
 _ANY_SCALAR = ("dot", "cw_mul", "cw_div", "outer", "cross", "skew", "length_sq", "diag")  # (int vectors too)
 
 
