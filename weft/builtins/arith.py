@@ -590,9 +590,8 @@ def _matrix_index(ctx, key) -> list[Value]:
 def load(ctx, arr: Value, indices) -> Value:
     t = arr.type
     if len(indices) < t.ndim:
-        if t.indexed and not t.fabric:  # (a Fabric array of arrays: `a[i]` is row i)
-            ctx.error(f"an {t!r} takes {t.ndim} indices (views of indexed arrays are not supported)")
-        view_t = ArrayType(t.dtype, t.ndim - len(indices))
+        # an indexed array's view is indexed too (a Fabric array of arrays: `a[i]` is row i)
+        view_t = (type(t) if t.indexed and not t.fabric else ArrayType)(t.dtype, t.ndim - len(indices))
         return ctx.b.op("view", [arr, *indices], [view_t]).result
     return ctx.b.op("load", [arr, *indices], [t.dtype]).result
 

@@ -172,7 +172,8 @@ def _check_array_grad(op):
 def _check_view(op):
     arr, *idx = op.operands
     _require(isinstance(arr.type, ArrayType) and 0 < len(idx) < arr.type.ndim, "view indices")
-    _require(op.result.type is ArrayType(arr.type.dtype, arr.type.ndim - len(idx)), "view type")
+    family = type(arr.type) if arr.type.indexed and not arr.type.fabric else ArrayType
+    _require(op.result.type is family(arr.type.dtype, arr.type.ndim - len(idx)), "view type")
 
 
 def _check_if(op):
