@@ -433,7 +433,8 @@ def get_attr(ctx, v: Value, name: str):
             return t.ndim
         if name == "dtype":
             return t.dtype
-    ctx.error(f"{t!r} has no attribute '{name}'")
+    ctx.error(f"`{name}` is not an attribute of a {t!r} value: {t!r} has no attribute '{name}'",
+              kind=AttributeError)
 
 
 def _slot_value(ctx, value, want, t):

@@ -98,12 +98,10 @@ class Module:
         """A content hash of the module: its kernels' sources, those of the funcs and the
         struct layouts they use (followed through the names they reference), the module's
         options, static values and the global settings that change compiled code. Modules with the same
-        content hash alike, whatever their names. Cached per value of those settings until the
-        module changes, so a hash always names the code the current settings compile."""
+        content hash alike, whatever their names; the last one per value of those settings is
+        kept in `hashers`. Computed afresh on each call: a constant the code names may have
+        been rebound since."""
         settings = repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
-        cached = self.hashers.get(settings)
-        if cached is not None:
-            return cached
         h = hashlib.sha256()
         seen: set = set()
         for key in sorted(self.kernels):
