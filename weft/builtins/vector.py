@@ -271,7 +271,8 @@ def quat_mul(b, p, q):
 
 def _float_dtype(ctx, args, kwargs, name):
     """The optional `dtype` argument of a constructor builtin (float32 if not given)."""
-    dtype = resolve(kwargs.pop("dtype", args[0] if args else float))
+    dtype = kwargs.pop("dtype", args[0] if args else None)
+    dtype = resolve(float if dtype is None else dtype)  # (None: float32, as when not given)
     if not (isinstance(dtype, Scalar) and dtype.is_float):
         ctx.error(f"{name}(dtype) needs a float type")
     return dtype
