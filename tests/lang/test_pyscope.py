@@ -365,3 +365,11 @@ def test_bytes_of_a_composite_value_are_its_array_layout():
     q = wp.quat_identity(dtype=wp.float16)
     assert bytes(q) == np.array([0, 0, 0, 1], np.float16).tobytes()
     assert bytes(wp.vec3d(1.0, 2.0, 3.0)) == np.array([1, 2, 3], np.float64).tobytes()
+
+
+def test_identity_builtins_take_dtype_none_as_float32_and_have_warps_key():
+    for kwargs in ({}, {"dtype": None}, {"dtype": float}):
+        assert wp.quat_identity(**kwargs)._wp_scalar_type_ is wp.float32
+        assert wp.transform_identity(**kwargs)._wp_scalar_type_ is wp.float32
+    assert wp.quat_identity(wp.float64)._wp_scalar_type_ is wp.float64
+    assert wp.quat_identity.key == "quat_identity"

@@ -207,9 +207,11 @@ def _lower_signbit(cg, args, op):
     """The sign bit of a float (set for -0.0 and a negative NaN)."""
     from llvmlite import ir as llir
     (x,) = args
-    bits = {llir.HalfType: 16, llir.FloatType: 32, llir.DoubleType: 64}[type(x.type)]
-    ity = llir.IntType(bits)
-    return cg.builder.icmp_signed("<", cg.builder.bitcast(x, ity), ity(0))
+    lanes = x.type.count if isinstance(x.type, llir.VectorType) else None  # (SPMD: a lane vector)
+    elem = x.type.element if lanes else x.type
+    ity = llir.IntType({llir.HalfType: 16, llir.FloatType: 32, llir.DoubleType: 64}[type(elem)])
+    ity = llir.VectorType(ity, lanes) if lanes else ity
+    return cg.builder.icmp_signed("<", cg.builder.bitcast(x, ity), llir.Constant(ity, None))
 
 
 def _lower_pow(cg, args, op):
