@@ -68,3 +68,19 @@ def test_vector_value_modulo_and_division():
     assert list(v % wp.vec3i(2, 2, 2)) == [1, 0, 1]
     assert list(wp.int32(24) / wp.vec3i(2, 4, 6)) == [12, 6, 4]
     assert list(wp.vec3(2.0, 4.0, 6.0) % wp.vec3(4.0, 4.0, 4.0)) == [2.0, 0.0, 2.0]
+
+
+def test_in_place_operators_write_into_the_array():
+    a = wp.array([1.0, 2.0, 3.0], dtype=float)
+    same = a
+    a += wp.array([1.0, 1.0, 1.0], dtype=float)
+    a *= 2.0
+    a -= 1.0
+    assert a is same
+    np.testing.assert_array_equal(a.numpy(), [3.0, 5.0, 7.0])
+    v = wp.array([[1.0, 2.0]], dtype=wp.vec2)
+    v /= 2.0
+    np.testing.assert_array_equal(v.numpy(), [[0.5, 1.0]])
+    with pytest.raises(TypeError, match="in place"):
+        m = wp.array(np.ones((1, 2, 2), np.float32), dtype=wp.mat22)
+        m *= wp.vec2(1.0, 1.0)  # mat * vec is a vector: not an in-place result

@@ -88,8 +88,9 @@ def _result_type(op, ta, tb):
     return getattr(r, "type", ta if not isinstance(ta, Scalar) else tb)
 
 
-def binary(op: str, a, b):
-    """`op(a, b)` elementwise, where a and/or b is a weft array."""
+def binary(op: str, a, b, out=None):
+    """`op(a, b)` elementwise, where a and/or b is a weft array (into `out` where given:
+    the in-place operators)."""
     from .array import array
     from .array_create import empty
     a_arr, b_arr = isinstance(a, array), isinstance(b, array)
@@ -103,7 +104,12 @@ def binary(op: str, a, b):
     else:
         ta, a = _value_type(a, b.dtype)
         form, ref, tb = "sa", b, b.dtype
-    out = empty(ref.shape, dtype=_result_type(op, ta, tb), device=ref.device)
+    dtype = _result_type(op, ta, tb)
+    if out is None:
+        out = empty(ref.shape, dtype=dtype, device=ref.device)
+    elif out.dtype is not dtype:
+        raise TypeError(f"array arithmetic '{op}' in place: the result type {dtype!r} is not the "
+                        f"array's {out.dtype!r}")
     from .launch import launch
     launch(_kernel(op, form, ref.ndim), ref.shape, [a, b, out], device=ref.device)
     return out
@@ -151,12 +157,22 @@ def _operator(op, reflected):
     return method
 
 
+def _in_place(op):
+    def method(self, other):
+        from .array import array
+        if not (isinstance(other, array) or _is_value(other)):
+            return NotImplemented
+        return binary(op, self, other, out=self)
+    return method
+
+
 def install(cls):
     """Give the array class its operators."""
     for name, op in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
                      ("floordiv", "floordiv"), ("mod", "mod"), ("pow", "pow")):
         setattr(cls, f"__{name}__", _operator(op, False))
         setattr(cls, f"__r{name}__", _operator(op, True))
+        setattr(cls, f"__i{name}__", _in_place(op))
     cls.__neg__ = lambda self: unary("neg", self)
     cls.__pos__ = lambda self: unary("pos", self)
     cls.__array_ufunc__ = array_ufunc
