@@ -373,3 +373,11 @@ def test_identity_builtins_take_dtype_none_as_float32_and_have_warps_key():
         assert wp.transform_identity(**kwargs)._wp_scalar_type_ is wp.float32
     assert wp.quat_identity(wp.float64)._wp_scalar_type_ is wp.float64
     assert wp.quat_identity.key == "quat_identity"
+
+
+def test_a_list_argument_is_a_call_mismatch_naming_the_builtin():
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'quat_identity' compatible with the "
+                                           r"arguments 'list': .*cannot be called with lists"):
+        wp.quat_identity(dtype=[wp.float64])
+    with pytest.raises(TypeError, match="cannot be called with lists"):
+        wp.sin([1.0])

@@ -146,7 +146,12 @@ def _evaluate(callee, name: str, args: tuple, kwargs: dict, mismatch):
     cache = _cache_of(callee)
     first_error = None
     for constant_ints in (False, True):
-        kinds, values = _split(args, kwargs, constant_ints)
+        try:
+            kinds, values = _split(args, kwargs, constant_ints)
+        except CallMismatch:
+            raise
+        except TypeError as e:  # a list or a numpy array given: no overload takes one
+            raise CallMismatch(f"{mismatch(name, args, kwargs)}: {e}") from None
         key = (kinds, tuple(kwargs), constant_ints)
         entry = cache.get(key)
         if entry is None:
