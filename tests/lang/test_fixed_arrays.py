@@ -117,7 +117,7 @@ def test_errors():
         escapes()
 
     with pytest.raises(wp.WarpCodegenError, match="`escapes` returns a fixed-size array whereas it has its "
-                       "return type annotated as `wp.array2d\\[wp.int32\\]`"):
+                       "return type annotated as `Array\\[int32\\]`\\.$"):  # (Warp's spelling)
         wp.launch(calls_escapes, dim=1)
 
     @wp.func

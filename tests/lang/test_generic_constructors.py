@@ -1,6 +1,9 @@
 """vector(...), matrix(...), quaternion(...), transformation(...) build values in kernels."""
 
+import linecache
+
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -38,3 +41,59 @@ def test_transform_type_takes_p_and_q_keywords():
     wp.launch(transform_keywords, dim=1, inputs=[out, outd])
     np.testing.assert_array_equal(out.numpy(), [[1, 2, 3, 0, 0, 0, 1], [0, 0, 0, 0, 1, 0, 0], [1, 2, 3, 4, 5, 6, 7]])
     np.testing.assert_array_equal(outd.numpy(), [[1, 2, 3, 0, 0, 0, 1]])
+
+
+@wp.kernel
+def constant_components(vf: wp.array(dtype=wp.vec3), vb: wp.array(dtype=wp.vec3ui), vh: wp.array(dtype=wp.vec3h),
+                        m: wp.array(dtype=wp.mat22h), md: wp.array(dtype=wp.types.matrix((3, 2), wp.float64)),
+                        bools: wp.array(dtype=wp.bool)):
+    vf[0] = wp.types.vector(1.0, 2.0, 3.0, dtype=float)  # all constants: still a value in a kernel
+    vf[1] = wp.types.vector(4.0, length=3)  # a fill
+    vb[0] = wp.types.vector(vf[0], dtype=wp.uint32)  # a converting copy takes the source's length
+    vh[0] = wp.types.vector(vf[0], dtype=wp.float16)
+    m[0] = wp.types.matrix(0.0, 1.0, 2.0, 3.0, shape=(2, 2), dtype=wp.float16)
+    md[0] = wp.types.matrix((3, 2), wp.float64)(wp.float64(1.0), shape=(3, 2))  # its own shape, said again
+    b = wp.types.vector(False, True, False)  # bool numbers: a bool vector
+    bools[0] = b[1]
+    bools[1] = wp.types.matrix(m[0], dtype=wp.float16)[1, 1] == wp.float16(3.0)  # a copy takes the shape
+
+
+def test_constant_component_constructors_build_values():
+    vf, vb, vh = wp.zeros(2, dtype=wp.vec3), wp.zeros(1, dtype=wp.vec3ui), wp.zeros(1, dtype=wp.vec3h)
+    m, md = wp.zeros(1, dtype=wp.mat22h), wp.zeros(1, dtype=wp.types.matrix((3, 2), wp.float64))
+    bools = wp.zeros(2, dtype=wp.bool)
+    wp.launch(constant_components, 1, [vf, vb, vh, m, md, bools])
+    np.testing.assert_array_equal(vf.numpy(), [[1, 2, 3], [4, 4, 4]])
+    np.testing.assert_array_equal(vb.numpy(), [[1, 2, 3]])
+    assert vh.numpy().dtype == np.float16 and list(vh.numpy()[0]) == [1, 2, 3]
+    np.testing.assert_array_equal(m.numpy()[0], [[0, 1], [2, 3]])
+    np.testing.assert_array_equal(md.numpy()[0], np.ones((3, 2)))
+    assert list(bools.numpy()) == [True, True]
+
+
+def _compile_error(body: str, match: str):
+    src = "def k(x: wp.array(dtype=wp.float64)):\n    y = x[0]\n    z = wp.float32(y)\n" + body
+    ns = {"wp": wp}
+    name = f"<constructor error {abs(hash(body))}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    exec(compile(src, name, "exec"), ns)
+    kernel = wp.kernel(ns["k"], module="unique")
+    with pytest.raises(Exception, match=match):
+        wp.launch(kernel, 1, [wp.zeros(1, dtype=wp.float64)])
+
+
+def test_constructor_errors_use_warps_words():
+    _compile_error("    wp.types.vector()\n",
+                   "the `length` argument must be specified when zero-initializing a vector$")
+    _compile_error("    wp.types.vector(1.0, 2)\n",
+                   "all values given when constructing a vector must have the same type$")
+    _compile_error("    wp.types.vector(1.0, 2.0, length=5)\n",
+                   r"incompatible number of values given \(2\) when constructing a vector of length 5$")
+    _compile_error("    wp.types.matrix(1.0, 2.0, 3.0)\n",
+                   "the `shape` argument must be specified when initializing a matrix by value$")
+    _compile_error("    wp.vec3(wp.vec2(1.0, 2.0))\n", "the lengths differ")
+    _compile_error("    wp.mat33(wp.mat22(1.0, 2.0, 3.0, 4.0))\n", "the shapes differ")
+    _compile_error("    wp.vec2(y, y)\n",
+                   "all values used to initialize this vector are expected to be of the type `float32`$")
+    _compile_error("    wp.mat22(y, y, y, y)\n", "this matrix are expected to be of the type `float32`$")
+    _compile_error("    wp.mat22h(z)\n", "the value used to fill this matrix is expected to be of the type `float16`$")

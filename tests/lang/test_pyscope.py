@@ -374,3 +374,38 @@ def test_generic_func_with_python_sequences_runs_its_python_body():
     assert created((0.0, 0.0), (0.0, 0.0)) is True and created((0.0, 0.0), (1.0, 0.0)) is False
     with pytest.raises(TypeError, match="cannot be called with lists, tuples or numpy arrays"):
         first_of_vec((1.0, 2.0))
+
+
+def test_legacy_scalar_return_types_setting_applies_to_each_call():
+    assert isinstance(wp.sin(wp.float16(1.0)), wp.float16)
+    old = wp.config.legacy_scalar_return_types
+    try:
+        wp.config.legacy_scalar_return_types = True
+        assert type(wp.sin(wp.float16(1.0))) is float
+        assert type(wp.sin(wp.float64(1.0))) is float
+        assert type(wp.invert(wp.int16(-123))) is int and wp.invert(wp.int16(-123)) == 122
+    finally:
+        wp.config.legacy_scalar_return_types = old
+    assert isinstance(wp.sin(wp.float16(1.0)), wp.float16)
+
+
+def test_bytes_of_a_composite_value_are_its_array_layout():
+    q = wp.quat_identity(dtype=wp.float16)
+    assert bytes(q) == np.array([0, 0, 0, 1], np.float16).tobytes()
+    assert bytes(wp.vec3d(1.0, 2.0, 3.0)) == np.array([1, 2, 3], np.float64).tobytes()
+
+
+def test_identity_builtins_take_dtype_none_as_float32_and_have_warps_key():
+    for kwargs in ({}, {"dtype": None}, {"dtype": float}):
+        assert wp.quat_identity(**kwargs)._wp_scalar_type_ is wp.float32
+        assert wp.transform_identity(**kwargs)._wp_scalar_type_ is wp.float32
+    assert wp.quat_identity(wp.float64)._wp_scalar_type_ is wp.float64
+    assert wp.quat_identity.key == "quat_identity"
+
+
+def test_a_list_argument_is_a_call_mismatch_naming_the_builtin():
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'quat_identity' compatible with the "
+                                           r"arguments 'list': .*cannot be called with lists"):
+        wp.quat_identity(dtype=[wp.float64])
+    with pytest.raises(TypeError, match="cannot be called with lists"):
+        wp.sin([1.0])

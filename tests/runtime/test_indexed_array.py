@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import weft as wp
-from weft.lang.errors import CompileError
 
 
 @wp.kernel
@@ -50,13 +49,6 @@ def test_plain_arrays_and_indexed_arrays_do_not_mix():
     with pytest.raises(TypeError, match="expected an indexedarray of int32"):
         wp.launch(gather_rows, (1, 4), inputs=[wp.zeros((4, 4), dtype=int), wp.zeros((1, 4), dtype=int)])
 
-    @wp.kernel
-    def view_of_indexed(a: wp.indexedarray2d(dtype=int)):
-        row = a[0]  # noqa: F841
-
-    with pytest.raises(CompileError, match="views of indexed arrays are not supported"):
-        wp.launch(view_of_indexed, 1, inputs=[wp.indexedarray(wp.zeros((2, 2), dtype=int))])
-
 
 @wp.kernel
 def square_into(a: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
@@ -89,3 +81,35 @@ def test_generic_indexed_parameter_takes_indexed_arrays_only():
     assert out.numpy().tolist() == [0.0, 2.0, 4.0]
     with pytest.raises(TypeError, match=r"argument 'a': expected an indexedarray of 1 dimension\(s\), got wp.array"):
         wp.launch(generic_indexed_sum, 3, inputs=[values, out])
+
+
+@wp.kernel
+def indexed_views(a: wp.indexedarray(dtype=float, ndim=3), out: wp.array(dtype=float, ndim=3),
+                  shp: wp.array(dtype=int)):
+    i, j, k = wp.tid()
+    row = a[i]  # an indexed view: its dimensions keep their index arrays
+    col = row[j]
+    out[i, j, k] = col[k] + a[i][j][k] * 100.0 + a[i, j][k] * 10000.0
+    if i == 0 and j == 0 and k == 0:
+        shp[0] = row.shape[0]
+        shp[1] = row.shape[1]
+        shp[2] = col.shape[0]
+
+
+def test_views_of_indexed_arrays_keep_the_indices_of_their_dimensions():
+    data = wp.array(np.arange(4 * 5 * 6, dtype=np.float32).reshape(4, 5, 6), dtype=float)
+    ia = wp.indexedarray(data, [wp.array([3, 1], dtype=wp.int32), None, wp.array([5, 0, 2], dtype=wp.int32)])
+    out, shp = wp.zeros(ia.shape, dtype=float), wp.zeros(3, dtype=int)
+    wp.launch(indexed_views, ia.shape, [ia, out, shp])
+    ref = data.numpy()[[3, 1]][:, :, [5, 0, 2]]
+    np.testing.assert_array_equal(out.numpy(), ref * 10101)
+    np.testing.assert_array_equal(shp.numpy(), [5, 3, 3])
+
+
+def test_fill_of_an_indexed_matrix_array_takes_a_flat_value():
+    data = wp.zeros(4, dtype=wp.mat22)
+    ia = data[wp.array([0, 2], dtype=wp.int32)]
+    ia.fill_(np.arange(4, dtype=np.float32))
+    r = data.numpy()
+    np.testing.assert_array_equal(r[[0, 2]], np.tile(np.arange(4.0).reshape(2, 2), (2, 1, 1)))
+    np.testing.assert_array_equal(r[[1, 3]], 0)

@@ -80,3 +80,12 @@ def get_type_code(t) -> str:
     if isinstance(t, StructType):
         return t.name
     raise TypeError(f"Unrecognized type '{t}'")
+
+
+def _get_ml_dtypes_bfloat16():
+    """ml_dtypes' bfloat16 numpy scalar type where ml_dtypes is installed, else None."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return ml_dtypes.bfloat16

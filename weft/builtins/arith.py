@@ -295,11 +295,15 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
     if isinstance(t, Vector) and t.flavor == "transform":
         return _construct_transform(ctx, t if dtype is None else Vector(7, dtype, "transform"), args, kwargs,
                                     dtype is not None)
+    own_size = ("length", t.length) if isinstance(t, Vector) else ("shape", t.shape)
+    if own_size[0] in kwargs and tuple(np.atleast_1d(kwargs[own_size[0]])) == tuple(np.atleast_1d(own_size[1])):
+        kwargs.pop(own_size[0])  # mat32d(c, shape=(3, 2)): the type's own size, said again
     if kwargs:
         ctx.error(f"{t!r}(...) got unexpected keyword '{next(iter(kwargs))}'")
     if dtype is not None and dtype is not t.dtype:
         t = Vector(t.length, dtype, t.flavor) if isinstance(t, Vector) else Matrix(t.shape, dtype)
     n = t.num_components
+    kind = "matrix" if isinstance(t, Matrix) else "vector"
     if not args:
         return zero(ctx, t)
     if len(args) == 1:
@@ -311,13 +315,25 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
                 ctx.error(f"{t!r}({x.type!r}): copy constructing a transform requires matching source "
                           f"and target dtypes, got `{x.type.dtype!r}` and `{t.dtype!r}`")
             return ctx.b.construct(t, [ctx.b.cast(c, t.dtype) for c in ctx.b.components(x)])
+        if isinstance(x, Value) and isinstance(t, Matrix) and isinstance(x.type, Matrix):
+            ctx.error(f"{t!r}({x.type!r}): the shapes differ; incompatible matrix of shape {t.shape} "
+                      f"given when copy constructing a matrix of shape {x.type.shape}")
+        if isinstance(x, Value) and isinstance(t, Vector) and isinstance(x.type, Vector) and t.flavor == "vec":
+            ctx.error(f"{t!r}({x.type!r}): the lengths differ; incompatible vector of length {t.length} "
+                      f"given when copy constructing a vector of length {x.type.length}")
         if not isinstance(x, Value) or isinstance(x.type, Scalar):
+            if isinstance(x, Value) and x.type is not t.dtype:
+                ctx.error(f"{t!r}({x.type!r}): the value used to fill this {kind} is expected to be of "
+                          f"the type `{t.dtype.name}`")
             return splat(ctx, t, ctx.coerce(x, t.dtype, what="component"))
     flat = []
     for x in args:
         if isinstance(x, Value) and isinstance(x.type, Vector):
             flat.extend(ctx.b.components(x))  # matrices from row vectors, vec4 from (vec3, w)
         else:
+            if isinstance(x, Value) and isinstance(x.type, Scalar) and x.type is not t.dtype:
+                ctx.error(f"{t!r}(...) got a {x.type!r} value: all values used to initialize this "
+                          f"{kind} are expected to be of the type `{t.dtype.name}`")
             flat.append(ctx.coerce(x, t.dtype, what="component"))
     if len(flat) != n:
         ctx.error(f"{t!r}() takes {n} components: {_count_rule(t, len(args), len(flat))}")
@@ -417,7 +433,8 @@ def get_attr(ctx, v: Value, name: str):
             return t.ndim
         if name == "dtype":
             return t.dtype
-    ctx.error(f"{t!r} has no attribute '{name}'")
+    ctx.error(f"`{name}` is not an attribute of a {t!r} value: {t!r} has no attribute '{name}'",
+              kind=AttributeError)
 
 
 def _slot_value(ctx, value, want, t):
@@ -574,9 +591,8 @@ def _matrix_index(ctx, key) -> list[Value]:
 def load(ctx, arr: Value, indices) -> Value:
     t = arr.type
     if len(indices) < t.ndim:
-        if t.indexed and not t.fabric:  # (a Fabric array of arrays: `a[i]` is row i)
-            ctx.error(f"an {t!r} takes {t.ndim} indices (views of indexed arrays are not supported)")
-        view_t = ArrayType(t.dtype, t.ndim - len(indices))
+        # an indexed array's view is indexed too (a Fabric array of arrays: `a[i]` is row i)
+        view_t = (type(t) if t.indexed and not t.fabric else ArrayType)(t.dtype, t.ndim - len(indices))
         return ctx.b.op("view", [arr, *indices], [view_t]).result
     return ctx.b.op("load", [arr, *indices], [t.dtype]).result
 

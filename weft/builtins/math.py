@@ -192,13 +192,26 @@ def _minmax(which):
         return bld.select(cmp("<" if which == "min" else ">", a, c), a, c)
 
     def vjp(b, args, results, g):
+        # the adjoint goes to the operand the result came from: minnum/maxnum ignore a NaN
+        # operand, so where c is NaN the result is a (and where a is NaN, c)
         a, c = args
         if not a.type.is_float:
             return [None, None]
         zero = _c(b, a, 0.0)
-        first = b.cmp("le" if which == "min" else "ge", a, c)
+        first = b.binary("bitor", b.cmp("le" if which == "min" else "ge", a, c), b.cmp("ne", c, c))
         return [b.select(first, g, zero), b.select(first, zero, g)]
     return lower, vjp
+
+
+def _lower_signbit(cg, args, op):
+    """The sign bit of a float (set for -0.0 and a negative NaN)."""
+    from llvmlite import ir as llir
+    (x,) = args
+    lanes = x.type.count if isinstance(x.type, llir.VectorType) else None  # (SPMD: a lane vector)
+    elem = x.type.element if lanes else x.type
+    ity = llir.IntType({llir.HalfType: 16, llir.FloatType: 32, llir.DoubleType: 64}[type(elem)])
+    ity = llir.VectorType(ity, lanes) if lanes else ity
+    return cg.builder.icmp_signed("<", cg.builder.bitcast(x, ity), llir.Constant(ity, None))
 
 
 def _lower_pow(cg, args, op):
@@ -248,6 +261,7 @@ PRIM["sign"] = primitive("sign", _numeric_args(1), _lower_sign, lambda b, a, r, 
 for _which in ("min", "max"):
     _lower, _vjp = _minmax(_which)
     PRIM[_which] = primitive(_which, _numeric_args(2), _lower, _vjp)
+PRIM["signbit"] = primitive("signbit", _float_predicate, _lower_signbit, lambda b, a, r, g: [None])
 PRIM["pow"] = primitive("pow", _float_args(2), _lower_pow, _pow_vjp)
 PRIM["atan2"] = primitive("atan2", _float_args(2), _lower_atan2, _atan2_vjp)
 for _which in ("isnan", "isinf", "isfinite"):
@@ -306,8 +320,36 @@ def _register_unary(name, float_only=True):
     return expand
 
 
-for _name in (*_POLY, *_INTRINSICS, "sqrt", "isnan", "isinf", "isfinite"):
+for _name in (*_POLY, *_INTRINSICS, "sqrt"):
     _register_unary(_name)
+
+
+# isnan/isinf of a composite: whether any component is; isfinite: whether all are.
+_FPCLASS_REDUCE = {"isnan": "bitor", "isinf": "bitor", "isfinite": "bitand"}
+
+
+def _register_fpclass(name):
+    prim = PRIM[name]
+
+    @builtin(name)
+    def expand(ctx, args, kwargs, prim=prim, name=name):
+        if len(args) != 1 or kwargs:
+            ctx.error(f"{name}() takes one argument")
+        x = _float_operand(ctx, args[0], name)
+        if not isinstance(x, Value):
+            x = ctx.materialize(x)
+        if not isinstance(x.type, (Vector, Matrix)):
+            return _apply(ctx, prim, [x], name)
+        flags = [_apply(ctx, prim, [c], name) for c in ctx.b.components(x)]
+        acc = flags[0]
+        for f in flags[1:]:
+            acc = ctx.b.binary(_FPCLASS_REDUCE[name], acc, f)
+        return acc
+    return expand
+
+
+for _name in _FPCLASS_REDUCE:
+    _register_fpclass(_name)
 _register_unary("abs", float_only=False)
 _register_unary("sign", float_only=False)
 
@@ -317,6 +359,8 @@ def _register_binary(name, float_only):
 
     @builtin(name)
     def expand(ctx, args, kwargs, prim=prim, name=name):
+        if name in ("min", "max") and len(args) == 1 and not kwargs:
+            return _reduce_vector(ctx, prim, args[0], name)
         if len(args) != 2 or kwargs:
             ctx.error(f"{name}() takes two arguments")
         a, c = args
@@ -325,6 +369,18 @@ def _register_binary(name, float_only):
             c = _float_operand(ctx, c, name) if not isinstance(a, Value) else c
         return _apply(ctx, prim, [a, c], name)
     return expand
+
+
+def _reduce_vector(ctx, prim, v, name):
+    """min(v) / max(v): the smallest / largest component, a NaN ignored unless all are (the
+    adjoint goes to the component picked: the first of equal ones)."""
+    if not (isinstance(v, Value) and isinstance(v.type, Vector)):
+        ctx.error(f"{name}() of one argument needs a vector, got {getattr(v, 'type', v)!r}")
+    comps = ctx.b.components(v)
+    acc = comps[0]
+    for c in comps[1:]:
+        acc = ctx.b.call(prim, [acc, c])
+    return acc
 
 
 _register_binary("min", False)

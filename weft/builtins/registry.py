@@ -57,6 +57,11 @@ class Builtin:
             return self.py_impl(*args, **kwargs)
         return _pyscope().call_builtin(self, args, kwargs)
 
+    @property
+    def key(self) -> str:
+        """The builtin's name (Warp's `Function.key`)."""
+        return self.name
+
     def __repr__(self):
         return f"<weft builtin {self.name}>"
 

@@ -43,15 +43,15 @@ def nonzero(ctx, args, kwargs):
 
 @builtin("copysign")
 def copysign(ctx, args, kwargs):
-    """|x| with the sign of y (the sign bit, so -0.0 counts as negative)."""
+    """|x| with the sign bit of y (so -0.0 counts as negative). Written as x or -x, so the
+    derivative in x is +1 where the sign bits of x and y agree and -1 where they differ
+    (at x = +-0 the one-sided derivative on the side x's sign names); none flows to y."""
     x, y = _nargs(ctx, args, kwargs, 2, "copysign")
-    x, y = _scalar(ctx, x, "copysign"), ctx.coerce(y, _scalar(ctx, x, "copysign").type)
+    x = _scalar(ctx, x, "copysign")
+    y = ctx.coerce(y, x.type)
     b = ctx.b
-    magnitude = b.call(PRIM["abs"], [x])
-    # y < 0, or y is -0.0: 1/y is -inf
-    negative = b.cmp("lt", b.select(b.cmp("eq", y, b.const(0.0, y.type)),
-                                    b.div(b.const(1.0, y.type), y), y), b.const(0.0, y.type))
-    return b.select(negative, b.neg(magnitude), magnitude)
+    differ = b.binary("bitxor", b.call(PRIM["signbit"], [x]), b.call(PRIM["signbit"], [y]))
+    return b.select(differ, b.neg(x), x)
 
 
 # Vectors and matrices ------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from .arith import binary
 from .math import PRIM
 from .registry import builtin
 
+_ANY_SCALAR = ("dot", "cw_mul", "cw_div", "outer", "cross", "skew", "length_sq", "diag")  # (int vectors too)
+
 
 def _vec(ctx, x, name, length=None, flavor=None):
     if not (isinstance(x, Value) and isinstance(x.type, Vector)):
@@ -19,7 +21,7 @@ def _vec(ctx, x, name, length=None, flavor=None):
         ctx.error(f"{name}() needs a vector of length {length}, got {x.type!r}")
     if flavor is not None and x.type.flavor != flavor:
         ctx.error(f"{name}() needs a {flavor}, got {x.type!r}")
-    if not x.type.dtype.is_float and name not in ("dot", "cw_mul", "cw_div"):
+    if not x.type.dtype.is_float and name not in _ANY_SCALAR:
         ctx.error(f"{name}() needs a float vector, got {x.type!r}")
     return x
 
@@ -241,7 +243,7 @@ def skew(ctx, args, kwargs):
     (v,) = _nargs(ctx, args, kwargs, 1, "skew")
     b = ctx.b
     x, y, z = b.components(_vec(ctx, v, "skew", 3))
-    zero = b.const(0.0, v.type.dtype)
+    zero = b.const(0, v.type.dtype)
     return b.construct(Matrix((3, 3), v.type.dtype),
                        [zero, b.neg(z), y, z, zero, b.neg(x), b.neg(y), x, zero])
 
@@ -270,7 +272,8 @@ def quat_mul(b, p, q):
 
 def _float_dtype(ctx, args, kwargs, name):
     """The optional `dtype` argument of a constructor builtin (float32 if not given)."""
-    dtype = resolve(kwargs.pop("dtype", args[0] if args else float))
+    dtype = kwargs.pop("dtype", args[0] if args else None)
+    dtype = resolve(float if dtype is None else dtype)  # (None: float32, as when not given)
     if not (isinstance(dtype, Scalar) and dtype.is_float):
         ctx.error(f"{name}(dtype) needs a float type")
     return dtype

@@ -297,6 +297,24 @@ class MemoryOps:
             self.last_ok = ok
         return ptr
 
+    def _indexed_view(self, op, arr, idx):
+        """`a[i]` of an indexed array: the leading indices go through their index arrays to
+        an address; the view keeps the remaining dimensions' shapes, strides, index arrays
+        and data extents (no elements where an index was out of bounds)."""
+        b = self.builder
+        ptr = self._indexed_address(op, arr, idx)
+        ok = self.last_ok
+        src = self.v(arr)
+        k = len(idx)
+        out = ir.Constant(llvm_type(op.result.type), ir.Undefined)
+        out = b.insert_value(out, ptr, 0)
+        for d in range(op.result.type.ndim):
+            extent = b.extract_value(src, [1, d + k])
+            out = b.insert_value(out, extent if ok is None else b.select(ok, extent, I64(0)), [1, d])
+            for field in (2, 3, 4):  # strides, index arrays, data extents
+                out = b.insert_value(out, b.extract_value(src, [field, d + k]), [field, d])
+        return out
+
     def _fabric_slot(self, op, arr, index):
         """(address of the table entry of element `index`, ok) in a Fabric array value
         (types.layout.FabricDesc): the index goes through the index array if there is one;
@@ -512,6 +530,8 @@ class MemoryOps:
             out = b.insert_value(b.insert_value(out, data, 0), ir.Constant(PTR, None), GRAD)
             out = b.insert_value(out, length, [1, 0])
             return b.insert_value(out, I64(self._elem_size(arr.type.dtype)), [2, 0])
+        if arr.type.indexed:
+            return self._indexed_view(op, arr, idx)
         ptr = self._address(op, arr, idx)
         src = self.v(arr)
         k = len(idx)

@@ -60,7 +60,8 @@ def _check_binary(op):
     _require(op.attrs["op"] in BINARY_OPS, f"unknown binary op {op.attrs['op']}")
     _require(op.result.type is a.type, "binary result type must equal operand type")
     if op.attrs["op"] in INT_ONLY_BINARY:
-        _require(a.type.is_int, f"{op.attrs['op']} needs integer operands")
+        logical = a.type.is_bool and op.attrs["op"] in ("bitand", "bitor", "bitxor")
+        _require(a.type.is_int or logical, f"{op.attrs['op']} needs integer (or, for &|^, bool) operands")
 
 
 def _check_unary(op):
@@ -171,7 +172,8 @@ def _check_array_grad(op):
 def _check_view(op):
     arr, *idx = op.operands
     _require(isinstance(arr.type, ArrayType) and 0 < len(idx) < arr.type.ndim, "view indices")
-    _require(op.result.type is ArrayType(arr.type.dtype, arr.type.ndim - len(idx)), "view type")
+    family = type(arr.type) if arr.type.indexed and not arr.type.fabric else ArrayType
+    _require(op.result.type is family(arr.type.dtype, arr.type.ndim - len(idx)), "view type")
 
 
 def _check_if(op):

@@ -81,7 +81,9 @@ def fold_constants(op: str, a, b):
     Warp's, not Python's): int `/` truncates, `%` keeps the dividend's sign (fmod for floats)."""
     ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b))
     if op in ("div", "mod", "floordiv") and b == 0:
-        raise ZeroDivisionError("division by zero")
+        if ints:
+            raise ZeroDivisionError("integer division by zero")
+        return _float_div_by_zero(op, float(a), float(b))
     if ints and op == "div":
         q = abs(int(a)) // abs(int(b))
         return q if (a < 0) == (b < 0) else -q
@@ -90,6 +92,14 @@ def fold_constants(op: str, a, b):
             return int(a) - int(b) * fold_constants("div", a, b)
         return math.fmod(a, b)
     return _PY_FOLD[op](a, b)
+
+
+def _float_div_by_zero(op: str, a: float, b: float) -> float:
+    """IEEE 754 results of a float division by (signed) zero: +-inf, or nan for 0/0, nan for
+    fmod; `//` is floor(a / b), so it gives the same infinities."""
+    if op == "mod" or a == 0.0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 # AST helpers ---------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ argument, float32 for plain numbers). Outside kernels the same names make types.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..builtins import arith
 from ..ir.core import Value
-from ..types import Scalar, float32, matrix, quaternion, transformation, vector
+from ..types import Matrix, Scalar, Vector, bool_, float32, int32, matrix, quaternion, transformation, vector
 
 FACTORIES = (vector, matrix, quaternion, transformation)
 
@@ -15,34 +17,51 @@ FACTORIES = (vector, matrix, quaternion, transformation)
 def builds_value(func, args, kwargs) -> bool:
     """Whether a call of a type factory builds a value: it has component arguments, or it
     is Warp's keyword form `vector(length=3, dtype=float)` / `matrix(shape=(3, 3),
-    dtype=float)`, which inside a kernel is a zero value (the positional form
-    `vector(3, float)` stays a type)."""
+    dtype=float)`, which inside a kernel is a zero value (the positional forms
+    `vector(3, float)` and `matrix((3, 3), float)` stay types)."""
     if func not in FACTORIES:
         return False
-    if not args and (func is vector and "length" in kwargs or func is matrix and "shape" in kwargs):
-        return True
+    if func in (quaternion, transformation):
+        return bool(args or set(kwargs) - {"dtype"})
+    size_kw = "length" if func is vector else "shape"
     components = {k: v for k, v in kwargs.items() if k not in ("dtype", "length", "shape")}
-    return bool(args or components) and any(isinstance(a, Value) for a in [*args, *components.values()]) \
-        or (func in (quaternion, transformation) and bool(args or components))
+    if components or any(isinstance(a, Value) for a in args):
+        return True
+    if not args:  # vector(length=3, dtype=float): a zero value; vector(): a value lacking its length
+        return size_kw in kwargs or not kwargs
+    size_like = (int, np.integer) if func is vector else (tuple, list)
+    type_form = len(args) <= 2 and isinstance(args[0], size_like) and not isinstance(args[0], bool) \
+        and size_kw not in kwargs and (len(args) == 1 or "dtype" not in kwargs)
+    return not type_form
 
 
 def construct(ctx, func, args, kwargs, node):
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     if dtype is None:
-        dtype = _component_type(list(args) + list(kwargs.values()))
+        parts = [v for k, v in kwargs.items() if k not in ("length", "shape")]
+        dtype = _component_type(ctx, func, list(args) + parts, node)
     dtype = ctx.resolve_type(dtype, node)
     if func is vector:
         length = kwargs.pop("length", None)
         if length is None:
-            if not all(not isinstance(a, Value) or isinstance(a.type, Scalar) for a in args):
+            if not args:
+                ctx.error("the `length` argument must be specified when zero-initializing a vector", node)
+            vectors = [a for a in args if isinstance(a, Value) and isinstance(a.type, Vector)]
+            if len(args) == 1 and vectors:
+                length = vectors[0].type.length  # vector(v, dtype=...): a converting copy
+            elif vectors:
                 ctx.error("vector(...) from vectors needs length=", node)
-            length = len(args)
+            else:
+                length = len(args)
         t = vector(length, dtype)
     elif func is matrix:
         shape = kwargs.pop("shape", None)
         if shape is None:
-            ctx.error("matrix(...) inside a kernel needs shape=(rows, cols)", node)
+            if len(args) == 1 and isinstance(args[0], Value) and isinstance(args[0].type, Matrix):
+                shape = args[0].type.shape
+            else:
+                ctx.error("the `shape` argument must be specified when initializing a matrix by value", node)
         t = matrix(tuple(shape), dtype)
     elif func is quaternion:
         t = quaternion(dtype)
@@ -59,9 +78,16 @@ def construct(ctx, func, args, kwargs, node):
     return arith.construct(ctx, t, list(args), {})
 
 
-def _component_type(values):
+def _component_type(ctx, func, values, node):
+    """The component type of an untyped constructor: that of its first typed argument; else
+    of its numbers (float32 for floats, int32 for ints, bool), which must then be of one kind."""
     for v in values:
         if isinstance(v, Value):
             t = v.type
             return t if isinstance(t, Scalar) else getattr(t, "dtype", float32)
-    return float32
+    kinds = {bool_ if isinstance(v, (bool, np.bool_)) else int32 if isinstance(v, (int, np.integer))
+             else float32 for v in values if not isinstance(v, (tuple, list))}
+    if len(kinds) > 1:
+        what = "a vector" if func is vector else f"a {func.__name__}"
+        ctx.error(f"all values given when constructing {what} must have the same type", node)
+    return kinds.pop() if kinds else float32

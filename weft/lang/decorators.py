@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import types as pytypes
 import typing
 from collections.abc import Callable
@@ -141,8 +142,9 @@ def func(f: None = None, *, name: str | None = None, module=None,
 def func(f=None, *, name=None, module=None, inline=None):
     """Make a device function callable from kernels. Parameters annotated `Any` (or not at
     all) are generic: the func is compiled per argument type. A second @func of the same
-    name in the same module adds an overload (or replaces one with the same parameter
-    types).
+    name in the same scope (module or enclosing function) makes a func with the earlier
+    one's overloads plus this one, which replaces one with the same parameter types; an
+    alias of the earlier func keeps the earlier overloads.
 
     `name`: the func's key. `module`: a module name, a `Module` or `"unique"` (as for
     kernels). `inline`: Warp's hint for CUDA code size; weft always inlines funcs into the
@@ -154,14 +156,35 @@ def func(f=None, *, name=None, module=None, inline=None):
         raise ValueError("name must be a non-empty valid C++ identifier matching [A-Za-z_][A-Za-z0-9_]*")
 
     def wrap(pyfunc):
-        existing = pyfunc.__globals__.get(pyfunc.__name__)
-        if isinstance(existing, Func) and existing.qualified_name == f"{pyfunc.__module__}.{pyfunc.__qualname__}":
-            existing.add_overload(pyfunc)
-            return existing
+        existing = _enclosing_binding(pyfunc)
         made = Func(pyfunc, key=name, module=module)
         made.inline = inline
+        if isinstance(existing, Func) and existing.qualified_name == made.qualified_name:
+            # a new func with the earlier overloads and this one (replacing one of the same
+            # parameter types); an alias of the earlier func (`old = f`) keeps the earlier
+            made.overloads = list(existing.overloads)
+            made.add_overload(pyfunc)
+            made.inline = inline if inline is not None else existing.inline
         return made
     return wrap(f) if f is not None else wrap
+
+
+def _enclosing_binding(pyfunc):
+    """What the name of a function being decorated is bound to where it is defined: the
+    module's global, or for a function defined inside another (a closure factory) that
+    function's local, found on the stack by the enclosing function's code name."""
+    qualname = pyfunc.__qualname__
+    if ".<locals>." not in qualname:
+        return pyfunc.__globals__.get(pyfunc.__name__)
+    outer = qualname.rsplit(".<locals>.", 1)[0].rsplit(".", 1)[-1]
+    frame = sys._getframe(1)
+    for _ in range(8):  # (the decorator's own frames, then the definition's)
+        frame = frame.f_back
+        if frame is None:
+            break
+        if frame.f_code.co_name == outer and frame.f_globals is pyfunc.__globals__:
+            return frame.f_locals.get(pyfunc.__name__)
+    return None
 
 
 def overload(kernel_or_stub, arg_types=None):

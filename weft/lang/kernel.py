@@ -220,6 +220,14 @@ class Kernel:
             self._ir[key] = warm_start.kernel_text(self)
         return self._ir[key]
 
+    def forget_compiled(self) -> None:
+        """Drop this kernel's IR and compiled code (and its overloads'), so that the next
+        launch compiles it again with what its source names now (Module.mark_modified)."""
+        self._ir, self._compiled, self._recent = {}, {}, {}
+        self.__dict__.pop("_lane_variants", None)
+        for instance in getattr(self, "overloads", {}).values():
+            instance.forget_compiled()
+
     def cooperative(self, spec) -> Kernel:
         """This (concrete) kernel as the block program of Warp's cooperative CPU blocks for
         launches like `spec` (a transforms.lanes.LaneSpec): one CPU thread runs a block's
@@ -425,10 +433,7 @@ class Kernel:
         if not texts and not self._compiled:
             return
         if not texts or any(text is None or text != warm_start.kernel_text(self) for _, text in texts):
-            self._ir.clear()
-            self._compiled.clear()
-            self._recent.clear()
-            self.__dict__.pop("_lane_variants", None)
+            self.forget_compiled()
 
     def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:
         from ..codegen import cpu

@@ -156,8 +156,11 @@ class Module:
         return options
 
     def mark_modified(self) -> None:
-        """Forget cached hashes (the module's kernels or options changed)."""
+        """Forget cached hashes and compiled code (the module's kernels, options or the
+        constants they name changed): the next launch of each kernel compiles it again."""
         self.hashers.clear()
+        for kernel in self.kernels.values():
+            kernel.forget_compiled()
 
     def load(self, device=None, block_dim=None) -> bool:
         """Compile the module's kernels now, ahead of their first launch (for contiguous

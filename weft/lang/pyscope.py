@@ -168,7 +168,12 @@ def _evaluate(callee, name: str, args: tuple, kwargs: dict, mismatch):
     cache = _cache_of(callee)
     first_error = None
     for constant_ints in (False, True):
-        kinds, values = _split(args, kwargs, constant_ints)
+        try:
+            kinds, values = _split(args, kwargs, constant_ints)
+        except CallMismatch:
+            raise
+        except TypeError as e:  # a list or a numpy array given: no overload takes one
+            raise CallMismatch(f"{mismatch(name, args, kwargs)}: {e}") from None
         key = (kinds, tuple(kwargs), constant_ints)
         entry = cache.get(key)
         if entry is None:
@@ -356,7 +361,13 @@ def _reader(t):
     value of type `t`."""
     if isinstance(t, Scalar):
         native = _NATIVE.get(t)
-        return native if native is not None else t
+        if native is not None:
+            return native
+        legacy = bool if t is bool_ else float if t.is_float else int
+
+        def read_scalar(raw):  # (config.legacy_scalar_return_types: Python numbers for every type)
+            return legacy(raw) if config.legacy_scalar_return_types else t(raw)
+        return read_scalar
     if isinstance(t, (Vector, Matrix)):
         return lambda raw: CompositeValue(t, raw.ravel().copy())
     if isinstance(t, StructType):

@@ -90,6 +90,9 @@ def _annotation_text(ctx) -> str:
 
 
 def _annotation_name(annotation) -> str:
+    from ..types import ArrayType
+    if isinstance(annotation, ArrayType) and not annotation.indexed:  # as Warp names it: Array[dtype]
+        return f"Array[{getattr(annotation.dtype, 'name', annotation.dtype)}]"
     if typing.get_origin(annotation) is tuple:
         return "tuple[" + ", ".join(_annotation_name(a) for a in typing.get_args(annotation)) + "]"
     return getattr(annotation, "__name__", None) or repr(annotation)

@@ -552,6 +552,10 @@ def elements(a: array) -> np.ndarray:
     return a.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
 
 
+from .array_arith import install as _install_operators  # noqa: E402
+
+_install_operators(array)  # a + b, 2 * a, -a: array_arith.py
+
 # The factories live beside the class; they are part of this module's interface.
 from .array_create import (  # noqa: E402
     clone,

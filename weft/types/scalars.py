@@ -106,14 +106,24 @@ class Scalar(Type):
         return isinstance(value, np.generic) and value.dtype == self.np_dtype
 
 
+def _no_int_pow(a, b):
+    names = ", ".join(type(x).__name__ for x in (a, b))
+    raise TypeError(f"Couldn't find a function 'pow' compatible with the arguments '{names}' "
+                    "(pow takes floats)")
+
+
 def _value_class(name: str, base: type) -> type:
     """The class of the values `Scalar.__call__` returns: `base` (a numpy scalar class) with
     `.value`, the value as a Python number (what Warp's scalar objects carry); numpy
     arithmetic on them returns plain `base` values. numpy's bool_ (which makes only its two
     singletons) and ml_dtypes' bfloat16 make no instances of a subclass: their values stay
     plain, without `.value`."""
-    cls = type(name, (base,), {"__slots__": (), "__repr__": lambda self: repr(base(self)),
-                               "value": property(lambda self: self.item(), doc="the value as a Python number")})
+    attrs = {"__slots__": (), "__repr__": lambda self: repr(base(self)),
+             "value": property(lambda self: self.item(), doc="the value as a Python number")}
+    if issubclass(base, np.integer):  # pow is a float builtin (as in kernels and Warp)
+        attrs["__pow__"] = lambda self, other: _no_int_pow(self, other)
+        attrs["__rpow__"] = lambda self, other: _no_int_pow(other, self)
+    cls = type(name, (base,), attrs)
     return cls if type(cls(0)) is cls else base
 
 

@@ -326,7 +326,7 @@ def _scalar_field(name, t: Scalar, value):
     if not isinstance(value, kind):
         raise TypeError(f"Struct field '{name}' expects {'an integer' if kind is numbers.Integral else 'a number'} "
                         f"({t!r}), got {type(value).__name__} {value!r}")
-    return value
+    return bool(value) if t.is_bool else value  # (a bool field set to 1 holds True)
 
 
 def _array_record(t, value) -> tuple:

@@ -205,6 +205,11 @@ _TYPE_ATTRIBUTES = frozenset(("_length_", "_shape_", "_type_"))
 
 
 # Values -----------------------------------------------------------------------------------------
+def _plain(x):
+    """A composite operand as its numpy components (composites refuse numpy's ufuncs)."""
+    return x.numpy() if isinstance(x, CompositeValue) else x
+
+
 class CompositeValue:
     """A vector/matrix value in Python scope, backed by a flat numpy array.
 
@@ -315,16 +320,17 @@ class CompositeValue:
         return _product(self, other, "@") if isinstance(other, CompositeValue) else NotImplemented
 
     def __truediv__(self, other):
-        return self._wrap(self.numpy() / other)
+        return self._wrap(self.numpy() / _plain(other))
 
     def __rtruediv__(self, other):
-        return self._wrap(other / self.numpy())
+        return self._wrap(_plain(other) / self.numpy())
 
     def __mod__(self, other):
-        return self._wrap(np.fmod(self.numpy(), other))  # C's sign rule, as in kernels
+        self._same_type("mod", other)
+        return self._wrap(np.fmod(self.numpy(), _plain(other)))  # C's sign rule, as in kernels
 
     def __rmod__(self, other):
-        return self._wrap(np.fmod(other, self.numpy()))
+        return self._wrap(np.fmod(_plain(other), self.numpy()))
 
     def __pos__(self):
         return self._wrap(self.numpy())
@@ -341,6 +347,10 @@ class CompositeValue:
 
     def __ne__(self, other):
         return not self.__eq__(other)
+
+    def __bytes__(self):
+        """The components' bytes, as the value is laid out in an array."""
+        return self._data.tobytes()
 
     def __hash__(self):
         return hash((self.type, self._data.tobytes()))

@@ -1,0 +1,189 @@
+"""NaN, infinities and signed zeros: constant folding, fp-class tests of composites, min/max
+reductions, and the adjoints of min/max/clamp/copysign where an operand is special."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+NAN = float("nan")
+
+
+@wp.kernel
+def folded_division(out: wp.array(dtype=float)):
+    out[0] = 2.0 / 0.0
+    out[1] = -2.0 / 0.0
+    out[2] = 0.0 / 0.0
+    out[3] = 2.0 / -0.0
+    out[4] = 2.0 % 0.0
+    out[5] = 2.0 // 0.0
+
+
+def test_float_division_by_zero_folds_to_ieee_values():
+    out = wp.zeros(6, dtype=float)
+    wp.launch(folded_division, 1, [out])
+    r = out.numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ref = np.float32([2.0, -2.0, 0.0, 2.0]) / np.float32([0.0, 0.0, 0.0, -0.0])
+    np.testing.assert_array_equal(r[:4], ref)
+    assert np.isnan(r[4]) and r[5] == np.inf
+
+
+@wp.kernel
+def folded_int_division(out: wp.array(dtype=int)):
+    out[0] = 2 / 0
+
+
+def test_integer_division_by_zero_constant_is_a_compile_error():
+    with pytest.raises(Exception, match="integer division by zero"):
+        wp.launch(folded_int_division, 1, [wp.zeros(1, dtype=int)])
+
+
+@wp.kernel
+def fp_classes(v: wp.array(dtype=wp.vec3), m: wp.array(dtype=wp.mat22), q: wp.array(dtype=wp.quat),
+               out: wp.array(dtype=wp.bool, ndim=2)):
+    i = wp.tid()
+    out[i, 0] = wp.isfinite(v[i])
+    out[i, 1] = wp.isinf(v[i])
+    out[i, 2] = wp.isnan(v[i])
+    out[i, 3] = wp.isfinite(m[i])
+    out[i, 4] = wp.isinf(m[i])
+    out[i, 5] = wp.isnan(m[i])
+    out[i, 6] = wp.isfinite(q[i])
+    out[i, 7] = wp.isinf(q[i])
+    out[i, 8] = wp.isnan(q[i])
+
+
+def test_fp_class_of_composites_reduces_over_components():
+    specials = [0.0, NAN, np.inf, -np.inf]
+    v = np.zeros((4, 3), np.float32)
+    m = np.zeros((4, 2, 2), np.float32)
+    q = np.zeros((4, 4), np.float32)
+    for i, s in enumerate(specials):
+        v[i, 2], m[i, 1, 0], q[i, 3] = s, s, s
+    out = wp.zeros((4, 9), dtype=wp.bool)
+    wp.launch(fp_classes, 4, [wp.array(v, dtype=wp.vec3), wp.array(m, dtype=wp.mat22),
+                              wp.array(q, dtype=wp.quat), out])
+    r = out.numpy()
+    for arr, col in ((v, 0), (m, 3), (q, 6)):
+        flat = arr.reshape(4, -1)
+        np.testing.assert_array_equal(r[:, col], np.isfinite(flat).all(axis=1))
+        np.testing.assert_array_equal(r[:, col + 1], np.isinf(flat).any(axis=1))
+        np.testing.assert_array_equal(r[:, col + 2], np.isnan(flat).any(axis=1))
+
+
+@wp.kernel
+def vec_extrema(v: wp.array(dtype=wp.vec3), lo: wp.array(dtype=float), hi: wp.array(dtype=float)):
+    i = wp.tid()
+    lo[i] = wp.min(v[i])
+    hi[i] = wp.max(v[i])
+
+
+@wp.kernel
+def ivec_extrema(v: wp.array(dtype=wp.vec3i), lo: wp.array(dtype=int), hi: wp.array(dtype=int)):
+    i = wp.tid()
+    lo[i] = wp.min(v[i])
+    hi[i] = wp.max(v[i])
+
+
+def test_min_max_of_a_vector_skip_nan_and_route_the_adjoint_to_the_pick():
+    rows = np.array([[NAN, 2.0, -1.0], [-1.0, NAN, 2.0], [3.0, 0.5, NAN], [1.0, 4.0, -2.0]], np.float32)
+    v = wp.array(rows, dtype=wp.vec3, requires_grad=True)
+    lo = wp.zeros(4, dtype=float, requires_grad=True)
+    hi = wp.zeros(4, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(vec_extrema, 4, [v, lo, hi])
+    np.testing.assert_array_equal(lo.numpy(), np.fmin.reduce(rows, axis=1))
+    np.testing.assert_array_equal(hi.numpy(), np.fmax.reduce(rows, axis=1))
+    lo.grad.fill_(1.0)
+    hi.grad.fill_(10.0)
+    tape.backward()
+    expect = np.zeros_like(rows)
+    for i, r in enumerate(rows):
+        expect[i, np.nanargmin(r)] += 1.0
+        expect[i, np.nanargmax(r)] += 10.0
+    np.testing.assert_array_equal(v.grad.numpy(), expect)
+
+    iv = np.array([[3, -7, 5], [0, 0, 1]], np.int32)
+    ilo, ihi = wp.zeros(2, dtype=int), wp.zeros(2, dtype=int)
+    wp.launch(ivec_extrema, 2, [wp.array(iv, dtype=wp.vec3i), ilo, ihi])
+    np.testing.assert_array_equal(ilo.numpy(), iv.min(axis=1))
+    np.testing.assert_array_equal(ihi.numpy(), iv.max(axis=1))
+
+
+@wp.kernel
+def clamp_k(x: wp.array(dtype=wp.float64), a: wp.array(dtype=wp.float64), b: wp.array(dtype=wp.float64),
+            out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.clamp(x[i], a[i], b[i])
+
+
+def _fd(f, args, k, h=1e-6):
+    up, dn = list(args), list(args)
+    up[k] += h
+    dn[k] -= h
+    return (f(*up) - f(*dn)) / (2 * h)
+
+
+def test_clamp_adjoint_with_nan_operands_matches_finite_differences():
+    rows = [(NAN, -1.0, 1.0), (NAN, 1.0, -1.0), (0.5, NAN, 1.0), (2.0, NAN, 1.0),
+            (-2.0, -1.0, NAN), (0.5, -1.0, 1.0), (0.5, -1.0, NAN)]
+
+    def ref(x, a, b):
+        return np.fmin(np.fmax(x, a), b)
+
+    cols = [wp.array([r[k] for r in rows], dtype=wp.float64, requires_grad=True) for k in range(3)]
+    out = wp.zeros(len(rows), dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(clamp_k, len(rows), cols + [out])
+    out.grad.fill_(1.0)
+    tape.backward()
+    for k in range(3):
+        fd = [0.0 if np.isnan(r[k]) else _fd(ref, r, k) for r in rows]  # no gradient into a NaN
+        np.testing.assert_allclose(cols[k].grad.numpy(), fd, atol=1e-9, err_msg=f"operand {k}")
+
+
+@wp.kernel
+def copysign_k(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.copysign(x[i], y[i])
+
+
+def test_copysign_value_and_one_sided_derivative_at_signed_zeros():
+    xs = np.array([3.0, 3.0, -3.0, -3.0, -0.0, -0.0, 0.0, 0.0, 2.0])
+    ys = np.array([1.0, -1.0, 1.0, -1.0, -1.0, 1.0, -1.0, 1.0, -0.0])
+    x = wp.array(xs, dtype=wp.float64, requires_grad=True)
+    y = wp.array(ys, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(len(xs), dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(copysign_k, len(xs), [x, y, out])
+    r = out.numpy()
+    np.testing.assert_array_equal(r, np.copysign(xs, ys))
+    np.testing.assert_array_equal(np.signbit(r), np.signbit(np.copysign(xs, ys)))
+    out.grad.fill_(1.0)
+    tape.backward()
+    # the derivative on the side of zero that x's sign bit names (a one-sided difference there)
+    h = 1e-6
+    side = np.where(np.signbit(xs), -1.0, 1.0)
+    fd = (np.copysign(xs + side * h, ys) - np.copysign(xs, ys)) / (side * h)
+    np.testing.assert_allclose(x.grad.numpy(), fd, atol=1e-9)
+    np.testing.assert_array_equal(y.grad.numpy(), np.zeros_like(ys))
+
+
+@wp.kernel
+def bool_logic(a: wp.array(dtype=wp.bool), b: wp.array(dtype=wp.bool), out: wp.array(dtype=wp.bool, ndim=2)):
+    i = wp.tid()
+    out[i, 0] = a[i] & b[i]
+    out[i, 1] = a[i] | b[i]
+    out[i, 2] = a[i] ^ b[i]
+
+
+def test_bitwise_operators_on_bools():
+    a = np.array([False, False, True, True])
+    b = np.array([False, True, False, True])
+    out = wp.zeros((4, 3), dtype=wp.bool)
+    wp.launch(bool_logic, 4, [wp.array(a, dtype=wp.bool), wp.array(b, dtype=wp.bool), out])
+    np.testing.assert_array_equal(out.numpy(), np.stack([a & b, a | b, a ^ b], axis=1))
