@@ -217,6 +217,10 @@ class ExpressionsMixin:
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
+        if isinstance(base, tuple) and not isinstance(node.slice, ast.Slice):
+            key = self.expr(node.slice)
+            if isinstance(key, Value) and constant_value(key) is None:  # t[i], i known at run time
+                return arith.get_item(self, self.materialize(base), (key,))
         if not isinstance(base, Value):
             key = self.py_eval(node.slice)
             try:
