@@ -47,6 +47,7 @@ from .array_memory import (
     resolve_dtype,
     type_name,
 )
+from .array_operators import ArrayOperators
 from .device import get_device
 
 
@@ -54,7 +55,7 @@ def _is_any(dtype) -> bool:
     return dtype is None or dtype is typing.Any
 
 
-class array:  # noqa: N801 - Warp's name
+class array(ArrayOperators):  # noqa: N801 - Warp's name
     """An array of `dtype` elements.
 
     `array(data)` copies (or with `copy=False` aliases) a list, numpy array, weft array or
