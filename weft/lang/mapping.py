@@ -185,7 +185,8 @@ def _result_types(callee, name, element_types) -> tuple:
     from .source import ParsedSource
     env = {"_F": callee, **{f"_T{k}": t for k, t in enumerate(element_types)}}
     params = [f"a{k}: _T{k}" for k in range(len(element_types))]
-    fname, filename, text = _source_of(name, params, [f"return _F({', '.join(f'a{k}' for k in range(len(element_types)))})"])
+    args = ", ".join(f"a{k}" for k in range(len(element_types)))
+    fname, filename, text = _source_of(name, params, [f"return _F({args})"])
     pyfunc = _define(fname, filename, text, env)
     try:
         ret = FunctionCompiler(ParsedSource(pyfunc), "func", fname, signature_types(pyfunc, "func")).compile().ret_type

@@ -107,7 +107,8 @@ def lambda_body(fn) -> str:
              and [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == names]
     if len(found) > 1 and hasattr(code, "co_positions"):
         spans = [(p[0], p[2], p[1], p[3]) for p in code.co_positions() if None not in p]
-        found = [n for n in found if all((n.lineno, n.col_offset) <= (a, c) and (b, d) <= (n.end_lineno, n.end_col_offset)
+        found = [n for n in found if all((n.lineno, n.col_offset) <= (a, c)
+                                         and (b, d) <= (n.end_lineno, n.end_col_offset)
                                          for a, c, b, d in spans)] or found
         found.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))  # innermost first
     if not found:
