@@ -106,7 +106,8 @@ def lambda_body(fn) -> str:
     found = [n for n in ast.walk(cached[1]) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
              and [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == names]
     if len(found) > 1 and hasattr(code, "co_positions"):
-        spans = [(p[0], p[2], p[1], p[3]) for p in code.co_positions() if None not in p]
+        spans = [(p[0], p[2], p[1], p[3]) for p in code.co_positions()
+                 if None not in p and (p[0], p[2]) < (p[1], p[3])]  # (not the empty span of RESUME)
         found = [n for n in found if all((n.lineno, n.col_offset) <= (a, c)
                                          and (b, d) <= (n.end_lineno, n.end_col_offset)
                                          for a, c, b, d in spans)] or found
