@@ -89,3 +89,40 @@ def test_tuple_parameter_and_return_unpacked():
     out = wp.zeros(3, dtype=float)
     wp.launch(k, dim=1, inputs=[out])
     np.testing.assert_allclose(out.numpy(), [10.0, 8.0, 12.0])
+
+
+def test_tuple_rebound_in_branches_and_loops_with_gradients():
+    @wp.kernel(module="unique")
+    def k(x: wp.array(dtype=float), n: int, y: wp.array(dtype=float)):
+        i = wp.tid()
+        t = (x[i], 2.0 * x[i])
+        if n > 0:
+            t = (t[1], t[0])  # swapped: a tuple value merged after the branch
+        s = wp.float32(0.0)
+        for _j in range(3):
+            t = (t[0] + 1.0, t[1])  # carried by the loop
+            s += t[0]
+        y[i] = s * t[1]
+
+    x = wp.array([1.0, 2.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(k, dim=2, inputs=[x, 1, y])
+    xs = np.array([1.0, 2.0])
+    # t = (2x, x) after the if; s = (2x+1) + (2x+2) + (2x+3) = 6x + 6; y = (6x + 6) x
+    np.testing.assert_allclose(y.numpy(), (6 * xs + 6) * xs)
+    tape.backward(grads={y: wp.ones(2, dtype=float)})
+    np.testing.assert_allclose(x.grad.numpy(), 12 * xs + 6)
+
+
+def test_tuple_of_constants_stays_a_shape():
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=float)):
+        shape = (2, 3)
+        m = wp.zeros(shape=shape, dtype=float)
+        m[1, 2] = 5.0
+        out[0] = m[1, 2] + float(len(shape))
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == 7.0

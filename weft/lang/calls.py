@@ -237,6 +237,24 @@ class CallsMixin:
                 for name, ft in x._type.fields.items()])
         self.error(f"{_describe(x)} is not a value")
 
+    def tuple_value(self, items: tuple, old=None):
+        """A tuple bound to a name, as Warp has it: one value (a TupleType) when it holds a
+        run-time value, so that branches and loops can rebind it; a variable that is one
+        already keeps its element types (constants convert to them). A tuple of constants,
+        or one holding arrays, tiles or functions, stays a Python tuple (a shape, say)."""
+        def plain(x):
+            return promotion.is_weak(x) or isinstance(x, Value) and (
+                isinstance(x.type, (Scalar, StructType)) or x.type.is_composite and not isinstance(x.type, TileType))
+        keep = isinstance(old, Value) and isinstance(old.type, TupleType) and len(old.type.elements) == len(items)
+        if not all(plain(x) for x in items) or not (keep or any(isinstance(x, Value) for x in items)):
+            return items
+        if keep:
+            parts = [self.coerce(x, t, what=f"element {k} of the tuple")
+                     for k, (x, t) in enumerate(zip(items, old.type.elements))]
+        else:
+            parts = [self.materialize(x) for x in items]
+        return self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
+
     def coerce(self, x, want, node=None, what="value"):
         """`x` as a Value of type `want`: weak constants convert if they fit; else an error."""
         if isinstance(x, Value):
