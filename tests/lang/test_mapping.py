@@ -69,6 +69,14 @@ def test_captured_value_change_is_not_stale():
         results.append(wp.map(lambda x: x * k, a).numpy())  # noqa: B023 - the point of the test
     np.testing.assert_allclose(results, [[0, 2, 4], [0, 3, 6]])
 
+    scale = 2.0
+
+    def f(x):
+        return x * scale
+    first = wp.map(f, a).numpy()
+    scale = 5.0  # the same function object, its captured variable rebound
+    np.testing.assert_allclose([first, wp.map(f, a).numpy()], [[0, 2, 4], [0, 5, 10]])
+
 
 def test_broadcasting():
     a = wp.array(np.arange(3, dtype=np.float32).reshape(3, 1))

@@ -107,19 +107,23 @@ def _callee(func):
         raise TypeError("func must be a callable function or a warp.Function")
     n = _n_params(func)
     if func.__name__ != "<lambda>":
-        return _as_func(func), _identifier(func.__qualname__), ("function", func), n
+        key = ("function", func, _captured(func))
+        if key not in _FUNCS:
+            _FUNCS[key] = (_as_func(func), _identifier(func.__qualname__))
+        return *_FUNCS[key], key, n
     body = lambda_body(func)
     params = inspect.signature(func).parameters
     key = ("lambda", body, tuple(params), id(func.__globals__), _captured(func))
-    cached = _LAMBDA_FUNCS.get(key)
-    if cached is None:
+    if key not in _FUNCS:
         name = "lambda_" + hashlib.sha1(body.encode()).hexdigest()[:12]
         source = f"def {name}({', '.join(params)}): return ({body})\n"
-        cached = _LAMBDA_FUNCS[key] = (_as_func(func, name, source), name)
-    return cached[0], cached[1], key, n
+        _FUNCS[key] = (_as_func(func, name, source), name)
+    return *_FUNCS[key], key, n
 
 
-_LAMBDA_FUNCS: dict = {}
+# The funcs made of Python functions and lambdas, by what `_callee` keys them with (a
+# captured value that changed makes another: the func reads its captures when compiled).
+_FUNCS: dict = {}
 
 
 def _as_func(pyfunc, name=None, source=None) -> Func:
