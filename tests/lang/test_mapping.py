@@ -120,6 +120,8 @@ def test_validation_messages():
         wp.map(wp.sub, a, a, out=wp.zeros(2))
     with pytest.raises(TypeError, match="Output array dtype int32 does not match expected dtype float32"):
         wp.map(wp.sub, a, a, out=wp.zeros(3, dtype=wp.int32))
+    with pytest.raises(TypeError, match="cannot be an array element"):
+        wp.map(lambda x: wp.zeros(shape=(2,), dtype=float), a)
     with pytest.raises(TypeError, match=r"Number of provided output arrays \(1\) .* outputs \(2\)"):
         wp.map(sq_and_vec, a, out=[wp.zeros(3)])
 

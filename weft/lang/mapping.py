@@ -25,7 +25,8 @@ import re
 from ..builtins.registry import Builtin
 from ..runtime.array import array
 from ..runtime.array_create import empty
-from ..types import ArrayType, TupleType
+from ..types import ArrayType, TileType, TupleType
+from ..types.array_type import valid_dtype
 from .errors import CompileError
 from .function import Func
 from .source import lambda_body
@@ -201,7 +202,11 @@ def _result_types(callee, name, element_types) -> tuple:
         raise err.with_traceback(None) from None
     if ret is None:
         raise TypeError("The provided function must return a value")
-    return tuple(ret.elements) if isinstance(ret, TupleType) else (ret,)
+    types = tuple(ret.elements) if isinstance(ret, TupleType) else (ret,)
+    for t in types:
+        if not valid_dtype(t) or isinstance(t, (TileType, TupleType)):
+            raise TypeError(f"Function {name} returns a {t!r}, which cannot be an array element")
+    return types
 
 
 def _output_kinds(out):
