@@ -87,3 +87,24 @@ def test_not_differentiable_but_int_path_does_not_block_gradients():
         wp.launch(k, dim=2, inputs=[x, bits, y])
     tape.backward(grads={y: wp.ones(2, dtype=float)})
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 32.0])
+
+
+@pytest.mark.parametrize("dtype", (wp.uint8, wp.int16, wp.int32, wp.int64), ids=lambda t: t.__name__)
+def test_in_a_loop_on_simd_lanes(dtype):
+    """A loop makes the kernel run threads in SIMD lanes (codegen/spmd.py): the count is
+    then one vector ctpop, narrowed or widened to int32 lanes."""
+    @wp.kernel(module="unique")
+    def k(v: wp.array(dtype=dtype), n: int, out: wp.array(dtype=wp.int32)):
+        i = wp.tid()
+        s = wp.int32(0)
+        for j in range(n):
+            s += wp.bit_count(v[i] ^ dtype(j))
+        out[i] = s
+
+    np_dtype = np.dtype(wp.dtype_to_numpy(dtype))
+    unsigned = np.dtype(f"uint{np_dtype.itemsize * 8}")
+    bits = np.frombuffer(np.random.default_rng(3).bytes(999 * np_dtype.itemsize), dtype=unsigned)
+    out = wp.zeros(len(bits), dtype=wp.int32)
+    wp.launch(k, dim=len(bits), inputs=[wp.array(bits.view(np_dtype), dtype=dtype), 6, out])
+    expected = [sum(int(b ^ unsigned.type(j)).bit_count() for j in range(6)) for b in bits]
+    np.testing.assert_array_equal(out.numpy(), expected)

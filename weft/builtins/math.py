@@ -216,6 +216,8 @@ def _lower_bit_count(cg, args, op):
     if bits == 32:
         return n
     i32 = ir.IntType(32)
+    if isinstance(x.type, ir.VectorType):  # (lanes of a vectorised kernel)
+        i32 = ir.VectorType(i32, x.type.count)
     return cg.builder.trunc(n, i32) if bits > 32 else cg.builder.zext(n, i32)
 
 
