@@ -238,6 +238,7 @@ _LAZY = {
     **dict.fromkeys(("clear_jax_callable_graph_cache", "jax_callable"), "weft.interop.jax_callable"),
     **dict.fromkeys(("JaxCallableGraphMode", "JaxModulePreloadMode"), "weft.interop.jax_ffi"),
     "jax_kernel": "weft.interop.jax_kernel",
+    "map": "weft.lang.mapping",
 }
 
 # deprecated names: (module, attribute, warning), looked up (and warned about) on every access

@@ -278,3 +278,12 @@ def _lambda_body(func) -> str:
         if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names:
             return ast.unparse(node.body)
     raise ValueError("could not find the source of the lambda")
+
+
+def __getattr__(name: str):
+    """`map_cache` and `broadcast_shapes` (weft.map's kernel cache and shape rule), imported on
+    first use: they live with `map` in the frontend."""
+    if name in ("map_cache", "broadcast_shapes", "map"):
+        from .lang import mapping
+        return getattr(mapping, name)
+    raise AttributeError(f"module 'weft.utils' has no attribute {name!r}")

@@ -264,6 +264,7 @@ EXCLUDED = {
     "tid": "integer thread index, no arguments",
     "len": "integer result",
     "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
+    "bit_count": "integer operand and result",
     "identity": "a constant (no float arguments)",
     "quat_identity": "a constant (no float arguments)",
     "transform_identity": "a constant (no float arguments)",
@@ -280,7 +281,7 @@ EXCLUDED = {
     "atomic_exch": "no rule for floats: the adjoint raises NotDifferentiableError (test_derivatives_rules)",
     "atomic_cas": "no rule for floats (a lock primitive); raises NotDifferentiableError",
     "atomic_and": "integers only", "atomic_or": "integers only", "atomic_xor": "integers only",
-    **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert")},
+    **{n: "integer operands" for n in ("bit_and", "bit_or", "bit_xor", "lshift", "rshift", "invert", "bit_count")},
     "unot": "bool result",
     "cast": "bit reinterpretation, not differentiable",
     "print": "side effect only, skipped by the replay",
@@ -322,6 +323,7 @@ EXCLUDED = {
 EXCLUDED_PRIMITIVES = {
     "bitcast": "wp.cast: bit reinterpretation, not differentiable",
     "isnan": "bool result", "isinf": "bool result", "isfinite": "bool result",
+    "bit_count": "integer operand and result",
     "rand_pcg": "integer hash of the random state",
     "libm_logf": "used by randn on values derived from the integer random state",
     **{f"libm_{name}": "used by the sample_* builtins on values derived from the integer random state"

@@ -41,9 +41,9 @@ def test_array_array_and_composite_operands():
 
 
 def test_mismatched_operands_are_refused():
-    with pytest.raises(ValueError, match="shapes"):
+    with pytest.raises(ValueError, match="not broadcastable"):
         wp.zeros(3, dtype=float) + wp.zeros(4, dtype=float)
-    with pytest.raises(TypeError, match="different types"):
+    with pytest.raises(TypeError, match="does not support the provided argument types float32, float64"):
         wp.zeros(3, dtype=float) + wp.zeros(3, dtype=wp.float64)
 
 
@@ -81,6 +81,6 @@ def test_in_place_operators_write_into_the_array():
     v = wp.array([[1.0, 2.0]], dtype=wp.vec2)
     v /= 2.0
     np.testing.assert_array_equal(v.numpy(), [[0.5, 1.0]])
-    with pytest.raises(TypeError, match="in place"):
+    with pytest.raises(TypeError, match="does not match expected dtype"):
         m = wp.array(np.ones((1, 2, 2), np.float32), dtype=wp.mat22)
         m *= wp.vec2(1.0, 1.0)  # mat * vec is a vector: not an in-place result

@@ -484,7 +484,7 @@ def get_item(ctx, v: Value, key: tuple):
         i = _static_index(ctx, key[0], t.num_components, repr(t))
         if i is None:
             if isinstance(t, TupleType):
-                ctx.error("tuples must be indexed with constants")
+                return _tuple_dynamic_item(ctx, v, key[0])
             return ctx.b.op("extract_dyn", [v, key[0]], [t.dtype]).result
         return ctx.b.extract(v, i)
     if isinstance(t, Matrix):
@@ -498,6 +498,22 @@ def get_item(ctx, v: Value, key: tuple):
                 return ctx.b.extract(v, r * t.cols + c)
             return ctx.b.op("extract_dyn", [v, *_matrix_index(ctx, key)], [t.dtype]).result
     ctx.error(f"cannot index {t!r} with {len(key)} index(es)")
+
+
+def _tuple_dynamic_item(ctx, v: Value, k: Value) -> Value:
+    """`t[i]` for a runtime `i` (a loop over `range(len(t))`): the element chosen by `i`,
+    which needs every element to have one type. An `i` out of range gives the last element
+    (as a constant index out of range is an error, this only arises in code that cannot
+    reach it)."""
+    t = v.type
+    if any(e is not t.elements[0] for e in t.elements):
+        ctx.error(f"a {t!r} with elements of different types must be indexed with constants "
+                  f"(wp.static(i), or a loop over range(wp.static(len(t))))", kind=TypeError)
+    b = ctx.b
+    picked = b.extract(v, t.num_components - 1)
+    for i in range(t.num_components - 2, -1, -1):
+        picked = b.select(b.cmp("eq", k, b.const(i, k.type)), b.extract(v, i), picked)
+    return picked
 
 
 def set_item(ctx, v: Value, key: tuple, value) -> Value:

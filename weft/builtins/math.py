@@ -12,9 +12,10 @@ from __future__ import annotations
 import math as pymath
 
 import numpy as np
+from llvmlite import ir
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector, bool_, float16, float32
+from ..types import Matrix, Scalar, Vector, bool_, float16, float32, int32
 from .registry import builtin, primitive
 
 PRIM = {}
@@ -37,6 +38,12 @@ def _numeric_args(n):
             raise TypeError(f"expects {n} numeric argument(s) of one type")
         return [ts[0]]
     return rule
+
+
+def _int_to_int32(ts):
+    if len(ts) != 1 or not (isinstance(ts[0], Scalar) and ts[0].is_int and not ts[0].is_bool):
+        raise TypeError("expects one integer argument")
+    return [int32]
 
 
 def _float_predicate(ts):
@@ -214,6 +221,19 @@ def _lower_signbit(cg, args, op):
     return cg.builder.icmp_signed("<", cg.builder.bitcast(x, ity), llir.Constant(ity, None))
 
 
+def _lower_bit_count(cg, args, op):
+    """The set bits of the integer's own width (two's complement for signed), as an int32."""
+    (x,) = args
+    n = cg.call_intrinsic("llvm.ctpop", [x])
+    bits = op.operands[0].type.bits
+    if bits == 32:
+        return n
+    i32 = ir.IntType(32)
+    if isinstance(x.type, ir.VectorType):  # (lanes of a vectorised kernel)
+        i32 = ir.VectorType(i32, x.type.count)
+    return cg.builder.trunc(n, i32) if bits > 32 else cg.builder.zext(n, i32)
+
+
 def _lower_pow(cg, args, op):
     from ..codegen import vecmath
     return _via_f32(lambda cg, x, y: vecmath.emit_pow(cg.builder, x, y))(cg, args, op)
@@ -262,6 +282,7 @@ for _which in ("min", "max"):
     _lower, _vjp = _minmax(_which)
     PRIM[_which] = primitive(_which, _numeric_args(2), _lower, _vjp)
 PRIM["signbit"] = primitive("signbit", _float_predicate, _lower_signbit, lambda b, a, r, g: [None])
+PRIM["bit_count"] = primitive("bit_count", _int_to_int32, _lower_bit_count)  # not differentiable
 PRIM["pow"] = primitive("pow", _float_args(2), _lower_pow, _pow_vjp)
 PRIM["atan2"] = primitive("atan2", _float_args(2), _lower_atan2, _atan2_vjp)
 for _which in ("isnan", "isinf", "isfinite"):
@@ -352,6 +373,25 @@ for _name in _FPCLASS_REDUCE:
     _register_fpclass(_name)
 _register_unary("abs", float_only=False)
 _register_unary("sign", float_only=False)
+
+
+@builtin("bit_count")
+def bit_count(ctx, args, kwargs):
+    """The number of set bits of a scalar integer in its own width, as an int32 (a signed
+    value counts its two's-complement bits, the sign bit included; a Python int is an
+    int32). Not differentiable."""
+    if len(args) != 1 or kwargs:
+        ctx.error("bit_count() takes one argument")
+    (x,) = args
+    if not isinstance(x, Value):
+        if type(x) is not int and not isinstance(x, np.integer):
+            ctx.error(f"Couldn't find function overload for 'bit_count' that matched inputs with types "
+                      f"{type(x).__name__}")
+        x = ctx.materialize(x)
+    t = x.type
+    if not (isinstance(t, Scalar) and t.is_int and not t.is_bool):
+        ctx.error(f"Couldn't find function overload for 'bit_count' that matched inputs with types {t!r}")
+    return ctx.b.call(PRIM["bit_count"], [x])
 
 
 def _register_binary(name, float_only):

@@ -9,7 +9,7 @@ import numpy as np
 from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
 from ..builtins.signatures import positional
-from ..ir.core import Value
+from ..ir.core import Value, constant_value
 from ..runtime import array_create
 from ..runtime.array import array as runtime_array
 from ..types import (
@@ -25,6 +25,7 @@ from ..types import (
     Type,
     Vector,
     bool_,
+    int32,
 )
 from . import constructors, promotion
 from .ast_helpers import (
@@ -49,13 +50,62 @@ class CallsMixin:
             if len(node.args) != 1 or node.keywords:
                 self.error("static() takes one expression", node)
             return evaluate_static(self, node)
-        args = [self.expr(a) for a in node.args]
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            self.error("*args in calls is not supported", node)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self.starred_items(a.value))
+            else:
+                args.append(self.expr(a))
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
         if None in kwargs:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
+
+    def starred_items(self, node):
+        """The values `*x` passes to a call: the elements of a tuple, the components of a
+        vector or quaternion, the rows of a matrix, or the elements `a[i:j:k]` of a 1-D array
+        slice with constant bounds (the number of arguments is fixed when compiling)."""
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            base = self.expr(node.value)
+            if isinstance(base, Value) and isinstance(base.type, ArrayType):
+                return self._starred_array_slice(base, node.slice)
+        x = self.expr(node)
+        if isinstance(x, tuple):
+            return list(x)
+        if isinstance(x, Value):
+            t = x.type
+            if isinstance(t, Matrix):
+                return [arith.get_item(self, x, (r,)) for r in range(t.rows)]
+            if isinstance(t, (Vector, TupleType)):
+                return [self.b.extract(x, i) for i in range(t.num_components)]
+        what = repr(x.type) if isinstance(x, Value) else type(x).__name__
+        self.error(f"Starred expressions are only supported for tuples, vectors, quaternions, matrices "
+                   f"and 1-D array slices with constant bounds, got {what}", node, kind=TypeError)
+
+    def _starred_array_slice(self, arr: Value, key: ast.Slice):
+        if arr.type.ndim != 1:
+            self.error(f"*a[i:j] unpacks 1-D arrays only, got a {arr.type.ndim}-D array", key, kind=TypeError)
+        bounds = []
+        for n in (key.lower, key.upper, key.step):
+            v = None if n is None else self.expr(n)
+            if isinstance(v, Value):
+                v = constant_value(v)
+                if v is None:
+                    self.error("Slice component must be a compile-time constant when unpacking an array "
+                               "(the number of arguments is fixed when compiling)", n, kind=ValueError)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
+                self.error(f"slice bounds must be integers, got {v!r}", n, kind=TypeError)
+            bounds.append(None if v is None else int(v))
+        start, stop, step = bounds
+        if stop is None:
+            self.error("unpacking an array slice requires explicit upper bound (an array's length is "
+                       "only known at launch)", key, kind=ValueError)
+        if step is not None and step <= 0:
+            self.error("when unpacking an array slice, the step cannot be negative or zero", key, kind=ValueError)
+        if (start or 0) < 0 or stop < 0:
+            self.error("slice bounds cannot be negative for arrays when unpacking (the array's length "
+                       "is only known at launch)", key, kind=ValueError)
+        return [arith.load(self, arr, [self.b.const(i, int32)]) for i in range(start or 0, stop, step or 1)]
 
     def callee(self, func_node):
         """What a call calls; a function missing from a module is reported as such."""
@@ -186,6 +236,24 @@ class CallsMixin:
                 else self.coerce(getattr(x, name), ft, what=f"field '{name}' of {x._type.name}")
                 for name, ft in x._type.fields.items()])
         self.error(f"{_describe(x)} is not a value")
+
+    def tuple_value(self, items: tuple, old=None):
+        """A tuple bound to a name, as Warp has it: one value (a TupleType) when it holds a
+        run-time value, so that branches and loops can rebind it; a variable that is one
+        already keeps its element types (constants convert to them). A tuple of constants,
+        or one holding arrays, tiles or functions, stays a Python tuple (a shape, say)."""
+        def plain(x):
+            return promotion.is_weak(x) or isinstance(x, Value) and (
+                isinstance(x.type, (Scalar, StructType)) or x.type.is_composite and not isinstance(x.type, TileType))
+        keep = isinstance(old, Value) and isinstance(old.type, TupleType) and len(old.type.elements) == len(items)
+        if not all(plain(x) for x in items) or not (keep or any(isinstance(x, Value) for x in items)):
+            return items
+        if keep:
+            parts = [self.coerce(x, t, what=f"element {k} of the tuple")
+                     for k, (x, t) in enumerate(zip(items, old.type.elements))]
+        else:
+            parts = [self.materialize(x) for x in items]
+        return self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
 
     def coerce(self, x, want, node=None, what="value"):
         """`x` as a Value of type `want`: weak constants convert if they fit; else an error."""

@@ -217,6 +217,15 @@ class ExpressionsMixin:
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
+        if isinstance(base, tuple) and not isinstance(node.slice, ast.Slice):  # a tuple literal's item
+            key = self.expr(node.slice)
+            if isinstance(key, Value) and constant_value(key) is None:  # t[i], i known at run time
+                return arith.get_item(self, self.materialize(base), (key,))
+            key = constant_value(key) if isinstance(key, Value) else key
+            try:
+                return base[key]
+            except Exception as e:  # noqa: BLE001
+                self.error(f"cannot index {_describe(base)}: {e}", node)
         if not isinstance(base, Value):
             key = self.py_eval(node.slice)
             try:

@@ -13,6 +13,7 @@ from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import ArrayType, FixedArrayType, TupleType, Type, resolve
 from ..types.array_type import AnyArray, valid_dtype
+from ..types.generic import TuplePattern
 from ..types.reference import Reference
 from . import promotion
 from .errors import CompileError, WarpCodegenTypeError
@@ -62,12 +63,16 @@ def resolve_annotation(annotation, where: str):
         return annotation
     if typing.get_origin(annotation) is tuple:
         parts = typing.get_args(annotation)
+        variadic = len(parts) == 2 and parts[1] is Ellipsis
+        if variadic:
+            parts = parts[:1]
         if not parts or Ellipsis in parts:
             raise TypeError(f"{where}: a tuple annotation lists the type of each element, "
-                            f"e.g. tuple[int, float]")
+                            f"e.g. tuple[int, float], or one type for any length: tuple[int, ...]")
         elements = [resolve_annotation(p, where) for p in parts]
-        if any(is_generic(e) for e in elements):
-            return GENERIC
+        if variadic or any(is_generic(e) for e in elements):
+            # (an element left open by Any is typing.Any in the pattern: it matches anything)
+            return TuplePattern(tuple(typing.Any if e is GENERIC else e for e in elements), variadic)
         return TupleType(tuple(elements))
     if typing.get_origin(annotation) in (typing.Union, pytypes.UnionType):
         raise WarpCodegenTypeError(f"{where}: {annotation!r}: Union type annotations are only supported at "

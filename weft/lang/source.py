@@ -84,6 +84,39 @@ def _block_by_indentation(pyfunc):
     return block, code.co_firstlineno
 
 
+_PARSED_FILES: dict = {}  # file name -> (its text, its module AST): lambdas are found in these
+
+
+def lambda_body(fn) -> str:
+    """The body of the lambda `fn`, as source text (`lambda a: a + 1.0` -> `a + 1.0`).
+    The lambda is found in its file's AST by its line and parameters; where several on that
+    line have them, by where the code's instructions come from (Python 3.11+)."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, getattr(fn, "__globals__", None))
+    if not lines:
+        raise TypeError(f"cannot read the source of the lambda at {code.co_filename}:{code.co_firstlineno}")
+    text = "".join(lines)
+    cached = _PARSED_FILES.get(code.co_filename)
+    if cached is None or cached[0] != text:
+        try:
+            cached = _PARSED_FILES[code.co_filename] = (text, ast.parse(text))
+        except SyntaxError as e:
+            raise TypeError(f"cannot parse {code.co_filename} to find a lambda: {e}") from None
+    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(cached[1]) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
+             and [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == names]
+    if len(found) > 1 and hasattr(code, "co_positions"):
+        spans = [(p[0], p[2], p[1], p[3]) for p in code.co_positions()
+                 if None not in p and (p[0], p[2]) < (p[1], p[3])]  # (not the empty span of RESUME)
+        found = [n for n in found if all((n.lineno, n.col_offset) <= (a, c)
+                                         and (b, d) <= (n.end_lineno, n.end_col_offset)
+                                         for a, c, b, d in spans)] or found
+        found.sort(key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))  # innermost first
+    if not found:
+        raise TypeError(f"cannot find the lambda of {code.co_filename}:{code.co_firstlineno} in its source")
+    return ast.unparse(found[0].body)
+
+
 class ParsedSource:
     """The AST of `pyfunc` with true file line numbers, plus its globals and closure.
     `transformers` (`ast.NodeTransformer`s) rewrite the function's AST first; `source`

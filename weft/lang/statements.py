@@ -196,6 +196,8 @@ class StatementsMixin:
             if target.id in self.param_types and isinstance(self.param_types[target.id], ArrayType):
                 self.error(f"cannot rebind array parameter '{target.id}'", target)
             old = self.scope.get(target.id)
+            if isinstance(value, tuple):  # a tuple of run-time values is one (a TupleType)
+                value = self.tuple_value(value, old)
             if old is not value:
                 self.check_rebind(target.id, old, value, target)
             rebound_view = isinstance(old, Value) and isinstance(value, Value) and \

@@ -48,6 +48,7 @@ from .array_memory import (
     resolve_dtype,
     type_name,
 )
+from .array_operators import ArrayOperators
 from .device import get_device
 
 
@@ -55,7 +56,7 @@ def _is_any(dtype) -> bool:
     return dtype is None or dtype is typing.Any
 
 
-class array:  # noqa: N801 - Warp's name
+class array(ArrayOperators):  # noqa: N801 - Warp's name
     """An array of `dtype` elements.
 
     `array(data)` copies (or with `copy=False` aliases) a list, numpy array, weft array or
@@ -551,10 +552,6 @@ def elements(a: array) -> np.ndarray:
     (a view where the memory allows, else a copy)."""
     return a.numpy().reshape((a.size,) + element_numpy(a.dtype)[1])
 
-
-from .array_arith import install as _install_operators  # noqa: E402
-
-_install_operators(array)  # a + b, 2 * a, -a: array_arith.py
 
 # The factories live beside the class; they are part of this module's interface.
 from .array_create import (  # noqa: E402

@@ -19,9 +19,10 @@ from ..types.array_type import subscript_type
 from ..types.layout import ctype_of
 from . import capture
 from .array import array, element_numpy
+from .array_operators import ArrayOperators
 
 
-class indexedarray:  # noqa: N801 - Warp's name
+class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
     """`data` viewed through `indices`: one int32 index array (or None for "all") per
     dimension of `data`; a single array indexes the first dimension. Without data,
     `indexedarray(dtype=float, ndim=2)` (or `indexedarray[float]`) is the annotation of a

@@ -94,3 +94,30 @@ class MatrixPattern(TypePattern):
     def __repr__(self):
         shape = ", ".join(str(getattr(d, "__name__", d)) for d in (self.rows, self.cols))
         return f"matrix(shape=({shape}), dtype={getattr(self.dtype, '__name__', self.dtype)})"
+
+
+class TuplePattern(TypePattern):
+    """Tuples whose elements match `elements` in turn; `tuple[T, ...]` (variadic) is any
+    length with every element matching the one pattern given."""
+
+    def __init__(self, elements, variadic):
+        self.elements, self.variadic = tuple(elements), variadic
+
+    def matches(self, t) -> bool:
+        from .composite import TupleType
+        if not isinstance(t, TupleType):
+            return False
+        wants = self.elements * len(t.elements) if self.variadic else self.elements
+        return len(wants) == len(t.elements) and all(_element_matches(w, e) for w, e in zip(wants, t.elements))
+
+    def __repr__(self):
+        names = [getattr(e, "__name__", None) or repr(e) for e in self.elements]
+        return f"tuple[{', '.join(names)}{', ...' if self.variadic else ''}]"
+
+
+def _element_matches(want, t) -> bool:
+    if is_any(want):
+        return dtype_matches(want, t)
+    if isinstance(want, TypePattern) or getattr(want, "is_generic", False):
+        return want.matches(t)
+    return want is t
