@@ -1,8 +1,11 @@
-"""Host-side spatial structures that kernels query: HashGrid, Bvh, Mesh and Volume."""
+"""Host-side spatial structures that kernels query: HashGrid, Bvh, Mesh and Volume; triangle-mesh
+topology and Delaunay edge flipping (`tri_tri_adjacency`, `delaunay_edge_flip`)."""
 
 from .bvh import Bvh, BvhConstructor, is_cubql_available
+from .delaunay import delaunay_edge_flip, find_triangle_neighbor_edge_index, tri_tri_adjacency
 from .hash_grid import HashGrid
 from .mesh import Mesh
 from .volume import Volume
 
-__all__ = ["Bvh", "BvhConstructor", "HashGrid", "is_cubql_available", "Mesh", "Volume"]
+__all__ = ["Bvh", "BvhConstructor", "HashGrid", "is_cubql_available", "Mesh", "Volume",
+           "delaunay_edge_flip", "find_triangle_neighbor_edge_index", "tri_tri_adjacency"]
