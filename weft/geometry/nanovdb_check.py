@@ -150,7 +150,8 @@ def _check_links(raw, parents: _Level, mask_off, table_off, stride, n_bits, chil
     safe = np.abs(rel.astype(np.float64)) < 2.0 ** 62
     target = np.where(safe, parent_at + np.where(safe, rel, 0), -1)
     if not children.holds_node_at(target).all():
-        raise _invalid(f"an {what} node links to a child that is not a node of the next level", index)
+        article = "an" if what == "upper" else "a"
+        raise _invalid(f"{article} {what} node links to a child that is not a node of the next level", index)
 
 
 def check_grid(buf, off: int = 0, available: int | None = None, *, file_layout: bool = False,
@@ -173,7 +174,8 @@ def check_grid(buf, off: int = 0, available: int | None = None, *, file_layout: 
     if file_layout and size % ALIGNMENT:
         raise _invalid(f"the grid size {size} is not a multiple of {ALIGNMENT}", index)
     if size < GRID_SIZE + TREE_SIZE or size > available:
-        raise _invalid(f"the header says {size} bytes, {available} are there", index)
+        raise _invalid(f"the grid is truncated or its size corrupt: its header says {size} bytes, "
+                       f"{available} are there", index)
     raw = raw[:size]
     if not _terminated(raw, 40):
         raise _invalid("the grid name is not terminated within its 256 bytes", index)
@@ -193,8 +195,8 @@ def check_grid(buf, off: int = 0, available: int | None = None, *, file_layout: 
     if file_layout and not flags & FLAG_BREADTH_FIRST:
         raise UnsupportedLayout(f"{UNSUPPORTED_LAYOUT}: the grid's nodes are not stored breadth-first "
                                 "(weft reads breadth-first NanoVDB trees)")
-    if grid_type not in LAYOUT:
-        raise NanoVDBError(f"{INVALID}: unsupported NanoVDB grid type {TYPE_NAMES.get(grid_type, '?')} "
+    if grid_type not in LAYOUT:  # (a well-formed grid of a type weft does not read: not Warp's error)
+        raise NanoVDBError(f"Unsupported NanoVDB grid type {TYPE_NAMES.get(grid_type, '?')} "
                            f"({grid_type}); weft reads {', '.join(TYPE_NAMES[t] for t in sorted(LAYOUT))}")
     _check_tree(raw, grid_type, size, blind_offset, blind_count, index)
     return grid_header(buf, off)
