@@ -174,6 +174,12 @@ def test_errors():
     with pytest.raises(ValueError, match="int32"):
         weft.geometry.tri_tri_adjacency(wp.zeros((2, 3), dtype=wp.int64))
     np.testing.assert_array_equal(idx.numpy(), tris)
+    bad = tris.copy()
+    bad[3, 1] = 9  # (9 points: indices 0..8)
+    with pytest.raises(ValueError, match=r"in \[0, 9\) \(the number of positions\), got indices from 0 to 9"):
+        weft.geometry.delaunay_edge_flip(pos, wp.array(bad, dtype=wp.int32))
+    with pytest.raises(ValueError, match=r"in \[0, 5\) \(vertex_count\)"):
+        weft.geometry.tri_tri_adjacency(idx, vertex_count=5)
     with wp.ScopedCapture():
         with pytest.raises(RuntimeError, match="vertex_count"):
             weft.geometry.tri_tri_adjacency(idx)

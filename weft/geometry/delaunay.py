@@ -87,36 +87,46 @@ def _max_vertex(tri: wp.array2d(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
     wp.atomic_max(out, 0, wp.max(tri[t, 0], wp.max(tri[t, 1], tri[t, 2])))
 
 
+@wp.func(module=_MODULE)
+def _low_vertex(tri: wp.array2d(dtype=wp.int32), t: int, j: int, vertex_count: int) -> int:
+    """The lower vertex of half-edge `j` of `t`, or -1 when an index lies outside [0, vertex_count)
+    (such an edge is left out: never an access out of bounds)."""
+    u = tri[t, (j + 1) % 3]
+    v = tri[t, (j + 2) % 3]
+    if wp.min(u, v) < 0 or wp.max(u, v) >= vertex_count:
+        return -1
+    return wp.min(u, v)
+
+
 @wp.kernel(module=_MODULE)
-def _count_low(tri: wp.array2d(dtype=wp.int32), counts: wp.array(dtype=wp.int32)):
+def _count_low(tri: wp.array2d(dtype=wp.int32), vertex_count: int, counts: wp.array(dtype=wp.int32)):
     h = wp.tid()
-    t = h // 3
-    j = h % 3
-    wp.atomic_add(counts, wp.min(tri[t, (j + 1) % 3], tri[t, (j + 2) % 3]), 1)
+    lo = _low_vertex(tri, h // 3, h % 3, vertex_count)
+    if lo >= 0:
+        wp.atomic_add(counts, lo, 1)
 
 
 @wp.kernel(module=_MODULE)
-def _bucket_low(tri: wp.array2d(dtype=wp.int32), starts: wp.array(dtype=wp.int32), fill: wp.array(dtype=wp.int32),
-                bucket: wp.array(dtype=wp.int32)):
+def _bucket_low(tri: wp.array2d(dtype=wp.int32), vertex_count: int, starts: wp.array(dtype=wp.int32),
+                fill: wp.array(dtype=wp.int32), bucket: wp.array(dtype=wp.int32)):
     h = wp.tid()
-    t = h // 3
-    j = h % 3
-    lo = wp.min(tri[t, (j + 1) % 3], tri[t, (j + 2) % 3])
-    bucket[starts[lo] + wp.atomic_add(fill, lo, 1)] = h
+    lo = _low_vertex(tri, h // 3, h % 3, vertex_count)
+    if lo >= 0:
+        bucket[starts[lo] + wp.atomic_add(fill, lo, 1)] = h
 
 
 @wp.kernel(module=_MODULE)
-def _pair_half_edges(tri: wp.array2d(dtype=wp.int32), starts: wp.array(dtype=wp.int32),
+def _pair_half_edges(tri: wp.array2d(dtype=wp.int32), vertex_count: int, starts: wp.array(dtype=wp.int32),
                      counts: wp.array(dtype=wp.int32), bucket: wp.array(dtype=wp.int32),
                      neighbors: wp.array2d(dtype=wp.int32), edges: wp.array2d(dtype=wp.int32),
                      with_edges: wp.int32):
     h = wp.tid()
     t = h // 3
     j = h % 3
-    u = tri[t, (j + 1) % 3]
-    v = tri[t, (j + 2) % 3]
-    lo = wp.min(u, v)
-    hi = wp.max(u, v)
+    lo = _low_vertex(tri, t, j, vertex_count)
+    if lo < 0:
+        return
+    hi = wp.max(tri[t, (j + 1) % 3], tri[t, (j + 2) % 3])
     begin = starts[lo]
     for k in range(begin, begin + counts[lo]):
         g = bucket[k]
@@ -136,6 +146,18 @@ def _check_indices(indices, what: str):
         raise ValueError(f"{what}: indices must be a (num_tris, 3) array of triangle vertex indices, got shape {shape}")
     if indices.dtype is not wp.int32:
         raise ValueError(f"{what}: indices must be an int32 array, got {indices.dtype!r}")
+
+
+def _check_range(indices, vertex_count: int, what: str, bound: str):
+    """Vertex indices outside [0, vertex_count) are a ValueError (checked on the host, except
+    during a graph capture, where the kernels leave such edges out instead)."""
+    if indices.device.is_capturing or indices.shape[0] == 0:
+        return
+    tri = indices.numpy()
+    low, high = int(tri.min()), int(tri.max())
+    if low < 0 or high >= vertex_count:
+        raise ValueError(f"{what}: triangle vertex indices must lie in [0, {vertex_count}) ({bound}), "
+                         f"got indices from {low} to {high}")
 
 
 def tri_tri_adjacency(indices, vertex_count: int | None = None, return_neighbor_edge_indices: bool = True):
@@ -165,18 +187,19 @@ def tri_tri_adjacency(indices, vertex_count: int | None = None, return_neighbor_
         vertex_count = int(vertex_count)
         if vertex_count < 1:
             raise ValueError(f"tri_tri_adjacency: vertex_count must be positive, got {vertex_count}")
+        _check_range(indices, vertex_count, "tri_tri_adjacency", "vertex_count")
         counts = wp.empty(vertex_count, dtype=wp.int32, device=device)
         starts = wp.empty(vertex_count, dtype=wp.int32, device=device)
         fill = wp.empty(vertex_count, dtype=wp.int32, device=device)
         bucket = wp.empty(3 * num_tris, dtype=wp.int32, device=device)
         counts.zero_()
         fill.zero_()
-        wp.launch(_count_low, dim=3 * num_tris, inputs=[indices, counts], device=device)
+        wp.launch(_count_low, dim=3 * num_tris, inputs=[indices, vertex_count, counts], device=device)
         array_scan(counts, starts, inclusive=False)
-        wp.launch(_bucket_low, dim=3 * num_tris, inputs=[indices, starts, fill, bucket], device=device)
+        wp.launch(_bucket_low, dim=3 * num_tris, inputs=[indices, vertex_count, starts, fill, bucket], device=device)
         wp.launch(_pair_half_edges, dim=3 * num_tris,
-                  inputs=[indices, starts, counts, bucket, neighbors, edges, int(return_neighbor_edge_indices)],
-                  device=device)
+                  inputs=[indices, vertex_count, starts, counts, bucket, neighbors, edges,
+                          int(return_neighbor_edge_indices)], device=device)
     return (neighbors, edges) if return_neighbor_edge_indices else neighbors
 
 
@@ -200,6 +223,8 @@ def _should_flip(tri: wp.array2d(dtype=wp.int32), pos: wp.array(dtype=wp.vec2), 
     d = tri[n, jn]
     if tri[n, (jn + 1) % 3] != b or tri[n, (jn + 2) % 3] != a:
         return False  # (the two triangles disagree on orientation)
+    if wp.min(wp.min(a, b), wp.min(c, d)) < 0 or wp.max(wp.max(a, b), wp.max(c, d)) >= pos.shape[0]:
+        return False  # (indices past the positions: only reachable in a captured graph)
     pa = pos[a]
     pb = pos[b]
     pc = pos[c]
@@ -338,6 +363,7 @@ def delaunay_edge_flip(positions, indices, ref_positions=None, max_passes: int =
         raise ValueError(f"delaunay_edge_flip: ref_positions has {ref_positions.shape[0]} points, positions "
                          f"{positions.shape[0]}")
 
+    _check_range(indices, positions.shape[0], "delaunay_edge_flip", "the number of positions")
     total = wp.empty(1, dtype=wp.int32, device=device)
     total.zero_()
     num_tris = indices.shape[0]
