@@ -1,7 +1,9 @@
-"""Host-side spatial structures that kernels query (HashGrid, Bvh, Mesh, Volume) and
-iso-surface extraction (IsoSurfaceMarchingCubes)."""
+"""Host-side spatial structures that kernels query (HashGrid, Bvh, Mesh, Volume),
+iso-surface extraction (IsoSurfaceMarchingCubes), and triangle-mesh topology and Delaunay
+edge flipping (`tri_tri_adjacency`, `delaunay_edge_flip`)."""
 
 from .bvh import Bvh, BvhConstructor, is_cubql_available
+from .delaunay import delaunay_edge_flip, find_triangle_neighbor_edge_index, tri_tri_adjacency
 from .hash_grid import HashGrid
 from .iso_surface import IsoSurfaceBase
 from .marching_cubes import IsoSurfaceMarchingCubes
@@ -9,4 +11,4 @@ from .mesh import Mesh
 from .volume import Volume
 
 __all__ = ["Bvh", "BvhConstructor", "HashGrid", "IsoSurfaceBase", "IsoSurfaceMarchingCubes", "is_cubql_available",
-           "Mesh", "Volume"]
+           "Mesh", "Volume", "delaunay_edge_flip", "find_triangle_neighbor_edge_index", "tri_tri_adjacency"]

@@ -8,8 +8,8 @@ grid is one contiguous little-endian buffer:
 
 Every child link is a signed byte offset (root tile -> upper: from the root; upper -> lower
 and lower -> leaf: from the parent node). Offsets inside a node depend on the value type;
-LAYOUT below gives them per grid type. `validate` checks every link of a grid before a
-kernel may walk it (so a corrupt file is a Python exception, never a stray read), and
+LAYOUT below gives them per grid type. nanovdb_check.py checks every link of a grid before
+a kernel may walk it (so a corrupt file is a Python exception, never a stray read), and
 `build_grid` writes a grid with the same layout from a list of dense 8^3 tiles.
 """
 
@@ -38,6 +38,7 @@ TYPE_NAMES = {0: "?", 1: "float", 2: "double", 3: "int16", 4: "int32", 5: "int64
               15: "Float16", 16: "FloatN", 17: "Vec4f", 18: "Vec4d", 19: "Index", 20: "OnIndex",
               21: "IndexMask", 22: "OnIndexMask", 23: "PointIndex", 24: "Vec3u8", 25: "Vec3u16", 26: "uint8"}
 INDEX, ONINDEX, INDEXMASK, ONINDEXMASK = 19, 20, 21, 22
+FLOATN = 16
 INDEX_TYPES = (INDEX, ONINDEX, INDEXMASK, ONINDEXMASK)
 
 
@@ -69,6 +70,7 @@ LAYOUT = {
     17: Layout(28, 96, 128, 16, 20, 64, 8288, 532576, 1120, 66656, 128, 8320),      # Vec4f
     18: Layout(32, 160, 256, 32, 24, 64, 8320, 1056896, 1152, 132224, 160, 16544),  # Vec4d
     26: Layout(28, 64, 8, 8, 20, 32, 8256, 270400, 1088, 33856, 96, 608),           # uint8
+    FLOATN: Layout(28, 64, 0, 8, 20, 32, 8256, 270400, 1088, 33856, 96, 96),  # FloatN: leaves vary (96 + 64 * bits)
     INDEX: _LIDX, ONINDEX: _LIDX, INDEXMASK: _LIDXM, ONINDEXMASK: _LIDXM,
 }
 
@@ -220,72 +222,6 @@ def grid_header(buf, off: int = 0) -> GridHeader:
                       tiles, bbox, blind_offset, blind_count)
 
 
-def _nodes(raw, start, count, size, what):
-    if count and (start < 0 or start + count * size > len(raw)):
-        raise NanoVDBError(f"NanoVDB grid corrupt: {count} {what} nodes at offset {start} run past the end")
-    return start
-
-
-def _check_children(raw, nodes_at, count, node_size, mask_off, table_off, stride, n_bits,
-                    child_at, child_count, child_size, what):
-    """Every child link of `count` nodes (a set bit of the child mask) must land on the start of
-    one of the `child_count` child nodes."""
-    if count == 0:
-        return
-    a = np.frombuffer(raw, np.uint8, count * node_size, nodes_at).reshape(count, node_size)
-    words = n_bits // 8
-    mask = np.unpackbits(a[:, mask_off:mask_off + words], axis=1, bitorder="little").astype(bool)
-    if not mask.any():
-        return
-    table = a[:, table_off:table_off + stride * n_bits].reshape(count, n_bits, stride)[:, :, :8]
-    child = np.ascontiguousarray(table[mask]).view(np.int64).reshape(-1)
-    node_idx = np.nonzero(mask)[0]
-    target = nodes_at + node_idx.astype(np.int64) * node_size + child - child_at
-    bad = (target % child_size != 0) | (target < 0) | (target >= child_count * child_size)
-    if child_count == 0 or bad.any():
-        raise NanoVDBError(f"NanoVDB grid corrupt: a {what} node links to a child outside the grid")
-
-
-def validate(buf, off: int = 0) -> GridHeader:
-    """Check one grid at byte `off` of `buf` from its header to its leaves; its header."""
-    h = grid_header(buf, off)
-    if h.grid_type not in LAYOUT:
-        raise NanoVDBError(f"Unsupported NanoVDB grid type {TYPE_NAMES.get(h.grid_type, '?')} ({h.grid_type}); "
-                           f"weft reads {', '.join(TYPE_NAMES[t] for t in sorted(LAYOUT))}")
-    if h.grid_size < GRID_SIZE + TREE_SIZE or off + h.grid_size > len(buf):
-        raise NanoVDBError(f"NanoVDB grid truncated: its header says {h.grid_size} bytes, "
-                           f"{len(buf) - off} are there")
-    if h.grid_count == 0 or h.grid_index >= h.grid_count:
-        raise NanoVDBError(f"NanoVDB grid corrupt: grid index {h.grid_index} of {h.grid_count}")
-    L = LAYOUT[h.grid_type]
-    raw = memoryview(buf)[off:off + h.grid_size]
-    t = GRID_SIZE
-    o_leaf, o_lower, o_upper, o_root = _u("QQQQ", raw, t)
-    n_leaf, n_lower, n_upper = h.node_counts[:3]
-    root = _nodes(raw, t + o_root, 1, L.root_size, "root")
-    (n_tiles,) = _u("I", raw, root + 24)
-    _nodes(raw, root + L.root_size, n_tiles, L.root_tile_size, "root tile")
-    upper = _nodes(raw, t + o_upper, n_upper, L.upper_size, "upper")
-    lower = _nodes(raw, t + o_lower, n_lower, L.lower_size, "lower")
-    leaf = _nodes(raw, t + o_leaf, n_leaf, L.leaf_size, "leaf")
-    if n_tiles:
-        tiles = np.frombuffer(raw, np.uint8, n_tiles * L.root_tile_size, root + L.root_size)
-        child = np.ascontiguousarray(tiles.reshape(n_tiles, L.root_tile_size)[:, 8:16]).view(np.int64).reshape(-1)
-        child = child[child != 0] + root - upper
-        if len(child) and (n_upper == 0 or (child % L.upper_size).any() or (child < 0).any()
-                           or (child >= n_upper * L.upper_size).any()):
-            raise NanoVDBError("NanoVDB grid corrupt: a root tile links to a node outside the grid")
-    _check_children(raw, upper, n_upper, L.upper_size, UPPER_CHILD_MASK, L.upper_off_table, L.table_stride,
-                    32768, lower, n_lower, L.lower_size, "upper")
-    _check_children(raw, lower, n_lower, L.lower_size, LOWER_CHILD_MASK, L.lower_off_table, L.table_stride,
-                    4096, leaf, n_leaf, L.leaf_size, "lower")
-    if h.blind_count:
-        end = h.blind_offset + h.blind_count * BLIND_META_SIZE
-        if h.blind_offset < GRID_SIZE or end > h.grid_size:
-            raise NanoVDBError("NanoVDB grid corrupt: blind metadata outside the grid")
-    return h
-
-
 def leaf_origins(buf, off: int = 0) -> np.ndarray:
     """(leaf count, 3) int32: the origin of every leaf (its bbox minimum rounded down to a
     multiple of 8: the stored minimum is that of the active voxels), in the grid's leaf order."""
@@ -293,6 +229,12 @@ def leaf_origins(buf, off: int = 0) -> np.ndarray:
     L = LAYOUT[h.grid_type]
     (o_leaf,) = _u("Q", buf, off + GRID_SIZE)
     n = h.node_counts[0]
+    if h.grid_type == FLOATN:  # (leaves of varying size: walk them)
+        at, out = off + GRID_SIZE + o_leaf, np.empty((n, 3), np.int32)
+        for i in range(n):
+            out[i] = _u("3i", buf, at)
+            at += 96 + 64 * (1 << (_u("I", buf, at + 12)[0] >> 29))
+        return out & ~np.int32(7)
     a = np.frombuffer(buf, np.uint8, n * L.leaf_size, off + GRID_SIZE + o_leaf).reshape(n, L.leaf_size)
     return np.ascontiguousarray(a[:, :12]).view(np.int32).reshape(n, 3) & ~np.int32(7)
 

@@ -37,6 +37,7 @@ from ..types import (
     vec4f,
 )
 from . import nanovdb as nv
+from . import nanovdb_check
 
 # Descriptor words (int64); builtins/volume_funcs.py reads them by these indices.
 D_GRID, D_TYPE, D_ROOT, D_TILES, D_ROOT_SIZE, D_TILE_SIZE, D_TILE_VALUE, D_BACKGROUND = range(8)
@@ -122,7 +123,8 @@ class Volume:
         """Validate the grid at byte `offset` of the buffer and publish its descriptor."""
         self._offset = offset
         raw = self._bytes()
-        self._header = nv.validate(raw, offset)
+        self._header = nanovdb_check.check_grid(raw, offset)
+        self._features = self._feature_table(raw)
         self._layout = nv.LAYOUT[self._header.grid_type]
         d = np.zeros(_WORDS, np.int64)
         _DESCRIPTORS.append(d)
@@ -295,20 +297,40 @@ class Volume:
         self._check()
         return self._header.blind_count
 
+    _NANOVDB_NAME_SIZE: ClassVar[int] = 256
+
+    @staticmethod
+    def _decode_nvdb_name(name) -> str:
+        """A NanoVDB name field (bytes, or the address of the 256-byte field) as a str."""
+        field = ctypes.string_at(name, Volume._NANOVDB_NAME_SIZE) if isinstance(name, int) else bytes(name)
+        end = field.find(b"\0")
+        if end < 0:
+            raise RuntimeError("Invalid NanoVDB name: not terminated within its 256 bytes")
+        return field[:end].decode("ascii", "replace")
+
+    def _feature_table(self, raw) -> list:
+        """The grid's blind metadata as validated now, (name field, data offset in the buffer,
+        value count, value size, type code) per feature array: later writes to the buffer do
+        not change what the accessors report."""
+        h, out = self._header, []
+        for i in range(h.blind_count):
+            meta = self._offset + h.blind_offset + i * nv.BLIND_META_SIZE
+            data_off, count = (int(x) for x in np.frombuffer(raw, np.int64, 2, meta))
+            size, _sem, _cls, code = (int(x) for x in np.frombuffer(raw, np.uint32, 4, meta + 16))
+            out.append((bytes(raw[meta + 32:meta + 32 + self._NANOVDB_NAME_SIZE]), meta + data_off,
+                        count & 0xFFFFFFFFFFFFFFFF, size, code))
+        return out
+
     def get_feature_array_info(self, feature_index: int) -> Volume.FeatureArrayInfo:
-        self._check()
-        h = self._header
-        if not 0 <= feature_index < h.blind_count:
-            raise RuntimeError(f"Invalid feature array {feature_index}: the grid has {h.blind_count}")
-        g = self._grid_bytes()
-        meta = h.blind_offset + feature_index * nv.BLIND_META_SIZE
-        data_off, count = (int(x) for x in np.frombuffer(g, np.int64, 2, meta))
-        size, _sem, _cls, dtype_code = (int(x) for x in np.frombuffer(g, np.uint32, 4, meta + 16))
-        start = self._offset + meta + data_off
-        if start < self._offset or start + count * size > self._bytes().size:
-            raise RuntimeError(f"Invalid feature array {feature_index}: its data lies outside the volume's buffer")
-        name = bytes(g[meta + 32:meta + 288]).split(b"\0", 1)[0].decode("ascii", "replace")
-        return Volume.FeatureArrayInfo(name, self._buf.ptr + start, size, count, nv.TYPE_NAMES.get(dtype_code, "?"))
+        features = getattr(self, "_features", None)
+        if not self.id or self._desc is None or self._desc[D_GRID] == 0 or features is None:
+            raise RuntimeError(f"Invalid feature array {feature_index}: the volume holds no grid "
+                               "(never created or already destroyed)")
+        if not 0 <= feature_index < len(features):
+            raise RuntimeError(f"Invalid feature array {feature_index}: the grid has {len(features)}")
+        name, start, count, size, code = features[feature_index]
+        return Volume.FeatureArrayInfo(Volume._decode_nvdb_name(name), self._buf.ptr + start, size, count,
+                                       nv.TYPE_NAMES.get(code, "?"))
 
     def feature_array(self, feature_index: int, dtype=None) -> array:
         info = self.get_feature_array_info(feature_index)
@@ -336,7 +358,7 @@ class Volume:
         if not isinstance(data, (bytes, bytearray, memoryview, np.ndarray)):
             raise TypeError(f"load_from_nvdb() takes a binary file or a bytes-like buffer, got {type(data).__name__}")
         grids = nv.read_file(data)
-        nv.validate(grids, 0)
+        nanovdb_check.check_buffer(grids)
         return cls(array(np.frombuffer(grids, np.uint8).copy(), dtype=uint8, device=device))
 
     def save_to_nvdb(self, path, codec: str = "none"):
