@@ -227,6 +227,9 @@ _LAZY = {
     **dict.fromkeys(("clear_jax_callable_graph_cache", "jax_callable"), "weft.interop.jax_callable"),
     **dict.fromkeys(("JaxCallableGraphMode", "JaxModulePreloadMode"), "weft.interop.jax_ffi"),
     "jax_kernel": "weft.interop.jax_kernel",
+    # deterministic mode's refusals; saved graphs (helper-g)
+    "WarpDeterminismError": "weft.lang.errors",
+    **dict.fromkeys(("capture_save", "capture_load", "capture_load_from_bytes"), "weft.runtime.capture_io"),
 }
 
 
