@@ -45,13 +45,26 @@ def active_graph(device=None) -> Graph | None:
     return _graph
 
 
-def record(op) -> bool:
+class Saveable:
+    """A recorded operation with the description `capture_io` saves it by (`saved`)."""
+
+    __slots__ = ("op", "saved")
+
+    def __init__(self, op, saved: tuple):
+        self.op, self.saved = op, saved
+
+    def __call__(self):
+        self.op()
+
+
+def record(op, saved: tuple | None = None) -> bool:
     """Record `op` (a callable) into the capture if one is under way on this thread; True
     if it was (the caller then does not run it now). Work other threads issue meanwhile
-    runs as usual (Warp's default, thread-local capture mode)."""
+    runs as usual (Warp's default, thread-local capture mode). `saved` describes the work
+    for `capture_save` (see capture_io.py); work recorded without one cannot be saved."""
     if recording is None or threading.get_ident() != _owner:
         return False
-    recording.append(op)
+    recording.append(op if saved is None else Saveable(op, saved))
     return True
 
 

@@ -346,7 +346,7 @@ class Launch:
             self.set_param_at_index(k, v, adjoint=True)
 
     def launch(self, stream=None):
-        if capture.record(self.launch):  # inside a graph capture: runs when the graph does
+        if capture.record(self.launch, ("launch", self)):  # inside a graph capture: runs when the graph does
             return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
