@@ -467,7 +467,11 @@ class Tape:
             from .autograd.anomaly import run_checked
             run_checked(kernel, ck, entry.dims, params, True, entry.where)
         else:
-            run_compiled(ck, entry.dims, params)
+            from .runtime import capture
+            dims = entry.dims
+            if not capture.record(lambda: run_compiled(ck, dims, params),  # (inside a graph capture)
+                                  ("adjoint", kernel, dims, params, retained)):
+                run_compiled(ck, dims, params)
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included (each once)."""

@@ -168,7 +168,7 @@ class Mesh:
         if self._desc is None:
             raise RuntimeError("Failed to refit mesh: this Mesh was not initialised or was destroyed")
         work = self._refit_now
-        if not capture.record(work):
+        if not capture.record(work, ("unsaveable", "wp.Mesh.refit()")):
             work()
 
     def _refit_now(self):

@@ -37,6 +37,19 @@ class Graph:
     def __repr__(self):
         return f"<weft Graph on {self.device}: {len(self.ops)} operations>"
 
+    # Parameters of graphs read back by capture_load (see capture_io.LoadedGraph) -----------
+    is_loaded = False
+    params: dict = {}
+
+    def set_param(self, name: str, arr) -> None:
+        raise RuntimeError("set_param() is only supported on loaded APIC graphs (see capture_load)")
+
+    def get_param(self, name: str, arr) -> None:
+        raise RuntimeError("get_param() is only supported on loaded APIC graphs (see capture_load)")
+
+    def get_param_ptr(self, name: str):
+        raise RuntimeError("get_param_ptr() is only supported on loaded APIC graphs (see capture_load)")
+
 
 def active_graph(device=None) -> Graph | None:
     """The graph being captured (on `device`, if given), or None."""

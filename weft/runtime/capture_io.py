@@ -36,7 +36,7 @@ import zipfile
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..types import CompositeValue, Matrix, Scalar, StructType, Vector, scalar_from_numpy
+from ..types import CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, scalar_from_numpy
 from . import capture
 from .array import array
 from .device import get_device
@@ -102,6 +102,10 @@ class _Saver:
             return {"ndarray": v.tolist(), "dtype": v.dtype.str}
         if isinstance(v, CompositeValue):
             return {"composite": _dtype_desc(v.type), "values": np.asarray(v).reshape(-1).tolist()}
+        if isinstance(v, StructValue):
+            t = v._type
+            return {"struct": [t.cls.__module__, t.cls.__qualname__],
+                    "fields": {name: self.value(getattr(v, name)) for name in t.field_names}}
         raise _unsaveable(f"an argument of type {type(v).__name__}")
 
     def regions(self) -> tuple[list, list]:
@@ -124,6 +128,10 @@ class _Saver:
         return merged, where
 
 
+def _kernel_desc(k) -> dict:
+    return {"module": k.module.name, "key": k.key, "py_module": k.func.__module__, "qualname": k.func.__qualname__}
+
+
 def _describe(op, saver: _Saver):
     saved = getattr(op, "saved", None)
     if saved is None:
@@ -131,12 +139,16 @@ def _describe(op, saver: _Saver):
                           "graphs with nested graphs, capture_while/capture_if or geometry updates are "
                           "not supported")
     kind, *rest = saved
+    if kind == "unsaveable":  # (work on process-local objects: a BVH's tree, a mesh's)
+        raise _unsaveable(f"a call of {rest[0]}, which works on objects of this process only")
     if kind == "launch":
         launch = rest[0]
-        k = launch.kernel
-        return {"op": "launch", "module": k.module.name, "key": k.key, "py_module": k.func.__module__,
-                "qualname": k.func.__qualname__, "dims": list(launch.dims), "adjoint": bool(launch.adjoint),
-                "params": saver.value(list(launch.params))}
+        return {"op": "launch", **_kernel_desc(launch.kernel), "dims": list(launch.dims),
+                "adjoint": bool(launch.adjoint), "params": saver.value(list(launch.params))}
+    if kind == "adjoint":  # a Tape's adjoint launch (adjoints of overwritten elements consumed)
+        k, dims, params, retained = rest
+        return {"op": "adjoint", **_kernel_desc(k), "dims": list(dims), "params": saver.value(list(params)),
+                "retain": sorted(retained)}
     if kind == "call":
         name, args, kwargs = rest
         return {"op": "call", "func": name, "args": saver.value(list(args)),
@@ -187,7 +199,7 @@ def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | N
         f.write(buffer.getvalue())
     modules_dir = wrp[:-4] + "_modules"
     os.makedirs(modules_dir, exist_ok=True)
-    kernels = sorted({(op["module"], op["key"]) for op in ops if op["op"] == "launch"})
+    kernels = sorted({(op["module"], op["key"]) for op in ops if op["op"] in ("launch", "adjoint")})
     with open(os.path.join(modules_dir, "weft_kernels.json"), "w") as f:
         json.dump([list(k) for k in kernels], f)
 
@@ -215,6 +227,20 @@ def _find_kernel(desc: dict):
         raise RuntimeError(f"capture_load: kernel '{desc['key']}' of module '{desc['module']}' is not defined "
                            "in this process")
     return kernel
+
+
+def _struct_type(module: str, qualname: str):
+    """The struct type defined as `qualname` in Python module `module`."""
+    found = importlib.import_module(module)
+    try:
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except AttributeError:
+        raise RuntimeError(f"capture_load: struct {qualname} of module {module} cannot be found (a struct "
+                           "defined inside a function cannot be loaded)") from None
+    if not isinstance(found, StructType):
+        raise RuntimeError(f"capture_load: {module}.{qualname} is not a weft struct")
+    return found
 
 
 class _Loader:
@@ -248,6 +274,11 @@ class _Loader:
                 return _dtype_of(v["composite"])(*v["values"])
             if "scalar" in v:
                 return _dtype_of(v["scalar"])(v["value"])
+            if "struct" in v:
+                out = _struct_type(*v["struct"])()
+                for name, field in v["fields"].items():
+                    setattr(out, name, self.value(field))
+                return out
             if "ndarray" in v:
                 return np.array(v["ndarray"], dtype=np.dtype(v["dtype"]))
         return v
@@ -261,6 +292,16 @@ class _Loader:
                 kernel = kernel.specialize(params[:len(kernel.arg_names)])
             launch = Launch(kernel, self.device, params=params, adjoint=d["adjoint"], dims=tuple(d["dims"]))
             return launch.launch
+        if d["op"] == "adjoint":
+            from .launch import run_compiled
+            kernel = _find_kernel(d)
+            params = self.value(d["params"])
+            if kernel.is_generic:
+                kernel = kernel.specialize(params[:len(kernel.arg_names)])
+            ck = kernel.compiled(kernel.specialization(params, True), adjoint=True, consume=True,
+                                 retain=frozenset(d["retain"]))
+            dims = tuple(d["dims"])
+            return lambda: run_compiled(ck, dims, params)
         if d["op"] == "fill":
             arr, value = self.value(d["array"]), self.value(d["value"])
             return lambda: arr.fill_(value)
@@ -366,8 +407,8 @@ def capture_load(path: str, device=None):
         with open(wrp, "rb") as f:
             data = f.read()
     except OSError as err:
-        raise RuntimeError(f"Failed to load graph from {wrp}: {err}") from None
+        raise RuntimeError(f"Failed to load APIC graph from {wrp}: {err}") from None
     try:
         return capture_load_from_bytes(data, None, device)
     except RuntimeError as err:
-        raise RuntimeError(f"Failed to load graph from {wrp}: {err}") from None
+        raise RuntimeError(f"Failed to load APIC graph from {wrp}: {err}") from None
