@@ -423,7 +423,10 @@ class Tape:
                 raise TypeError(f"Tape.backward(grads=...): keys must be weft arrays, got {_describe(a)}")
             if a.grad is None:
                 a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
-            a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
+            if isinstance(seed, array) and seed.dtype is a.grad.dtype:
+                a.grad.assign(seed)  # (a copy: in a graph capture, of the seed's contents when it runs)
+            else:
+                a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self._seeded.append(a)
         if self._budget is not None:
             self._budget.before_backward()

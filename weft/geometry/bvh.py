@@ -155,6 +155,7 @@ class Bvh:
         self._leaf_size = int(leaf_size)
         self._desc = new_descriptor()
         self.id = int(self._desc.ctypes.data)
+        capture.handles[self.id] = self
         self._build()
 
     def _build(self):

@@ -102,6 +102,7 @@ class Mesh:
         self._desc = np.zeros(MESH_WORDS, np.int64)
         _DESCRIPTORS.append(self._desc)
         self.id = int(self._desc.ctypes.data)
+        capture.handles[self.id] = self
         self._build()
 
     # Building ------------------------------------------------------------------------------

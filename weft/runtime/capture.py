@@ -14,8 +14,13 @@ int32 array when the graph runs. Outside a capture they run their bodies at once
 from __future__ import annotations
 
 import threading
+import weakref
 
 from .device import get_device
+
+#: Live geometry objects (Mesh, Bvh, HashGrid, Volume) by their id, an address in this
+#: process: `capture_save` refuses graphs that pass one (it would dangle in another process).
+handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 #: The list that recorded work goes to (the graph's, or a loop body's), None when not capturing.
 recording: list | None = None

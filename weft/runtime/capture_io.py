@@ -36,7 +36,7 @@ import zipfile
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..types import CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, scalar_from_numpy
+from ..types import CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, scalar_from_numpy, uint64
 from . import capture
 from .array import array
 from .device import get_device
@@ -159,6 +159,34 @@ def _describe(op, saver: _Saver):
     raise _unsaveable(f"an operation of kind {kind!r}")
 
 
+def _refuse_handles(saver: _Saver, ops: list) -> None:
+    """Refuse a graph that passes the id of a live Mesh, Bvh, HashGrid or Volume (an address
+    in this process: in another one it would point at nothing)."""
+    live = set(capture.handles.keys())
+    if not live:
+        return
+    found = None
+    for a in saver.arrays:
+        if a.dtype is uint64 and a.size and not live.isdisjoint(a.numpy().reshape(-1).tolist()):
+            found = f"an array ({a.size} handles)"
+            break
+    if found is None:
+        def ints(v):
+            if isinstance(v, dict):
+                for x in v.values():
+                    yield from ints(x)
+            elif isinstance(v, list):
+                for x in v:
+                    yield from ints(x)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                yield v
+        hit = next((v for v in ints(ops) if v in live), None)
+        found = None if hit is None else "a kernel argument"
+    if found is not None:
+        raise _unsaveable(f"{found} holding the id of a live geometry object (Mesh, Bvh, HashGrid or Volume), "
+                          "an address valid in this process only")
+
+
 def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | None = None,
                  source_fallback: bool = False) -> None:
     """Write `graph` (captured with `apic=True`) to `<path>.wrp` (and `<stem>_modules/`), for
@@ -177,6 +205,7 @@ def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | N
             if not isinstance(name, str) or not isinstance(a, array):
                 raise TypeError(f"capture_save: parameter {name!r} must name a weft array, got {type(a).__name__}")
             named[name] = saver.value(a)["array"]
+    _refuse_handles(saver, ops)
     regions, where = saver.regions()
     described = [{"region": k, "offset": off, "shape": list(a.shape), "strides": list(a.strides),
                   "dtype": _dtype_desc(a.dtype)} for a, (k, off) in zip(saver.arrays, where, strict=True)]
