@@ -1,0 +1,228 @@
+"""Saved graphs (runtime/capture_io.py): a graph captured with apic=True is written by
+capture_save and read back by capture_load / capture_load_from_bytes, in this process or
+another one; named arrays are read and written through Graph.set_param / get_param."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import weft as wp
+
+
+@wp.kernel
+def axpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def write_then_read(first: wp.array(dtype=float), second: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    first[i + 2] = 99.0 + float(i)
+    out[i] = second[i]
+
+
+@wp.struct
+class Particles:
+    pos: wp.array(dtype=wp.vec3)
+    vel: wp.array(dtype=wp.vec3)
+    dt: float
+
+
+@wp.kernel
+def step(p: Particles, gain: wp.vec3):
+    i = wp.tid()
+    p.pos[i] = p.pos[i] + p.vel[i] * p.dt + gain
+
+
+@wp.kernel
+def square_sum(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    wp.atomic_add(loss, 0, x[wp.tid()] * x[wp.tid()])
+
+
+def _save_load(graph, tmp_path, **names):
+    path = str(tmp_path / "graph")
+    wp.capture_save(graph, path, **names)
+    assert (tmp_path / "graph.wrp").exists() and (tmp_path / "graph_modules").is_dir()
+    return wp.capture_load(path)
+
+
+def test_round_trip_runs_on_new_inputs(tmp_path):
+    src = wp.array(np.array([1, 2, 3, 4, 5], dtype=np.int32))
+    scanned = wp.zeros_like(src)
+    x, y = wp.array(np.arange(4, dtype=np.float32)), wp.zeros(4)
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.utils.array_scan(src, scanned, inclusive=False)
+        y.fill_(1.0)
+        wp.launch(axpy, 4, [x, y, 3.0])
+        wp.copy(x, y)
+    loaded = _save_load(capture.graph, tmp_path, inputs={"src": src, "x": x}, outputs={"scanned": scanned, "y": y})
+    assert loaded.is_loaded and not capture.graph.is_loaded
+    assert loaded.params["src"] == {"size": 20} and loaded.params["y"] == {"size": 16}
+    loaded.set_param("src", wp.array(np.array([5, 1, 4, 1, 3], dtype=np.int32)))
+    loaded.set_param("x", wp.array(np.array([1, 1, 2, 2], dtype=np.float32)))
+    for expected_x in ([4, 4, 7, 7], [13, 13, 22, 22]):  # (x is overwritten by y on each run)
+        wp.capture_launch(loaded)
+        out = wp.zeros(4)
+        loaded.get_param("x", out)
+        np.testing.assert_array_equal(out.numpy(), expected_x)
+    got = wp.zeros(5, dtype=wp.int32)
+    loaded.get_param("scanned", got)
+    np.testing.assert_array_equal(got.numpy(), [0, 5, 6, 10, 11])
+    np.testing.assert_array_equal(x.numpy(), np.arange(4))  # the original arrays are untouched
+    assert loaded.get_param_ptr("x") and loaded.get_param_ptr("nothing") is None
+
+
+def test_unnamed_arrays_keep_their_contents_and_aliases_survive(tmp_path):
+    base = wp.array(np.arange(6, dtype=np.float32))
+    first, overlapping = base[:], base[2:]  # two views of one allocation
+    out = wp.zeros(4)
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.launch(write_then_read, 4, [first, overlapping, out])
+    loaded = _save_load(capture.graph, tmp_path, outputs={"out": out})
+    wp.capture_launch(loaded)
+    result = wp.zeros(4)
+    loaded.get_param("out", result)
+    np.testing.assert_array_equal(result.numpy(), [99, 100, 101, 102])  # read through the alias
+
+
+def test_struct_and_vector_arguments(tmp_path):
+    p = Particles()
+    p.pos = wp.zeros(3, dtype=wp.vec3)
+    p.vel = wp.array(np.ones((3, 3), dtype=np.float32), dtype=wp.vec3)
+    p.dt = 0.5
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.launch(step, 3, [p, wp.vec3(0.0, 1.0, 2.0)])
+    loaded = _save_load(capture.graph, tmp_path, outputs={"pos": p.pos})
+    wp.capture_launch(loaded)
+    wp.capture_launch(loaded)
+    result = wp.zeros(3, dtype=wp.vec3)
+    loaded.get_param("pos", result)
+    np.testing.assert_allclose(result.numpy(), np.tile([1.0, 3.0, 5.0], (3, 1)))
+    np.testing.assert_array_equal(p.pos.numpy(), 0.0)
+
+
+def test_tape_backward_in_a_capture_replays_and_saves(tmp_path):
+    x = wp.array(np.arange(5, dtype=np.float32), requires_grad=True)
+    loss = wp.zeros(1, requires_grad=True)
+    with wp.ScopedCapture(apic=True) as capture:
+        tape = wp.Tape()
+        with tape:
+            wp.launch(square_sum, 5, [x, loss])
+        tape.backward(loss)
+    x.grad.zero_()  # nothing ran yet: the replay computes the gradient
+    wp.capture_launch(capture.graph)
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.arange(5))
+    x.grad.zero_()
+    loss.zero_()
+    loaded = _save_load(capture.graph, tmp_path, inputs={"x": x}, outputs={"grad": x.grad})
+    loaded.set_param("x", wp.array(np.full(5, 3.0, dtype=np.float32)))
+    wp.capture_launch(loaded)
+    grad = wp.zeros(5)
+    loaded.get_param("grad", grad)
+    np.testing.assert_allclose(grad.numpy(), np.full(5, 6.0))
+
+
+def test_reductions_are_recorded_with_an_out_array():
+    a, total = wp.zeros(4), wp.full(1, -1.0)
+    with wp.ScopedCapture(apic=True) as capture:
+        a.fill_(2.0)
+        wp.utils.array_sum(a, out=total)
+        with pytest.raises(NotImplementedError, match="explicit out"):
+            wp.utils.array_sum(a)
+    assert total.numpy()[0] == -1.0
+    wp.capture_launch(capture.graph)
+    assert total.numpy()[0] == 8.0
+
+
+def test_load_from_bytes_and_in_a_new_process(tmp_path):
+    module = tmp_path / "saved_kernels.py"
+    module.write_text(textwrap.dedent("""
+        import weft as wp
+
+        @wp.kernel
+        def cube(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = x[i] * x[i] * x[i]
+    """))
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), repo])}
+    save = textwrap.dedent(f"""
+        import numpy as np, weft as wp, saved_kernels
+        x, y = wp.array(np.arange(4, dtype=np.float32)), wp.zeros(4)
+        with wp.ScopedCapture(apic=True) as c:
+            wp.launch(saved_kernels.cube, 4, [x, y])
+        wp.capture_save(c.graph, {str(tmp_path / 'cube')!r}, inputs={{"x": x}}, outputs={{"y": y}})
+    """)
+    load = textwrap.dedent(f"""
+        import numpy as np, weft as wp
+        g = wp.capture_load({str(tmp_path / 'cube')!r})  # (imports saved_kernels itself)
+        g.set_param("x", wp.array(np.array([1, 2, 3, -1], dtype=np.float32)))
+        wp.capture_launch(g)
+        y = wp.zeros(4)
+        g.get_param("y", y)
+        print(y.numpy().tolist())
+    """)
+    subprocess.run([sys.executable, "-c", save], env=env, check=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", load], env=env, check=True, timeout=300,
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == "[1.0, 8.0, 27.0, -1.0]"
+    data = (tmp_path / "cube.wrp").read_bytes()
+    sys.path.insert(0, str(tmp_path))
+    try:
+        modules = {name: (tmp_path / "cube_modules" / name).read_bytes() for name in os.listdir(tmp_path / "cube_modules")}
+        graph = wp.capture_load_from_bytes(np.frombuffer(data, dtype=np.uint8), modules)
+    finally:
+        sys.path.remove(str(tmp_path))
+    wp.capture_launch(graph)
+    y = wp.zeros(4)
+    graph.get_param("y", y)
+    np.testing.assert_array_equal(y.numpy(), [0, 1, 8, 27])  # the inputs as saved
+
+
+def test_what_cannot_be_saved_or_loaded(tmp_path):
+    path = str(tmp_path / "g")
+    with wp.ScopedCapture() as plain:
+        wp.zeros(2).fill_(1.0)
+    with pytest.raises(RuntimeError, match="apic=True"):
+        wp.capture_save(plain.graph, path)
+    with pytest.raises(RuntimeError, match="only supported on loaded"):
+        plain.graph.set_param("a", wp.zeros(2))
+    flag = wp.zeros(1, dtype=wp.int32)
+    with wp.ScopedCapture(apic=True) as looped:
+        wp.capture_while(flag, lambda: flag.zero_())
+    with pytest.raises(RuntimeError, match="cannot be saved"):
+        wp.capture_save(looped.graph, path)
+    bvh = wp.Bvh(wp.array([[0.0, 0.0, 0.0]], dtype=wp.vec3), wp.array([[1.0, 1.0, 1.0]], dtype=wp.vec3))
+    with wp.ScopedCapture(apic=True) as refit:
+        bvh.refit()
+    with pytest.raises(RuntimeError, match=r"wp\.Bvh\.refit\(\)"):
+        wp.capture_save(refit.graph, path)
+    assert not os.path.exists(path + ".wrp")
+    ids = wp.array([bvh.id], dtype=wp.uint64)  # a live object's address: dangles elsewhere
+    with wp.ScopedCapture(apic=True) as handles:
+        ids.zero_()
+    with pytest.raises(RuntimeError, match="live geometry object"):
+        wp.capture_save(handles.graph, path)
+
+    a = wp.zeros(4)
+    with wp.ScopedCapture(apic=True) as ok:
+        a.fill_(1.0)
+    wp.capture_save(ok.graph, path, outputs={"a": a})
+    loaded = wp.capture_load(path)
+    with pytest.raises(RuntimeError, match="16 bytes"):
+        loaded.get_param("a", wp.zeros(5))
+    with pytest.raises(RuntimeError, match="no such parameter"):
+        loaded.get_param("b", wp.zeros(4))
+    with pytest.raises(TypeError):
+        loaded.set_param("a", np.zeros(4, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="Failed to load APIC graph"):
+        wp.capture_load(str(tmp_path / "missing"))
+    with pytest.raises(RuntimeError, match="malformed"):
+        wp.capture_load_from_bytes(b"not a graph")
+    with pytest.raises(TypeError):
+        wp.capture_load_from_bytes("text")
