@@ -174,7 +174,8 @@ def test_load_from_bytes_and_in_a_new_process(tmp_path):
     data = (tmp_path / "cube.wrp").read_bytes()
     sys.path.insert(0, str(tmp_path))
     try:
-        modules = {name: (tmp_path / "cube_modules" / name).read_bytes() for name in os.listdir(tmp_path / "cube_modules")}
+        folder = tmp_path / "cube_modules"
+        modules = {name: (folder / name).read_bytes() for name in os.listdir(folder)}
         graph = wp.capture_load_from_bytes(np.frombuffer(data, dtype=np.uint8), modules)
     finally:
         sys.path.remove(str(tmp_path))
