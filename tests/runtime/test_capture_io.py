@@ -171,6 +171,10 @@ def test_load_from_bytes_and_in_a_new_process(tmp_path):
     done = subprocess.run([sys.executable, "-c", load], env=env, check=True, timeout=300,
                           capture_output=True, text=True)
     assert done.stdout.strip() == "[1.0, 8.0, 27.0, -1.0]"
+    module.write_text(module.read_text().replace("x[i] * x[i] * x[i]", "x[i] * x[i]"))  # edited since
+    refused = subprocess.run([sys.executable, "-c", load], env=env, timeout=300, capture_output=True, text=True)
+    assert refused.returncode != 0 and "kernel 'cube' of module 'saved_kernels' has changed" in refused.stderr
+    module.write_text(module.read_text().replace("x[i] * x[i]", "x[i] * x[i] * x[i]"))
     data = (tmp_path / "cube.wrp").read_bytes()
     sys.path.insert(0, str(tmp_path))
     try:
@@ -193,11 +197,6 @@ def test_what_cannot_be_saved_or_loaded(tmp_path):
         wp.capture_save(plain.graph, path)
     with pytest.raises(RuntimeError, match="only supported on loaded"):
         plain.graph.set_param("a", wp.zeros(2))
-    flag = wp.zeros(1, dtype=wp.int32)
-    with wp.ScopedCapture(apic=True) as looped:
-        wp.capture_while(flag, lambda: flag.zero_())
-    with pytest.raises(RuntimeError, match="cannot be saved"):
-        wp.capture_save(looped.graph, path)
     bvh = wp.Bvh(wp.array([[0.0, 0.0, 0.0]], dtype=wp.vec3), wp.array([[1.0, 1.0, 1.0]], dtype=wp.vec3))
     with wp.ScopedCapture(apic=True) as refit:
         bvh.refit()
@@ -227,3 +226,47 @@ def test_what_cannot_be_saved_or_loaded(tmp_path):
         wp.capture_load_from_bytes(b"not a graph")
     with pytest.raises(TypeError):
         wp.capture_load_from_bytes("text")
+
+
+@wp.kernel
+def count_down(n: wp.array(dtype=wp.int32), steps: wp.array(dtype=float)):
+    n[0] = n[0] - 1
+    steps[0] = steps[0] + 1.0
+
+
+def test_loops_branches_and_nested_graphs(tmp_path):
+    n, steps, flag = wp.array([3], dtype=wp.int32), wp.zeros(1), wp.array([1], dtype=wp.int32)
+    with wp.ScopedCapture(apic=True) as inner:
+        steps.fill_(100.0)
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.capture_while(n, lambda: wp.launch(count_down, 1, [n, steps]))
+        wp.capture_if(flag, on_true=lambda: wp.launch(count_down, 1, [n, steps]), on_false=inner.graph)
+    loaded = _save_load(capture.graph, tmp_path, inputs={"n": n, "flag": flag}, outputs={"steps": steps})
+    out = wp.zeros(1)
+    for count, branch, expected in ((3, 1, 4.0), (5, 0, 100.0), (2, 1, 2.0 + 100.0 + 1.0)):
+        loaded.set_param("n", wp.array([count], dtype=wp.int32))
+        loaded.set_param("flag", wp.array([branch], dtype=wp.int32))
+        wp.capture_launch(loaded)
+        loaded.get_param("steps", out)
+        assert out.numpy()[0] == expected
+
+
+def test_module_files_are_needed_and_checked(tmp_path):
+    x, y = wp.array(np.ones(4, dtype=np.float32)), wp.zeros(4)
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.launch(axpy, 4, [x, y, 2.0])
+    path = str(tmp_path / "g")
+    wp.capture_save(capture.graph, path, outputs={"y": y})
+    data = (tmp_path / "g.wrp").read_bytes()
+    (name,) = os.listdir(tmp_path / "g_modules")
+    contents = (tmp_path / "g_modules" / name).read_bytes()
+    for given in (None, {}, {"g_modules/" + name: contents}):
+        with pytest.raises(RuntimeError, match=name):
+            wp.capture_load_from_bytes(data, given)
+    for bad in (b"", b"\xff" * len(contents), contents.replace(b'"axpy', b'"other')):
+        with pytest.raises(RuntimeError, match="module file"):
+            wp.capture_load_from_bytes(data, {name: bad})
+    graph = wp.capture_load_from_bytes(data, {name: contents, "unused.o": b"ignored"})
+    wp.capture_launch(graph)
+    graph.get_param("y", y)
+    np.testing.assert_array_equal(y.numpy(), 2.0)

@@ -117,7 +117,7 @@ def capture_launch(graph: Graph, stream=None) -> None:
     """Run the work recorded in `graph`."""
     if not isinstance(graph, Graph):
         raise TypeError(f"capture_launch expects a Graph, got {type(graph).__name__}")
-    if not record(graph.launch):  # (a graph launched inside a capture becomes part of it)
+    if not record(graph.launch, ("graph", graph)):  # (a graph launched inside a capture becomes part of it)
         graph.launch()
 
 
@@ -165,7 +165,7 @@ def _body_ops(body, kwargs) -> list:
     """The work `body(**kwargs)` issues, recorded into a list of its own."""
     global recording
     if isinstance(body, Graph):
-        return [body.launch]
+        return [Saveable(body.launch, ("graph", body))]
     outer, recording = recording, []
     try:
         body(**kwargs)
@@ -192,7 +192,7 @@ def capture_while(condition, while_body, stream=None, **kwargs) -> None:
     def run_loop():
         while _condition_value(condition):
             _run(ops)
-    recording.append(run_loop)
+    recording.append(Saveable(run_loop, ("while", condition, ops)))
 
 
 def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) -> None:
@@ -211,7 +211,7 @@ def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) ->
 
     def run_branch():
         _run(true_ops if _condition_value(condition) else false_ops)
-    recording.append(run_branch)
+    recording.append(Saveable(run_branch, ("if", condition, true_ops, false_ops)))
 
 
 def is_conditional_graph_supported() -> bool:

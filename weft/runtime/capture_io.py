@@ -3,12 +3,17 @@
 A graph captured with `apic=True` keeps, beside each recorded operation, a description
 that names what it does in terms that survive the process (`capture.record(op, saved=...)`):
 
-- a kernel launch: the kernel by its module's name and key (and its Python module and
-  qualified name, to import it in a new process), the launch dimensions, whether it is the
-  adjoint, and its arguments;
-- a call of a public function on arrays (`weft.copy`, `weft.utils.array_scan`, ...): the
-  function by its dotted name and its arguments;
-- a fill of an array (`fill_`, `zero_`).
+- a kernel launch (a Tape's adjoint launches too): the kernel by its module's name and key
+  (and its Python module and qualified name, to import it in a new process), the launch
+  dimensions and its arguments (numbers, vectors, matrices, structs, arrays);
+- a call of a public function on arrays (`weft.copy`, `weft.utils.array_scan`, the sorts,
+  `array_sum`, ...): the function by its dotted name and its arguments;
+- a fill of an array (`fill_`, `zero_`);
+- `capture_while` / `capture_if` (the condition array and the recorded bodies) and graphs
+  launched inside the capture (their operations).
+
+Work on objects that live only in this process (a Bvh's refit, a Mesh's, a HashGrid build,
+or an argument holding the id of such an object) is refused by `capture_save`, by name.
 
 Arrays are saved by reference to their memory: the byte ranges of all arrays the graph
 touches are merged into *regions* (views of one allocation, or arrays over overlapping
@@ -21,12 +26,15 @@ the `inputs` and `outputs` named at save time name regions, which `Graph.set_par
 The file (`<path>.wrp`) is a zip archive: `graph.json` (the operations, regions and
 parameter names, JSON only: loading runs no pickled code) and one `regions/<k>.bin` per
 region. Kernels are compiled from their source in the loading process (the disk cache
-makes that quick), so the companion `<stem>_modules/` directory Warp writes for its binaries
-holds only a list of the kernels here.
+makes that quick): where Warp's companion `<stem>_modules/` directory holds the modules'
+binaries, weft's holds one JSON file per module listing its kernels with a digest of the
+source each was saved with. The loader needs those files, as Warp's does, and refuses a
+kernel whose source changed since the save (it may take other arguments now).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import io
 import json
@@ -42,6 +50,7 @@ from .array import array
 from .device import get_device
 
 FORMAT = "weft-graph"
+MODULE_FORMAT = "weft-graph-module"
 VERSION = 1
 
 
@@ -129,15 +138,34 @@ class _Saver:
 
 
 def _kernel_desc(k) -> dict:
-    return {"module": k.module.name, "key": k.key, "py_module": k.func.__module__, "qualname": k.func.__qualname__}
+    return {"module": k.module.name, "key": k.key, "py_module": k.func.__module__, "qualname": k.func.__qualname__,
+            "module_file": _module_file(k.module.name), "source": _source_digest(k)}
+
+
+def _module_file(name: str) -> str:
+    """The file in `<stem>_modules/` that lists the kernels of weft module `name`."""
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in name)[:80]
+    return f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}.json"
+
+
+def _source_digest(kernel) -> str:
+    return hashlib.sha256(kernel.source_text.encode()).hexdigest()
+
+
+def _kernel_ops(ops: list):
+    """The launch and adjoint descriptions among `ops`, nested ones included."""
+    for op in ops:
+        if op["op"] in ("launch", "adjoint"):
+            yield op
+        for key in ("ops", "body", "then", "else"):
+            yield from _kernel_ops(op.get(key, ()))
 
 
 def _describe(op, saver: _Saver):
     saved = getattr(op, "saved", None)
     if saved is None:
         raise _unsaveable(f"an operation that cannot be saved ({getattr(op, '__qualname__', op)!r}); "
-                          "graphs with nested graphs, capture_while/capture_if or geometry updates are "
-                          "not supported")
+                          "it was recorded by code that does not describe its work for saving")
     kind, *rest = saved
     if kind == "unsaveable":  # (work on process-local objects: a BVH's tree, a mesh's)
         raise _unsaveable(f"a call of {rest[0]}, which works on objects of this process only")
@@ -149,6 +177,15 @@ def _describe(op, saver: _Saver):
         k, dims, params, retained = rest
         return {"op": "adjoint", **_kernel_desc(k), "dims": list(dims), "params": saver.value(list(params)),
                 "retain": sorted(retained)}
+    if kind == "graph":  # a graph launched inside the capture
+        return {"op": "sequence", "ops": [_describe(o, saver) for o in rest[0].ops]}
+    if kind == "while":
+        condition, body = rest
+        return {"op": "while", "condition": saver.value(condition), "body": [_describe(o, saver) for o in body]}
+    if kind == "if":
+        condition, then, otherwise = rest
+        return {"op": "if", "condition": saver.value(condition), "then": [_describe(o, saver) for o in then],
+                "else": [_describe(o, saver) for o in otherwise]}
     if kind == "call":
         name, args, kwargs = rest
         return {"op": "call", "func": name, "args": saver.value(list(args)),
@@ -228,9 +265,13 @@ def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | N
         f.write(buffer.getvalue())
     modules_dir = wrp[:-4] + "_modules"
     os.makedirs(modules_dir, exist_ok=True)
-    kernels = sorted({(op["module"], op["key"]) for op in ops if op["op"] in ("launch", "adjoint")})
-    with open(os.path.join(modules_dir, "weft_kernels.json"), "w") as f:
-        json.dump([list(k) for k in kernels], f)
+    files: dict = {}
+    for op in _kernel_ops(ops):
+        entry = files.setdefault(op["module_file"], {"format": MODULE_FORMAT, "module": op["module"], "kernels": {}})
+        entry["kernels"][op["key"]] = op["source"]
+    for name, entry in files.items():
+        with open(os.path.join(modules_dir, name), "w") as f:
+            json.dump(entry, f)
 
 
 # Loading -----------------------------------------------------------------------------------
@@ -331,6 +372,8 @@ class _Loader:
                                  retain=frozenset(d["retain"]))
             dims = tuple(d["dims"])
             return lambda: run_compiled(ck, dims, params)
+        if d["op"] in ("sequence", "while", "if"):
+            return self.control(d)
         if d["op"] == "fill":
             arr, value = self.value(d["array"]), self.value(d["value"])
             return lambda: arr.fill_(value)
@@ -340,6 +383,26 @@ class _Loader:
             args, kwargs = self.value(d["args"]), {k: self.value(v) for k, v in d["kwargs"].items()}
             return lambda: func(*args, **kwargs)
         raise RuntimeError(f"capture_load: unknown operation {d['op']!r} (a file of a newer weft?)")
+
+
+    def control(self, d: dict):
+        """A nested graph, loop or branch: its operations, run as the capture recorded them."""
+        def run(ops):
+            for op in ops:
+                op()
+        if d["op"] == "sequence":
+            ops = [self.op(o) for o in d["ops"]]
+            return lambda: run(ops)
+        flag = self.value(d["condition"])
+        if d["op"] == "while":
+            body = [self.op(o) for o in d["body"]]
+
+            def loop():
+                while int(flag.numpy().reshape(-1)[0]):
+                    run(body)
+            return loop
+        then, otherwise = [self.op(o) for o in d["then"]], [self.op(o) for o in d["else"]]
+        return lambda: run(then if int(flag.numpy().reshape(-1)[0]) else otherwise)
 
 
 class LoadedGraph(capture.Graph):
@@ -400,6 +463,32 @@ def _bytes_of(data, what: str) -> bytes:
     return view.tobytes()
 
 
+def _check_modules(ops: list, modules) -> None:
+    """Each kernel module the graph launches from must come with its file (as Warp's loader
+    wants its module binaries), listing the kernel with the digest of the source it was
+    saved with: a kernel changed since is refused (it may take other arguments now)."""
+    listed: dict = {}
+    for op in _kernel_ops(ops):
+        name = op["module_file"]
+        if name not in listed:
+            if name not in modules:
+                raise RuntimeError(f"the graph needs module file {name!r} (from its _modules directory), "
+                                   "which was not given")
+            try:
+                entry = json.loads(bytes(modules[name]))
+                if entry.get("format") != MODULE_FORMAT:
+                    raise ValueError("not a weft graph module file")
+                listed[name] = entry["kernels"]
+            except (ValueError, KeyError, TypeError, AttributeError) as err:
+                raise RuntimeError(f"module file {name!r} is malformed ({err})") from None
+        if listed[name].get(op["key"]) != op["source"]:
+            raise RuntimeError(f"module file {name!r} does not describe kernel '{op['key']}' as saved")
+        kernel = _find_kernel(op)
+        if _source_digest(kernel) != op["source"]:
+            raise RuntimeError(f"kernel '{op['key']}' of module '{op['module']}' has changed since the graph "
+                               "was saved; save the graph again")
+
+
 def capture_load_from_bytes(data, modules=None, device=None):
     """A graph from the bytes of a `.wrp` file (`modules`: the files of its `_modules/`
     directory by name, checked but not needed: weft compiles kernels from their source)."""
@@ -424,6 +513,7 @@ def capture_load_from_bytes(data, modules=None, device=None):
             blobs = [z.read(f"regions/{k}.bin") for k in range(len(header["regions"]))]
     except (zipfile.BadZipFile, KeyError, ValueError) as err:
         raise RuntimeError(f"Failed to load graph: malformed data ({err})") from None
+    _check_modules(header["ops"], modules or {})
     loader = _Loader(header, blobs, device)
     ops = [loader.op(d) for d in header["ops"]]
     return LoadedGraph(device, ops, loader, header["params"])
@@ -437,7 +527,14 @@ def capture_load(path: str, device=None):
             data = f.read()
     except OSError as err:
         raise RuntimeError(f"Failed to load APIC graph from {wrp}: {err}") from None
+    folder = wrp[:-4] + "_modules"
+    modules = {}
+    if os.path.isdir(folder):
+        for name in os.listdir(folder):
+            if name.endswith(".json"):
+                with open(os.path.join(folder, name), "rb") as f:
+                    modules[name] = f.read()
     try:
-        return capture_load_from_bytes(data, None, device)
+        return capture_load_from_bytes(data, modules, device)
     except RuntimeError as err:
         raise RuntimeError(f"Failed to load APIC graph from {wrp}: {err}") from None
