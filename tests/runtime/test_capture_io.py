@@ -270,3 +270,23 @@ def test_module_files_are_needed_and_checked(tmp_path):
     wp.capture_launch(graph)
     graph.get_param("y", y)
     np.testing.assert_array_equal(y.numpy(), 2.0)
+
+
+@wp.kernel
+def write_indexed(arr: wp.indexedarray(dtype=float), v: float):
+    arr[wp.tid()] = v
+
+
+def test_indexed_array_arguments(tmp_path):
+    base = wp.array(np.arange(10, dtype=np.float32))
+    picked = wp.indexedarray1d(base, [wp.array([1, 3, 5, 7, 9], dtype=wp.int32)])
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.launch(write_indexed, picked.size, [picked, 42.0])
+    loaded = _save_load(capture.graph, tmp_path, outputs={"base": base})
+    wp.capture_launch(loaded)
+    result = wp.zeros(10)
+    loaded.get_param("base", result)
+    expected = np.arange(10, dtype=np.float32)
+    expected[1::2] = 42.0
+    np.testing.assert_array_equal(result.numpy(), expected)
+    np.testing.assert_array_equal(base.numpy(), np.arange(10))

@@ -48,6 +48,7 @@ from ..types import CompositeValue, Matrix, Scalar, StructType, StructValue, Vec
 from . import capture
 from .array import array
 from .device import get_device
+from .indexed_array import indexedarray
 
 FORMAT = "weft-graph"
 MODULE_FORMAT = "weft-graph-module"
@@ -111,6 +112,8 @@ class _Saver:
             return {"ndarray": v.tolist(), "dtype": v.dtype.str}
         if isinstance(v, CompositeValue):
             return {"composite": _dtype_desc(v.type), "values": np.asarray(v).reshape(-1).tolist()}
+        if isinstance(v, indexedarray):
+            return {"indexed": self.value(v.data), "indices": [self.value(i) for i in v.indices]}
         if isinstance(v, StructValue):
             t = v._type
             return {"struct": [t.cls.__module__, t.cls.__qualname__],
@@ -344,6 +347,8 @@ class _Loader:
                 return _dtype_of(v["composite"])(*v["values"])
             if "scalar" in v:
                 return _dtype_of(v["scalar"])(v["value"])
+            if "indexed" in v:
+                return indexedarray(self.value(v["indexed"]), [self.value(i) for i in v["indices"]])
             if "struct" in v:
                 out = _struct_type(*v["struct"])()
                 for name, field in v["fields"].items():

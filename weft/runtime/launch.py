@@ -386,9 +386,19 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
                         f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
                         f"got {len(adj_params)}")
     out = list(params)
-    out.extend(adj_params[k] if adj_params[k] is not None else default_adjoint(kernel, k, params[k])
-               for k in kernel.adjoint_param_indices)
+    out.extend(_given_adjoint(adj_params[k], params[k]) if adj_params[k] is not None
+               else default_adjoint(kernel, k, params[k]) for k in kernel.adjoint_param_indices)
     return out
+
+
+def _given_adjoint(adj, primal):
+    """The adjoint argument for `adj` as given: the adjoint of an indexed array may be given
+    as the plain gradient array of the array it indexes (Warp's backward ABI), which is
+    then indexed as the primal is."""
+    from .indexed_array import indexedarray
+    if isinstance(primal, indexedarray) and type(adj) is array and adj.shape == primal.data.shape:
+        return indexedarray(adj, primal.indices)
+    return adj
 
 
 def default_adjoint(kernel, k: int, primal):
