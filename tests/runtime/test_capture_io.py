@@ -290,3 +290,29 @@ def test_indexed_array_arguments(tmp_path):
     expected[1::2] = 42.0
     np.testing.assert_array_equal(result.numpy(), expected)
     np.testing.assert_array_equal(base.numpy(), np.arange(10))
+
+
+def test_apic_capture_refuses_launches_with_raw_ctype_parameters():
+    a, out = wp.array(np.arange(4, dtype=np.float32)), wp.zeros(4)
+    cmd = wp.launch(axpy, 4, [a, out, 2.0], record_cmd=True)
+    cmd.set_param_at_index_from_ctype(0, a.__ctype__())
+    with pytest.raises(NotImplementedError, match="raw array ctype"):
+        with wp.ScopedCapture(apic=True):
+            cmd.launch()
+    with wp.ScopedCapture() as plain:  # (a capture that will not be saved takes it)
+        cmd.launch()
+    wp.capture_launch(plain.graph)
+    np.testing.assert_array_equal(out.numpy(), 2.0 * np.arange(4))
+
+
+def test_a_bad_segment_found_when_the_graph_runs_is_a_runtime_error():
+    keys = wp.array(np.array([3, 1, 2, 0, 0, 0, 0, 0], dtype=np.int32))
+    values = wp.zeros(8, dtype=wp.int32)  # (2 * count: Warp's scratch space)
+    starts, ends = wp.array([0], dtype=wp.int32), wp.array([4], dtype=wp.int32)
+    with wp.ScopedCapture(apic=True) as capture:
+        wp.utils.segmented_sort_pairs(keys, values, 4, starts, ends)
+    ends.fill_(5)
+    with pytest.raises(RuntimeError, match="Invalid segment range at index 0"):
+        wp.capture_launch(capture.graph)
+    with pytest.raises(ValueError, match="Invalid segment range at index 0"):
+        wp.utils.segmented_sort_pairs(keys, values, 4, starts, ends)

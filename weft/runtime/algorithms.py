@@ -190,13 +190,16 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
     if (keys.dtype, values.dtype) not in ((int32, int32), (float32, int32)):
         raise RuntimeError(f"Unsupported data type: {keys.dtype!r}")
     k, v = _elements(keys)[:count], _elements(values)[:count]
+    # a bad range is a ValueError of the call, or (found when a captured graph runs) a
+    # RuntimeError of the graph's launch, as in Warp
+    error = RuntimeError if capture.capturing() else ValueError
 
     def sort():
         s, e = starts.astype(np.int64), ends.astype(np.int64)
         bad = np.flatnonzero((s < 0) | (e < s) | (e > count))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"Invalid segment range at index {i}: [{s[i]}, {e[i]}) "
+            raise error(f"Invalid segment range at index {i}: [{s[i]}, {e[i]}) "
                              f"(ranges must satisfy 0 <= start <= end <= count={count})")
         for lo, hi in zip(s.tolist(), e.tolist()):
             if hi - lo > 1:
