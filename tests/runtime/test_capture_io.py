@@ -206,7 +206,7 @@ def test_what_cannot_be_saved_or_loaded(tmp_path):
     ids = wp.array([bvh.id], dtype=wp.uint64)  # a live object's address: dangles elsewhere
     with wp.ScopedCapture(apic=True) as handles:
         ids.zero_()
-    with pytest.raises(RuntimeError, match="live geometry object"):
+    with pytest.raises(RuntimeError, match="the id of a live Bvh"):
         wp.capture_save(handles.graph, path)
 
     a = wp.zeros(4)
@@ -316,3 +316,43 @@ def test_a_bad_segment_found_when_the_graph_runs_is_a_runtime_error():
         wp.capture_launch(capture.graph)
     with pytest.raises(ValueError, match="Invalid segment range at index 0"):
         wp.utils.segmented_sort_pairs(keys, values, 4, starts, ends)
+
+
+def test_meshes_whose_ids_the_graph_passes_are_saved_with_it(tmp_path):
+    module = tmp_path / "mesh_kernels.py"
+    module.write_text(textwrap.dedent("""
+        import weft as wp
+
+        @wp.kernel
+        def distance(mesh: wp.uint64, ids: wp.array(dtype=wp.uint64), p: wp.array(dtype=wp.vec3),
+                     d: wp.array2d(dtype=float)):
+            i = wp.tid()
+            for k in range(2):
+                m = mesh if k == 0 else ids[0]
+                r = wp.mesh_query_point(m, p[i], 100.0)
+                d[k, i] = wp.length(p[i] - wp.mesh_eval_position(m, r.face, r.u, r.v))
+    """))
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), repo])}
+    save = textwrap.dedent(f"""
+        import numpy as np, weft as wp, mesh_kernels
+        low = wp.Mesh(wp.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
+        high = wp.Mesh(wp.array([[0, 0, 5], [1, 0, 5], [0, 1, 5]], dtype=wp.vec3), wp.array([0, 1, 2], dtype=wp.int32))
+        ids = wp.array([high.id], dtype=wp.uint64)
+        p, d = wp.array([[0.2, 0.2, 1.0], [0.1, 0.1, -1.0]], dtype=wp.vec3), wp.zeros((2, 2))
+        with wp.ScopedCapture(apic=True) as c:
+            wp.launch(mesh_kernels.distance, 2, [low.id, ids, p, d])
+        wp.capture_save(c.graph, {str(tmp_path / 'meshes')!r}, inputs={{"p": p}}, outputs={{"d": d}})
+    """)
+    load = textwrap.dedent(f"""
+        import weft as wp
+        g = wp.capture_load({str(tmp_path / 'meshes')!r})
+        wp.capture_launch(g)
+        d = wp.zeros((2, 2))
+        g.get_param("d", d)
+        print(d.numpy().round(4).tolist())
+    """)
+    subprocess.run([sys.executable, "-c", save], env=env, check=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", load], env=env, check=True, timeout=300,
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == "[[1.0, 1.0], [4.0, 6.0]]"

@@ -95,6 +95,42 @@ class _Saver:
 
     def __init__(self):
         self.arrays: list[array] = []
+        self.live = dict(capture.handles.items())  # id -> live geometry object
+        self.meshes: list = []  # the Meshes whose ids the graph passes, saved with it
+
+    def handle(self, v: int):
+        """{"mesh": k} for the id of a live Mesh (rebuilt by the loader, which passes the new
+        mesh's id); a refusal for other live objects; None for other integers."""
+        obj = self.live.get(v)
+        if obj is None:
+            return None
+        from ..geometry.mesh import Mesh
+        if not isinstance(obj, Mesh):
+            raise _unsaveable(f"the id of a live {type(obj).__name__}, an address valid in this process only "
+                              "(meshes are saved with the graph; other geometry objects are not)")
+        if obj not in self.meshes:
+            self.meshes.append(obj)
+        return {"mesh": self.meshes.index(obj)}
+
+    def mesh_patches(self) -> list:
+        """[array index, flat element, mesh index] for each mesh id held in a saved uint64 array."""
+        out = []
+        for k, a in enumerate(self.arrays):
+            if a.dtype is uint64 and a.size:
+                for e, v in enumerate(np.ascontiguousarray(a.numpy()).reshape(-1).tolist()):
+                    found = self.handle(v)
+                    if found is not None:
+                        out.append([k, e, found["mesh"]])
+        return out
+
+    def describe_meshes(self) -> list:
+        out = []
+        for m in self.meshes:  # (describing one may add arrays, never meshes)
+            out.append({"points": self.value(m.points), "indices": self.value(m.indices),
+                        "velocities": self.value(m.velocities), "groups": self.value(m.groups),
+                        "winding": m.support_winding_number, "constructor": m._constructor.name,
+                        "leaf_size": m._leaf_size})
+        return out
 
     def value(self, v):
         if isinstance(v, array):
@@ -102,10 +138,14 @@ class _Saver:
                 raise _unsaveable(f"an array of type {type(v).__name__} of {v.dtype!r}")
             self.arrays.append(v)
             return {"array": len(self.arrays) - 1}
+        if isinstance(v, int) and not isinstance(v, bool) and (found := self.handle(v)) is not None:
+            return found
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
         if isinstance(v, (list, tuple)):
             return {"list": [self.value(x) for x in v], "tuple": isinstance(v, tuple)}
+        if isinstance(v, np.integer) and (found := self.handle(int(v))) is not None:
+            return {"scalar": _dtype_desc(scalar_from_numpy(v.dtype)), "value": found}
         if isinstance(v, np.generic):
             return {"scalar": _dtype_desc(scalar_from_numpy(v.dtype)), "value": v.item()}
         if isinstance(v, np.ndarray):
@@ -199,34 +239,6 @@ def _describe(op, saver: _Saver):
     raise _unsaveable(f"an operation of kind {kind!r}")
 
 
-def _refuse_handles(saver: _Saver, ops: list) -> None:
-    """Refuse a graph that passes the id of a live Mesh, Bvh, HashGrid or Volume (an address
-    in this process: in another one it would point at nothing)."""
-    live = set(capture.handles.keys())
-    if not live:
-        return
-    found = None
-    for a in saver.arrays:
-        if a.dtype is uint64 and a.size and not live.isdisjoint(a.numpy().reshape(-1).tolist()):
-            found = f"an array ({a.size} handles)"
-            break
-    if found is None:
-        def ints(v):
-            if isinstance(v, dict):
-                for x in v.values():
-                    yield from ints(x)
-            elif isinstance(v, list):
-                for x in v:
-                    yield from ints(x)
-            elif isinstance(v, int) and not isinstance(v, bool):
-                yield v
-        hit = next((v for v in ints(ops) if v in live), None)
-        found = None if hit is None else "a kernel argument"
-    if found is not None:
-        raise _unsaveable(f"{found} holding the id of a live geometry object (Mesh, Bvh, HashGrid or Volume), "
-                          "an address valid in this process only")
-
-
 def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | None = None,
                  source_fallback: bool = False) -> None:
     """Write `graph` (captured with `apic=True`) to `<path>.wrp` (and `<stem>_modules/`), for
@@ -245,7 +257,8 @@ def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | N
             if not isinstance(name, str) or not isinstance(a, array):
                 raise TypeError(f"capture_save: parameter {name!r} must name a weft array, got {type(a).__name__}")
             named[name] = saver.value(a)["array"]
-    _refuse_handles(saver, ops)
+    patches = saver.mesh_patches()
+    meshes = saver.describe_meshes()
     regions, where = saver.regions()
     described = [{"region": k, "offset": off, "shape": list(a.shape), "strides": list(a.strides),
                   "dtype": _dtype_desc(a.dtype)} for a, (k, off) in zip(saver.arrays, where, strict=True)]
@@ -256,7 +269,8 @@ def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | N
             raise ValueError(f"capture_save: parameter {name!r} is an array without memory")
         params[name] = k
     header = {"format": FORMAT, "version": VERSION, "device": "cpu", "ops": ops, "arrays": described,
-              "regions": [hi - lo for lo, hi in regions], "params": params}
+              "regions": [hi - lo for lo, hi in regions], "params": params, "meshes": meshes,
+              "mesh_patches": patches}
     wrp = path if path.endswith(".wrp") else path + ".wrp"
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
@@ -327,6 +341,16 @@ class _Loader:
             buf[:] = np.frombuffer(blob, dtype=np.uint8, count=size)
             self.buffers.append(buf)
         self.arrays = [self._array(d) for d in header["arrays"]]
+        self.meshes = [self._mesh(d) for d in header.get("meshes", ())]
+        for k, element, m in header.get("mesh_patches", ()):  # the new meshes' ids where the old ones were
+            data = self.arrays[k].numpy()
+            data[np.unravel_index(element, data.shape)] = self.meshes[m].id
+
+    def _mesh(self, d: dict):
+        from ..geometry.mesh import Mesh
+        return Mesh(self.value(d["points"]), self.value(d["indices"]), velocities=self.value(d["velocities"]),
+                    support_winding_number=d["winding"], bvh_constructor=d["constructor"].lower(),
+                    bvh_leaf_size=d["leaf_size"], groups=self.value(d["groups"]))
 
     def _array(self, d: dict) -> array:
         t = _dtype_of(d["dtype"])
@@ -338,6 +362,8 @@ class _Loader:
 
     def value(self, v):
         if isinstance(v, dict):
+            if "mesh" in v:
+                return self.meshes[v["mesh"]].id
             if "array" in v:
                 return self.arrays[v["array"]]
             if "list" in v:
@@ -346,7 +372,7 @@ class _Loader:
             if "composite" in v:
                 return _dtype_of(v["composite"])(*v["values"])
             if "scalar" in v:
-                return _dtype_of(v["scalar"])(v["value"])
+                return _dtype_of(v["scalar"])(self.value(v["value"]))
             if "indexed" in v:
                 return indexedarray(self.value(v["indexed"]), [self.value(i) for i in v["indices"]])
             if "struct" in v:
