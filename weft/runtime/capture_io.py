@@ -44,7 +44,17 @@ import zipfile
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from ..types import CompositeValue, Matrix, Scalar, StructType, StructValue, Vector, scalar_from_numpy, uint64
+from ..types import (
+    ArrayType,
+    CompositeValue,
+    Matrix,
+    Scalar,
+    StructType,
+    StructValue,
+    Vector,
+    scalar_from_numpy,
+    uint64,
+)
 from . import capture
 from .array import array
 from .device import get_device
@@ -64,7 +74,13 @@ def _dtype_desc(t):
         return ["vector", t.length, t.dtype.name, t.flavor]
     if isinstance(t, Matrix):
         return ["matrix", t.rows, t.cols, t.dtype.name]
+    if isinstance(t, StructType) and not _holds_arrays(t):  # (its records are plain bytes)
+        return ["struct", t.cls.__module__, t.cls.__qualname__]
     raise _unsaveable(f"values of type {t!r}")
+
+
+def _holds_arrays(t: StructType) -> bool:
+    return any(isinstance(f, ArrayType) or (isinstance(f, StructType) and _holds_arrays(f)) for f in t.fields.values())
 
 
 def _dtype_of(desc):
@@ -73,6 +89,8 @@ def _dtype_of(desc):
         return getattr(types, desc)
     if desc[0] == "vector":
         return Vector(desc[1], getattr(types, desc[2]), desc[3])
+    if desc[0] == "struct":
+        return _struct_type(desc[1], desc[2])
     return Matrix((desc[1], desc[2]), getattr(types, desc[3]))
 
 
@@ -88,6 +106,16 @@ def _span(a: array) -> tuple[int, int]:
     lo, hi = byte_bounds(a.numpy())
     rlo, rhi = byte_bounds(root)
     return min(lo, rlo), max(hi, rhi)
+
+
+def _uint64_fields(dtype: np.dtype, path=()):
+    """The paths of the uint64 fields of a (structured) numpy dtype: () for uint64 itself."""
+    if dtype.names is None:
+        if dtype == np.uint64:
+            yield path
+        return
+    for name in dtype.names:
+        yield from _uint64_fields(dtype.fields[name][0], (*path, name))
 
 
 class _Saver:
@@ -116,11 +144,18 @@ class _Saver:
         """[array index, flat element, mesh index] for each mesh id held in a saved uint64 array."""
         out = []
         for k, a in enumerate(self.arrays):
-            if a.dtype is uint64 and a.size:
-                for e, v in enumerate(np.ascontiguousarray(a.numpy()).reshape(-1).tolist()):
+            if not a.size:
+                continue
+            flat = np.ascontiguousarray(a.numpy()).reshape(-1) if a.dtype is uint64 or \
+                isinstance(a.dtype, StructType) else None
+            for path in _uint64_fields(flat.dtype) if flat is not None else ():
+                column = flat
+                for name in path:
+                    column = column[name]
+                for e, v in enumerate(column.tolist()):
                     found = self.handle(v)
                     if found is not None:
-                        out.append([k, e, found["mesh"]])
+                        out.append([k, e, list(path), found["mesh"]])
         return out
 
     def describe_meshes(self) -> list:
@@ -134,8 +169,9 @@ class _Saver:
 
     def value(self, v):
         if isinstance(v, array):
-            if isinstance(v.dtype, StructType) or v.__class__ is not array:
+            if v.__class__ is not array:
                 raise _unsaveable(f"an array of type {type(v).__name__} of {v.dtype!r}")
+            _dtype_desc(v.dtype)  # (refuses what cannot be saved)
             self.arrays.append(v)
             return {"array": len(self.arrays) - 1}
         if isinstance(v, int) and not isinstance(v, bool) and (found := self.handle(v)) is not None:
@@ -342,9 +378,11 @@ class _Loader:
             self.buffers.append(buf)
         self.arrays = [self._array(d) for d in header["arrays"]]
         self.meshes = [self._mesh(d) for d in header.get("meshes", ())]
-        for k, element, m in header.get("mesh_patches", ()):  # the new meshes' ids where the old ones were
-            data = self.arrays[k].numpy()
-            data[np.unravel_index(element, data.shape)] = self.meshes[m].id
+        for k, element, path, m in header.get("mesh_patches", ()):  # the new meshes' ids for the old ones
+            column = self.arrays[k].numpy()
+            for name in path:
+                column = column[name]  # (a field of the records: a view)
+            column[np.unravel_index(element, column.shape)] = self.meshes[m].id
 
     def _mesh(self, d: dict):
         from ..geometry.mesh import Mesh
