@@ -90,7 +90,8 @@ class DeterministicMode(enum.IntEnum):
     """Warp's deterministic execution of float atomics. On weft's CPU any mode but
     NOT_GUARANTEED runs a kernel whose float atomics make its result depend on the order
     of its threads (adjoint kernels usually do) on one thread, in thread order, so that its
-    results repeat bit for bit; other kernels are unaffected."""
+    results repeat bit for bit; other kernels are unaffected. Kernels that Warp's mode
+    refuses (weft/transforms/deterministic.py) raise `weft.WarpDeterminismError`."""
 
     NOT_GUARANTEED = 0
     RUN_TO_RUN = 1

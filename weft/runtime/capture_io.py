@@ -141,7 +141,8 @@ class _Saver:
         return {"mesh": self.meshes.index(obj)}
 
     def mesh_patches(self) -> list:
-        """[array index, flat element, mesh index] for each mesh id held in a saved uint64 array."""
+        """[array index, flat element, field path, mesh index] for each mesh id held in a saved
+        uint64 array or in a uint64 field of a saved array of structs."""
         out = []
         for k, a in enumerate(self.arrays):
             if not a.size:
