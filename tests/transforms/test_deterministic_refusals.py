@@ -74,7 +74,7 @@ def min_slot(counter: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
 def test_refused_kernels_name_the_array_and_line(kernel, words):
     with pytest.raises(wp.WarpDeterminismError, match=words) as err:
         wp.load_module(module=kernel.module)
-    assert "test_deterministic.py:" in str(err.value)  # the offending line of the kernel
+    assert "test_deterministic_refusals.py:" in str(err.value)  # the offending line of the kernel
     assert isinstance(err.value, RuntimeError)  # (Warp's base class)
 
 
