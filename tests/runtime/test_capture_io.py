@@ -189,6 +189,11 @@ def test_load_from_bytes_and_in_a_new_process(tmp_path):
     np.testing.assert_array_equal(y.numpy(), [0, 1, 8, 27])  # the inputs as saved
 
 
+@wp.kernel
+def bvh_handle_kernel(bvh: wp.uint64):
+    wp.bvh_query_aabb(bvh, wp.vec3(0.0), wp.vec3(1.0))
+
+
 def test_what_cannot_be_saved_or_loaded(tmp_path):
     path = str(tmp_path / "g")
     with wp.ScopedCapture() as plain:
@@ -203,9 +208,8 @@ def test_what_cannot_be_saved_or_loaded(tmp_path):
     with pytest.raises(RuntimeError, match=r"wp\.Bvh\.refit\(\)"):
         wp.capture_save(refit.graph, path)
     assert not os.path.exists(path + ".wrp")
-    ids = wp.array([bvh.id], dtype=wp.uint64)  # a live object's address: dangles elsewhere
-    with wp.ScopedCapture(apic=True) as handles:
-        ids.zero_()
+    with wp.ScopedCapture(apic=True) as handles:  # a live object's address: dangles elsewhere
+        wp.launch(bvh_handle_kernel, 1, [bvh.id])
     with pytest.raises(RuntimeError, match="the id of a live Bvh"):
         wp.capture_save(handles.graph, path)
 

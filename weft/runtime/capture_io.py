@@ -126,14 +126,18 @@ class _Saver:
         self.live = dict(capture.handles.items())  # id -> live geometry object
         self.meshes: list = []  # the Meshes whose ids the graph passes, saved with it
 
-    def handle(self, v: int):
+    def handle(self, v: int, refuse: bool = True):
         """{"mesh": k} for the id of a live Mesh (rebuilt by the loader, which passes the new
-        mesh's id); a refusal for other live objects; None for other integers."""
+        mesh's id); for the id of another live object a refusal (`refuse`: a kernel argument,
+        surely used as a handle) or None (an array element, which, as in Warp, is kept as it
+        is: the graph may overwrite it); None for other integers."""
         obj = self.live.get(v)
         if obj is None:
             return None
         from ..geometry.mesh import Mesh
         if not isinstance(obj, Mesh):
+            if not refuse:
+                return None
             raise _unsaveable(f"the id of a live {type(obj).__name__}, an address valid in this process only "
                               "(meshes are saved with the graph; other geometry objects are not)")
         if obj not in self.meshes:
@@ -154,7 +158,7 @@ class _Saver:
                 for name in path:
                     column = column[name]
                 for e, v in enumerate(column.tolist()):
-                    found = self.handle(v)
+                    found = self.handle(v, refuse=False)
                     if found is not None:
                         out.append([k, e, list(path), found["mesh"]])
         return out
