@@ -239,6 +239,9 @@ _LAZY = {
     **dict.fromkeys(("JaxCallableGraphMode", "JaxModulePreloadMode"), "weft.interop.jax_ffi"),
     "jax_kernel": "weft.interop.jax_kernel",
     "map": "weft.lang.mapping",
+    # deterministic mode's refusals; saved graphs
+    "WarpDeterminismError": "weft.lang.errors",
+    **dict.fromkeys(("capture_save", "capture_load", "capture_load_from_bytes"), "weft.runtime.capture_io"),
 }
 
 # deprecated names: (module, attribute, warning), looked up (and warned about) on every access

@@ -90,15 +90,23 @@ class DeterministicMode(enum.IntEnum):
     """Warp's deterministic execution of float atomics. On weft's CPU any mode but
     NOT_GUARANTEED runs a kernel whose float atomics make its result depend on the order
     of its threads (adjoint kernels usually do) on one thread, in thread order, so that its
-    results repeat bit for bit; other kernels are unaffected."""
+    results repeat bit for bit; other kernels are unaffected. Kernels that Warp's mode
+    refuses (weft/transforms/deterministic.py) raise `weft.WarpDeterminismError`."""
 
     NOT_GUARANTEED = 0
     RUN_TO_RUN = 1
     GPU_TO_GPU = 2
 
 
-#: The default of the "deterministic" module option (see DeterministicMode).
+#: The default of the "deterministic" module option (see DeterministicMode); only
+#: DeterministicMode values are accepted (a bool or a string is a ValueError, as in Warp).
 deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
+#: The default of the "deterministic_max_records" module option: Warp's per-thread bound on
+#: the records of its GPU scatter buffers (0: its own estimate). A non-negative int; weft's
+#: CPU needs no such buffers and only checks the value.
+deterministic_max_records: int = 0
+#: Warp's extra checks of deterministic GPU launches (accepted; nothing to check on the CPU).
+deterministic_debug: bool = False
 
 
 class _Settings(types.ModuleType):
@@ -108,6 +116,8 @@ class _Settings(types.ModuleType):
     changes: int = 0
 
     def __setattr__(self, name, value):
+        if name == "deterministic" and not isinstance(value, DeterministicMode):
+            raise ValueError(f"weft.config.deterministic must be a weft.DeterministicMode value, got {value!r}")
         super().__setattr__(name, value)
         if name != "changes":
             super().__setattr__("changes", self.changes + 1)

@@ -423,7 +423,10 @@ class Tape:
                 raise TypeError(f"Tape.backward(grads=...): keys must be weft arrays, got {_describe(a)}")
             if a.grad is None:
                 a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
-            a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
+            if isinstance(seed, array) and seed.dtype is a.grad.dtype:
+                a.grad.assign(seed)  # (a copy: in a graph capture, of the seed's contents when it runs)
+            else:
+                a.grad.assign(seed.numpy() if isinstance(seed, array) else seed)
             self._seeded.append(a)
         if self._budget is not None:
             self._budget.before_backward()
@@ -467,7 +470,11 @@ class Tape:
             from .autograd.anomaly import run_checked
             run_checked(kernel, ck, entry.dims, params, True, entry.where)
         else:
-            run_compiled(ck, entry.dims, params)
+            from .runtime import capture
+            dims = entry.dims
+            if not capture.record(lambda: run_compiled(ck, dims, params),  # (inside a graph capture)
+                                  ("adjoint", kernel, dims, params, retained)):
+                run_compiled(ck, dims, params)
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included (each once)."""

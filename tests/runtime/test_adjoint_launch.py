@@ -300,3 +300,23 @@ def test_none_adjoint_leaves_that_array_out_of_the_adjoint():
     assert "adj_w" not in " ".join(op.operands[0].hint for op in adjoint_fn.body.ops
                                    if op.name in ("load", "store", "atomic"))
 
+
+
+@wp.kernel
+def _weighted_samples(samples: wp.indexedarray(dtype=float), weights: wp.array(dtype=float),
+                      total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(total, 0, samples[i] * weights[i])
+
+
+def test_adjoint_of_an_indexed_array_given_as_its_arrays_gradient():
+    """Warp's backward ABI: the adjoint of an indexed array argument is the gradient array of
+    the array it indexes, indexed the same way."""
+    base = wp.array(np.linspace(1, 6, 6, dtype=np.float32), requires_grad=True)
+    weights = wp.array([0.25, 0.5, 1.0], dtype=float)
+    samples = wp.indexedarray1d(base, [wp.array([1, 3, 5], dtype=wp.int32)])
+    total = wp.zeros(1, requires_grad=True)
+    total.grad.fill_(2.0)
+    wp.launch(_weighted_samples, 3, inputs=[samples, weights], outputs=[total], adj_inputs=[base.grad, None],
+              adj_outputs=[total.grad], adjoint=True)
+    np.testing.assert_array_equal(base.grad.numpy(), [0, 0.5, 0, 1.0, 0, 2.0])

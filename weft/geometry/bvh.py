@@ -155,6 +155,7 @@ class Bvh:
         self._leaf_size = int(leaf_size)
         self._desc = new_descriptor()
         self.id = int(self._desc.ctypes.data)
+        capture.handles[self.id] = self
         self._build()
 
     def _build(self):
@@ -175,7 +176,7 @@ class Bvh:
         """Recompute the node bounds from the current `lowers`/`uppers` (same topology)."""
         self._check_live("refit")
         work = lambda: self._tree is not None and bvh_build.refit(self._tree, self.lowers, self.uppers)  # noqa: E731
-        if not capture.record(work):
+        if not capture.record(work, ("unsaveable", "wp.Bvh.refit()")):
             work()
 
     def rebuild(self, constructor=None):
@@ -184,7 +185,7 @@ class Bvh:
         if constructor is not None:
             self._constructor = resolve_constructor(constructor, self.groups)
         work = self._build
-        if not capture.record(work):
+        if not capture.record(work, ("unsaveable", "wp.Bvh.rebuild()")):
             work()
 
     def _check_live(self, what):

@@ -83,6 +83,7 @@ class HashGrid:
         self._desc[PTR_CELL_STARTS] = self._cell_starts.ptr
         self._desc[PTR_CELL_ENDS] = self._cell_ends.ptr
         self.id = int(self._desc.ctypes.data)
+        capture.handles[self.id] = self
         self.reserved = False
         self.groups = None
 

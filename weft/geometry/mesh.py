@@ -102,6 +102,7 @@ class Mesh:
         self._desc = np.zeros(MESH_WORDS, np.int64)
         _DESCRIPTORS.append(self._desc)
         self.id = int(self._desc.ctypes.data)
+        capture.handles[self.id] = self
         self._build()
 
     # Building ------------------------------------------------------------------------------
@@ -168,7 +169,7 @@ class Mesh:
         if self._desc is None:
             raise RuntimeError("Failed to refit mesh: this Mesh was not initialised or was destroyed")
         work = self._refit_now
-        if not capture.record(work):
+        if not capture.record(work, ("unsaveable", "wp.Mesh.refit()")):
             work()
 
     def _refit_now(self):

@@ -19,6 +19,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
+from ..runtime import capture
 from ..runtime.array import array
 from ..runtime.device import get_device
 from ..types import (
@@ -144,6 +145,7 @@ class Volume:
         d.view(np.uint8)[8 * D_MAP:8 * D_MAP + 264] = np.frombuffer(raw, np.uint8, 264, offset + nv.MAP_OFFSET)
         self.id = int(d.ctypes.data)
         _LIVE[grid] = self.id
+        capture.handles[self.id] = self
 
     def _bytes(self):
         """The whole buffer, as a numpy uint8 array (no copy)."""

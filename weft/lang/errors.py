@@ -105,3 +105,11 @@ def format_at(message: str, loc, function: str | None = None, callers=()) -> str
     indent = len(source) - len(stripped)
     caret = " " * (4 + max(0, loc.col - indent)) + "^"
     return f"{head}\n    {stripped}\n{caret}\n{message}"
+
+
+class WarpDeterminismError(CompileError):
+    """Deterministic mode (`weft.config.deterministic`, the "deterministic" module option)
+    cannot give bit-exact results for this kernel, so refuses it, where Warp does (Warp's
+    name): an array that receives order-sensitive atomic updates and is also read or written
+    directly, a slot counter (`slot = atomic_add(counter, i, 1)`) used in other ways or
+    differentiated automatically, ..."""

@@ -174,7 +174,11 @@ class Kernel:
     @property
     def deterministic(self) -> bool:
         """Whether the kernel's module (or `config.deterministic`) asks for bit-exact results."""
-        return bool(self.module.options["deterministic"])
+        mode = self.module.options["deterministic"]
+        if not isinstance(mode, config.DeterministicMode):
+            raise ValueError(f"kernel '{self.name}': deterministic must be a weft.DeterministicMode value, "
+                             f"got {mode!r}")
+        return mode != config.DeterministicMode.NOT_GUARANTEED
 
     @property
     def fast_math(self) -> bool:
@@ -405,6 +409,8 @@ class Kernel:
             self._forget_if_sources_changed()
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
+        if self.deterministic and not self.module.name.startswith("weft."):
+            self._check_deterministic(spec, adjoint, consume, retain)
         target = self.target
         key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
                config.vectorize_threads)
@@ -422,6 +428,23 @@ class Kernel:
             self._recent.clear()
         self._recent[memo] = (changes, ck)
         return ck
+
+    def _check_deterministic(self, spec, adjoint, consume, retain) -> None:
+        """Refuse what Warp's deterministic mode refuses (transforms/deterministic.py), once
+        per variant (the IR is built for it: deterministic kernels skip warm starts' savings)."""
+        from ..transforms import deterministic
+        done = self._ir.setdefault(("deterministic checked", self.mode), set())
+        variant = (spec, adjoint, consume, retain)
+        if variant in done:
+            return
+        try:
+            deterministic.check_forward(self.ir(), self.name)
+            if adjoint:
+                deterministic.check_adjoint(self.ir(), lambda: self.adjoint_ir(self._absent(spec), consume, retain),
+                                            self.name)
+        except CompileError as err:
+            raise err.with_traceback(None) from None
+        done.add(variant)
 
     def _forget_if_sources_changed(self):
         """A func was redefined since this kernel compiled: if what the kernel's code names

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import operator
 import threading
 import weakref
 from collections.abc import MutableMapping
@@ -20,7 +21,8 @@ from ..utils import MODULE_OPTIONS
 
 _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
-_FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic")  # a module's defaults: the global settings
+# a module's defaults: the global settings
+_FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic", "deterministic_max_records")
 # Warp's other module options and their defaults. None: the setting of weft.config applies
 # (cpu_compiler_flags and optimization_level choose the compile target, see codegen/cpu.py);
 # the others concern CUDA builds or codegen details weft decides itself.
@@ -28,7 +30,7 @@ OPTION_DEFAULTS = {"optimization_level": None, "cpu_compiler_flags": None, "max_
                    "lineinfo": None, "fuse_fp": True, "block_dim": 256, "cuda_output": None,
                    "compile_time_trace": False, "strip_hash": False, "enable_mathdx_gemm": None,
                    "enable_mathdx_solver": None, "enable_mathdx_fft": None, "extra_build_options": None,
-                   "default_grid_stride": None, "deterministic_max_records": 0}
+                   "default_grid_stride": None}
 # Global settings that change compiled code: part of a module's hash
 _COMPILE_SETTINGS = ("version", "mode", "bounds_checks", "fast_math", "verify_fp", "optimization_level",
                      "cpu_compiler_flags")
@@ -75,6 +77,25 @@ class ModuleOptions(MutableMapping):
 
     def __repr__(self):
         return repr(dict(self))
+
+
+def check_deterministic_options(options: dict) -> None:
+    """Warp's checks of the deterministic options: `deterministic` a DeterministicMode (not
+    a bool or a string), `deterministic_max_records` a non-negative int (made an int here)."""
+    mode = options.get("deterministic")
+    if not isinstance(mode, config.DeterministicMode):
+        raise ValueError(f"deterministic must be a weft.DeterministicMode value, got {mode!r}")
+    records = options.get("deterministic_max_records", 0)
+    if isinstance(records, bool):
+        raise TypeError("deterministic_max_records must be a non-negative integer, got bool")
+    try:
+        records = operator.index(records)
+    except TypeError:
+        raise TypeError("deterministic_max_records must be a non-negative integer, "
+                        f"got {type(records).__name__}") from None
+    if records < 0:
+        raise ValueError(f"deterministic_max_records must be non-negative, got {records}")
+    options["deterministic_max_records"] = records
 
 
 class Module:
@@ -153,6 +174,7 @@ class Module:
         for key, value in options.items():
             if value is None and hasattr(cfg, key):
                 options[key] = getattr(cfg, key)
+        check_deterministic_options(options)
         return options
 
     def mark_modified(self) -> None:

@@ -22,9 +22,10 @@ _SCAN_SCALARS = (int32, int64, float32, float64)
 _INT32_MAX = (1 << 31) - 1
 
 
-def _run(work) -> None:
-    """Run `work` now, or record it if a graph capture is under way."""
-    if not capture.record(work):
+def _run(work, name: str, *args, **kwargs) -> None:
+    """Run `work` now, or record it if a graph capture is under way (saveable as the call
+    `weft.utils.<name>(*args, **kwargs)`, see capture_io.py)."""
+    if not capture.record(work, ("call", f"weft.utils.{name}", args, kwargs)):
         work()
 
 
@@ -73,7 +74,7 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
         else:
             dst[1:] = sums[:-1]
             dst[0] = 0
-    _run(scan)
+    _run(scan, "array_scan", in_array, out_array, inclusive=inclusive)
 
 
 def _radix_order(keys: np.ndarray) -> np.ndarray:
@@ -134,7 +135,7 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
         order = np.argsort(order_keys, kind="stable")
         k[...] = k[order]
         v[...] = v[order]
-    _run(sort)
+    _run(sort, "radix_sort_pairs", keys, values, count, begin_bit, end_bit)
 
 
 def _segment_indices(name: str, a: array) -> None:
@@ -189,20 +190,23 @@ def segmented_sort_pairs(keys: array, values: array, count: int, segment_start_i
     if (keys.dtype, values.dtype) not in ((int32, int32), (float32, int32)):
         raise RuntimeError(f"Unsupported data type: {keys.dtype!r}")
     k, v = _elements(keys)[:count], _elements(values)[:count]
+    # a bad range is a ValueError of the call, or (found when a captured graph runs) a
+    # RuntimeError of the graph's launch, as in Warp
+    error = RuntimeError if capture.capturing() else ValueError
 
     def sort():
         s, e = starts.astype(np.int64), ends.astype(np.int64)
         bad = np.flatnonzero((s < 0) | (e < s) | (e > count))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"Invalid segment range at index {i}: [{s[i]}, {e[i]}) "
+            raise error(f"Invalid segment range at index {i}: [{s[i]}, {e[i]}) "
                              f"(ranges must satisfy 0 <= start <= end <= count={count})")
         for lo, hi in zip(s.tolist(), e.tolist()):
             if hi - lo > 1:
                 order = np.argsort(_radix_order(k[lo:hi]), kind="stable") + lo
                 k[lo:hi] = k[order]
                 v[lo:hi] = v[order]
-    _run(sort)
+    _run(sort, "segmented_sort_pairs", keys, values, count, segment_start_indices, segment_end_indices)
 
 
 def runlength_encode(values: array, run_values: array, run_lengths: array, run_count: array | None = None,
@@ -247,7 +251,7 @@ def runlength_encode(values: array, run_values: array, run_lengths: array, run_c
         if run_count is not None:
             run_count.numpy().reshape(-1)[0] = n
         result.append(n)
-    _run(encode)
+    _run(encode, "runlength_encode", values, run_values, run_lengths, run_count, value_count=value_count)
     if run_count is not None:
         return run_count
     return result[0]
@@ -287,7 +291,7 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
             dst[...] = source
         if flat and not np.shares_memory(dst, out_array.numpy()):  # a strided output was copied
             out_array.numpy()[...] = dst.reshape(out_array.numpy().shape)
-    _run(cast)
+    _run(cast, "array_cast", in_array, out_array, count)
 
 
 def _scalars(a: array) -> np.ndarray:

@@ -308,13 +308,13 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             if isinstance(self.dtype, Matrix) and value.shape == (self.dtype.rows * self.dtype.cols,):
                 value = value.reshape(self.dtype.rows, self.dtype.cols)  # a flat matrix value, as in Warp
         tape_module.protect(self)
-        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value)):
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value)):
             self._np[...] = value
         return self
 
     def zero_(self):
         tape_module.protect(self)
-        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0)):
+        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0), ("fill", self, 0)):
             self._np[...] = 0
         return self
 

@@ -152,8 +152,8 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
 
     def run():
         plan.write_dest(dest, plan.read_src(src).copy())
-    if not capture.record(run):  # inside a graph capture: runs when the graph does
-        run()
+    if not capture.record(run, ("call", "weft.copy", (dest, src, dest_offset, src_offset, count), {})):
+        run()  # (inside a graph capture: runs when the graph does)
 
 
 class _CopyPlan:

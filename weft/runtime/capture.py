@@ -14,8 +14,13 @@ int32 array when the graph runs. Outside a capture they run their bodies at once
 from __future__ import annotations
 
 import threading
+import weakref
 
 from .device import get_device
+
+#: Live geometry objects (Mesh, Bvh, HashGrid, Volume) by their id, an address in this
+#: process: `capture_save` refuses graphs that pass one (it would dangle in another process).
+handles: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 #: The list that recorded work goes to (the graph's, or a loop body's), None when not capturing.
 recording: list | None = None
@@ -37,6 +42,19 @@ class Graph:
     def __repr__(self):
         return f"<weft Graph on {self.device}: {len(self.ops)} operations>"
 
+    # Parameters of graphs read back by capture_load (see capture_io.LoadedGraph) -----------
+    is_loaded = False
+    params: dict = {}
+
+    def set_param(self, name: str, arr) -> None:
+        raise RuntimeError("set_param() is only supported on loaded APIC graphs (see capture_load)")
+
+    def get_param(self, name: str, arr) -> None:
+        raise RuntimeError("get_param() is only supported on loaded APIC graphs (see capture_load)")
+
+    def get_param_ptr(self, name: str):
+        raise RuntimeError("get_param_ptr() is only supported on loaded APIC graphs (see capture_load)")
+
 
 def active_graph(device=None) -> Graph | None:
     """The graph being captured (on `device`, if given), or None."""
@@ -45,13 +63,26 @@ def active_graph(device=None) -> Graph | None:
     return _graph
 
 
-def record(op) -> bool:
+class Saveable:
+    """A recorded operation with the description `capture_io` saves it by (`saved`)."""
+
+    __slots__ = ("op", "saved")
+
+    def __init__(self, op, saved: tuple):
+        self.op, self.saved = op, saved
+
+    def __call__(self):
+        self.op()
+
+
+def record(op, saved: tuple | None = None) -> bool:
     """Record `op` (a callable) into the capture if one is under way on this thread; True
     if it was (the caller then does not run it now). Work other threads issue meanwhile
-    runs as usual (Warp's default, thread-local capture mode)."""
+    runs as usual (Warp's default, thread-local capture mode). `saved` describes the work
+    for `capture_save` (see capture_io.py); work recorded without one cannot be saved."""
     if recording is None or threading.get_ident() != _owner:
         return False
-    recording.append(op)
+    recording.append(op if saved is None else Saveable(op, saved))
     return True
 
 
@@ -86,7 +117,7 @@ def capture_launch(graph: Graph, stream=None) -> None:
     """Run the work recorded in `graph`."""
     if not isinstance(graph, Graph):
         raise TypeError(f"capture_launch expects a Graph, got {type(graph).__name__}")
-    if not record(graph.launch):  # (a graph launched inside a capture becomes part of it)
+    if not record(graph.launch, ("graph", graph)):  # (a graph launched inside a capture becomes part of it)
         graph.launch()
 
 
@@ -134,7 +165,7 @@ def _body_ops(body, kwargs) -> list:
     """The work `body(**kwargs)` issues, recorded into a list of its own."""
     global recording
     if isinstance(body, Graph):
-        return [body.launch]
+        return [Saveable(body.launch, ("graph", body))]
     outer, recording = recording, []
     try:
         body(**kwargs)
@@ -161,7 +192,7 @@ def capture_while(condition, while_body, stream=None, **kwargs) -> None:
     def run_loop():
         while _condition_value(condition):
             _run(ops)
-    recording.append(run_loop)
+    recording.append(Saveable(run_loop, ("while", condition, ops)))
 
 
 def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) -> None:
@@ -180,7 +211,7 @@ def capture_if(condition, on_true=None, on_false=None, stream=None, **kwargs) ->
 
     def run_branch():
         _run(true_ops if _condition_value(condition) else false_ops)
-    recording.append(run_branch)
+    recording.append(Saveable(run_branch, ("if", condition, true_ops, false_ops)))
 
 
 def is_conditional_graph_supported() -> bool:

@@ -259,6 +259,7 @@ class Launch:
         self.block_dim = block_dim
         self.params = list(params) if params is not None else default_arguments(kernel, adjoint)
         self._adjoints_given = set()  # parameters whose adjoint array was set explicitly
+        self._raw = False  # a parameter was set from its packed form: `params` no longer tell it
         self._struct_params = [k for k, t in enumerate(kernel.params.values()) if isinstance(t, StructType)]
         self.spec = kernel.specialization(self.params, adjoint)
         self.compiled = kernel.compiled(self.spec, adjoint)
@@ -322,6 +323,7 @@ class Launch:
                 raise TypeError(f"kernel '{self.kernel.name}', argument {index}: a packed value of "
                                 f"{ctypes.sizeof(value)} bytes where {size} are expected")
             ctypes.memmove(ctypes.addressof(self.args) + offset, ctypes.addressof(value), size)
+            self._raw = True
         else:
             setattr(self.args, field, self.compiled.packers[index](value))
 
@@ -346,7 +348,11 @@ class Launch:
             self.set_param_at_index(k, v, adjoint=True)
 
     def launch(self, stream=None):
-        if capture.record(self.launch):  # inside a graph capture: runs when the graph does
+        if self._raw and getattr(capture.active_graph(), "apic", False):
+            raise NotImplementedError(f"kernel '{self.kernel.name}': a parameter set from a raw array ctype "
+                                      "(set_param_at_index_from_ctype) cannot be recorded in an apic=True "
+                                      "capture, whose arrays must be known to be saved; use set_param_at_index")
+        if capture.record(self.launch, None if self._raw else ("launch", self)):  # (inside a graph capture)
             return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
@@ -386,9 +392,19 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
                         f"({len(names)}: {', '.join(names)}) in adj_inputs + adj_outputs, "
                         f"got {len(adj_params)}")
     out = list(params)
-    out.extend(adj_params[k] if adj_params[k] is not None else default_adjoint(kernel, k, params[k])
-               for k in kernel.adjoint_param_indices)
+    out.extend(_given_adjoint(adj_params[k], params[k]) if adj_params[k] is not None
+               else default_adjoint(kernel, k, params[k]) for k in kernel.adjoint_param_indices)
     return out
+
+
+def _given_adjoint(adj, primal):
+    """The adjoint argument for `adj` as given: the adjoint of an indexed array may be given
+    as the plain gradient array of the array it indexes (Warp's backward ABI), which is
+    then indexed as the primal is."""
+    from .indexed_array import indexedarray
+    if isinstance(primal, indexedarray) and type(adj) is array and adj.shape == primal.data.shape:
+        return indexedarray(adj, primal.indices)
+    return adj
 
 
 def default_adjoint(kernel, k: int, primal):

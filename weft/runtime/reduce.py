@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from ..types import Matrix, Scalar, Vector, float32, float64
+from . import capture
 from .array import array, element_numpy, elements, empty
 
 _SUMMABLE = (float32, float64)
@@ -78,24 +79,57 @@ def _leading(a: array, axis: int, count: int) -> np.ndarray:
     return a.numpy()[tuple(index)]
 
 
+def _in_capture(operation: str, arrays, out, count, has_work: bool) -> bool:
+    """Whether a graph capture is under way (the reduction is then recorded, to run when the
+    graph does), after Warp's checks of reductions in a capture: an explicit `out` for a
+    result (a host value is not known until then), no negative strides or counts."""
+    if not capture.capturing():
+        return False
+    if count is not None and count < 0:
+        raise RuntimeError(f"APIC capture does not support {operation}() with a negative count")
+    if has_work and out is None:
+        raise NotImplementedError(f"APIC capture requires {operation}() to receive an explicit out array "
+                                  "(its result is only known when the graph runs)")
+    if any(stride < 0 for a in (*arrays, out) if a is not None for stride in a.strides):
+        raise NotImplementedError(f"APIC capture does not support {operation}() with negative strides")
+    return True
+
+
+def _reduce(operation: str, work, arrays, out, count, has_work: bool, kwargs: dict) -> None:
+    """Run `work` now, or record it in a graph capture (saveable as the call of `operation`)."""
+    if has_work and capture.record(work, ("call", f"weft.utils.{operation}", arrays, {"out": out, **kwargs})):
+        return
+    work()
+
+
 def array_sum(values: array, out: array | None = None, value_count: int | None = None,
               axis: int | None = None):
     """Sum of `values` (see the module docstring). For a vector or matrix dtype the sum is
     one of that type: a numpy array of its components when returned to the host."""
     _check_summable("array_sum", values)
     trailing = element_numpy(values.dtype)[1]
+    extent = values.size if axis is None else values.shape[_normalize_axis("array_sum", axis, values.ndim)]
+    has_work = (value_count if value_count is not None else extent) != 0 and values.size != 0
+    captured = _in_capture("array_sum", (values,), out, value_count, has_work)
+    kwargs = {"value_count": value_count, "axis": axis}
     if axis is None:
         count = _count("array_sum", value_count, values.size, "number of elements")
         result, host = _output("array_sum", out, (1,), values.dtype, values)
-        data = elements(values)[:count]
-        result.numpy()[0] = data.sum(axis=0, dtype=data.dtype)
+
+        def work():
+            data = elements(values)[:count]
+            result.numpy()[0] = data.sum(axis=0, dtype=data.dtype)
+        _reduce("array_sum", work, (values,), out, count, has_work and captured, kwargs)
         return result.numpy()[0] if host else result
     axis = _normalize_axis("array_sum", axis, values.ndim)
     count = _count("array_sum", value_count, values.shape[axis], f"extent of axis {axis}")
     shape = tuple(1 if d == axis else n for d, n in enumerate(values.shape))
     result, _ = _output("array_sum", out, shape, values.dtype, values)
-    data = _leading(values, axis, count)
-    result.numpy()[...] = data.sum(axis=axis, keepdims=True, dtype=data.dtype).reshape(shape + trailing)
+
+    def work_axis():
+        data = _leading(values, axis, count)
+        result.numpy()[...] = data.sum(axis=axis, keepdims=True, dtype=data.dtype).reshape(shape + trailing)
+    _reduce("array_sum", work_axis, (values,), out, count, has_work and captured, kwargs)
     return result
 
 
@@ -112,21 +146,31 @@ def array_inner(a: array, b: array, out: array | None = None, count: int | None 
     _check_summable("array_inner", a)
     scalar = _scalar_type(a.dtype)
     trailing_axes = tuple(range(-len(element_numpy(a.dtype)[1]), 0))
+    extent = a.size if axis is None else a.shape[_normalize_axis("array_inner", axis, a.ndim)]
+    has_work = (count if count is not None else extent) != 0 and a.size != 0
+    captured = _in_capture("array_inner", (a, b), out, count, has_work)
+    kwargs = {"count": count, "axis": axis}
     if axis is None:
         n = _count("array_inner", count, a.size, "number of elements")
         if n == 0 and out is None:
             return scalar.np_dtype.type(0)
         result, host = _output("array_inner", out, (1,), scalar, a)
-        x, y = elements(a)[:n], elements(b)[:n]
-        result.numpy()[0] = np.sum(x * y, dtype=x.dtype)
+
+        def work():
+            x, y = elements(a)[:n], elements(b)[:n]
+            result.numpy()[0] = np.sum(x * y, dtype=x.dtype)
+        _reduce("array_inner", work, (a, b), out, n, has_work and captured, kwargs)
         return result.numpy()[0] if host else result
     axis = _normalize_axis("array_inner", axis, a.ndim)
     n = _count("array_inner", count, a.shape[axis], f"extent of axis {axis}")
     shape = tuple(1 if d == axis else k for d, k in enumerate(a.shape))
     result, _ = _output("array_inner", out, shape, scalar, a)
-    x, y = _leading(a, axis, n), _leading(b, axis, n)
-    products = x * y
-    if trailing_axes:
-        products = products.sum(axis=trailing_axes, dtype=x.dtype)
-    result.numpy()[...] = products.sum(axis=axis, keepdims=True, dtype=x.dtype)
+
+    def work_axis():
+        x, y = _leading(a, axis, n), _leading(b, axis, n)
+        products = x * y
+        if trailing_axes:
+            products = products.sum(axis=trailing_axes, dtype=x.dtype)
+        result.numpy()[...] = products.sum(axis=axis, keepdims=True, dtype=x.dtype)
+    _reduce("array_inner", work_axis, (a, b), out, n, has_work and captured, kwargs)
     return result
