@@ -409,7 +409,7 @@ class Kernel:
             self._forget_if_sources_changed()
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
-        if self.deterministic and not self.module.name.startswith("weft."):
+        if self.deterministic and not (self.module.name or "").startswith("weft."):
             self._check_deterministic(spec, adjoint, consume, retain)
         target = self.target
         key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
