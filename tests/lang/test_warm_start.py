@@ -100,25 +100,11 @@ def test_the_funcs_a_kernel_calls_are_part_of_its_record(fresh_cache, no_ir):
         np.testing.assert_array_equal(_launch(_calling(_plus_one)), np.arange(8) + 1.0)
 
 
-def test_attributes_read_from_a_user_module_are_part_of_its_record(fresh_cache):
-    helpers = types.ModuleType("helpers")
-
-    def make():
-        def y_is_offset_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):
-            i = wp.tid()
-            y[i] = x[i] + helpers.OFFSET
-        return wp.kernel(y_is_offset_x)
-
-    helpers.OFFSET = 1.0
-    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 1.0)
-    helpers.OFFSET = 5.0
-    np.testing.assert_array_equal(_launch(make()), np.arange(8) + 5.0)
-
-
-def test_a_user_module_named_warp_something_is_described_too(fresh_cache):
-    """Where `warp` is weft under another name, a program's own modules may live under it
-    (Warp's test helpers are `warp.tests.*`): their attributes are the program's."""
-    helpers = types.ModuleType("warp.tests.helpers_of_this_test")
+@pytest.mark.parametrize("module_name", ["helpers", "warp.tests.helpers_of_this_test"])
+def test_attributes_read_from_a_user_module_are_part_of_its_record(fresh_cache, module_name):
+    """(Where `warp` is weft under another name, a program's own modules may live under it:
+    Warp's test helpers are `warp.tests.*`; their attributes are the program's too.)"""
+    helpers = types.ModuleType(module_name)
 
     def make():
         def y_is_offset_x(x: wp.array(dtype=float), y: wp.array(dtype=float)):

@@ -27,10 +27,8 @@ def bsr_row_index(offsets: array(dtype=_t.int32), row_count: int, block_index: i
 
 
 @func
-def bsr_block_index(row: int, col: int, bsr_offsets: array(dtype=_t.int32), bsr_columns: array(dtype=_t.int32)) -> int:
-    """Where block (row, col) is stored (compact storage, sorted rows), or -1."""
-    beg = bsr_offsets[row]
-    end = bsr_offsets[row + 1]
+def _block_in_row(bsr_columns: array(dtype=_t.int32), beg: int, end: int, col: int) -> int:
+    """Where column `col` is among a row's sorted columns `bsr_columns[beg:end]`, or -1."""
     idx = -1
     if end > beg:
         k = _lower_bound(bsr_columns, beg, end, col)
@@ -41,15 +39,14 @@ def bsr_block_index(row: int, col: int, bsr_offsets: array(dtype=_t.int32), bsr_
 
 
 @func
+def bsr_block_index(row: int, col: int, bsr_offsets: array(dtype=_t.int32), bsr_columns: array(dtype=_t.int32)) -> int:
+    """Where block (row, col) is stored (compact storage, sorted rows), or -1."""
+    return _block_in_row(bsr_columns, bsr_offsets[row], bsr_offsets[row + 1], col)
+
+
+@func
 def bsr_block_index(row: int, col: int, bsr_offsets: array(dtype=_t.int32),  # noqa: F811 - overload
                     bsr_columns: array(dtype=_t.int32), bsr_row_counts: array(dtype=_t.int32)) -> int:
     """Where block (row, col) is stored (padded storage), or -1."""
     beg = bsr_offsets[row]
-    end = beg + bsr_row_counts[row]
-    idx = -1
-    if end > beg:
-        k = _lower_bound(bsr_columns, beg, end, col)
-        if k < end:
-            if bsr_columns[k] == col:
-                idx = k
-    return idx
+    return _block_in_row(bsr_columns, beg, beg + bsr_row_counts[row], col)
