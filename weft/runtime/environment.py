@@ -8,7 +8,6 @@ entries (toolkit, driver, NVRTC, MathDx) are absent.
 
 from __future__ import annotations
 
-import importlib.metadata
 import platform
 import sys
 
@@ -105,6 +104,7 @@ def diagnostics() -> dict:
     info["llvm"] = llvm
     import numpy as np
     info["numpy"] = np.__version__
+    import importlib.metadata  # (here: it imports the email package, which `import weft` need not)
     for package in ("torch", "jax", "jaxlib"):  # (their versions, without importing them)
         try:
             info[package] = importlib.metadata.version(package)
