@@ -65,7 +65,6 @@ def _grid_id(ctx, x, name):
     return as_object_id(ctx, x, name, "grid id", "HashGrid.id")
 
 
-
 @builtin("hash_grid_query")
 def hash_grid_query(ctx, args, kwargs):
     """hash_grid_query(id, point, max_dist[, group]): a query over the points in the cells

@@ -49,7 +49,6 @@ def _describe(x):
     return repr(x.type) if isinstance(x, Value) else repr(x)
 
 
-
 def _call(ctx, func, args):
     return func.emit_call(ctx, args, {}, None)
 

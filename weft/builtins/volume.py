@@ -74,7 +74,6 @@ def _id(ctx, x, name):
     return as_object_id(ctx, x, name, "volume id", "Volume.id", kind=TypeError)
 
 
-
 def _vec3(ctx, x, name, allow_double=False):
     ok = (vec3f, vec3d) if allow_double else (vec3f,)
     if isinstance(x, Value) and isinstance(x.type, Vector) and x.type.length == 3 and x.type.flavor == "vec":

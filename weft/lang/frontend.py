@@ -135,61 +135,6 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         return f"__{base}{self._uid}"
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     def py_eval(self, node):
         """Evaluate an expression at compile time (annotations, static(...))."""
         code = compile(ast.Expression(body=node), self.src.file, "eval")
@@ -213,29 +158,5 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         if r is None:
             self.error(f"{_describe(t)} is not a weft type", node)
         return r
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 

@@ -718,7 +718,6 @@ class StatementsMixin:
         return out
 
 
-
 def _test_in_body(loop, test, prefix):
     """`while True: if not (test): break; *prefix; *body`, at `loop`'s place."""
     stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test), body=[ast.Break()], orelse=[])

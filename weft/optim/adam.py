@@ -37,7 +37,6 @@ def _step_kernel(param_t, moment_t):
     return adam_step
 
 
-
 class Adam:
     """Adam over a list of weft arrays.
 
