@@ -272,3 +272,25 @@ def test_no_backward_error_uses_warps_words():
     with pytest.raises(ValueError, match="Kernel must have backward pass enabled to compute Jacobians"):
         jacobian(pipeline, inputs=[f64([1.0])])
     np.testing.assert_allclose(jacobian_fd(pipeline, inputs=[f64([1.0])])[0, 0].numpy(), [[1.0]])
+
+
+@wp.kernel
+def _scale_by_block_dim(values: wp.array(dtype=float), output: wp.array(dtype=float)):
+    i = wp.tid()
+    output[i] = values[i] * float(wp.block_dim())
+
+
+def test_jacobian_launches_with_the_cpu_default_block_dim():
+    """As Warp's: `block_dim=None` (one thread per block on the CPU) unless one is asked for,
+    which matters under `config.enable_cpu_blocks`, where `block_dim()` reports it."""
+    values = wp.ones(2, dtype=float, requires_grad=True)
+    output = wp.zeros(2, dtype=float, requires_grad=True)
+    previous = wp.config.enable_cpu_blocks
+    wp.config.enable_cpu_blocks = True
+    try:
+        default = jacobian(_scale_by_block_dim, dim=2, inputs=[values], outputs=[output])
+        explicit = jacobian(_scale_by_block_dim, dim=2, inputs=[values], outputs=[output], block_dim=2)
+    finally:
+        wp.config.enable_cpu_blocks = previous
+    np.testing.assert_allclose(default[0, 0].numpy(), np.eye(2))
+    np.testing.assert_allclose(explicit[0, 0].numpy(), 2.0 * np.eye(2))

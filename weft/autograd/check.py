@@ -54,7 +54,7 @@ def compare(ad: np.ndarray, fd: np.ndarray, atol: float, rtol: float, i=0, j=0) 
 
 
 def gradcheck(function, dim=None, inputs=None, outputs=None, *, eps=1e-4, atol=1e-3, rtol=1e-2,
-              raise_exception=True, input_output_mask=None, device=None, max_blocks=0, block_dim=256,
+              raise_exception=True, input_output_mask=None, device=None, max_blocks=0, block_dim=None,
               max_inputs_per_var=-1, max_outputs_per_var=-1, plot_relative_error=False,
               plot_absolute_error=False, show_summary=True, restore_inputs=True) -> bool:
     """Check the adjoint of a kernel (or of a function that launches kernels) against

@@ -19,7 +19,7 @@ from .problem import Problem, make_problem, nudge, scalar_count
 
 
 def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=None, device=None,
-             max_blocks=0, block_dim=256, max_outputs_per_var=-1, plot_jacobians=False, metadata=None,
+             max_blocks=0, block_dim=None, max_outputs_per_var=-1, plot_jacobians=False, metadata=None,
              restore_inputs=True) -> dict:
     """Jacobians from the adjoint: one adjoint launch per output scalar, seeded with 1 there
     (fresh zero adjoints elsewhere), gives that row for every input at once.
@@ -50,7 +50,7 @@ def jacobian(function, dim=None, inputs=None, outputs=None, input_output_mask=No
 
 
 def jacobian_fd(function, dim=None, inputs=None, outputs=None, input_output_mask=None, device=None,
-                max_blocks=0, block_dim=256, max_inputs_per_var=-1, eps=1e-4, plot_jacobians=False,
+                max_blocks=0, block_dim=None, max_inputs_per_var=-1, eps=1e-4, plot_jacobians=False,
                 metadata=None, restore_inputs=True) -> dict:
     """Jacobians by central differences: each input scalar is moved by -eps and +eps and the
     forward re-run from the saved state of every array (outputs too, so kernels that

@@ -182,7 +182,7 @@ class KernelProblem(Problem):
     `out_pos[j]` give the argument position of differentiable input i / output j."""
 
     def __init__(self, name, kernel, dims, args, in_labels, out_labels, in_pos, out_pos, device=None,
-                 max_blocks=0, block_dim=256):
+                 max_blocks=0, block_dim=None):
         self.name, self.kernel, self.dims, self.args = name, kernel, dims, list(args)
         self.key = kernel.key
         self.in_labels, self.out_labels = list(in_labels), list(out_labels)
@@ -352,7 +352,7 @@ def _parameter_names(function, n: int) -> list[str]:
 
 
 # Making problems --------------------------------------------------------------------------------
-def make_problem(function, dim, inputs, outputs, device=None, max_blocks=0, block_dim=256,
+def make_problem(function, dim, inputs, outputs, device=None, max_blocks=0, block_dim=None,
                  restore_inputs=True) -> Problem:
     """The problem for the public functions' arguments: a kernel launch (`dim`, `inputs`,
     `outputs` as for `weft.launch`) or a Python function called as `function(*inputs)`."""
