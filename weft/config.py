@@ -109,6 +109,14 @@ deterministic_max_records: int = 0
 deterministic_debug: bool = False
 
 
+def check_deterministic_mode(value, what: str = "deterministic") -> DeterministicMode:
+    """`value` if it is a DeterministicMode; a ValueError naming `what` otherwise (a bool or
+    a string is refused, as in Warp)."""
+    if not isinstance(value, DeterministicMode):
+        raise ValueError(f"{what} must be a weft.DeterministicMode value, got {value!r}")
+    return value
+
+
 class _Settings(types.ModuleType):
     """This module: each assignment to a setting counts in `changes`, so that code keeping
     what it looked up under the current settings (a compiled kernel) knows to look again."""
@@ -116,8 +124,8 @@ class _Settings(types.ModuleType):
     changes: int = 0
 
     def __setattr__(self, name, value):
-        if name == "deterministic" and not isinstance(value, DeterministicMode):
-            raise ValueError(f"weft.config.deterministic must be a weft.DeterministicMode value, got {value!r}")
+        if name == "deterministic":
+            check_deterministic_mode(value, "weft.config.deterministic")
         super().__setattr__(name, value)
         if name != "changes":
             super().__setattr__("changes", self.changes + 1)

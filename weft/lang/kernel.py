@@ -174,10 +174,8 @@ class Kernel:
     @property
     def deterministic(self) -> bool:
         """Whether the kernel's module (or `config.deterministic`) asks for bit-exact results."""
-        mode = self.module.options["deterministic"]
-        if not isinstance(mode, config.DeterministicMode):
-            raise ValueError(f"kernel '{self.name}': deterministic must be a weft.DeterministicMode value, "
-                             f"got {mode!r}")
+        mode = config.check_deterministic_mode(self.module.options["deterministic"],
+                                               f"kernel '{self.name}': deterministic")
         return mode != config.DeterministicMode.NOT_GUARANTEED
 
     @property

@@ -82,9 +82,7 @@ class ModuleOptions(MutableMapping):
 def check_deterministic_options(options: dict) -> None:
     """Warp's checks of the deterministic options: `deterministic` a DeterministicMode (not
     a bool or a string), `deterministic_max_records` a non-negative int (made an int here)."""
-    mode = options.get("deterministic")
-    if not isinstance(mode, config.DeterministicMode):
-        raise ValueError(f"deterministic must be a weft.DeterministicMode value, got {mode!r}")
+    config.check_deterministic_mode(options.get("deterministic"))
     records = options.get("deterministic_max_records", 0)
     if isinstance(records, bool):
         raise TypeError("deterministic_max_records must be a non-negative integer, got bool")
@@ -147,7 +145,7 @@ class Module:
     def hash_kernel(self, kernel) -> bytes:
         """A content hash of one kernel (Warp's `Kernel.hash`): what `hash_module` hashes
         of it, with the module's options and the settings; cached like the module's."""
-        settings = repr([getattr(config, name, None) for name in _COMPILE_SETTINGS])
+        settings = self._settings_key()
         cache_key = ("kernel", id(kernel), settings)
         cached = self.hashers.get(cache_key)
         if cached is not None and cached[0]() is kernel:
@@ -348,22 +346,19 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     RuntimeError for a module with no weft kernels, funcs or structs. (`max_workers`:
     Warp's parallel build; weft compiles in this thread.)"""
     if isinstance(module, Module):
-        targets = [module]
+        name, targets = module.name, [module]
     else:
         name = caller_module_name(2) if module is None else \
             module if isinstance(module, str) else getattr(module, "__name__", None)
         if not isinstance(name, str):
             raise TypeError(f"load_module takes a module, a module's name or a weft Module, got {module!r}")
-        inside = [m for key, m in list(_MODULES.items()) if isinstance(key, str) and key.startswith(name + ".")]
         targets = [_MODULES[name]] if name in _MODULES else []
-        if recursive or not targets:
-            targets += inside
-        if not targets and name.split(".")[0] != "weft":  # (weft's own import their kernels when used)
-            raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
-                               f"(or is not imported): nothing to load")
-    if recursive and isinstance(module, Module):
+    if recursive or not targets:
         targets += [m for key, m in list(_MODULES.items())
-                    if isinstance(key, str) and key.startswith(f"{module.name}.")]
+                if isinstance(key, str) and isinstance(name, str) and key.startswith(f"{name}.")]
+    if not targets and name.split(".")[0] != "weft":  # (weft's own import their kernels when used)
+        raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
+                           f"(or is not imported): nothing to load")
     for m in targets:
         m.load(device, block_dim)
 
