@@ -440,6 +440,7 @@ class Tape:
 
     def _backward_entry(self, entry):
         """Run the adjoint of one recorded entry."""
+        from .runtime import capture
         from .runtime.launch import adjoint_arguments, run_compiled
         if not isinstance(entry, _Recorded):  # a step with its own backward (copy, Function)
             entry.backward()
@@ -470,10 +471,9 @@ class Tape:
             from .autograd.anomaly import run_checked
             run_checked(kernel, ck, entry.dims, params, True, entry.where)
         else:
-            from .runtime import capture
             dims = entry.dims
-            if not capture.record(lambda: run_compiled(ck, dims, params),  # (inside a graph capture)
-                                  ("adjoint", kernel, dims, params, retained)):
+            if not capture.capturing() or not capture.record(  # (inside a graph capture: recorded)
+                    lambda: run_compiled(ck, dims, params), ("adjoint", kernel, dims, params, retained)):
                 run_compiled(ck, dims, params)
 
     def zero(self):

@@ -192,7 +192,7 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         if not isinstance(value, (bool, np.bool_)):
             _fail(kernel, name, "a bool", _describe(value))
         return bool(value)
-    if type(value).__name__ == "bfloat16" and isinstance(value, np.generic):  # (ml_dtypes': no numbers.Number)
+    if isinstance(value, np.generic) and type(value).__name__ == "bfloat16":  # (ml_dtypes': no numbers.Number)
         value = float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
         _fail(kernel, name, f"a number ({t!r})", _describe(value))
@@ -352,8 +352,8 @@ class Launch:
             raise NotImplementedError(f"kernel '{self.kernel.name}': a parameter set from a raw array ctype "
                                       "(set_param_at_index_from_ctype) cannot be recorded in an apic=True "
                                       "capture, whose arrays must be known to be saved; use set_param_at_index")
-        if capture.record(self.launch, None if self._raw else ("launch", self)):  # (inside a graph capture)
-            return
+        if capture.capturing() and capture.record(self.launch, None if self._raw else ("launch", self)):
+            return  # (inside a graph capture: runs when the graph does)
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
         if config.anomaly_depth:  # weft.autograd.detect_anomaly()
