@@ -162,8 +162,9 @@ def func(f=None, *, name=None, module=None, inline=None):
         if isinstance(existing, Func) and existing.qualified_name == made.qualified_name:
             # a new func with the earlier overloads and this one (replacing one of the same
             # parameter types); an alias of the earlier func (`old = f`) keeps the earlier
+            own = made.overloads[0]
             made.overloads = list(existing.overloads)
-            made.add_overload(pyfunc)
+            made.include(own)
             made.inline = inline if inline is not None else existing.inline
         return made
     return wrap(f) if f is not None else wrap

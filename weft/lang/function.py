@@ -260,7 +260,11 @@ class Func:
 
     def add_overload(self, pyfunc):
         """Add an overload; one with the same parameter types replaces the earlier one."""
-        new = Overload(pyfunc)
+        self.include(Overload(pyfunc))
+
+    def include(self, new: Overload):
+        """Add the overload `new` (replacing one with the same parameter types): the func's
+        compiled instances and the kernels that inlined them look again (a redefinition)."""
         same = [k for k, o in enumerate(self.overloads) if list(o.params.values()) == list(new.params.values())]
         if same and self.overloads[same[0]].ref_params != new.ref_params:
             raise RuntimeError(f"func {self.name}: overloads cannot differ only in which parameters are "
