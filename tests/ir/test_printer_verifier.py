@@ -89,6 +89,26 @@ def test_dead_code_removes_unused_pure_ops_only():
     assert names == ["const", "print", "return"]
 
 
+def test_dead_code_removes_a_dead_chain_and_what_only_pruned_if_results_used():
+    def build(b):
+        x = b.const(1.0, float32)
+        for _ in range(50):  # a chain: each op feeds only the next, the last is unused
+            x = b.op("binary", [x, x], [float32], {"op": "add"}).results[0]
+        cond = b.const(True, wp.bool)
+        feeds_if = b.op("binary", [b.const(3.0, float32), b.const(4.0, float32)], [float32], {"op": "mul"}).results[0]
+        then, other = Block([]), Block([])
+        Builder(then).op("print", [b.const(5, int32)], [], {"fmt": (None, "\n")})
+        Builder(then).op("yield", [feeds_if])
+        Builder(other).op("yield", [feeds_if])
+        b.op("if", [cond], [float32], {}, [then, other])  # kept for its print; result unused
+    fn = dead_code(_function_with(build))
+    verify(fn)
+    names = [op.name for op in fn.body.ops]
+    assert "binary" not in names  # the chain and the if result's only producer are gone
+    if_op = next(op for op in fn.body.ops if op.name == "if")
+    assert if_op.results == [] and [op.name for op in if_op.regions[0].ops] == ["print", "yield"]
+
+
 @wp.func
 def twice(v: float) -> float:
     return v + v

@@ -6,6 +6,8 @@ after each stage.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .core import Block, Function, Op
 from .ops import SPECS
 from .printer import format_function
@@ -86,19 +88,32 @@ def _rename_uses(block: Block, mapping: dict):
 
 
 def dead_code(fn: Function) -> Function:
-    """Remove ops without effects whose results are unused (repeatedly, inside out)."""
-    while _dce_block(fn.body, _used_ids(fn.body)):
+    """Remove ops without effects whose results are unused.
+
+    One backward sweep per block with use counts: removing an op releases its operands, so a
+    whole dead chain goes in the same sweep (a fixpoint over a `used` set removed one link per
+    pass, which made big unrolled bodies such as 8x8 matrix adjoints quadratic)."""
+    uses = Counter()
+    _count_uses(fn.body, uses)
+    while _sweep_block(fn.body, uses):
         pass
     return fn
 
 
-def _used_ids(block: Block, used=None) -> set:
-    used = set() if used is None else used
+def _count_uses(block: Block, uses: Counter, step: int = 1):
     for op in block.ops:
-        used.update(v.id for v in op.operands)
+        for v in op.operands:
+            uses[v.id] += step
         for region in op.regions:
-            _used_ids(region, used)
-    return used
+            _count_uses(region, uses, step)
+
+
+def _release(op: Op, uses: Counter):
+    """Take back the uses of a removed op (its operands and those of its regions' ops)."""
+    for v in op.operands:
+        uses[v.id] -= 1
+    for region in op.regions:
+        _count_uses(region, uses, -1)
 
 
 def _has_effects(op: Op) -> bool:
@@ -111,46 +126,55 @@ def _has_effects(op: Op) -> bool:
     return any(_has_effects(inner) for region in op.regions for inner in region.ops)
 
 
-def _prune_tile_map_outputs(op: Op, used: set) -> bool:
+def _prune_tile_map_outputs(op: Op, uses: Counter) -> bool:
     """Drop the output tiles of a `tile_map` that nothing uses (and what its body yields for
     them), so that e.g. the old values of a `tile_atomic_add` nobody reads are not computed."""
     n_out = op.attrs["n_out"]
-    dead = [k for k in range(n_out) if op.results[k].id not in used]
+    dead = [k for k in range(n_out) if not uses[op.results[k].id]]
     if not dead:
         return False
-    term = op.regions[0].ops[-1]
-    term.operands = [v for k, v in enumerate(term.operands) if k not in dead]
+    _drop_yielded(op.regions[0].ops[-1], dead, uses)
     op.results = [r for k, r in enumerate(op.results) if k not in dead]
     op.attrs = {**op.attrs, "n_out": n_out - len(dead)}
     return True
 
 
-def _prune_if_results(op: Op, used: set) -> bool:
+def _prune_if_results(op: Op, uses: Counter) -> bool:
     """Drop the results of an `if` (kept for its effects) that nothing uses."""
-    dead = [k for k, r in enumerate(op.results) if r.id not in used]
+    dead = [k for k, r in enumerate(op.results) if not uses[r.id]]
     if not dead:
         return False
     for region in op.regions:
-        term = region.ops[-1]
-        term.operands = [v for k, v in enumerate(term.operands) if k not in dead]
+        _drop_yielded(region.ops[-1], dead, uses)
     op.results = [r for k, r in enumerate(op.results) if k not in dead]
     return True
 
 
-def _dce_block(block: Block, used: set) -> bool:
+def _drop_yielded(term: Op, dead: list, uses: Counter):
+    for k in dead:
+        uses[term.operands[k].id] -= 1
+    term.operands = [v for k, v in enumerate(term.operands) if k not in dead]
+
+
+def _sweep_block(block: Block, uses: Counter) -> bool:
+    """Remove dead ops last to first (a value's uses all come after its definition, so its
+    count is final when the sweep reaches it); True if anything changed."""
     changed = False
     kept = []
-    for op in block.ops:
+    for op in reversed(block.ops):
+        effects = _has_effects(op)
         if op.name == "tile_map":
-            changed |= _prune_tile_map_outputs(op, used)
-        elif op.name == "if" and _has_effects(op):
-            changed |= _prune_if_results(op, used)
-        if not _has_effects(op) and not any(r.id in used for r in op.results):
+            changed |= _prune_tile_map_outputs(op, uses)
+        elif op.name == "if" and effects:
+            changed |= _prune_if_results(op, uses)
+        if not effects and not any(uses[r.id] for r in op.results):
+            _release(op, uses)
             changed = True
             continue
         for region in op.regions:
-            changed |= _dce_block(region, used)
+            changed |= _sweep_block(region, uses)
         kept.append(op)
+    kept.reverse()
     block.ops = kept
     return changed
 
