@@ -38,6 +38,9 @@ EXAMPLES = [
     ("interop/example_jax_callable", [], False),
     ("core/example_dem", ["--num-frames", "1"], False),
     ("core/example_sph", ["--num-frames", "1"], False),
+    ("core/example_raymarch", ["--width", "256", "--height", "128"], True),
+    ("optim/example_fluid_checkpoint_custom_backward",  # (loss 0.519223 vs Warp's 0.519232 after 20 frames)
+     ["--num-frames", "20", "--train-iters", "2", "--pressure-iterations", "5"], False),
 ]
 COMMON = ["--headless", "--stage-path", "None", "--device", "cpu"]
 
@@ -49,6 +52,10 @@ NOT_RUN = {
     "geometry/example_isosurface": "wp.geometry.IsoSurfaceMarchingCubes / IsoSurfaceNets (not in weft)",
     "tile/example_tile_convolution": "CUDA", "tile/example_tile_fft": "CUDA", "tile/example_tile_filtering": "CUDA",
     "tile/example_tile_mlp": "CUDA", "tile/example_tile_stream_compaction": "CUDA",
+    "core/example_alloc_tracker": "wp.ScopedMemoryTracker",
+    "core/example_custom_allocator": "CUDA (Warp refuses custom allocators on the CPU)",
+    "core/example_cupy": "CuPy (CUDA)", "core/example_render_opengl": "an OpenGL window",
+    "distributed/*": "MPI, NCCL or NVSHMEM on GPUs", "fem/*": "warp.fem (not in weft)",
     "core/example_spin_lock": "warp.tests.unittest_utils", "core/example_work_queue": "warp.tests.unittest_utils",
     "core/example_fdtd_3d": "no options (runs ~1,000 steps of a 128^3 grid)",
     "core/example_fft_poisson_navier_stokes_2d": "no options (runs 10,000 steps)",
