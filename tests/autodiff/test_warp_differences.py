@@ -7,12 +7,16 @@ Warp's is wrong or Warp refuses something weft gets right. Each test states the 
 - Warp's test_array_composite_slot_multiply_assign_backward_rejected: `dst[0].x *= src[0]`
   is refused by Warp when backward is enabled; weft differentiates it exactly (the Tape
   keeps the old contents of dst for the adjoint).
+- Warp's test_codegen.test_overloaded_slot_update_backward_rejected: a slot update through
+  a user-redefined operator (`values[0].x += r` calling a @func `add`) is refused by Warp
+  with backward enabled; weft differentiates the redefined operator like any @func call.
 """
 
 import numpy as np
 
 import weft as wp
 
+from . import slot_operator_kernels as ops
 from .helpers import check_adjoint
 
 
@@ -66,3 +70,16 @@ def test_slot_multiply_assign_matches_finite_differences():
     s, v, m = rng.uniform(0.5, 1.5, 5), rng.standard_normal((5, 3)), rng.standard_normal((5, 2, 2))
     g = check_adjoint(scale_slots, 5, [s, (v, wp.vec3d), (m, wp.mat22d)])
     assert all(np.any(x != 0) for x in g)
+
+
+def test_slot_updates_through_redefined_operators_match_finite_differences():
+    rng = np.random.default_rng(5)
+    v, r = rng.standard_normal((4, 3)), rng.uniform(0.5, 1.5, 4)
+    for kernel, row in ((ops.slot_add, 0), (ops.slot_sub, 1), (ops.slot_add_in_func, 2)):
+        values, rhs = wp.array(v, dtype=wp.vec3d), wp.array(r, dtype=wp.float64)
+        wp.launch(kernel, 4, inputs=[values, rhs])
+        want = v.copy()
+        want[:, row] = v[:, row] * r if kernel is ops.slot_sub else v[:, row] - r
+        np.testing.assert_array_equal(values.numpy(), want)  # the redefined operators ran
+        g_values, g_rhs = check_adjoint(kernel, 4, [(v, wp.vec3d), r])
+        assert np.all(g_rhs != 0.0)

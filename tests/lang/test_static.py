@@ -146,3 +146,47 @@ def test_unique_kernels_with_unresolved_statics_compile_when_declared():
     out = wp.zeros(2)
     wp.launch(k, 1, inputs=[out])
     np.testing.assert_allclose(out.numpy(), [np.sin(1.0), np.cos(1.0)], rtol=1e-6)
+
+
+_index_name = 10  # a global named like a loop index below
+
+
+def test_loop_index_outside_its_loop_reads_the_global():
+    """A loop index is the kernel's own only inside its loop: a `static` after the loop
+    reading the same name sees the global (as Warp does), in a plain kernel and in one whose
+    AST a transformer rewrote so that one `static` call node sits in both places."""
+    import ast
+
+    @wp.kernel
+    def plain(out: wp.array(dtype=int)):
+        for _index_name in range(2):
+            out[_index_name] = wp.static(_index_name + 1)
+        out[2] = wp.static(_index_name + 1)
+
+    def raw(out: wp.array(dtype=int)):
+        for _index_name in range(2):
+            out[_index_name] = wp.static(_index_name + 1) + wp.static(0)
+        out[2] = 0
+
+    class Reuse(ast.NodeTransformer):
+        def visit_FunctionDef(self, node):
+            node.body[1].value = node.body[0].body[0].value.left  # the same Call node
+            return node
+
+    reused = wp.Kernel(raw, module=wp.get_module("test_static_reused_index"), code_transformers=[Reuse()])
+    for k in (plain, reused):
+        out = wp.zeros(3, dtype=int)
+        wp.launch(k, dim=1, inputs=[out])
+        np.testing.assert_array_equal(out.numpy(), [1, 2, 11])
+
+
+def test_loop_index_outside_its_loop_without_global_is_its_last_value():
+    @wp.kernel
+    def k(out: wp.array(dtype=int)):
+        for j in range(3):
+            out[j] = wp.static(j)
+        out[3] = wp.static(j * 10)  # no global `j`: the index's last value, as in Python
+
+    out = wp.zeros(4, dtype=int)
+    wp.launch(k, dim=1, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 2, 20])

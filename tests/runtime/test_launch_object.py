@@ -78,3 +78,33 @@ def test_a_launch_does_not_keep_its_arrays_alive():
     other = wp.zeros(2, dtype=int)  # a new array, perhaps at the same address: packed anew
     wp.launch(arange, dim=2, inputs=[other])
     np.testing.assert_array_equal(other.numpy(), [0, 1])
+
+
+@wp.kernel
+def composite_params(v: wp.vec3, m: wp.mat22, s: Params, out: wp.array(dtype=float), idx: wp.array(dtype=int)):
+    out[0] = v[0] + m[1, 1] + float(s.offset + idx[0])
+
+
+def test_params_are_listed_in_warps_order():
+    """`params`: the launch bounds, the arguments, then (adjoint) one adjoint per parameter;
+    unset numbers, composites and structs are zero, in the forward and the adjoint lists."""
+    cmd = wp.Launch(composite_params, "cpu")
+    assert cmd.params[0] is cmd.bounds == (0,)
+    assert len(cmd.params) == 1 + 5 and cmd.params[4] is None and cmd.params[5] is None
+    assert cmd.params[3].offset == 0
+    np.testing.assert_array_equal(np.concatenate([np.ravel(cmd.params[k]) for k in (1, 2)]), np.zeros(7))
+    cmd.set_dim(3)
+    assert cmd.params[0] is cmd.bounds == (3,)
+
+    out = wp.zeros(1, requires_grad=True)
+    out.grad.fill_(1.0)
+    adj = wp.Launch(composite_params, "cpu", adjoint=True)
+    assert len(adj.params) == 1 + 2 * 5
+    np.testing.assert_array_equal(np.concatenate([np.ravel(adj.params[k]) for k in (6, 7)]), np.zeros(7))
+    assert adj.params[8].offset == 0
+    adj.set_param_by_name("out", out)
+    assert adj.params[4] is out and adj.params[9] is out.grad  # an array's adjoint: its .grad
+    assert adj.params[10] is None  # an int array has no adjoint
+    adj.set_param_by_name("idx", wp.zeros(1, dtype=int))
+    adj.set_dim(1)
+    adj.launch()

@@ -58,7 +58,7 @@ def test_set_param_at_index_and_set_params():
     cmd.launch()
     assert out2.numpy().tolist() == [7] * 4
     assert out.numpy().tolist() == [0, 5, 10, 15]  # the old output is left alone
-    assert cmd.params[0] is b
+    assert cmd.arguments[0] is b and cmd.params[1] is b  # (params: Warp's, the bounds first)
 
 
 def test_set_param_by_name():
@@ -130,7 +130,7 @@ def test_bad_updates_leave_the_launch_usable():
         g.set_dim((2, 2, 2))
     cmd.launch()
     assert out.numpy().tolist() == [2] * 4
-    assert cmd.params[2] == 2.0
+    assert cmd.arguments[2] == 2.0 and cmd.params[3] == 2.0
 
 
 def test_recorded_launch_reports_run_time_errors():

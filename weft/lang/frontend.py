@@ -80,6 +80,7 @@ class FunctionCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                       Loc(self.src.file, node.lineno, node.col_offset))
         self.fn = fn
         self.loops = []  # (an earlier attempt may have stopped inside loops)
+        self.loop_targets = []  # the index names of the `for` loops being compiled, outermost first
         self.b = Builder(fn.body, fn.loc)
         self.scope: dict = dict(zip(self.param_types, fn.params))
         self.scope.update(self.constants)

@@ -307,6 +307,14 @@ class StatementsMixin:
         self.b.op("assert", [cond], [], {"message": message})
 
     def stmt_For(self, node):
+        targets = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
+        self.loop_targets.extend(targets)
+        try:
+            return self._stmt_for(node)
+        finally:
+            del self.loop_targets[len(self.loop_targets) - len(targets):]
+
+    def _stmt_for(self, node):
         if node.orelse:
             self.error("for/else is not supported", node)
         self._declare_before_loop(node)

@@ -6,7 +6,9 @@ is evaluated once, when the kernel is defined; the others when the kernel is com
 sees the kernel's globals and closure, the compile-time constants of its scope (an
 unrolled loop's index, a constant local) and `len(v)` of a local vector, matrix or tuple
 (its length is part of its type). Names bound to run-time values are hidden, so that a
-global of the same name is never used in their place. The value must be one a kernel can
+global of the same name is never used in their place; but a name bound only as a loop
+index is the kernel's own only inside its loops (outside them, as in Warp, a global of that
+name is used if there is one). The value must be one a kernel can
 hold: a number, string, vector, matrix, struct without arrays, type or function.
 """
 
@@ -28,15 +30,17 @@ def eager_static_values(source) -> dict:
     loop indices), in source order. Keyed by the call's source span; one that fails is left
     for the compiler, which reports it at its line."""
     tree = source.tree
-    local = {a.arg for a in tree.args.args} | _assigned_names(tree.body, calls=False)
+    loop_only = loop_only_names(tree)
+    local = ({a.arg for a in tree.args.args} | _assigned_names(tree.body, calls=False)) - loop_only
     env = dict(source.globals)
     env.update(source.closure)
-    calls = sorted(_outermost_static_calls(tree, env), key=lambda n: (n.lineno, n.col_offset))
+    calls = sorted(_outermost_static_calls(tree, env), key=lambda c: (c[0].lineno, c[0].col_offset))
     values = {}
-    for call in calls:
+    for call, enclosing in calls:
         if len(call.args) != 1 or call.keywords:
             continue
-        if any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(call.args[0])):
+        if any(isinstance(n, ast.Name) and (n.id in local or n.id in enclosing)
+               for n in ast.walk(call.args[0])):
             continue
         try:
             code = compile(ast.Expression(body=call.args[0]), source.file, "eval")
@@ -50,11 +54,30 @@ def static_key(call) -> tuple:
     return (call.lineno, call.col_offset, call.end_lineno, call.end_col_offset)
 
 
+def loop_only_names(tree) -> set[str]:
+    """Names the function binds only as `for` loop indices (not parameters, not assigned).
+    As in Warp, such a name is the kernel's own only inside its loops: a `static(...)`
+    elsewhere that reads it sees the global (or closure) variable of that name, if any."""
+    targets, bound = set(), {a.arg for a in tree.args.args}
+    index_nodes = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.For):
+            for t in ast.walk(n.target):
+                if isinstance(t, ast.Name):
+                    targets.add(t.id)
+                    index_nodes.add(id(t))
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and id(n) not in index_nodes:
+            bound.add(n.id)
+    return targets - bound
+
+
 def _outermost_static_calls(tree, env):
+    """(call, index names of the loops enclosing it) for each outermost `static(...)` call."""
     from ..builtins.arith import STATIC
-    stack = list(tree.body)
+    stack = [(n, frozenset()) for n in tree.body]
     while stack:
-        n = stack.pop()
+        n, enclosing = stack.pop()
         if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) \
                 and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "static":
             try:
@@ -62,10 +85,14 @@ def _outermost_static_calls(tree, env):
             except Exception:  # noqa: BLE001
                 func = None
             if func is STATIC:
-                yield n
+                yield n, enclosing
                 continue  # (a static inside it runs when it is evaluated)
-        if not isinstance(n, (ast.FunctionDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(n))
+        if isinstance(n, ast.For):
+            inner = enclosing | {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+            stack.append((n.iter, enclosing))
+            stack.extend((c, inner) for c in (*n.body, *n.orelse))
+        elif not isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            stack.extend((c, enclosing) for c in ast.iter_child_nodes(n))
 
 
 def evaluate_static(compiler, node):
@@ -80,7 +107,15 @@ def evaluate_static(compiler, node):
     expr = _with_static_lengths(node.args[0], compiler.scope)
     env = dict(compiler.src.globals)
     env.update(compiler.src.closure)
+    # A loop index read outside its loops: the global (or closure) variable of that name
+    # when there is one, as Warp evaluates such an expression when the kernel is defined.
+    loop_only = getattr(compiler.src, "loop_only_names", None)
+    if loop_only is None:
+        loop_only = compiler.src.loop_only_names = loop_only_names(compiler.src.tree)
+    outside = (loop_only - set(getattr(compiler, "loop_targets", ()))) & env.keys()
     for name, value in compiler.scope.items():
+        if name in outside:
+            continue
         known = constant_value(value) if isinstance(value, Value) else None
         if known is not None:  # a local holding a constant here (`n = 3`) is that constant
             env[name] = known

@@ -256,7 +256,7 @@ def _describe(op, saver: _Saver):
     if kind == "launch":
         launch = rest[0]
         return {"op": "launch", **_kernel_desc(launch.kernel), "dims": list(launch.dims),
-                "adjoint": bool(launch.adjoint), "params": saver.value(list(launch.params))}
+                "adjoint": bool(launch.adjoint), "params": saver.value(list(launch.arguments))}
     if kind == "adjoint":  # a Tape's adjoint launch (adjoints of overwritten elements consumed)
         k, dims, params, retained = rest
         return {"op": "adjoint", **_kernel_desc(k), "dims": list(dims), "params": saver.value(list(params)),

@@ -239,13 +239,19 @@ def _product(dims) -> int:
 # Running --------------------------------------------------------------------------------------
 class Launch:
     """A launch with its arguments packed, ready to run again with little overhead. With
-    `adjoint=True` it runs the adjoint kernel: `params` are then the primal arguments and
-    the adjoint arrays (see `adjoint_arguments`).
+    `adjoint=True` it runs the adjoint kernel.
 
     `launch(..., record_cmd=True)` makes one; `Launch(kernel, device)` (Warp's form) makes
     one with default arguments (arrays None, numbers and composites zero) and no threads,
-    to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr`, `bounds`,
-    `max_blocks` and `block_dim` are Warp's CUDA launch details, kept but unused on the CPU."""
+    to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr`, `max_blocks` and
+    `block_dim` are Warp's CUDA launch details, kept but unused on the CPU.
+
+    `arguments` are the values the kernel runs with: its arguments, then (adjoint) the
+    adjoint array of each parameter that has one (see `adjoint_arguments`); the `params`
+    given to the constructor are in this form. `params` lists them as Warp does: the launch
+    bounds (`bounds`: the launch shape), the arguments, then (adjoint) one adjoint per
+    parameter, zero for a number, vector, matrix or struct (a value passed by copy, whose
+    adjoint reaches no caller; weft's adjoint kernel has no argument for it)."""
 
     def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
                  max_blocks=0, block_dim=256, adjoint=False, *, dims=None):
@@ -257,18 +263,37 @@ class Launch:
         self.adjoint = adjoint
         self.max_blocks = max_blocks
         self.block_dim = block_dim
-        self.params = list(params) if params is not None else default_arguments(kernel, adjoint)
+        self.arguments = list(params) if params is not None else default_arguments(kernel, adjoint)
         self._adjoints_given = set()  # parameters whose adjoint array was set explicitly
         self._raw = False  # a parameter was set from its packed form: `params` no longer tell it
         self._struct_params = [k for k, t in enumerate(kernel.params.values()) if isinstance(t, StructType)]
-        self.spec = kernel.specialization(self.params, adjoint)
+        self.spec = kernel.specialization(self.arguments, adjoint)
         self.compiled = kernel.compiled(self.spec, adjoint)
-        self.args = self.compiled.pack(self.params)
+        self.args = self.compiled.pack(self.arguments)
         self.ctx = LaunchContext.for_kernel(self.compiled)
         if dims is None:  # nothing to run until set_dim
             self.dims, self.total = (0,), set_launch_shape(self.ctx, (0,))
         else:
             self.set_dim(dims)
+
+    @property
+    def bounds(self) -> tuple:
+        """The launch shape (Warp's launch bounds)."""
+        return self.dims
+
+    @property
+    def params(self) -> list:
+        """The launch's parameters in Warp's order (a new list; see the class's text)."""
+        n = len(self.kernel.arg_names)
+        out = [self.bounds, *self.arguments[:n]]
+        if self.adjoint:
+            arrays = self.kernel.adjoint_param_indices
+            for k, t in enumerate(self.kernel.params.values()):
+                if k in arrays:
+                    out.append(self.arguments[n + arrays.index(k)])
+                else:
+                    out.append(default_value(t))
+        return out
 
     def set_dim(self, dim):
         self.dims = normalize_dim(self.kernel, dim)
@@ -289,7 +314,7 @@ class Launch:
                 return  # not an array of floats: it has no adjoint argument
             if value is None:
                 self._adjoints_given.discard(index)
-                value = default_adjoint(self.kernel, index, self.params[index])
+                value = default_adjoint(self.kernel, index, self.arguments[index])
             else:
                 self._adjoints_given.add(index)
             self._set(n + arrays.index(index), value)
@@ -302,14 +327,14 @@ class Launch:
 
     def _set(self, index: int, value):
         packed = self.compiled.packers[index](value)
-        self.params[index] = value
-        spec = self.kernel.specialization(self.params, self.adjoint)
+        self.arguments[index] = value
+        spec = self.kernel.specialization(self.arguments, self.adjoint)
         if spec == self.spec:
             setattr(self.args, f"p{index}", packed)
         else:  # a strided array where a contiguous one was (or back): another variant
             self.spec = spec
             self.compiled = self.kernel.compiled(spec, self.adjoint)
-            self.args = self.compiled.pack(self.params)
+            self.args = self.compiled.pack(self.arguments)
 
     def set_param_at_index_from_ctype(self, index: int, value, adjoint: bool = False):
         """Set argument `index` from its packed (ctypes) form, without conversion."""
@@ -355,10 +380,10 @@ class Launch:
         if capture.capturing() and capture.record(self.launch, None if self._raw else ("launch", self)):
             return  # (inside a graph capture: runs when the graph does)
         for k in self._struct_params:  # mutable: their fields may have changed since
-            setattr(self.args, f"p{k}", self.compiled.packers[k](self.params[k]))
+            setattr(self.args, f"p{k}", self.compiled.packers[k](self.arguments[k]))
         if config.anomaly_depth:  # weft.autograd.detect_anomaly()
             from ..autograd.anomaly import run_checked
-            run_checked(self.kernel, self.compiled, self.dims, self.params, self.adjoint,
+            run_checked(self.kernel, self.compiled, self.dims, self.arguments, self.adjoint,
                         run=lambda: run(self.compiled, self.args, self.ctx, self.total))
             return
         run(self.compiled, self.args, self.ctx, self.total)
@@ -367,17 +392,20 @@ class Launch:
 def default_arguments(kernel, adjoint: bool) -> list:
     """Arguments for a Launch made without any: arrays None, numbers, vectors and structs
     zero (adjoints: those of default_adjoint)."""
-    out = []
-    for t in kernel.params.values():
-        if isinstance(t, ArrayType):
-            out.append(None)
-        elif isinstance(t, (Scalar, Vector, Matrix, StructType)):
-            out.append(t() if isinstance(t, StructType) else False if t is bool_ else t(0))
-        else:
-            out.append(None)
+    out = [default_value(t) for t in kernel.params.values()]
     if adjoint:
         out.extend(default_adjoint(kernel, k, out[k]) for k in kernel.adjoint_param_indices)
     return out
+
+
+def default_value(t):
+    """A parameter's value in a Launch made without arguments: None for an array, zero
+    for a number, vector or matrix, a default struct."""
+    if isinstance(t, StructType):
+        return t()
+    if isinstance(t, (Scalar, Vector, Matrix)):
+        return False if t is bool_ else t(0)
+    return None
 
 
 def adjoint_arguments(kernel, params, adj_params) -> list:
