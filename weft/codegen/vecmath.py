@@ -46,6 +46,10 @@ random and edge-case inputs (float32: every 16th bit pattern)::
 Every function is accurate over its whole domain except sin/cos/tan past the
 ranges above.
 
+Under ``-mllvm -limit-float-precision=N`` (``cpu_compiler_flags``), float32 exp, exp2,
+log, log2 and log10 are LLVM's own intrinsics instead (``_limited_helper``), which its
+code generator expands into the low-precision sequences that option asks for.
+
 Special values follow C99 Annex F: NaN propagates, +-0 keep their sign for odd
 functions, overflow gives +-inf, underflow gives (sub)normals or 0, log of a
 negative number is NaN, log(0) = -inf, pow(x, 0) = 1, pow(1, y) = 1, negative
