@@ -5,6 +5,7 @@ the destination (`retain_grad` keeps it), for views and offsets too."""
 import contextlib
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -186,3 +187,32 @@ def test_an_overlapping_copy_is_differentiated_without_a_warning():
         fd.append((run(y0 + e)[1].numpy()[0] - run(y0 - e)[1].numpy()[0]) / (2 * h))
     np.testing.assert_allclose(y.grad.numpy(), fd, rtol=1e-8)
     np.testing.assert_allclose(fd, [1.0 + 2.0, 3.0, 4.0, 0.0], rtol=1e-8)  # weights 1, 2, 3, 4
+
+
+def test_copies_of_data_without_derivatives_pass_no_gradient():
+    """The rest of Warp 1.19's test_tape_copy_adjoint_out_of_scope, where weft deliberately
+    differs: Warp copies the gradient's bytes. A bool array (or vector of bools) has no
+    derivative, so a clone's backward leaves the source's gradient as it was (and does not
+    fail); a copy between dtypes of one size reinterprets bytes and has no derivative: an
+    integer gradient stops there, and a nonzero float one reaching it is an error."""
+    for dtype in (wp.bool, wp.types.vector(length=3, dtype=wp.bool)):
+        b = wp.zeros(4, dtype=dtype, requires_grad=True)
+        with wp.Tape() as tape:
+            cloned = wp.clone(b)
+        cloned.grad.fill_(True)
+        tape.backward()
+        assert not b.grad.numpy().any()
+    a = wp.ones(4, dtype=float, requires_grad=True)
+    ints = wp.zeros(4, dtype=wp.int32, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(ints, a)
+    assert ints.numpy().tolist() == [np.float32(1).view(np.int32)] * 4  # (the bytes)
+    ints.grad.assign(np.ones(4, dtype=np.int32))
+    tape.backward()
+    assert not a.grad.numpy().any()
+    floats = wp.zeros(4, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(floats, ints)
+    floats.grad.fill_(1.0)
+    with pytest.raises(RuntimeError, match="reinterprets bytes and has no derivative"):
+        tape.backward()
