@@ -2,7 +2,10 @@
 adds the destination's gradient of the copied range into the source's and consumes it in
 the destination (`retain_grad` keeps it), for views and offsets too."""
 
+import contextlib
+
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -16,6 +19,12 @@ def total(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
 def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = 2.0 * x[i]
+
+
+@wp.kernel
+def weighted_total(x: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, wp.float64(i + 1) * x[i])
 
 
 def _x():
@@ -149,3 +158,61 @@ def test_copies_within_one_array_have_their_true_gradient():
         wp.launch(total_2d, (4, 2), inputs=[base, loss])
     tape.backward(loss=loss)
     np.testing.assert_array_equal(base.grad.numpy(), np.tile([2.0, 0.0], (4, 1)))
+
+
+def test_an_overlapping_copy_is_differentiated_without_a_warning():
+    """Warp 1.19 warns (once) that an overlapping copy "cannot yet be fully tracked" and
+    falls back to copying the gradient's bytes (its test_tape_copy_adjoint_fallback_warning
+    expects that warning). weft tracks it exactly, so it says nothing; the gradient is
+    checked against float64 central differences of the same copy."""
+    import warnings
+
+    def run(y0, tape=None):
+        y = wp.array(y0, dtype=wp.float64, requires_grad=tape is not None)
+        loss = wp.zeros(1, dtype=wp.float64, requires_grad=tape is not None)
+        with tape if tape is not None else contextlib.nullcontext():
+            wp.copy(y, y, dest_offset=1, src_offset=0, count=3)
+            wp.launch(weighted_total, 4, inputs=[y, loss])
+        return y, loss
+
+    y0 = np.array([1.0, 2.0, 3.0, 4.0])
+    tape = wp.Tape()
+    y, loss = run(y0, tape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tape.backward(loss=loss)
+    h, fd = 1e-6, []
+    for k in range(4):
+        e = np.eye(4)[k] * h
+        fd.append((run(y0 + e)[1].numpy()[0] - run(y0 - e)[1].numpy()[0]) / (2 * h))
+    np.testing.assert_allclose(y.grad.numpy(), fd, rtol=1e-8)
+    np.testing.assert_allclose(fd, [1.0 + 2.0, 3.0, 4.0, 0.0], rtol=1e-8)  # weights 1, 2, 3, 4
+
+
+def test_copies_of_data_without_derivatives_pass_no_gradient():
+    """The rest of Warp 1.19's test_tape_copy_adjoint_out_of_scope, where weft deliberately
+    differs: Warp copies the gradient's bytes. A bool array (or vector of bools) has no
+    derivative, so a clone's backward leaves the source's gradient as it was (and does not
+    fail); a copy between dtypes of one size reinterprets bytes and has no derivative: an
+    integer gradient stops there, and a nonzero float one reaching it is an error."""
+    for dtype in (wp.bool, wp.types.vector(length=3, dtype=wp.bool)):
+        b = wp.zeros(4, dtype=dtype, requires_grad=True)
+        with wp.Tape() as tape:
+            cloned = wp.clone(b)
+        cloned.grad.fill_(True)
+        tape.backward()
+        assert not b.grad.numpy().any()
+    a = wp.ones(4, dtype=float, requires_grad=True)
+    ints = wp.zeros(4, dtype=wp.int32, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(ints, a)
+    assert ints.numpy().tolist() == [np.float32(1).view(np.int32)] * 4  # (the bytes)
+    ints.grad.assign(np.ones(4, dtype=np.int32))
+    tape.backward()
+    assert not a.grad.numpy().any()
+    floats = wp.zeros(4, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(floats, ints)
+    floats.grad.fill_(1.0)
+    with pytest.raises(RuntimeError, match="reinterprets bytes and has no derivative"):
+        tape.backward()

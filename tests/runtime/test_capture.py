@@ -81,6 +81,28 @@ def test_indexed_fills_are_recorded_and_read_their_indices_when_replayed():
     assert a.numpy().tolist() == [42, 0, 0, 0, 0, 0, 42, 0]
 
 
+def test_strided_copies_and_fills_replay_with_the_contents_at_replay_time():
+    """Warp 1.19 refuses a non-contiguous copy or fill (and an indexed fill) inside a CPU
+    capture with NotImplementedError (its test_graph_*_cpu_rejected); weft records them, and
+    each replay reads the source as it is then."""
+    src = wp.array(np.arange(16, dtype=np.int32).reshape(4, 4))
+    dst = wp.zeros((4, 4), dtype=wp.int32)
+    with wp.ScopedCapture() as capture:
+        wp.copy(dst[:, 0], src[:, 2])  # strided on both sides
+        dst[1:3, 3].fill_(-1)
+    assert not dst.numpy().any()
+    wp.capture_launch(capture.graph)
+    expected = np.zeros((4, 4), np.int32)
+    expected[:, 0], expected[1:3, 3] = [2, 6, 10, 14], -1
+    np.testing.assert_array_equal(dst.numpy(), expected)
+    src.assign(10 * np.arange(16, dtype=np.int32).reshape(4, 4))
+    dst.zero_()
+    wp.capture_launch(capture.graph)
+    expected[:, 0] = [20, 60, 100, 140]
+    np.testing.assert_array_equal(dst.numpy(), expected)
+    np.testing.assert_array_equal(src.numpy(), 10 * np.arange(16).reshape(4, 4))  # (untouched)
+
+
 def test_arrays_made_inside_the_capture_live_with_the_graph():
     x = wp.array(np.arange(4, dtype=np.float32) + 1)
     out = wp.zeros(4)

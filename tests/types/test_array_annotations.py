@@ -205,3 +205,21 @@ def test_annotation_members_and_ctype():
     assert set(wp.fabricarray[float, 2].vars) == {"size"}
     desc = t.__ctype__()
     assert isinstance(desc, array_descriptor(2)) and desc.data is None and list(desc.shape) == [0, 0]
+
+
+def test_annotations_are_light_objects_not_arrays():
+    """`array[float]` and its kin are slotted annotation objects (no instance __dict__), as
+    Warp's are, and never arrays."""
+    from weft._src.types import _ArrayAnnotation, _ArrayAnnotationBase, _IndexedArrayAnnotation
+    for ann in (wp.array[float], wp.array2d[float], wp.array[float, Any], wp.array[Any],
+                wp.fixedarray(dtype=float, shape=(2, 3))):
+        assert isinstance(ann, _ArrayAnnotation) and isinstance(ann, _ArrayAnnotationBase)
+        assert not isinstance(ann, wp.array) and not hasattr(ann, "__dict__")
+    for ann in (wp.indexedarray[float], wp.fabricarray[float], wp.indexedfabricarray[float]):
+        assert not hasattr(ann, "__dict__")
+    assert isinstance(wp.indexedarray[float], _IndexedArrayAnnotation)
+    assert not isinstance(wp.indexedarray[float], wp.indexedarray)
+    with pytest.raises(AttributeError):
+        wp.array[float].extra = 1
+    # (scalar, vector and struct types keep their attributes)
+    assert hasattr(wp.float32, "__dict__") and hasattr(wp.vec3, "__dict__")

@@ -109,6 +109,21 @@ def current_flags() -> Flags:
     return parse_flags(_setting(0, "cpu_compiler_flags"))
 
 
+def limited_float_precision() -> int:
+    """The bits of precision `-mllvm -limit-float-precision=N` asks of float32 exp, exp2,
+    log, log2 and log10 under the current flags (LLVM's low-precision inline sequences
+    apply for N in 1 to 18), or 0: full precision."""
+    bits = 0
+    for option in current_flags().llvm_options:
+        name, _, value = option.lstrip("-").partition("=")
+        if name == "limit-float-precision":
+            try:
+                bits = int(value)
+            except ValueError:
+                bits = 0  # (LLVM itself refuses the value when it compiles)
+    return bits if 1 <= bits <= 18 else 0
+
+
 def opt_level() -> int:
     level = _setting(1, "optimization_level")
     if level is None:

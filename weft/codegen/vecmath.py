@@ -46,6 +46,10 @@ random and edge-case inputs (float32: every 16th bit pattern)::
 Every function is accurate over its whole domain except sin/cos/tan past the
 ranges above.
 
+Under ``-mllvm -limit-float-precision=N`` (``cpu_compiler_flags``), float32 exp, exp2,
+log, log2 and log10 are LLVM's own intrinsics instead (``_limited_helper``), which its
+code generator expands into the low-precision sequences that option asks for.
+
 Special values follow C99 Annex F: NaN propagates, +-0 keep their sign for odd
 functions, overflow gives +-inf, underflow gives (sub)normals or 0, log of a
 negative number is NaN, log(0) = -inf, pow(x, 0) = 1, pow(1, y) = 1, negative
@@ -77,10 +81,48 @@ def _check_type(ty: ir.Type) -> None:
         raise TypeError(f"vecmath supports float and double scalars (and vectors of them), got {ty}")
 
 
+#: What LLVM's -limit-float-precision option makes low-precision (float32 only).
+LIMITED = ("exp", "exp2", "log", "log2", "log10")
+
+
+def _limited_helper(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
+    """name(x) under `-mllvm -limit-float-precision=N` (cpu.limited_float_precision): LLVM's
+    own intrinsic, which its code generator expands into the low-precision sequence the
+    option asks for, as it does for Warp's C `expf`. The expansion exists for scalars only,
+    so the intrinsic sits in a helper kept out of line (`noinline`: the vectorisers cannot
+    widen it) and a vector calls it lane by lane."""
+    lanes = isinstance(ty, ir.VectorType)
+    fname = f"__weft_lp_{name}_{f'v{ty.count}' if lanes else ''}f32"
+    fn = module.globals.get(fname)
+    if fn is not None:
+        return fn
+    fn = ir.Function(module, ir.FunctionType(ty, [ty]), fname)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    if lanes:
+        fn.attributes.add("alwaysinline")
+        scalar = _limited_helper(module, name, ty.element)
+        out = ir.Constant(ty, ir.Undefined)
+        for i in range(ty.count):
+            lane = b.call(scalar, [b.extract_element(fn.args[0], ir.Constant(ir.IntType(32), i))])
+            out = b.insert_element(out, lane, ir.Constant(ir.IntType(32), i))
+        b.ret(out)
+    else:
+        fn.attributes.add("noinline")
+        intrinsic = module.declare_intrinsic(f"llvm.{name}", [ty])
+        b.ret(b.call(intrinsic, [fn.args[0]]))
+    return fn
+
+
 def _helper(module: ir.Module, name: str, ty: ir.Type, nargs: int) -> ir.Function:
     """Get or emit the internal alwaysinline helper for (name, type)."""
     lanes = f"v{ty.count}" if isinstance(ty, ir.VectorType) else ""
     elem = ty.element if lanes else ty
+    if name in LIMITED and isinstance(elem, ir.FloatType):
+        from .cpu import limited_float_precision
+        if limited_float_precision():
+            return _limited_helper(module, name, ty)
     fname = f"__weft_vm_{name}_{lanes}{'f64' if isinstance(elem, ir.DoubleType) else 'f32'}"
     fn = module.globals.get(fname)
     if fn is not None:

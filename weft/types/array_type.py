@@ -13,10 +13,11 @@ class AnyArray:
     """A generic array annotation: `array(dtype=Any, ndim=n)`, `array[float, Any]`,
     `array(dtype=vector(3, Any))`. It takes the arrays whose dtype matches `dtype` (Any, a
     TypeVar, a generic pattern or a concrete type) and whose ndim is `ndim` (any, for Any);
-    a func or kernel is compiled per concrete array type."""
+    a func or kernel is compiled per concrete array type. A light object, as Warp's
+    annotations are (no instance __dict__)."""
 
+    __slots__ = ("ndim", "dtype", "indexed", "fabric")
     _cache: dict = {}
-    dtype = typing.Any
 
     def __new__(cls, ndim=1, dtype=typing.Any, indexed: bool = False, fabric: bool = False):
         if ndim is not typing.Any:
@@ -127,7 +128,11 @@ class IndexedFabricArrayAnnotation(ArrayAnnotationBase):
 
 
 class ArrayType(Type):
-    """An array parameter type: element `dtype` and number of dimensions `ndim` (1 to 4)."""
+    """An array parameter type: element `dtype` and number of dimensions `ndim` (1 to 4).
+    What `array[float]` gives: a light annotation object (slots, no instance __dict__, as
+    Warp's), never an array."""
+
+    __slots__ = ("dtype", "ndim", "name")
 
     is_array = True
     indexed = False  # see IndexedArrayType
@@ -246,6 +251,8 @@ class IndexedArrayType(ArrayType):
     written through one int32 index array (or none) per dimension. Kernels index it like
     an array; views and slices of it are not supported."""
 
+    __slots__ = ()
+
     _cache: dict = {}
     indexed = True
 
@@ -265,6 +272,8 @@ class FabricArrayType(ArrayType):
     like a 1-d array. With `ndim=2` (`fabricarrayarray`), each element is itself an array
     of its own length: `a[i]` is that array, `a[i, j]` its element."""
 
+    __slots__ = ()
+
     _cache: dict = {}
     fabric = True
     max_dims = 2
@@ -282,6 +291,8 @@ class FabricArrayType(ArrayType):
 class IndexedFabricArrayType(FabricArrayType):
     """A Fabric array seen through an int32 index array (`indexedfabricarray[float]`)."""
 
+    __slots__ = ()
+
     _cache: dict = {}
     indexed = True
 
@@ -290,6 +301,8 @@ class FixedArrayType(ArrayType):
     """`fixedarray(dtype=int, shape=(2, 3))`: the annotation of a fixed-size array made in
     a kernel (`zeros(shape, dtype)`), as a func's return annotation says it returns one. As
     a value it is an array of its dtype and ndim (funcs taking `array[...]` take it)."""
+
+    __slots__ = ("shape",)
 
     _cache: dict = {}
 

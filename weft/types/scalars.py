@@ -14,6 +14,8 @@ import numpy as np
 class Type:
     """Base of every weft value type (scalar, vector, matrix, struct, array, tuple)."""
 
+    __slots__ = ()  # (array annotations are slotted; the other kinds keep a __dict__)
+
     is_scalar = False
     is_composite = False  # a value made of components: vector, matrix, struct, tuple
     is_array = False
