@@ -276,6 +276,18 @@ class Runtime:
 runtime = Runtime()
 
 
+def _is_graph_capture_allocation_supported(device) -> bool:
+    """Whether arrays can be allocated while a graph is captured on `device`: on the CPU
+    they can (a captured graph keeps the arrays it uses alive)."""
+    device = get_device(device)
+    return True if device.is_cpu else device.is_mempool_supported
+
+
+def _is_graph_capture_allocation_enabled(device) -> bool:
+    device = get_device(device)
+    return True if device.is_cpu else device.is_mempool_enabled
+
+
 def alloc_tracker_report_text(sort_order: int, max_items: int) -> str:
     """The allocation tracker's report (`sort_order` 0: largest first, 1: oldest first)."""
     return _alloc_tracker.report_text(sort_order, max_items)

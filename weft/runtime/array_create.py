@@ -125,7 +125,8 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     """Copy `count` elements (0: all of `src`) of `src` from `src_offset` into `dest` at
     `dest_offset`, in row-major order. Contiguous arrays copy bytes (dtypes of the same size
     may differ); otherwise both sides must have the same shape, and offsets and counts are
-    only accepted for 1-d arrays. Recorded on an active Tape (the adjoint moves `dest`'s
+    only accepted for 1-d arrays. When both arrays have a gradient, the gradient's elements
+    are copied too (as Warp). Recorded on an active Tape (the adjoint moves `dest`'s
     gradient of the copied elements into `src`'s)."""
     kinds = (array, *_gathered())
     if not isinstance(src, kinds) or not isinstance(dest, kinds):
@@ -150,8 +151,16 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     else:
         tape_module.on_copy(dest, src, dest_offset, src_offset, count)
 
+    # as Warp: when both arrays have a gradient, the gradient is copied alike
+    dest_grad, src_grad = getattr(dest, "grad", None), getattr(src, "grad", None)
+    grads = None
+    if dest_grad is not None and src_grad is not None:
+        grads = (dest_grad, src_grad, _CopyPlan(dest_grad, src_grad, dest_offset, src_offset, count))
+
     def run():
         plan.write_dest(dest, plan.read_src(src).copy())
+        if grads is not None:
+            grads[2].write_dest(grads[0], grads[2].read_src(grads[1]).copy())
     if not capture.record(run, ("call", "weft.copy", (dest, src, dest_offset, src_offset, count), {})):
         run()  # (inside a graph capture: runs when the graph does)
 
