@@ -60,6 +60,7 @@ from .logger import (  # noqa: E402
 
 # the allocation tracker (memory pools, peer access and kernel queries: device, memory, kernel_query)
 from .runtime.alloc_tracker import ScopedMemoryTracker, print_memory_report  # noqa: E402
+from .runtime.allocators import Allocator, CudaManagedAllocator, MemoryKind  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -135,7 +136,16 @@ from .runtime.kernel_query import (  # noqa: E402
     get_suggested_block_size,
 )
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: E402
-from .runtime.memory import ScopedMempool, ScopedMempoolAccess, ScopedPeerAccess, can_access  # noqa: E402
+from .runtime.memory import (  # noqa: E402
+    ScopedAllocator,
+    ScopedMempool,
+    ScopedMempoolAccess,
+    ScopedPeerAccess,
+    can_access,
+    get_device_allocator,
+    set_cuda_allocator,
+    set_device_allocator,
+)
 from .runtime.stream import (  # noqa: E402
     Event,
     ScopedStream,

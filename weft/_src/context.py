@@ -18,6 +18,13 @@ from ..lang.module import caller_module_name as _get_caller_module_name  # noqa:
 from ..logger import log_warning  # noqa: F401
 from ..runtime import alloc_tracker as _alloc_tracker
 from ..runtime.alloc_tracker import print_memory_report  # noqa: F401
+from ..runtime.allocators import (  # noqa: F401
+    Allocator,
+    CpuDefaultAllocator,
+    CpuPinnedAllocator,
+    CudaManagedAllocator,
+    MemoryKind,
+)
 from ..runtime.capture import (  # noqa: F401
     Graph,
     capture_begin,
@@ -79,7 +86,12 @@ from ..runtime.kernel_query import (  # noqa: F401
     get_suggested_block_size,
 )
 from ..runtime.launch import Launch, launch  # noqa: F401
-from ..runtime.memory import can_access  # noqa: F401
+from ..runtime.memory import (  # noqa: F401
+    can_access,
+    get_device_allocator,
+    set_cuda_allocator,
+    set_device_allocator,
+)
 from ..runtime.stream import (  # noqa: F401
     Event,
     ScopedStream,
@@ -286,6 +298,22 @@ def _is_graph_capture_allocation_supported(device) -> bool:
 def _is_graph_capture_allocation_enabled(device) -> bool:
     device = get_device(device)
     return True if device.is_cpu else device.is_mempool_enabled
+
+
+def _get_array_allocator(value):
+    """The allocator behind `value`'s memory, following views to the array that owns it
+    (None for memory weft did not allocate)."""
+    from ..runtime.array import array
+    while isinstance(value, array):
+        if value._allocator is not None:
+            return value._allocator
+        value = value._ref
+    return None
+
+
+def _get_array_memory_kind(value):
+    from ..types.introspect import is_array
+    return getattr(value, "memory_kind", MemoryKind.UNKNOWN) if is_array(value) else MemoryKind.UNKNOWN
 
 
 def alloc_tracker_report_text(sort_order: int, max_items: int) -> str:

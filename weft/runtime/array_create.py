@@ -25,7 +25,7 @@ def zeros(shape=None, dtype=float32, device=None, requires_grad=False, pinned=Fa
     if shape is None:
         shape = 0 if n is None else n
     return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
-                 strides=strides, retain_grad=retain_grad)
+                 strides=strides, retain_grad=retain_grad, pinned=pinned)
 
 
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
@@ -34,14 +34,14 @@ def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinn
     if dtype is None:
         dtype = _dtype_of_value(value)
     a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad,
-              retain_grad=retain_grad, n=n)
+              retain_grad=retain_grad, n=n, pinned=pinned)
     return a.fill_(value)
 
 
 def ones(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
          retain_grad=False, n=None) -> array:
     return full(shape, 1, dtype=dtype, device=device, requires_grad=requires_grad,
-                retain_grad=retain_grad, n=n)
+                retain_grad=retain_grad, n=n, pinned=pinned)
 
 
 def _dtype_of_value(value) -> Type:
@@ -64,34 +64,35 @@ def _dtype_of_value(value) -> Type:
     return scalar
 
 
-def _like(src, dtype, device, requires_grad):
+def _like(src, dtype, device, requires_grad, pinned):
     return (src.shape, src.dtype if dtype is None else dtype, device or src.device,
-            src.requires_grad if requires_grad is None else requires_grad)
+            src.requires_grad if requires_grad is None else requires_grad,
+            getattr(src, "pinned", False) if pinned is None else pinned)
 
 
 def zeros_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return zeros(shape, dtype, device, rg)
+    shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
+    return zeros(shape, dtype, device, rg, pinned)
 
 
 def empty_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    return zeros_like(src, dtype, device, requires_grad)
+    return zeros_like(src, dtype, device, requires_grad, pinned)
 
 
 def ones_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return ones(shape, dtype, device, rg)
+    shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
+    return ones(shape, dtype, device, rg, pinned)
 
 
 def full_like(src, value, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return full(shape, value, dtype, device, rg)
+    shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
+    return full(shape, value, dtype, device, rg, pinned)
 
 
 def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False) -> array:
     """A contiguous copy of `src` (an array or an indexed array), recorded on an active Tape
     so that gradients flow back to `src`."""
-    out = zeros_like(src, device=device, requires_grad=requires_grad)
+    out = zeros_like(src, device=device, requires_grad=requires_grad, pinned=pinned)
     out.retain_grad = retain_grad
     copy(out, src)
     return out

@@ -40,6 +40,8 @@ class Device:
         self.uuid = None
         self._stream = None
         self._name = None
+        self._allocators = None
+        self._custom_allocator = None  # (CUDA devices only)
 
     @property
     def name(self) -> str:
@@ -52,6 +54,24 @@ class Device:
     @name.setter
     def name(self, value: str):
         self._name = value
+
+    @property
+    def default_allocator(self):
+        """The allocator of the device's ordinary memory (allocators.py)."""
+        if self._allocators is None:
+            from .allocators import CpuDefaultAllocator, CpuPinnedAllocator
+            self._allocators = (CpuDefaultAllocator(self), CpuPinnedAllocator(self))
+        return self._allocators[0]
+
+    @property
+    def pinned_allocator(self):
+        """The allocator of pinned host memory (the CPU's; plain host memory without CUDA)."""
+        return self.default_allocator and self._allocators[1]
+
+    current_allocator = default_allocator
+
+    def get_allocator(self, pinned: bool = False):
+        return self.pinned_allocator if pinned and self.is_cpu else self.default_allocator
 
     @property
     def total_memory(self) -> int:

@@ -1,6 +1,7 @@
 """Memory access between devices, as a CPU-only Warp presents it: `can_access(device,
-array)` and the scoped settings of memory pools and peer access (`ScopedMempool`,
-`ScopedMempoolAccess`, `ScopedPeerAccess`).
+array)`, the scoped settings of memory pools and peer access (`ScopedMempool`,
+`ScopedMempoolAccess`, `ScopedPeerAccess`) and the choice of allocators
+(`get_device_allocator`; custom allocators are CUDA's, see allocators.py).
 
 Every weft array lives in the CPU's memory, which the CPU reads directly; a memory pool or
 peer access needs CUDA devices, so on the CPU these scopes can only disable (which changes
@@ -10,6 +11,7 @@ nothing), and enabling raises the ValueError Warp raises for the CPU.
 from __future__ import annotations
 
 from . import device as _device
+from .allocators import validate_allocator
 from .device import get_device
 
 
@@ -94,3 +96,50 @@ class ScopedPeerAccess(_ScopedAccess):
 
     _is_enabled = staticmethod(_device.is_peer_access_enabled)
     _set_enabled = staticmethod(_device.set_peer_access_enabled)
+
+
+def get_device_allocator(device):
+    """The allocator `device`'s arrays take their memory from (the CPU's default one)."""
+    device = get_device(device)
+    if device.is_cuda and device._custom_allocator is not None:
+        return device._custom_allocator
+    return device.get_allocator()
+
+
+def set_device_allocator(device, allocator) -> None:
+    """Give a CUDA device a custom allocator (None: its own again); RuntimeError for the CPU."""
+    device = get_device(device)
+    if not device.is_cuda:
+        raise RuntimeError("Custom allocators are only supported on CUDA devices")
+    validate_allocator(allocator)
+    device._custom_allocator = allocator
+
+
+def set_cuda_allocator(allocator) -> None:
+    """Give every CUDA device a custom allocator: RuntimeError without CUDA devices."""
+    validate_allocator(allocator)
+    devices = _device.get_cuda_devices()
+    if not devices:
+        raise RuntimeError("set_cuda_allocator: no CUDA devices available")
+    for d in devices:
+        d._custom_allocator = allocator
+
+
+class ScopedAllocator:
+    """`with ScopedAllocator(device, allocator):` gives a CUDA device a custom allocator
+    inside the block (RuntimeError for the CPU)."""
+
+    def __init__(self, device, allocator):
+        self.device = get_device(device)
+        if not self.device.is_cuda:
+            raise RuntimeError("Custom allocators are only supported on CUDA devices")
+        validate_allocator(allocator)
+        self.allocator = allocator
+        self.saved = None
+
+    def __enter__(self):
+        self.saved, self.device._custom_allocator = self.device._custom_allocator, self.allocator
+        return self
+
+    def __exit__(self, *exc_info):
+        self.device._custom_allocator = self.saved
