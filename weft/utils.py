@@ -22,6 +22,7 @@ from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
     segmented_sort_pairs,
 )
 from .runtime.alloc_tracker import ScopedMemoryTracker  # noqa: F401
+from .runtime.allocators import AllocatorRmm  # noqa: F401
 from .runtime.capture import ScopedCapture  # noqa: F401
 from .runtime.device import ScopedDevice  # noqa: F401
 from .runtime.memory import ScopedAllocator, ScopedMempool, ScopedMempoolAccess, ScopedPeerAccess  # noqa: F401

@@ -1,6 +1,7 @@
 """Allocators, memory kinds and pinned arrays as a CPU-only Warp has them."""
 
 import ctypes
+import importlib.util
 
 import numpy as np
 import pytest
@@ -66,3 +67,9 @@ def test_custom_allocators_are_cuda_only():
         wp.set_cuda_allocator(object())
     with pytest.raises(RuntimeError, match="CUDA context"):
         wp.CudaManagedAllocator().allocate(16)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rmm") is not None, reason="RMM is installed")
+def test_rmm_allocator_needs_rmm():
+    with pytest.raises(ImportError):
+        wp.utils.AllocatorRmm()

@@ -102,3 +102,21 @@ class CudaManagedAllocator:
 
     def deallocate(self, ptr: int, size_in_bytes: int) -> None:
         raise RuntimeError("CudaManagedAllocator.deallocate() requires an active CUDA context")
+
+
+class AllocatorRmm:
+    """Warp's allocator through RAPIDS Memory Manager (`weft.utils.AllocatorRmm`): RMM
+    allocates CUDA memory, for `set_device_allocator` of a CUDA device. ImportError where
+    RMM is not installed; without a CUDA device it cannot allocate."""
+
+    memory_kind = MemoryKind.UNKNOWN
+    deallocate_requires_context_guard = True
+
+    def __init__(self):
+        import rmm  # noqa: F401 - ImportError where RMM is not installed, as Warp's
+
+    def allocate(self, size_in_bytes: int) -> int:
+        raise RuntimeError("AllocatorRmm allocates CUDA memory, and weft's CUDA backend is not available")
+
+    def deallocate(self, ptr: int, size_in_bytes: int) -> None:
+        raise RuntimeError("AllocatorRmm frees CUDA memory, and weft's CUDA backend is not available")
