@@ -49,14 +49,15 @@ class Event:
         self.timestamp = time.perf_counter()
 
     def __del__(self):
-        self.owner = False
+        """Nothing to release: weft holds no CUDA event (also safe where __init__ refused)."""
 
     def __repr__(self):
         return f"<weft Event on {self.device}>"
 
 
 class Stream:
-    """An ordered queue of work on a device (on the CPU the work runs as it is issued)."""
+    """An ordered queue of work on a CUDA device (the CPU has none: its work runs as it is
+    issued)."""
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
@@ -74,7 +75,7 @@ class Stream:
         self.owner = "cuda_stream" not in kwargs
 
     def __del__(self):
-        self.owner = False
+        """Nothing to release: weft holds no CUDA stream (also safe where __init__ refused)."""
 
     @property
     def is_blocking(self) -> bool:
