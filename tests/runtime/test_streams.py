@@ -100,3 +100,28 @@ def test_can_access_takes_a_device_and_an_array():
                      wp.indexedarray[wp.float32]):
         with pytest.raises(TypeError, match="concrete Warp array"):
             wp.can_access(cpu, resource)
+
+
+@wp.kernel
+def _fill_one(out: wp.array(dtype=float)):
+    out[wp.tid()] = 1.0
+
+
+def test_launch_array_access_mode_takes_only_its_enum():
+    mode = wp.config.LaunchArrayAccessMode
+    assert [int(m) for m in mode] == [0, 1, 2]
+    saved = wp.config.launch_array_access_mode
+    assert saved is mode.RELAXED
+    try:
+        for m in mode:
+            wp.config.launch_array_access_mode = m
+            assert wp.config.launch_array_access_mode is m
+            out = wp.zeros(3)
+            wp.launch(_fill_one, 3, inputs=[out])  # every array is on the CPU: every mode launches
+            np.testing.assert_array_equal(out.numpy(), 1.0)
+        for bad in (False, True, 0, 2, "checked"):
+            with pytest.raises(ValueError, match="launch_array_access_mode"):
+                wp.config.launch_array_access_mode = bad
+        assert wp.config.launch_array_access_mode is mode.STRICT
+    finally:
+        wp.config.launch_array_access_mode = saved
