@@ -57,6 +57,10 @@ from .logger import (  # noqa: E402
     get_logger,
     set_logger,
 )
+
+# the allocation tracker (memory pools, peer access and kernel queries: device, memory, kernel_query)
+from .runtime.alloc_tracker import ScopedMemoryTracker, print_memory_report  # noqa: E402
+from .runtime.allocators import Allocator, CudaManagedAllocator, MemoryKind  # noqa: E402
 from .runtime.array import (  # noqa: E402
     array,
     clone,
@@ -86,7 +90,6 @@ from .runtime.device import (  # noqa: E402
     Device,
     DeviceLike,
     ScopedDevice,
-    can_access,
     get_cuda_device,
     get_cuda_device_count,
     get_cuda_devices,
@@ -95,6 +98,9 @@ from .runtime.device import (  # noqa: E402
     get_cuda_toolkit_version,
     get_device,
     get_devices,
+    get_mempool_release_threshold,
+    get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
     get_preferred_device,
     is_cpu_available,
     is_cuda_available,
@@ -109,6 +115,7 @@ from .runtime.device import (  # noqa: E402
     set_device,
     set_mempool_access_enabled,
     set_mempool_enabled,
+    set_mempool_release_threshold,
     set_peer_access_enabled,
     synchronize,
     synchronize_device,
@@ -123,7 +130,22 @@ from .runtime.fabric import (  # noqa: E402
 )
 from .runtime.fixed_array import fixedarray  # noqa: E402
 from .runtime.indexed_array import indexedarray  # noqa: E402
+from .runtime.kernel_query import (  # noqa: E402
+    get_cuda_kernel_properties,
+    get_cuda_max_cluster_dim,
+    get_suggested_block_size,
+)
 from .runtime.launch import Launch, launch, launch_tiled  # noqa: E402
+from .runtime.memory import (  # noqa: E402
+    ScopedAllocator,
+    ScopedMempool,
+    ScopedMempoolAccess,
+    ScopedPeerAccess,
+    can_access,
+    get_device_allocator,
+    set_cuda_allocator,
+    set_device_allocator,
+)
 from .runtime.stream import (  # noqa: E402
     Event,
     ScopedStream,

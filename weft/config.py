@@ -84,6 +84,10 @@ class LaunchArrayAccessMode(enum.IntEnum):
 
 
 launch_array_access_mode: LaunchArrayAccessMode = LaunchArrayAccessMode.RELAXED
+#: Record every array allocation (size, call site, scope) from now on, under the scope
+#: "global", for `weft.print_memory_report()`; False stops what True started. For a part
+#: of a program, use `weft.ScopedMemoryTracker`. Costs a stack walk per allocation.
+track_memory: bool = False
 
 
 class DeterministicMode(enum.IntEnum):
@@ -122,11 +126,20 @@ class _Settings(types.ModuleType):
     what it looked up under the current settings (a compiled kernel) knows to look again."""
 
     changes: int = 0
+    #: functions called with the new value when a setting is assigned, by setting name
+    #: (registered by the modules that act on them: the runtime's allocation tracker)
+    _watchers: dict = {}
 
     def __setattr__(self, name, value):
         if name == "deterministic":
             check_deterministic_mode(value, "weft.config.deterministic")
+        elif name == "launch_array_access_mode" and not isinstance(value, LaunchArrayAccessMode):
+            raise ValueError("weft.config.launch_array_access_mode must be a weft.config.LaunchArrayAccessMode "
+                             f"value, got {value!r}")
         super().__setattr__(name, value)
+        watcher = self._watchers.get(name)
+        if watcher is not None:
+            watcher(value)
         if name != "changes":
             super().__setattr__("changes", self.changes + 1)
 

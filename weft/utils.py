@@ -21,8 +21,11 @@ from .runtime.algorithms import (  # noqa: F401 - wp.utils.*
     runlength_encode,
     segmented_sort_pairs,
 )
+from .runtime.alloc_tracker import ScopedMemoryTracker  # noqa: F401
+from .runtime.allocators import AllocatorRmm  # noqa: F401
 from .runtime.capture import ScopedCapture  # noqa: F401
 from .runtime.device import ScopedDevice  # noqa: F401
+from .runtime.memory import ScopedAllocator, ScopedMempool, ScopedMempoolAccess, ScopedPeerAccess  # noqa: F401
 from .runtime.reduce import array_inner, array_sum  # noqa: F401 - the arrays runtime owns these
 from .runtime.stream import ScopedStream  # noqa: F401
 

@@ -16,6 +16,15 @@ from ..lang.module import _MODULES as user_modules  # noqa: F401 - modules by na
 from ..lang.module import Module, force_load, get_module, load_module  # noqa: F401
 from ..lang.module import caller_module_name as _get_caller_module_name  # noqa: F401
 from ..logger import log_warning  # noqa: F401
+from ..runtime import alloc_tracker as _alloc_tracker
+from ..runtime.alloc_tracker import print_memory_report  # noqa: F401
+from ..runtime.allocators import (  # noqa: F401
+    Allocator,
+    CpuDefaultAllocator,
+    CpuPinnedAllocator,
+    CudaManagedAllocator,
+    MemoryKind,
+)
 from ..runtime.capture import (  # noqa: F401
     Graph,
     capture_begin,
@@ -29,7 +38,6 @@ from ..runtime.device import (  # noqa: F401
     Device,
     DeviceLike,
     ScopedDevice,
-    can_access,
     get_cuda_device,
     get_cuda_device_count,
     get_cuda_devices,
@@ -38,6 +46,9 @@ from ..runtime.device import (  # noqa: F401
     get_cuda_toolkit_version,
     get_device,
     get_devices,
+    get_mempool_release_threshold,
+    get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
     get_preferred_device,
     is_cpu_available,
     is_cuda_available,
@@ -52,6 +63,7 @@ from ..runtime.device import (  # noqa: F401
     set_device,
     set_mempool_access_enabled,
     set_mempool_enabled,
+    set_mempool_release_threshold,
     set_peer_access_enabled,
     synchronize,
     synchronize_device,
@@ -68,7 +80,18 @@ from ..runtime.environment import (  # noqa: F401
     print_diagnostics,
 )
 from ..runtime.environment import verify_library_version as _verify_library_version  # noqa: F401
+from ..runtime.kernel_query import (  # noqa: F401
+    get_cuda_kernel_properties,
+    get_cuda_max_cluster_dim,
+    get_suggested_block_size,
+)
 from ..runtime.launch import Launch, launch  # noqa: F401
+from ..runtime.memory import (  # noqa: F401
+    can_access,
+    get_device_allocator,
+    set_cuda_allocator,
+    set_device_allocator,
+)
 from ..runtime.stream import (  # noqa: F401
     Event,
     ScopedStream,
@@ -152,6 +175,48 @@ class _NativeCore:
             return -1.0
 
 
+    # the allocation tracker (weft/runtime/alloc_tracker.py), as Warp's native entry points
+    @staticmethod
+    def wp_alloc_tracker_enable(flag) -> None:
+        _alloc_tracker.enable(bool(flag))
+
+    @staticmethod
+    def wp_alloc_tracker_is_enabled() -> bool:
+        return _alloc_tracker.is_enabled()
+
+    @staticmethod
+    def wp_alloc_tracker_push_scope(name) -> None:
+        _alloc_tracker.push_scope(name.decode("utf-8") if isinstance(name, bytes) else str(name))
+
+    @staticmethod
+    def wp_alloc_tracker_pop_scope() -> None:
+        _alloc_tracker.pop_scope()
+
+    @staticmethod
+    def wp_alloc_tracker_reset() -> None:
+        _alloc_tracker.reset()
+
+    @staticmethod
+    def wp_alloc_tracker_get_total_alloc_count() -> int:
+        return _alloc_tracker.total_alloc_count()
+
+    @staticmethod
+    def wp_alloc_tracker_get_total_alloc_bytes() -> int:
+        return _alloc_tracker.total_alloc_bytes()
+
+    @staticmethod
+    def wp_alloc_tracker_get_live_count() -> int:
+        return _alloc_tracker.live_count()
+
+    @staticmethod
+    def wp_alloc_tracker_get_current_bytes() -> int:
+        return _alloc_tracker.current_bytes()
+
+    @staticmethod
+    def wp_alloc_tracker_get_peak_bytes() -> int:
+        return _alloc_tracker.peak_bytes()
+
+
 class Runtime:
     """What Warp programs read from Warp's `runtime` object: the devices (`default_device`,
     `cpu_device`, `device_map`, `get_device`, `set_default_device`), the CUDA state of a
@@ -221,6 +286,39 @@ class Runtime:
 
 
 runtime = Runtime()
+
+
+def _is_graph_capture_allocation_supported(device) -> bool:
+    """Whether arrays can be allocated while a graph is captured on `device`: on the CPU
+    they can (a captured graph keeps the arrays it uses alive)."""
+    device = get_device(device)
+    return True if device.is_cpu else device.is_mempool_supported
+
+
+def _is_graph_capture_allocation_enabled(device) -> bool:
+    device = get_device(device)
+    return True if device.is_cpu else device.is_mempool_enabled
+
+
+def _get_array_allocator(value):
+    """The allocator behind `value`'s memory, following views to the array that owns it
+    (None for memory weft did not allocate)."""
+    from ..runtime.array import array
+    while isinstance(value, array):
+        if value._allocator is not None:
+            return value._allocator
+        value = value._ref
+    return None
+
+
+def _get_array_memory_kind(value):
+    from ..types.introspect import is_array
+    return getattr(value, "memory_kind", MemoryKind.UNKNOWN) if is_array(value) else MemoryKind.UNKNOWN
+
+
+def alloc_tracker_report_text(sort_order: int, max_items: int) -> str:
+    """The allocation tracker's report (`sort_order` 0: largest first, 1: oldest first)."""
+    return _alloc_tracker.report_text(sort_order, max_items)
 
 
 def type_str(t) -> str:

@@ -60,8 +60,7 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
                              f"got {entry_point_abi!r}")
         if enable_backward is not False:
             raise ValueError("entry_point_abi='external_constant_params' requires enable_backward=False")
-        raise NotImplementedError("entry_point_abi='external_constant_params' makes a CUDA entry point; "
-                                  "weft compiles kernels for the CPU only")
+        options["entry_point_abi"] = entry_point_abi  # (a CUDA entry point: refused when compiled)
     if module_options is not None:
         if not isinstance(module_options, dict):
             raise TypeError(f"module_options must be a dict, got {type(module_options).__name__}")

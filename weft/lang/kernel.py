@@ -414,6 +414,9 @@ class Kernel:
                config.vectorize_threads)
         ck = self._compiled.get(key)
         if ck is None:
+            if self.options.get("entry_point_abi", "warp") != "warp":
+                raise CompileError(f"Kernel '{self.key}' uses entry_point_abi='{self.options['entry_point_abi']}', "
+                                   "a CUDA entry point, which the CPU backend does not support")
             from ..codegen import cpu
             try:
                 with cpu.target(*target):

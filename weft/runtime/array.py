@@ -74,6 +74,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     _is_read = False  # a recorded launch read it (config.verify_autograd_array_access)
     _retain_grad = False
+    pinned = False  # allocated as pinned host memory (plain host memory without CUDA)
+    _allocator = None  # the allocator the memory stands for, on the array that owns it
 
     def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
         return subscript_type(ArrayType, key)
@@ -89,21 +91,44 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             steps = None if strides is None else check_strides(dims, strides)
             self._set(from_address(int(ptr), dims, t, steps), t)
             self._ref = deleter
+            if pinned:
+                self.pinned = self.device.is_cpu
         elif data is not None:
             if strides is not None:
                 raise ValueError("array(data, strides=...): strides apply to allocations "
                                  "(shape=) and pointers (ptr=), not to data")
             self._init_from_data(data, dtype, shape, copy)
+            if self._ref is None:
+                self._owned(pinned)
         else:
             t = resolve_dtype(float32 if _is_any(dtype) else dtype)
             dims = normalize_shape(shape if shape is not None else 0)
             steps = None if strides is None else check_strides(dims, strides)
             self._set(allocate(dims, t, steps), t)
+            self._owned(pinned)
         self._requires_grad = False
         self._retain_grad = False
         self.grad = grad
         self.requires_grad = requires_grad or grad is not None
         self.retain_grad = retain_grad
+
+    def _owned(self, pinned):
+        """The memory was allocated for this array (from the device's allocator)."""
+        if pinned and self.device.is_cpu:
+            self.pinned = True
+            self._allocator = self.device.pinned_allocator
+        else:
+            self._allocator = self.device.default_allocator
+
+    @property
+    def memory_kind(self):
+        """The kind of memory behind the array (allocators.MemoryKind): HOST, or PINNED for
+        pinned arrays, for arrays on the CPU; views answer for their owner."""
+        from .allocators import MemoryKind
+        owner = self
+        while isinstance(owner._ref, array):
+            owner = owner._ref
+        return MemoryKind.PINNED if owner.pinned else MemoryKind.HOST
 
     def _init_from_data(self, data, dtype, shape, copy):
         t = None if _is_any(dtype) else resolve_dtype(dtype)
@@ -358,6 +383,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         out = array.__new__(array, shape=0)
         out.device = self.device
         out._ref = self
+        out.pinned = self.pinned
         out._set(storage, self.dtype if dtype is None else dtype)
         out.grad = grad
         out._requires_grad = self._requires_grad and grad is not None

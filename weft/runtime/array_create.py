@@ -25,7 +25,7 @@ def zeros(shape=None, dtype=float32, device=None, requires_grad=False, pinned=Fa
     if shape is None:
         shape = 0 if n is None else n
     return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
-                 strides=strides, retain_grad=retain_grad)
+                 strides=strides, retain_grad=retain_grad, pinned=pinned)
 
 
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
@@ -34,14 +34,14 @@ def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinn
     if dtype is None:
         dtype = _dtype_of_value(value)
     a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad,
-              retain_grad=retain_grad, n=n)
+              retain_grad=retain_grad, n=n, pinned=pinned)
     return a.fill_(value)
 
 
 def ones(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
          retain_grad=False, n=None) -> array:
     return full(shape, 1, dtype=dtype, device=device, requires_grad=requires_grad,
-                retain_grad=retain_grad, n=n)
+                retain_grad=retain_grad, n=n, pinned=pinned)
 
 
 def _dtype_of_value(value) -> Type:
@@ -64,34 +64,35 @@ def _dtype_of_value(value) -> Type:
     return scalar
 
 
-def _like(src, dtype, device, requires_grad):
+def _like(src, dtype, device, requires_grad, pinned):
     return (src.shape, src.dtype if dtype is None else dtype, device or src.device,
-            src.requires_grad if requires_grad is None else requires_grad)
+            src.requires_grad if requires_grad is None else requires_grad,
+            getattr(src, "pinned", False) if pinned is None else pinned)
 
 
 def zeros_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return zeros(shape, dtype, device, rg)
+    shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
+    return zeros(shape, dtype, device, rg, pinned)
 
 
 def empty_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    return zeros_like(src, dtype, device, requires_grad)
+    return zeros_like(src, dtype, device, requires_grad, pinned)
 
 
 def ones_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return ones(shape, dtype, device, rg)
+    shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
+    return ones(shape, dtype, device, rg, pinned)
 
 
 def full_like(src, value, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    shape, dtype, device, rg = _like(src, dtype, device, requires_grad)
-    return full(shape, value, dtype, device, rg)
+    shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
+    return full(shape, value, dtype, device, rg, pinned)
 
 
 def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False) -> array:
     """A contiguous copy of `src` (an array or an indexed array), recorded on an active Tape
     so that gradients flow back to `src`."""
-    out = zeros_like(src, device=device, requires_grad=requires_grad)
+    out = zeros_like(src, device=device, requires_grad=requires_grad, pinned=pinned)
     out.retain_grad = retain_grad
     copy(out, src)
     return out
@@ -125,7 +126,8 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     """Copy `count` elements (0: all of `src`) of `src` from `src_offset` into `dest` at
     `dest_offset`, in row-major order. Contiguous arrays copy bytes (dtypes of the same size
     may differ); otherwise both sides must have the same shape, and offsets and counts are
-    only accepted for 1-d arrays. Recorded on an active Tape (the adjoint moves `dest`'s
+    only accepted for 1-d arrays. When both arrays have a gradient, the gradient's elements
+    are copied too (as Warp). Recorded on an active Tape (the adjoint moves `dest`'s
     gradient of the copied elements into `src`'s)."""
     kinds = (array, *_gathered())
     if not isinstance(src, kinds) or not isinstance(dest, kinds):
@@ -150,8 +152,16 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     else:
         tape_module.on_copy(dest, src, dest_offset, src_offset, count)
 
+    # as Warp: when both arrays have a gradient, the gradient is copied alike
+    dest_grad, src_grad = getattr(dest, "grad", None), getattr(src, "grad", None)
+    grads = None
+    if dest_grad is not None and src_grad is not None:
+        grads = (dest_grad, src_grad, _CopyPlan(dest_grad, src_grad, dest_offset, src_offset, count))
+
     def run():
         plan.write_dest(dest, plan.read_src(src).copy())
+        if grads is not None:
+            grads[2].write_dest(grads[0], grads[2].read_src(grads[1]).copy())
     if not capture.record(run, ("call", "weft.copy", (dest, src, dest_offset, src_offset, count), {})):
         run()  # (inside a graph capture: runs when the graph does)
 

@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from ..types import Matrix, Scalar, StructType, Type, Vector, resolve, scalar_from_numpy
+from . import alloc_tracker
 
 
 def element_numpy(dtype):
@@ -115,17 +116,24 @@ def check_strides(shape, strides) -> tuple:
 
 def allocate(shape: tuple, dtype, strides=None) -> np.ndarray:
     """Zeroed storage for an array of `shape` and weft `dtype`, C-ordered or laid out with
-    the given byte `strides` (non-negative; gaps and transposed orders allowed)."""
+    the given byte `strides` (non-negative; gaps and transposed orders allowed). Every
+    array allocation of weft comes here: the allocation tracker (alloc_tracker.py) records
+    it while tracking is on."""
     scalar, trailing = element_numpy(dtype)
     item = element_size(dtype)
     if strides is None:
         if math.prod(shape):  # numpy's own C order (the common case, and the fastest)
-            return np.zeros(shape + trailing, dtype=scalar)
+            storage = np.zeros(shape + trailing, dtype=scalar)
+            if alloc_tracker.enabled:
+                alloc_tracker.record(storage, storage.nbytes, dtype, shape)
+            return storage
         strides = packed_strides(shape, item)  # empty: Warp's strides, which numpy's differ from
     elif any(s < 0 for s in strides):
         raise NotImplementedError(f"Negative strides are not supported for allocation, got {strides}")
     capacity = capacity_of(shape, strides, item)
     base = np.zeros(max(1, -(-capacity // scalar.itemsize)), dtype=scalar)
+    if alloc_tracker.enabled and capacity:
+        alloc_tracker.record(base, capacity, dtype, shape)
     return np.lib.stride_tricks.as_strided(
         base, shape + trailing, tuple(strides) + packed_strides(trailing, scalar.itemsize))
 

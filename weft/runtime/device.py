@@ -31,11 +31,17 @@ class Device:
         self.is_ipc_supported = False
         self.is_primary = False
         self.is_cpu_memory_access_from_gpu_supported = False
+        self.is_gpu_memory_access_from_cpu_supported = False
+        self.is_cpu_gpu_atomic_supported = False
+        self.is_managed_memory_supported = False
+        self.is_concurrent_managed_access_supported = False
         self.context = None
         self.pci_bus_id = None
         self.uuid = None
         self._stream = None
         self._name = None
+        self._allocators = None
+        self._custom_allocator = None  # (CUDA devices only)
 
     @property
     def name(self) -> str:
@@ -48,6 +54,24 @@ class Device:
     @name.setter
     def name(self, value: str):
         self._name = value
+
+    @property
+    def default_allocator(self):
+        """The allocator of the device's ordinary memory (allocators.py)."""
+        if self._allocators is None:
+            from .allocators import CpuDefaultAllocator, CpuPinnedAllocator
+            self._allocators = (CpuDefaultAllocator(self), CpuPinnedAllocator(self))
+        return self._allocators[0]
+
+    @property
+    def pinned_allocator(self):
+        """The allocator of pinned host memory (the CPU's; plain host memory without CUDA)."""
+        return self.default_allocator and self._allocators[1]
+
+    current_allocator = default_allocator
+
+    def get_allocator(self, pinned: bool = False):
+        return self.pinned_allocator if pinned and self.is_cpu else self.default_allocator
 
     @property
     def total_memory(self) -> int:
@@ -66,7 +90,10 @@ class Device:
 
     @property
     def stream(self):
-        """The device's current stream (a CPU stream runs its work synchronously)."""
+        """The device's current stream: CUDA devices have streams, the CPU has none (a
+        RuntimeError, as in Warp)."""
+        if not self.is_cuda:
+            raise RuntimeError(f"Device {self} is not a CUDA device: it has no stream")
         if self._stream is None:
             from .stream import Stream
             self._stream = Stream(self)
@@ -74,11 +101,21 @@ class Device:
 
     @stream.setter
     def stream(self, stream):
+        self.set_stream(stream)
+
+    def set_stream(self, stream, sync: bool = True) -> None:
+        """Make `stream` (one of this device's) the current stream: CUDA devices only."""
+        if not self.is_cuda:
+            raise RuntimeError(f"Device {self} is not a CUDA device: it has no stream")
+        if stream.device != self:
+            raise RuntimeError(f"Stream from device {stream.device} cannot be used on device {self}")
+        if sync and self._stream is not None:
+            stream.wait_stream(self._stream)
         self._stream = stream
 
     @property
     def has_stream(self) -> bool:
-        return True
+        return self._stream is not None
 
     @property
     def is_capturing(self) -> bool:
@@ -86,7 +123,8 @@ class Device:
         return capture.active_graph(self) is not None
 
     def can_access(self, other) -> bool:
-        """Whether this device can read the memory of `other` (the CPU reads its own)."""
+        """Whether this device can read memory of `other`'s allocator (the CPU reads its
+        own); `weft.can_access(device, array)` asks about one array."""
         return get_device(other) == self
 
     def __repr__(self):
@@ -202,11 +240,9 @@ def unmap_cuda_device(alias: str) -> None:
     raise RuntimeError(f"invalid CUDA device alias {alias!r}: CUDA is not available")
 
 
-def can_access(target_device, peer_device) -> bool:
-    return get_device(peer_device).can_access(target_device)
-
-
 def is_peer_access_supported(target_device, peer_device) -> bool:
+    """Whether `peer_device` could read `target_device`'s memory directly: never without
+    two CUDA devices."""
     get_device(target_device), get_device(peer_device)
     return False
 
@@ -216,31 +252,87 @@ def is_peer_access_enabled(target_device, peer_device) -> bool:
 
 
 def set_peer_access_enabled(target_device, peer_device, enable: bool) -> None:
-    if enable and not is_peer_access_supported(target_device, peer_device):
-        raise RuntimeError("peer access needs two CUDA devices; weft runs on the CPU only")
+    """Enabling needs two CUDA devices (ValueError for the CPU, as Warp); disabling is
+    always accepted."""
+    target, peer = get_device(target_device), get_device(peer_device)
+    if enable:
+        if not (target.is_cuda and peer.is_cuda):
+            raise ValueError("Peer access is only supported between CUDA devices")
+        raise RuntimeError(f"Device {peer} cannot access device {target}")
 
 
 def is_mempool_supported(device) -> bool:
-    get_device(device)
-    return False
+    """Whether `device` has a CUDA memory pool allocator (the CPU has none)."""
+    return get_device(device).is_mempool_supported
 
 
 def is_mempool_enabled(device) -> bool:
-    return is_mempool_supported(device)
+    return get_device(device).is_mempool_enabled
+
+
+def _check_mempool_device(device) -> Device:
+    device = get_device(device)
+    if not device.is_cuda:
+        raise ValueError("Memory pools are only supported on CUDA devices")
+    if not device.is_mempool_supported:
+        raise RuntimeError(f"Device {device} does not support memory pools")
+    return device
 
 
 def set_mempool_enabled(device, enable: bool) -> None:
-    if enable and not is_mempool_supported(device):
-        raise RuntimeError(f"device {get_device(device)} has no CUDA memory pool")
+    """Use (or stop using) `device`'s memory pool for its allocations. The CPU has no pool:
+    enabling it is a ValueError, disabling it changes nothing (as in Warp)."""
+    device = get_device(device)
+    if enable:
+        _check_mempool_device(device)
+    device.is_mempool_enabled = bool(enable) and device.is_mempool_supported
 
 
-is_mempool_access_supported = is_peer_access_supported
-is_mempool_access_enabled = is_peer_access_enabled
+def set_mempool_release_threshold(device, threshold) -> None:
+    """Bytes a CUDA memory pool keeps before returning memory to the system (a fraction of
+    the device's memory for values in (0, 1]). ValueError on the CPU, which has no pool."""
+    _check_mempool_device(device)
+
+
+def get_mempool_release_threshold(device=None) -> int:
+    _check_mempool_device(device)
+    return 0
+
+
+def get_mempool_used_mem_current(device=None) -> int:
+    """Bytes of the device's memory pool in use (ValueError on the CPU: no pool)."""
+    _check_mempool_device(device)
+    return 0
+
+
+def get_mempool_used_mem_high(device=None) -> int:
+    _check_mempool_device(device)
+    return 0
+
+
+def is_mempool_access_supported(target_device, peer_device) -> bool:
+    """Whether `peer_device` could use allocations of `target_device`'s memory pool."""
+    target = get_device(target_device)
+    return target.is_mempool_supported and is_peer_access_supported(target, peer_device)
+
+
+def is_mempool_access_enabled(target_device, peer_device) -> bool:
+    target, peer = get_device(target_device), get_device(peer_device)
+    if not (target.is_cuda and peer.is_cuda and target.is_mempool_supported):
+        return False
+    return target == peer
 
 
 def set_mempool_access_enabled(target_device, peer_device, enable: bool) -> None:
-    if enable:
-        raise RuntimeError("memory pool access needs two CUDA devices; weft runs on the CPU only")
+    """Let `peer_device` use `target_device`'s pool allocations: needs two CUDA devices
+    (ValueError for the CPU, as Warp); disabling is always accepted."""
+    target, peer = get_device(target_device), get_device(peer_device)
+    if not enable:
+        return
+    if not (target.is_cuda and peer.is_cuda):
+        raise ValueError("Memory pool access is only supported between CUDA devices")
+    _check_mempool_device(target)
+    raise RuntimeError(f"Device {peer} cannot access device {target}")
 
 
 def synchronize() -> None:

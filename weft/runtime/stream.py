@@ -1,10 +1,11 @@
-"""Streams and events, as a CPU-only Warp program uses them.
+"""Streams and events, as a CPU-only Warp presents them.
 
-A CPU launch, copy or fill is finished when the call returns, so a stream's work is
-always complete and every ordering a program asks for (`wait_event`, `wait_stream`) already
-holds. Streams and events still keep their state (which stream is current, when an event
-was recorded), so that code written for CUDA devices runs unchanged and event timings
-measure the host time between two records.
+Streams and events belong to CUDA devices: as in Warp, creating one for the CPU, or asking
+the CPU device for its stream (`get_stream("cpu")`, `set_stream`, `record_event` with the
+CPU as default device), is a RuntimeError. A CPU launch, copy or fill is finished when the
+call returns, so `synchronize_stream` of the CPU has nothing to wait for. The classes keep
+the state a CUDA stream or event has (the current stream, when an event was recorded) for
+devices that have streams.
 """
 
 from __future__ import annotations
@@ -14,12 +15,28 @@ import time
 from .device import get_device
 
 
+def _cuda_device(device):
+    """`device` as a Device, which must be a CUDA device: streams and events are CUDA's."""
+    device = get_device(device)
+    if not device.is_cuda:
+        raise RuntimeError(f"Device {device} is not a CUDA device: streams and events need one")
+    return device
+
+
 class Event:
     """A point in a stream's work. `enable_timing=True` lets `get_event_elapsed_time`
     measure the time between two recorded events."""
 
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        instance.owner = False  # (an instance that __init__ refused is still deletable)
+        return instance
+
     def __init__(self, device=None, enable_timing: bool = False, interprocess: bool = False):
-        self.device = get_device(device)
+        self.device = _cuda_device(device)
+        if enable_timing and interprocess:
+            raise ValueError("The combination of 'enable_timing=True' and 'interprocess=True' is not allowed.")
+        self.owner = True
         self.enable_timing = enable_timing
         self.interprocess = interprocess
         self.timestamp: float | None = None  # perf_counter seconds of the last record
@@ -31,18 +48,38 @@ class Event:
     def _record(self):
         self.timestamp = time.perf_counter()
 
+    def __del__(self):
+        """Nothing to release: weft holds no CUDA event (also safe where __init__ refused)."""
+
     def __repr__(self):
         return f"<weft Event on {self.device}>"
 
 
 class Stream:
-    """An ordered queue of work on a device (on the CPU the work runs as it is issued)."""
+    """An ordered queue of work on a CUDA device (the CPU has none: its work runs as it is
+    issued)."""
+
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        instance.cuda_stream = None  # (an instance that __init__ refused is still deletable)
+        instance.owner = False
+        return instance
 
     def __init__(self, device=None, priority: int = 0, **kwargs):
-        self.device = get_device(device)
-        self.priority = priority
-        self.cuda_stream = None
         self._cached_event = None
+        self.device = _cuda_device(device)
+        if not isinstance(priority, int):
+            raise TypeError("Stream priority must be an integer.")
+        self.priority = max(-1, min(priority, 0))  # (two levels, as CUDA's)
+        self.cuda_stream = kwargs.get("cuda_stream")
+        self.owner = "cuda_stream" not in kwargs
+
+    def __del__(self):
+        """Nothing to release: weft holds no CUDA stream (also safe where __init__ refused)."""
+
+    @property
+    def is_blocking(self) -> bool:
+        return True
 
     @property
     def is_complete(self) -> bool:
@@ -96,12 +133,9 @@ def get_stream(device=None) -> Stream:
 
 
 def set_stream(stream: Stream, device=None, sync: bool = False) -> None:
-    """Make `stream` the current stream of its device (`device`, if given, must be it)."""
-    if device is not None and get_device(device) != stream.device:
-        raise RuntimeError(f"stream of device {stream.device} cannot be the stream of {get_device(device)}")
-    if sync:
-        stream.wait_stream(stream.device.stream)
-    stream.device.stream = stream
+    """Make `stream` the current stream of `device` (the default device if None), which must
+    be the stream's device (a RuntimeError for the CPU, which has no streams)."""
+    get_device(device).set_stream(stream, sync)
 
 
 def wait_stream(other_stream: Stream, event: Event | None = None) -> None:
@@ -110,9 +144,15 @@ def wait_stream(other_stream: Stream, event: Event | None = None) -> None:
 
 
 def synchronize_stream(stream_or_device=None) -> None:
-    """Wait for a stream's work (immediate on the CPU)."""
+    """Wait for a stream's work, or that of a device's current stream (a CPU device: its
+    work is done when issued)."""
     if not isinstance(stream_or_device, Stream):
-        get_device(stream_or_device)
+        device = get_device(stream_or_device)
+        if not device.is_cuda:
+            return
+        stream_or_device = device.stream
+    if stream_or_device.device.is_capturing:
+        raise RuntimeError("Cannot synchronize stream while graph capture is active")
 
 
 def record_event(event: Event | None = None) -> Event:
@@ -156,10 +196,10 @@ class ScopedStream:
             self._scoped_device = ScopedDevice(self.device)
             self._scoped_device.__enter__()
             self._saved_stream = self.device.stream
-            set_stream(self.stream, sync=self.sync_enter)
+            self.device.set_stream(self.stream, self.sync_enter)
         return self.stream
 
     def __exit__(self, *exc_info):
         if self.stream is not None:
-            set_stream(self._saved_stream, sync=self.sync_exit)
+            self.device.set_stream(self._saved_stream, self.sync_exit)
             self._scoped_device.__exit__(*exc_info)
