@@ -2,6 +2,8 @@
 dtype views, transposes, regrouped components, list(), retain_grad, indexed arrays, and
 the array reductions of weft.utils."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,35 @@ def test_array_over_a_pointer_shares_memory():
     transposed = wp.array(ptr=base.ptr, shape=(3, 2), strides=(4, 12), dtype=wp.float32)
     np.testing.assert_array_equal(transposed.numpy(), base.numpy().reshape(2, 3).T)
     assert transposed[1:, 1].ptr == base.ptr + 4 + 12
+
+
+def test_deleter_runs_once_the_array_and_its_views_are_gone():
+    memory = np.arange(8, dtype=np.float32)
+    freed = []
+    a = wp.array(ptr=memory.ctypes.data, shape=(2, 4), dtype=wp.float32,
+                 deleter=lambda ptr, size: freed.append((ptr, size)))
+    assert a.deleter is not None
+    view = a[1, 1:]
+    del a
+    gc.collect()
+    assert freed == []  # the view still reads the memory
+    assert view.numpy().tolist() == [5.0, 6.0, 7.0]
+    del view
+    gc.collect()
+    assert freed == [(memory.ctypes.data, 32)]  # (Warp's arguments: the pointer and capacity)
+
+
+def test_deleter_none_keeps_the_memory():
+    memory = np.zeros(4, dtype=np.float32)
+    freed = []
+    a = wp.array(ptr=memory.ctypes.data, shape=4, dtype=wp.float32, deleter=lambda p, n: freed.append(p))
+    a.deleter = None
+    del a
+    gc.collect()
+    assert freed == []
+    assert wp.zeros(3).deleter is None  # weft's own allocations have none
+    with pytest.raises(TypeError, match="deleter"):
+        wp.zeros(3).deleter = 5
 
 
 def test_views_transpose_and_dtype_views():

@@ -12,6 +12,7 @@ import functools
 import math
 import numbers
 import typing
+import weakref
 
 import numpy as np
 
@@ -74,6 +75,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     _is_read = False  # a recorded launch read it (config.verify_autograd_array_access)
     _retain_grad = False
+    _finalizer = None  # calls the deleter (see `deleter`)
 
     def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
         return subscript_type(ArrayType, key)
@@ -88,7 +90,9 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             dims = normalize_shape(shape if shape is not None else 0)
             steps = None if strides is None else check_strides(dims, strides)
             self._set(from_address(int(ptr), dims, t, steps), t)
-            self._ref = deleter
+            self._ref = deleter  # (weft passes the owner of the memory here, to keep it alive)
+            if callable(deleter):
+                self.deleter = deleter
         elif data is not None:
             if strides is not None:
                 raise ValueError("array(data, strides=...): strides apply to allocations "
@@ -227,6 +231,30 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         return {"shape": self.shape, "ndim": self.ndim, "ptr": self.ptr}
 
     __ctype__ = descriptor  # (Warp's name for the packed form)
+
+    @property
+    def deleter(self):
+        """The function called as `deleter(ptr, capacity)` once this array is garbage (set by
+        `array(ptr=..., deleter=...)` for memory the program allocated, as in Warp); None
+        when there is none. Views keep the array they view alive, so it runs after the last
+        view goes. Setting None keeps the memory; setting a function replaces the deleter."""
+        f = self._finalizer
+        info = f.peek() if f is not None else None
+        return None if info is None else info[1]
+
+    @deleter.setter
+    def deleter(self, fn):
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if fn is None:
+            return
+        if not callable(fn):
+            raise TypeError(f"an array's deleter is a function deleter(ptr, capacity), got {type(fn).__name__}")
+        if self.ptr is None:
+            return  # (no memory to release, as in Warp)
+        self._finalizer = weakref.finalize(self, fn, self.ptr, self.capacity)
+        self._finalizer.atexit = False  # (the process's memory goes with it)
 
     # Gradients ------------------------------------------------------------------------------
     @property
