@@ -124,7 +124,127 @@ def _value_class(name: str, base: type) -> type:
         attrs["__pow__"] = lambda self, other: _no_int_pow(self, other)
         attrs["__rpow__"] = lambda self, other: _no_int_pow(other, self)
     cls = type(name, (base,), attrs)
-    return cls if type(cls(0)) is cls else base
+    return cls if type(cls(0)) is cls else _boxed_class(name, base)
+
+
+# bool and bfloat16 values ---------------------------------------------------------------------
+# numpy's bool_ and ml_dtypes' bfloat16 make no instances of subclasses, so their values are
+# boxes: a numpy scalar with Warp's `.value`, standing for it everywhere (isinstance checks
+# see its numpy class, as weakref.proxy's do; numpy reads it through __array__).
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "divmod", "and", "or",
+              "xor", "lshift", "rshift")
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+class BoxedScalar:
+    """A bool or bfloat16 value (what calling `weft.bool` or `weft.bfloat16` gives): the
+    numpy scalar `unbox()` with Warp's `.value`. Arithmetic and comparisons are the numpy
+    scalar's (results are plain numpy values); a Python int meets a bfloat16 as a float, so
+    one beyond the float range raises OverflowError (as it does for the other float types)
+    instead of ml_dtypes' TypeError."""
+
+    __slots__ = ("_v",)
+    _base: type = None  # the numpy scalar class (set per subclass)
+
+    def __init__(self, value=0):
+        object.__setattr__(self, "_v", value if type(value) is self._base else self._base(value))
+
+    @property
+    def __class__(self):  # isinstance(x, np.bool_), isinstance(x, np.generic): the numpy value's
+        return self._base
+
+    @property
+    def value(self):
+        """The value as a Python number."""
+        return self._v.item()
+
+    def unbox(self):
+        """The numpy scalar."""
+        return self._v
+
+    def __getattr__(self, name):  # dtype, item(), tobytes(), astype(), ...
+        if name.startswith("__"):  # (numpy reads the value through __array__, not its scalar's protocols)
+            raise AttributeError(name)
+        return getattr(self._v, name)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"'{self._base.__name__}' values are immutable")
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._v)
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self):
+        return repr(self._v)
+
+    def __str__(self):
+        return str(self._v)
+
+    def __format__(self, spec):
+        return format(self._v, spec)
+
+    def __hash__(self):
+        return hash(self._v)
+
+    def __bool__(self):
+        return bool(self._v)
+
+    def __int__(self):
+        return int(self._v)
+
+    def __float__(self):
+        return float(self._v)
+
+    def __complex__(self):
+        return complex(self._v)
+
+    def __neg__(self):
+        return -self._v
+
+    def __pos__(self):
+        return +self._v
+
+    def __abs__(self):
+        return abs(self._v)
+
+    def __invert__(self):
+        return ~self._v
+
+    def __reduce__(self):
+        return (_rebox, (self._scalar_name, self.value))
+
+
+def _rebox(name: str, value):
+    return scalar_by_name(name)(value)
+
+
+def _forward(name: str):
+    def method(self, other):
+        f = getattr(self._v, name, None)  # (ml_dtypes' bfloat16 lacks some)
+        if f is None:
+            return NotImplemented
+        if isinstance(other, BoxedScalar):
+            other = other._v
+        try:
+            return f(other)
+        except TypeError:  # ml_dtypes takes no int beyond int64: as a float (OverflowError past its range)
+            if type(other) is not int or self._base is np.bool_:
+                raise
+            return f(float(other))
+    method.__name__ = name
+    return method
+
+
+for _op in _OPERATORS:
+    setattr(BoxedScalar, f"__{_op}__", _forward(f"__{_op}__"))
+    setattr(BoxedScalar, f"__r{_op}__", _forward(f"__r{_op}__"))
+for _op in _COMPARISONS:
+    setattr(BoxedScalar, f"__{_op}__", _forward(f"__{_op}__"))
+
+
+def _boxed_class(name: str, base: type) -> type:
+    return type(name, (BoxedScalar,), {"__slots__": (), "_base": base, "_scalar_name": name,
+                                       "__module__": __name__, "__qualname__": name})
 
 
 class _DeferredScalar(Scalar):
@@ -168,7 +288,7 @@ def _ml_dtypes_bfloat16():
 
 def is_weft_scalar(value) -> bool:
     """Whether `value` was made by calling a weft scalar type (`weft.float32(1.5)`), not a
-    plain numpy scalar. (Calls of bool and bfloat16 make plain numpy values: False.)"""
+    plain numpy scalar (bool and bfloat16 values: their `BoxedScalar`s)."""
     t = _BY_NP.get(getattr(value, "dtype", None)) if isinstance(value, np.generic) else None
     return t is not None and type(value) is t._value_class and t._value_class is not t.np_dtype.type
 
