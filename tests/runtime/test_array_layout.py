@@ -242,6 +242,48 @@ def test_retain_grad_covers_views_made_in_the_kernel():
 
 
 @wp.kernel
+def square_row(y: wp.array2d(dtype=float), z: wp.array(dtype=float)):
+    i = wp.tid()
+    z[i] = y[0, i] * y[0, i]
+
+
+def _loss_through_view(x, y, nudge=None):
+    """sum(z) for z = y_row^2, y_row = 2x written through a view; `nudge` is added to y
+    after the write (the intermediate) when given."""
+    z = wp.zeros(3, requires_grad=True)
+    wp.launch(double_into_view, 3, inputs=[x, y])
+    if nudge is not None:
+        y.numpy()[0] += nudge
+    wp.launch(square_row, 3, inputs=[y, z])
+    return float(z.numpy().astype(np.float64).sum())
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_retain_grad_through_views_is_the_gradient_of_the_intermediate(retain):
+    # Finite differences name what y.grad means: without retain_grad, the gradient of the loss
+    # with respect to y's contents before the launches (zero: the kernel overwrites them);
+    # with it, with respect to y as the first launch left it (2 y = 4 x here).
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros((1, 3), requires_grad=True, retain_grad=retain)
+    z = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(double_into_view, 3, inputs=[x, y])
+        wp.launch(square_row, 3, inputs=[y, z])
+    tape.backward(grads={z: wp.ones(3)})
+    eps, fd = 1e-2, []
+    for k in range(3):
+        e = np.zeros(3, dtype=np.float32)
+        e[k] = eps
+        if retain:  # perturb the intermediate
+            up, down = (_loss_through_view(x, wp.zeros((1, 3)), s * e) for s in (1, -1))
+        else:  # perturb y's initial contents
+            up, down = (_loss_through_view(x, wp.array((s * e)[None, :], dtype=float)) for s in (1, -1))
+        fd.append((up - down) / (2 * eps))
+    np.testing.assert_allclose(y.grad.numpy()[0], fd, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(x.grad.numpy(), [8.0, 16.0, 24.0], rtol=1e-6)  # d(4x^2)/dx
+
+
+@wp.kernel
 def add_one_vec(a: wp.array(dtype=wp.vec3)):
     i = wp.tid()
     a[i] = a[i] + wp.vec3(1.0)
