@@ -33,7 +33,7 @@ from ..types import (
 )
 from ..types.array_type import subscript_type
 from ..types.layout import array_descriptor
-from ..types.scalars import np_float32_to_bfloat16_bits
+from ..types.scalars import BoxedScalar, np_float32_to_bfloat16_bits
 from . import capture
 from .array_memory import (
     allocate,
@@ -501,7 +501,7 @@ def _dtype_of_data(data) -> Type:
             return first.type
         if isinstance(first, StructValue):
             return first._type
-    src = np.asarray(data)
+    src = _asarray(data)
     t = scalar_from_numpy(src.dtype)
     if t is None:
         if src.dtype.kind == "f":
@@ -516,7 +516,24 @@ def _numpy_of(data, t: Type) -> np.ndarray:
         return np.array([struct_record(t, v) for v in data], dtype=element_numpy(t)[0])
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
         return np.array([np.asarray(v) for v in data])
-    return np.asarray(data)
+    return _asarray(data)
+
+
+def _asarray(data) -> np.ndarray:
+    """np.asarray(data), also for sequences of bfloat16 values (ml_dtypes takes none of
+    weft's boxed values into an array: they are unboxed first)."""
+    try:
+        return np.asarray(data)
+    except TypeError:
+        if not isinstance(data, (list, tuple)):
+            raise
+        return np.asarray(_unboxed(data))
+
+
+def _unboxed(data):
+    if isinstance(data, (list, tuple)):
+        return [_unboxed(x) for x in data]
+    return data.unbox() if isinstance(data, BoxedScalar) else data
 
 
 def _converted(src: np.ndarray, scalar: np.dtype) -> np.ndarray:

@@ -103,7 +103,7 @@ class Scalar(Type):
     def __instancecheck__(self, value) -> bool:
         """`isinstance(x, weft.float32)`: whether `x` is a value of this type (what calling
         the type returns, a numpy scalar of its dtype); Python numbers are not."""
-        return isinstance(value, np.generic) and value.dtype == self.np_dtype
+        return isinstance(value, SCALAR_VALUES) and value.dtype == self.np_dtype
 
 
 def _no_int_pow(a, b):
@@ -129,8 +129,8 @@ def _value_class(name: str, base: type) -> type:
 
 # bool and bfloat16 values ---------------------------------------------------------------------
 # numpy's bool_ and ml_dtypes' bfloat16 make no instances of subclasses, so their values are
-# boxes: a numpy scalar with Warp's `.value`, standing for it everywhere (isinstance checks
-# see its numpy class, as weakref.proxy's do; numpy reads it through __array__).
+# boxes: a numpy scalar with Warp's `.value`; numpy reads one through __array__, and weft's
+# checks for numpy scalars take them (`SCALAR_VALUES`).
 _OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "divmod", "and", "or",
               "xor", "lshift", "rshift")
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -148,10 +148,6 @@ class BoxedScalar:
 
     def __init__(self, value=0):
         object.__setattr__(self, "_v", value if type(value) is self._base else self._base(value))
-
-    @property
-    def __class__(self):  # isinstance(x, np.bool_), isinstance(x, np.generic): the numpy value's
-        return self._base
 
     @property
     def value(self):
@@ -242,9 +238,22 @@ for _op in _COMPARISONS:
     setattr(BoxedScalar, f"__{_op}__", _forward(f"__{_op}__"))
 
 
+def _numpy_class(self):
+    return self._base
+
+
 def _boxed_class(name: str, base: type) -> type:
-    return type(name, (BoxedScalar,), {"__slots__": (), "_base": base, "_scalar_name": name,
-                                       "__module__": __name__, "__qualname__": name})
+    attrs = {"__slots__": (), "_base": base, "_scalar_name": name, "__module__": __name__, "__qualname__": name}
+    if base is np.bool_:
+        # a bool value passes isinstance(x, np.bool_) as np.True_ does (as weakref.proxy's
+        # objects pass for theirs); numpy's own checks are by C type, so they are not misled.
+        # (Not for bfloat16: ml_dtypes would read such a value's memory as its own scalar's.)
+        attrs["__class__"] = property(_numpy_class)
+    return type(name, (BoxedScalar,), attrs)
+
+
+#: What weft takes as a numpy scalar value: numpy's and the boxed ones
+SCALAR_VALUES = (np.generic, BoxedScalar)
 
 
 class _DeferredScalar(Scalar):
@@ -289,7 +298,7 @@ def _ml_dtypes_bfloat16():
 def is_weft_scalar(value) -> bool:
     """Whether `value` was made by calling a weft scalar type (`weft.float32(1.5)`), not a
     plain numpy scalar (bool and bfloat16 values: their `BoxedScalar`s)."""
-    t = _BY_NP.get(getattr(value, "dtype", None)) if isinstance(value, np.generic) else None
+    t = _BY_NP.get(getattr(value, "dtype", None)) if isinstance(value, SCALAR_VALUES) else None
     return t is not None and type(value) is t._value_class and t._value_class is not t.np_dtype.type
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import config
 from .composite import Matrix, Vector
-from .scalars import Scalar, bool_, float32, int32
+from .scalars import SCALAR_VALUES, Scalar, bool_, float32, int32
 
 
 class CallMismatch(TypeError, RuntimeError):
@@ -67,7 +67,7 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
 def is_scalar_value(x) -> bool:
     """A single number: a Python number, a numpy scalar, or a 0-d array or tensor (numpy's,
     PyTorch's, JAX's)."""
-    if isinstance(x, (numbers.Number, np.generic)):
+    if isinstance(x, (numbers.Number, *SCALAR_VALUES)):
         return True
     if isinstance(x, np.ndarray):
         return x.ndim == 0
