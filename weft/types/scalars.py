@@ -116,8 +116,8 @@ def _value_class(name: str, base: type) -> type:
     """The class of the values `Scalar.__call__` returns: `base` (a numpy scalar class) with
     `.value`, the value as a Python number (what Warp's scalar objects carry); numpy
     arithmetic on them returns plain `base` values. numpy's bool_ (which makes only its two
-    singletons) and ml_dtypes' bfloat16 make no instances of a subclass: their values stay
-    plain, without `.value`."""
+    singletons) and ml_dtypes' bfloat16 make no instances of a subclass: their values are
+    `BoxedScalar`s."""
     attrs = {"__slots__": (), "__repr__": lambda self: repr(base(self)),
              "value": property(lambda self: self.item(), doc="the value as a Python number")}
     if issubclass(base, np.integer):  # pow is a float builtin (as in kernels and Warp)
@@ -139,9 +139,9 @@ _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 class BoxedScalar:
     """A bool or bfloat16 value (what calling `weft.bool` or `weft.bfloat16` gives): the
     numpy scalar `unbox()` with Warp's `.value`. Arithmetic and comparisons are the numpy
-    scalar's (results are plain numpy values); a Python int meets a bfloat16 as a float, so
-    one beyond the float range raises OverflowError (as it does for the other float types)
-    instead of ml_dtypes' TypeError."""
+    scalar's (results are plain numpy values); a Python int too large for ml_dtypes meets a
+    bfloat16 as a float, so one beyond the float range raises OverflowError (as it does for
+    the other float types) instead of ml_dtypes' TypeError."""
 
     __slots__ = ("_v",)
     _base: type = None  # the numpy scalar class (set per subclass)
