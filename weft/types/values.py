@@ -64,10 +64,13 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
     return flat.astype(dtype.np_dtype)  # (integer to integer: modulo 2**bits)
 
 
+_NUMBERS = (numbers.Number, *SCALAR_VALUES)
+
+
 def is_scalar_value(x) -> bool:
     """A single number: a Python number, a numpy scalar, or a 0-d array or tensor (numpy's,
     PyTorch's, JAX's)."""
-    if isinstance(x, (numbers.Number, *SCALAR_VALUES)):
+    if isinstance(x, _NUMBERS):
         return True
     if isinstance(x, np.ndarray):
         return x.ndim == 0
