@@ -42,8 +42,12 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
     (an explicit conversion: a constructor, an assignment) integers wrap modulo 2**bits, as
     C's conversions and Warp's do."""
     try:
-        flat = np.concatenate([np.ravel(np.asarray(v)) for v in values]) if isinstance(values, list) \
-            else np.ravel(np.asarray(values))
+        if not isinstance(values, list):
+            flat = np.ravel(np.asarray(values))
+        elif all(type(v) is float or type(v) is int for v in values):  # (Python numbers: one conversion)
+            flat = np.array(values)
+        else:
+            flat = np.concatenate([np.ravel(np.asarray(v)) for v in values])
     except ValueError:  # ragged nesting
         raise TypeError("not a flat list of numbers") from None
     if flat.dtype.name == "bfloat16":  # (ml_dtypes' type: numpy's kind for it is 'V')
