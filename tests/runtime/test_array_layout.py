@@ -2,6 +2,8 @@
 dtype views, transposes, regrouped components, list(), retain_grad, indexed arrays, and
 the array reductions of weft.utils."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,35 @@ def test_array_over_a_pointer_shares_memory():
     transposed = wp.array(ptr=base.ptr, shape=(3, 2), strides=(4, 12), dtype=wp.float32)
     np.testing.assert_array_equal(transposed.numpy(), base.numpy().reshape(2, 3).T)
     assert transposed[1:, 1].ptr == base.ptr + 4 + 12
+
+
+def test_deleter_runs_once_the_array_and_its_views_are_gone():
+    memory = np.arange(8, dtype=np.float32)
+    freed = []
+    a = wp.array(ptr=memory.ctypes.data, shape=(2, 4), dtype=wp.float32,
+                 deleter=lambda ptr, size: freed.append((ptr, size)))
+    assert a.deleter is not None
+    view = a[1, 1:]
+    del a
+    gc.collect()
+    assert freed == []  # the view still reads the memory
+    assert view.numpy().tolist() == [5.0, 6.0, 7.0]
+    del view
+    gc.collect()
+    assert freed == [(memory.ctypes.data, 32)]  # (Warp's arguments: the pointer and capacity)
+
+
+def test_deleter_none_keeps_the_memory():
+    memory = np.zeros(4, dtype=np.float32)
+    freed = []
+    a = wp.array(ptr=memory.ctypes.data, shape=4, dtype=wp.float32, deleter=lambda p, n: freed.append(p))
+    a.deleter = None
+    del a
+    gc.collect()
+    assert freed == []
+    assert wp.zeros(3).deleter is None  # weft's own allocations have none
+    with pytest.raises(TypeError, match="deleter"):
+        wp.zeros(3).deleter = 5
 
 
 def test_views_transpose_and_dtype_views():
@@ -208,6 +239,48 @@ def test_retain_grad_covers_views_made_in_the_kernel():
         wp.launch(double_into_view, 3, inputs=[x, y])
     tape.backward(grads={y: wp.ones((1, 3))})
     assert x.grad.numpy().tolist() == [2.0] * 3 and y.grad.numpy().tolist() == [[1.0] * 3]
+
+
+@wp.kernel
+def square_row(y: wp.array2d(dtype=float), z: wp.array(dtype=float)):
+    i = wp.tid()
+    z[i] = y[0, i] * y[0, i]
+
+
+def _loss_through_view(x, y, nudge=None):
+    """sum(z) for z = y_row^2, y_row = 2x written through a view; `nudge` is added to y
+    after the write (the intermediate) when given."""
+    z = wp.zeros(3, requires_grad=True)
+    wp.launch(double_into_view, 3, inputs=[x, y])
+    if nudge is not None:
+        y.numpy()[0] += nudge
+    wp.launch(square_row, 3, inputs=[y, z])
+    return float(z.numpy().astype(np.float64).sum())
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_retain_grad_through_views_is_the_gradient_of_the_intermediate(retain):
+    # Finite differences name what y.grad means: without retain_grad, the gradient of the loss
+    # with respect to y's contents before the launches (zero: the kernel overwrites them);
+    # with it, with respect to y as the first launch left it (2 y = 4 x here).
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros((1, 3), requires_grad=True, retain_grad=retain)
+    z = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(double_into_view, 3, inputs=[x, y])
+        wp.launch(square_row, 3, inputs=[y, z])
+    tape.backward(grads={z: wp.ones(3)})
+    eps, fd = 1e-2, []
+    for k in range(3):
+        e = np.zeros(3, dtype=np.float32)
+        e[k] = eps
+        if retain:  # perturb the intermediate
+            up, down = (_loss_through_view(x, wp.zeros((1, 3)), s * e) for s in (1, -1))
+        else:  # perturb y's initial contents
+            up, down = (_loss_through_view(x, wp.array((s * e)[None, :], dtype=float)) for s in (1, -1))
+        fd.append((up - down) / (2 * eps))
+    np.testing.assert_allclose(y.grad.numpy()[0], fd, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(x.grad.numpy(), [8.0, 16.0, 24.0], rtol=1e-6)  # d(4x^2)/dx
 
 
 @wp.kernel

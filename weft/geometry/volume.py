@@ -37,6 +37,7 @@ from ..types import (
     vec4d,
     vec4f,
 )
+from ..types.scalars import SCALAR_VALUES
 from . import nanovdb as nv
 from . import nanovdb_check
 
@@ -461,7 +462,7 @@ class Volume:
             grid_t = t
         elif isinstance(bg_value, (bool, np.bool_)):
             grid_t = None
-        elif isinstance(bg_value, np.generic):
+        elif isinstance(bg_value, SCALAR_VALUES):
             grid_t = {np.dtype(np.int32): int32, np.dtype(np.int64): int64, np.dtype(np.uint32): uint32,
                       np.dtype(np.float32): float32, np.dtype(np.float64): float64}.get(bg_value.dtype)
         elif isinstance(bg_value, int):

@@ -27,6 +27,7 @@ from ..types import (
     bool_,
     int32,
 )
+from ..types.scalars import SCALAR_VALUES
 from . import constructors, promotion
 from .ast_helpers import (
     _PY_ALIASES,
@@ -227,7 +228,7 @@ class CallsMixin:
             if not promotion.fits(x, t):
                 self.error(f"the constant {x!r} does not fit {t!r}; give it a type, e.g. "
                            f"int64({x!r})")
-            return self.b.const(x.item() if isinstance(x, np.generic) else x, t)
+            return self.b.const(x.item() if isinstance(x, SCALAR_VALUES) else x, t)
         if isinstance(x, CompositeValue):
             return self.b.construct(x.type, [self.b.const(c, x.type.dtype) for c in x._data])
         if isinstance(x, StructValue):  # a struct from Python (static, a global): its values
@@ -268,7 +269,7 @@ class CallsMixin:
             if target is not None:
                 if not promotion.fits(x, target):
                     self.error(f"{what}: the constant {x!r} does not fit {want!r}", node)
-                return self.b.const(x.item() if isinstance(x, np.generic) else x, target)
+                return self.b.const(x.item() if isinstance(x, SCALAR_VALUES) else x, target)
             if isinstance(want, (Vector, Matrix)):
                 self.error(f"{what}: expected {want!r}, got the number {x!r}", node)
         v = self.materialize(x)

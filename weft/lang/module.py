@@ -17,6 +17,7 @@ import weakref
 from collections.abc import MutableMapping
 
 from .. import config
+from ..types.scalars import SCALAR_VALUES
 from ..utils import MODULE_OPTIONS
 
 _MODULES: dict[str, Module] = {}
@@ -409,7 +410,7 @@ def _describe(value) -> str:
     import types as pytypes
 
     import numpy as np
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, *SCALAR_VALUES)):
         return f"{type(value).__name__}:{value!r}"
     if isinstance(value, (tuple, list)):
         return f"{type(value).__name__}({', '.join(_describe(v) for v in value)})"

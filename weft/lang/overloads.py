@@ -19,6 +19,7 @@ import numpy as np
 
 from ..types import ArrayType, CompositeValue, IndexedArrayType, StructValue, bool_, float32, int32, scalar_from_numpy
 from ..types.array_type import AnyArray
+from ..types.scalars import SCALAR_VALUES
 from .function import GENERIC, _annotations, is_generic, resolve_annotation
 
 
@@ -118,7 +119,7 @@ def type_of_value(value):
         return value.type
     if isinstance(value, (bool, np.bool_)):
         return bool_
-    if isinstance(value, np.generic):  # (before float: numpy's float64 is a Python float)
+    if isinstance(value, SCALAR_VALUES):  # (before float: numpy's float64 is a Python float)
         return scalar_from_numpy(value.dtype)
     if isinstance(value, int):
         return int32

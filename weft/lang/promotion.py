@@ -13,17 +13,18 @@ import numpy as np
 
 from ..ir.core import Value
 from ..types import Scalar, bool_, float32, float64, int32, scalar_from_numpy, uint32, uint64
+from ..types.scalars import SCALAR_VALUES
 
 WEAK_TYPES = (bool, int, float)
 
 
 def is_weak(x) -> bool:
-    return isinstance(x, WEAK_TYPES) or isinstance(x, np.generic)
+    return isinstance(x, WEAK_TYPES) or isinstance(x, SCALAR_VALUES)
 
 
 def default_type(x) -> Scalar:
     """The type a lone constant takes: bool, int32, float32 (numpy scalars keep theirs)."""
-    if isinstance(x, np.generic):
+    if isinstance(x, SCALAR_VALUES):
         t = scalar_from_numpy(x.dtype)
         if t is not None:
             return t
@@ -38,7 +39,7 @@ def default_type(x) -> Scalar:
 
 def fits(x, t: Scalar) -> bool:
     """Whether weak constant `x` can become a value of type `t` without losing meaning."""
-    if isinstance(x, np.generic):
+    if isinstance(x, SCALAR_VALUES):
         x = x.item()
     if t.is_bool:
         return isinstance(x, bool)

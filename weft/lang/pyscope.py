@@ -47,6 +47,7 @@ from ..types import (
     int32,
     scalar_from_numpy,
 )
+from ..types.scalars import SCALAR_VALUES
 from ..types.values import CallMismatch  # noqa: F401 - (raised here; defined with the values)
 from .errors import CompileError
 from .function import is_generic
@@ -113,7 +114,7 @@ def value_type(x):
         return int32
     if type(x) is float:
         return float32
-    if isinstance(x, np.generic):
+    if isinstance(x, SCALAR_VALUES):
         t = scalar_from_numpy(x.dtype)
         if t is None:
             raise TypeError(f"{type(x).__name__} values have no weft type")

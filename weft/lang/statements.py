@@ -20,6 +20,7 @@ from ..types import (
     bool_,
     int32,
 )
+from ..types.scalars import SCALAR_VALUES
 from . import promotion
 from .ast_helpers import (
     _BIN_OPS,
@@ -204,7 +205,7 @@ class StatementsMixin:
                 isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
             if rebound_view:  # `sub = a[:2]; sub = a[:2, 1]`: a name may take another view
                 pass
-            elif isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, np.generic)):
+            elif isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, *SCALAR_VALUES)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):
                 value = self.materialize(value)

@@ -17,10 +17,9 @@ from __future__ import annotations
 import ast
 import numbers
 
-import numpy as np
-
 from ..ir.core import Value, constant_value
 from ..types import CompositeValue, Matrix, StructValue, TileType, TupleType, Type, Vector
+from ..types.scalars import SCALAR_VALUES
 from .ast_helpers import Undefined, _assigned_names
 
 
@@ -141,7 +140,7 @@ def unsupported_reason(value) -> str | None:
     """Why a kernel cannot hold `value` (None if it can)."""
     if value is None:
         return "None is returned"
-    if isinstance(value, (numbers.Number, np.generic, str, CompositeValue, Type)):
+    if isinstance(value, (numbers.Number, *SCALAR_VALUES, str, CompositeValue, Type)):
         return None
     if _is_array(value):
         return "a Warp array cannot be created inside Warp kernels"

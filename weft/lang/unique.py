@@ -15,6 +15,7 @@ import types as pytypes
 
 import numpy as np
 
+from ..types.scalars import SCALAR_VALUES
 from .source import source_lines
 
 _DECLARED: dict = {}
@@ -61,7 +62,7 @@ def _frozen(value):
     them; the contents of numpy scalars and composite values; else the object's identity."""
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return (type(value), value)
-    if isinstance(value, np.generic):
+    if isinstance(value, SCALAR_VALUES):
         return (type(value), value.item())
     if isinstance(value, (tuple, list)):
         return (type(value), tuple(_frozen(v) for v in value))

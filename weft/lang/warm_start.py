@@ -40,6 +40,7 @@ import numpy as np
 from .. import config
 from ..codegen import cache
 from ..types import StructType, Type
+from ..types.scalars import SCALAR_VALUES
 from .function import Func
 from .source import source_lines
 
@@ -202,7 +203,7 @@ def _describe(value, seen: set, names: frozenset = frozenset()) -> str:
     `names`: the names the code reads (the attributes it may read from a module)."""
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
         return f"{type(value).__name__}:{value!r}"
-    if isinstance(value, np.generic):
+    if isinstance(value, SCALAR_VALUES):
         return f"np:{value.dtype.str}:{value.tobytes().hex()}"
     if isinstance(value, (tuple, list)):
         return f"{type(value).__name__}({','.join(_describe(v, seen) for v in value)})"

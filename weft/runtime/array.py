@@ -12,6 +12,7 @@ import functools
 import math
 import numbers
 import typing
+import weakref
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from ..types import (
 )
 from ..types.array_type import subscript_type
 from ..types.layout import array_descriptor
-from ..types.scalars import np_float32_to_bfloat16_bits
+from ..types.scalars import BoxedScalar, np_float32_to_bfloat16_bits
 from . import capture
 from .array_memory import (
     allocate,
@@ -76,6 +77,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
     _retain_grad = False
     pinned = False  # allocated as pinned host memory (plain host memory without CUDA)
     _allocator = None  # the allocator the memory stands for, on the array that owns it
+    _finalizer = None  # calls the deleter (see `deleter`)
 
     def __class_getitem__(cls, key):  # array[float], array[float, Literal[2]]
         return subscript_type(ArrayType, key)
@@ -90,7 +92,9 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             dims = normalize_shape(shape if shape is not None else 0)
             steps = None if strides is None else check_strides(dims, strides)
             self._set(from_address(int(ptr), dims, t, steps), t)
-            self._ref = deleter
+            self._ref = deleter  # (weft passes the owner of the memory here, to keep it alive)
+            if callable(deleter):
+                self.deleter = deleter
             if pinned:
                 self.pinned = self.device.is_cpu
         elif data is not None:
@@ -252,6 +256,30 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         return {"shape": self.shape, "ndim": self.ndim, "ptr": self.ptr}
 
     __ctype__ = descriptor  # (Warp's name for the packed form)
+
+    @property
+    def deleter(self):
+        """The function called as `deleter(ptr, capacity)` once this array is garbage (set by
+        `array(ptr=..., deleter=...)` for memory the program allocated, as in Warp); None
+        when there is none. Views keep the array they view alive, so it runs after the last
+        view goes. Setting None keeps the memory; setting a function replaces the deleter."""
+        f = self._finalizer
+        info = f.peek() if f is not None else None
+        return None if info is None else info[1]
+
+    @deleter.setter
+    def deleter(self, fn):
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if fn is None:
+            return
+        if not callable(fn):
+            raise TypeError(f"an array's deleter is a function deleter(ptr, capacity), got {type(fn).__name__}")
+        if self.ptr is None:
+            return  # (no memory to release, as in Warp)
+        self._finalizer = weakref.finalize(self, fn, self.ptr, self.capacity)
+        self._finalizer.atexit = False  # (the process's memory goes with it)
 
     # Gradients ------------------------------------------------------------------------------
     @property
@@ -499,7 +527,7 @@ def _dtype_of_data(data) -> Type:
             return first.type
         if isinstance(first, StructValue):
             return first._type
-    src = np.asarray(data)
+    src = _asarray(data)
     t = scalar_from_numpy(src.dtype)
     if t is None:
         if src.dtype.kind == "f":
@@ -514,7 +542,24 @@ def _numpy_of(data, t: Type) -> np.ndarray:
         return np.array([struct_record(t, v) for v in data], dtype=element_numpy(t)[0])
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
         return np.array([np.asarray(v) for v in data])
-    return np.asarray(data)
+    return _asarray(data)
+
+
+def _asarray(data) -> np.ndarray:
+    """np.asarray(data), also for sequences of bfloat16 values (ml_dtypes takes none of
+    weft's boxed values into an array: they are unboxed first)."""
+    try:
+        return np.asarray(data)
+    except TypeError:
+        if not isinstance(data, (list, tuple)):
+            raise
+        return np.asarray(_unboxed(data))
+
+
+def _unboxed(data):
+    if isinstance(data, (list, tuple)):
+        return [_unboxed(x) for x in data]
+    return data.unbox() if isinstance(data, BoxedScalar) else data
 
 
 def _converted(src: np.ndarray, scalar: np.dtype) -> np.ndarray:

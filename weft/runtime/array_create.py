@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from ..types import CompositeValue, StructType, StructValue, Type, float32, int32, matrix, scalar_from_numpy, vector
+from ..types.scalars import SCALAR_VALUES
 from . import capture
 from .array import array, element_numpy
 from .array_memory import element_size, packed_strides, resolve_dtype, type_name
@@ -55,7 +56,7 @@ def _dtype_of_value(value) -> Type:
     scalar = scalar_from_numpy(data.dtype)
     if scalar is None:
         raise TypeError(f"full: cannot infer a dtype from {value!r}; pass dtype=")
-    if not isinstance(value, (np.generic, np.ndarray)):  # Python numbers, as in annotations
+    if not isinstance(value, (*SCALAR_VALUES, np.ndarray)):  # Python numbers, as in annotations
         scalar = {"f": float32, "i": int32}.get(data.dtype.kind, scalar)
     if data.ndim == 1:
         return vector(data.shape[0], scalar)

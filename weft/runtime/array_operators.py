@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..types.scalars import SCALAR_VALUES
+
 # numpy's operator protocol: `np.float32(2) * a` (a numpy scalar on the left) is the
 # array operator too; any other use of a ufunc computes on the arrays' numpy views
 _UFUNCS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -80,4 +82,4 @@ class ArrayOperators:
 def _is_operand(x) -> bool:
     """An array or one value (a number, a weft scalar, a vector or matrix value)."""
     from ..types.values import CompositeValue
-    return isinstance(x, (ArrayOperators, bool, int, float, np.generic, CompositeValue))
+    return isinstance(x, (ArrayOperators, bool, int, float, *SCALAR_VALUES, CompositeValue))

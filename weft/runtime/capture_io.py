@@ -55,6 +55,7 @@ from ..types import (
     scalar_from_numpy,
     uint64,
 )
+from ..types.scalars import SCALAR_VALUES
 from . import capture
 from .array import array
 from .device import get_device
@@ -187,7 +188,7 @@ class _Saver:
             return {"list": [self.value(x) for x in v], "tuple": isinstance(v, tuple)}
         if isinstance(v, np.integer) and (found := self.handle(int(v))) is not None:
             return {"scalar": _dtype_desc(scalar_from_numpy(v.dtype)), "value": found}
-        if isinstance(v, np.generic):
+        if isinstance(v, SCALAR_VALUES):
             return {"scalar": _dtype_desc(scalar_from_numpy(v.dtype)), "value": v.item()}
         if isinstance(v, np.ndarray):
             return {"ndarray": v.tolist(), "dtype": v.dtype.str}

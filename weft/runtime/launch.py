@@ -16,6 +16,7 @@ from ..types import ArrayType, CompositeValue, Matrix, Scalar, StructType, Struc
 from ..types.composite import cast_components, deprecated_fill, fills_with_deprecation
 from ..types.introspect import type_repr
 from ..types.layout import array_descriptor, ctype_of
+from ..types.scalars import SCALAR_VALUES
 from . import capture, cpu_blocks, diagnostics, half_adjoints, scatter
 from .array import array, view_of
 from .device import get_device
@@ -70,7 +71,7 @@ def _describe(value) -> str:
         return f"an array of {value.dtype!r} with {value.ndim} dimension(s)"
     if isinstance(value, CompositeValue):
         return f"a {value.type!r}"
-    if isinstance(value, np.generic):  # `float32 1.0`, not `float32 np.float32(1.0)`
+    if isinstance(value, SCALAR_VALUES):  # `float32 1.0`, not `float32 np.float32(1.0)`
         return f"{type(value).__name__} {value.item()!r}"
     if isinstance(value, (tuple, list)) and len(value) <= 16:
         return f"{type(value).__name__} {value!r}"
@@ -155,7 +156,7 @@ def pack_value(kernel, name, t, value):
                     f"{name} to {t!r}", LaunchValueError)
         elif fills_with_deprecation(value):
             data = deprecated_fill(value, t, f"kernel parameter '{name}'")
-        elif isinstance(value, (numbers.Number, np.generic)):  # one number is not broadcast
+        elif isinstance(value, (numbers.Number, *SCALAR_VALUES)):  # one number is not broadcast
             _refuse(kernel, name, f"expects {t!r} but got a single value of type {type(value).__name__}. "
                     f"Construct the value explicitly, e.g.: {t!r}(...)")
         elif isinstance(value, (array, str)):
@@ -192,7 +193,7 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         if not isinstance(value, (bool, np.bool_)):
             _fail(kernel, name, "a bool", _describe(value))
         return bool(value)
-    if isinstance(value, np.generic) and type(value).__name__ == "bfloat16":  # (ml_dtypes': no numbers.Number)
+    if isinstance(value, SCALAR_VALUES) and type(value).__name__ == "bfloat16":  # (ml_dtypes': no numbers.Number)
         value = float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
         _fail(kernel, name, f"a number ({t!r})", _describe(value))

@@ -12,7 +12,16 @@ import numpy as np
 from .array_type import AnyArray, ArrayType
 from .composite import CompositeValue, Matrix, TupleType, Vector
 from .generic import TypePattern
-from .scalars import _ON_RESOLVE, PYTHON_TYPES, SCALARS, Scalar, _DeferredScalar, bool_, scalar_from_numpy
+from .scalars import (
+    _ON_RESOLVE,
+    PYTHON_TYPES,
+    SCALAR_VALUES,
+    SCALARS,
+    Scalar,
+    _DeferredScalar,
+    bool_,
+    scalar_from_numpy,
+)
 from .struct import StructType, StructValue
 
 int_types = tuple(s for s in SCALARS if s.is_int)
@@ -118,7 +127,7 @@ def _type_of(x):
     t = getattr(x, "type", None)
     if isinstance(t, (Vector, Matrix)):
         return t
-    if isinstance(x, np.generic):
+    if isinstance(x, SCALAR_VALUES):
         return scalar_from_numpy(x.dtype)
     return PYTHON_TYPES.get(type(x))
 
@@ -187,7 +196,7 @@ def type_size(t) -> int:
 
 def type_size_in_bytes(t) -> int:
     """Bytes of one value of type `t` (a value of a scalar, vector or matrix type: its type's)."""
-    if isinstance(t, (np.generic, CompositeValue)):
+    if isinstance(t, (*SCALAR_VALUES, CompositeValue)):
         t = _type_of(t)
     t = _weft(t)
     if t is typing.Any or isinstance(t, TypePattern):

@@ -105,7 +105,7 @@ class Scalar(Type):
     def __instancecheck__(self, value) -> bool:
         """`isinstance(x, weft.float32)`: whether `x` is a value of this type (what calling
         the type returns, a numpy scalar of its dtype); Python numbers are not."""
-        return isinstance(value, np.generic) and value.dtype == self.np_dtype
+        return isinstance(value, SCALAR_VALUES) and value.dtype == self.np_dtype
 
 
 def _no_int_pow(a, b):
@@ -118,15 +118,144 @@ def _value_class(name: str, base: type) -> type:
     """The class of the values `Scalar.__call__` returns: `base` (a numpy scalar class) with
     `.value`, the value as a Python number (what Warp's scalar objects carry); numpy
     arithmetic on them returns plain `base` values. numpy's bool_ (which makes only its two
-    singletons) and ml_dtypes' bfloat16 make no instances of a subclass: their values stay
-    plain, without `.value`."""
+    singletons) and ml_dtypes' bfloat16 make no instances of a subclass: their values are
+    `BoxedScalar`s."""
     attrs = {"__slots__": (), "__repr__": lambda self: repr(base(self)),
              "value": property(lambda self: self.item(), doc="the value as a Python number")}
     if issubclass(base, np.integer):  # pow is a float builtin (as in kernels and Warp)
         attrs["__pow__"] = lambda self, other: _no_int_pow(self, other)
         attrs["__rpow__"] = lambda self, other: _no_int_pow(other, self)
     cls = type(name, (base,), attrs)
-    return cls if type(cls(0)) is cls else base
+    return cls if type(cls(0)) is cls else _boxed_class(name, base)
+
+
+# bool and bfloat16 values ---------------------------------------------------------------------
+# numpy's bool_ and ml_dtypes' bfloat16 make no instances of subclasses, so their values are
+# boxes: a numpy scalar with Warp's `.value`; numpy reads one through __array__, and weft's
+# checks for numpy scalars take them (`SCALAR_VALUES`).
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "divmod", "and", "or",
+              "xor", "lshift", "rshift")
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+class BoxedScalar:
+    """A bool or bfloat16 value (what calling `weft.bool` or `weft.bfloat16` gives): the
+    numpy scalar `unbox()` with Warp's `.value`. Arithmetic and comparisons are the numpy
+    scalar's (results are plain numpy values); a Python int too large for ml_dtypes meets a
+    bfloat16 as a float, so one beyond the float range raises OverflowError (as it does for
+    the other float types) instead of ml_dtypes' TypeError."""
+
+    __slots__ = ("_v",)
+    _base: type = None  # the numpy scalar class (set per subclass)
+
+    def __init__(self, value=0):
+        object.__setattr__(self, "_v", value if type(value) is self._base else self._base(value))
+
+    @property
+    def value(self):
+        """The value as a Python number."""
+        return self._v.item()
+
+    def unbox(self):
+        """The numpy scalar."""
+        return self._v
+
+    def __getattr__(self, name):  # dtype, item(), tobytes(), astype(), ...
+        if name.startswith("__"):  # (numpy reads the value through __array__, not its scalar's protocols)
+            raise AttributeError(name)
+        return getattr(self._v, name)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"'{self._base.__name__}' values are immutable")
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._v)
+        return a if dtype is None else a.astype(dtype)
+
+    def __repr__(self):
+        return repr(self._v)
+
+    def __str__(self):
+        return str(self._v)
+
+    def __format__(self, spec):
+        return format(self._v, spec)
+
+    def __hash__(self):
+        return hash(self._v)
+
+    def __bool__(self):
+        return bool(self._v)
+
+    def __int__(self):
+        return int(self._v)
+
+    def __float__(self):
+        return float(self._v)
+
+    def __complex__(self):
+        return complex(self._v)
+
+    def __neg__(self):
+        return -self._v
+
+    def __pos__(self):
+        return +self._v
+
+    def __abs__(self):
+        return abs(self._v)
+
+    def __invert__(self):
+        return ~self._v
+
+    def __reduce__(self):
+        return (_rebox, (self._scalar_name, self.value))
+
+
+def _rebox(name: str, value):
+    return scalar_by_name(name)(value)
+
+
+def _forward(name: str):
+    def method(self, other):
+        f = getattr(self._v, name, None)  # (ml_dtypes' bfloat16 lacks some)
+        if f is None:
+            return NotImplemented
+        if isinstance(other, BoxedScalar):
+            other = other._v
+        try:
+            return f(other)
+        except TypeError:  # ml_dtypes takes no int beyond int64: as a float (OverflowError past its range)
+            if type(other) is not int or self._base is np.bool_:
+                raise
+            return f(float(other))
+    method.__name__ = name
+    return method
+
+
+for _op in _OPERATORS:
+    setattr(BoxedScalar, f"__{_op}__", _forward(f"__{_op}__"))
+    setattr(BoxedScalar, f"__r{_op}__", _forward(f"__r{_op}__"))
+for _op in _COMPARISONS:
+    setattr(BoxedScalar, f"__{_op}__", _forward(f"__{_op}__"))
+
+
+def _numpy_class(self):
+    return self._base
+
+
+def _boxed_class(name: str, base: type) -> type:
+    attrs = {"__slots__": (), "_base": base, "_scalar_name": name, "__module__": __name__, "__qualname__": name}
+    if base is np.bool_:
+        # a bool value passes isinstance(x, np.bool_) as np.True_ does (as weakref.proxy's
+        # objects pass for theirs); numpy's own checks are by C type, so they are not misled.
+        # (Not for bfloat16: ml_dtypes would read such a value's memory as its own scalar's.)
+        attrs["__class__"] = property(_numpy_class)
+    return type(name, (BoxedScalar,), attrs)
+
+
+#: What weft takes as a numpy scalar value: numpy's and the boxed ones
+SCALAR_VALUES = (np.generic, BoxedScalar)
 
 
 class _DeferredScalar(Scalar):
@@ -170,8 +299,8 @@ def _ml_dtypes_bfloat16():
 
 def is_weft_scalar(value) -> bool:
     """Whether `value` was made by calling a weft scalar type (`weft.float32(1.5)`), not a
-    plain numpy scalar. (Calls of bool and bfloat16 make plain numpy values: False.)"""
-    t = _BY_NP.get(getattr(value, "dtype", None)) if isinstance(value, np.generic) else None
+    plain numpy scalar (bool and bfloat16 values: their `BoxedScalar`s)."""
+    t = _BY_NP.get(getattr(value, "dtype", None)) if isinstance(value, SCALAR_VALUES) else None
     return t is not None and type(value) is t._value_class and t._value_class is not t.np_dtype.type
 
 

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .composite import Composite, CompositeValue, Matrix, Vector, deprecated_fill, fills_with_deprecation
-from .scalars import PYTHON_TYPES, Scalar, Type
+from .scalars import PYTHON_TYPES, SCALAR_VALUES, Scalar, Type
 
 
 class StructField(typing.NamedTuple):
@@ -130,7 +130,7 @@ class StructType(Composite):
             elif isinstance(t, Scalar):
                 if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
                     value = np.asarray(value).view(t.np_dtype)[()]  # (raw bits, see layout)
-                setattr(out, name, t(value.item() if isinstance(value, np.generic) else value))
+                setattr(out, name, t(value.item() if isinstance(value, SCALAR_VALUES) else value))
             elif not getattr(t, "is_array", False):
                 if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
                         and np.asarray(value).dtype == np.uint16:
@@ -233,7 +233,7 @@ class StructValue:
             elif isinstance(t, (Vector, Matrix)):
                 out.append(np.asarray(value).tolist())
             else:
-                out.append(value.item() if isinstance(value, np.generic) else value)
+                out.append(value.item() if isinstance(value, SCALAR_VALUES) else value)
         return tuple(out)
 
     def __eq__(self, other):
@@ -319,7 +319,7 @@ def _scalar_field(name, t: Scalar, value):
         return t(0)
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
-    if isinstance(value, np.generic):
+    if isinstance(value, SCALAR_VALUES):
         return t(value.item())
     import numbers
     kind = numbers.Integral if t.is_int or t.is_bool else numbers.Real

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import config
 from .composite import Matrix, Vector
-from .scalars import Scalar, bool_, float32, int32
+from .scalars import SCALAR_VALUES, Scalar, bool_, float32, int32
 
 
 class CallMismatch(TypeError, RuntimeError):
@@ -42,8 +42,12 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
     (an explicit conversion: a constructor, an assignment) integers wrap modulo 2**bits, as
     C's conversions and Warp's do."""
     try:
-        flat = np.concatenate([np.ravel(np.asarray(v)) for v in values]) if isinstance(values, list) \
-            else np.ravel(np.asarray(values))
+        if not isinstance(values, list):
+            flat = np.ravel(np.asarray(values))
+        elif all(type(v) is float or type(v) is int for v in values):  # (Python numbers: one conversion)
+            flat = np.array(values)
+        else:
+            flat = np.concatenate([np.ravel(np.asarray(v)) for v in values])
     except ValueError:  # ragged nesting
         raise TypeError("not a flat list of numbers") from None
     if flat.dtype.name == "bfloat16":  # (ml_dtypes' type: numpy's kind for it is 'V')
@@ -64,10 +68,13 @@ def cast_components(values, dtype: Scalar, wrap: bool = False) -> np.ndarray:
     return flat.astype(dtype.np_dtype)  # (integer to integer: modulo 2**bits)
 
 
+_NUMBERS = (numbers.Number, *SCALAR_VALUES)
+
+
 def is_scalar_value(x) -> bool:
     """A single number: a Python number, a numpy scalar, or a 0-d array or tensor (numpy's,
     PyTorch's, JAX's)."""
-    if isinstance(x, (numbers.Number, np.generic)):
+    if isinstance(x, _NUMBERS):
         return True
     if isinstance(x, np.ndarray):
         return x.ndim == 0

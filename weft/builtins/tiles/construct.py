@@ -17,6 +17,7 @@ import numpy as np
 from ...ir.core import Value
 from ...lang.module import compile_lanes
 from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
+from ...types.scalars import SCALAR_VALUES
 from .. import arith
 from ..registry import builtin, primitive
 from .args import dtype_arg, no_more, option, shape_arg, storage_arg, tile_arg
@@ -169,7 +170,7 @@ def _arange_constant(ctx, x, name):
         return value
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
         ctx.error(f"tile_arange() arguments must be numbers, got {name}={x!r}", kind=TypeError)
-    return x.item() if isinstance(x, np.generic) else x
+    return x.item() if isinstance(x, SCALAR_VALUES) else x
 
 
 def _at_dtype(ctx, x, name, t):
