@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import weft as wp
-from weft.codegen.spmd import WIDTH, spmd_plan
+from weft.codegen.spmd import MAX_LANEWISE_SHARE, WIDTH, _lanewise_share, spmd_plan
 
 
 def run_both(kernel, dim, make_args, out_index):
@@ -624,3 +624,30 @@ def test_strided_loads_bit_identical_up_to_the_arrays_end():
     with pytest.raises(IndexError, match=str(3 * n_tri - 1)):  # (one short: the last triangle's third)
         wp.launch(triangles, n_tri, inputs=[wp.array(tri[:-1]), wp.array(x, dtype=wp.vec2),
                                             wp.array(w, dtype=wp.vec2), wp.zeros(n_tri)])
+
+
+def test_a_kernel_run_mostly_lane_by_lane_stays_scalar():
+    """A stack per thread and branches that store at varying places: the vector body would be
+    WIDTH copies of the scalar code (a BVH build's was 38,000 lines of LLVM IR)."""
+    @wp.kernel
+    def walk_stack(start: wp.array(dtype=int), next_: wp.array(dtype=int), out: wp.array(dtype=int)):
+        i = wp.tid()
+        if start[i] >= 0:  # (a varying branch that stores: run lane by lane, loop and all)
+            node = start[i]
+            steps = 0
+            while node >= 0:
+                if node % 2 == 0:
+                    out[node] = out[node] + i
+                else:
+                    out[node] = out[node] - 1
+                node = next_[node]
+                steps += 1
+            out[i] = out[i] + steps
+
+    @wp.kernel
+    def gathered(x: wp.array(dtype=float), idx: wp.array(dtype=int), y: wp.array(dtype=float)):
+        i = wp.tid()
+        y[i] = x[idx[i]]
+
+    assert _lanewise_share(spmd_plan(gathered.ir()), gathered.ir().body) < MAX_LANEWISE_SHARE
+    assert spmd_plan(walk_stack.ir()) is None

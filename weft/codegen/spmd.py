@@ -286,7 +286,34 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
         return None
     if not any(op.name in ("for", "while") for op in ops) and not any(_scatters(plan, op) for op in ops):
         return None  # (straight-line code that LLVM's loop vectoriser handles by itself)
+    if _lanewise_share(plan, fn.body) > MAX_LANEWISE_SHARE:
+        return None  # (mostly lane by lane: WIDTH copies of the scalar code, no faster)
     return plan
+
+
+#: the largest share of a kernel's ops that may run lane by lane in a vector body; above it
+#: the kernel stays scalar. A BVH build (a stack per thread, branches that store) has 95%:
+#: its vector body was 38,000 lines of LLVM IR, 19 s to compile, and gained nothing; n-body,
+#: spring forces and their adjoints have 3-12%.
+MAX_LANEWISE_SHARE = 0.5
+
+
+def _lanewise_share(plan: SpmdPlan, body: Block) -> float:
+    """The share of the ops under `body` that run lane by lane (those in `plan.lanewise`
+    and everything nested in them, except accesses to elements side by side in the lanes,
+    which are one vector access)."""
+    counts = [0, 0]  # lane by lane, all
+
+    def visit(block: Block, in_lanes: bool):
+        for op in block.ops:
+            side_by_side = op.name in ("load", "store", "atomic") and not _scatters(plan, op)
+            lanes = in_lanes or (id(op) in plan.lanewise and not side_by_side)
+            counts[0] += lanes
+            counts[1] += 1
+            for region in op.regions:
+                visit(region, lanes)
+    visit(body, False)
+    return counts[0] / max(counts[1], 1)
 
 
 def _scatters(plan: SpmdPlan, op: Op) -> bool:
