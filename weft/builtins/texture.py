@@ -10,7 +10,7 @@ here the builtin checks its arguments and emits the call.
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Scalar, StructType, Vector, float32, vec2f, vec4f
+from ..types import Scalar, StructType, Type, Vector, float32, vec2f, vec4f
 from .arguments import kernel_funcs
 from .registry import builtin
 
@@ -87,7 +87,7 @@ def texture_sample(ctx, args, kwargs):
     if dtype is None:
         # positional: ..., dtype[, lod]; a type is the dtype
         for i, a in enumerate(args):
-            if not isinstance(a, Value) and (isinstance(a, type) or a in _CHANNELS or hasattr(a, "_weft_type")):
+            if not isinstance(a, Value) and isinstance(a, (type, Type)):
                 dtype = a
                 rest = args[i + 1:]
                 args = args[:i]

@@ -15,8 +15,6 @@ inside [0, levels - 1) and the mip filter is LINEAR, else zero; CLOSEST filterin
 coordinate gradient; the texels themselves get no gradient.
 """
 
-
-
 import weft as wp
 
 from ..runtime.texture import (
