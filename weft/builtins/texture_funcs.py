@@ -58,7 +58,7 @@ def _reduced(c: float, norm: wp.int64, base: wp.int64, mode: wp.int64):
     """The coordinate after the periodic reduction, normalized to the base level."""
     x = c
     if mode == wp.int64(WRAP) or mode == wp.int64(MIRROR):
-        period = float(1.0)
+        period = 1.0
         if norm == wp.int64(0):
             period = float(base)
         if mode == wp.int64(MIRROR):
@@ -217,7 +217,7 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
             yb = _index(y0 + wp.int64(1), sy, my)
             za = wp.int64(0)
             zb = wp.int64(0)
-            fz = float(0.0)
+            fz = 0.0
             if wp.static(ndim == 3):
                 sz = _word(d, k + 2)
                 mz = _word(d, D_ADDRESS + 2)
@@ -273,7 +273,7 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
     @wp.func
     def gdot(seed: T, delta: T):
         """seed . delta, each channel with a zero seed skipped (no inf * 0 = nan)."""
-        s = float(0.0)
+        s = 0.0
         if wp.static(K == 1):
             if seed != 0.0:
                 s = seed * delta
@@ -368,7 +368,7 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
     @wp.func_grad(sample)
     def adj_sample(d: wp.uint64, u: float, v: float, w: float, lod: float, adj_ret: T):
         g = wp.vec3(0.0)
-        glod = float(0.0)
+        glod = 0.0
         if d != wp.uint64(0):
             n = int(_word(d, D_LEVELS))
             linear_mip = _word(d, D_MIP_FILTER) == wp.int64(LINEAR)
@@ -376,7 +376,7 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
             grad_lod = mipmapped and linear_mip and lod < float(n - 1)
             l0 = 0
             l1 = 0
-            fl = float(0.0)
+            fl = 0.0
             if grad_lod:
                 l0 = int(wp.floor(lod))
                 l1 = l0 + 1
