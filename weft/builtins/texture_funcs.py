@@ -15,6 +15,8 @@ inside [0, levels - 1) and the mip filter is LINEAR, else zero; CLOSEST filterin
 coordinate gradient; the texels themselves get no gradient.
 """
 
+from typing import Any
+
 import weft as wp
 
 from ..runtime.texture import (
@@ -154,16 +156,13 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
     T = wp.float32 if K == 1 else wp.types.vector(K, wp.float32)
 
     @wp.func
-    def fetch(d: wp.uint64, lvl: int, x: wp.int64, y: wp.int64, z: wp.int64):
-        """Texel (x, y, z) of level lvl (zero outside it, and in channels it lacks)."""
-        k = D_LEVEL0 + 4 * lvl
-        w = _word(d, k)
-        h = _word(d, k + 1)
-        dd = _word(d, k + 2)
+    def fetch(p: wp.uint64, nc: wp.int64, w: wp.int64, h: wp.int64, dd: wp.int64,
+              x: wp.int64, y: wp.int64, z: wp.int64):
+        """Texel (x, y, z) of the level at p (w x h x dd texels of nc channels): zero outside
+        it and in channels it lacks."""
         r = T(0.0)
         if x >= wp.int64(0) and x < w and y >= wp.int64(0) and y < h and z >= wp.int64(0) and z < dd:
-            nc = _word(d, D_CHANNELS)
-            addr = wp.uint64(_word(d, k + 3)) + wp.uint64(wp.int64(4) * ((z * h + y) * w + x) * nc)
+            addr = p + wp.uint64(wp.int64(4) * ((z * h + y) * w + x) * nc)
             if wp.static(K == 1):
                 r = _f32(addr)
             else:
@@ -181,59 +180,89 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
     def closest(d: wp.uint64, lvl: int, u: float, v: float, w: float):
         k = D_LEVEL0 + 4 * lvl
         norm = _word(d, D_NORMALIZED)
-        x = _nearest(u, norm, _word(d, D_BASE), _word(d, k), _word(d, D_ADDRESS))
+        sx = _word(d, k)
+        sy = _word(d, k + 1)
+        sz = _word(d, k + 2)
+        x = _nearest(u, norm, _word(d, D_BASE), sx, _word(d, D_ADDRESS))
         y = wp.int64(0)
         z = wp.int64(0)
         if wp.static(ndim >= 2):
-            y = _nearest(v, norm, _word(d, D_BASE + 1), _word(d, k + 1), _word(d, D_ADDRESS + 1))
+            y = _nearest(v, norm, _word(d, D_BASE + 1), sy, _word(d, D_ADDRESS + 1))
         if wp.static(ndim == 3):
-            z = _nearest(w, norm, _word(d, D_BASE + 2), _word(d, k + 2), _word(d, D_ADDRESS + 2))
-        return fetch(d, lvl, x, y, z)
+            z = _nearest(w, norm, _word(d, D_BASE + 2), sz, _word(d, D_ADDRESS + 2))
+        return fetch(wp.uint64(_word(d, k + 3)), _word(d, D_CHANNELS), sx, sy, sz, x, y, z)
 
     @wp.func
-    def linear(d: wp.uint64, lvl: int, u: float, v: float, w: float):
+    def corners(d: wp.uint64, lvl: int, u: float, v: float, w: float, low: float):
+        """The LINEAR footprint of (u, v, w) at level lvl: its 8 corner texels (x fastest;
+        those of absent axes repeat), the fractions and the texel/coordinate scales."""
         k = D_LEVEL0 + 4 * lvl
         norm = _word(d, D_NORMALIZED)
+        nc = _word(d, D_CHANNELS)
+        p = wp.uint64(_word(d, k + 3))
         sx = _word(d, k)
+        sy = _word(d, k + 1)
+        sz = _word(d, k + 2)
+        f = wp.vec3(0.0)
+        s = wp.vec3(0.0)
         mx = _word(d, D_ADDRESS)
-        tx = _texel(u, norm, _word(d, D_BASE), sx, mx, 0.0)
+        tx = _texel(u, norm, _word(d, D_BASE), sx, mx, low)
         fx = wp.floor(tx)
         x0 = wp.int64(fx)
-        fx = tx - fx
+        f[0] = tx - fx
+        s[0] = _scale(norm, sx, _word(d, D_BASE))
         xa = _index(x0, sx, mx)
         xb = _index(x0 + wp.int64(1), sx, mx)
-        r = T(0.0)
-        if wp.static(ndim == 1):
-            r = fetch(d, lvl, xa, wp.int64(0), wp.int64(0)) * (1.0 - fx) + \
-                fetch(d, lvl, xb, wp.int64(0), wp.int64(0)) * fx
-        else:
-            sy = _word(d, k + 1)
+        ya = wp.int64(0)
+        yb = wp.int64(0)
+        za = wp.int64(0)
+        zb = wp.int64(0)
+        if wp.static(ndim >= 2):
             my = _word(d, D_ADDRESS + 1)
-            ty = _texel(v, norm, _word(d, D_BASE + 1), sy, my, 0.0)
+            ty = _texel(v, norm, _word(d, D_BASE + 1), sy, my, low)
             fy = wp.floor(ty)
             y0 = wp.int64(fy)
-            fy = ty - fy
+            f[1] = ty - fy
+            s[1] = _scale(norm, sy, _word(d, D_BASE + 1))
             ya = _index(y0, sy, my)
             yb = _index(y0 + wp.int64(1), sy, my)
-            za = wp.int64(0)
-            zb = wp.int64(0)
-            fz = 0.0
-            if wp.static(ndim == 3):
-                sz = _word(d, k + 2)
-                mz = _word(d, D_ADDRESS + 2)
-                tz = _texel(w, norm, _word(d, D_BASE + 2), sz, mz, 0.0)
-                fz = wp.floor(tz)
-                z0 = wp.int64(fz)
-                fz = tz - fz
-                za = _index(z0, sz, mz)
-                zb = _index(z0 + wp.int64(1), sz, mz)
-            a = (fetch(d, lvl, xa, ya, za) * (1.0 - fx) + fetch(d, lvl, xb, ya, za) * fx) * (1.0 - fy) + \
-                (fetch(d, lvl, xa, yb, za) * (1.0 - fx) + fetch(d, lvl, xb, yb, za) * fx) * fy
-            r = a
-            if wp.static(ndim == 3):
-                b = (fetch(d, lvl, xa, ya, zb) * (1.0 - fx) + fetch(d, lvl, xb, ya, zb) * fx) * (1.0 - fy) + \
-                    (fetch(d, lvl, xa, yb, zb) * (1.0 - fx) + fetch(d, lvl, xb, yb, zb) * fx) * fy
-                r = a * (1.0 - fz) + b * fz
+        if wp.static(ndim == 3):
+            mz = _word(d, D_ADDRESS + 2)
+            tz = _texel(w, norm, _word(d, D_BASE + 2), sz, mz, low)
+            fz = wp.floor(tz)
+            z0 = wp.int64(fz)
+            f[2] = tz - fz
+            s[2] = _scale(norm, sz, _word(d, D_BASE + 2))
+            za = _index(z0, sz, mz)
+            zb = _index(z0 + wp.int64(1), sz, mz)
+        c000 = fetch(p, nc, sx, sy, sz, xa, ya, za)
+        c100 = fetch(p, nc, sx, sy, sz, xb, ya, za)
+        c010 = c000
+        c110 = c100
+        if wp.static(ndim >= 2):
+            c010 = fetch(p, nc, sx, sy, sz, xa, yb, za)
+            c110 = fetch(p, nc, sx, sy, sz, xb, yb, za)
+        c001 = c000
+        c101 = c100
+        c011 = c010
+        c111 = c110
+        if wp.static(ndim == 3):
+            c001 = fetch(p, nc, sx, sy, sz, xa, ya, zb)
+            c101 = fetch(p, nc, sx, sy, sz, xb, ya, zb)
+            c011 = fetch(p, nc, sx, sy, sz, xa, yb, zb)
+            c111 = fetch(p, nc, sx, sy, sz, xb, yb, zb)
+        return c000, c100, c010, c110, c001, c101, c011, c111, f, s
+
+    @wp.func
+    def blend(c000: Any, c100: Any, c010: Any, c110: Any, c001: Any, c101: Any, c011: Any, c111: Any,
+              f: wp.vec3):
+        """The multilinear blend of the corners, in Warp's sampler's order of operations."""
+        r = c000 * (1.0 - f[0]) + c100 * f[0]
+        if wp.static(ndim >= 2):
+            r = r * (1.0 - f[1]) + (c010 * (1.0 - f[0]) + c110 * f[0]) * f[1]
+        if wp.static(ndim == 3):
+            b = (c001 * (1.0 - f[0]) + c101 * f[0]) * (1.0 - f[1]) + (c011 * (1.0 - f[0]) + c111 * f[0]) * f[1]
+            r = r * (1.0 - f[2]) + b * f[2]
         return r
 
     @wp.func
@@ -242,32 +271,39 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
         if _word(d, D_FILTER) == wp.int64(CLOSEST):
             r = closest(d, lvl, u, v, w)
         else:
-            r = linear(d, lvl, u, v, w)
+            c000, c100, c010, c110, c001, c101, c011, c111, f, s = corners(d, lvl, u, v, w, 0.0)
+            r = blend(c000, c100, c010, c110, c001, c101, c011, c111, f)
         return r
+
+    @wp.func
+    def levels(d: wp.uint64, lod: float):
+        """(first level, its weight, second level, its weight) the LOD selects."""
+        n = int(_word(d, D_LEVELS))
+        la = 0
+        lb = 0
+        wa = 1.0
+        wb = 0.0
+        if n > 1:
+            top = float(n - 1)
+            cl = wp.max(0.0, wp.min(lod, top))
+            if _word(d, D_MIP_FILTER) == wp.int64(CLOSEST):
+                la = wp.min(int(wp.floor(cl + 0.5)), n - 1)
+            else:
+                la = int(wp.floor(cl))
+                lb = wp.min(la + 1, n - 1)
+                if lb != la:
+                    wb = cl - float(la)
+                    wa = 1.0 - wb
+        return la, wa, lb, wb
 
     @wp.func
     def sample(d: wp.uint64, u: float, v: float, w: float, lod: float):
         r = T(0.0)
         if d != wp.uint64(0):
-            n = int(_word(d, D_LEVELS))
-            if n <= 1:
-                r = at_level(d, 0, u, v, w)
-            else:
-                top = float(n - 1)
-                cl = lod
-                if lod < 0.0:
-                    cl = 0.0
-                if lod > top:
-                    cl = top
-                if _word(d, D_MIP_FILTER) == wp.int64(CLOSEST):
-                    r = at_level(d, wp.min(int(wp.floor(cl + 0.5)), n - 1), u, v, w)
-                else:
-                    l0 = int(wp.floor(cl))
-                    l1 = wp.min(l0 + 1, n - 1)
-                    fl = cl - float(l0)
-                    r = at_level(d, l0, u, v, w)
-                    if l1 != l0 and fl != 0.0:
-                        r = r * (1.0 - fl) + at_level(d, l1, u, v, w) * fl
+            la, wa, lb, wb = levels(d, lod)
+            r = at_level(d, la, u, v, w)
+            if wb != 0.0:
+                r = r * wa + at_level(d, lb, u, v, w) * wb
         return r
 
     @wp.func
@@ -286,84 +322,58 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
     @wp.func
     def grad_level(d: wp.uint64, lvl: int, u: float, v: float, w: float, weight: float, seed: T):
         """(weight times the gradient of seed . sample at level lvl with respect to (u, v, w),
-        the sample's corner texel, the sample minus that texel)."""
-        k = D_LEVEL0 + 4 * lvl
-        norm = _word(d, D_NORMALIZED)
-        sx = _word(d, k)
-        mx = _word(d, D_ADDRESS)
-        tx = _texel(u, norm, _word(d, D_BASE), sx, mx, -1.0)
-        fx = wp.floor(tx)
-        x0 = wp.int64(fx)
-        fx = tx - fx
-        xa = _index(x0, sx, mx)
-        xb = _index(x0 + wp.int64(1), sx, mx)
+        the sample's first corner, the sample less that corner, the sample)."""
+        c000, c100, c010, c110, c001, c101, c011, c111, f, s = corners(d, lvl, u, v, w, -1.0)
         g = wp.vec3(0.0)
-        anchor = T(0.0)
-        rest = T(0.0)
-        zero = wp.int64(0)
+        # differences along x on the 4 rows, along y on the 4 columns, along z on the 4 pillars
+        ex0 = c100 - c000
+        ex1 = c110 - c010
+        ex2 = c101 - c001
+        ex3 = c111 - c011
+        rest = ex0 * f[0]
         if wp.static(ndim == 1):
-            v0 = fetch(d, lvl, xa, zero, zero)
-            ex = fetch(d, lvl, xb, zero, zero) - v0
-            g[0] = weight * _scale(norm, sx, _word(d, D_BASE)) * gdot(seed, ex)
-            anchor = v0
-            rest = ex * fx
+            g[0] = gdot(seed, ex0)
         else:
-            sy = _word(d, k + 1)
-            my = _word(d, D_ADDRESS + 1)
-            ty = _texel(v, norm, _word(d, D_BASE + 1), sy, my, -1.0)
-            fy = wp.floor(ty)
-            y0 = wp.int64(fy)
-            fy = ty - fy
-            ya = _index(y0, sy, my)
-            yb = _index(y0 + wp.int64(1), sy, my)
-            v00 = fetch(d, lvl, xa, ya, zero)
-            e0 = fetch(d, lvl, xb, ya, zero) - v00         # x differences on rows y0, y1
-            e1 = fetch(d, lvl, xb, yb, zero) - fetch(d, lvl, xa, yb, zero)
-            f0 = fetch(d, lvl, xa, yb, zero) - v00         # y differences on columns x0, x1
-            f1 = fetch(d, lvl, xb, yb, zero) - fetch(d, lvl, xb, ya, zero)
-            if wp.static(ndim == 2):
-                g[0] = weight * _scale(norm, sx, _word(d, D_BASE)) * gdot(seed, e0 * (1.0 - fy) + e1 * fy)
-                g[1] = weight * _scale(norm, sy, _word(d, D_BASE + 1)) * gdot(seed, f0 * (1.0 - fx) + f1 * fx)
-                anchor = v00
-                a0 = e0 * fx
-                rest = a0 + (f0 + e1 * fx - a0) * fy
+            ey0 = c010 - c000
+            ey1 = c110 - c100
+            g[0] = gdot(seed, ex0 * (1.0 - f[1]) + ex1 * f[1])
+            row1 = ey0 + ex1 * f[0]
+            rest = rest + (row1 - rest) * f[1]
+            if wp.static(ndim == 3):
+                ey2 = c011 - c001
+                ey3 = c111 - c101
+                ez0 = c001 - c000
+                ez1 = c101 - c100
+                ez2 = c011 - c010
+                ez3 = c111 - c110
+                g[0] = gdot(seed, (ex0 * (1.0 - f[1]) + ex1 * f[1]) * (1.0 - f[2])
+                            + (ex2 * (1.0 - f[1]) + ex3 * f[1]) * f[2])
+                g[1] = gdot(seed, (ey0 * (1.0 - f[0]) + ey1 * f[0]) * (1.0 - f[2])
+                            + (ey2 * (1.0 - f[0]) + ey3 * f[0]) * f[2])
+                g[2] = gdot(seed, (ez0 * (1.0 - f[0]) + ez1 * f[0]) * (1.0 - f[1])
+                            + (ez2 * (1.0 - f[0]) + ez3 * f[0]) * f[1])
+                b0 = ez0 + ex2 * f[0]
+                b1 = (c011 - c000) + ex3 * f[0]
+                top = b0 + (b1 - b0) * f[1]
+                rest = rest + (top - rest) * f[2]
             else:
-                sz = _word(d, k + 2)
-                mz = _word(d, D_ADDRESS + 2)
-                tz = _texel(w, norm, _word(d, D_BASE + 2), sz, mz, -1.0)
-                fz = wp.floor(tz)
-                z0 = wp.int64(fz)
-                fz = tz - fz
-                za = _index(z0, sz, mz)
-                zb = _index(z0 + wp.int64(1), sz, mz)
-                c000 = fetch(d, lvl, xa, ya, za)
-                c100 = fetch(d, lvl, xb, ya, za)
-                c010 = fetch(d, lvl, xa, yb, za)
-                c110 = fetch(d, lvl, xb, yb, za)
-                c001 = fetch(d, lvl, xa, ya, zb)
-                c101 = fetch(d, lvl, xb, ya, zb)
-                c011 = fetch(d, lvl, xa, yb, zb)
-                c111 = fetch(d, lvl, xb, yb, zb)
-                gx = ((c100 - c000) * (1.0 - fy) + (c110 - c010) * fy) * (1.0 - fz) + \
-                    ((c101 - c001) * (1.0 - fy) + (c111 - c011) * fy) * fz
-                gy = ((c010 - c000) * (1.0 - fx) + (c110 - c100) * fx) * (1.0 - fz) + \
-                    ((c011 - c001) * (1.0 - fx) + (c111 - c101) * fx) * fz
-                gz = ((c001 - c000) * (1.0 - fx) + (c101 - c100) * fx) * (1.0 - fy) + \
-                    ((c011 - c010) * (1.0 - fx) + (c111 - c110) * fx) * fy
-                g[0] = weight * _scale(norm, sx, _word(d, D_BASE)) * gdot(seed, gx)
-                g[1] = weight * _scale(norm, sy, _word(d, D_BASE + 1)) * gdot(seed, gy)
-                g[2] = weight * _scale(norm, sz, _word(d, D_BASE + 2)) * gdot(seed, gz)
-                anchor = c000
-                b0 = (c100 - c000) * fx                                 # rows, less c000
-                b1 = (c010 - c000) + (c110 - c010) * fx
-                b2 = (c001 - c000) + (c101 - c001) * fx
-                b3 = (c011 - c000) + (c111 - c011) * fx
-                p0 = b0 + (b1 - b0) * fy
-                p1 = b2 + (b3 - b2) * fy
-                rest = p0 + (p1 - p0) * fz
+                g[1] = gdot(seed, ey0 * (1.0 - f[0]) + ey1 * f[0])
+        g = wp.cw_mul(g, s) * weight
         if weight == 0.0:
             g = wp.vec3(0.0)
-        return g, anchor, rest
+        return g, c000, rest, blend(c000, c100, c010, c110, c001, c101, c011, c111, f)
+
+    @wp.func
+    def finite_or(x: T, fallback: T):
+        r = x
+        if wp.static(K == 1):
+            if not wp.isfinite(x):
+                r = fallback
+        else:
+            for c in range(K):
+                if not wp.isfinite(x[c]):
+                    r[c] = fallback[c]
+        return r
 
     @wp.func_grad(sample)
     def adj_sample(d: wp.uint64, u: float, v: float, w: float, lod: float, adj_ret: T):
@@ -371,43 +381,24 @@ def _make(ndim, K):  # noqa: C901 - one sampler, its levels and its gradient
         glod = 0.0
         if d != wp.uint64(0):
             n = int(_word(d, D_LEVELS))
-            linear_mip = _word(d, D_MIP_FILTER) == wp.int64(LINEAR)
-            mipmapped = n > 1 and lod >= 0.0
-            grad_lod = mipmapped and linear_mip and lod < float(n - 1)
-            l0 = 0
-            l1 = 0
-            fl = 0.0
-            if grad_lod:
-                l0 = int(wp.floor(lod))
-                l1 = l0 + 1
-                fl = lod - float(l0)
+            grad_lod = n > 1 and lod >= 0.0 and lod < float(n - 1) and \
+                _word(d, D_MIP_FILTER) == wp.int64(LINEAR)
+            la, wa, lb, wb = levels(d, lod)
+            if grad_lod:  # (at an integer LOD too: the derivative toward larger LODs)
+                la = int(wp.floor(lod))
+                lb = la + 1
+                wb = lod - float(la)
+                wa = 1.0 - wb
             if _word(d, D_FILTER) == wp.int64(LINEAR):
-                if grad_lod:
-                    g0, a0, r0 = grad_level(d, l0, u, v, w, 1.0 - fl, adj_ret)
-                    g1, a1, r1 = grad_level(d, l1, u, v, w, fl, adj_ret)
-                    g = g0 + g1
-                    diff = (a1 - a0) + (r1 - r0)
-                    if not wp.isfinite(diff):
-                        diff = linear(d, l1, u, v, w) - linear(d, l0, u, v, w)
-                    glod = gdot(adj_ret, diff)
-                elif n <= 1:
-                    g, a0, r0 = grad_level(d, 0, u, v, w, 1.0, adj_ret)
-                else:
-                    top = float(n - 1)
-                    cl = wp.max(0.0, wp.min(lod, top))
-                    if linear_mip:
-                        m0 = int(wp.floor(cl))
-                        m1 = wp.min(m0 + 1, n - 1)
-                        fm = cl - float(m0)
-                        g, a0, r0 = grad_level(d, m0, u, v, w, 1.0 - fm, adj_ret)
-                        if m1 != m0 and fm != 0.0:
-                            g1, a1, r1 = grad_level(d, m1, u, v, w, fm, adj_ret)
-                            g = g + g1
-                    else:
-                        m = wp.min(int(wp.floor(cl + 0.5)), n - 1)
-                        g, a0, r0 = grad_level(d, m, u, v, w, 1.0, adj_ret)
+                g, anchor_a, rest_a, value_a = grad_level(d, la, u, v, w, wa, adj_ret)
+                if wb != 0.0 or grad_lod:
+                    gb, anchor_b, rest_b, value_b = grad_level(d, lb, u, v, w, wb, adj_ret)
+                    g = g + gb
+                    if grad_lod:
+                        diff = (anchor_b - anchor_a) + (rest_b - rest_a)
+                        glod = gdot(adj_ret, finite_or(diff, value_b - value_a))
             elif grad_lod:
-                glod = gdot(adj_ret, closest(d, l1, u, v, w) - closest(d, l0, u, v, w))
+                glod = gdot(adj_ret, closest(d, lb, u, v, w) - closest(d, la, u, v, w))
         wp.adjoint[u] += g[0]
         wp.adjoint[v] += g[1]
         wp.adjoint[w] += g[2]

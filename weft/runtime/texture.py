@@ -244,6 +244,10 @@ class Texture(StructValue):
         self._raw[k][...] = np.asarray(values).reshape(self._raw[k].shape)
         self._decoded[k][...] = _decode(self._raw[k])
 
+    def _generate_mipmap_chain(self, data):
+        """The levels this texture's mip chain would hold for base-level values `data`."""
+        return _mip_chain(np.ascontiguousarray(data), self._mip_shapes, self._ndim)
+
     def _check_copy(self, other, direction):
         """The numpy view of a texture or contiguous array that `copy_from`/`copy_to` reads or
         writes (`direction`: 'source' or 'destination'), or a ValueError naming the mismatch."""
@@ -332,6 +336,11 @@ class Texture(StructValue):
     @property
     def cuda_surface(self) -> int:
         raise RuntimeError("cuda_surface is only supported for CUDA textures (created with surface_access=True).")
+
+    def __del__(self):
+        # (the buffers are numpy arrays, freed with the object; a half-built texture, made
+        # by __new__ alone, has none)
+        self.__dict__.pop("_descriptor", None)
 
     def __eq__(self, other):
         return self is other
