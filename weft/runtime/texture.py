@@ -337,6 +337,17 @@ class Texture(StructValue):
     def cuda_surface(self) -> int:
         raise RuntimeError("cuda_surface is only supported for CUDA textures (created with surface_access=True).")
 
+    def __ctype__(self):
+        """The texture's settings as a ctypes structure (the names of Warp's descriptor
+        fields; kernels receive the struct of `Texture1D/2D/3D` instead)."""
+        import ctypes
+
+        names = ("width", "height", "depth", "num_channels", "num_mip_levels", "filter_mode", "mip_filter_mode",
+                 "address_mode_u", "address_mode_v", "address_mode_w", "use_normalized_coords")
+        fields = [("tex", ctypes.c_uint64), *((n, ctypes.c_int32) for n in names)]
+        struct = type("texture_settings", (ctypes.Structure,), {"_fields_": fields})
+        return struct(self.id, *(int(getattr(self, n)) for n in names[:-1]), int(self.normalized_coords))
+
     def __del__(self):
         # (the buffers are numpy arrays, freed with the object; a half-built texture, made
         # by __new__ alone, has none)
