@@ -227,6 +227,7 @@ def subscript_type(cls, key):
     that is no weft type is kept as written (an annotation may be a plain Python type hint);
     a kernel or func with such a parameter is refused when it is declared."""
     dtype, ndim = subscript_args(key)
+    dtype = _class_type(dtype)
     known = dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False) \
         or isinstance(PYTHON_TYPES.get(dtype, dtype), Type)
     if known:
