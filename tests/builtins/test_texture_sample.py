@@ -394,3 +394,25 @@ def test_argument_errors_name_the_problem(tmp_path, body, message):
     with pytest.raises((CompileError, TypeError), match=message) as info:
         _compile(tmp_path, body)
     assert "texture_kernel.py" in str(info.value)  # the error says where
+
+
+@wp.kernel
+def spellings(t2: wp.Texture2D, t3: wp.Texture3D, out: wp.array(dtype=float)):
+    out[0] = wp.texture_sample(t2, wp.vec2(0.3, 0.6), dtype=float, lod=0.5)
+    out[1] = wp.texture_sample(t2, 0.3, 0.6, dtype=float, lod=0.5)
+    out[2] = wp.texture_sample(tex=t2, uv=wp.vec2(0.3, 0.6), dtype=float, lod=0.5)
+    out[3] = wp.texture_sample(t2, 0.3, 0.6, float, 0.5)
+    out[4] = wp.texture_sample(t3, wp.vec3(0.3, 0.6, 0.2), dtype=float)
+    out[5] = wp.texture_sample(t3, 0.3, 0.6, 0.2, dtype=float)
+
+
+def test_positional_keyword_and_scalar_coordinate_spellings_agree():
+    rng = np.random.default_rng(3)
+    t2 = wp.Texture2D(rng.uniform(size=(8, 8)).astype(np.float32), num_mip_levels=0)
+    t3 = wp.Texture3D(rng.uniform(size=(3, 4, 5)).astype(np.float32))
+    out = wp.zeros(6, dtype=float)
+    wp.launch(spellings, 1, inputs=[t2, t3, out])
+    r = out.numpy()
+    assert r[0] != 0.0 and r[4] != 0.0
+    np.testing.assert_array_equal(r[:4], r[0])
+    np.testing.assert_array_equal(r[4:], r[4])
