@@ -2,6 +2,7 @@
 count, filter, address mode and coordinate convention; coordinate and LOD gradients
 against float64 central differences of that reference; errors for wrong arguments."""
 
+import gc
 import itertools
 
 import numpy as np
@@ -360,8 +361,8 @@ def test_textures_in_structs_and_arrays():
     out = wp.zeros(2, dtype=float)
     wp.launch(from_struct, 1, inputs=[h, out])
     np.testing.assert_array_equal(out.numpy(), [2.0 * data[2, 1], 403.0])
-    texs = [wp.Texture2D(np.full((2, 2), float(i), np.float32)) for i in range(3)]
-    arr = wp.array(texs, dtype=wp.Texture2D)
+    arr = wp.array([wp.Texture2D(np.full((2, 2), float(i), np.float32)) for i in range(3)], dtype=wp.Texture2D)
+    gc.collect()  # the array keeps its textures alive
     out = wp.zeros(3, dtype=float)
     wp.launch(from_array, 3, inputs=[arr, out])
     np.testing.assert_array_equal(out.numpy(), [0.0, 1.0, 2.0])
