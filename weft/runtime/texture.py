@@ -11,7 +11,7 @@ in Warp. `id` is the address of a descriptor (int64 words, layout below) this ob
 keeps alive: the sampling parameters and, per mip level, its shape and the address of its
 texels decoded to float32 (8- and 16-bit integers normalized, as Warp's samplers return
 them), so that sampling code loads float32 whatever the stored type. The stored values
-themselves are kept too, for `copy_to`.
+themselves are kept too, for `copy_to` (float32 texels are stored once).
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ class Texture(StructValue):
         self._surface_access = False
         # the stored values and their float32 decoding, per level
         self._raw = [np.zeros(self._array_shape(s), dtype=dtype.np_dtype) for s in levels]
-        self._decoded = [np.zeros(r.shape, np.float32) for r in self._raw]
+        self._decoded = [r if r.dtype == np.float32 else np.zeros(r.shape, np.float32) for r in self._raw]
         self._descriptor = np.zeros(WORDS, np.int64)
         d = self._descriptor
         d[D_NDIM], d[D_CHANNELS] = ndim, self._num_channels
@@ -242,7 +242,8 @@ class Texture(StructValue):
 
     def _set_level(self, k, values):
         self._raw[k][...] = np.asarray(values).reshape(self._raw[k].shape)
-        self._decoded[k][...] = _decode(self._raw[k])
+        if self._decoded[k] is not self._raw[k]:  # (float32 texels are read where they are stored)
+            self._decoded[k][...] = _decode(self._raw[k])
 
     def _generate_mipmap_chain(self, data):
         """The levels this texture's mip chain would hold for base-level values `data`."""
