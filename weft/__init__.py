@@ -255,6 +255,9 @@ def init():
 _LAZY = {
     **dict.fromkeys(("Bvh", "BvhConstructor", "HashGrid", "Mesh", "is_cubql_available"), "weft.geometry"),
     "Volume": "weft.geometry.volume",
+    # textures (experimental in Warp 1.19)
+    **dict.fromkeys(("Texture", "Texture1D", "Texture2D", "Texture3D", "TextureFilterMode", "TextureAddressMode",
+                     "TextureResourceFlags", "GLTextureResource"), "weft.runtime.texture"),
     **dict.fromkeys(("device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_jax", "to_jax"),
                     "weft.interop.jax"),
     **dict.fromkeys(("clear_jax_callable_graph_cache", "jax_callable"), "weft.interop.jax_callable"),

@@ -20,6 +20,7 @@ from . import (  # noqa: F401 - registers the builtins
     reductions,
     rotation,
     special,
+    texture,
     tiles,
     vector,
     volume,

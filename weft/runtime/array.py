@@ -145,6 +145,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             if t is None:
                 t = _dtype_of_data(data)
             src = _numpy_of(data, t)
+            if getattr(t, "is_texture", False) and isinstance(data, (list, tuple)):
+                self._textures = list(data)  # (elements hold their addresses: keep them alive)
         scalar, trailing = element_numpy(t)
         if isinstance(t, StructType):
             if src.dtype != scalar:

@@ -143,7 +143,7 @@ class ArrayType(Type):
     def __new__(cls, dtype, ndim: int = 1):
         generic = dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False)
         if not generic:
-            dtype = PYTHON_TYPES.get(dtype, dtype)
+            dtype = _class_type(PYTHON_TYPES.get(dtype, dtype))
             if not isinstance(dtype, Type) or dtype.is_array:
                 raise TypeError(f"array dtype must be a weft scalar, vector, matrix or struct type, "
                                 f"got {dtype!r}")
@@ -232,6 +232,7 @@ def subscript_type(cls, key):
     that is no weft type is kept as written (an annotation may be a plain Python type hint);
     a kernel or func with such a parameter is refused when it is declared."""
     dtype, ndim = subscript_args(key)
+    dtype = _class_type(dtype)
     known = dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False) \
         or isinstance(PYTHON_TYPES.get(dtype, dtype), Type)
     if known:
@@ -240,8 +241,15 @@ def subscript_type(cls, key):
     return AnyArray(ndim, dtype, cls.indexed, cls.fabric)
 
 
+def _class_type(dtype):
+    """The weft type a class stands for (`wp.Texture2D`: its kernel struct), else `dtype`."""
+    t = getattr(dtype, "_weft_type", None) if isinstance(dtype, type) else None
+    return t if isinstance(t, Type) else dtype
+
+
 def valid_dtype(dtype) -> bool:
     """Whether `dtype` (of an array annotation) is a weft element type or a generic one."""
+    dtype = _class_type(dtype)
     return dtype is typing.Any or isinstance(dtype, typing.TypeVar) or getattr(dtype, "is_generic", False) \
         or (isinstance(dtype, Type) and not dtype.is_array)
 

@@ -45,6 +45,8 @@ class StructType(Composite):
         self.invalid_fields: dict[str, str] = {}
         for name, annotation in _class_annotations(cls).items():
             t = PYTHON_TYPES.get(annotation, annotation)
+            if isinstance(t, type) and isinstance(getattr(t, "_weft_type", None), StructType):
+                t = t._weft_type  # (a class standing for a struct type: wp.Texture2D)
             if not isinstance(t, Type):
                 why = (f"struct {self.name}: field '{name}' has annotation {t!r}, which is not a "
                        f"weft type")
@@ -261,6 +263,9 @@ def _assign_struct(inst, name, t: StructType, value):
     """Nested structs are values: assignment copies into this instance's own nested one."""
     if value is None:
         object.__setattr__(inst, name, t())
+        return
+    if getattr(t, "is_texture", False) and isinstance(value, StructValue) and value._type is t:
+        object.__setattr__(inst, name, value)  # a texture: a handle, held as it is
         return
     if not isinstance(value, StructValue) or value._type is not t:
         raise TypeError(f"Struct field '{name}' expects struct {t.name}, got "
