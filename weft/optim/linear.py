@@ -141,7 +141,7 @@ def preconditioner(A, ptype: str = "diag") -> LinearOperator | None:
     if ptype in _precond._BLOCK_JACOBI:
         return _precond.block_jacobi(A, ptype)
     if ptype == "fsai":
-        return _precond.fsai(A)
+        return FSAI(A)
     raise ValueError(f"Unsupported preconditioner type '{ptype}'")
 
 
@@ -301,5 +301,6 @@ def gmres(A, b, x, tol=None, atol=None, restart=31, maxiter=0, M=None, callback=
     return state() if run else state
 
 
-__all__ = ["BiCGSTAB", "CG", "CR", "GMRES", "LinearOperator", "LinearSolverState", "aslinearoperator", "bicgstab",
-           "cg", "cr", "gmres", "preconditioner"]
+__all__ = ["BiCGSTAB", "CG", "CR", "FSAI", "GMRES", "LinearOperator", "LinearSolverState", "aslinearoperator",
+           "bicgstab", "cg", "cr", "gmres", "preconditioner"]
+from .fsai import FSAI  # noqa: E402 - (it builds on LinearOperator, above)
