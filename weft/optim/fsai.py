@@ -69,8 +69,9 @@ def _matvec_kernel(storage_t, s_t):
 # The matrix on the host -------------------------------------------------------------------
 
 class _Entries:
-    """A's scalar entries (float64), row by row, and its diagonal scaling D^-1/2 (0 where
-    the diagonal is not finite and positive)."""
+    """A's scalar entries, row by row: `cols[r]` (sorted column list) and `eq[r]` (column ->
+    Ã[r, c], equilibrated, float64), with the diagonal scaling D^-1/2 (`scale`, 0 where the
+    diagonal is not finite and positive: `valid`)."""
 
     def __init__(self, A):
         R = A.block_shape[0]
@@ -83,37 +84,38 @@ class _Entries:
         cols = (c[:, None, None] * R + sub[None, None, :] + 0 * sub[None, :, None]).reshape(-1)
         order = np.lexsort((cols, rows))
         rows, cols, vals = rows[order], cols[order], vals.reshape(-1)[order]
-        bounds = np.searchsorted(rows, np.arange(n + 1))
-        self.cols = [cols[bounds[i]:bounds[i + 1]] for i in range(n)]
-        self.lookup = [dict(zip(self.cols[i].tolist(), vals[bounds[i]:bounds[i + 1]].tolist(), strict=True))
-                       for i in range(n)]
+        diag = np.zeros(n)
+        on = rows == cols
+        diag[rows[on]] = vals[on]
         with np.errstate(all="ignore"):
-            d = np.array([self.lookup[i].get(i, 0.0) for i in range(n)], dtype=np.float64)
-            self.valid = np.isfinite(d) & (d > 0.0)
-            self.scale = np.where(self.valid, 1.0 / np.sqrt(np.where(self.valid, d, 1.0)), 0.0)
-
-    def eq(self, r: int, c: int) -> float:
-        """Ã[r, c]."""
-        return self.lookup[r].get(c, 0.0) * self.scale[r] * self.scale[c]
+            self.valid = np.isfinite(diag) & (diag > 0.0)
+            self.scale = np.where(self.valid, 1.0 / np.sqrt(np.where(self.valid, diag, 1.0)), 0.0)
+            scaled = vals * self.scale[rows] * self.scale[cols]
+        bounds = np.searchsorted(rows, np.arange(n + 1)).tolist()
+        cols_list, scaled_list = cols.tolist(), scaled.tolist()
+        self.cols = [cols_list[bounds[i]:bounds[i + 1]] for i in range(n)]
+        self.eq = [dict(zip(self.cols[i], scaled_list[bounds[i]:bounds[i + 1]], strict=True)) for i in range(n)]
 
 
 class _LocalFactor:
-    """The Cholesky factor L of Ã[S, S], grown by bordering, and v = L^-1 e_0."""
+    """The Cholesky factor L of Ã[S, S] (rows of Python floats), grown by bordering, and
+    v = L^-1 e_0 (the sizes are at most 64: plain loops beat numpy calls)."""
 
-    def __init__(self, i: int, width: int):
+    def __init__(self, i: int):
         self.support = [i]
-        self.L = np.zeros((width, width))
-        self.v = np.zeros(width)
-        self.L[0, 0] = self.v[0] = 1.0
+        self.L = [[1.0]]
+        self.v = [1.0]
 
-    def border(self, a: np.ndarray, floor: float, regularize: bool) -> str:
+    def border(self, a: list, floor: float, regularize: bool) -> str:
         """Add the column whose entries against the support are `a`: "ok", "regularized"
         (pivot raised to the floor), "floor" (pivot at or below it) or "bad" (not finite)."""
-        size = len(self.support)
-        L, w = self.L, np.zeros(size)
-        for p in range(size):
-            w[p] = (a[p] - L[p, :p] @ w[:p]) / L[p, p]
-        pivot = 1.0 - w @ w
+        w = []
+        for p, row in enumerate(self.L):
+            t = a[p]
+            for q in range(p):
+                t -= row[q] * w[q]
+            w.append(t / row[p])
+        pivot = 1.0 - sum(x * x for x in w)
         if not math.isfinite(pivot):
             return "bad"
         outcome = "ok"
@@ -121,38 +123,43 @@ class _LocalFactor:
             if not regularize:
                 return "floor"
             pivot, outcome = floor, "regularized"
-        L[size, :size] = w
-        L[size, size] = math.sqrt(pivot)
-        self.v[size] = -(w @ self.v[:size]) / L[size, size]
+        d = math.sqrt(pivot)
+        self.v.append(-sum(x * y for x, y in zip(w, self.v, strict=True)) / d)
+        self.L.append([*w, d])
         return outcome
 
-    def solve(self) -> np.ndarray:
+    def solve(self) -> list:
         """z with Ã[S, S] z = e_0."""
-        size = len(self.support)
-        z = np.zeros(size)
+        L, size = self.L, len(self.L)
+        z = [0.0] * size
         for p in range(size - 1, -1, -1):
-            z[p] = (self.v[p] - self.L[p + 1:size, p] @ z[p + 1:size]) / self.L[p, p]
+            t = self.v[p]
+            for q in range(p + 1, size):
+                t -= L[q][p] * z[q]
+            z[p] = t / L[p][p]
         return z
 
 
 def _row_values(entries: _Entries, support, z) -> np.ndarray | None:
     """G[i, S] = z / sqrt(z[0]) D^-1/2, or None when not finite with a positive diagonal."""
     with np.errstate(all="ignore"):
-        g = z / np.sqrt(z[0]) * entries.scale[np.asarray(support)]
+        g = np.asarray(z) / np.sqrt(z[0]) * entries.scale[np.asarray(support)]
     return g if np.all(np.isfinite(g)) and g[0] > 0.0 else None
 
 
 def _select_row(entries: _Entries, i: int, width: int, step: int, tolerance: float, floor: float):
     """The support of row i in growth order, its factor row, and whether a pivot stopped it."""
-    f = _LocalFactor(i, width)
-    z = np.ones(1)
+    f = _LocalFactor(i)
+    z = [1.0]
     truncated = False
+    eq, cols = entries.eq, entries.cols
     while len(f.support) < width:
         inside = set(f.support)
-        frontier = {int(c) for j in f.support for c in entries.cols[j] if c < i and c not in inside}
+        frontier = {c for j in f.support for c in cols[j] if c < i and c not in inside}
         scored = []
         for c in frontier:
-            score = abs(sum(entries.eq(c, j) * z[q] for q, j in enumerate(f.support)))
+            row = eq[c]
+            score = abs(sum(row.get(j, 0.0) * zq for j, zq in zip(f.support, z, strict=True)))
             if score > 0.0:
                 scored.append((-score, c))
         if not scored:
@@ -161,7 +168,8 @@ def _select_row(entries: _Entries, i: int, width: int, step: int, tolerance: flo
         old = z[0]
         stopped = False
         for _score, c in scored[: min(step, width - len(f.support))]:
-            if f.border(np.array([entries.eq(c, j) for j in f.support]), floor, False) != "ok":
+            row = eq[c]
+            if f.border([row.get(j, 0.0) for j in f.support], floor, False) != "ok":
                 truncated = stopped = True
                 break
             f.support.append(c)
@@ -174,10 +182,11 @@ def _select_row(entries: _Entries, i: int, width: int, step: int, tolerance: flo
 def _refit_row(entries: _Entries, support, floor: float, regularize: bool):
     """z on a fixed support (bordered in its growth order) and the outcome: "ok",
     "regularized" or "failed"."""
-    f = _LocalFactor(support[0], len(support))
+    f = _LocalFactor(support[0])
     outcome = "ok"
     for c in support[1:]:
-        step = f.border(np.array([entries.eq(c, j) for j in f.support]), floor, regularize)
+        row = entries.eq[c]
+        step = f.border([row.get(j, 0.0) for j in f.support], floor, regularize)
         if step in ("floor", "bad"):
             return None, "failed"
         if step == "regularized":
