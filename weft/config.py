@@ -111,6 +111,11 @@ deterministic: DeterministicMode = DeterministicMode.NOT_GUARANTEED
 deterministic_max_records: int = 0
 #: Warp's extra checks of deterministic GPU launches (accepted; nothing to check on the CPU).
 deterministic_debug: bool = False
+#: The `max_workers` of `load_module` and `force_load` when not given (Warp's setting): 0 loads
+#: the modules one after the other, stopping at the first that fails; more (None: up to 4)
+#: loads them all before a failure is raised, as Warp's parallel load. (weft compiles in the
+#: calling thread either way.)
+load_module_max_workers: int | None = 0
 
 
 def check_deterministic_mode(value, what: str = "deterministic") -> DeterministicMode:

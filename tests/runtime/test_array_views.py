@@ -137,3 +137,15 @@ def test_fortran_ordered_numpy_memory():
     for copied in (wp.array(base), wp.array(base, dtype=wp.float64)):  # copies are row-major
         assert copied.is_contiguous and copied.strides == (4 * copied.dtype.size, copied.dtype.size)
         np.testing.assert_array_equal(copied.numpy(), base)
+
+
+def test_view_between_elements_of_the_same_size_keeps_the_shape():
+    a = wp.array(np.arange(5.0), dtype=wp.float64)
+    m = a.view(wp.types.matrix((1, 1), wp.float64))
+    assert m.shape == (5,)
+    np.testing.assert_array_equal(m.numpy().reshape(-1), np.arange(5.0))
+    u = wp.array(np.array([0x04030201, 7], dtype=np.uint32), dtype=wp.uint32)
+    v = u.view(wp.vec4ub)
+    assert v.shape == (2,)
+    np.testing.assert_array_equal(v.numpy()[0], [1, 2, 3, 4])
+    np.testing.assert_array_equal(v.view(wp.uint32).numpy(), u.numpy())

@@ -202,3 +202,35 @@ def test_other_threads_are_not_captured():
     wp.capture_launch(capture.graph)
     np.testing.assert_array_equal(y.numpy(), 1.0)
     np.testing.assert_array_equal(z.numpy(), 1.0)
+
+
+def test_capture_pause_and_resume():
+    from weft._src.context import capture_pause, capture_resume
+
+    @wp.kernel
+    def scale_into(src: wp.array(dtype=float), dst: wp.array(dtype=float), s: float):
+        i = wp.tid()
+        dst[i] = src[i] * s
+
+    src = wp.array([1.0, 2.0], dtype=float)
+    recorded = wp.zeros(2, dtype=float)
+    immediate = wp.zeros(2, dtype=float)
+    with wp.ScopedCapture() as capture:
+        wp.launch(scale_into, dim=2, inputs=[src, recorded, 2.0])
+        graph = capture_pause()
+        assert not wp.get_device().is_capturing
+        wp.launch(scale_into, dim=2, inputs=[src, immediate, 5.0])  # runs now, not recorded
+        np.testing.assert_array_equal(immediate.numpy(), [5.0, 10.0])
+        capture_resume(graph)
+        assert wp.get_device().is_capturing
+        wp.launch(scale_into, dim=2, inputs=[recorded, recorded, 3.0])
+    assert len(capture.graph.ops) == 2
+    np.testing.assert_array_equal(recorded.numpy(), [0.0, 0.0])
+    immediate.zero_()
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(recorded.numpy(), [6.0, 12.0])
+    np.testing.assert_array_equal(immediate.numpy(), [0.0, 0.0])
+    with pytest.raises(RuntimeError, match="not paused"):
+        capture_resume(capture.graph)
+    with pytest.raises(RuntimeError, match="not active"):
+        capture_pause()

@@ -31,6 +31,8 @@ from ..runtime.capture import (  # noqa: F401
     capture_end,
     capture_if,
     capture_launch,
+    capture_pause,
+    capture_resume,
     capture_while,
     is_conditional_graph_supported,
 )

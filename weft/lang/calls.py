@@ -236,7 +236,7 @@ class CallsMixin:
                 arith.zero(self, ft) if getattr(x, name) is None
                 else self.coerce(getattr(x, name), ft, what=f"field '{name}' of {x._type.name}")
                 for name, ft in x._type.fields.items()])
-        self.error(f"{_describe(x)} is not a value")
+        self.error(f"{_describe(x)} is not a value", kind=TypeError)
 
     def tuple_value(self, items: tuple, old=None):
         """A tuple bound to a name, as Warp has it: one value (a TupleType) when it holds a

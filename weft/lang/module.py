@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import itertools
 import operator
+import os
 import threading
 import weakref
 from collections.abc import MutableMapping
@@ -106,10 +107,14 @@ class Module:
         self.kernels: dict = {}  # key -> Kernel; a kernel defined again under its key replaces it
         self.options = ModuleOptions(name)
         self.hashers: dict = {}  # cached module hashes (cleared when the module changes)
+        #: The loads done (`load`, `load_module`, `force_load`): (None, block_dim) -> True,
+        #: None standing for the CPU's context (Warp's `Module.execs`, keyed by CUDA context).
+        self.execs: dict = {}
 
     def register_kernel(self, kernel):
         self.kernels[kernel.key] = kernel
         self.hashers.clear()
+        self.execs.clear()
 
     def find_kernels(self, qualname: str) -> list:
         """The kernels made from functions of this Python qualified name."""
@@ -180,6 +185,7 @@ class Module:
         """Forget cached hashes and compiled code (the module's kernels, options or the
         constants they name changed): the next launch of each kernel compiles it again."""
         self.hashers.clear()
+        self.execs.clear()
         for kernel in self.kernels.values():
             kernel.forget_compiled()
 
@@ -194,9 +200,11 @@ class Module:
             try:
                 kernel.compiled(kernel.contiguous_spec())
             except CompileError as err:  # the message points at the user's source
+                del kernel  # (a kept error, with its frames' locals, does not keep the kernel alive)
                 raise err.with_traceback(None) from None
             except TypeError:
                 pass
+        self.execs[(None, block_dim if block_dim is not None else self.options.get("block_dim"))] = True
         return True
 
     def __repr__(self):
@@ -360,15 +368,38 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     if not targets and name.split(".")[0] != "weft":  # (weft's own import their kernels when used)
         raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
                            f"(or is not imported): nothing to load")
-    for m in targets:
-        m.load(device, block_dim)
+    _load_all(targets, device, block_dim, max_workers)
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:
     """Compile the kernels of every module (or of `modules`) now (`block_dim`: the block
-    size their launches will use; `max_workers`: Warp's parallel build, not needed here)."""
-    for m in list(_MODULES.values()) if modules is None else [_resolve(m, 1) for m in modules]:
-        m.load(device, block_dim)
+    size their launches will use; `max_workers`: see `config.load_module_max_workers`)."""
+    _load_all(list(_MODULES.values()) if modules is None else [_resolve(m, 1) for m in modules], device,
+              block_dim, max_workers)
+
+
+def _load_all(modules: list, device, block_dim, max_workers) -> None:
+    """Load `modules`: serially (max_workers 0) up to the first failure, or, as Warp's
+    parallel load (max_workers > 1, several modules), all of them before the first failure
+    is raised."""
+    if max_workers is None:
+        max_workers = config.load_module_max_workers
+        if max_workers is None:
+            max_workers = min(os.cpu_count() or 1, 4)
+    if not isinstance(max_workers, int) or isinstance(max_workers, bool) or max_workers < 0:
+        raise ValueError(f"max_workers must be a non-negative int or None, got {max_workers!r}")
+    if max_workers <= 1 or len(modules) < 2:
+        for m in modules:
+            m.load(device, block_dim)
+        return
+    first = None
+    for m in modules:
+        try:
+            m.load(device, block_dim)
+        except Exception as err:  # noqa: BLE001 - raised once the others are loaded
+            first = first or err
+    if first is not None:
+        raise first
 
 
 def _hash_references(h, pyfunc, seen: set):

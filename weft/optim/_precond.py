@@ -1,10 +1,10 @@
-"""Preconditioners of weft.optim.linear: Jacobi ("diag", "diag_abs"), block Jacobi
-("block_jacobi_direct" | "_sequential" | "_tile") and a factorized sparse approximate
-inverse ("fsai").
+"""Preconditioners of weft.optim.linear: Jacobi ("diag", "diag_abs") and block Jacobi
+("block_jacobi_direct" | "_sequential" | "_tile"); the factorized sparse approximate
+inverse ("fsai") is the `FSAI` class of weft/optim/fsai.py.
 
-Each is built once on the host (numpy: the diagonal, the inverses of the diagonal blocks,
-the rows of the FSAI factor) and applied as a weft operator: a diagonal kernel, a block
-diagonal `BsrMatrix` product, or two sparse products (G^T (G x)). Every construction is
+Each is built once on the host (numpy: the diagonal, the inverses of the diagonal blocks)
+and applied as a weft operator: a diagonal kernel or a block diagonal `BsrMatrix`
+product. Every construction is
 zero-safe as Warp's: a zero diagonal entry, or a block that is singular (relative pivot
 below a dtype-aware tolerance) or unsuitable for the factorization (non-symmetric, not
 positive definite), acts as the identity.
@@ -123,65 +123,3 @@ def block_jacobi(A, ptype: str):
         inv[k] = np.eye(R) if Bi is None else Bi
     inv_arr = array(inv.astype(_t.dtype_to_numpy(s_t)), dtype=A.dtype, device=A.device)
     return aslinearoperator(bsr_diag(inv_arr))
-
-
-def fsai(A):
-    """Factorized sparse approximate inverse M = G^T G of an SPD BsrMatrix: row i of the lower
-    triangular G has the pattern of row i of A's lower triangle (scalar entries) and solves
-    A[P, P] g = e_i, scaled so that (G A G^T)_ii = 1."""
-    from ..sparse.build import bsr_from_triplets
-    from ..sparse.matrix import BsrMatrix
-    from ..sparse.ops import bsr_copy, bsr_mv, bsr_transposed
-    from .linear import LinearOperator, _flat
-
-    if not isinstance(A, BsrMatrix):
-        raise ValueError("FSAI preconditioner requires a weft.sparse.BsrMatrix input")
-    if A.shape[0] != A.shape[1]:
-        raise ValueError(f"FSAI preconditioner requires a square matrix, got shape {A.shape}")
-    s_t = A.scalar_type
-    if s_t not in (_t.float16, _t.float32, _t.float64):
-        raise TypeError(f"FSAI preconditioner: unsupported scalar type {s_t!r}")
-    S = bsr_copy(A, block_shape=(1, 1))  # scalar entries
-    r, c, p = S._active()
-    vals = S.values.numpy()[p].astype(np.float64).reshape(-1)
-    n = A.shape[0]
-    dense_rows: dict[int, dict[int, float]] = {i: {} for i in range(n)}
-    for i, j, v in zip(r, c, vals):
-        dense_rows[int(i)][int(j)] = dense_rows[int(i)].get(int(j), 0.0) + v
-    g_rows, g_cols, g_vals = [], [], []
-    for i in range(n):
-        P = sorted(j for j, v in dense_rows[i].items() if j <= i and v != 0.0)
-        if i not in P:
-            P.append(i)
-        sub = np.array([[dense_rows[a].get(b, 0.0) for b in P] for a in P])
-        rhs = np.zeros(len(P))
-        rhs[P.index(i)] = 1.0
-        try:
-            g = np.linalg.solve(sub, rhs)
-        except np.linalg.LinAlgError:
-            g = None
-        gi = None if g is None else g[P.index(i)]
-        if g is None or not np.all(np.isfinite(g)) or gi <= 0.0:
-            aii = abs(dense_rows[i].get(i, 0.0))
-            P, g = [i], np.array([1.0 / np.sqrt(aii) if aii > 0.0 else 1.0])
-        else:
-            g = g / np.sqrt(gi)
-        g_rows += [i] * len(P)
-        g_cols += P
-        g_vals += list(g)
-    np_t = _t.dtype_to_numpy(s_t)
-    G = bsr_from_triplets(n, n, array(np.array(g_rows, np.int32), dtype=_t.int32, device=A.device),
-                          array(np.array(g_cols, np.int32), dtype=_t.int32, device=A.device),
-                          array(np.array(g_vals).astype(np_t), dtype=s_t, device=A.device),
-                          prune_numerical_zeros=False)
-    Gt = bsr_transposed(G)
-    work = array(shape=(n,), dtype=s_t, device=A.device)
-
-    def matvec(x, y, z, alpha, beta):
-        zf = _flat(z, s_t)
-        if beta != 0.0 and z.ptr != y.ptr:
-            zf.numpy()[...] = _flat(y, s_t).numpy()
-        bsr_mv(G, _flat(x, s_t), work, 1.0, 0.0)
-        bsr_mv(Gt, work, zf, alpha, beta)
-
-    return LinearOperator((n, n), s_t, A.device, matvec)

@@ -141,7 +141,8 @@ def preconditioner(A, ptype: str = "diag") -> LinearOperator | None:
     if ptype in _precond._BLOCK_JACOBI:
         return _precond.block_jacobi(A, ptype)
     if ptype == "fsai":
-        return _precond.fsai(A)
+        from .fsai import FSAI
+        return FSAI(A)
     raise ValueError(f"Unsupported preconditioner type '{ptype}'")
 
 
@@ -301,5 +302,13 @@ def gmres(A, b, x, tol=None, atol=None, restart=31, maxiter=0, M=None, callback=
     return state() if run else state
 
 
-__all__ = ["BiCGSTAB", "CG", "CR", "GMRES", "LinearOperator", "LinearSolverState", "aslinearoperator", "bicgstab",
-           "cg", "cr", "gmres", "preconditioner"]
+__all__ = ["BiCGSTAB", "CG", "CR", "GMRES", "LinearOperator", "LinearSolverState", "aslinearoperator",
+           "bicgstab", "cg", "cr", "gmres", "preconditioner",
+           "FSAI"]  # noqa: F822 - FSAI comes from the module __getattr__
+
+
+def __getattr__(name):
+    if name == "FSAI":  # (weft/optim/fsai.py builds on LinearOperator: imported when first asked for)
+        from .fsai import FSAI
+        return FSAI
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

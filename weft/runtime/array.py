@@ -492,6 +492,10 @@ def reinterpret(a: array, t: Type) -> array:
     what = f"cannot create an array view with dtype {type_name(t)} from source dtype {type_name(a.dtype)}"
     src_composite = isinstance(a.dtype, (Vector, Matrix))
     dst_composite = isinstance(t, (Vector, Matrix))
+    if (src_composite or dst_composite) and a.is_contiguous and element_size(a.dtype) == element_size(t) and \
+            not isinstance(a.dtype, StructType) and not isinstance(t, StructType):
+        # elements of the same size: the same shape, each element reinterpreted (as Warp's)
+        return a._view(a._np.reshape(-1).view(dst_scalar).reshape(a.shape + dst_trailing), None, t)
     if src_composite and not dst_composite:
         if src_scalar.itemsize != dst_scalar.itemsize:
             raise TypeError(f"{what}: source scalar dtype {type_name(a.dtype.dtype)} has size "

@@ -42,6 +42,8 @@ class Graph:
     def __repr__(self):
         return f"<weft Graph on {self.device}: {len(self.ops)} operations>"
 
+    _paused = None  # (recording list, thread) while capture_pause() holds it
+
     # Parameters of graphs read back by capture_load (see capture_io.LoadedGraph) -----------
     is_loaded = False
     params: dict = {}
@@ -111,6 +113,44 @@ def capture_end(device=None, stream=None) -> Graph:
         raise RuntimeError("Graph capture is not active")
     graph, _graph, recording = _graph, None, None
     return graph
+
+
+def capture_pause(device=None, stream=None) -> Graph:
+    """Suspend the capture under way: work issued until `capture_resume(graph)` runs at once
+    and is not recorded (Warp's `warp._src.context.capture_pause`). Returns the graph."""
+    global _graph, recording, _owner
+    if not capturing():
+        raise RuntimeError("Graph capture is not active")
+    graph = _graph
+    graph._paused = (recording, _owner)
+    _graph, recording, _owner = None, None, None
+    return graph
+
+
+def capture_resume(graph: Graph, device=None, stream=None) -> None:
+    """Go on recording into `graph`, paused by `capture_pause`."""
+    global _graph, recording, _owner
+    if not isinstance(graph, Graph):
+        raise TypeError(f"capture_resume expects a Graph, got {type(graph).__name__}")
+    paused = getattr(graph, "_paused", None)
+    if paused is None:
+        raise RuntimeError("CPU graph capture is not paused (capture_resume takes the graph capture_pause returned)")
+    if _graph is not None:
+        raise RuntimeError("Graph capture already in progress")
+    _graph, (recording, _owner) = graph, paused
+    graph._paused = None
+
+
+class paused:
+    """`with capture.paused():` runs its block at once even during a capture (reads that
+    must see the memory now, such as `BsrMatrix.nnz_sync`)."""
+
+    def __enter__(self):
+        self.graph = capture_pause() if capturing() else None
+
+    def __exit__(self, *exc_info):
+        if self.graph is not None:
+            capture_resume(self.graph)
 
 
 def capture_launch(graph: Graph, stream=None) -> None:

@@ -126,6 +126,9 @@ class _Saver:
         self.arrays: list[array] = []
         self.live = dict(capture.handles.items())  # id -> live geometry object
         self.meshes: list = []  # the Meshes whose ids the graph passes, saved with it
+        self.objects: list = []  # objects passed whole (sparse matrices): {"type", "state"}
+        self._object_index: dict = {}  # id(object) -> its index in objects (kept alive by `_kept`)
+        self._kept: list = []
 
     def handle(self, v: int, refuse: bool = True):
         """{"mesh": k} for the id of a live Mesh (rebuilt by the loader, which passes the new
@@ -184,6 +187,8 @@ class _Saver:
             return found
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
+        if getattr(type(v), "_capture_state", None) is not None:
+            return {"object": self.obj(v)}
         if isinstance(v, (list, tuple)):
             return {"list": [self.value(x) for x in v], "tuple": isinstance(v, tuple)}
         if isinstance(v, np.integer) and (found := self.handle(int(v))) is not None:
@@ -201,6 +206,19 @@ class _Saver:
             return {"struct": [t.cls.__module__, t.cls.__qualname__],
                     "fields": {name: self.value(getattr(v, name)) for name in t.field_names}}
         raise _unsaveable(f"an argument of type {type(v).__name__}")
+
+    def obj(self, v) -> int:
+        """The index of an object that describes itself (`_capture_state(value)`, rebuilt by
+        its class's `_capture_rebuild(state, value)`): a sparse matrix. Each object is saved
+        once, so calls that share it share it in the loaded graph too."""
+        k = self._object_index.get(id(v))
+        if k is None:
+            k = self._object_index[id(v)] = len(self.objects)
+            self._kept.append(v)
+            self.objects.append(None)
+            cls = type(v)
+            self.objects[k] = {"type": f"{cls.__module__}.{cls.__qualname__}", "state": v._capture_state(self.value)}
+        return k
 
     def regions(self) -> tuple[list, list]:
         """Merged [lo, hi) byte ranges, and per collected array its (region, offset)."""
@@ -310,7 +328,8 @@ def capture_save(graph, path: str, inputs: dict | None = None, outputs: dict | N
         if k is None:
             raise ValueError(f"capture_save: parameter {name!r} is an array without memory")
         params[name] = k
-    header = {"format": FORMAT, "version": VERSION, "device": "cpu", "ops": ops, "arrays": described,
+    header = {"format": FORMAT, "version": VERSION, "device": "cpu", "ops": ops, "objects": saver.objects,
+              "arrays": described,
               "regions": [hi - lo for lo, hi in regions], "params": params, "meshes": meshes,
               "mesh_patches": patches}
     wrp = path if path.endswith(".wrp") else path + ".wrp"
@@ -372,6 +391,18 @@ def _struct_type(module: str, qualname: str):
     return found
 
 
+def _weft_attribute(dotted: str, what: str):
+    """A function or class of weft named in a graph file (only weft's: a file names no other code)."""
+    module_name, _, name = str(dotted).rpartition(".")
+    if module_name != "weft" and not module_name.startswith("weft."):
+        raise RuntimeError(f"capture_load: the graph names {what} {dotted!r}, which is not part of weft")
+    try:
+        return getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError):
+        raise RuntimeError(f"capture_load: the graph names {what} {dotted!r}, which this weft does not have "
+                           "(a file of another version?)") from None
+
+
 class _Loader:
     def __init__(self, header: dict, blobs: list, device):
         self.device = device
@@ -383,6 +414,8 @@ class _Loader:
             buf[:] = np.frombuffer(blob, dtype=np.uint8, count=size)
             self.buffers.append(buf)
         self.arrays = [self._array(d) for d in header["arrays"]]
+        self.object_descs = header.get("objects", [])
+        self.objects: dict = {}
         self.meshes = [self._mesh(d) for d in header.get("meshes", ())]
         for k, element, path, m in header.get("mesh_patches", ()):  # the new meshes' ids for the old ones
             column = self.arrays[k].numpy()
@@ -410,6 +443,8 @@ class _Loader:
                 return self.meshes[v["mesh"]].id
             if "array" in v:
                 return self.arrays[v["array"]]
+            if "object" in v:
+                return self.obj(v["object"])
             if "list" in v:
                 items = [self.value(x) for x in v["list"]]
                 return tuple(items) if v["tuple"] else items
@@ -427,6 +462,12 @@ class _Loader:
             if "ndarray" in v:
                 return np.array(v["ndarray"], dtype=np.dtype(v["dtype"]))
         return v
+
+    def obj(self, k: int):
+        if k not in self.objects:
+            desc = self.object_descs[k]
+            self.objects[k] = _weft_attribute(desc["type"], "object type")._capture_rebuild(desc["state"], self.value)
+        return self.objects[k]
 
     def op(self, d: dict):
         if d["op"] == "launch":
@@ -453,8 +494,7 @@ class _Loader:
             arr, value = self.value(d["array"]), self.value(d["value"])
             return lambda: arr.fill_(value)
         if d["op"] == "call":
-            module_name, _, name = d["func"].rpartition(".")
-            func = getattr(importlib.import_module(module_name), name)
+            func = _weft_attribute(d["func"], "function")
             args, kwargs = self.value(d["args"]), {k: self.value(v) for k, v in d["kwargs"].items()}
             return lambda: func(*args, **kwargs)
         raise RuntimeError(f"capture_load: unknown operation {d['op']!r} (a file of a newer weft?)")

@@ -579,6 +579,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
+        # (and drop this frame's reference to the kernel: a kept error, as a notebook keeps
+        # the last one with its frames' locals, must not keep a failed definition alive)
+        del kernel
         raise err.with_traceback(None) from None
     if config.anomaly_depth:  # weft.autograd.detect_anomaly(): checked, with the caller's line
         from ..autograd.anomaly import run_checked
@@ -605,7 +608,11 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and isinstance(kernel, Kernel):
         program = cpu_blocks.tiled_launch(kernel, [*(inputs or ()), *(outputs or ())], block_dim, dims)
         return launch(program, dims, inputs, outputs, *args, block_dim=1, **kwargs)
-    return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)
+    try:
+        return launch(kernel, (*dims, 1), inputs, outputs, *args, block_dim=1, **kwargs)
+    except CompileError:
+        del kernel  # (as in launch: a kept error does not keep the kernel alive)
+        raise
 
 
 def run_compiled(ck, dims: tuple, params: list):

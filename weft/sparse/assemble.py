@@ -60,8 +60,9 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
              nnz_bound: int | None = None, max_blocks: int | None = None) -> Plan:
     """Set `dest`'s topology to hold the blocks of the contributions at (rows, cols) (all in
     range) and return where each goes. compact: the sorted distinct blocks (at most
-    `max_blocks`); padded: the same per row within the row capacities (the status reports an
-    overflow); masked: the existing blocks of `dest` only."""
+    `max_blocks`); padded: the same per row within the row capacities (a row that does not
+    fit is left empty and the status reports the overflow); masked: the existing blocks of
+    `dest` only."""
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
     ncol = max(dest.ncol, 1)
@@ -108,9 +109,11 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
     caps = off[1:] - off[:-1]
     first = np.searchsorted(urows, np.arange(dest.nrow))
     rank = np.arange(uniq.size) - first[urows] if uniq.size else np.zeros(0, np.int64)
-    fits = rank < caps[urows] if uniq.size else np.zeros(0, bool)
+    counts = np.bincount(urows, minlength=dest.nrow)[: dest.nrow]
+    overflow = counts > caps
+    counts = np.where(overflow, 0, counts)  # (a row over its capacity is left empty, as Warp's)
+    fits = ~overflow[urows] if uniq.size else np.zeros(0, bool)
     block_pos = np.where(fits, off[urows] + rank, -1)
-    counts = np.minimum(np.bincount(urows, minlength=dest.nrow)[: dest.nrow], caps)
     dest.row_counts.numpy()[: dest.nrow] = counts
     dest.nnz = max(int(off[-1]), int(dest.nnz))
     ensure_capacity(dest, dest.nnz)

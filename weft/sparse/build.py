@@ -10,6 +10,7 @@ from ..runtime.array import array
 from ..runtime.launch import launch
 from . import kernels as K
 from .assemble import Plan, assemble, default_topology, iarray, overlaps, stage
+from .deferred import deferrable, presize
 from .matrix import BsrMatrix, block_shape_of, ensure_capacity, make_block_type, types_equal
 
 
@@ -86,12 +87,7 @@ def _nonzero_blocks(values: array, n: int) -> np.ndarray:
     return np.any(v != 0, axis=1)
 
 
-def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: array | None = None,
-                          count: array | None = None, prune_numerical_zeros: bool = True,
-                          topology=None, build_mapping=None):
-    """Set `dest` to the sum of the blocks `values[k]` at (`rows[k]`, `columns[k]`) (only
-    its topology when `values` is None). Triplets out of range are ignored, and zero blocks
-    too with `prune_numerical_zeros`. Returns the `BsrTripletMap` when `build_mapping`."""
+def _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_mapping) -> str:
     if rows.dtype is not _t.int32 or columns.dtype is not _t.int32:
         raise TypeError("Rows and columns arrays must be of type int32")
     if build_mapping is not None and not isinstance(build_mapping, (bool, BsrTripletMap)):
@@ -104,6 +100,32 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
             raise ValueError("build_mapping requires prune_numerical_zeros=False")
         if isinstance(build_mapping, BsrTripletMap) and build_mapping.device != dest.device:
             raise ValueError("the triplet map must be on the same device as the matrix")
+    return topology
+
+
+def _defer_triplets(a: dict):
+    dest, values = a["dest"], a["values"]
+    topology = _check_triplets(dest, a["rows"], a["columns"], a["topology"], a["prune_numerical_zeros"],
+                               a["build_mapping"])
+    n = min(a["rows"].shape[0], a["columns"].shape[0])
+    if values is not None:
+        n = min(n, _as_blocks(values, dest.dtype).shape[0])
+    if topology == "compact":
+        presize(dest, blocks=n, requires_grad=values is not None and values.requires_grad)
+    mapping = a["build_mapping"]
+    if mapping and not isinstance(mapping, BsrTripletMap):
+        mapping = a["build_mapping"] = BsrTripletMap(0, dest.device)
+    return (mapping or None), [dest]
+
+
+@deferrable(_defer_triplets)
+def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: array | None = None,
+                          count: array | None = None, prune_numerical_zeros: bool = True,
+                          topology=None, build_mapping=None):
+    """Set `dest` to the sum of the blocks `values[k]` at (`rows[k]`, `columns[k]`) (only
+    its topology when `values` is None). Triplets out of range are ignored, and zero blocks
+    too with `prune_numerical_zeros`. Returns the `BsrTripletMap` when `build_mapping`."""
+    topology = _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_mapping)
     n = min(rows.shape[0], columns.shape[0])
     if count is not None:
         n = max(0, min(n, int(count.numpy()[0])))
@@ -132,6 +154,13 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
     return None
 
 
+def _defer_mapped(a: dict):
+    if not isinstance(a["mapping"], BsrTripletMap):
+        raise ValueError("the triplet map has not been built (pass it to bsr_set_from_triplets first)")
+    return None, [a["dest"]]
+
+
+@deferrable(_defer_mapped)
 def bsr_set_from_mapped_values(dest: BsrMatrix, mapping: BsrTripletMap, values: array, reduction="gather"):
     """Refill `dest`'s values from new triplet values through a map built by
     `bsr_set_from_triplets(..., build_mapping=...)`: by gathering each block's triplets, or
@@ -171,6 +200,7 @@ def bsr_from_triplets(rows_of_blocks: int, cols_of_blocks: int, rows: array, col
     return A
 
 
+@deferrable(lambda a: (a["src"], [a["src"]]))
 def bsr_compress(src: BsrMatrix, prune_numerical_zeros: bool = True, inplace: bool = False, topology=None,
                  structure_only: bool = False) -> BsrMatrix:
     """Merge duplicate blocks of each row (summing them), sort rows by column, and drop

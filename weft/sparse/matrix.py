@@ -8,8 +8,8 @@ Two topologies:
 - compact: row `r`'s blocks are `offsets[r]:offsets[r+1]`, `row_counts` is None;
 - padded: `offsets` gives each row a fixed capacity and `row_counts[r]` the blocks in use,
   `offsets[r]:offsets[r]+row_counts[r]`. An operation that would overflow a row sets the
-  matrix's status to `BSR_STATUS_ROW_CAPACITY_EXCEEDED` (`status_sync()`) and keeps the
-  first blocks of that row.
+  matrix's status to `BSR_STATUS_ROW_CAPACITY_EXCEEDED` (`status_sync()`) and leaves that
+  row empty, as Warp's.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..logger import log_warning
 from ..runtime.array import array
 from ..runtime.device import get_device
 from ..types import types_equal  # noqa: F401 - used by the other sparse modules
+from .deferred import deferrable
 
 BSR_STATUS_SUCCESS = 0
 BSR_STATUS_ROW_CAPACITY_EXCEEDED = 1
@@ -154,7 +155,19 @@ class BsrMatrix:
         return out
 
     def nnz_sync(self) -> int:
-        """Make `nnz` exact (compact: `offsets[nrow]`; padded: the total row capacity)."""
+        """Make `nnz` exact (compact: `offsets[nrow]`; padded: the total row capacity).
+        Inside a graph capture it reads the count now, refusing one that a call recorded in
+        this capture will set (NotImplementedError, as Warp's CPU capture)."""
+        from ..runtime import capture
+        from .deferred import recorded_in_capture
+        if recorded_in_capture(self):
+            raise NotImplementedError("BsrMatrix.nnz_sync() cannot read a topology update recorded during CPU APIC "
+                                      "capture (it is applied when the graph runs); call nnz_sync() after "
+                                      "capture_launch, or avoid the readback inside the capture")
+        with capture.paused():
+            return self._read_nnz()
+
+    def _read_nnz(self) -> int:
         transfer = getattr(self, "_nnz_transfer", None)
         if transfer is None:
             self.nnz = int(self.offsets.numpy()[self.nrow])
@@ -199,7 +212,16 @@ class BsrMatrix:
         self._ensure_status().numpy()[0] = value
 
     def status_sync(self) -> int:
-        return 0 if self._status is None else int(self._status.numpy()[0])
+        """The status of the padded operations (sticky: `clear_status` resets it). Inside a
+        graph capture on the matrix's device: NotImplementedError, as Warp's (the recorded
+        operations set it when the graph runs)."""
+        if self._status is None:
+            return BSR_STATUS_SUCCESS
+        if self.device.is_capturing:
+            raise NotImplementedError("BsrMatrix.status_sync() cannot read sparse status recorded during a CPU APIC "
+                                      "graph capture (it is set when the graph runs); query the status after "
+                                      "capture_launch")
+        return int(self._status.numpy()[0])
 
     def status_message(self) -> str:
         return _STATUS_MESSAGES.get(self.status_sync(), "unknown status")
@@ -273,6 +295,21 @@ class BsrMatrix:
     def __class_getitem__(cls, item):
         return cls
 
+    # A matrix passed to a sparse call recorded in a saved graph (runtime/capture_io.py)
+    def _capture_state(self, value) -> dict:
+        return {"nrow": self.nrow, "ncol": self.ncol, "nnz": int(self.nnz), "offsets": value(self.offsets),
+                "row_counts": value(self.row_counts), "columns": value(self.columns), "values": value(self.values),
+                "status": value(self._status)}
+
+    @classmethod
+    def _capture_rebuild(cls, state: dict, value):
+        A = cls.__new__(cls)
+        A.nrow, A.ncol, A.nnz = int(state["nrow"]), int(state["ncol"]), int(state["nnz"])
+        for name in ("offsets", "row_counts", "columns", "values"):
+            setattr(A, name, value(state[name]))
+        A._status = value(state["status"])
+        return A
+
 
 class BsrScaled:
     """`scale * mat`, kept unevaluated so that products and sums fold the scale in."""
@@ -334,6 +371,13 @@ class BsrScaled:
     def transpose(self):
         return BsrScaled(self.mat.transpose(), self.scale)
 
+    def _capture_state(self, value) -> dict:
+        return {"mat": value(self.mat), "scale": value(self.scale)}
+
+    @classmethod
+    def _capture_rebuild(cls, state: dict, value):
+        return cls(value(state["mat"]), value(state["scale"]))
+
 
 def _scalar_blocks(values: array, block_shape) -> array:
     """`values` (contiguous blocks) as a (count, rows, cols) scalar array of the same memory,
@@ -389,7 +433,10 @@ def set_topology_empty(A: BsrMatrix, topology: str, row_capacity=None, nnz_capac
         else:
             off = _capacity_offsets(A.nrow, row_capacity)
         write_offsets(A, off)
-        A.row_counts = array(np.zeros(A.nrow, dtype=np.int32), dtype=_t.int32, device=A.device)
+        if A.row_counts is None or A.row_counts.shape[0] < A.nrow:
+            A.row_counts = array(np.zeros(A.nrow, dtype=np.int32), dtype=_t.int32, device=A.device)
+        else:
+            A.row_counts.numpy()[:] = 0
         A.nnz = max(int(off[-1]), int(nnz_capacity or 0))
         ensure_capacity(A, A.nnz)
         A._ensure_status()
@@ -432,6 +479,22 @@ def bsr_zeros(rows_of_blocks: int, cols_of_blocks: int, block_type, device=None,
     return A
 
 
+def _defer_set_zero(a: dict):
+    bsr, topology = a["bsr"], a["topology"]
+    from .deferred import presize
+    if topology == "masked":
+        return None, []
+    if topology not in ("compact", "padded"):
+        raise ValueError(f"Unsupported topology policy: {topology}")
+    blocks = int(a["nnz_capacity"] or 0)
+    if topology == "padded" and a["row_capacity"] is not None:
+        blocks = max(blocks, int(_capacity_offsets(a["rows_of_blocks"] or bsr.nrow, a["row_capacity"])[-1]))
+    presize(bsr, a["rows_of_blocks"], a["cols_of_blocks"], blocks if topology == "compact" else None)
+    ensure_capacity(bsr, blocks)
+    return None, [bsr]
+
+
+@deferrable(_defer_set_zero)
 def bsr_set_zero(bsr: BsrMatrix, rows_of_blocks: int | None = None, cols_of_blocks: int | None = None, *,
                  topology="compact", row_capacity=None, nnz_capacity=None):
     """Make `bsr` the zero matrix, optionally resizing it; `topology="padded"` keeps (or

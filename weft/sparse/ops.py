@@ -10,6 +10,7 @@ from ..runtime.array import array
 from ..runtime.launch import launch
 from . import kernels as K
 from .assemble import Plan, assemble, default_topology, iarray, stage
+from .deferred import deferrable, presize, recorded_in_capture, storage
 from .matrix import (
     BsrMatrix,
     BsrScaled,
@@ -39,6 +40,31 @@ def _finish(dest: BsrMatrix, plan: Plan, staged: array | None):
         plan.write(staged, dest.values)
 
 
+def _defer_assign(a: dict):
+    dest = a["dest"]
+    A, _scale = matrix_and_scale(a["src"])
+    topology = default_topology(dest, a["topology"])
+    (R, C), (R2, C2) = A.block_shape, dest.block_shape
+    if (R, C) == (R2, C2):
+        nrow, ncol, blocks = A.nrow, A.ncol, storage(A)
+    else:
+        _check_reblocking(A, R2, C2)
+        nrow, ncol = A.nrow * R // R2, A.ncol * C // C2
+        blocks = min(storage(A) * max(1, R // R2) * max(1, C // C2), nrow * ncol)
+    presize(dest, nrow, ncol, blocks if topology == "compact" else None, A.requires_grad)
+    return dest, [dest]
+
+
+def _check_reblocking(A, R2, C2):
+    (R, C) = A.block_shape
+    if (R % R2 and R2 % R) or (C % C2 and C2 % C):
+        raise ValueError(f"Incompatible dest and src block shapes: {(R2, C2)} and {(R, C)}")
+    if (A.nrow * R) % R2 or (A.ncol * C) % C2:
+        raise ValueError(f"The requested block shape {(R2, C2)} does not evenly divide the source matrix of "
+                         f"total size {(A.nrow * R, A.ncol * C)}")
+
+
+@deferrable(_defer_assign)
 def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None):
     """Copy `src` (a matrix or scaled expression) into `dest`, converting the scalar type
     and re-blocking to `dest`'s block shape where they differ."""
@@ -67,11 +93,7 @@ def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None
         return dest
     # re-blocking: scalar entries regrouped into blocks of the destination's shape
     rows_s, cols_s = A.nrow * R, A.ncol * C
-    if (R % R2 and R2 % R) or (C % C2 and C2 % C):
-        raise ValueError(f"Incompatible dest and src block shapes: {(R2, C2)} and {(R, C)}")
-    if rows_s % R2 or cols_s % C2:
-        raise ValueError(f"The requested block shape {(R2, C2)} does not evenly divide the source matrix of "
-                         f"total size {(rows_s, cols_s)}")
+    _check_reblocking(A, R2, C2)
     dest.nrow, dest.ncol = rows_s // R2, cols_s // C2
     vals = A.values.numpy()[p].reshape(p.size, R, C).astype(np.float64) * scale
     ii = (r[:, None, None] * R + np.arange(R)[None, :, None]) + 0 * np.arange(C)[None, None, :]
@@ -115,12 +137,27 @@ def bsr_copy(A, scalar_type=None, block_shape=None, structure_only: bool = False
     return dest
 
 
-def bsr_set_transpose(dest: BsrMatrix, src, topology=None):
-    """dest = src^T (src a matrix or scaled expression)."""
-    A, scale = matrix_and_scale(src)
+def _check_transpose(dest, A):
     R, C = A.block_shape
     if dest.block_shape != (C, R):
         raise ValueError(f"Destination block shape must be {(C, R)}, got {dest.block_shape}")
+
+
+def _defer_transpose(a: dict):
+    dest = a["dest"]
+    A, _scale = matrix_and_scale(a["src"])
+    _check_transpose(dest, A)
+    topology = default_topology(dest, a["topology"])
+    if topology != "masked":
+        presize(dest, A.ncol, A.nrow, storage(A) if topology == "compact" else None, A.requires_grad)
+    return dest, [dest]
+
+
+@deferrable(_defer_transpose)
+def bsr_set_transpose(dest: BsrMatrix, src, topology=None):
+    """dest = src^T (src a matrix or scaled expression)."""
+    A, scale = matrix_and_scale(src)
+    _check_transpose(dest, A)
     topology = default_topology(dest, topology)
     r, c, p = A._active()
     valid = (c >= 0) & (c < A.ncol)
@@ -141,12 +178,23 @@ def bsr_transposed(A):
     return bsr_set_transpose(dest, A)
 
 
+def _diag_out(M) -> array:
+    return array(shape=(min(M.nrow, M.ncol),), dtype=M.dtype, device=M.device, requires_grad=M.requires_grad)
+
+
+def _defer_get_diag(a: dict):
+    if a["out"] is None:
+        a["out"] = _diag_out(matrix_and_scale(a["A"])[0])
+    return a["out"], []
+
+
+@deferrable(_defer_get_diag)
 def bsr_get_diag(A, out: array | None = None) -> array:
     """The diagonal blocks of `A` (zero where a row has none), an array of its block type."""
     M, scale = matrix_and_scale(A)
     n = min(M.nrow, M.ncol)
     if out is None:
-        out = array(shape=(n,), dtype=M.dtype, device=M.device, requires_grad=M.requires_grad)
+        out = _diag_out(M)
     r, c, p = M._active()
     on = r == c
     staged = stage([(M.values, p[on], scale, False)], M.dtype, M.device, M.requires_grad)
@@ -163,17 +211,29 @@ def _block_value(value):
     return np.asarray(value, dtype=np.float64)
 
 
-def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_blocks: int | None = None):
-    """Make `A` block diagonal: the blocks of the array `diag`, or one block value repeated."""
-    if rows_of_blocks is not None:
-        A.nrow = int(rows_of_blocks)
-    if cols_of_blocks is not None:
-        A.ncol = int(cols_of_blocks)
+def _diag_shape(A, diag, rows_of_blocks, cols_of_blocks) -> tuple[int, int]:
+    nrow = A.nrow if rows_of_blocks is None else int(rows_of_blocks)
+    ncol = A.ncol if cols_of_blocks is None else int(cols_of_blocks)
     if isinstance(diag, array):
         if rows_of_blocks is None:
-            A.nrow = diag.shape[0]
+            nrow = diag.shape[0]
         if cols_of_blocks is None:
-            A.ncol = A.nrow
+            ncol = nrow
+    return nrow, ncol
+
+
+def _defer_set_diag(a: dict):
+    A, diag = a["A"], a["diag"]
+    nrow, ncol = _diag_shape(A, diag, a["rows_of_blocks"], a["cols_of_blocks"])
+    A.row_counts = None  # (the result is compact)
+    presize(A, nrow, ncol, min(nrow, ncol), isinstance(diag, array) and diag.requires_grad)
+    return A, [A]
+
+
+@deferrable(_defer_set_diag)
+def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_blocks: int | None = None):
+    """Make `A` block diagonal: the blocks of the array `diag`, or one block value repeated."""
+    A.nrow, A.ncol = _diag_shape(A, diag, rows_of_blocks, cols_of_blocks)
     n = min(A.nrow, A.ncol)
     plan = assemble(A, np.arange(n), np.arange(n), "compact")
     ensure_capacity(A, n, isinstance(diag, array) and diag.requires_grad)
@@ -237,6 +297,7 @@ def bsr_identity(rows_of_blocks: int, block_type, device=None) -> BsrMatrix:
     return bsr_set_identity(A)
 
 
+@deferrable(lambda a: (matrix_and_scale(a["x"])[0], []))
 def bsr_scale(x, alpha):
     """x *= alpha, in place; returns x."""
     M, scale = matrix_and_scale(x)
@@ -248,16 +309,33 @@ def bsr_scale(x, alpha):
     return M
 
 
+def _check_axpy(X, y):
+    if X.nrow != y.nrow or X.ncol != y.ncol:
+        raise ValueError("Matrices must have the same number of rows and columns")
+    if not types_equal(X.dtype, y.dtype):
+        raise ValueError(f"Matrices must have the same block type, got {X.dtype!r} and {y.dtype!r}")
+
+
+def _defer_axpy(a: dict):
+    X, _xs = matrix_and_scale(a["x"])
+    if a["y"] is None:
+        a["y"], a["beta"] = bsr_zeros(X.nrow, X.ncol, X.dtype, X.device), 0.0
+    y = a["y"]
+    _check_axpy(X, y)
+    a["work_arrays"] = None
+    if default_topology(y, a["topology"]) == "compact":
+        presize(y, blocks=min(storage(X) + storage(y), y.nrow * y.ncol), requires_grad=X.requires_grad)
+    return y, [y]
+
+
+@deferrable(_defer_axpy)
 def bsr_axpy(x, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, work_arrays=None, topology=None):
     """y = alpha * x + beta * y (x a matrix or scaled expression); returns y."""
     X, xs = matrix_and_scale(x)
     if y is None:
         y = bsr_zeros(X.nrow, X.ncol, X.dtype, X.device)
         beta = 0.0
-    if X.nrow != y.nrow or X.ncol != y.ncol:
-        raise ValueError("Matrices must have the same number of rows and columns")
-    if not types_equal(X.dtype, y.dtype):
-        raise ValueError(f"Matrices must have the same block type, got {X.dtype!r} and {y.dtype!r}")
+    _check_axpy(X, y)
     topology = default_topology(y, topology)
     xr, xc, xp = X._active()
     yr, yc, yp = y._active()
@@ -268,11 +346,9 @@ def bsr_axpy(x, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, work_arrays=Non
     return y
 
 
-def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=None, reuse_topology=False,
-           tile_size=0, max_new_nnz=None, topology=None):
-    """z = alpha * x @ y + beta * z; returns z (a new matrix when None)."""
-    X, xs = matrix_and_scale(x)
-    Y, ys = matrix_and_scale(y)
+def _mm_operands(x, y, z):
+    """The matrices of `x @ y` (checked), and `z` (a new zero matrix when None)."""
+    X, Y = matrix_and_scale(x)[0], matrix_and_scale(y)[0]
     if X.block_shape[1] != Y.block_shape[0]:
         raise ValueError(f"Incompatible block sizes for matrix multiplication: {X.block_shape} and {Y.block_shape}")
     if X.ncol != Y.nrow:
@@ -281,11 +357,41 @@ def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=No
     if z is None:
         like = X.dtype if isinstance(X.dtype, _t.Matrix) else Y.dtype
         z = bsr_zeros(X.nrow, Y.ncol, make_block_type(zshape, X.scalar_type, like), X.device)
-        beta = 0.0
     if z.nrow != X.nrow or z.ncol != Y.ncol:
         raise ValueError(f"Incompatible number of rows/columns for the result: {z.shape}")
     if z.block_shape != zshape:
         raise ValueError(f"Incompatible block sizes for the result: {z.block_shape}, expected {zshape}")
+    return X, Y, z
+
+
+def _defer_mm(a: dict):
+    if a["z"] is None:
+        a["beta"] = 0.0
+    X, Y, z = _mm_operands(a["x"], a["y"], a["z"])
+    a["z"] = z
+    a["work_arrays"] = None
+    if default_topology(z, a["topology"]) == "compact":
+        if recorded_in_capture(X) or recorded_in_capture(Y):  # (their topology is not known yet)
+            pairs = storage(X) * min(Y.ncol, storage(Y))
+        else:
+            xc = X._active()[1]
+            counts = np.bincount(Y._active()[0], minlength=Y.nrow)
+            pairs = int(counts[xc[(xc >= 0) & (xc < Y.nrow)]].sum())
+        if a["beta"] != 0.0:
+            pairs += storage(z)
+        presize(z, blocks=min(pairs, z.nrow * z.ncol), requires_grad=X.requires_grad or Y.requires_grad)
+    return z, [z]
+
+
+@deferrable(_defer_mm)
+def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=None, reuse_topology=False,
+           tile_size=0, max_new_nnz=None, topology=None):
+    """z = alpha * x @ y + beta * z; returns z (a new matrix when None)."""
+    X, xs = matrix_and_scale(x)
+    Y, ys = matrix_and_scale(y)
+    if z is None:
+        beta = 0.0
+    X, Y, z = _mm_operands(x, y, z)
     topology = default_topology(z, topology)
     xr, xc, xp = X._active()
     yr, yc, yp = Y._active()
@@ -327,11 +433,8 @@ def _scalar_view(v: array, scalar) -> array:
     return array(ptr=v.ptr, shape=(n,), dtype=scalar, device=v.device, deleter=v, grad=grad)
 
 
-def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: bool = False,
-           work_buffer: array | None = None, tile_size=0) -> array:
-    """y = alpha * A x + beta * y (A^T x with `transpose`); returns y (new when None)."""
-    M, scale = matrix_and_scale(A)
-    alpha = alpha * scale
+def _mv_vectors(M, x, y, transpose):
+    """(rows, block rows) of the product and `y` (checked; new when None)."""
     R, C = M.block_shape
     if transpose:
         R, C = C, R
@@ -342,10 +445,31 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
         raise ValueError(f"Incompatible 'x': {x_len} scalars for a matrix with {ncol * C} columns")
     if y is None:
         y = array(shape=(nrow,), dtype=s_t if R == 1 else _t.vector(length=R, dtype=s_t), device=M.device)
-        beta = 0.0
     y_len = y.size * (y.dtype.num_components if isinstance(y.dtype, _t.Vector) else 1)
     if y_len != nrow * R:
         raise ValueError(f"Incompatible 'y': {y_len} scalars for a matrix with {nrow * R} rows")
+    _scalar_view(x, s_t), _scalar_view(y, s_t)  # (their checks)
+    return nrow, R, y
+
+
+def _defer_mv(a: dict):
+    if a["y"] is None:
+        a["beta"] = 0.0
+    a["y"] = _mv_vectors(matrix_and_scale(a["A"])[0], a["x"], a["y"], a["transpose"])[2]
+    a["work_buffer"] = None
+    return a["y"], []
+
+
+@deferrable(_defer_mv)
+def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: bool = False,
+           work_buffer: array | None = None, tile_size=0) -> array:
+    """y = alpha * A x + beta * y (A^T x with `transpose`); returns y (new when None)."""
+    M, scale = matrix_and_scale(A)
+    alpha = alpha * scale
+    if y is None:
+        beta = 0.0
+    nrow, R, y = _mv_vectors(M, x, y, transpose)
+    s_t = M.scalar_type
     xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
     if x.ptr == y.ptr:  # (y is written while x is read: x's values are copied first)
         xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
