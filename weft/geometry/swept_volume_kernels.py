@@ -19,10 +19,10 @@ def swept_volume_sdf(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transf
         for s in range(transforms.shape[1]):
             p = wp.transform_point(wp.transform_inverse(transforms[m, s]), point)
             found = False
-            face = int(0)
-            u = float(0.0)
-            v = float(0.0)
-            sign = float(1.0)
+            face = 0
+            u = 0.0
+            v = 0.0
+            sign = 1.0
             if sign_mode == 1:
                 q = wp.mesh_query_point_sign_winding_number(mesh, p, max_dist)
                 found, face, u, v, sign = q.result, q.face, q.u, q.v, q.sign
