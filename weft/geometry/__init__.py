@@ -8,11 +8,13 @@ from .hash_grid import HashGrid
 from .iso_surface import IsoSurfaceBase
 from .marching_cubes import IsoSurfaceMarchingCubes
 from .mesh import Mesh
+from .sparse_marching_cubes import lipschitz_octree, sparse_marching_cubes, sparse_marching_cubes_from_cells
 from .swept_volume import SweptVolumeSignMode, swept_volume_bounds, swept_volume_field, swept_volume_mesh
 from .swept_volume_kernels import swept_volume_sdf
 from .volume import Volume
 
 __all__ = ["Bvh", "BvhConstructor", "HashGrid", "IsoSurfaceBase", "IsoSurfaceMarchingCubes", "is_cubql_available",
            "Mesh", "Volume", "delaunay_edge_flip", "find_triangle_neighbor_edge_index", "tri_tri_adjacency",
-           "SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh", "swept_volume_sdf"]
+           "SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh", "swept_volume_sdf",
+           "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells"]
 
