@@ -9,6 +9,7 @@ from .iso_surface import IsoSurfaceBase
 from .marching_cubes import IsoSurfaceMarchingCubes
 from .mesh import Mesh
 from .sparse_marching_cubes import lipschitz_octree, sparse_marching_cubes, sparse_marching_cubes_from_cells
+from .surface_nets import IsoSurfaceNets
 from .swept_volume import SweptVolumeSignMode, swept_volume_bounds, swept_volume_field, swept_volume_mesh
 from .swept_volume_kernels import swept_volume_sdf
 from .volume import Volume
@@ -16,5 +17,5 @@ from .volume import Volume
 __all__ = ["Bvh", "BvhConstructor", "HashGrid", "IsoSurfaceBase", "IsoSurfaceMarchingCubes", "is_cubql_available",
            "Mesh", "Volume", "delaunay_edge_flip", "find_triangle_neighbor_edge_index", "tri_tri_adjacency",
            "SweptVolumeSignMode", "swept_volume_bounds", "swept_volume_field", "swept_volume_mesh", "swept_volume_sdf",
-           "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells"]
+           "lipschitz_octree", "sparse_marching_cubes", "sparse_marching_cubes_from_cells", "IsoSurfaceNets"]
 
