@@ -174,7 +174,7 @@ def swept_volume_field(meshes, transforms, voxel_size=None, *, resolution=None, 
     max_dist = math.sqrt(sum(s * s for s in span))
     ids = array(np.array([mesh.id for mesh in meshes], dtype=np.uint64), dtype=uint64, device=device)
     field = empty(dims, dtype=float32, device=device)
-    launch(_kernels().field_kernel, dims, inputs=[ids, transforms, lower, spacing, float(max_dist), int(sign_mode)],
+    launch(_kernels().FIELD_KERNELS[int(sign_mode)], dims, inputs=[ids, transforms, lower, spacing, float(max_dist)],
            outputs=[field], device=device, record_tape=False)
     return field, lower, upper
 
