@@ -1,6 +1,10 @@
 """Host-side spatial structures that kernels query (HashGrid, Bvh, Mesh, Volume),
-iso-surface extraction (IsoSurfaceMarchingCubes), and triangle-mesh topology and Delaunay
-edge flipping (`tri_tri_adjacency`, `delaunay_edge_flip`)."""
+iso-surface extraction (IsoSurfaceMarchingCubes, IsoSurfaceNets, and sparse marching cubes
+of an implicit function: `sparse_marching_cubes`, `lipschitz_octree`,
+`sparse_marching_cubes_from_cells`), the swept volume of rigid meshes moved through sampled
+poses (`swept_volume_field`, `swept_volume_mesh`, `swept_volume_bounds`, the kernel function
+`swept_volume_sdf`), and triangle-mesh topology and Delaunay edge flipping
+(`tri_tri_adjacency`, `delaunay_edge_flip`)."""
 
 from .bvh import Bvh, BvhConstructor, is_cubql_available
 from .delaunay import delaunay_edge_flip, find_triangle_neighbor_edge_index, tri_tri_adjacency

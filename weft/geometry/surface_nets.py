@@ -2,7 +2,8 @@
 `warp.geometry.IsoSurfaceNets`), in the uniform (non-adaptive) form of OpenVDB's mesher.
 
 Each cell the surface passes through gets one vertex per sheet of the surface inside it
-(sn_tables.py groups the cell's crossed edges into sheets), at the mean of the points where
+(sn_tables.py groups the cell's crossed edges into sheets; a cell that is a tube through a
+face, as is its neighbour across it, uses its complement's sheets), at the mean of the points where
 the field, interpolated linearly along the sheet's edges, meets the threshold. Around every
 crossed grid edge inside the grid, the vertices of the four cells sharing it make one quad
 (or its two triangles (0, 1, 2), (0, 2, 3)), wound counter-clockwise seen from where the field
