@@ -1,5 +1,6 @@
 """Warp's `warp._src.geometry`: the predicates and mesh-topology routines of
-`weft.geometry.delaunay` (`signed_area`, `in_circle`, ...)."""
+`weft.geometry.delaunay` (`signed_area`, `in_circle`, ...) and the swept volume; the
+submodules re-export weft's extractors under Warp's module paths."""
 
 from ...geometry.delaunay import (  # noqa: F401
     delaunay_edge_flip,
