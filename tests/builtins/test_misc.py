@@ -115,6 +115,16 @@ def test_printf(capfd):
     assert capfd.readouterr().out == "k=7 x=2.500\n"
 
 
+def test_printf_takes_at_most_32_values(capfd):
+    fmt = " ".join(["%d"] * 33)
+    source = f"def many():\n    wp.printf({fmt!r}, {', '.join(map(str, range(33)))})\n"
+    scope = {"wp": wp}
+    exec(compile(source, "<many>", "exec"), scope)  # noqa: S102 - a 33-value call, written out
+    kernel = wp.Kernel(scope["many"], source=source)
+    with pytest.raises(RuntimeError, match=r"the maximum number of variadic arguments .* is 32"):
+        wp.launch(kernel, 1)
+
+
 @wp.kernel
 def empty_launch(out: wp.array(dtype=int)):
     out[wp.tid()] = 1

@@ -132,3 +132,25 @@ def test_load_module_of_weft_own_module_needs_no_kernels():
     import weft.utils
     wp.load_module(weft.utils)
     wp.load_module("weft.utils", recursive=True)
+
+
+@wp.func
+def plus_one(value: int) -> int:
+    return value + 1
+
+
+def test_a_unique_kernel_declared_again_leaves_no_extra_dependents():
+    def make():
+        @wp.kernel(module="unique", enable_backward=False)
+        def uses_plus_one(out: wp.array(dtype=int)):
+            out[wp.tid()] = plus_one(out[wp.tid()])
+        return uses_plus_one
+
+    before = set(plus_one.module.dependents)
+    kernels = [make() for _ in range(4)]
+    assert len({id(k) for k in kernels}) == 1
+    assert plus_one.module in kernels[0].module.references  # (found at the declaration)
+    assert set(plus_one.module.dependents) - before == {kernels[0].module}
+    out = wp.array([1], dtype=int)
+    wp.launch(kernels[0], 1, inputs=[out])
+    assert out.numpy()[0] == 2

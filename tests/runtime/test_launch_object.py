@@ -78,3 +78,35 @@ def test_a_launch_does_not_keep_its_arrays_alive():
     other = wp.zeros(2, dtype=int)  # a new array, perhaps at the same address: packed anew
     wp.launch(arange, dim=2, inputs=[other])
     np.testing.assert_array_equal(other.numpy(), [0, 1])
+
+
+@wp.kernel
+def block_size(out: wp.array(dtype=int)):
+    out[wp.tid()] = wp.block_dim()
+
+
+def test_cpu_block_dim_is_one_unless_cpu_blocks_are_enabled():
+    import pytest
+    saved = wp.config.enable_cpu_blocks
+    try:
+        wp.config.enable_cpu_blocks = False
+        assert wp.Launch(block_size, "cpu").block_dim == 1
+        assert wp.Launch(block_size, "cpu", block_dim=4).block_dim == 1
+        wp.config.enable_cpu_blocks = True
+        assert wp.Launch(block_size, "cpu").block_dim == 1
+        assert wp.Launch(block_size, "cpu", block_dim=4).block_dim == 4
+        out = wp.zeros(8, dtype=int)
+        command = wp.launch(block_size, 8, inputs=[out], block_dim=4, record_cmd=True)
+        assert command.block_dim == 4
+        command.launch()
+        assert out.numpy().tolist() == [4] * 8
+        for enabled in (False, True):
+            wp.config.enable_cpu_blocks = enabled
+            with pytest.raises(ValueError, match="at most 1024 on CPU"):
+                wp.launch(block_size, 0, inputs=[out], block_dim=1025)
+            with pytest.raises(ValueError, match="at most 1024 on CPU"):
+                wp.Launch(block_size, "cpu", block_dim=1025)
+            with pytest.raises(ValueError, match="at most 1024 on CPU"):
+                wp.force_load(modules=[block_size.module], block_dim=1025)
+    finally:
+        wp.config.enable_cpu_blocks = saved

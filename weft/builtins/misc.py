@@ -184,4 +184,6 @@ def printf(ctx, args, kwargs):
     """printf(fmt, *values) with C-style %d/%f/%g placeholders."""
     if not args or not isinstance(args[0], str):
         ctx.error("printf() needs a format string first")
+    if len(args) - 1 > 32:  # (Warp's limit, that of CUDA's printf)
+        ctx.error("the maximum number of variadic arguments that can be passed to `printf` is 32")
     ctx.b.op("print", [ctx.materialize(a) for a in args[1:]], [], {"fmt": (args[0],), "raw": True})

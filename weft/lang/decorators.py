@@ -86,6 +86,7 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
         except CompileError:
             discard_module(kernel.module)  # (as if never declared: loading all modules skips it)
             raise
+        kernel.module._find_references()  # (as Warp's, which hashes it now)
         return kernel
 
     def wrap(pyfunc):

@@ -229,7 +229,10 @@ class Module:
         """Compile the module's kernels now, ahead of their first launch (for contiguous
         arrays, the common case). A kernel that does not compile raises its error here, as
         Warp's module load does."""
+        from ..runtime.launch import cpu_block_dim
         from .errors import CompileError
+        cpu_block_dim(block_dim)  # (more than 1024 threads per block: a ValueError, as a launch's)
+        self._find_references()
         for kernel in list(self.kernels.values()):
             if kernel.is_generic:
                 continue

@@ -245,10 +245,12 @@ class Launch:
     `launch(..., record_cmd=True)` makes one; `Launch(kernel, device)` (Warp's form) makes
     one with default arguments (arrays None, numbers and composites zero) and no threads,
     to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr`, `bounds`,
-    `max_blocks` and `block_dim` are Warp's CUDA launch details, kept but unused on the CPU."""
+    `max_blocks` is Warp's CUDA launch detail, kept but unused on the CPU; `block_dim` is
+    the one a launch on the CPU has (`cpu_block_dim`)."""
 
     def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
-                 max_blocks=0, block_dim=256, adjoint=False, *, dims=None):
+                 max_blocks=0, block_dim=None, adjoint=False, *, dims=None):
+        block_dim = cpu_block_dim(block_dim)
         if kernel.is_generic:
             raise TypeError(f"kernel '{kernel.name}' is generic: make a Launch of one of its overloads "
                             "(weft.overload(kernel, [types])) or launch it with arguments")
@@ -507,6 +509,17 @@ def raise_launch_error(ck, ctx):
     raise IndexError(format_at(message, op.loc))
 
 
+def cpu_block_dim(block_dim) -> int:
+    """The threads per block of a CPU launch asking for `block_dim`, as Warp resolves it: 1
+    unless `config.enable_cpu_blocks` is set (then the one asked for, default 1); more than
+    1024 is a ValueError either way."""
+    if block_dim is None:
+        return 1
+    if isinstance(block_dim, int) and not isinstance(block_dim, bool) and block_dim > 1024:
+        raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
+    return block_dim if config.enable_cpu_blocks else 1
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=None):
@@ -526,6 +539,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
+    cpu_block_dim(block_dim)  # (checked)
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and kernel.lanes is None:
         kernel, dims = cpu_blocks.block_launch(kernel, params, block_dim, dims)
     if kernel.is_generic:  # compiled for the types of these arguments
