@@ -52,7 +52,8 @@ def test_modules_list_their_funcs_and_structs_and_find_references(tmp_path):
     dep = _load("weft_modtest_dep", DEPENDENT.format(ref="weft_modtest_ref"), tmp_path)
     ref_module = wp.get_module("weft_modtest_ref")
     assert list(ref_module.functions) == ["weft_modtest_ref.magic"]  # (the redefinition replaces it)
-    assert list(ref_module.structs) == ["weft_modtest_ref.Pair"] and ref_module.structs["weft_modtest_ref.Pair"] is ref.Pair
+    assert list(ref_module.structs) == ["weft_modtest_ref.Pair"]
+    assert ref_module.structs["weft_modtest_ref.Pair"] is ref.Pair
     dep.kern.module.get_module_hash()
     assert ref_module in dep.kern.module.references
     assert dep.kern.module in ref_module.dependents

@@ -484,7 +484,7 @@ def _referenced_modules(pyfunc, found: set, seen: set) -> None:
     values = [env[n] for n in sorted(names) if n in env]
     for value in list(values):
         if isinstance(value, pytypes.ModuleType):  # `other.g(...)`, `f = other.g`
-            values += [getattr(value, n) for n in sorted(names) if isinstance(getattr(value, n, None), (Func, StructType))]
+            values += [v for v in (getattr(value, n, None) for n in sorted(names)) if isinstance(v, (Func, StructType))]
     for value in values:
         if id(value) in seen:
             continue
