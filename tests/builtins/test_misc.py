@@ -133,3 +133,30 @@ def empty_launch(out: wp.array(dtype=int)):
 def test_zero_threads_run_nothing(run):
     (out,) = run(empty_launch, 0, np.zeros(2, np.int32))
     assert out.tolist() == [0, 0]
+
+
+@wp.struct
+class Printed:
+    x: float
+
+
+@wp.kernel
+def print_one(v: wp.vec3, m: wp.mat22, q: wp.quat, t: wp.transform, s: Printed, a: wp.array(dtype=float)):
+    print(v)
+    print(m)
+    print(q)
+    print(t)
+    print(s)
+    print(a)
+
+
+def test_print_of_one_composite_is_warps_format(capfd):
+    wp.launch(print_one, 1, inputs=[wp.vec3(1.0, 2.5, 3.0), wp.mat22(1.0, 2.0, 3.0, 4.0), wp.quat(0.0, 0.0, 0.0, 1.0),
+                                    wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0)), Printed(),
+                                    wp.zeros(2)])
+    assert capfd.readouterr().out == ("1 2.5 3 \n"
+                                      "1 2 \n3 4 \n"
+                                      "0 0 0 1\n"
+                                      "(1 2 3) (0 0 0 1)\n"
+                                      "<type without print implementation>\n"
+                                      "<type without print implementation>\n")

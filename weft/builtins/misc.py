@@ -116,14 +116,47 @@ def length_of(ctx, args, kwargs):
 
 @builtin("print")
 def print_(ctx, args, kwargs):
-    """print(a, b, ...) from a CPU kernel; floats are formatted as printf's %g (as Warp)."""
+    """print(a, b, ...) from a CPU kernel; floats are formatted as printf's %g (as Warp).
+    One vector, matrix, quaternion or transform prints as Warp's does (components followed
+    by a space, a matrix row by row); one value Warp cannot print (a struct, an array)
+    prints `<type without print implementation>`, as in Warp. Several values (weft's own)
+    print on one line, composites in brackets."""
     pieces, values = [], []
-    for k, a in enumerate(args):
-        if k:
-            pieces.append(" ")
-        _format(ctx, a, pieces, values)
+    if len(args) == 1 and isinstance(args[0], Value) and not _warp_format(ctx, args[0], pieces, values):
+        pieces, values = [], []
+    if not pieces:
+        for k, a in enumerate(args):
+            if k:
+                pieces.append(" ")
+            _format(ctx, a, pieces, values)
     pieces.append("\n")
     ctx.b.op("print", values, [], {"fmt": tuple(pieces)})
+
+
+def _warp_format(ctx, a: Value, pieces: list, values: list) -> bool:
+    """Warp's format of print(a) for a composite, an array or a struct, into `pieces`
+    (without the final newline); False for other values."""
+    t = a.type
+    if isinstance(t, (ArrayType, StructType)):
+        pieces.append("<type without print implementation>")
+        return True
+    if not isinstance(t, (Vector, Matrix)):
+        return False
+    parts = ctx.b.components(a)
+    values.extend(parts)
+    if isinstance(t, Matrix):
+        rows, cols = t.shape
+        for r in range(rows):
+            pieces.extend([None, " "] * cols)
+            if r < rows - 1:
+                pieces.append("\n")
+    elif t.flavor == "quat":
+        pieces.extend([None, " ", None, " ", None, " ", None])
+    elif t.flavor == "transform":
+        pieces.extend(["(", None, " ", None, " ", None, ") (", None, " ", None, " ", None, " ", None, ")"])
+    else:
+        pieces.extend([None, " "] * t.length)
+    return True
 
 
 def _format(ctx, a, pieces, values):
