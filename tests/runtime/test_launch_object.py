@@ -110,3 +110,35 @@ def test_cpu_block_dim_is_one_unless_cpu_blocks_are_enabled():
                 wp.force_load(modules=[block_size.module], block_dim=1025)
     finally:
         wp.config.enable_cpu_blocks = saved
+
+
+@wp.kernel
+def scale_by_block(values: wp.array(dtype=float), output: wp.array(dtype=float)):
+    i = wp.tid()
+    output[i] = values[i] * float(wp.block_dim()) + 17.0
+
+
+def test_a_launch_made_under_cpu_blocks_runs_blocks_forward_and_adjoint():
+    saved = wp.config.enable_cpu_blocks
+    host = np.arange(11, dtype=np.float32) - 3.0
+    for block_dim in (1, 4):
+        values, output = wp.array(host, dtype=float), wp.zeros(11, dtype=float)
+        adj_values, adj_output = wp.zeros(11, dtype=float), wp.ones(11, dtype=float)
+        commands = []
+        for adjoint in (False, True):
+            wp.config.enable_cpu_blocks = True
+            try:
+                commands.append(wp.Launch(scale_by_block, "cpu", block_dim=block_dim, adjoint=adjoint))
+            finally:
+                wp.config.enable_cpu_blocks = saved
+        forward, backward = commands
+        forward.set_dim(11)  # (the block program depends on the launch's shape)
+        forward.set_params((values, output))
+        forward.launch()
+        np.testing.assert_array_equal(output.numpy(), host * block_dim + 17.0)
+        backward.set_dim(11)
+        backward.set_params((values, output))
+        backward.set_param_at_index(0, adj_values, adjoint=True)
+        backward.set_param_at_index(1, adj_output, adjoint=True)
+        backward.launch()
+        np.testing.assert_array_equal(adj_values.numpy(), np.full(11, float(block_dim)))

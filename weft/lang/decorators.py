@@ -210,7 +210,7 @@ def struct(cls):
     module of its Python module)."""
     from .module import get_module
     t = StructType(cls)
-    get_module(cls.__module__).structs[t.key] = t
+    get_module(cls.__module__).register_struct(t)
     return t
 
 

@@ -128,6 +128,10 @@ class Module:
         self.functions[func.key] = func
         self.hashers.clear()
 
+    def register_struct(self, struct):
+        self.structs[struct.key] = struct
+        self.hashers.clear()
+
     def find_kernels(self, qualname: str) -> list:
         """The kernels made from functions of this Python qualified name."""
         return [k for k in self.kernels.values() if k.func.__qualname__ == qualname]

@@ -259,6 +259,9 @@ class Launch:
         self.adjoint = adjoint
         self.max_blocks = max_blocks
         self.block_dim = block_dim
+        # cooperative CPU blocks asked for: the block program is chosen by set_dim (it
+        # depends on the launch's shape); a recorded launch() passes the program itself
+        self._blocks_of = kernel if block_dim > 1 and kernel.lanes is None else None
         self.params = list(params) if params is not None else default_arguments(kernel, adjoint)
         self._adjoints_given = set()  # parameters whose adjoint array was set explicitly
         self._raw = False  # a parameter was set from its packed form: `params` no longer tell it
@@ -273,6 +276,17 @@ class Launch:
             self.set_dim(dims)
 
     def set_dim(self, dim):
+        if self._blocks_of is not None:  # blocks of block_dim threads (config.enable_cpu_blocks)
+            n = len(self._blocks_of.arg_names)
+            program, dims = cpu_blocks.block_launch(self._blocks_of, self.params[:n], self.block_dim,
+                                                    normalize_dim(self._blocks_of, dim))
+            if program is not self.kernel:
+                self.kernel = program
+                self.spec = program.specialization(self.params, self.adjoint)
+                self.compiled = program.compiled(self.spec, self.adjoint)
+                self.args = self.compiled.pack(self.params)
+                self.ctx = LaunchContext.for_kernel(self.compiled)
+            dim = dims
         self.dims = normalize_dim(self.kernel, dim)
         self.dims = self.compiled.check_dims(self.dims)
         self.total = set_launch_shape(self.ctx, self.dims)
