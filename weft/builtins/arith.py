@@ -236,7 +236,7 @@ def construct(ctx, t, args, kwargs) -> Value:
     if isinstance(t, Scalar):
         if len(args) != 1 or kwargs:
             ctx.error(f"{t!r}(x) takes one argument")
-        (x,) = args
+        x = literal_of(args[0])  # (a name bound to a literal converts from the literal's value)
         if not isinstance(x, Value):
             if t is bool_:
                 return ctx.b.const(bool(x), t)
