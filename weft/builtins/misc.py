@@ -130,7 +130,30 @@ def print_(ctx, args, kwargs):
                 pieces.append(" ")
             _format(ctx, a, pieces, values)
     pieces.append("\n")
-    ctx.b.op("print", values, [], {"fmt": tuple(pieces)})
+    attrs = {"fmt": tuple(pieces)}
+    if len(args) == 1 and not isinstance(getattr(args[0], "type", None), TileType):
+        # the adjoint pass prints "adj: " and the value's adjoint, as Warp's
+        attrs["adj_fmt"] = _adjoint_format(args[0], pieces)
+    ctx.b.op("print", values, [], attrs)
+
+
+def _adjoint_format(a, pieces: list) -> tuple:
+    """The pieces of Warp's `adj_print(a)`: "adj: " then a's adjoint, one value per piece
+    None of `pieces` (print's own), laid out as Warp lays it out."""
+    t = getattr(a, "type", None)
+    if isinstance(a, str):  # (Warp's adjoint of a string is the string)
+        return ("adj: ", *pieces)
+    if not isinstance(a, Value):  # a constant: its adjoint is zero
+        return ("adj: False\n",) if isinstance(a, bool) else ("adj: 0\n",)
+    if isinstance(t, Matrix):
+        rows, cols = t.shape
+        out = []
+        for r in range(rows):
+            out.extend(["adj:" if r == 0 else "    ", *[" ", None] * cols, "\n"])
+        return tuple(out)
+    if isinstance(t, Vector) and t.flavor == "vec":
+        return ("adj:", *[" ", None] * t.length, "\n")
+    return ("adj: ", *pieces)
 
 
 def _warp_format(ctx, a: Value, pieces: list, values: list) -> bool:
