@@ -230,10 +230,10 @@ def set_module_options(options: dict, module=None) -> None:
 
 
 def get_module_options(module=None):
-    """The options of a module (the caller's by default): those set on it, else the
-    defaults (most follow weft.config)."""
+    """The options of a module (the caller's by default), a dict: those set on it, else the
+    defaults (most follow weft.config). Change them with `set_module_options`."""
     from .lang.module import _resolve
-    return _resolve(module, 1).options
+    return dict(_resolve(module, 1).options)
 
 
 def create_warp_function(func):

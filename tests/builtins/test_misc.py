@@ -115,6 +115,16 @@ def test_printf(capfd):
     assert capfd.readouterr().out == "k=7 x=2.500\n"
 
 
+def test_printf_takes_at_most_32_values(capfd):
+    fmt = " ".join(["%d"] * 33)
+    source = f"def many():\n    wp.printf({fmt!r}, {', '.join(map(str, range(33)))})\n"
+    scope = {"wp": wp}
+    exec(compile(source, "<many>", "exec"), scope)  # noqa: S102 - a 33-value call, written out
+    kernel = wp.Kernel(scope["many"], source=source)
+    with pytest.raises(RuntimeError, match=r"the maximum number of variadic arguments .* is 32"):
+        wp.launch(kernel, 1)
+
+
 @wp.kernel
 def empty_launch(out: wp.array(dtype=int)):
     out[wp.tid()] = 1
@@ -123,3 +133,60 @@ def empty_launch(out: wp.array(dtype=int)):
 def test_zero_threads_run_nothing(run):
     (out,) = run(empty_launch, 0, np.zeros(2, np.int32))
     assert out.tolist() == [0, 0]
+
+
+@wp.struct
+class Printed:
+    x: float
+
+
+@wp.kernel
+def print_one(v: wp.vec3, m: wp.mat22, q: wp.quat, t: wp.transform, s: Printed, a: wp.array(dtype=float)):
+    print(v)
+    print(m)
+    print(q)
+    print(t)
+    print(s)
+    print(a)
+
+
+def test_print_of_one_composite_is_warps_format(capfd):
+    wp.launch(print_one, 1, inputs=[wp.vec3(1.0, 2.5, 3.0), wp.mat22(1.0, 2.0, 3.0, 4.0), wp.quat(0.0, 0.0, 0.0, 1.0),
+                                    wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0)), Printed(),
+                                    wp.zeros(2)])
+    assert capfd.readouterr().out == ("1 2.5 3 \n"
+                                      "1 2 \n3 4 \n"
+                                      "0 0 0 1\n"
+                                      "(1 2 3) (0 0 0 1)\n"
+                                      "<type without print implementation>\n"
+                                      "<type without print implementation>\n")
+
+
+@wp.kernel
+def prints_then_uses(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec2), m: wp.array(dtype=wp.mat22),
+                     out: wp.array(dtype=float)):
+    y = x[0] * 2.0
+    print(y)
+    a = v[0]
+    print(a)
+    b = m[0]
+    print(b)
+    print(7)
+    out[0] = y * 3.0 + a[1] * 5.0 + b[1, 0] * 7.0
+
+
+def test_the_adjoint_pass_prints_again_and_prints_adjoints(capfd):
+    """As Warp's: the backward kernel replays the forward prints, then each print(x) prints
+    "adj: " and x's adjoint at that point (what the code after it added)."""
+    x = wp.array([1.5], dtype=float, requires_grad=True)
+    v = wp.array([wp.vec2(1.0, 2.0)], dtype=wp.vec2, requires_grad=True)
+    m = wp.array([wp.mat22(1.0, 2.0, 3.0, 4.0)], dtype=wp.mat22, requires_grad=True)
+    out = wp.zeros(1, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(prints_then_uses, 1, inputs=[x, v, m, out])
+    forward = "3\n1 2 \n1 2 \n3 4 \n7\n"
+    assert capfd.readouterr().out == forward
+    tape.backward(grads={out: wp.ones(1)})
+    assert capfd.readouterr().out == forward + "adj: 0\nadj: 0 0\n     7 0\nadj: 0 5\nadj: 3\n"
+    assert x.grad.numpy()[0] == 6.0

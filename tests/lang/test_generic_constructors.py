@@ -97,3 +97,28 @@ def test_constructor_errors_use_warps_words():
                    "all values used to initialize this vector are expected to be of the type `float32`$")
     _compile_error("    wp.mat22(y, y, y, y)\n", "this matrix are expected to be of the type `float32`$")
     _compile_error("    wp.mat22h(z)\n", "the value used to fill this matrix is expected to be of the type `float16`$")
+
+
+@wp.kernel
+def literal_names(values: wp.array(dtype=wp.float64), counts: wp.array(dtype=int)):
+    x = 0.1
+    n = 3
+    d = wp.vec3d(x, 0.0, 0.0)  # a name bound to a literal is taken as the literal
+    m = wp.mat22d(x, 1.0, 2.0, x)
+    values[0] = d[0]
+    values[1] = m[1, 1]
+    values[2] = wp.float64(x)  # a conversion too converts the literal
+    counts[0] = n
+    counts[1] = int(wp.vec3(4.0, 5.0, 6.0)[0:n][2])
+    y = x * wp.float32(2.0)  # elsewhere the name is a float32
+    values[3] = wp.float64(y)
+
+
+def test_typed_constructors_take_names_bound_to_literals():
+    values, counts = wp.zeros(4, dtype=wp.float64), wp.zeros(2, dtype=int)
+    wp.launch(literal_names, 1, inputs=[values, counts])
+    np.testing.assert_array_equal(values.numpy(), [0.1, 0.1, 0.1, np.float64(np.float32(0.1) * np.float32(2.0))])
+    np.testing.assert_array_equal(counts.numpy(), [3, 6])
+    # a typed value is not a literal
+    _compile_error("    t = wp.float32(0.1)\n    wp.vec3d(t, 0.0, 0.0)\n",
+                   "all values used to initialize this vector are expected to be of the type `float64`$")

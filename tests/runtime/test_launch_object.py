@@ -108,3 +108,67 @@ def test_params_are_listed_in_warps_order():
     adj.set_param_by_name("idx", wp.zeros(1, dtype=int))
     adj.set_dim(1)
     adj.launch()
+
+
+@wp.kernel
+def block_size(out: wp.array(dtype=int)):
+    out[wp.tid()] = wp.block_dim()
+
+
+def test_cpu_block_dim_is_one_unless_cpu_blocks_are_enabled():
+    import pytest
+    saved = wp.config.enable_cpu_blocks
+    try:
+        wp.config.enable_cpu_blocks = False
+        assert wp.Launch(block_size, "cpu").block_dim == 1
+        assert wp.Launch(block_size, "cpu", block_dim=4).block_dim == 1
+        wp.config.enable_cpu_blocks = True
+        assert wp.Launch(block_size, "cpu").block_dim == 1
+        assert wp.Launch(block_size, "cpu", block_dim=4).block_dim == 4
+        out = wp.zeros(8, dtype=int)
+        command = wp.launch(block_size, 8, inputs=[out], block_dim=4, record_cmd=True)
+        assert command.block_dim == 4
+        command.launch()
+        assert out.numpy().tolist() == [4] * 8
+        for enabled in (False, True):
+            wp.config.enable_cpu_blocks = enabled
+            with pytest.raises(ValueError, match="at most 1024 on CPU"):
+                wp.launch(block_size, 0, inputs=[out], block_dim=1025)
+            with pytest.raises(ValueError, match="at most 1024 on CPU"):
+                wp.Launch(block_size, "cpu", block_dim=1025)
+            with pytest.raises(ValueError, match="at most 1024 on CPU"):
+                wp.force_load(modules=[block_size.module], block_dim=1025)
+    finally:
+        wp.config.enable_cpu_blocks = saved
+
+
+@wp.kernel
+def scale_by_block(values: wp.array(dtype=float), output: wp.array(dtype=float)):
+    i = wp.tid()
+    output[i] = values[i] * float(wp.block_dim()) + 17.0
+
+
+def test_a_launch_made_under_cpu_blocks_runs_blocks_forward_and_adjoint():
+    saved = wp.config.enable_cpu_blocks
+    host = np.arange(11, dtype=np.float32) - 3.0
+    for block_dim in (1, 4):
+        values, output = wp.array(host, dtype=float), wp.zeros(11, dtype=float)
+        adj_values, adj_output = wp.zeros(11, dtype=float), wp.ones(11, dtype=float)
+        commands = []
+        for adjoint in (False, True):
+            wp.config.enable_cpu_blocks = True
+            try:
+                commands.append(wp.Launch(scale_by_block, "cpu", block_dim=block_dim, adjoint=adjoint))
+            finally:
+                wp.config.enable_cpu_blocks = saved
+        forward, backward = commands
+        forward.set_dim(11)  # (the block program depends on the launch's shape)
+        forward.set_params((values, output))
+        forward.launch()
+        np.testing.assert_array_equal(output.numpy(), host * block_dim + 17.0)
+        backward.set_dim(11)
+        backward.set_params((values, output))
+        backward.set_param_at_index(0, adj_values, adjoint=True)
+        backward.set_param_at_index(1, adj_output, adjoint=True)
+        backward.launch()
+        np.testing.assert_array_equal(adj_values.numpy(), np.full(11, float(block_dim)))

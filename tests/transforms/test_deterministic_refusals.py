@@ -216,21 +216,34 @@ def test_config_deterministic_takes_only_the_enum():
         wp.config.deterministic = saved
 
 
-def test_module_options_are_checked_when_resolved():
+def test_module_options_are_checked_when_declared():
+    """As Warp's (which hashes a unique module when it is declared): bad determinism options
+    of `module_options` are refused by the declaration."""
     for value in (True, "run_to_run"):
-        @wp.kernel(module="unique", module_options={"deterministic": value})
-        def bad_mode(out: wp.array(dtype=float)):
-            out[0] = 1.0
         with pytest.raises(ValueError, match="DeterministicMode"):
-            bad_mode.module.resolve_options(wp.config)
-        with pytest.raises(ValueError, match="DeterministicMode"):
-            wp.launch(bad_mode, 1, [wp.zeros(1)])
+            @wp.kernel(module="unique", module_options={"deterministic": value})
+            def bad_mode(out: wp.array(dtype=float)):
+                out[0] = 1.0
     for value, error in ((True, TypeError), (1.5, TypeError), ("3", TypeError), (-1, ValueError)):
-        @wp.kernel(module="unique", module_options={"deterministic_max_records": value})
-        def bad_records(out: wp.array(dtype=float)):
-            out[0] = 1.0
         with pytest.raises(error, match="deterministic_max_records"):
-            bad_records.module.resolve_options(wp.config)
+            @wp.kernel(module="unique", module_options={"deterministic_max_records": value})
+            def bad_records(out: wp.array(dtype=float)):
+                out[0] = 1.0
+
+
+def test_module_options_set_later_are_checked_when_resolved():
+    @wp.kernel(module="unique")
+    def later(out: wp.array(dtype=float)):
+        out[0] = 1.0
+    later.module.options["deterministic"] = True
+    with pytest.raises(ValueError, match="DeterministicMode"):
+        later.module.resolve_options(wp.config)
+    with pytest.raises(ValueError, match="DeterministicMode"):
+        wp.launch(later, 1, [wp.zeros(1)])
+    later.module.options["deterministic"] = wp.DeterministicMode.NOT_GUARANTEED
+    later.module.options["deterministic_max_records"] = -1
+    with pytest.raises(ValueError, match="deterministic_max_records"):
+        later.module.resolve_options(wp.config)
 
 
 def test_max_records_follows_config_unless_set_on_the_module():

@@ -229,8 +229,8 @@ class _ScalarReverse:
                                "kernel cannot run the atomic again to recover it. Give the @func "
                                "that calls it a @weft.func_replay, or compute the slot another way", op)
                 continue
-            if op.name in ("print", "assert"):
-                continue
+            if op.name == "assert":
+                continue  # (checked by the forward pass; a print prints again, as in Warp)
             if op.results and op.results[0].id in self.substitutes:
                 self.map[op.results[0].id] = self.substitutes[op.results[0].id]()
             elif op.name == "load" and op.result.id in self.forwarded:
@@ -335,6 +335,26 @@ class _ScalarReverse:
             if rule is None or (op.regions and not self.needs_reverse(op)):
                 continue  # no gradient flows through this op (consts, tid, cmp, print...)
             rule(op)
+
+    def rev_print(self, op):
+        """Warp's adjoint of print(x): "adj: " and x's adjoint as the reverse pass has it
+        here (what the code after the print added to it)."""
+        fmt = op.attrs.get("adj_fmt")
+        if fmt is not None:
+            self.b.op("print", [self._adjoint_now(v) for v in op.operands], [], {"fmt": fmt})
+
+    def _adjoint_now(self, v: Value) -> Value:
+        """The adjoint of printed scalar `v` now (of the component of a vector, matrix, ...
+        it was extracted from; zero for integers and bools)."""
+        owner = v.owner
+        if isinstance(owner, Op) and owner.name == "extract":
+            lo, hi = component_range(owner.operands[0].type, owner.attrs["index"])
+            if hi > lo:
+                g = self.get(owner.operands[0])[lo]
+                return g if g is not None else self.zero(v.type)
+        if active_types(v.type):
+            return self.materialize(v.type, self.get(v))[0]
+        return self.zero_value(v.type)
 
     def rev_binary(self, op):
         if not op.result.type.is_float:

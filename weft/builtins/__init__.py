@@ -7,6 +7,7 @@ from . import (  # noqa: F401 - registers the builtins
     bvh,
     cast,
     decompositions,
+    dense,
     expect,
     geometry,
     hash_grid,

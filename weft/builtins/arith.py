@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.core import Value
+from ..ir.core import Op, Value
 from ..lang import promotion
 from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32, uint64
 
@@ -236,7 +236,7 @@ def construct(ctx, t, args, kwargs) -> Value:
     if isinstance(t, Scalar):
         if len(args) != 1 or kwargs:
             ctx.error(f"{t!r}(x) takes one argument")
-        (x,) = args
+        x = literal_of(args[0])  # (a name bound to a literal converts from the literal's value)
         if not isinstance(x, Value):
             if t is bool_:
                 return ctx.b.const(bool(x), t)
@@ -290,6 +290,14 @@ def _count_rule(t, given: int, components: int) -> str:
     return f"incompatible number of {what} when constructing a vector of length {t.length}"
 
 
+def literal_of(x):
+    """`x`, or the Python number it holds if it is a name bound to a literal (`a = 0.1`):
+    Warp's typed constructors take such a name as the literal, in their own dtype
+    (`vec3d(a, 0.0, 0.0)`), leaving the name's own value as it was."""
+    if isinstance(x, Value) and isinstance(x.owner, Op) and x.owner.name == "const" and x.owner.attrs.get("literal"):
+        return x.owner.attrs["value"]
+    return x
+
 def construct_composite(ctx, t, args, kwargs) -> Value:
     dtype = kwargs.pop("dtype", None)
     if isinstance(t, Vector) and t.flavor == "transform":
@@ -321,6 +329,7 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         if isinstance(x, Value) and isinstance(t, Vector) and isinstance(x.type, Vector) and t.flavor == "vec":
             ctx.error(f"{t!r}({x.type!r}): the lengths differ; incompatible vector of length {t.length} "
                       f"given when copy constructing a vector of length {x.type.length}")
+        x = literal_of(x)
         if not isinstance(x, Value) or isinstance(x.type, Scalar):
             if isinstance(x, Value) and x.type is not t.dtype:
                 ctx.error(f"{t!r}({x.type!r}): the value used to fill this {kind} is expected to be of "
@@ -331,6 +340,7 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
         if isinstance(x, Value) and isinstance(x.type, Vector):
             flat.extend(ctx.b.components(x))  # matrices from row vectors, vec4 from (vec3, w)
         else:
+            x = literal_of(x)
             if isinstance(x, Value) and isinstance(x.type, Scalar) and x.type is not t.dtype:
                 ctx.error(f"{t!r}(...) got a {x.type!r} value: all values used to initialize this "
                           f"{kind} are expected to be of the type `{t.dtype.name}`")

@@ -116,14 +116,70 @@ def length_of(ctx, args, kwargs):
 
 @builtin("print")
 def print_(ctx, args, kwargs):
-    """print(a, b, ...) from a CPU kernel; floats are formatted as printf's %g (as Warp)."""
+    """print(a, b, ...) from a CPU kernel; floats are formatted as printf's %g (as Warp).
+    One vector, matrix, quaternion or transform prints as Warp's does (components followed
+    by a space, a matrix row by row); one value Warp cannot print (a struct, an array)
+    prints `<type without print implementation>`, as in Warp. Several values (weft's own)
+    print on one line, composites in brackets."""
     pieces, values = [], []
-    for k, a in enumerate(args):
-        if k:
-            pieces.append(" ")
-        _format(ctx, a, pieces, values)
+    if len(args) == 1 and isinstance(args[0], Value) and not _warp_format(ctx, args[0], pieces, values):
+        pieces, values = [], []
+    if not pieces:
+        for k, a in enumerate(args):
+            if k:
+                pieces.append(" ")
+            _format(ctx, a, pieces, values)
     pieces.append("\n")
-    ctx.b.op("print", values, [], {"fmt": tuple(pieces)})
+    attrs = {"fmt": tuple(pieces)}
+    if len(args) == 1 and not isinstance(getattr(args[0], "type", None), TileType):
+        # the adjoint pass prints "adj: " and the value's adjoint, as Warp's
+        attrs["adj_fmt"] = _adjoint_format(args[0], pieces)
+    ctx.b.op("print", values, [], attrs)
+
+
+def _adjoint_format(a, pieces: list) -> tuple:
+    """The pieces of Warp's `adj_print(a)`: "adj: " then a's adjoint, one value per piece
+    None of `pieces` (print's own), laid out as Warp lays it out."""
+    t = getattr(a, "type", None)
+    if isinstance(a, str):  # (Warp's adjoint of a string is the string)
+        return ("adj: ", *pieces)
+    if not isinstance(a, Value):  # a constant: its adjoint is zero
+        return ("adj: False\n",) if isinstance(a, bool) else ("adj: 0\n",)
+    if isinstance(t, Matrix):
+        rows, cols = t.shape
+        out = []
+        for r in range(rows):
+            out.extend(["adj:" if r == 0 else "    ", *[" ", None] * cols, "\n"])
+        return tuple(out)
+    if isinstance(t, Vector) and t.flavor == "vec":
+        return ("adj:", *[" ", None] * t.length, "\n")
+    return ("adj: ", *pieces)
+
+
+def _warp_format(ctx, a: Value, pieces: list, values: list) -> bool:
+    """Warp's format of print(a) for a composite, an array or a struct, into `pieces`
+    (without the final newline); False for other values."""
+    t = a.type
+    if isinstance(t, (ArrayType, StructType)):
+        pieces.append("<type without print implementation>")
+        return True
+    if not isinstance(t, (Vector, Matrix)):
+        return False
+    parts = ctx.b.components(a)
+    values.extend(parts)
+    if isinstance(t, Matrix):
+        rows, cols = t.shape
+        for r in range(rows):
+            pieces.extend([None, " "] * cols)
+            if r < rows - 1:
+                pieces.append("\n")
+    elif t.flavor == "quat":
+        pieces.extend([None, " ", None, " ", None, " ", None])
+    elif t.flavor == "transform":
+        pieces.extend(["(", None, " ", None, " ", None, ") (", None, " ", None, " ", None, " ", None, ")"])
+    else:
+        pieces.extend([None, " "] * t.length)
+    return True
 
 
 def _format(ctx, a, pieces, values):
@@ -184,4 +240,6 @@ def printf(ctx, args, kwargs):
     """printf(fmt, *values) with C-style %d/%f/%g placeholders."""
     if not args or not isinstance(args[0], str):
         ctx.error("printf() needs a format string first")
+    if len(args) - 1 > 32:  # (Warp's limit, that of CUDA's printf)
+        ctx.error("the maximum number of variadic arguments that can be passed to `printf` is 32")
     ctx.b.op("print", [ctx.materialize(a) for a in args[1:]], [], {"fmt": (args[0],), "raw": True})

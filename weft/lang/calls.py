@@ -228,7 +228,10 @@ class CallsMixin:
             if not promotion.fits(x, t):
                 self.error(f"the constant {x!r} does not fit {t!r}; give it a type, e.g. "
                            f"int64({x!r})")
-            return self.b.const(x.item() if isinstance(x, SCALAR_VALUES) else x, t)
+            value = self.b.const(x.item() if isinstance(x, SCALAR_VALUES) else x, t)
+            if isinstance(x, (int, float)) and not isinstance(x, bool):  # (see arith.literal_of)
+                value.owner.attrs["literal"] = True
+            return value
         if isinstance(x, CompositeValue):
             return self.b.construct(x.type, [self.b.const(c, x.type.dtype) for c in x._data])
         if isinstance(x, StructValue):  # a struct from Python (static, a global): its values

@@ -8,12 +8,13 @@ import types as pytypes
 import typing
 from collections.abc import Callable
 
+from .. import config
 from ..types import StructType
 from . import overloads
 from .errors import CompileError
 from .function import Func
 from .kernel import Kernel
-from .module import discard_module, unique_module
+from .module import check_deterministic_options, discard_module, unique_module
 from .unique import declaration_key, reuse
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -67,6 +68,8 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
         if module != "unique":
             raise ValueError('module_options requires module="unique"; use weft.set_module_options() '
                              "for the options of a shared module")
+        if "deterministic" in module_options or "deterministic_max_records" in module_options:
+            check_deterministic_options({"deterministic": config.deterministic, **module_options})  # (as Warp's)
 
     def make(pyfunc):
         base = name or f"{pyfunc.__module__}.{pyfunc.__qualname__}"
@@ -82,6 +85,7 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
         except CompileError:
             discard_module(kernel.module)  # (as if never declared: loading all modules skips it)
             raise
+        kernel.module._find_references()  # (as Warp's, which hashes it now)
         return kernel
 
     def wrap(pyfunc):
@@ -201,8 +205,12 @@ def overload(kernel_or_stub, arg_types=None):
 
 
 def struct(cls):
-    """Make a struct type from a class with annotated fields."""
-    return StructType(cls)
+    """Make a struct type from a class with annotated fields (listed in `structs` of the
+    module of its Python module)."""
+    from .module import get_module
+    t = StructType(cls)
+    get_module(cls.__module__).register_struct(t)
+    return t
 
 
 def constant(value):

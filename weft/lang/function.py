@@ -222,6 +222,7 @@ class Func:
         self.qualified_name = f"{pyfunc.__module__}.{pyfunc.__qualname__}"  # (overloads share it)
         self.key = key or self.qualified_name
         self.module = module_for(module, pyfunc, self.key)
+        self.module.register_function(self)
         self.inline = None  # Warp's CUDA hint (see weft.func)
         self.overloads = [Overload(pyfunc, source)]
         self.instances: dict = {}

@@ -25,6 +25,8 @@ _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
 # a module's defaults: the global settings
 _FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic", "deterministic_max_records")
+# ... of which these are read once, when the module is made
+_CAPTURED = ("deterministic", "deterministic_max_records")
 # Warp's other module options and their defaults. None: the setting of weft.config applies
 # (cpu_compiler_flags and optimization_level choose the compile target, see codegen/cpu.py);
 # the others concern CUDA builds or codegen details weft decides itself.
@@ -105,16 +107,36 @@ class Module:
         self.name = name
         self.loader = loader  # (Warp's: what loaded the Python module; kept, unused)
         self.kernels: dict = {}  # key -> Kernel; a kernel defined again under its key replaces it
+        self.functions: dict = {}  # key -> Func
+        self.structs: dict = {}  # key -> struct type
         self.options = ModuleOptions(name)
         self.hashers: dict = {}  # cached module hashes (cleared when the module changes)
         #: The loads done (`load`, `load_module`, `force_load`): (None, block_dim) -> True,
         #: None standing for the CPU's context (Warp's `Module.execs`, keyed by CUDA context).
         self.execs: dict = {}
+        # the modules whose funcs or structs this one's kernels use, and those using this one's
+        # (found when the module is hashed or loaded)
+        self.references: set = set()
+        self.dependents: set = set()
+        # the determinism settings are those of weft.config when the module is made (as
+        # Warp's): changing the config later leaves existing modules as they were
+        own = MODULE_OPTIONS.setdefault(name, {})
+        for key in _CAPTURED:
+            if own.get(key) is None:
+                own[key] = getattr(config, key)
 
     def register_kernel(self, kernel):
         self.kernels[kernel.key] = kernel
         self.hashers.clear()
         self.execs.clear()
+
+    def register_function(self, func):
+        self.functions[func.key] = func
+        self.hashers.clear()
+
+    def register_struct(self, struct):
+        self.structs[struct.key] = struct
+        self.hashers.clear()
 
     def find_kernels(self, qualname: str) -> list:
         """The kernels made from functions of this Python qualified name."""
@@ -146,7 +168,32 @@ class Module:
             _hash_kernel_parts(h, self.kernels[key], seen)
         self._hash_options(h, settings)
         self.hashers[settings] = h.hexdigest()
+        self._find_references()
         return self.hashers[settings]
+
+    def _find_references(self) -> None:
+        """Note in `references` the other modules whose funcs and structs this module's
+        kernels and funcs use (by name, through a Python module's attribute, or bound to a
+        local: `f = other.g`), and this module in their `dependents`."""
+        found: set = set()
+        seen: set = set()
+        for item in [*self.kernels.values(), *self.functions.values()]:
+            pyfuncs = [o.pyfunc for o in item.overloads] if hasattr(item, "qualified_name") else [item.func]
+            for pyfunc in pyfuncs:
+                _referenced_modules(pyfunc, found, seen)
+        found.discard(self)
+        for other in self.references - found:
+            other.dependents.discard(self)
+        self.references = found
+        for other in found:
+            other.dependents.add(self)
+
+    def unload(self) -> None:
+        """Drop the module's compiled code (Warp's `Module.unload`): its kernels compile
+        again at their next launch. Launches recorded before (a captured graph) keep the
+        code they recorded and still run."""
+        for kernel in list(self.kernels.values()):
+            kernel.forget_compiled()
 
     def hash_kernel(self, kernel) -> bytes:
         """A content hash of one kernel (Warp's `Kernel.hash`): what `hash_module` hashes
@@ -193,7 +240,10 @@ class Module:
         """Compile the module's kernels now, ahead of their first launch (for contiguous
         arrays, the common case). A kernel that does not compile raises its error here, as
         Warp's module load does."""
+        from ..runtime.launch import cpu_block_dim
         from .errors import CompileError
+        cpu_block_dim(block_dim)  # (more than 1024 threads per block: a ValueError, as a launch's)
+        self._find_references()
         for kernel in list(self.kernels.values()):
             if kernel.is_generic:
                 continue
@@ -274,6 +324,8 @@ def _hash_kernel_parts(h, kernel, seen: set) -> None:
     h.update(kernel.source_text.encode())
     h.update(_types_signature(kernel).encode())
     h.update(repr(sorted(kernel.options.items())).encode())
+    if kernel.overloads:  # a generic kernel: the overloads made of it so far
+        h.update(repr(sorted(repr(list(k)) for k in kernel.overloads)).encode())
     _hash_references(h, kernel.func, seen)
     h.update(_statics_signature(kernel).encode())
 
@@ -365,10 +417,24 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
     if recursive or not targets:
         targets += [m for key, m in list(_MODULES.items())
                 if isinstance(key, str) and isinstance(name, str) and key.startswith(f"{name}.")]
-    if not targets and name.split(".")[0] != "weft":  # (weft's own import their kernels when used)
+    if not targets and not _is_weft_module(name, module):  # (weft's own import their kernels when used)
         raise RuntimeError(f"Module '{name}' does not contain any Warp kernels, functions, or structs "
                            f"(or is not imported): nothing to load")
     _load_all(targets, device, block_dim, max_workers)
+
+
+def _is_weft_module(name: str, module) -> bool:
+    """Whether `name` (or the Python module `module`) is one of weft's own modules."""
+    import os
+    import sys
+    root_package = sys.modules.get(name.split(".")[0])
+    if name.split(".")[0] == "weft" or (root_package is not None and root_package is sys.modules.get("weft")):
+        return True  # (also weft imported under another name: `sys.modules["warp"] = weft`)
+    if not hasattr(module, "__file__"):
+        module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # (weft/)
+    return isinstance(path, str) and os.path.abspath(path).startswith(root + os.sep)
 
 
 def force_load(device=None, modules=None, block_dim=None, max_workers=None) -> None:
@@ -434,6 +500,38 @@ def _hash_references(h, pyfunc, seen: set):
             h.update(value.signature().encode())
         elif name in env:  # a constant or a builtin the code names (wp.static(C) bakes it in)
             h.update(f"{name}={_describe(value)};".encode())
+
+
+def _referenced_modules(pyfunc, found: set, seen: set) -> None:
+    """Add to `found` the modules of the funcs and structs `pyfunc` names, directly or as an
+    attribute of a Python module it names, and of what those funcs name in turn."""
+    import types as pytypes
+
+    from ..types import StructType
+    from .function import Func
+    code = pyfunc.__code__
+    env = dict(pyfunc.__globals__)
+    for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
+        try:
+            env[name] = cell.cell_contents
+        except ValueError:
+            pass
+    names = _names(code)
+    values = [env[n] for n in sorted(names) if n in env]
+    for value in list(values):
+        if isinstance(value, pytypes.ModuleType):  # `other.g(...)`, `f = other.g`
+            values += [v for v in (getattr(value, n, None) for n in sorted(names)) if isinstance(v, (Func, StructType))]
+    for value in values:
+        if id(value) in seen:
+            continue
+        if isinstance(value, Func):
+            seen.add(id(value))
+            found.add(value.module)
+            for overload in value.overloads:
+                _referenced_modules(overload.pyfunc, found, seen)
+        elif isinstance(value, StructType):
+            seen.add(id(value))
+            found.update(m for m in list(_MODULES.values()) if m.structs.get(value.key) is value)
 
 
 def _describe(value) -> str:

@@ -84,6 +84,7 @@ def _instance(kernel, concrete: dict):
         found._ir, found._compiled, found._recent, found.overloads = {}, {}, {}, {}
         found.generic_parent = kernel
         kernel.overloads[key] = found
+        kernel.module.hashers.clear()  # (the module's hash names its kernels' overloads)
     return found
 
 

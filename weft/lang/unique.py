@@ -2,8 +2,9 @@
 
 A kernel factory (`def make(v): @wp.kernel(module="unique") def k(...): ...`) declares the
 same code again on each call; Warp returns the kernel made the first time when nothing it
-depends on changed, so factories do not recompile. The key here: the function's code
-object and its source text as its file reads now (a file rewritten since makes equal code
+depends on changed, so factories do not recompile, and a definition written again with the
+same text gives the same kernel. The key here: the function's code (its bytecode, names and
+constants, not its line numbers) and its source text as its file reads now (a file rewritten since makes equal code
 objects of other source), the values of its closure and of the globals it names, its annotations and
 defaults, and the decorator's arguments. A value weft cannot compare (an arbitrary object) is compared by identity, so
 a kernel is only reused when it would compile to the same code.
@@ -36,7 +37,17 @@ def declaration_key(pyfunc, arguments) -> tuple | None:
         source = "".join(source_lines(pyfunc)[0])
     except (OSError, TypeError):
         source = None  # (reported when the kernel is compiled)
-    return (pyfunc.__code__, source, closure, globals_, annotations, _frozen(pyfunc.__defaults__), _frozen(arguments))
+    return (_code_key(pyfunc.__code__), source, closure, globals_, annotations, _frozen(pyfunc.__defaults__),
+            _frozen(arguments))
+
+
+def _code_key(code) -> tuple:
+    """What a function's code does, without where it stands: two declarations of the same
+    text (a factory's, or the same definition written twice) give equal keys, as Warp hashes
+    a unique kernel by its content."""
+    consts = tuple(_code_key(c) if isinstance(c, pytypes.CodeType) else (type(c), c) for c in code.co_consts)
+    return (code.co_qualname, code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars,
+            code.co_cellvars, code.co_argcount, code.co_kwonlyargcount, code.co_flags)
 
 
 def reuse(key, make):

@@ -244,8 +244,9 @@ class Launch:
 
     `launch(..., record_cmd=True)` makes one; `Launch(kernel, device)` (Warp's form) makes
     one with default arguments (arrays None, numbers and composites zero) and no threads,
-    to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr`, `max_blocks` and
-    `block_dim` are Warp's CUDA launch details, kept but unused on the CPU.
+    to fill in with `set_param_*` and `set_dim`. `hooks`, `params_addr` and `max_blocks`
+    are Warp's CUDA launch details, kept but unused on the CPU; `block_dim` is the one a
+    launch on the CPU has (`cpu_block_dim`).
 
     `arguments` are the values the kernel runs with: its arguments, then (adjoint) the
     adjoint array of each parameter that has one (see `adjoint_arguments`); the `params`
@@ -255,7 +256,8 @@ class Launch:
     adjoint reaches no caller; weft's adjoint kernel has no argument for it)."""
 
     def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
-                 max_blocks=0, block_dim=256, adjoint=False, *, dims=None):
+                 max_blocks=0, block_dim=None, adjoint=False, *, dims=None):
+        block_dim = cpu_block_dim(block_dim)
         if kernel.is_generic:
             raise TypeError(f"kernel '{kernel.name}' is generic: make a Launch of one of its overloads "
                             "(weft.overload(kernel, [types])) or launch it with arguments")
@@ -264,6 +266,9 @@ class Launch:
         self.adjoint = adjoint
         self.max_blocks = max_blocks
         self.block_dim = block_dim
+        # cooperative CPU blocks asked for: the block program is chosen by set_dim (it
+        # depends on the launch's shape); a recorded launch() passes the program itself
+        self._blocks_of = kernel if block_dim > 1 and kernel.lanes is None else None
         self.arguments = list(params) if params is not None else default_arguments(kernel, adjoint)
         self._adjoints_given = set()  # parameters whose adjoint array was set explicitly
         self._raw = False  # a parameter was set from its packed form: `params` no longer tell it
@@ -297,6 +302,17 @@ class Launch:
         return out
 
     def set_dim(self, dim):
+        if self._blocks_of is not None:  # blocks of block_dim threads (config.enable_cpu_blocks)
+            n = len(self._blocks_of.arg_names)
+            program, dims = cpu_blocks.block_launch(self._blocks_of, self.arguments[:n], self.block_dim,
+                                                    normalize_dim(self._blocks_of, dim))
+            if program is not self.kernel:
+                self.kernel = program
+                self.spec = program.specialization(self.arguments, self.adjoint)
+                self.compiled = program.compiled(self.spec, self.adjoint)
+                self.args = self.compiled.pack(self.arguments)
+                self.ctx = LaunchContext.for_kernel(self.compiled)
+            dim = dims
         self.dims = normalize_dim(self.kernel, dim)
         self.dims = self.compiled.check_dims(self.dims)
         self.total = set_launch_shape(self.ctx, self.dims)
@@ -536,6 +552,17 @@ def raise_launch_error(ck, ctx):
     raise IndexError(format_at(message, op.loc))
 
 
+def cpu_block_dim(block_dim) -> int:
+    """The threads per block of a CPU launch asking for `block_dim`, as Warp resolves it: 1
+    unless `config.enable_cpu_blocks` is set (then the one asked for, default 1); more than
+    1024 is a ValueError either way."""
+    if block_dim is None:
+        return 1
+    if isinstance(block_dim, int) and not isinstance(block_dim, bool) and block_dim > 1024:
+        raise ValueError(f"block_dim must be at most 1024 on CPU, got {block_dim}")
+    return block_dim if config.enable_cpu_blocks else 1
+
+
 def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), device=None,
            stream=None, adjoint=False, record_tape=True, record_cmd=False, max_blocks=0,
            block_dim=None):
@@ -555,6 +582,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
+    cpu_block_dim(block_dim)  # (checked)
     if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and kernel.lanes is None:
         kernel, dims = cpu_blocks.block_launch(kernel, params, block_dim, dims)
     if kernel.is_generic:  # compiled for the types of these arguments
