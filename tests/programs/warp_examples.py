@@ -39,6 +39,8 @@ EXAMPLES = [
     ("core/example_dem", ["--num-frames", "1"], False),
     ("core/example_sph", ["--num-frames", "1"], False),
     ("core/example_raymarch", ["--width", "256", "--height", "128"], True),
+    ("geometry/example_isosurface", ["--num-frames", "3"], True),
+    ("geometry/example_isosurface", ["--num-frames", "3", "--method", "surface_nets", "--topology", "quad"], False),
     ("optim/example_fluid_checkpoint_custom_backward",  # (loss 0.519223 vs Warp's 0.519232 after 20 frames)
      ["--num-frames", "20", "--train-iters", "2", "--pressure-iterations", "5"], False),
 ]
@@ -49,7 +51,6 @@ NOT_RUN = {
     "core/example_mesh": "usd-core (pxr)", "core/example_raycast": "usd-core (pxr)",
     "core/example_mesh_intersect": "usd-core (pxr)", "optim/example_diffray": "usd-core (pxr)",
     "geometry/example_sparse_marching_cubes": "usd-core (pxr)", "geometry/example_swept_volume": "usd-core (pxr)",
-    "geometry/example_isosurface": "wp.geometry.IsoSurfaceMarchingCubes / IsoSurfaceNets (not in weft)",
     "tile/example_tile_convolution": "CUDA", "tile/example_tile_fft": "CUDA", "tile/example_tile_filtering": "CUDA",
     "tile/example_tile_mlp": "CUDA", "tile/example_tile_stream_compaction": "CUDA",
     "core/example_alloc_tracker": "wp.ScopedMemoryTracker",
