@@ -12,44 +12,18 @@ def _rest_point(transforms: wp.array2d(dtype=wp.transform), m: int, s: int, poin
     return wp.transform_point(wp.transform_inverse(transforms[m, s]), point)
 
 
-# One function per sign mode, so the field kernel of a mode compiles only that mode's query
-# (the four together take several times as long to compile). A point with no surface within
-# max_dist reads max_dist.
+# One function instance per sign mode (`query` is the mode's mesh query), so the field
+# kernel of a mode compiles only that mode's query (the four together take several times
+# as long to compile). A point with no surface within max_dist reads max_dist.
 
 @wp.func
-def _sdf_normal(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform),
-                max_dist: wp.float32) -> wp.float32:
+def _sdf_signed(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform),
+                max_dist: wp.float32, query: wp.Function) -> wp.float32:
     best = max_dist
     for m in range(mesh_ids.shape[0]):
         for s in range(transforms.shape[1]):
             p = _rest_point(transforms, m, s, point)
-            q = wp.mesh_query_point_sign_normal(mesh_ids[m], p, max_dist)
-            if q.result:
-                best = wp.min(best, q.sign * wp.length(p - wp.mesh_eval_position(mesh_ids[m], q.face, q.u, q.v)))
-    return best
-
-
-@wp.func
-def _sdf_winding(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform),
-                 max_dist: wp.float32) -> wp.float32:
-    best = max_dist
-    for m in range(mesh_ids.shape[0]):
-        for s in range(transforms.shape[1]):
-            p = _rest_point(transforms, m, s, point)
-            q = wp.mesh_query_point_sign_winding_number(mesh_ids[m], p, max_dist)
-            if q.result:
-                best = wp.min(best, q.sign * wp.length(p - wp.mesh_eval_position(mesh_ids[m], q.face, q.u, q.v)))
-    return best
-
-
-@wp.func
-def _sdf_parity(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform),
-                max_dist: wp.float32) -> wp.float32:
-    best = max_dist
-    for m in range(mesh_ids.shape[0]):
-        for s in range(transforms.shape[1]):
-            p = _rest_point(transforms, m, s, point)
-            q = wp.mesh_query_point_sign_parity(mesh_ids[m], p, max_dist)
+            q = query(mesh_ids[m], p, max_dist)
             if q.result:
                 best = wp.min(best, q.sign * wp.length(p - wp.mesh_eval_position(mesh_ids[m], q.face, q.u, q.v)))
     return best
@@ -77,12 +51,12 @@ def swept_volume_sdf(point: wp.vec3, mesh_ids: wp.array(dtype=wp.uint64), transf
     parity, 3 none). A point with no surface within max_dist reads max_dist (so pass a bound
     that reaches the geometry from every point of interest). Not differentiable."""
     if sign_mode == 1:
-        return _sdf_winding(point, mesh_ids, transforms, max_dist)
+        return _sdf_signed(point, mesh_ids, transforms, max_dist, wp.mesh_query_point_sign_winding_number)
     if sign_mode == 2:
-        return _sdf_parity(point, mesh_ids, transforms, max_dist)
+        return _sdf_signed(point, mesh_ids, transforms, max_dist, wp.mesh_query_point_sign_parity)
     if sign_mode == 3:
         return _sdf_unsigned(point, mesh_ids, transforms, max_dist)
-    return _sdf_normal(point, mesh_ids, transforms, max_dist)
+    return _sdf_signed(point, mesh_ids, transforms, max_dist, wp.mesh_query_point_sign_normal)
 
 
 @wp.func
@@ -94,21 +68,24 @@ def _node(origin: wp.vec3, spacing: wp.vec3, i: int, j: int, k: int):
 def field_normal(mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform), origin: wp.vec3,
                  spacing: wp.vec3, max_dist: wp.float32, field: wp.array3d(dtype=wp.float32)):
     i, j, k = wp.tid()
-    field[i, j, k] = _sdf_normal(_node(origin, spacing, i, j, k), mesh_ids, transforms, max_dist)
+    field[i, j, k] = _sdf_signed(_node(origin, spacing, i, j, k), mesh_ids, transforms, max_dist,
+                                  wp.mesh_query_point_sign_normal)
 
 
 @wp.kernel(enable_backward=False)
 def field_winding(mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform), origin: wp.vec3,
                   spacing: wp.vec3, max_dist: wp.float32, field: wp.array3d(dtype=wp.float32)):
     i, j, k = wp.tid()
-    field[i, j, k] = _sdf_winding(_node(origin, spacing, i, j, k), mesh_ids, transforms, max_dist)
+    field[i, j, k] = _sdf_signed(_node(origin, spacing, i, j, k), mesh_ids, transforms, max_dist,
+                                  wp.mesh_query_point_sign_winding_number)
 
 
 @wp.kernel(enable_backward=False)
 def field_parity(mesh_ids: wp.array(dtype=wp.uint64), transforms: wp.array2d(dtype=wp.transform), origin: wp.vec3,
                  spacing: wp.vec3, max_dist: wp.float32, field: wp.array3d(dtype=wp.float32)):
     i, j, k = wp.tid()
-    field[i, j, k] = _sdf_parity(_node(origin, spacing, i, j, k), mesh_ids, transforms, max_dist)
+    field[i, j, k] = _sdf_signed(_node(origin, spacing, i, j, k), mesh_ids, transforms, max_dist,
+                                  wp.mesh_query_point_sign_parity)
 
 
 @wp.kernel(enable_backward=False)
