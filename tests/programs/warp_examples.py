@@ -39,6 +39,7 @@ EXAMPLES = [
     ("core/example_dem", ["--num-frames", "1"], False),
     ("core/example_sph", ["--num-frames", "1"], False),
     ("core/example_raymarch", ["--width", "256", "--height", "128"], True),
+    ("core/example_alloc_tracker", [], True),  # (Warp 1.19's own CPU run fails: "Failed to allocate")
     ("geometry/example_isosurface", ["--num-frames", "3"], True),
     ("geometry/example_isosurface", ["--num-frames", "3", "--method", "surface_nets", "--topology", "quad"], False),
     ("optim/example_fluid_checkpoint_custom_backward",  # (loss 0.519223 vs Warp's 0.519232 after 20 frames)
@@ -53,7 +54,6 @@ NOT_RUN = {
     "geometry/example_sparse_marching_cubes": "usd-core (pxr)", "geometry/example_swept_volume": "usd-core (pxr)",
     "tile/example_tile_convolution": "CUDA", "tile/example_tile_fft": "CUDA", "tile/example_tile_filtering": "CUDA",
     "tile/example_tile_mlp": "CUDA", "tile/example_tile_stream_compaction": "CUDA",
-    "core/example_alloc_tracker": "wp.ScopedMemoryTracker",
     "core/example_custom_allocator": "CUDA (Warp refuses custom allocators on the CPU)",
     "core/example_cupy": "CuPy (CUDA)", "core/example_render_opengl": "an OpenGL window",
     "distributed/*": "MPI, NCCL or NVSHMEM on GPUs", "fem/*": "warp.fem (not in weft)",
