@@ -34,19 +34,15 @@ from ..geometry.hash_grid import (
 )
 from .hash_grid import HashGridQuery
 from .registry import Builtin
+from .unchecked import expand_load
 
 _WORDS = 12
-
-
-def _expand_load_in_bounds(ctx, args, kwargs):
-    arr, index = args
-    return ctx.b.op("load", [arr, ctx.coerce(index, wp.int32)], [arr.type.dtype], {"in_bounds": True}).result
 
 
 # arr[i] without a bounds check, for the grid's own buffers: every index these funcs use is
 # in range by construction (a descriptor word, a wrapped cell, a position inside a cell's
 # run), and a checked load costs a fifth of a neighbour query.
-_load = Builtin("hash_grid_load", _expand_load_in_bounds, doc="an unchecked load of the grid's own data")
+_load = Builtin("hash_grid_load", expand_load, doc="an unchecked load of the grid's own data")
 
 
 @wp.func

@@ -30,16 +30,10 @@ from ..runtime.texture import (
     D_NORMALIZED,
 )
 from .registry import Builtin
-
-
-def _expand_load(ctx, args, kwargs):
-    arr, index = args
-    return ctx.b.op("load", [arr, ctx.coerce(index, wp.int32)], [arr.type.dtype],
-                    {"in_bounds": True, "constant": True}).result
-
+from .unchecked import expand_constant_load
 
 # an unchecked load from the texture's own (validated) buffers; a constant to autodiff
-_load = Builtin("texture_load", _expand_load, doc="an unchecked load of a texture's own data")
+_load = Builtin("texture_load", expand_constant_load, doc="an unchecked load of a texture's own data")
 
 WRAP, CLAMP, MIRROR, BORDER = 0, 1, 2, 3
 CLOSEST, LINEAR = 0, 1

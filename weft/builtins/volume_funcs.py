@@ -43,18 +43,12 @@ from ..geometry.volume import (
     D_VOXELS,
 )
 from .registry import Builtin
-
-
-def _expand_load_in_bounds(ctx, args, kwargs):
-    arr, index = args
-    return ctx.b.op("load", [arr, ctx.coerce(index, wp.int32)], [arr.type.dtype],
-                    {"in_bounds": True, "constant": True}).result
-
+from .unchecked import expand_constant_load
 
 # arr[i] without a bounds check, for the volume's own (validated) grid buffer; a constant to
 # autodiff (as in Warp, a volume's values get no gradient: only the sample point and, for
 # index grids, the user's voxel_data array and background do)
-_load = Builtin("volume_load", _expand_load_in_bounds, doc="an unchecked load of a volume's own data")
+_load = Builtin("volume_load", expand_constant_load, doc="an unchecked load of a volume's own data")
 
 _MAPF = 8 * D_MAP           # byte offsets in the descriptor of the map's parts
 _MAPD = 8 * D_MAP + 88

@@ -425,7 +425,6 @@ def load_module(module=None, device=None, recursive: bool = False, block_dim=Non
 
 def _is_weft_module(name: str, module) -> bool:
     """Whether `name` (or the Python module `module`) is one of weft's own modules."""
-    import os
     import sys
     root_package = sys.modules.get(name.split(".")[0])
     if name.split(".")[0] == "weft" or (root_package is not None and root_package is sys.modules.get("weft")):

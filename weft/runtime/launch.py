@@ -582,9 +582,9 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise ValueError(f"kernel '{kernel.name}': {e}") from None
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
-    cpu_block_dim(block_dim)  # (checked)
-    if config.enable_cpu_blocks and isinstance(block_dim, int) and block_dim > 1 and kernel.lanes is None:
-        kernel, dims = cpu_blocks.block_launch(kernel, params, block_dim, dims)
+    threads_per_block = cpu_block_dim(block_dim)  # (1 unless config.enable_cpu_blocks)
+    if isinstance(threads_per_block, int) and threads_per_block > 1 and kernel.lanes is None:
+        kernel, dims = cpu_blocks.block_launch(kernel, params, threads_per_block, dims)
     if kernel.is_generic:  # compiled for the types of these arguments
         kernel = kernel.specialize(params)
     names = kernel.arg_names
