@@ -219,10 +219,14 @@ def test_module_options():
                 wp.launch(exp_kernel, 2, inputs=[x])
                 np.testing.assert_allclose(x.numpy(), np.exp([0.5, 1.0]), rtol=1e-6)
         assert wp.get_module(__name__).options["cpu_compiler_flags"] == "-march=native"
-        with pytest.raises(ValueError, match="unknown module option 'optimisation_level'"):
+        # a misspelt option warns; like Warp, weft stores it (it changes nothing)
+        with pytest.warns(UserWarning, match="module option 'optimisation_level' is not one weft knows"):
             wp.set_module_options({"optimisation_level": 2})
+        assert wp.get_module_options()["optimisation_level"] == 2
+        assert wp.get_module_options()["optimization_level"] is None
     finally:
         wp.set_module_options({"optimization_level": None, "cpu_compiler_flags": None})
+        wp.get_module(__name__).options.pop("optimisation_level", None)
 
 
 def test_module_hash_follows_the_settings_it_inherits(monkeypatch):

@@ -82,11 +82,57 @@ def test_tid_in_a_large_2d_launch(run):
     np.testing.assert_array_equal(out, i * 100 + j)
 
 
-def test_tid_unpacking_must_match_the_launch_dimensions():
-    """More launch dimensions than tid() unpacks is an error (fewer are padded with 1s, as
-    in Warp: tests/runtime/test_launch.py)."""
-    with pytest.raises(ValueError, match="tid"):
-        wp.launch(tid2, (2, 3, 2), inputs=[wp.zeros((2, 3), dtype=int)])
+@wp.kernel
+def count_tid(counts: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(counts, i, 1)
+
+
+@wp.kernel
+def count_tid2(counts: wp.array2d(dtype=int)):
+    i, j = wp.tid()
+    wp.atomic_add(counts, i, j, 1)
+
+
+def test_tid_reads_the_leading_launch_indices():
+    """As Warp 1.19 documents `tid()`: where it unpacks fewer indices than the launch has
+    dimensions, it gives the leading ones; the others enumerate threads that share them."""
+    counts = wp.zeros(3, dtype=int)
+    wp.launch(count_tid, (3, 4), inputs=[counts])
+    np.testing.assert_array_equal(counts.numpy(), [4, 4, 4])
+    counts2 = wp.zeros((2, 3), dtype=int)
+    wp.launch(count_tid2, (2, 3, 5), inputs=[counts2])
+    np.testing.assert_array_equal(counts2.numpy(), np.full((2, 3), 5))
+    wp.launch(count_tid, 3, inputs=[counts])  # the 1-D launch is the linear index again
+    np.testing.assert_array_equal(counts.numpy(), [5, 5, 5])
+
+
+@wp.kernel
+def scale_rows(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 3.0 * x[i] * x[i]  # every thread of row i writes the same value
+
+
+@wp.kernel
+def add_rows(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(y, i, x[i] * x[i])
+
+
+def test_adjoint_of_threads_sharing_a_leading_index():
+    """The threads of one leading index all read x[i]: their adjoints add up (not one
+    thread's overwriting the others'), analytic d/dx of sum_j x^2 over 4 threads."""
+    x = wp.array([1.0, 2.0, 3.0], dtype=float, requires_grad=True)
+    y = wp.zeros(3, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(add_rows, (3, 4), inputs=[x, y])
+    tape.backward(grads={y: wp.ones(3, dtype=float)})
+    np.testing.assert_allclose(y.numpy(), 4 * np.array([1.0, 4.0, 9.0]))
+    np.testing.assert_allclose(x.grad.numpy(), 4 * 2 * np.array([1.0, 2.0, 3.0]))
+    y2 = wp.zeros(3, dtype=float)
+    wp.launch(scale_rows, (3, 2), inputs=[x, y2])
+    np.testing.assert_allclose(y2.numpy(), 3 * np.array([1.0, 4.0, 9.0]))
 
 
 @wp.kernel

@@ -190,7 +190,7 @@ class TorchOp:
             outs.append(torch.zeros(*shape, dtype=dtype))
         ck = plan.compiled
         if plan.settings != config.changes:
-            ck = plan.compiled = self.kernel.compiled(plan.spec)
+            ck = plan.compiled = self.kernel.compiled(plan.spec).for_dims(plan.dims)[0]
             plan.settings = config.changes
         args = ck.args_type.from_buffer_copy(plan.template)
         try:
@@ -227,7 +227,7 @@ class TorchOp:
             spec[p.index] = True  # fresh zeros
         spec = tuple(spec)
         ck = self.kernel.compiled(spec)
-        dims = ck.check_dims(dims)
+        ck, dims = ck.for_dims(dims)
         args = ck.args_type()
         offsets = _field_offsets(ck.args_type)
         for p in self.array_inputs:

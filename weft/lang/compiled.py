@@ -44,7 +44,7 @@ class KernelFacts(typing.NamedTuple):
     entry: str  # the entry point's symbol
     scratch_size: int  # bytes of scratch memory an access out of bounds may touch
     param_names: tuple
-    tid_arities: tuple  # the numbers of indices `tid()` is unpacked into, other than 1
+    tid_arities: tuple  # the numbers of indices `tid()` is unpacked into (1: `i = tid()`)
     has_print: bool
     has_stack: bool  # whether it pushes onto an AD stack
     # float atomics: the result depends on the order of threads (see config.DeterministicMode)
@@ -62,7 +62,7 @@ class KernelFacts(typing.NamedTuple):
         """The facts of IR function `fn`, compiled with this entry symbol and scratch size."""
         ops = list(walk(fn.body))
         return cls(entry, scratch_size, tuple(fn.param_names),
-                   tuple(sorted({op.attrs["of"] for op in ops if op.name == "tid"} - {1})),
+                   tuple(sorted({op.attrs["of"] for op in ops if op.name == "tid"})),
                    any(op.name == "print" for op in ops),
                    any(op.name == "push" for op in ops),
                    any(op.name == "atomic" and not op.attrs.get("private") and _has_float(op.operands[-1].type)
@@ -104,6 +104,8 @@ class CompiledKernel:
         self.scatter_params = facts.scatter_params
         self.reads_grad_pointers = facts.reads_grad_pointers
         self.private_copies = None
+        self.variant = None  # (spec, adjoint, consume, retain): set by Kernel.compiled, for for_dims
+        self._grids = {}  # launch dimensions -> the variant for_dims compiled for them
         from ..runtime.launch import LaunchContext, make_packer
         # adjoints of half arrays: float32 in the kernel, the .grad arrays' own type outside
         # (see autodiff/half.py; runtime/half_adjoints.py swaps them around each run)
@@ -178,11 +180,21 @@ class CompiledKernel:
             dims = tuple(dims) + (1,) * (n - len(dims))
             while len(dims) > n and dims[-1] == 1:
                 dims = dims[:-1]
-        for n in self.tid_arities:
-            if n != len(dims):
-                raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {n} indices but is "
-                                 f"launched with dim={dims!r} ({len(dims)} dimension(s))")
         return tuple(dims)
+
+    def for_dims(self, dims) -> tuple[CompiledKernel, tuple]:
+        """(the kernel to run, `dims` as it sees them) for a launch of shape `dims`: this
+        one, or where `tid()` unpacks fewer indices than the launch has dimensions (it then
+        reads the leading ones, as in Warp), the variant compiled for that many."""
+        dims = self.check_dims(dims)
+        if all(n == len(dims) for n in self.tid_arities) or getattr(self.kernel, "lanes", None) is not None \
+                or self.variant is None:
+            return self, dims
+        variant = self._grids.get(len(dims))
+        if variant is None:
+            spec, adjoint, consume, retain = self.variant
+            variant = self._grids[len(dims)] = self.kernel.compiled(spec, adjoint, consume, retain, grid=len(dims))
+        return variant, dims
 
 
 #: Iterations assumed for a loop whose trip count is only known at run time.

@@ -190,10 +190,17 @@ class Kernel:
             self._array_params = [k for k, t in enumerate(self.params.values()) if isinstance(t, ArrayType)]
         return self._arg_names
 
-    def ir(self, mode: str | None = None):
+    def ir(self, mode: str | None = None, grid: int = 0):
         """The kernel's IR after the pass pipeline (built once per mode, `self.mode` unless
-        given, which decides whether asserts are compiled)."""
+        given, which decides whether asserts are compiled). `grid`: for a launch of that many
+        dimensions where `tid()` unpacks fewer (transforms/launch_grid.py); 0: as many."""
         mode = mode or self.mode
+        if grid:
+            ir = self._ir.get((mode, "grid", grid))
+            if ir is None:
+                from ..transforms.launch_grid import on_grid
+                ir = self._ir[(mode, "grid", grid)] = on_grid(self.ir(mode), grid)
+            return ir
         ir = self._ir.get(mode)
         if ir is None:
             from .frontend import FunctionCompiler
@@ -266,26 +273,27 @@ class Kernel:
             return own
         return self.module.options["enable_backward"]
 
-    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True, retain: frozenset = frozenset()):
+    def adjoint_ir(self, absent: frozenset = frozenset(), consume: bool = True, retain: frozenset = frozenset(),
+                   grid: int = 0):
         """The adjoint kernel's IR: primal parameters, then `adj_<name>` for each array of
         floats (see autodiff/reverse.py). `absent`: parameter indices whose adjoint array
         is not given (None): the variant neither reads nor writes it. `consume=False`: the
         adjoints of arrays the kernel only writes are read and left as they were (what a
         user's adjoint launch wants: a PyTorch grad_output must not be changed); a Tape
         consumes them, since an earlier launch may have written the same elements, except
-        those of the parameters in `retain` (arrays with `retain_grad`)."""
+        those of the parameters in `retain` (arrays with `retain_grad`). `grid`: as for ir()."""
         if not self.enable_backward:
             raise RuntimeError(f"kernel '{self.name}' was built with enable_backward=False: it has "
                                "no adjoint (set it to True on the kernel or its module)")
         keep = (frozenset() if consume else self.write_only_params) | retain
-        key = ("adjoint", self.mode, absent, keep)
+        key = ("adjoint", self.mode, absent, keep, grid)
         ir = self._ir.get(key)
         if ir is None:
             from ..autodiff.reverse import adjoint_function
             from ..ir.passes import dead_code
             from ..ir.verify import verify
             try:
-                fn = adjoint_function(self.ir(), self.name, absent, keep)
+                fn = adjoint_function(self.ir(grid=grid), self.name, absent, keep)
                 ir = self._ir[key] = verify(dead_code(verify(fn)))
             except CompileError as err:
                 raise err.with_traceback(None) from None
@@ -392,13 +400,13 @@ class Kernel:
         return options["cpu_compiler_flags"], options["optimization_level"]
 
     def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False,
-                 retain: frozenset = frozenset()) -> CompiledKernel:
+                 retain: frozenset = frozenset(), grid: int = 0) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
         `consume` and `retain` are adjoint_ir's (one variant where the kernel has no
-        write-only arrays)."""
+        write-only arrays); `grid` is ir()'s (CompiledKernel.for_dims asks for it)."""
         # (the launch hot path: the settings the full key reads change only with config.changes)
-        memo = (spec, adjoint, consume, retain)
+        memo = (spec, adjoint, consume, retain, grid)
         recent = self._recent.get(memo)
         if recent is not None and recent[0] == config.changes:
             return recent[1]
@@ -411,7 +419,7 @@ class Kernel:
             self._check_deterministic(spec, adjoint, consume, retain)
         target = self.target
         key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
-               config.vectorize_threads)
+               config.vectorize_threads, grid)
         ck = self._compiled.get(key)
         if ck is None:
             if self.options.get("entry_point_abi", "warp") != "warp":
@@ -420,7 +428,8 @@ class Kernel:
             from ..codegen import cpu
             try:
                 with cpu.target(*target):
-                    ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain)
+                    ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain, grid)
+                ck.variant = (spec, adjoint, consume, retain)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
@@ -459,15 +468,15 @@ class Kernel:
         if not texts or any(text is None or text != warm_start.kernel_text(self) for _, text in texts):
             self.forget_compiled()
 
-    def _compile(self, spec, adjoint=False, consume=False, retain=frozenset()) -> CompiledKernel:
+    def _compile(self, spec, adjoint=False, consume=False, retain=frozenset(), grid=0) -> CompiledKernel:
         from ..codegen import cpu
 
         start = time.perf_counter()
         options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
-        variant = (*options, adjoint, consume, sorted(map(repr, retain)))
+        variant = (*options, adjoint, consume, sorted(map(repr, retain))) + ((grid,) if grid else ())
         record = warm_start.record_key(self._warm_text(self.mode), spec, variant, cpu.target_description())
         if record is not None:
-            ck = self._load_warm(record, spec, options, adjoint, consume, retain)
+            ck = self._load_warm(record, spec, options, adjoint, consume, retain, grid)
             if ck is not None:
                 if config.verbose:
                     print(f"weft: {ck.label} loaded from its warm-start record "
@@ -475,7 +484,7 @@ class Kernel:
                 return ck
 
         from ..codegen.llvm import KernelCodegen
-        fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir()
+        fn = self.adjoint_ir(self._absent(spec), consume, retain, grid) if adjoint else self.ir(grid=grid)
         warned = _warn_unhonored_options(self.name, fn)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
         cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
@@ -514,7 +523,7 @@ class Kernel:
         primal = list(self.params.values())
         return primal + [primal[k] for k in self.adjoint_param_indices] if adjoint else primal
 
-    def _load_warm(self, record, spec, options, adjoint, consume, retain) -> CompiledKernel | None:
+    def _load_warm(self, record, spec, options, adjoint, consume, retain, grid=0) -> CompiledKernel | None:
         """The kernel (or adjoint) from its warm-start record and cached object code, or None
         (either is missing): no IR is built (see warm_start.py)."""
         from ..codegen import cpu
@@ -531,7 +540,7 @@ class Kernel:
 
         def rebuild():  # (the IR and error sites, as the compile would have made them)
             from ..codegen.llvm import KernelCodegen
-            fn = self.adjoint_ir(self._absent(spec), consume, retain) if adjoint else self.ir(mode)
+            fn = self.adjoint_ir(self._absent(spec), consume, retain, grid) if adjoint else self.ir(mode, grid)
             return fn, KernelCodegen(fn, spec, bounds_checks=bounds_checks, fast_math=fast_math).sites
 
         return CompiledKernel(self, address, facts, adjoint=adjoint, rebuild=rebuild,

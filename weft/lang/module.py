@@ -14,6 +14,7 @@ import itertools
 import operator
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import MutableMapping
 
@@ -63,8 +64,11 @@ class ModuleOptions(MutableMapping):
 
     def __setitem__(self, key, value):
         if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
+            # Warp stores any key (programs may set options of other Warp versions); a
+            # warning still catches a misspelt option.
             known = ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
-            raise ValueError(f"unknown module option {key!r}. Valid options: {known}")
+            warnings.warn(f"module option {key!r} is not one weft knows: it is stored and has no effect "
+                          f"(known options: {known})", UserWarning, stacklevel=3)
         self._own[key] = value
         if self._name in _MODULES:
             _MODULES[self._name].hashers.clear()

@@ -314,8 +314,22 @@ class Launch:
                 self.ctx = LaunchContext.for_kernel(self.compiled)
             dim = dims
         self.dims = normalize_dim(self.kernel, dim)
-        self.dims = self.compiled.check_dims(self.dims)
+        self._use(self.compiled)
         self.total = set_launch_shape(self.ctx, self.dims)
+
+    def _use(self, compiled):
+        """Run `compiled`, or its variant for this launch's shape (CompiledKernel.for_dims)."""
+        compiled, self.dims = compiled.for_dims(self.dims)
+        if compiled is not self.compiled:  # (the same parameters: the same packing)
+            self.compiled = compiled
+            self.args = compiled.pack(self.arguments) if not self._raw else self._repacked(compiled)
+            self.ctx = LaunchContext.for_kernel(compiled)
+
+    def _repacked(self, compiled):
+        """This launch's argument block, raw fields included, in `compiled`'s block type."""
+        args = compiled.args_type()
+        ctypes.memmove(ctypes.addressof(args), ctypes.addressof(self.args), ctypes.sizeof(args))
+        return args
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False):
         """Set argument `index` of the kernel (with `adjoint=True`: its adjoint array)."""
@@ -352,6 +366,7 @@ class Launch:
             self.spec = spec
             self.compiled = self.kernel.compiled(spec, self.adjoint)
             self.args = self.compiled.pack(self.arguments)
+            self._use(self.compiled)
 
     def set_param_at_index_from_ctype(self, index: int, value, adjoint: bool = False):
         """Set argument `index` from its packed (ctypes) form, without conversion."""
@@ -605,7 +620,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if config.print_launches:
         diagnostics.print_launch(kernel, dims, params, device)
     try:
-        ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
+        ck, dims = kernel.compiled(kernel.specialization(params, adjoint), adjoint).for_dims(dims)
     except CompileError as err:  # the message points at the user's source: hide our frames
         # (and drop this frame's reference to the kernel: a kept error, as a notebook keeps
         # the last one with its frames' locals, must not keep a failed definition alive)
@@ -645,7 +660,7 @@ def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kw
 
 def run_compiled(ck, dims: tuple, params: list):
     """Run compiled kernel `ck` with `params` now, on its own argument block."""
-    dims = ck.check_dims(dims)
+    ck, dims = ck.for_dims(dims)
     with ck.lock:  # the compiled kernel's own argument block and context are reused
         ck.pack_cached(params)
         run_locked(ck, dims, ck.args, ck.args_ptr)
@@ -653,7 +668,7 @@ def run_compiled(ck, dims: tuple, params: list):
 
 def run_block(ck, dims: tuple, args):
     """Run compiled kernel `ck` now on an argument block `args` the caller packed."""
-    dims = ck.check_dims(dims)
+    ck, dims = ck.for_dims(dims)
     with ck.lock:  # the context is the kernel's own
         run_locked(ck, dims, args, ctypes.addressof(args))
 
