@@ -99,7 +99,8 @@ def run():
     with tape:
         wp.launch(evaluate, dim=n, inputs=[xs, ys, vs], outputs=[out])
     tape.backward(grads={out: wp.ones(n, dtype=float)})
-    res = {"out": out.numpy().copy(), "xs_grad": xs.grad.numpy().copy(), "ys_grad": ys.grad.numpy().copy(), "vs_grad": vs.grad.numpy().copy()}
+    res = {"out": out.numpy().copy(), "xs_grad": xs.grad.numpy().copy(),
+           "ys_grad": ys.grad.numpy().copy(), "vs_grad": vs.grad.numpy().copy()}
 
     a = wp.array(np.arange(1, 6, dtype=np.float32), requires_grad=True)
     b = wp.zeros_like(a)
