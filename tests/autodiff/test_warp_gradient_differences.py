@@ -113,3 +113,43 @@ def test_volume_index_to_world_gradient_is_the_transposed_transform():
     fd = [(f(p0 + h * np.eye(3)[k]) - f(p0 - h * np.eye(3)[k])) / (2 * h) for k in range(3)]
     np.testing.assert_allclose(p.grad.numpy()[0], fd, atol=1e-5)
     assert not np.allclose(m.T @ w, m @ w)  # Warp's value differs here
+
+
+HORNER_DEGREE = wp.constant(5)
+
+
+@wp.kernel
+def _horner(x: wp.array(dtype=wp.float64), c: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    acc = wp.float64(0.0)
+    for k in range(HORNER_DEGREE + 1):  # a bound Warp does not unroll: an expression of a constant
+        acc = acc * x[i] + c[HORNER_DEGREE - k]
+    y[i] = acc
+
+
+def _horner_values(x, c):
+    y = wp.zeros(len(x), dtype=wp.float64)
+    wp.launch(_horner, len(x), inputs=[wp.array(x, dtype=wp.float64), wp.array(c, dtype=wp.float64)], outputs=[y])
+    return y.numpy()
+
+
+def test_loop_carried_overwrite_with_a_constant_expression_bound():
+    """Horner's rule `acc = acc * x + c[...]` over `range(DEGREE + 1)` (DEGREE a wp.constant).
+    Warp 1.19 unrolls `range(DEGREE)` and `range(wp.static(DEGREE + 1))` but keeps this loop
+    dynamic, and its adjoint of a dynamic loop that overwrites a carried local is wrong
+    (x = [0.5, -0.3] gives d/dx [0.356, 0.838] instead of [0.406, -0.525]); weft stores
+    the carried value per iteration, so the gradient is the polynomial's derivative."""
+    x = np.array([0.5, -0.3, 0.9])
+    c = np.array([0.5, -1.0, 0.25, 2.0, -0.75, 0.1])
+    xa, ca = wp.array(x, dtype=wp.float64, requires_grad=True), wp.array(c, dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(3, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_horner, 3, inputs=[xa, ca], outputs=[y])
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_allclose(y.numpy(), np.polyval(c[::-1], x), rtol=1e-14)
+    np.testing.assert_allclose(xa.grad.numpy(), np.polyval(np.polyder(c[::-1]), x), rtol=1e-12)
+    np.testing.assert_allclose(ca.grad.numpy(), [np.sum(x**k) for k in range(6)], rtol=1e-12)
+    h = 1e-6
+    fd = (_horner_values(x + h, c) - _horner_values(x - h, c)) / (2 * h)
+    np.testing.assert_allclose(xa.grad.numpy(), fd, rtol=1e-7)
