@@ -14,7 +14,7 @@ COEFF_VEC = wp.constant(vec6(*COEFFS))
 
 @wp.func
 def horner(x: float, c: wp.array(dtype=float)):
-    acc = float(0.0)
+    acc = wp.float32(0.0)
     for k in range(wp.static(DEGREE + 1)):
         acc = acc * x + c[DEGREE - k]
     return acc
@@ -29,7 +29,7 @@ def poly(x: wp.array(dtype=float), c: wp.array(dtype=float), y: wp.array(dtype=f
 @wp.kernel
 def static_poly(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
-    acc = float(0.0)
+    acc = wp.float32(0.0)
     for k in range(wp.static(len(COEFFS))):
         acc += COEFF_VEC[k] * wp.pow(x[i], float(k))
     y[i] = acc
@@ -39,7 +39,7 @@ def static_poly(x: wp.array(dtype=float), y: wp.array(dtype=float)):
 def frobenius_like(m: wp.array(dtype=wp.mat33), y: wp.array(dtype=float)):
     i = wp.tid()
     a = m[i]
-    s = float(0.0)
+    s = wp.float32(0.0)
     for r in range(3):
         for c in range(3):
             w = float(r * 3 + c + 1)
@@ -50,7 +50,7 @@ def frobenius_like(m: wp.array(dtype=wp.mat33), y: wp.array(dtype=float)):
 @wp.kernel
 def window_sum(x: wp.array(dtype=float), width: int, y: wp.array(dtype=float)):
     i = wp.tid()
-    s = float(0.0)
+    s = wp.float32(0.0)
     for j in range(width):
         k = (i + j) % x.shape[0]
         s += x[k] * x[k] * float(j + 1)
