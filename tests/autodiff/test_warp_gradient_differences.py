@@ -173,3 +173,30 @@ def test_frac_gradient_is_one_between_integers():
     tape.backward(grads={y: wp.ones_like(y)})
     np.testing.assert_allclose(y.numpy(), 3.0 * (x - np.trunc(x)), rtol=1e-14)
     np.testing.assert_array_equal(xa.grad.numpy(), np.full(5, 3.0))
+
+
+@wp.kernel
+def _component_overwrite(v: wp.array(dtype=wp.vec3d), t: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    u = v[i]
+    u[1] = u[1] + t[i] * u[0]  # a local vector component rewritten from its own old value
+    out[i] = wp.dot(u, u)
+
+
+def test_local_vector_component_rewritten_from_itself():
+    """`u[1] = u[1] + t * u[0]` on a local vector: the old u[1] is gone after the write, so
+    d(u.u)/dv1 = 2 u1_new. Warp 1.19 keeps the overwritten component's adjoint as well and
+    reports twice that (v = (0.5, -0.3, 0.2), t = 0.7: 0.2 where the derivative is 0.1)."""
+    v = np.array([[0.5, -0.3, 0.2], [1.0, 2.0, -1.0]])
+    t = np.array([0.7, -0.4])
+    va, ta = wp.array(v, dtype=wp.vec3d, requires_grad=True), wp.array(t, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_component_overwrite, 2, inputs=[va, ta], outputs=[out])
+    tape.backward(grads={out: wp.ones_like(out)})
+    u1 = v[:, 1] + t * v[:, 0]
+    np.testing.assert_allclose(out.numpy(), v[:, 0] ** 2 + u1**2 + v[:, 2] ** 2, rtol=1e-14)
+    want = np.stack([2 * v[:, 0] + 2 * u1 * t, 2 * u1, 2 * v[:, 2]], axis=1)
+    np.testing.assert_allclose(va.grad.numpy(), want, rtol=1e-13)
+    np.testing.assert_allclose(ta.grad.numpy(), 2 * u1 * v[:, 0], rtol=1e-13)
