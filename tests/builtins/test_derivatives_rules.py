@@ -223,3 +223,24 @@ def test_vector_min_max_give_the_adjoint_to_the_first_of_equal_components():
     out = wp.zeros(3, dtype=wp.vec2d)
     wp.launch(vector_extrema, 3, inputs=[va, out], adj_inputs=[adj_v, wp.array(cot, dtype=wp.vec2d)], adjoint=True)
     np.testing.assert_array_equal(adj_v.numpy(), [[0.0, 1.0, 0.0, 10.0], [0.0, 20.0, 2.0, 0.0], [33.0, 0.0, 0.0, 0.0]])
+
+
+@wp.kernel
+def singular_points(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    out[i] = wp.vec3d(wp.asin(x[i]), wp.acos(x[i]), wp.atan2(y[i], x[i]))
+
+
+def test_asin_acos_atan2_give_zero_at_their_singular_points():
+    """At x = +-1 (asin, acos) and at the origin (atan2) the derivative is infinite or
+    undefined; the adjoint is 0 there, as in Warp, so acos(clamp(dot(a, b), -1, 1)) of
+    parallel vectors does not turn a whole gradient into inf or NaN."""
+    x = np.array([1.0, -1.0, 0.0, 0.5, 1.5])
+    y = np.array([0.0, 0.0, 0.0, 0.5, 0.0])
+    cot = np.tile([[1.0, 10.0, 100.0]], (5, 1))
+    gx, gy = gradients(singular_points, [x, y], wp.vec3d, cot)
+    np.testing.assert_array_equal(gx[:3], [0.0, 0.0, 1.0 - 10.0])  # x = +-1: asin/acos 0; origin: atan2 0
+    np.testing.assert_array_equal(gy[:3], [100.0, -100.0, 0.0])  # atan2 off the origin: x / (x^2 + y^2)
+    d = 1.0 / np.sqrt(1.0 - 0.25)
+    np.testing.assert_allclose(gx[3], d - 10.0 * d - 100.0 * 0.5 / 0.5, rtol=1e-14)
+    np.testing.assert_array_equal(gx[4], 0.0)  # beyond the domain: clamped, flat

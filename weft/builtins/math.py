@@ -104,8 +104,10 @@ def _one_minus_sq(b, x):
 
 
 def _unit_domain(b, x, adj):
-    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it."""
-    return b.select(b.cmp("lt", _one_minus_sq(b, x), _c(b, x, 0.0)), _c(b, x, 0.0), adj)
+    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it, nor
+    from its ends, where the derivative is infinite (Warp's adj_asin/adj_acos give 0 unless
+    1 - x^2 > 0, so acos of a clamped dot product stays differentiable)."""
+    return b.select(b.cmp("gt", _one_minus_sq(b, x), _c(b, x, 0.0)), adj, _c(b, x, 0.0))
 
 
 _UNARY_RULES = {
@@ -263,7 +265,10 @@ def _lower_atan2(cg, args, op):
 def _atan2_vjp(b, args, results, g):
     y, x = args
     d = b.add(b.mul(x, x), b.mul(y, y))
-    return [b.div(b.mul(g, x), d), b.neg(b.div(b.mul(g, y), d))]
+    # at the origin (d = 0) the angle has no derivative: 0 there, as Warp's adj_atan2
+    zero = _c(b, x, 0.0)
+    away = b.cmp("gt", d, zero)
+    return [b.select(away, b.div(b.mul(g, x), d), zero), b.select(away, b.neg(b.div(b.mul(g, y), d)), zero)]
 
 
 def _lower_fpclass(which):
