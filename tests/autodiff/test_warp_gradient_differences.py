@@ -200,3 +200,26 @@ def test_local_vector_component_rewritten_from_itself():
     want = np.stack([2 * v[:, 0] + 2 * u1 * t, 2 * u1, 2 * v[:, 2]], axis=1)
     np.testing.assert_allclose(va.grad.numpy(), want, rtol=1e-13)
     np.testing.assert_allclose(ta.grad.numpy(), 2 * u1 * v[:, 0], rtol=1e-13)
+
+
+@wp.kernel
+def _tile_reductions(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    t = wp.tile_load(x, shape=8)
+    wp.tile_atomic_add(out, wp.tile_reduce(wp.add, t * t) + wp.tile_max(t))
+
+
+def test_tile_reduce_and_tile_max_pass_gradients():
+    """tile_reduce(add, x * x) + tile_max(x) over 8 values: d/dx = 2x plus 1 at the maximum.
+    On Warp 1.19's CPU backend the adjoints of tile_reduce and tile_max add nothing (x.grad
+    stays 0, while tile_sum of the same tile is differentiated)."""
+    x = np.linspace(-1.0, 0.75, 8)
+    xa = wp.array(x, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_tile_reductions, dim=[1], inputs=[xa], outputs=[out], block_dim=8)
+    tape.backward(grads={out: wp.ones_like(out)})
+    np.testing.assert_allclose(out.numpy(), [np.sum(x * x) + x.max()], rtol=1e-14)
+    want = 2.0 * x
+    want[np.argmax(x)] += 1.0
+    np.testing.assert_allclose(xa.grad.numpy(), want, rtol=1e-14)
