@@ -264,9 +264,9 @@ def test_multi_step_simulation_against_finite_differences():
 # Errors ---------------------------------------------------------------------------------------
 def test_backward_loss_must_be_one_element_with_a_gradient():
     tape, x, y, loss = _scaled_loss(np.array([0.5, -1.0, 2.0]))
-    with pytest.raises(ValueError, match="one element"):
+    with pytest.raises(ValueError, match="one scalar"):
         tape.backward(loss=y)
-    with pytest.raises(ValueError, match="one element"):
+    with pytest.raises(ValueError, match="one scalar"):
         tape.backward(loss=np.zeros(1))
     no_grad = wp.zeros(1, dtype=F64)
     with pytest.raises(ValueError, match="requires_grad=True"):

@@ -87,3 +87,58 @@ def test_record_launch_in_warps_form_records_without_running():
     np.testing.assert_array_equal(x.grad.numpy(), 3.0)
     with pytest.raises(TypeError, match="takes 3 arguments"):
         tape.record_launch(dot, 4, inputs=[x], outputs=[z])
+
+
+@wp.kernel
+def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def test_backward_refuses_a_loss_that_is_not_one_scalar_with_warps_exception_type():
+    """Warp raises RuntimeError; weft's error is a ValueError too."""
+    x = wp.array(np.array([1.0, -2.0, 3.0], np.float32), requires_grad=True)
+    y = wp.zeros(3, requires_grad=True)
+    v = wp.zeros(1, dtype=wp.vec3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(square, 3, inputs=[x], outputs=[y])
+    for loss, match in ((y, "one scalar"), (v, "one scalar"), (wp.zeros(1), "requires_grad=True")):
+        with pytest.raises(RuntimeError, match=match):
+            tape.backward(loss)
+        with pytest.raises(ValueError, match=match):
+            tape.backward(loss)
+
+
+def test_a_seed_for_an_array_without_gradient_becomes_its_gradient():
+    """backward(grads={a: seed}) with `a.grad` None makes `seed` a's gradient (Warp's rule),
+    so the pass consumes the seed itself; an existing `.grad` receives a copy instead."""
+    x = wp.array(np.array([1.0, -2.0, 3.0], np.float32), requires_grad=True)
+    y = wp.zeros(3)  # no gradient buffer
+    with wp.Tape() as tape:
+        wp.launch(square, 3, inputs=[x], outputs=[y])
+    seed = wp.array(np.array([1.0, 2.0, 0.5], np.float32))
+    tape.backward(grads={y: seed})
+    assert y.grad is seed
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, -8.0, 3.0])
+    np.testing.assert_array_equal(seed.numpy(), 0.0)  # consumed: y's elements were overwritten
+    z = wp.zeros(3, requires_grad=True)
+    own = z.grad
+    with wp.Tape() as tape:
+        wp.launch(square, 3, inputs=[x], outputs=[z])
+    seed2 = wp.full(3, 2.0)
+    tape.backward(grads={z: seed2})
+    assert z.grad is own
+    np.testing.assert_array_equal(seed2.numpy(), 2.0)
+
+
+def test_a_recorded_copy_lists_both_arrays_in_gradients():
+    """wp.copy under a tape lists dest and src in `tape.gradients` when it is recorded (Warp
+    records it with record_func(arrays=[dest, src])), so code walking the dict sees them."""
+    x = wp.array(np.array([1.0, 2.0], np.float32), requires_grad=True)
+    y = wp.zeros(2, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.copy(y, x)
+    assert tape.gradients[x] is x.grad and tape.gradients[y] is y.grad
+    y.grad.fill_(1.0)
+    tape.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 1.0)

@@ -156,6 +156,10 @@ class _Func:
         return getattr(self.backward, "__name__", "func")
 
 
+class TapeBackwardError(ValueError, RuntimeError):
+    """A `Tape.backward` call with a loss it cannot seed (Warp raises RuntimeError)."""
+
+
 class Tape:
     """Records launches made inside `with Tape():` (unless `record_tape=False`).
     `memory_budget` (bytes): keep about that much for the backward pass, recomputing
@@ -327,6 +331,9 @@ class Tape:
 
         backward.__name__ = "copy"
         self._append_step(_Func(backward, [dest] if src is None else [dest, src]))
+        for a in (dest, src):  # listed in `gradients` from the recording on, as Warp's record_func does
+            if a is not None and a.grad is not None:
+                self.gradients[a] = a.grad
 
     def record_assign(self, dest, src):
         """Record `dest.assign(src)` (about to run) as a copy: from `src` if it is an array of
@@ -409,12 +416,12 @@ class Tape:
         from .runtime.array import array
 
         if loss is not None:
-            if not isinstance(loss, array) or loss.size != 1:
-                raise ValueError("Tape.backward(loss=...) needs a weft array with one element, got "
-                                 f"{_describe(loss)}; use grads={{array: seed}} for others")
+            if not isinstance(loss, array) or loss.size != 1 or hasattr(loss.dtype, "num_components"):
+                raise TapeBackwardError("Tape.backward(loss=...) needs a weft array of one scalar, got "
+                                        f"{_describe(loss)}; use grads={{array: seed}} for others")
             if loss.grad is None:
-                raise ValueError("Tape.backward: the loss array has no gradient; create it with "
-                                 "requires_grad=True")
+                raise TapeBackwardError("Tape.backward: the loss array has no gradient; create it with "
+                                        "requires_grad=True")
             loss.grad.fill_(1.0)
             self.loss = loss
             self._seeded.append(loss)
@@ -422,6 +429,11 @@ class Tape:
             if not isinstance(a, array):
                 raise TypeError(f"Tape.backward(grads=...): keys must be weft arrays, got {_describe(a)}")
             if a.grad is None:
+                if (isinstance(seed, array) and seed.dtype is a.dtype and tuple(seed.shape) == tuple(a.shape)
+                        and seed.device == a.device):
+                    a.grad = seed  # the seed itself becomes the gradient, as in Warp
+                    self._seeded.append(a)
+                    continue
                 a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
             if isinstance(seed, array) and seed.dtype is a.grad.dtype:
                 a.grad.assign(seed)  # (a copy: in a graph capture, of the seed's contents when it runs)

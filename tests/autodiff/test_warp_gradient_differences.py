@@ -113,3 +113,113 @@ def test_volume_index_to_world_gradient_is_the_transposed_transform():
     fd = [(f(p0 + h * np.eye(3)[k]) - f(p0 - h * np.eye(3)[k])) / (2 * h) for k in range(3)]
     np.testing.assert_allclose(p.grad.numpy()[0], fd, atol=1e-5)
     assert not np.allclose(m.T @ w, m @ w)  # Warp's value differs here
+
+
+HORNER_DEGREE = wp.constant(5)
+
+
+@wp.kernel
+def _horner(x: wp.array(dtype=wp.float64), c: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    acc = wp.float64(0.0)
+    for k in range(HORNER_DEGREE + 1):  # a bound Warp does not unroll: an expression of a constant
+        acc = acc * x[i] + c[HORNER_DEGREE - k]
+    y[i] = acc
+
+
+def _horner_values(x, c):
+    y = wp.zeros(len(x), dtype=wp.float64)
+    wp.launch(_horner, len(x), inputs=[wp.array(x, dtype=wp.float64), wp.array(c, dtype=wp.float64)], outputs=[y])
+    return y.numpy()
+
+
+def test_loop_carried_overwrite_with_a_constant_expression_bound():
+    """Horner's rule `acc = acc * x + c[...]` over `range(DEGREE + 1)` (DEGREE a wp.constant).
+    Warp 1.19 unrolls `range(DEGREE)` and `range(wp.static(DEGREE + 1))` but keeps this loop
+    dynamic, and its adjoint of a dynamic loop that overwrites a carried local is wrong
+    (x = [0.5, -0.3] gives d/dx [0.356, 0.838] instead of [0.406, -0.525]); weft stores
+    the carried value per iteration, so the gradient is the polynomial's derivative."""
+    x = np.array([0.5, -0.3, 0.9])
+    c = np.array([0.5, -1.0, 0.25, 2.0, -0.75, 0.1])
+    xa, ca = wp.array(x, dtype=wp.float64, requires_grad=True), wp.array(c, dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(3, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_horner, 3, inputs=[xa, ca], outputs=[y])
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_allclose(y.numpy(), np.polyval(c[::-1], x), rtol=1e-14)
+    np.testing.assert_allclose(xa.grad.numpy(), np.polyval(np.polyder(c[::-1]), x), rtol=1e-12)
+    np.testing.assert_allclose(ca.grad.numpy(), [np.sum(x**k) for k in range(6)], rtol=1e-12)
+    h = 1e-6
+    fd = (_horner_values(x + h, c) - _horner_values(x - h, c)) / (2 * h)
+    np.testing.assert_allclose(xa.grad.numpy(), fd, rtol=1e-7)
+
+
+@wp.kernel
+def _frac(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    y[i] = wp.frac(x[i]) * wp.float64(3.0)
+
+
+def test_frac_gradient_is_one_between_integers():
+    """frac(x) = x - trunc(x) has derivative 1 off the integers. Warp 1.19's adj_frac is
+    empty (a MISSINGADJOINT note), so Warp reports 0; weft reports 1."""
+    x = np.array([-2.7, -0.4, 0.3, 1.5, 4.9])
+    xa = wp.array(x, dtype=wp.float64, requires_grad=True)
+    y = wp.zeros(5, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_frac, 5, inputs=[xa], outputs=[y])
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_allclose(y.numpy(), 3.0 * (x - np.trunc(x)), rtol=1e-14)
+    np.testing.assert_array_equal(xa.grad.numpy(), np.full(5, 3.0))
+
+
+@wp.kernel
+def _component_overwrite(v: wp.array(dtype=wp.vec3d), t: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    u = v[i]
+    u[1] = u[1] + t[i] * u[0]  # a local vector component rewritten from its own old value
+    out[i] = wp.dot(u, u)
+
+
+def test_local_vector_component_rewritten_from_itself():
+    """`u[1] = u[1] + t * u[0]` on a local vector: the old u[1] is gone after the write, so
+    d(u.u)/dv1 = 2 u1_new. Warp 1.19 keeps the overwritten component's adjoint as well and
+    reports twice that (v = (0.5, -0.3, 0.2), t = 0.7: 0.2 where the derivative is 0.1)."""
+    v = np.array([[0.5, -0.3, 0.2], [1.0, 2.0, -1.0]])
+    t = np.array([0.7, -0.4])
+    va, ta = wp.array(v, dtype=wp.vec3d, requires_grad=True), wp.array(t, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(2, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_component_overwrite, 2, inputs=[va, ta], outputs=[out])
+    tape.backward(grads={out: wp.ones_like(out)})
+    u1 = v[:, 1] + t * v[:, 0]
+    np.testing.assert_allclose(out.numpy(), v[:, 0] ** 2 + u1**2 + v[:, 2] ** 2, rtol=1e-14)
+    want = np.stack([2 * v[:, 0] + 2 * u1 * t, 2 * u1, 2 * v[:, 2]], axis=1)
+    np.testing.assert_allclose(va.grad.numpy(), want, rtol=1e-13)
+    np.testing.assert_allclose(ta.grad.numpy(), 2 * u1 * v[:, 0], rtol=1e-13)
+
+
+@wp.kernel
+def _tile_reductions(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    t = wp.tile_load(x, shape=8)
+    wp.tile_atomic_add(out, wp.tile_reduce(wp.add, t * t) + wp.tile_max(t))
+
+
+def test_tile_reduce_and_tile_max_pass_gradients():
+    """tile_reduce(add, x * x) + tile_max(x) over 8 values: d/dx = 2x plus 1 at the maximum.
+    On Warp 1.19's CPU backend the adjoints of tile_reduce and tile_max add nothing (x.grad
+    stays 0, while tile_sum of the same tile is differentiated)."""
+    x = np.linspace(-1.0, 0.75, 8)
+    xa = wp.array(x, dtype=wp.float64, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_tile_reductions, dim=[1], inputs=[xa], outputs=[out], block_dim=8)
+    tape.backward(grads={out: wp.ones_like(out)})
+    np.testing.assert_allclose(out.numpy(), [np.sum(x * x) + x.max()], rtol=1e-14)
+    want = 2.0 * x
+    want[np.argmax(x)] += 1.0
+    np.testing.assert_allclose(xa.grad.numpy(), want, rtol=1e-14)

@@ -1,7 +1,8 @@
 """Exact properties of derivative rules that finite differences cannot pin down.
 
 Piecewise-constant builtins give exactly zero, even on their jumps; min/max route the
-whole adjoint to the selected argument (the first on a tie); abs gives exactly +-adjoint;
+whole adjoint to the selected argument (the second on a tie, as Warp); abs gives exactly
++-adjoint (+ at 0, as Warp); clamp differentiates x at its lower bound and the bound at its upper;
 integer arguments get no gradient; a primitive without a rule, and atomic_exch on
 floats, make the adjoint compile raise NotDifferentiableError at the user's line.
 """
@@ -52,11 +53,12 @@ def test_min_max_route_the_adjoint_to_the_selected_argument():
     b[:8] = a[:8]  # ties
     cot = rng.standard_normal((64, 2))
     ga, gb = gradients(min_max, [a, b], wp.vec2d, cot)
-    a_is_min = a <= b  # on a tie both select the first argument
-    a_is_max = a >= b
+    a_is_min = a < b  # on a tie both select the second argument (Warp's adj_min/adj_max)
+    a_is_max = a > b
     np.testing.assert_array_equal(ga, np.where(a_is_min, cot[:, 0], 0.0) + np.where(a_is_max, cot[:, 1], 0.0))
     np.testing.assert_array_equal(gb, np.where(a_is_min, 0.0, cot[:, 0]) + np.where(a_is_max, 0.0, cot[:, 1]))
-    np.testing.assert_array_equal(gb[:8], 0.0)
+    np.testing.assert_array_equal(ga[:8], 0.0)
+    np.testing.assert_array_equal(gb[:8], cot[:8, 0] + cot[:8, 1])
 
 
 @wp.kernel
@@ -69,7 +71,24 @@ def test_abs_gradient_is_the_sign():
     x = np.array([-3.0, -1e-300, -0.5, 0.25, 1e-300, 7.0, 0.0])
     cot = np.array([1.5, 2.0, -1.0, 3.0, -2.5, 0.5, 4.0])
     (g,) = gradients(absolute, [x], wp.float64, cot)
-    np.testing.assert_array_equal(g, np.sign(x) * cot)  # and 0 at 0
+    np.testing.assert_array_equal(g, np.where(x < 0, -cot, cot))  # +cot at 0, as Warp
+
+
+@wp.kernel
+def clamp_relu(x: wp.array(dtype=wp.float64), lo: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.vec2d)):
+    i = wp.tid()
+    out[i] = wp.vec2d(wp.clamp(x[i], lo[i], wp.float64(1.0)), wp.max(x[i], wp.float64(0.0)))
+
+
+def test_clamp_and_relu_at_their_kinks_follow_warp():
+    """clamp(x, lo, hi) = min(max(lo, x), hi): at x == lo the adjoint goes to x, at x == hi
+    to hi; max(x, 0.0) at x == 0 gives x nothing (Warp 1.19's adj_clamp / adj_max)."""
+    x = np.array([-0.5, -0.5, 1.0, 0.0, 0.25, 2.0, -3.0])
+    lo = np.array([-0.5, -1.0, -1.0, 0.0, -1.0, -1.0, -1.0])
+    cot = np.array([[1.0, 10.0], [2.0, 20.0], [3.0, 30.0], [4.0, 40.0], [5.0, 50.0], [6.0, 60.0], [7.0, 70.0]])
+    gx, glo = gradients(clamp_relu, [x, lo], wp.vec2d, cot)
+    np.testing.assert_array_equal(gx, [1.0, 2.0, 30.0, 4.0, 5.0 + 50.0, 60.0, 0.0])
+    np.testing.assert_array_equal(glo, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 7.0])
 
 
 @wp.kernel
@@ -187,3 +206,41 @@ def test_randf_bounds_gradient():
     g_lo, g_hi = gradients(uniform_between, [lo, hi], wp.float32, cot)
     np.testing.assert_allclose(g_lo, (1 - u) * cot, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(g_hi, u * cot, rtol=1e-5, atol=1e-6)
+
+
+@wp.kernel
+def vector_extrema(v: wp.array(dtype=wp.vec4d), out: wp.array(dtype=wp.vec2d)):
+    i = wp.tid()
+    out[i] = wp.vec2d(wp.min(v[i]), wp.max(v[i]))
+
+
+def test_vector_min_max_give_the_adjoint_to_the_first_of_equal_components():
+    """wp.min(v) / wp.max(v) differentiate the component argmin / argmax picks: the first of
+    equal ones (Warp's adj_min/adj_max of one vector)."""
+    v = np.array([[2.0, 1.0, 1.0, 3.0], [0.5, 4.0, -1.0, 4.0], [7.0, 7.0, 7.0, 7.0]])
+    cot = np.array([[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]])
+    va, adj_v = wp.array(v, dtype=wp.vec4d), wp.zeros(3, dtype=wp.vec4d)
+    out = wp.zeros(3, dtype=wp.vec2d)
+    wp.launch(vector_extrema, 3, inputs=[va, out], adj_inputs=[adj_v, wp.array(cot, dtype=wp.vec2d)], adjoint=True)
+    np.testing.assert_array_equal(adj_v.numpy(), [[0.0, 1.0, 0.0, 10.0], [0.0, 20.0, 2.0, 0.0], [33.0, 0.0, 0.0, 0.0]])
+
+
+@wp.kernel
+def singular_points(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    out[i] = wp.vec3d(wp.asin(x[i]), wp.acos(x[i]), wp.atan2(y[i], x[i]))
+
+
+def test_asin_acos_atan2_give_zero_at_their_singular_points():
+    """At x = +-1 (asin, acos) and at the origin (atan2) the derivative is infinite or
+    undefined; the adjoint is 0 there, as in Warp, so acos(clamp(dot(a, b), -1, 1)) of
+    parallel vectors does not turn a whole gradient into inf or NaN."""
+    x = np.array([1.0, -1.0, 0.0, 0.5, 1.5])
+    y = np.array([0.0, 0.0, 0.0, 0.5, 0.0])
+    cot = np.tile([[1.0, 10.0, 100.0]], (5, 1))
+    gx, gy = gradients(singular_points, [x, y], wp.vec3d, cot)
+    np.testing.assert_array_equal(gx[:3], [0.0, 0.0, 1.0 - 10.0])  # x = +-1: asin/acos 0; origin: atan2 0
+    np.testing.assert_array_equal(gy[:3], [100.0, -100.0, 0.0])  # atan2 off the origin: x / (x^2 + y^2)
+    d = 1.0 / np.sqrt(1.0 - 0.25)
+    np.testing.assert_allclose(gx[3], d - 10.0 * d - 100.0 * 0.5 / 0.5, rtol=1e-14)
+    np.testing.assert_array_equal(gx[4], 0.0)  # beyond the domain: clamped, flat

@@ -123,3 +123,21 @@ def test_errors():
         weft.optim.SGD([wp.zeros((4, 4))[:, 1]])
     with pytest.raises(ValueError, match="Nesterov"):
         weft.optim.SGD([p], nesterov=True)
+
+
+@pytest.mark.parametrize("dtype", [wp.float32, wp.vec3, wp.mat22d])
+def test_state_buffers_have_the_parameter_shape_and_dtype(dtype):
+    """Momentum and moment buffers are shaped like the parameter (Warp's zeros_like), so a
+    user reading opt.b[0] / opt.m[0] of a vec3 array gets an array of vec3, not flat floats."""
+    p0, grads = _problem(dtype, (4, 2))
+    p = wp.array(p0.copy(), dtype=dtype)
+    sgd, adam = weft.optim.SGD([p], lr=0.1, momentum=0.9), weft.optim.Adam([p], lr=0.1)
+    for buf in (sgd.b[0], adam.m[0], adam.v[0]):
+        assert buf.shape == p.shape and buf.dtype == dtype
+    sgd.step([wp.array(grads[0], dtype=dtype)])
+    np.testing.assert_allclose(sgd.b[0].numpy(), grads[0], rtol=1e-6)  # first step: b = g
+    adam.step([wp.array(grads[1], dtype=dtype)])
+    np.testing.assert_allclose(adam.m[0].numpy(), 0.1 * grads[1], rtol=1e-5, atol=1e-7)
+    kept = adam.m[0]
+    adam.set_params([p])
+    assert adam.m[0] is kept  # same shape and dtype: the moments are kept

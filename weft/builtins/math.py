@@ -104,8 +104,10 @@ def _one_minus_sq(b, x):
 
 
 def _unit_domain(b, x, adj):
-    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it."""
-    return b.select(b.cmp("lt", _one_minus_sq(b, x), _c(b, x, 0.0)), _c(b, x, 0.0), adj)
+    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it, nor
+    from its ends, where the derivative is infinite (Warp's adj_asin/adj_acos give 0 unless
+    1 - x^2 > 0, so acos of a clamped dot product stays differentiable)."""
+    return b.select(b.cmp("gt", _one_minus_sq(b, x), _c(b, x, 0.0)), adj, _c(b, x, 0.0))
 
 
 _UNARY_RULES = {
@@ -169,7 +171,7 @@ def _abs_vjp(b, args, results, g):
     if not x.type.is_float:
         return [None]
     zero = _c(b, x, 0.0)
-    return [b.select(b.cmp("gt", x, zero), g, b.select(b.cmp("lt", x, zero), b.neg(g), zero))]
+    return [b.select(b.cmp("lt", x, zero), b.neg(g), g)]  # +1 at 0, as Warp's adj_abs
 
 
 def _lower_sign(cg, args, op):
@@ -200,12 +202,16 @@ def _minmax(which):
 
     def vjp(b, args, results, g):
         # the adjoint goes to the operand the result came from: minnum/maxnum ignore a NaN
-        # operand, so where c is NaN the result is a (and where a is NaN, c)
+        # operand, so where c is NaN (and a is not) the result is a, where a is NaN it is c.
+        # On a tie the second operand takes it, as in Warp (so clamp(x, lo, hi) =
+        # min(max(lo, x), hi) differentiates x at lo and hi at hi, and relu max(x, 0.0) gives
+        # x no gradient at 0)
         a, c = args
         if not a.type.is_float:
             return [None, None]
         zero = _c(b, a, 0.0)
-        first = b.binary("bitor", b.cmp("le" if which == "min" else "ge", a, c), b.cmp("ne", c, c))
+        only_c_nan = b.binary("bitand", b.cmp("ne", c, c), b.cmp("eq", a, a))
+        first = b.binary("bitor", b.cmp("lt" if which == "min" else "gt", a, c), only_c_nan)
         return [b.select(first, g, zero), b.select(first, zero, g)]
     return lower, vjp
 
@@ -259,7 +265,10 @@ def _lower_atan2(cg, args, op):
 def _atan2_vjp(b, args, results, g):
     y, x = args
     d = b.add(b.mul(x, x), b.mul(y, y))
-    return [b.div(b.mul(g, x), d), b.neg(b.div(b.mul(g, y), d))]
+    # at the origin (d = 0) the angle has no derivative: 0 there, as Warp's adj_atan2
+    zero = _c(b, x, 0.0)
+    away = b.cmp("gt", d, zero)
+    return [b.select(away, b.div(b.mul(g, x), d), zero), b.select(away, b.neg(b.div(b.mul(g, y), d)), zero)]
 
 
 def _lower_fpclass(which):
@@ -419,7 +428,7 @@ def _reduce_vector(ctx, prim, v, name):
     comps = ctx.b.components(v)
     acc = comps[0]
     for c in comps[1:]:
-        acc = ctx.b.call(prim, [acc, c])
+        acc = ctx.b.call(prim, [c, acc])  # the running result second: it wins ties
     return acc
 
 

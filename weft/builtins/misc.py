@@ -52,7 +52,9 @@ def clamp(ctx, args, kwargs):
     if len(args) != 3 or kwargs:
         ctx.error("clamp(x, low, high) takes three arguments")
     x, lo, hi = args
-    return _call_math(ctx, "min", _call_math(ctx, "max", x, lo), hi)
+    # min(max(lo, x), hi), in this operand order: on a tie the gradient goes to the second
+    # operand, so x is differentiated at lo and hi at hi (Warp's adj_clamp)
+    return _call_math(ctx, "min", _call_math(ctx, "max", lo, x), hi)
 
 
 @builtin("lerp")

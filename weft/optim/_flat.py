@@ -3,7 +3,7 @@ of scalars, vectors and matrices alike."""
 
 from __future__ import annotations
 
-from ..runtime.array import array
+from ..runtime.array import array, zeros
 from ..types import float16, float32, float64
 
 FLOAT_TYPES = (float16, float32, float64)
@@ -28,6 +28,23 @@ def check_contiguous(a: array, what: str):
     if not a.is_contiguous:
         raise ValueError(f"{what}: optimizers update contiguous arrays; this one has strides "
                          f"{a.strides} (pass a contiguous copy)")
+
+
+def state_like(param: array, t) -> array:
+    """A zeroed optimizer state buffer for `param`: its shape and dtype (as Warp's
+    `zeros_like`), with scalar type `t` where that differs from the parameter's (float32
+    moments of float16 parameters); composite float16 parameters get a flat float32 buffer."""
+    if scalar_type(param, "optimizer parameter") is t:
+        return zeros(param.shape, dtype=param.dtype)
+    if param.dtype is scalar_type(param, "optimizer parameter"):
+        return zeros(param.shape, dtype=t)
+    return zeros(flat_size(param), dtype=t)
+
+
+def state_fits(buffer, param: array, t) -> bool:
+    """Whether an existing state buffer can be kept for `param` (same size and scalar type)."""
+    return (buffer is not None and flat_size(buffer) == flat_size(param)
+            and getattr(buffer.dtype, "dtype", buffer.dtype) is t)
 
 
 def flat_size(a: array) -> int:

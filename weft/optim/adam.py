@@ -6,10 +6,10 @@ import functools
 
 from ..builtins.registry import BUILTINS
 from ..lang.decorators import kernel
-from ..runtime.array import array, zeros
+from ..runtime.array import array
 from ..runtime.launch import launch
 from ..types import float16, float32
-from ._flat import check_contiguous, check_grads, flat, flat_size, scalar_type
+from ._flat import check_contiguous, check_grads, flat, scalar_type, state_fits, state_like
 
 _sqrt, _pow, _tid = BUILTINS["sqrt"], BUILTINS["pow"], BUILTINS["tid"]
 
@@ -65,9 +65,8 @@ class Adam:
             check_contiguous(p, f"Adam parameter {k}")
             moment_t = float32 if t is float16 else t
             m, v = old[k] if k < len(old) else (None, None)
-            if m is None or m.size != flat_size(p) or m.dtype != moment_t:
-                m = zeros(flat_size(p), dtype=moment_t)
-                v = zeros(flat_size(p), dtype=moment_t)
+            if not (state_fits(m, p, moment_t) and state_fits(v, p, moment_t)):
+                m, v = state_like(p, moment_t), state_like(p, moment_t)
             self.m.append(m)
             self.v.append(v)
 
@@ -90,6 +89,7 @@ class Adam:
     def step_detail(g, m, v, lr, beta1, beta2, t, eps, params):
         """One update of one parameter array (`t`: the step index, from 0)."""
         fp, fg = flat(params, "Adam parameter"), flat(g, "Adam gradient")
-        kern = _step_kernel(fp.dtype, m.dtype)
-        launch(kern, dim=fp.size, inputs=[fg, m, v, float(lr), float(beta1), float(beta2),
+        fm, fv = flat(m, "Adam first moment"), flat(v, "Adam second moment")
+        kern = _step_kernel(fp.dtype, fm.dtype)
+        launch(kern, dim=fp.size, inputs=[fg, fm, fv, float(lr), float(beta1), float(beta2),
                                           float(t), float(eps), fp])

@@ -6,9 +6,9 @@ import functools
 
 from ..builtins.registry import BUILTINS
 from ..lang.decorators import kernel
-from ..runtime.array import array, zeros
+from ..runtime.array import array
 from ..runtime.launch import launch
-from ._flat import check_contiguous, check_grads, flat, flat_size, scalar_type
+from ._flat import check_contiguous, check_grads, flat, scalar_type, state_fits, state_like
 
 _tid = BUILTINS["tid"]
 
@@ -67,9 +67,8 @@ class SGD:
         for k, p in enumerate(params):
             t = scalar_type(p, f"SGD parameter {k}")
             check_contiguous(p, f"SGD parameter {k}")
-            n = flat_size(p)
             b = old[k] if k < len(old) else None
-            self.b.append(b if b is not None and b.size == n and b.dtype == t else zeros(n, dtype=t))
+            self.b.append(b if state_fits(b, p, t) else state_like(p, t))
 
     def reset_internal_state(self):
         """Zero the momentum buffers and the step count."""
@@ -90,5 +89,5 @@ class SGD:
         """One update of one parameter array (`t`: the step index, from 0)."""
         fp, fg = flat(params, "SGD parameter"), flat(g, "SGD gradient")
         launch(_step_kernel(fp.dtype), dim=fp.size,
-               inputs=[fg, b, float(lr), float(momentum), float(dampening), float(weight_decay),
-                       int(bool(nesterov)), int(t), fp])
+               inputs=[fg, flat(b, "SGD momentum buffer"), float(lr), float(momentum),
+                       float(dampening), float(weight_decay), int(bool(nesterov)), int(t), fp])
