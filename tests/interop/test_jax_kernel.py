@@ -208,6 +208,29 @@ def test_vmap_over_every_axis(method):
             np.testing.assert_array_equal(np.asarray(out), np.asarray(expected))
 
 
+@wp.kernel
+def shift_sum(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    below = float(0.0)  # noqa: UP018 - a variable (a literal would be a constant)
+    if i + 1 < a.shape[0]:
+        below = a[i + 1, j]
+    out[i, j] = a[i, j] + 10.0 * below
+
+
+@pytest.mark.parametrize("method", ["broadcast_all", "expand_dims"])
+def test_vmap_of_a_stencil_keeps_batch_elements_apart(method):
+    # A kernel that reads a neighbour row sees each batch element on its own, as jax.vmap
+    # means. Warp 1.19 folds the batch into the first dimension for "broadcast_all" (one
+    # launch over a (batch * rows, cols) array), so there the last row of element k reads
+    # the first row of element k + 1; weft launches per element and gives vmap's answer.
+    op = wp.jax_kernel(shift_sum, vmap_method=method)
+    batch = _f32(3, 4, 2)
+    (out,) = jax.vmap(op)(batch)
+    x = np.asarray(batch)
+    expected = x + 10.0 * np.concatenate([x[:, 1:], np.zeros_like(x[:, :1])], axis=1)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+
+
 @pytest.mark.parametrize("method", ["broadcast_all", "sequential", "expand_dims"])
 def test_vmap_with_an_unbatched_input_and_in_out_arguments(method):
     table, idx = _f32(20), jnp.array([[1, 5, 19], [0, 0, 7]], dtype=jnp.int32)

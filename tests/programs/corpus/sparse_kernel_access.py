@@ -2,7 +2,6 @@
 inside kernels, a matrix-free row sum over offsets/columns/values, in-place edits of values
 followed by bsr_mv, and the masked topology of bsr_set_from_triplets."""
 
-import numpy as np
 import warp as wp
 import warp.sparse as sp
 
@@ -29,7 +28,7 @@ def owner_rows(offsets: wp.array(dtype=int), nrow: int, rows_of: wp.array(dtype=
 def weighted_row_sums(offsets: wp.array(dtype=int), columns: wp.array(dtype=int), values: wp.array(dtype=float),
                       sums: wp.array(dtype=float)):
     r = wp.tid()
-    s = float(0.0)
+    s = float(0.0)  # noqa: UP018 - a variable (a literal would be a constant)
     for k in range(offsets[r], offsets[r + 1]):
         s += values[k] * float(columns[k] + 1)
     sums[r] = s
