@@ -46,6 +46,36 @@ def test_vector_and_matrix_arrays_from_data():
         wp.array(np.zeros((4, 2)), dtype=wp.vec3)
 
 
+def test_vectors_without_a_dtype_make_arrays_of_their_scalars():
+    # Warp takes the dtype from numpy's view of the data: a list of vec3 is a (2, 3) float32
+    # array, not an array of vec3; matrices are seen flat, as numpy sees Warp's matrices
+    a = wp.array([wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)])
+    assert a.dtype is wp.float32 and a.shape == (2, 3)
+    np.testing.assert_array_equal(a.numpy(), [[1, 2, 3], [4, 5, 6]])
+    assert wp.array([wp.vec3d(1.0, 2.0, 3.0)]).dtype is wp.float64
+    assert wp.array([wp.vec3i(1, 2, 3)]).dtype is wp.int32
+    m = wp.array([wp.mat22(1.0, 2.0, 3.0, 4.0)])
+    assert m.dtype is wp.float32 and m.shape == (1, 4)
+    np.testing.assert_array_equal(m.numpy(), [[1, 2, 3, 4]])
+    assert wp.array(wp.mat22(1.0, 2.0, 3.0, 4.0)).shape == (4,)
+    assert wp.array([[wp.vec2(1.0, 2.0)], [wp.vec2(3.0, 4.0)]]).shape == (2, 1, 2)
+    # with the dtype given, the same data are vectors and matrices
+    assert wp.array([wp.mat22(1.0, 2.0, 3.0, 4.0)], dtype=wp.mat22).shape == (1,)
+
+
+def test_data_errors_are_also_runtime_errors():
+    # Warp raises RuntimeError for these; weft's errors are ValueError/TypeError and RuntimeError
+    with pytest.raises(RuntimeError, match="does not hold vec3f elements"):
+        wp.array(np.zeros((4, 2), dtype=np.float32), dtype=wp.vec3)
+    with pytest.raises(RuntimeError, match="does not match"):
+        wp.zeros(4, dtype=wp.vec2).assign(np.ones(5, dtype=np.float32))
+    for scalar in (5.0, 3, np.float32(1.0)):
+        with pytest.raises(TypeError, match="must be a sequence or an array"):
+            wp.array(scalar)
+        with pytest.raises(RuntimeError):
+            wp.array(scalar)
+
+
 @pytest.mark.parametrize("shape", [(7,), (2, 3), (2, 3, 4), (2, 1, 3, 2)])
 def test_one_to_four_dimensions(shape):
     src = np.random.default_rng(0).random(shape).astype(np.float32)

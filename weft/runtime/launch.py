@@ -589,7 +589,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         kernel = kernel.specialize(params)
     names = kernel.arg_names
     if len(params) != len(names):
-        raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
+        raise LaunchTypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
                         f"({', '.join(names)}), got {len(params)}")
     if adjoint:
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
