@@ -79,13 +79,16 @@ def test_from_torch_shares_memory_for_every_scalar_dtype(name):
     np.testing.assert_array_equal(t.numpy(), new)
 
 
-# unsigned weft types give torch's signed type of their size (as in Warp: most torch ops lack uint16..64)
+# dtype_to_torch gives torch's signed type of an unsigned one's size (as Warp: most torch ops lack
+# uint16..64)
 SIGNED_TWIN = {"uint16": "int16", "uint32": "int32", "uint64": "int64"}
 
 
 @pytest.mark.parametrize("name", SCALARS)
 def test_to_torch_shares_memory_for_every_scalar_dtype(name):
-    tname = SIGNED_TWIN.get(name, name)
+    # the tensor has the array's own type, unsigned ones too (as Warp's to_torch: torch.uint32
+    # for a uint32 array), although dtype_to_torch names the signed twin
+    tname = name
     tdt = torch_dtype(tname)
     a = wp.array(_values(name))
     t = wp.to_torch(a)
@@ -481,6 +484,15 @@ def test_from_torch_refuses_other_dtype_changes():
         wp.from_torch(torch.zeros(3, dtype=torch.bool), dtype=wp.float32)
     with pytest.raises(RuntimeError, match="Incompatible data types"):  # Warp's exception type, too
         wp.from_torch(torch.zeros(3, dtype=torch.float32), dtype=wp.int32)
+
+
+def test_from_torch_shape_errors_are_also_runtime_errors():
+    # Warp raises RuntimeError where the tensor's trailing dimensions are not the vector's
+    for shape in [(2, 4), (6,)]:
+        with pytest.raises(ValueError, match="does not end in"):
+            wp.from_torch(torch.zeros(shape), dtype=wp.vec3)
+        with pytest.raises(RuntimeError, match="does not end in"):
+            wp.from_torch(torch.zeros(shape), dtype=wp.vec3)
 
 
 def test_from_torch_return_ctype_describes_the_memory():

@@ -227,16 +227,17 @@ def to_torch(a: array, requires_grad=None):
     source = getattr(a, "_torch_source", None)
     if source is not None and source.requires_grad == bool(requires_grad):
         return source
-    want = dtype_to_torch(a.dtype)  # (a clear error for structs)
+    dtype_to_torch(a.dtype)  # (a clear error for structs)
     storage = a.numpy()
     if any(s < 0 for s in storage.strides):
         raise ValueError(f"to_torch: an array with negative strides {a.strides} (a reversed view) "
                          "cannot be a tensor; use .contiguous() first")
+    # The tensor has the array's own scalar type, unsigned ones included (torch.uint32 for a
+    # uint32 array, as Warp's to_torch gives; dtype_to_torch names the signed twin instead)
     if storage.dtype == bfloat16.np_dtype:  # torch takes no numpy bfloat16: pass the bits
-        storage = storage.view(np.int16)
-    t = torch.from_numpy(storage)
-    if t.dtype != want:  # bfloat16, or an unsigned array: torch's signed type of its size (see _torch)
-        t = t.view(want)
+        t = torch.from_numpy(storage.view(np.int16)).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(storage)
     if requires_grad:
         t.requires_grad_(True)
         if a.grad is not None:

@@ -9,7 +9,7 @@ import numpy as np
 from ..types import CompositeValue, StructType, StructValue, Type, float32, int32, matrix, scalar_from_numpy, vector
 from ..types.scalars import SCALAR_VALUES
 from . import capture
-from .array import array, element_numpy
+from .array import DataShapeError, DataTypeError, array, element_numpy
 from .array_memory import element_size, packed_strides, resolve_dtype, type_name
 from .device import get_device
 
@@ -243,26 +243,27 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
     DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
     type takes the trailing dimensions of `storage` as its components, which must be
-    contiguous. Strided storage gives a strided array. `what` names the source in errors."""
+    contiguous. Strided storage gives a strided array. `what` names the source in errors,
+    which are also RuntimeErrors (as Warp's from_torch / from_dlpack raise)."""
     scalar = scalar_from_numpy(storage.dtype)
     if scalar is None:
-        raise TypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
+        raise DataTypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
     t = scalar if dtype is None else resolve_dtype(dtype)
     np_scalar, trailing = element_numpy(t)
     if isinstance(t, StructType):
-        raise TypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
+        raise DataTypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
     if np_scalar != storage.dtype:
         needed = f"{t.dtype!r} (the components of {t!r})" if trailing else repr(t)
-        raise TypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
-                        f"without converting it)")
+        raise DataTypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
+                            f"without converting it)")
     if trailing:
         if storage.shape[storage.ndim - len(trailing):] != trailing:
-            raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
-                             f"components of {t!r}")
+            raise DataShapeError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
+                                 f"components of {t!r}")
         if storage.strides[storage.ndim - len(trailing):] != packed_strides(trailing, storage.itemsize):
             broadcast = " (it is broadcast, e.g. the gradient of a sum)" if 0 in storage.strides else ""
-            raise ValueError(f"{what}: the components of each {t!r} are not contiguous in memory "
-                             f"(strides {storage.strides}){broadcast}; make it contiguous first")
+            raise DataShapeError(f"{what}: the components of each {t!r} are not contiguous in memory "
+                                 f"(strides {storage.strides}){broadcast}; make it contiguous first")
     if storage.ndim == len(trailing):  # a single element: a one-element array
         storage = storage.reshape((1,) + trailing)
     out = array.__new__(array, shape=0)

@@ -55,8 +55,15 @@ def run():
     dtypes = [str(wp.dtype_to_torch(t)) for t in (wp.float32, wp.float64, wp.int32, wp.int64, wp.uint8, wp.bool)]
     back = [wp.dtype_from_torch(t).__name__ for t in (torch.float16, torch.int16, torch.int8, torch.float64)]
 
+    hashes = wp.array(np.array([1, 2**31 + 5, 2**32 - 1], dtype=np.uint32))
+    hashes_t = wp.to_torch(hashes)  # keeps the unsigned type
+    bits = wp.from_torch(torch.tensor([-1, 7], dtype=torch.int32), dtype=wp.uint32)  # same bits, unsigned
+
     return {
         "moved": moved,
+        "hashes_t_dtype": str(hashes_t.dtype),
+        "hashes_t": hashes_t.numpy(),
+        "bits": bits.numpy(),
         "x_shape": np.array(x.shape),
         "x_dtype_is_vec3": x.dtype == wp.vec3,
         "grid_after": grid_after,
