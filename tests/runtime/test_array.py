@@ -495,3 +495,21 @@ def test_extents_beyond_int32_are_refused():
     with pytest.raises(ValueError, match=message):  # a zero-stride view: nothing is allocated
         wp.array(np.broadcast_to(np.zeros(1, dtype=np.int8), (2**31,)), dtype=wp.int8)
     assert wp.zeros(0, dtype=wp.int8).shape == (0,)
+
+
+def test_allocations_are_64_byte_aligned():
+    # as Warp's CPU allocations, which XLA needs to view without a copy (to_jax)
+    @wp.struct
+    class Odd:
+        a: wp.int8
+        b: wp.vec3
+
+    arrays = [wp.zeros(n, dtype=t) for n in (1, 3, 5, 17) for t in (wp.int8, wp.float16, wp.vec3, wp.mat33d, Odd)]
+    arrays += [wp.empty((3, 5), dtype=float), wp.array(np.arange(7, dtype=np.int16)),
+               wp.zeros((2, 3), dtype=float, strides=(4, 8)), wp.clone(wp.zeros(3)),
+               wp.zeros(2, requires_grad=True).grad]
+    for a in arrays:
+        assert a.ptr % 64 == 0, (a.dtype, a.shape)
+    s = wp.zeros((2, 3), dtype=float, strides=(4, 8))
+    s.fill_(2.0)
+    assert s.numpy().tolist() == [[2.0] * 3] * 2

@@ -1,5 +1,6 @@
 """JAX interop on the CPU: wp.from_jax / wp.to_jax, dtype mapping, vector dtypes from
-(N, 3) JAX arrays, results that come back to JAX and are used there."""
+(N, 3) JAX arrays, results that come back to JAX and are used there, an output buffer made
+with jnp.zeros and filled by a kernel, and to_jax sharing the array's memory."""
 
 import os
 
@@ -44,6 +45,14 @@ def run():
     c = wp.empty_like(a)
     wp.launch(cumulative, dim=6, inputs=[a], outputs=[c])
 
+    # a kernel writes into the JAX buffer (Warp's arrays over JAX memory are writable)
+    out_j = jnp.zeros(6, dtype=jnp.int32)
+    wp.launch(cumulative, dim=6, inputs=[a], outputs=[wp.from_jax(out_j)])
+    # to_jax shares memory: a later launch into the Warp array shows in the JAX array
+    shared = wp.zeros(6, dtype=wp.int32)
+    shared_j = wp.to_jax(shared)
+    wp.launch(cumulative, dim=6, inputs=[a], outputs=[shared])
+
     dtypes = [str(wp.dtype_to_jax(t).dtype if hasattr(wp.dtype_to_jax(t), "dtype") else wp.dtype_to_jax(t))
               for t in (wp.float32, wp.int32, wp.uint8, wp.float16)]
     back = [wp.dtype_from_jax(t).__name__ for t in (jnp.float32, jnp.int32, jnp.int8, jnp.float16)]
@@ -55,6 +64,8 @@ def run():
         "lens": np.asarray(lens_j),
         "recombined": np.asarray(recombined),
         "cumulative": np.asarray(wp.to_jax(c)),
+        "out_j": np.asarray(out_j),
+        "shared_j": np.asarray(shared_j),
         "jax_dtypes": np.array(dtypes),
         "warp_dtypes": np.array(back),
         "device": str(wp.device_from_jax(v_j.devices().pop() if hasattr(v_j, "devices") else None)),
