@@ -240,6 +240,33 @@ def test_bad_index_dtype():
                               wp.array([1.0], dtype=float))
 
 
+def test_triplet_arrays_of_different_lengths_are_refused():
+    # Warp raises ValueError; taking the shortest would silently drop triplets
+    A = bsr_zeros(3, 3, float)
+    rows, cols = wp.array([0, 1, 2], dtype=int), wp.array([0, 1, 2], dtype=int)
+    with pytest.raises(ValueError, match="Values and rows arrays must have the same length"):
+        bsr_set_from_triplets(A, rows, cols, wp.array([1.0, 2.0], dtype=float))
+    with pytest.raises(ValueError, match="Values and rows"):
+        bsr_from_triplets(3, 3, rows, cols, wp.array([1.0, 2.0, 3.0, 4.0], dtype=float))
+    with pytest.raises(ValueError, match="Rows and columns"):
+        bsr_set_from_triplets(A, rows, wp.array([0, 1], dtype=int), wp.array([1.0, 2.0, 3.0], dtype=float))
+    with pytest.raises(ValueError, match="single-element"):
+        bsr_set_from_triplets(A, rows, cols, wp.array([1.0, 2.0, 3.0], dtype=float), count=wp.array([1, 2], dtype=int))
+    # (n, 2, 2) scalars are n blocks of mat22
+    B = bsr_zeros(2, 2, wp.mat22)
+    bsr_set_from_triplets(B, wp.array([0, 1], dtype=int), wp.array([1, 0], dtype=int),
+                          wp.array(np.ones((2, 2, 2), dtype=np.float32), dtype=float))
+    assert B.nnz_sync() == 2
+
+
+def test_diag_of_a_typed_scalar_value_takes_its_type():
+    assert bsr_diag(wp.float64(2.5), rows_of_blocks=2, cols_of_blocks=3).scalar_type is wp.float64
+    assert bsr_diag(np.float64(1.0), rows_of_blocks=2).scalar_type is wp.float64
+    assert bsr_diag(2.5, rows_of_blocks=2).scalar_type is wp.float32
+    D = bsr_diag(wp.float64(2.5), rows_of_blocks=2, cols_of_blocks=3)
+    assert D.values.numpy()[: D.nnz_sync()].tolist() == [2.5, 2.5]
+
+
 def test_row_and_block_index_in_kernels():
     from weft.sparse import bsr_block_index, bsr_row_index
 

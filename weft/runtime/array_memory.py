@@ -144,11 +144,22 @@ ALIGNMENT = 64
 
 
 def _aligned_zeros(count: int, scalar: np.dtype) -> np.ndarray:
-    """`count` zeroed elements of numpy dtype `scalar`, starting at an ALIGNMENT boundary."""
+    """`count` zeroed elements of numpy dtype `scalar`, starting at an ALIGNMENT boundary.
+    Its root numpy array (the end of the `.base` chain) spans exactly these bytes."""
     nbytes = count * scalar.itemsize
     raw = np.zeros(nbytes + ALIGNMENT, dtype=np.uint8)  # (calloc: untouched pages stay lazy)
     start = -raw.ctypes.data % ALIGNMENT
-    return raw[start:start + nbytes].view(scalar)
+    return np.asarray(_Aligned(raw, raw.ctypes.data + start, nbytes)).view(scalar)
+
+
+class _Aligned:
+    """The `nbytes` bytes at `address` inside numpy buffer `raw` (kept alive), for numpy to view."""
+
+    __slots__ = ("raw", "__array_interface__")
+
+    def __init__(self, raw: np.ndarray, address: int, nbytes: int):
+        self.raw = raw
+        self.__array_interface__ = {"data": (address, False), "shape": (nbytes,), "typestr": "|u1", "version": 3}
 
 
 def from_address(ptr: int, shape: tuple, dtype, strides=None) -> np.ndarray:

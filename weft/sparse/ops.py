@@ -252,8 +252,10 @@ def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_
 
 
 def _type_of_value(v):
-    if isinstance(v, float):
+    if type(v) in (float, int):  # a Python number (weft's float64(2.5) is a float too: its own type)
         return _t.float32
+    if isinstance(v, _t.SCALAR_VALUES):  # wp.float64(2.5), np.float32(1.0): the value's scalar type
+        return _t.scalar_from_numpy(v.dtype) or _t.float32
     t = getattr(v, "_weft_type", None)
     if t is None:
         t = resolve_block_type(type(v))
