@@ -61,6 +61,15 @@ def run():
     linear.gmres(A, b, x, tol=0.0, restart=4, maxiter=8, check_every=4)
     out["gmres_8"] = x.numpy()
 
+    x = wp.zeros_like(b)
+    out["gmres_3_iters"], out["gmres_3_res"], _ = linear.gmres(A, b, x, tol=1e-12, maxiter=3)  # restart 31 > 3
+    out["gmres_3"] = x.numpy()
+
+    x = wp.zeros_like(b)
+    count, res_sq, atol_sq = linear.bicgstab(A, b, x, tol=0.0, maxiter=5, check_every=0)
+    out["bicgstab_count"] = count.numpy()
+    out["bicgstab_res_sq"] = res_sq.numpy()
+
     M = linear.preconditioner(A, "diag_abs")
     x = wp.zeros_like(b)
     linear.gmres(A, b, x, tol=0.0, restart=5, maxiter=5, M=M, check_every=5)
