@@ -69,6 +69,8 @@ def test_data_errors_are_also_runtime_errors():
         wp.array(np.zeros((4, 2), dtype=np.float32), dtype=wp.vec3)
     with pytest.raises(RuntimeError, match="does not match"):
         wp.zeros(4, dtype=wp.vec2).assign(np.ones(5, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="cannot take the shape"):
+        wp.array(np.arange(6, dtype=np.float32), shape=(4, 2))
     for scalar in (5.0, 3, np.float32(1.0)):
         with pytest.raises(TypeError, match="must be a sequence or an array"):
             wp.array(scalar)
@@ -144,8 +146,11 @@ def test_zeros_ones_full_empty():
 
 @pytest.mark.parametrize("value, dtype", [(2.0, wp.float32), (2, wp.int32), (True, wp.bool),
                                           (np.float64(2.0), wp.float64), (np.int16(3), wp.int16),
-                                          ((1.0, 2.0, 3.0), wp.vec3), ([1, 2], wp.vec2i),
-                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22),
+                                          # sequences: numpy's scalar type for them, as in Warp
+                                          ((1.0, 2.0, 3.0), wp.vec3d), ([1, 2], wp.types.vector(2, wp.int64)),
+                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22d),
+                                          (np.array([1.0, 2.0], np.float32), wp.vec2),
+                                          ([True, False], wp.types.vector(2, wp.bool)),
                                           (wp.vec3d(1, 2, 3), wp.vec3d), (wp.quat(0, 0, 0, 1), wp.quat)])
 def test_full_infers_the_dtype(value, dtype):
     a = wp.full(3, value)

@@ -169,8 +169,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         if shape is not None:
             dims = normalize_shape(shape)
             if math.prod(dims) != math.prod(src.shape[:src.ndim - len(trailing)]):
-                raise ValueError(f"data of {math.prod(src.shape[:src.ndim - len(trailing)])} "
-                                 f"elements cannot take the shape {dims}")
+                raise DataShapeError(f"data of {math.prod(src.shape[:src.ndim - len(trailing)])} "
+                                     f"elements cannot take the shape {dims}")
             src = src.reshape(dims + trailing)
         if src.ndim == len(trailing):  # a single element: a one-element array
             src = src.reshape((1,) + trailing)

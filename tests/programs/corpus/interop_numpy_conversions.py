@@ -56,7 +56,13 @@ def run():
     c = wp.clone(dst)
     c.zero_()
 
+    full_vec = wp.full(2, (1.0, 2.0, 3.0))  # a vector of numpy's type for the tuple
+    full_int = wp.full(3, 7)
     out.update({
+        "full_vec": full_vec.numpy(),
+        "full_vec_strides": np.array(full_vec.strides),
+        "full_int": full_int.numpy(),
+        "err_reshape": raises_runtime_error(lambda: wp.array(np.arange(6, dtype=np.float32), shape=(4, 2))),
         "converted": converted.numpy(),
         "truncated": truncated.numpy(),
         "sum_f64": s.numpy(),
