@@ -134,6 +134,9 @@ def test_inputs_in_outputs_out_eagerly_and_under_jit():
 def test_several_outputs():
     op = wp.jax_kernel(sincos, num_outputs=2)
     x = jnp.linspace(0.0, 6.0, 50, dtype=jnp.float32)
+    # the outputs come as a list, as Warp gives them (eager, jitted, and differentiable)
+    assert isinstance(op(x), list) and isinstance(jax.jit(op)(x), list)
+    assert isinstance(wp.jax_kernel(sincos, num_outputs=2, enable_backward=True)(x), list)
     s, c = jax.jit(op)(x)
     np.testing.assert_allclose(np.asarray(s), np.sin(np.asarray(x)), atol=1e-6)
     np.testing.assert_allclose(np.asarray(c), np.cos(np.asarray(x)), atol=1e-6)

@@ -87,7 +87,9 @@ def run():
     x = jnp.linspace(-2.0, 2.0, 9, dtype=jnp.float32)
     value, grad = jax.value_and_grad(energy_sum)(x)
 
+    outputs = jax_polar(pts)
     return {
+        "outputs_kind": type(outputs).__name__,
         "out": np.asarray(out),
         "r": np.asarray(r),
         "theta": np.asarray(theta),
