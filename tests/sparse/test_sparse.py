@@ -259,6 +259,18 @@ def test_triplet_arrays_of_different_lengths_are_refused():
     assert B.nnz_sync() == 2
 
 
+def test_products_of_different_scalar_types_are_refused():
+    A = bsr_identity(2, block_type=wp.mat22d)
+    B = bsr_copy(A, scalar_type=wp.float32)
+    for x, y in ((A, B), (B, A)):
+        with pytest.raises(ValueError, match="same scalar type"):
+            bsr_mm(x, y)
+    with pytest.raises(ValueError, match="same scalar type"):
+        bsr_mm(A, A, B)
+    with pytest.raises(ValueError, match="same scalar type"):
+        A @ B
+
+
 def test_diag_of_a_typed_scalar_value_takes_its_type():
     assert bsr_diag(wp.float64(2.5), rows_of_blocks=2, cols_of_blocks=3).scalar_type is wp.float64
     assert bsr_diag(np.float64(1.0), rows_of_blocks=2).scalar_type is wp.float64

@@ -355,6 +355,9 @@ def _mm_operands(x, y, z):
         raise ValueError(f"Incompatible block sizes for matrix multiplication: {X.block_shape} and {Y.block_shape}")
     if X.ncol != Y.nrow:
         raise ValueError(f"Incompatible number of rows/columns for matrix multiplication: {X.shape} @ {Y.shape}")
+    if X.scalar_type is not Y.scalar_type or (z is not None and z.scalar_type is not X.scalar_type):
+        scalars = (X.scalar_type, Y.scalar_type) + (() if z is None else (z.scalar_type,))
+        raise ValueError(f"Matrices must have the same scalar type, got {', '.join(t.name for t in scalars)}")
     zshape = (X.block_shape[0], Y.block_shape[1])
     if z is None:
         like = X.dtype if isinstance(X.dtype, _t.Matrix) else Y.dtype

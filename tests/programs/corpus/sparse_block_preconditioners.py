@@ -1,6 +1,6 @@
 """A 3x3-block elasticity-like system solved with cg over vec3 arrays and the block
 preconditioners of warp.optim.linear (diag, block_jacobi_direct, block_jacobi_sequential,
-block_jacobi_tile), iteration counts and solutions compared."""
+block_jacobi_tile), and in float64 with fsai; iteration counts and solutions compared."""
 
 import numpy as np
 import warp as wp
@@ -47,6 +47,18 @@ def run():
         linear.cg(A, b, x3, tol=0.0, maxiter=3, M=M, check_every=0)
         out[f"{ptype}_x3"] = x3.numpy()
     out["M_is_none"] = linear.preconditioner(A, ptype="id") is None
+
+    # the same system in float64, with the factorized sparse approximate inverse
+    A64 = sp.bsr_copy(A, scalar_type=wp.float64)
+    b64 = wp.array(b.numpy().astype(np.float64), dtype=wp.vec3d)
+    x64 = wp.zeros_like(b64)
+    out["fsai_iters"], _, _ = linear.cg(A64, b64, x64, tol=1e-10, M=linear.preconditioner(A64, "fsai"),
+                                        check_every=1)
+    out["fsai_x"] = x64.numpy()
+    x64 = wp.zeros_like(b64)
+    linear.cr(A64, b64, x64, tol=0.0, maxiter=3, M=linear.preconditioner(A64, "block_jacobi_direct"),
+              check_every=0)
+    out["cr_block_x3"] = x64.numpy()
     return out
 
 
@@ -55,4 +67,5 @@ TOLERANCE = {
     "block_jacobi_sequential_x": (1e-4, 1e-5), "block_jacobi_tile_x": (1e-4, 1e-5),
     "id_x3": (1e-4, 1e-6), "diag_x3": (1e-4, 1e-6), "block_jacobi_direct_x3": (1e-4, 1e-6),
     "block_jacobi_sequential_x3": (1e-4, 1e-6), "block_jacobi_tile_x3": (1e-4, 1e-6),
+    "fsai_x": (1e-8, 1e-10), "cr_block_x3": (1e-8, 1e-10),
 }
