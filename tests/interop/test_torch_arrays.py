@@ -319,9 +319,13 @@ def test_tensors_without_a_strided_view_are_refused():
             wp.from_torch(torch._neg_view(torch.ones(3)))
 
 
-def test_gradients_of_integer_tensors_are_refused():
-    with pytest.raises(TypeError, match="only arrays of floats have gradients"):
-        wp.from_torch(torch.arange(3), requires_grad=True)
+def test_integer_tensors_may_have_gradients_as_in_warp():
+    # Warp gives an integer tensor asked for requires_grad a shared zero gradient (torch takes
+    # an integer .grad); a program passing requires_grad=True to every from_torch runs
+    t = torch.arange(3, dtype=torch.int32)
+    a = wp.from_torch(t, requires_grad=True)
+    assert a.requires_grad and a.grad.dtype is wp.int32 and not a.grad.numpy().any()
+    assert t.grad is not None and t.grad.data_ptr() == a.grad.ptr
 
 
 # Gradients ------------------------------------------------------------------------------------------

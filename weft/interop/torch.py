@@ -173,8 +173,8 @@ def _gradient_array(t, a, dtype, grad, what):
     """The weft array that holds the gradient of `a` (made from tensor `t`): `grad` (a
     tensor or weft array), else `t.grad` (created if missing)."""
     torch = _torch()
-    if not t.dtype.is_floating_point:
-        raise TypeError(f"{what}: only arrays of floats have gradients")
+    # (integer tensors too, as in Warp: their gradient is an integer tensor of zeros, which
+    # torch takes as .grad; weft's arrays of integers may have gradients as well)
     if isinstance(grad, array):
         if grad.dtype is not a.dtype or grad.shape != a.shape:
             raise ValueError(f"{what}: grad= must be an array of {a.dtype!r} with shape {a.shape}, got one of "
