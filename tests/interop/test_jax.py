@@ -1,6 +1,7 @@
-"""JAX interop: `wp.from_jax` views a JAX array's memory (zero copy, for kernels to read),
-`wp.to_jax` and `jax.dlpack.from_dlpack(weft_array)` give JAX arrays of a weft array's
-contents, and `wp.dtype_from_jax` / `wp.dtype_to_jax` map dtypes."""
+"""JAX interop: `wp.from_jax` views a JAX array's memory (zero copy, writable as in Warp),
+`wp.to_jax` and `jax.dlpack.from_dlpack(weft_array)` give JAX arrays sharing a weft array's
+memory (weft allocations are 64-byte aligned, as XLA needs), and `wp.dtype_from_jax` /
+`wp.dtype_to_jax` map dtypes."""
 
 import gc
 
@@ -71,6 +72,20 @@ def test_kernel_reading_a_jax_array_computes_the_right_values():
     assert np.asarray(x).tolist() == a.numpy().tolist()  # JAX's array was only read
 
 
+def test_from_jax_is_writable_as_in_warp():
+    # JAX's DLPack export is read-only; Warp's array over it is writable anyway, and programs
+    # fill such arrays (e.g. outputs made with jnp.zeros): fill_, assign, numpy() and kernels
+    x = jnp.zeros(4, dtype=jnp.float32)
+    a = wp.from_jax(x)
+    a.fill_(3.0)
+    assert np.asarray(x).tolist() == [3.0] * 4
+    a.numpy()[0] = 5.0
+    a.assign(a.numpy() + 1.0)
+    assert np.asarray(x).tolist() == [6.0, 4.0, 4.0, 4.0]
+    wp.launch(affine, 4, inputs=[wp.array(np.ones(4, dtype=np.float32)), a])
+    assert np.asarray(x).tolist() == [3.0] * 4
+
+
 def test_from_jax_vec3_and_strided_results():
     x = jnp.arange(12, dtype=jnp.float32).reshape(4, 3)
     a = wp.from_jax(x, dtype=wp.vec3)
@@ -115,14 +130,19 @@ def test_from_jax_keeps_the_jax_memory_alive():
 
 # weft -> JAX ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", SCALARS)
-def test_to_jax_values(name):
-    # weft's own allocations are only aligned as numpy aligns them: values only here
+def test_to_jax_shares_the_memory_of_weft_allocations(name):
+    # weft aligns every allocation to 64 bytes, so JAX views it without a copy (as Warp's):
+    # later writes to the array show in the JAX array
     a = wp.array(_values(name))
+    assert a.ptr % 64 == 0
     x = wp.to_jax(a)
     assert x.dtype == np.dtype(name) and x.shape == (8,)
+    assert x.unsafe_buffer_pointer() == a.ptr
     np.testing.assert_array_equal(np.asarray(x), _values(name))
     y = jax.dlpack.from_dlpack(a)
     np.testing.assert_array_equal(np.asarray(y), _values(name))
+    a.zero_()
+    assert not np.asarray(x).any()
 
 
 @pytest.mark.parametrize("name", SCALARS)

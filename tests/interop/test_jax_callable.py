@@ -60,7 +60,9 @@ def test_function_with_static_scalar_and_output_dims_by_name():
     c, d = jax.jit(f, static_argnames="s")(a, b, 3.0)
     np.testing.assert_array_equal(np.asarray(c), 3.0 * np.arange(8))
     np.testing.assert_array_equal(np.asarray(d), 3.0 * np.arange(8).reshape(4, 2))
-    c, d = op(a, b, 1.0, output_dims={"c": 8, "d": 4})  # or the weft shape
+    outputs = op(a, b, 1.0, output_dims={"c": 8, "d": 4})  # or the weft shape
+    assert isinstance(outputs, list)  # as Warp returns them
+    c, d = outputs
     assert d.shape == (4, 2)
 
 

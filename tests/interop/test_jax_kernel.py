@@ -134,6 +134,9 @@ def test_inputs_in_outputs_out_eagerly_and_under_jit():
 def test_several_outputs():
     op = wp.jax_kernel(sincos, num_outputs=2)
     x = jnp.linspace(0.0, 6.0, 50, dtype=jnp.float32)
+    # the outputs come as a list, as Warp gives them (eager, jitted, and differentiable)
+    assert isinstance(op(x), list) and isinstance(jax.jit(op)(x), list)
+    assert isinstance(wp.jax_kernel(sincos, num_outputs=2, enable_backward=True)(x), list)
     s, c = jax.jit(op)(x)
     np.testing.assert_allclose(np.asarray(s), np.sin(np.asarray(x)), atol=1e-6)
     np.testing.assert_allclose(np.asarray(c), np.cos(np.asarray(x)), atol=1e-6)
@@ -206,6 +209,29 @@ def test_vmap_over_every_axis(method):
             expected = jax.vmap(lambda x, y: x + y, in_axes=in_axis, out_axes=out_axis)(a, b)
             assert out.shape == expected.shape
             np.testing.assert_array_equal(np.asarray(out), np.asarray(expected))
+
+
+@wp.kernel
+def shift_sum(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    below = float(0.0)  # noqa: UP018 - a variable (a literal would be a constant)
+    if i + 1 < a.shape[0]:
+        below = a[i + 1, j]
+    out[i, j] = a[i, j] + 10.0 * below
+
+
+@pytest.mark.parametrize("method", ["broadcast_all", "expand_dims"])
+def test_vmap_of_a_stencil_keeps_batch_elements_apart(method):
+    # A kernel that reads a neighbour row sees each batch element on its own, as jax.vmap
+    # means. Warp 1.19 folds the batch into the first dimension for "broadcast_all" (one
+    # launch over a (batch * rows, cols) array), so there the last row of element k reads
+    # the first row of element k + 1; weft launches per element and gives vmap's answer.
+    op = wp.jax_kernel(shift_sum, vmap_method=method)
+    batch = _f32(3, 4, 2)
+    (out,) = jax.vmap(op)(batch)
+    x = np.asarray(batch)
+    expected = x + 10.0 * np.concatenate([x[:, 1:], np.zeros_like(x[:, :1])], axis=1)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
 
 
 @pytest.mark.parametrize("method", ["broadcast_all", "sequential", "expand_dims"])

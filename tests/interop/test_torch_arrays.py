@@ -79,13 +79,16 @@ def test_from_torch_shares_memory_for_every_scalar_dtype(name):
     np.testing.assert_array_equal(t.numpy(), new)
 
 
-# unsigned weft types give torch's signed type of their size (as in Warp: most torch ops lack uint16..64)
+# dtype_to_torch gives torch's signed type of an unsigned one's size (as Warp: most torch ops lack
+# uint16..64)
 SIGNED_TWIN = {"uint16": "int16", "uint32": "int32", "uint64": "int64"}
 
 
 @pytest.mark.parametrize("name", SCALARS)
 def test_to_torch_shares_memory_for_every_scalar_dtype(name):
-    tname = SIGNED_TWIN.get(name, name)
+    # the tensor has the array's own type, unsigned ones too (as Warp's to_torch: torch.uint32
+    # for a uint32 array), although dtype_to_torch names the signed twin
+    tname = name
     tdt = torch_dtype(tname)
     a = wp.array(_values(name))
     t = wp.to_torch(a)
@@ -316,9 +319,13 @@ def test_tensors_without_a_strided_view_are_refused():
             wp.from_torch(torch._neg_view(torch.ones(3)))
 
 
-def test_gradients_of_integer_tensors_are_refused():
-    with pytest.raises(TypeError, match="only arrays of floats have gradients"):
-        wp.from_torch(torch.arange(3), requires_grad=True)
+def test_integer_tensors_may_have_gradients_as_in_warp():
+    # Warp gives an integer tensor asked for requires_grad a shared zero gradient (torch takes
+    # an integer .grad); a program passing requires_grad=True to every from_torch runs
+    t = torch.arange(3, dtype=torch.int32)
+    a = wp.from_torch(t, requires_grad=True)
+    assert a.requires_grad and a.grad.dtype is wp.int32 and not a.grad.numpy().any()
+    assert t.grad is not None and t.grad.data_ptr() == a.grad.ptr
 
 
 # Gradients ------------------------------------------------------------------------------------------
@@ -481,6 +488,15 @@ def test_from_torch_refuses_other_dtype_changes():
         wp.from_torch(torch.zeros(3, dtype=torch.bool), dtype=wp.float32)
     with pytest.raises(RuntimeError, match="Incompatible data types"):  # Warp's exception type, too
         wp.from_torch(torch.zeros(3, dtype=torch.float32), dtype=wp.int32)
+
+
+def test_from_torch_shape_errors_are_also_runtime_errors():
+    # Warp raises RuntimeError where the tensor's trailing dimensions are not the vector's
+    for shape in [(2, 4), (6,)]:
+        with pytest.raises(ValueError, match="does not end in"):
+            wp.from_torch(torch.zeros(shape), dtype=wp.vec3)
+        with pytest.raises(RuntimeError, match="does not end in"):
+            wp.from_torch(torch.zeros(shape), dtype=wp.vec3)
 
 
 def test_from_torch_return_ctype_describes_the_memory():

@@ -142,6 +142,32 @@ def test_restart_counts_and_callback():
         cg(A, b, x, run=False, restart=0)
 
 
+def test_gmres_cycles_are_at_most_maxiter_long():
+    # as Warp: restart is capped at maxiter, so maxiter=5 with the default restart of 31 stops
+    # after 5 Arnoldi steps (x is the GMRES(5) iterate, not a converged solution)
+    A_np, b_np = nonsymmetric(12, 4)
+    A, b = wp.array(A_np, dtype=wp.float64), wp.array(b_np, dtype=wp.float64)
+    x = wp.zeros_like(b)
+    niter, err, _ = gmres(A, b, x, tol=1e-14, maxiter=5)
+    assert niter == 5
+    # the GMRES(5) iterate minimizes |b - A x| over the 5-dimensional Krylov space
+    K = np.stack([np.linalg.matrix_power(A_np, k) @ b_np for k in range(5)], axis=1)
+    y = np.linalg.lstsq(A_np @ K, b_np, rcond=None)[0]
+    np.testing.assert_allclose(x.numpy(), K @ y, rtol=1e-6, atol=1e-9)
+    assert err == pytest.approx(np.linalg.norm(b_np - A_np @ (K @ y)), rel=1e-6)
+    x = wp.zeros_like(b)
+    assert gmres(A, b, x, tol=1e-10)[0] == 12  # maxiter defaults to the system size
+
+
+@pytest.mark.parametrize("solver", [cg, cr, bicgstab, gmres])
+def test_check_every_zero_returns_one_element_arrays(solver):
+    A_np, b_np = spd(8, 2)
+    A, b = wp.array(A_np, dtype=wp.float64), wp.array(b_np, dtype=wp.float64)
+    count, r_sq, atol_sq = solver(A, b, wp.zeros_like(b), maxiter=4, tol=0.0, check_every=0)
+    assert count.shape == (1,) and count.dtype is wp.int32 and count.numpy()[0] == 4
+    assert r_sq.shape == (1,) and atol_sq.shape == (1,)
+
+
 def test_state_reuse_and_compatibility_errors():
     A_np, b_np = spd(10, 4)
     A, b = wp.array(A_np, dtype=wp.float64), wp.array(b_np, dtype=wp.float64)

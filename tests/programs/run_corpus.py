@@ -9,11 +9,16 @@ With `--target weft` an import hook makes `warp` and `warp.X` mean `weft` and `w
 the file runs unchanged. Results go to DIR/NAME.npz; a program that raises writes
 DIR/NAME.error.txt (its traceback) instead. `--target warp` with warp-lang installed
 records the expected results that test_corpus.py compares weft's against.
+
+A program that needs an optional package (PyTorch, JAX) names it in a module-level literal
+`REQUIRES = ["torch"]`; where one of them cannot be imported the program is skipped and
+writes nothing (test_corpus.py skips it too).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.abc
 import importlib.util
 import pathlib
@@ -44,6 +49,14 @@ def program_names() -> list[str]:
     return sorted(p.stem for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
 
 
+def missing_requirements(name: str) -> list[str]:
+    """The packages of the program's `REQUIRES` literal that cannot be imported here."""
+    for node in ast.parse((CORPUS / f"{name}.py").read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "REQUIRES" for t in node.targets):
+            return [m for m in ast.literal_eval(node.value) if importlib.util.find_spec(m) is None]
+    return []
+
+
 def run_program(name: str) -> dict[str, np.ndarray]:
     """Import corpus/NAME.py as a fresh module and return its `run()` results as arrays."""
     spec = importlib.util.spec_from_file_location(f"corpus_{name}", CORPUS / f"{name}.py")
@@ -71,6 +84,9 @@ def main(argv=None) -> int:
     failed = 0
     for name in args.names or program_names():
         (args.out / f"{name}.error.txt").unlink(missing_ok=True)
+        if missing := missing_requirements(name):
+            print(f"skip   {name} (needs {', '.join(missing)})", flush=True)
+            continue
         try:
             results = run_program(name)
         except Exception:

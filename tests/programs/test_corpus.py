@@ -5,10 +5,12 @@ them) and its results are compared with those Warp 1.19 computed on the CPU for 
 file (corpus/expected/NAME.npz, recorded with `run_corpus.py --target warp`), so the check
 needs no Warp installed. A program may set `TOLERANCE = {"result": (rtol, atol)}` for
 results that are sums in a different order (atomics, threads); integers, booleans and
-strings are compared exactly.
+strings are compared exactly. A program that sets `REQUIRES = ["torch"]` (optional packages
+it imports) is skipped where one of them cannot be imported.
 """
 
 import ast
+import importlib.util
 import pathlib
 import subprocess
 import sys
@@ -31,12 +33,16 @@ def weft_results(tmp_path_factory):
     return out
 
 
-def _tolerances(name: str) -> dict:
-    """The program's TOLERANCE literal, read without importing it (it imports warp)."""
+def _literal(name: str, variable: str, default):
+    """A module-level literal of the program, read without importing it (it imports warp)."""
     for node in ast.parse((CORPUS / f"{name}.py").read_text()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "TOLERANCE" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == variable for t in node.targets):
             return ast.literal_eval(node.value)
-    return {}
+    return default
+
+
+def _tolerances(name: str) -> dict:
+    return _literal(name, "TOLERANCE", {})
 
 
 def test_every_program_has_expected_results():
@@ -46,6 +52,9 @@ def test_every_program_has_expected_results():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_program_matches_warp(name, weft_results):
+    missing = [m for m in _literal(name, "REQUIRES", []) if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"{name} needs {', '.join(missing)}")
     error = weft_results / f"{name}.error.txt"
     assert not error.exists(), error.read_text()
     expected_path = EXPECTED / f"{name}.npz"

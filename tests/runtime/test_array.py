@@ -46,6 +46,38 @@ def test_vector_and_matrix_arrays_from_data():
         wp.array(np.zeros((4, 2)), dtype=wp.vec3)
 
 
+def test_vectors_without_a_dtype_make_arrays_of_their_scalars():
+    # Warp takes the dtype from numpy's view of the data: a list of vec3 is a (2, 3) float32
+    # array, not an array of vec3; matrices are seen flat, as numpy sees Warp's matrices
+    a = wp.array([wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)])
+    assert a.dtype is wp.float32 and a.shape == (2, 3)
+    np.testing.assert_array_equal(a.numpy(), [[1, 2, 3], [4, 5, 6]])
+    assert wp.array([wp.vec3d(1.0, 2.0, 3.0)]).dtype is wp.float64
+    assert wp.array([wp.vec3i(1, 2, 3)]).dtype is wp.int32
+    m = wp.array([wp.mat22(1.0, 2.0, 3.0, 4.0)])
+    assert m.dtype is wp.float32 and m.shape == (1, 4)
+    np.testing.assert_array_equal(m.numpy(), [[1, 2, 3, 4]])
+    assert wp.array(wp.mat22(1.0, 2.0, 3.0, 4.0)).shape == (4,)
+    assert wp.array([[wp.vec2(1.0, 2.0)], [wp.vec2(3.0, 4.0)]]).shape == (2, 1, 2)
+    # with the dtype given, the same data are vectors and matrices
+    assert wp.array([wp.mat22(1.0, 2.0, 3.0, 4.0)], dtype=wp.mat22).shape == (1,)
+
+
+def test_data_errors_are_also_runtime_errors():
+    # Warp raises RuntimeError for these; weft's errors are ValueError/TypeError and RuntimeError
+    with pytest.raises(RuntimeError, match="does not hold vec3f elements"):
+        wp.array(np.zeros((4, 2), dtype=np.float32), dtype=wp.vec3)
+    with pytest.raises(RuntimeError, match="does not match"):
+        wp.zeros(4, dtype=wp.vec2).assign(np.ones(5, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="cannot take the shape"):
+        wp.array(np.arange(6, dtype=np.float32), shape=(4, 2))
+    for scalar in (5.0, 3, np.float32(1.0)):
+        with pytest.raises(TypeError, match="must be a sequence or an array"):
+            wp.array(scalar)
+        with pytest.raises(RuntimeError):
+            wp.array(scalar)
+
+
 @pytest.mark.parametrize("shape", [(7,), (2, 3), (2, 3, 4), (2, 1, 3, 2)])
 def test_one_to_four_dimensions(shape):
     src = np.random.default_rng(0).random(shape).astype(np.float32)
@@ -114,8 +146,11 @@ def test_zeros_ones_full_empty():
 
 @pytest.mark.parametrize("value, dtype", [(2.0, wp.float32), (2, wp.int32), (True, wp.bool),
                                           (np.float64(2.0), wp.float64), (np.int16(3), wp.int16),
-                                          ((1.0, 2.0, 3.0), wp.vec3), ([1, 2], wp.vec2i),
-                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22),
+                                          # sequences: numpy's scalar type for them, as in Warp
+                                          ((1.0, 2.0, 3.0), wp.vec3d), ([1, 2], wp.types.vector(2, wp.int64)),
+                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22d),
+                                          (np.array([1.0, 2.0], np.float32), wp.vec2),
+                                          ([True, False], wp.types.vector(2, wp.bool)),
                                           (wp.vec3d(1, 2, 3), wp.vec3d), (wp.quat(0, 0, 0, 1), wp.quat)])
 def test_full_infers_the_dtype(value, dtype):
     a = wp.full(3, value)
@@ -465,3 +500,21 @@ def test_extents_beyond_int32_are_refused():
     with pytest.raises(ValueError, match=message):  # a zero-stride view: nothing is allocated
         wp.array(np.broadcast_to(np.zeros(1, dtype=np.int8), (2**31,)), dtype=wp.int8)
     assert wp.zeros(0, dtype=wp.int8).shape == (0,)
+
+
+def test_allocations_are_64_byte_aligned():
+    # as Warp's CPU allocations, which XLA needs to view without a copy (to_jax)
+    @wp.struct
+    class Odd:
+        a: wp.int8
+        b: wp.vec3
+
+    arrays = [wp.zeros(n, dtype=t) for n in (1, 3, 5, 17) for t in (wp.int8, wp.float16, wp.vec3, wp.mat33d, Odd)]
+    arrays += [wp.empty((3, 5), dtype=float), wp.array(np.arange(7, dtype=np.int16)),
+               wp.zeros((2, 3), dtype=float, strides=(4, 8)), wp.clone(wp.zeros(3)),
+               wp.zeros(2, requires_grad=True).grad]
+    for a in arrays:
+        assert a.ptr % 64 == 0, (a.dtype, a.shape)
+    s = wp.zeros((2, 3), dtype=float, strides=(4, 8))
+    s.fill_(2.0)
+    assert s.numpy().tolist() == [[2.0] * 3] * 2

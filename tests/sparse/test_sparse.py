@@ -16,6 +16,7 @@ from weft.sparse import (
     bsr_from_triplets,
     bsr_get_diag,
     bsr_identity,
+    bsr_matrix_t,
     bsr_mm,
     bsr_mv,
     bsr_scale,
@@ -190,18 +191,35 @@ def test_reblocking_copy_and_assign():
 def test_padded_topology_and_overflow():
     A = bsr_zeros(2, 3, float, row_capacity=2)
     bsr_set_from_triplets(A, wp.array([1, 0, 1, 0], dtype=int), wp.array([2, 1, 0, 1], dtype=int),
-                          wp.array([1.0, 2.0, 3.0, 4.0], dtype=float))
+                          wp.array([1.0, 2.0, 3.0, 4.0], dtype=float), topology="padded")
     np.testing.assert_array_equal(A.offsets.numpy(), [0, 2, 4])
     np.testing.assert_array_equal(A.row_counts.numpy(), [1, 2])
     np.testing.assert_array_equal(dense(A), [[0, 6, 0], [3, 0, 1]])
     np.testing.assert_allclose(bsr_mv(A, wp.array([1.0, 2.0, 3.0], dtype=float)).numpy(), [12.0, 6.0])
     small = bsr_zeros(2, 3, float, row_capacity=1)
     bsr_set_from_triplets(small, wp.array([1, 1], dtype=int), wp.array([0, 2], dtype=int),
-                          wp.array([1.0, 2.0], dtype=float))
+                          wp.array([1.0, 2.0], dtype=float), topology="padded")
     assert small.status_sync() == BSR_STATUS_ROW_CAPACITY_EXCEEDED
     T = bsr_zeros(3, 2, float, row_capacity=2)
-    bsr_set_transpose(T, A)
+    bsr_set_transpose(T, A, topology="padded")
+    assert T.row_counts is not None
     np.testing.assert_array_equal(dense(T), dense(A).T)
+
+
+def test_operations_compact_a_padded_destination_by_default():
+    # as in Warp, every operation's topology policy defaults to "compact", padded `dest` too
+    A = bsr_zeros(2, 3, float, row_capacity=2)
+    bsr_set_from_triplets(A, wp.array([1, 0, 1], dtype=int), wp.array([2, 1, 0], dtype=int),
+                          wp.array([1.0, 2.0, 3.0], dtype=float))
+    assert A.row_counts is None and A.nnz_sync() == 3
+    np.testing.assert_array_equal(A.offsets.numpy()[:3], [0, 1, 3])
+    T = bsr_zeros(3, 2, float, row_capacity=2)
+    bsr_set_transpose(T, A)
+    assert T.row_counts is None and T.nnz_sync() == 3
+    np.testing.assert_array_equal(dense(T), dense(A).T)
+    Y = bsr_zeros(2, 3, float, row_capacity=3)
+    bsr_axpy(A, Y)
+    assert Y.row_counts is None and Y.nnz_sync() == 3
 
 
 def test_compress_merges_and_drops_invalid_columns():
@@ -240,6 +258,88 @@ def test_bad_index_dtype():
                               wp.array([1.0], dtype=float))
 
 
+def test_triplet_arrays_of_different_lengths_are_refused():
+    # Warp raises ValueError; taking the shortest would silently drop triplets
+    A = bsr_zeros(3, 3, float)
+    rows, cols = wp.array([0, 1, 2], dtype=int), wp.array([0, 1, 2], dtype=int)
+    with pytest.raises(ValueError, match="Values and rows arrays must have the same length"):
+        bsr_set_from_triplets(A, rows, cols, wp.array([1.0, 2.0], dtype=float))
+    with pytest.raises(ValueError, match="Values and rows"):
+        bsr_from_triplets(3, 3, rows, cols, wp.array([1.0, 2.0, 3.0, 4.0], dtype=float))
+    with pytest.raises(ValueError, match="Rows and columns"):
+        bsr_set_from_triplets(A, rows, wp.array([0, 1], dtype=int), wp.array([1.0, 2.0, 3.0], dtype=float))
+    with pytest.raises(ValueError, match="single-element"):
+        bsr_set_from_triplets(A, rows, cols, wp.array([1.0, 2.0, 3.0], dtype=float), count=wp.array([1, 2], dtype=int))
+    # (n, 2, 2) scalars are n blocks of mat22
+    B = bsr_zeros(2, 2, wp.mat22)
+    bsr_set_from_triplets(B, wp.array([0, 1], dtype=int), wp.array([1, 0], dtype=int),
+                          wp.array(np.ones((2, 2, 2), dtype=np.float32), dtype=float))
+    assert B.nnz_sync() == 2
+
+
+Csr = bsr_matrix_t(wp.float32)
+Bsr22d = bsr_matrix_t(wp.mat22d)
+
+
+@wp.kernel
+def csr_row_sums(A: Csr, out: wp.array(dtype=float)):
+    r = wp.tid()
+    s = float(0.0)  # noqa: UP018 - a variable (a literal would be a constant)
+    end = A.offsets[r + 1]
+    if A.row_counts:
+        end = A.offsets[r] + A.row_counts[r]
+    for k in range(A.offsets[r], end):
+        s += A.values[k] * float(A.columns[k] + 1)
+    out[r] = s + float(A.nrow * 100 + A.ncol * 10 + A.nnz) * 1000.0
+
+
+@wp.kernel
+def block_traces(A: Bsr22d, out: wp.array(dtype=wp.float64)):
+    k = wp.tid()
+    out[k] = wp.trace(A.values[k])
+
+
+def test_matrices_are_kernel_arguments_of_bsr_matrix_t():
+    # Warp's bsr_matrix_t is a struct type; a BsrMatrix passes for it, with its attributes
+    assert bsr_matrix_t(wp.float32) is Csr and bsr_matrix_t(float) is Csr
+    A = bsr_from_triplets(3, 4, wp.array([0, 1, 1, 2], dtype=int), wp.array([0, 1, 3, 2], dtype=int),
+                          wp.array([1.0, 2.0, 3.0, 4.0], dtype=float))
+    out = wp.zeros(3)
+    wp.launch(csr_row_sums, dim=3, inputs=[A, out])
+    np.testing.assert_allclose(out.numpy(), np.array([1.0, 2 * 2 + 3 * 4, 4 * 3]) + 344 * 1000.0)
+    P = bsr_zeros(3, 4, float, row_capacity=2)  # padded: row_counts is an array
+    bsr_set_from_triplets(P, wp.array([0, 2], dtype=int), wp.array([1, 0], dtype=int),
+                          wp.array([5.0, 6.0], dtype=float))
+    wp.launch(csr_row_sums, dim=3, inputs=[P, out])
+    np.testing.assert_allclose(out.numpy() - (340 + P.nnz) * 1000.0, [10.0, 0.0, 6.0])
+    B = bsr_diag(wp.array(np.stack([np.eye(2), 3 * np.eye(2)]), dtype=wp.mat22d))
+    traces = wp.zeros(2, dtype=wp.float64)
+    wp.launch(block_traces, dim=2, inputs=[B, traces])
+    assert traces.numpy().tolist() == [2.0, 6.0]
+    with pytest.raises(TypeError, match="argument 'A'.*bsr_matrix_t of its block type"):
+        wp.launch(block_traces, dim=2, inputs=[A, traces])
+
+
+def test_products_of_different_scalar_types_are_refused():
+    A = bsr_identity(2, block_type=wp.mat22d)
+    B = bsr_copy(A, scalar_type=wp.float32)
+    for x, y in ((A, B), (B, A)):
+        with pytest.raises(ValueError, match="same scalar type"):
+            bsr_mm(x, y)
+    with pytest.raises(ValueError, match="same scalar type"):
+        bsr_mm(A, A, B)
+    with pytest.raises(ValueError, match="same scalar type"):
+        A @ B
+
+
+def test_diag_of_a_typed_scalar_value_takes_its_type():
+    assert bsr_diag(wp.float64(2.5), rows_of_blocks=2, cols_of_blocks=3).scalar_type is wp.float64
+    assert bsr_diag(np.float64(1.0), rows_of_blocks=2).scalar_type is wp.float64
+    assert bsr_diag(2.5, rows_of_blocks=2).scalar_type is wp.float32
+    D = bsr_diag(wp.float64(2.5), rows_of_blocks=2, cols_of_blocks=3)
+    assert D.values.numpy()[: D.nnz_sync()].tolist() == [2.5, 2.5]
+
+
 def test_row_and_block_index_in_kernels():
     from weft.sparse import bsr_block_index, bsr_row_index
 
@@ -252,7 +352,7 @@ def test_row_and_block_index_in_kernels():
 
     A = bsr_zeros(2, 3, float, row_capacity=3)
     bsr_set_from_triplets(A, wp.array([0, 0, 1], dtype=int), wp.array([0, 2, 1], dtype=int),
-                          wp.array([1.0, 2.0, 3.0], dtype=float))
+                          wp.array([1.0, 2.0, 3.0], dtype=float), topology="padded")
     rows_out, found = wp.zeros(6, dtype=int), wp.zeros(6, dtype=int)
     wp.launch(lookup, dim=6, inputs=[A.offsets, A.columns, A.row_counts, rows_out, found])
     np.testing.assert_array_equal(rows_out.numpy(), [0, 0, -1, 1, -1, -1])

@@ -153,6 +153,8 @@ def from_dlpack(source, dtype=None) -> array:
         _set_dtype(source.capsule, _DL_INT, 16)
     try:
         storage = np.from_dlpack(source)
+        if not storage.flags.writeable:  # a read-only producer (JAX): Warp's views write anyway
+            storage = np.asarray(_Writable(storage))
         if bf16:
             storage = storage.view(bfloat16.np_dtype)
     except (RuntimeError, BufferError, TypeError) as e:  # e.g. complex, which weft lacks
@@ -161,6 +163,18 @@ def from_dlpack(source, dtype=None) -> array:
                         f"weft array ({e})") from None
     what = f"from_dlpack: {type(source.owner).__name__} of shape {storage.shape} and dtype {storage.dtype}"
     return view_of(reinterpret(storage, dtype, "from_dlpack"), dtype, what)
+
+
+class _Writable:
+    """A writable numpy view of read-only `storage` (`np.asarray(_Writable(storage))`), which
+    it keeps alive. Warp's arrays over a producer's memory are writable whatever the producer
+    says (a JAX array's buffer, immutable to JAX), and kernels write through them either way."""
+
+    def __init__(self, storage: np.ndarray):
+        self.storage = storage
+        interface = dict(storage.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
 
 
 class _Capsule:

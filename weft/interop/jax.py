@@ -1,7 +1,10 @@
 """JAX arrays as weft arrays and back, through DLPack (no copy where JAX allows it), and
 JAX devices as weft devices.
 
-JAX arrays are immutable: an array made by `from_jax` must only be read by kernels.
+JAX arrays are immutable to JAX, but as in Warp an array made by `from_jax` is a writable
+view of the JAX array's buffer (kernels, `fill_`, `.numpy()` write into it): writing is only
+safe into buffers nothing else in JAX uses. `to_jax` shares the array's memory (weft aligns
+allocations as XLA's CPU backend needs), so later writes to the array show in the JAX array.
 Kernels and functions as JAX operations: `jax_kernel.py`, `jax_callable.py`.
 """
 

@@ -105,7 +105,8 @@ class FfiCallable:
         specs += [(a, t.shape, None) for (a, _), t in zip(outs[len(self.in_out):], out_types[len(self.in_out):])]
         host = HostCall(self._runner(statics), [self.inputs[k] for k in self.array_inputs], specs,
                         check=check_device_support)
-        return call_host(jax, host, arrays, out_types, vmap_method, self.has_side_effect)
+        # a list of the outputs, as Warp returns
+        return list(call_host(jax, host, arrays, out_types, vmap_method, self.has_side_effect))
 
     def _runner(self, statics):
         in_out_slot = {k: j for j, k in enumerate(self.in_out)}

@@ -71,7 +71,7 @@ def differentiable_kernel(kernel, num_outputs, vmap_method, launch_dims, preload
 
         specs = [(a, t.shape, None) for a, t in zip(sig.outputs, out_types)]
         host = HostCall(run, array_args, specs, check=check_device_support)
-        return call_host(jax, host, arrays, out_types, vmap_method)
+        return list(call_host(jax, host, arrays, out_types, vmap_method))  # a list of the outputs, as Warp returns
 
     def backward(statics, arrays, outputs, cotangents):
         args = with_statics(arrays, statics)

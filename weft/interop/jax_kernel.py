@@ -140,7 +140,8 @@ class FfiKernel:
         sig.preload(self.module_preload_mode)
         host = HostCall(self._runner(dims, statics), [sig.inputs[k] for k in sig.array_inputs], out_specs,
                         check=check_device_support)
-        return call_host(jax, host, arrays, out_types, vmap_method, self.has_side_effect)
+        # a list of the outputs, as Warp returns
+        return list(call_host(jax, host, arrays, out_types, vmap_method, self.has_side_effect))
 
     def _runner(self, dims, statics):
         """The launch of one call: `run(input buffers, output buffers)` (numpy, unbatched)."""

@@ -173,8 +173,8 @@ def _gradient_array(t, a, dtype, grad, what):
     """The weft array that holds the gradient of `a` (made from tensor `t`): `grad` (a
     tensor or weft array), else `t.grad` (created if missing)."""
     torch = _torch()
-    if not t.dtype.is_floating_point:
-        raise TypeError(f"{what}: only arrays of floats have gradients")
+    # (integer tensors too, as in Warp: their gradient is an integer tensor of zeros, which
+    # torch takes as .grad; weft's arrays of integers may have gradients as well)
     if isinstance(grad, array):
         if grad.dtype is not a.dtype or grad.shape != a.shape:
             raise ValueError(f"{what}: grad= must be an array of {a.dtype!r} with shape {a.shape}, got one of "
@@ -227,16 +227,17 @@ def to_torch(a: array, requires_grad=None):
     source = getattr(a, "_torch_source", None)
     if source is not None and source.requires_grad == bool(requires_grad):
         return source
-    want = dtype_to_torch(a.dtype)  # (a clear error for structs)
+    dtype_to_torch(a.dtype)  # (a clear error for structs)
     storage = a.numpy()
     if any(s < 0 for s in storage.strides):
         raise ValueError(f"to_torch: an array with negative strides {a.strides} (a reversed view) "
                          "cannot be a tensor; use .contiguous() first")
+    # The tensor has the array's own scalar type, unsigned ones included (torch.uint32 for a
+    # uint32 array, as Warp's to_torch gives; dtype_to_torch names the signed twin instead)
     if storage.dtype == bfloat16.np_dtype:  # torch takes no numpy bfloat16: pass the bits
-        storage = storage.view(np.int16)
-    t = torch.from_numpy(storage)
-    if t.dtype != want:  # bfloat16, or an unsigned array: torch's signed type of its size (see _torch)
-        t = t.view(want)
+        t = torch.from_numpy(storage.view(np.int16)).view(torch.bfloat16)
+    else:
+        t = torch.from_numpy(storage)
     if requires_grad:
         t.requires_grad_(True)
         if a.grad is not None:

@@ -115,7 +115,8 @@ class LinearSolverState:
     def _loop_to_arrays(self, atol_sq, do_cycle, cycle_size, r_norm_sq):
         """`check_every=0` (Warp's capturable form): the convergence test after every cycle,
         and the results as arrays: the iteration count (in the state's own buffer), the
-        squared residual norms and the squared tolerances, per batch."""
+        squared residual norms and the squared tolerances, per batch. The count is a
+        one-element view of the state's buffer (Warp's `cur_iter_and_condition[0:1]`)."""
         it = 0
         while it < max(self._maxiter, 1) and not np.all(r_norm_sq <= atol_sq):
             do_cycle()
@@ -124,7 +125,7 @@ class LinearSolverState:
         buf.numpy()[0] = it
         buf.numpy()[1] = 0
         s_np = self._np_t
-        return (buf, array(np.asarray(r_norm_sq, dtype=s_np), dtype=self._scalar_type, device=self._device),
+        return (buf[0:1], array(np.asarray(r_norm_sq, dtype=s_np), dtype=self._scalar_type, device=self._device),
                 array(np.asarray(atol_sq, dtype=s_np), dtype=self._scalar_type, device=self._device))
 
     def _frozen(self, r_norm_sq, atol_sq):
@@ -316,6 +317,11 @@ class GMRES(LinearSolverState):
         super().__init__(A, b, x, tol, atol, maxiter, M, callback, check_every, use_cuda_graph)
 
     def _allocate(self):
+        # as Warp: a cycle is at most maxiter long (so maxiter < restart stops after maxiter
+        # Arnoldi steps), and the residual is checked at most once per cycle
+        self._restart = max(1, min(self._restart, self._maxiter))
+        if self._check_every > 0:
+            self._check_every = max(self._restart, self._check_every)
         super()._allocate()
         self._V = np.zeros((self._restart + 1, self._n), dtype=np.float64)
         self._w, self._wf = self._vec()

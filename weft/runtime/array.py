@@ -53,6 +53,14 @@ from .array_operators import ArrayOperators
 from .device import get_device
 
 
+class DataShapeError(ValueError, RuntimeError):
+    """Data whose shape does not fit an array's: a ValueError, and the RuntimeError Warp raises."""
+
+
+class DataTypeError(TypeError, RuntimeError):
+    """Data that cannot make an array: a TypeError, and the RuntimeError Warp raises."""
+
+
 def _is_any(dtype) -> bool:
     return dtype is None or dtype is typing.Any
 
@@ -142,6 +150,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             if data.dtype is not t:  # regroup or convert the source's scalars
                 src = src if isinstance(data.dtype, Scalar) else _scalars_of(data)
         else:
+            if isinstance(data, (numbers.Number, np.generic, BoxedScalar)):
+                raise DataTypeError(f"array: data must be a sequence or an array, got the scalar {data!r}")
             if t is None:
                 t = _dtype_of_data(data)
             src = _numpy_of(data, t)
@@ -159,8 +169,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         if shape is not None:
             dims = normalize_shape(shape)
             if math.prod(dims) != math.prod(src.shape[:src.ndim - len(trailing)]):
-                raise ValueError(f"data of {math.prod(src.shape[:src.ndim - len(trailing)])} "
-                                 f"elements cannot take the shape {dims}")
+                raise DataShapeError(f"data of {math.prod(src.shape[:src.ndim - len(trailing)])} "
+                                     f"elements cannot take the shape {dims}")
             src = src.reshape(dims + trailing)
         if src.ndim == len(trailing):  # a single element: a one-element array
             src = src.reshape((1,) + trailing)
@@ -335,7 +345,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         `weft.copy` (recorded on an active Tape and in a graph capture)."""
         if isinstance(src, array):
             if src.size != self.size:
-                raise ValueError(f"assign: an array of shape {src.shape} does not match the array's "
+                raise DataShapeError(f"assign: an array of shape {src.shape} does not match the array's "
                                  f"shape {self.shape}")
             copy(self, src)
             return self
@@ -345,8 +355,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             raise TypeError(f"assign: arrays of {self.dtype.name} take numpy data of dtype "
                             f"{self._np.dtype}, got {data.dtype}")
         if data.size != self._np.size:
-            raise ValueError(f"assign: data of shape {data.shape} does not match the array's "
-                             f"shape {self._np.shape}")
+            raise DataShapeError(f"assign: data of shape {data.shape} does not match the array's "
+                                 f"shape {self._np.shape}")
         staged = array(shape=self.shape, dtype=self.dtype)  # gradient-less source data
         if data.dtype != self._np.dtype and self._np.dtype.type is not np.void:
             data = _converted(data, self._np.dtype)  # (bfloat16: uint16 data are bits, as Warp)
@@ -525,12 +535,14 @@ def reinterpret(a: array, t: Type) -> array:
 
 
 def _dtype_of_data(data) -> Type:
-    """The dtype Warp gives data passed without one: a vector, matrix or struct value's own
-    type for a sequence of them, else the numpy dtype's scalar type."""
+    """The dtype Warp gives data passed without one: the numpy dtype's scalar type, so that a
+    list of vectors or matrices makes an array of their scalars with the components as inner
+    dimensions (`[vec3(...), vec3(...)]`: float32, shape (2, 3)), as numpy sees them. (Warp
+    cannot build an array from a list of structs without a dtype; weft takes the struct's.)"""
     if isinstance(data, (list, tuple)) and data:
         first = data[0]
         if isinstance(first, CompositeValue):
-            return first.type
+            return first.type.dtype
         if isinstance(first, StructValue):
             return first._type
     src = _asarray(data)
@@ -543,11 +555,16 @@ def _dtype_of_data(data) -> Type:
 
 
 def _numpy_of(data, t: Type) -> np.ndarray:
-    """`data` (list, tuple, numpy array, array-interface object) as a numpy array."""
+    """`data` (list, tuple, numpy array, array-interface object) as a numpy array. Vector and
+    matrix values become their components; for an array of scalars (no dtype was given) a
+    matrix's components are flat, as numpy sees Warp's matrices (`[mat22(...)]`: shape (1, 4))."""
     if isinstance(t, StructType) and isinstance(data, (list, tuple)):
         return np.array([struct_record(t, v) for v in data], dtype=element_numpy(t)[0])
+    flat = isinstance(t, Scalar)
+    if isinstance(data, CompositeValue) and flat:
+        return np.asarray(data).reshape(-1)
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
-        return np.array([np.asarray(v) for v in data])
+        return np.array([np.asarray(v).reshape(-1) if flat else np.asarray(v) for v in data])
     return _asarray(data)
 
 
@@ -598,8 +615,8 @@ def _group_components(src: np.ndarray, trailing: tuple, t) -> np.ndarray:
     m = math.prod(trailing)
     last = src.shape[-1] if src.ndim else 1
     if src.ndim == 0 or last % m:
-        raise ValueError(f"data of shape {src.shape} does not hold {type_name(t)} elements "
-                         f"({m} components each)")
+        raise DataShapeError(f"data of shape {src.shape} does not hold {type_name(t)} elements "
+                             f"({m} components each)")
     lead = src.shape[:-1] + (() if last == m else (last // m,))
     return src.reshape(lead + trailing)
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..types import CompositeValue, StructType, StructValue, Type, float32, int32, matrix, scalar_from_numpy, vector
 from ..types.scalars import SCALAR_VALUES
 from . import capture
-from .array import array, element_numpy
+from .array import DataShapeError, DataTypeError, array, element_numpy
 from .array_memory import element_size, packed_strides, resolve_dtype, type_name
 from .device import get_device
 
@@ -47,7 +47,8 @@ def ones(shape=None, dtype=float32, device=None, requires_grad=False, pinned=Fal
 
 def _dtype_of_value(value) -> Type:
     """The dtype `full` gives `value`: its own type; float32, int32 or bool for a Python
-    number; a vector or matrix of those for a (nested) sequence."""
+    number; for a (nested) sequence, a vector or matrix of numpy's type for it, as in Warp
+    (`(1.0, 2.0, 3.0)`: a vector of 3 float64, `[1, 2]`: of 2 int64)."""
     if isinstance(value, CompositeValue):
         return value.type
     if isinstance(value, StructValue):
@@ -56,7 +57,7 @@ def _dtype_of_value(value) -> Type:
     scalar = scalar_from_numpy(data.dtype)
     if scalar is None:
         raise TypeError(f"full: cannot infer a dtype from {value!r}; pass dtype=")
-    if not isinstance(value, (*SCALAR_VALUES, np.ndarray)):  # Python numbers, as in annotations
+    if data.ndim == 0 and not isinstance(value, SCALAR_VALUES):  # Python numbers, as in annotations
         scalar = {"f": float32, "i": int32}.get(data.dtype.kind, scalar)
     if data.ndim == 1:
         return vector(data.shape[0], scalar)
@@ -243,26 +244,27 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
     DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
     type takes the trailing dimensions of `storage` as its components, which must be
-    contiguous. Strided storage gives a strided array. `what` names the source in errors."""
+    contiguous. Strided storage gives a strided array. `what` names the source in errors,
+    which are also RuntimeErrors (as Warp's from_torch / from_dlpack raise)."""
     scalar = scalar_from_numpy(storage.dtype)
     if scalar is None:
-        raise TypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
+        raise DataTypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
     t = scalar if dtype is None else resolve_dtype(dtype)
     np_scalar, trailing = element_numpy(t)
     if isinstance(t, StructType):
-        raise TypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
+        raise DataTypeError(f"{what}: arrays of structs cannot be made from {storage.dtype} data")
     if np_scalar != storage.dtype:
         needed = f"{t.dtype!r} (the components of {t!r})" if trailing else repr(t)
-        raise TypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
-                        f"without converting it)")
+        raise DataTypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
+                            f"without converting it)")
     if trailing:
         if storage.shape[storage.ndim - len(trailing):] != trailing:
-            raise ValueError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
-                             f"components of {t!r}")
+            raise DataShapeError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
+                                 f"components of {t!r}")
         if storage.strides[storage.ndim - len(trailing):] != packed_strides(trailing, storage.itemsize):
             broadcast = " (it is broadcast, e.g. the gradient of a sum)" if 0 in storage.strides else ""
-            raise ValueError(f"{what}: the components of each {t!r} are not contiguous in memory "
-                             f"(strides {storage.strides}){broadcast}; make it contiguous first")
+            raise DataShapeError(f"{what}: the components of each {t!r} are not contiguous in memory "
+                                 f"(strides {storage.strides}){broadcast}; make it contiguous first")
     if storage.ndim == len(trailing):  # a single element: a one-element array
         storage = storage.reshape((1,) + trailing)
     out = array.__new__(array, shape=0)

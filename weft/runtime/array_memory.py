@@ -123,7 +123,7 @@ def allocate(shape: tuple, dtype, strides=None) -> np.ndarray:
     item = element_size(dtype)
     if strides is None:
         if math.prod(shape):  # numpy's own C order (the common case, and the fastest)
-            storage = np.zeros(shape + trailing, dtype=scalar)
+            storage = _aligned_zeros(math.prod(shape + trailing), scalar).reshape(shape + trailing)
             if alloc_tracker.enabled:
                 alloc_tracker.record(storage, storage.nbytes, dtype, shape)
             return storage
@@ -131,11 +131,35 @@ def allocate(shape: tuple, dtype, strides=None) -> np.ndarray:
     elif any(s < 0 for s in strides):
         raise NotImplementedError(f"Negative strides are not supported for allocation, got {strides}")
     capacity = capacity_of(shape, strides, item)
-    base = np.zeros(max(1, -(-capacity // scalar.itemsize)), dtype=scalar)
+    base = _aligned_zeros(max(1, -(-capacity // scalar.itemsize)), scalar)
     if alloc_tracker.enabled and capacity:
         alloc_tracker.record(base, capacity, dtype, shape)
     return np.lib.stride_tricks.as_strided(
         base, shape + trailing, tuple(strides) + packed_strides(trailing, scalar.itemsize))
+
+
+#: Byte alignment of every array allocation: a cache line, and what XLA's CPU backend needs
+#: to view memory without a copy (`to_jax` shares an array's memory, as with Warp's arrays).
+ALIGNMENT = 64
+
+
+def _aligned_zeros(count: int, scalar: np.dtype) -> np.ndarray:
+    """`count` zeroed elements of numpy dtype `scalar`, starting at an ALIGNMENT boundary.
+    Its root numpy array (the end of the `.base` chain) spans exactly these bytes."""
+    nbytes = count * scalar.itemsize
+    raw = np.zeros(nbytes + ALIGNMENT, dtype=np.uint8)  # (calloc: untouched pages stay lazy)
+    start = -raw.ctypes.data % ALIGNMENT
+    return np.asarray(_Aligned(raw, raw.ctypes.data + start, nbytes)).view(scalar)
+
+
+class _Aligned:
+    """The `nbytes` bytes at `address` inside numpy buffer `raw` (kept alive), for numpy to view."""
+
+    __slots__ = ("raw", "__array_interface__")
+
+    def __init__(self, raw: np.ndarray, address: int, nbytes: int):
+        self.raw = raw
+        self.__array_interface__ = {"data": (address, False), "shape": (nbytes,), "typestr": "|u1", "version": 3}
 
 
 def from_address(ptr: int, shape: tuple, dtype, strides=None) -> np.ndarray:

@@ -177,6 +177,11 @@ def pack_value(kernel, name, t, value):
     if isinstance(t, StructType):
         if value is None:
             _refuse(kernel, name, f"expects {t.name} but got None")
+        if not isinstance(value, StructValue) and hasattr(value, "_as_struct"):
+            try:  # an object a struct type stands for (weft.sparse.bsr_matrix_t)
+                value = value._as_struct(t)
+            except TypeError as e:
+                _refuse(kernel, name, f"cannot take it: {e}")
         if not isinstance(value, StructValue) or value._type is not t:
             _fail(kernel, name, f"an instance of struct {t.name}", _describe(value))
         out = ctype_of(t)()
@@ -604,7 +609,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         kernel = kernel.specialize(params)
     names = kernel.arg_names
     if len(params) != len(names):
-        raise TypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
+        raise LaunchTypeError(f"kernel '{kernel.name}' takes {len(names)} arguments "
                         f"({', '.join(names)}), got {len(params)}")
     if adjoint:
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])

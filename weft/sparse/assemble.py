@@ -125,8 +125,10 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
 
 
 def default_topology(dest: BsrMatrix, topology):
+    """The topology policy of an operation writing `dest`: "compact" unless one is given,
+    also for a padded `dest` (as in Warp: the rebuild drops its row capacities)."""
     if topology is None:
-        return "padded" if dest.row_counts is not None else "compact"
+        return "compact"
     if topology not in ("compact", "padded", "masked"):
         raise ValueError(f"Unsupported topology policy: {topology}")
     return topology

@@ -87,9 +87,21 @@ def _nonzero_blocks(values: array, n: int) -> np.ndarray:
     return np.any(v != 0, axis=1)
 
 
-def _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_mapping) -> str:
+def _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_mapping, values=None,
+                    count=None) -> str:
     if rows.dtype is not _t.int32 or columns.dtype is not _t.int32:
         raise TypeError("Rows and columns arrays must be of type int32")
+    if rows.shape[0] != columns.shape[0]:
+        raise ValueError(f"Rows and columns arrays must have the same length, got {rows.shape[0]} and "
+                         f"{columns.shape[0]}")
+    if values is not None and _as_blocks(values, dest.dtype).shape[0] != rows.shape[0]:
+        raise ValueError(f"Values and rows arrays must have the same length, got "
+                         f"{_as_blocks(values, dest.dtype).shape[0]} blocks and {rows.shape[0]} rows")
+    if count is not None:
+        if count.shape != (1,):
+            raise ValueError(f"Count array must be a single-element array, got {count.shape}")
+        if count.dtype is not _t.int32:
+            raise TypeError("Count array must be of type int32")
     if build_mapping is not None and not isinstance(build_mapping, (bool, BsrTripletMap)):
         raise TypeError("build_mapping must be a bool or a BsrTripletMap")
     topology = default_topology(dest, topology)
@@ -106,7 +118,7 @@ def _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_
 def _defer_triplets(a: dict):
     dest, values = a["dest"], a["values"]
     topology = _check_triplets(dest, a["rows"], a["columns"], a["topology"], a["prune_numerical_zeros"],
-                               a["build_mapping"])
+                               a["build_mapping"], values, a["count"])
     n = min(a["rows"].shape[0], a["columns"].shape[0])
     if values is not None:
         n = min(n, _as_blocks(values, dest.dtype).shape[0])
@@ -125,7 +137,7 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
     """Set `dest` to the sum of the blocks `values[k]` at (`rows[k]`, `columns[k]`) (only
     its topology when `values` is None). Triplets out of range are ignored, and zero blocks
     too with `prune_numerical_zeros`. Returns the `BsrTripletMap` when `build_mapping`."""
-    topology = _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_mapping)
+    topology = _check_triplets(dest, rows, columns, topology, prune_numerical_zeros, build_mapping, values, count)
     n = min(rows.shape[0], columns.shape[0])
     if count is not None:
         n = max(0, min(n, int(count.numpy()[0])))

@@ -295,6 +295,17 @@ class BsrMatrix:
     def __class_getitem__(cls, item):
         return cls
 
+    def _as_struct(self, t):
+        """This matrix as a value of struct type `t` (a kernel argument), which must be
+        `bsr_matrix_t` of its block type."""
+        if t is not bsr_matrix_t(self.dtype):
+            raise TypeError(f"a BsrMatrix of {self.dtype!r} blocks is not a {t.name}: the parameter takes "
+                            f"bsr_matrix_t of its block type")
+        v = t()
+        v.nrow, v.ncol, v.nnz = self.nrow, self.ncol, int(self.nnz)
+        v.offsets, v.row_counts, v.columns, v.values = self.offsets, self.row_counts, self.columns, self.values
+        return v
+
     # A matrix passed to a sparse call recorded in a saved graph (runtime/capture_io.py)
     def _capture_state(self, value) -> dict:
         return {"nrow": self.nrow, "ncol": self.ncol, "nnz": int(self.nnz), "offsets": value(self.offsets),
@@ -458,10 +469,25 @@ def write_offsets(A: BsrMatrix, off: np.ndarray):
         A.offsets = array(off.astype(np.int32), dtype=_t.int32, device=A.device)
 
 
+_STRUCT_TYPES: dict = {}
+
+
 def bsr_matrix_t(dtype):
-    """The BsrMatrix type of a block type (weft has one class; given for Warp's signatures)."""
-    block_shape_of(resolve_block_type(dtype))
-    return BsrMatrix
+    """The struct type of a BsrMatrix of `dtype` blocks as a kernel parameter, as Warp's:
+    fields `nrow`, `ncol`, `nnz`, `offsets`, `row_counts` (a null array for compact
+    matrices), `columns` and `values`. A BsrMatrix passed for such a parameter is packed
+    from its attributes (`BsrMatrix._as_struct`). (In Python, matrices are BsrMatrix.)"""
+    block_t = resolve_block_type(dtype)
+    block_shape_of(block_t)
+    name = f"BsrMatrix_{block_t.name}"
+    if name not in _STRUCT_TYPES:
+        from ..lang.decorators import struct
+        ints = _t.ArrayType(_t.int32, 1)
+        cls = type(name, (), {"__module__": __name__, "__qualname__": name, "__annotations__": {
+            "nrow": _t.int32, "ncol": _t.int32, "nnz": _t.int32, "offsets": ints, "row_counts": ints,
+            "columns": ints, "values": _t.ArrayType(block_t, 1)}})
+        _STRUCT_TYPES[name] = struct(cls)
+    return _STRUCT_TYPES[name]
 
 
 def bsr_zeros(rows_of_blocks: int, cols_of_blocks: int, block_type, device=None, *, topology=None,

@@ -252,8 +252,10 @@ def bsr_set_diag(A: BsrMatrix, diag, rows_of_blocks: int | None = None, cols_of_
 
 
 def _type_of_value(v):
-    if isinstance(v, float):
+    if type(v) in (float, int):  # a Python number (weft's float64(2.5) is a float too: its own type)
         return _t.float32
+    if isinstance(v, _t.SCALAR_VALUES):  # wp.float64(2.5), np.float32(1.0): the value's scalar type
+        return _t.scalar_from_numpy(v.dtype) or _t.float32
     t = getattr(v, "_weft_type", None)
     if t is None:
         t = resolve_block_type(type(v))
@@ -353,6 +355,9 @@ def _mm_operands(x, y, z):
         raise ValueError(f"Incompatible block sizes for matrix multiplication: {X.block_shape} and {Y.block_shape}")
     if X.ncol != Y.nrow:
         raise ValueError(f"Incompatible number of rows/columns for matrix multiplication: {X.shape} @ {Y.shape}")
+    if X.scalar_type is not Y.scalar_type or (z is not None and z.scalar_type is not X.scalar_type):
+        scalars = (X.scalar_type, Y.scalar_type) + (() if z is None else (z.scalar_type,))
+        raise ValueError(f"Matrices must have the same scalar type, got {', '.join(t.name for t in scalars)}")
     zshape = (X.block_shape[0], Y.block_shape[1])
     if z is None:
         like = X.dtype if isinstance(X.dtype, _t.Matrix) else Y.dtype
