@@ -1,7 +1,8 @@
 """Exact properties of derivative rules that finite differences cannot pin down.
 
 Piecewise-constant builtins give exactly zero, even on their jumps; min/max route the
-whole adjoint to the selected argument (the first on a tie); abs gives exactly +-adjoint;
+whole adjoint to the selected argument (the second on a tie, as Warp does, so clamp's
+bound takes it at the upper bound and x at the lower); abs gives exactly +-adjoint (+ at 0);
 integer arguments get no gradient; a primitive without a rule, and atomic_exch on
 floats, make the adjoint compile raise NotDifferentiableError at the user's line.
 """
@@ -52,11 +53,25 @@ def test_min_max_route_the_adjoint_to_the_selected_argument():
     b[:8] = a[:8]  # ties
     cot = rng.standard_normal((64, 2))
     ga, gb = gradients(min_max, [a, b], wp.vec2d, cot)
-    a_is_min = a <= b  # on a tie both select the first argument
-    a_is_max = a >= b
+    a_is_min = a < b  # on a tie both select the second argument (Warp's rule)
+    a_is_max = a > b
     np.testing.assert_array_equal(ga, np.where(a_is_min, cot[:, 0], 0.0) + np.where(a_is_max, cot[:, 1], 0.0))
     np.testing.assert_array_equal(gb, np.where(a_is_min, 0.0, cot[:, 0]) + np.where(a_is_max, 0.0, cot[:, 1]))
-    np.testing.assert_array_equal(gb[:8], 0.0)
+    np.testing.assert_array_equal(ga[:8], 0.0)
+
+
+@wp.kernel
+def clamped(x: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.clamp(x[i], wp.float64(-1.0), wp.float64(2.0)) + wp.max(x[i], wp.float64(0.0))
+
+
+def test_clamp_and_relu_on_their_bounds():
+    """x exactly on clamp's lower bound gets the adjoint, on its upper bound none; max(x, 0)
+    at x = 0 gives x none (Warp's choices; a value clamped once sits on the bound)."""
+    x = np.array([-1.0, 2.0, 0.0, -3.0, 3.0, 0.5])
+    (g,) = gradients(clamped, [x], wp.float64, np.full(6, 1.0))
+    np.testing.assert_array_equal(g, [1.0, 1.0, 1.0, 0.0, 1.0, 2.0])
 
 
 @wp.kernel
@@ -69,7 +84,7 @@ def test_abs_gradient_is_the_sign():
     x = np.array([-3.0, -1e-300, -0.5, 0.25, 1e-300, 7.0, 0.0])
     cot = np.array([1.5, 2.0, -1.0, 3.0, -2.5, 0.5, 4.0])
     (g,) = gradients(absolute, [x], wp.float64, cot)
-    np.testing.assert_array_equal(g, np.sign(x) * cot)  # and 0 at 0
+    np.testing.assert_array_equal(g, np.where(x < 0, -cot, cot))  # +1 at 0, as in Warp
 
 
 @wp.kernel

@@ -168,8 +168,8 @@ def _abs_vjp(b, args, results, g):
     (x,) = args
     if not x.type.is_float:
         return [None]
-    zero = _c(b, x, 0.0)
-    return [b.select(b.cmp("gt", x, zero), g, b.select(b.cmp("lt", x, zero), b.neg(g), zero))]
+    # -adjoint where x < 0, else +adjoint (at 0 too, as in Warp)
+    return [b.select(b.cmp("lt", x, _c(b, x, 0.0)), b.neg(g), g)]
 
 
 def _lower_sign(cg, args, op):
@@ -200,12 +200,14 @@ def _minmax(which):
 
     def vjp(b, args, results, g):
         # the adjoint goes to the operand the result came from: minnum/maxnum ignore a NaN
-        # operand, so where c is NaN the result is a (and where a is NaN, c)
+        # operand, so where c is NaN the result is a (and where a is NaN, c); on a tie it
+        # goes to the second operand, as in Warp (so clamp's bounds take it, see misc.clamp)
         a, c = args
         if not a.type.is_float:
             return [None, None]
         zero = _c(b, a, 0.0)
-        first = b.binary("bitor", b.cmp("le" if which == "min" else "ge", a, c), b.cmp("ne", c, c))
+        c_nan = b.binary("bitand", b.cmp("ne", c, c), b.cmp("eq", a, a))
+        first = b.binary("bitor", b.cmp("lt" if which == "min" else "gt", a, c), c_nan)
         return [b.select(first, g, zero), b.select(first, zero, g)]
     return lower, vjp
 

@@ -52,7 +52,9 @@ def clamp(ctx, args, kwargs):
     if len(args) != 3 or kwargs:
         ctx.error("clamp(x, low, high) takes three arguments")
     x, lo, hi = args
-    return _call_math(ctx, "min", _call_math(ctx, "max", x, lo), hi)
+    # min(max(lo, x), hi): with min/max's adjoint going to the second operand on a tie, x
+    # gets it at the lower bound and the upper bound gets it at the upper one (as in Warp)
+    return _call_math(ctx, "min", _call_math(ctx, "max", lo, x), hi)
 
 
 @builtin("lerp")
