@@ -3,6 +3,7 @@
 Piecewise-constant builtins give exactly zero, even on their jumps; min/max route the
 whole adjoint to the selected argument (the second on a tie, as Warp does, so clamp's
 bound takes it at the upper bound and x at the lower); abs gives exactly +-adjoint (+ at 0);
+acos/asin/atan2 give none where their derivative is infinite or undefined;
 integer arguments get no gradient; a primitive without a rule, and atomic_exch on
 floats, make the adjoint compile raise NotDifferentiableError at the user's line.
 """
@@ -85,6 +86,29 @@ def test_abs_gradient_is_the_sign():
     cot = np.array([1.5, 2.0, -1.0, 3.0, -2.5, 0.5, 4.0])
     (g,) = gradients(absolute, [x], wp.float64, cot)
     np.testing.assert_array_equal(g, np.where(x < 0, -cot, cot))  # +1 at 0, as in Warp
+
+
+@wp.kernel
+def guarded(x: wp.array(dtype=wp.float64), y: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    out[i] = wp.vec3d(wp.acos(x[i]), wp.asin(x[i]), wp.atan2(y[i], x[i]))
+
+
+def test_acos_asin_at_the_ends_and_atan2_at_the_origin_give_no_gradient():
+    """Where the derivative is infinite or undefined (acos/asin at +-1 and beyond, atan2 at
+    (0, 0)) the adjoint is 0, as Warp's guards make it: not inf, nor NaN when the result's
+    own adjoint is 0 (acos(dot(a, b)) of equal unit vectors in an unrelated output)."""
+    x = np.array([1.0, -1.0, 1.5, 0.0, 0.5])
+    y = np.array([0.0, 0.0, 0.0, 0.0, 0.5])
+    for cot in (np.ones((5, 3)), np.zeros((5, 3))):
+        gx, gy = gradients(guarded, [x, y], wp.vec3d, cot)
+        assert np.all(np.isfinite(gx)) and np.all(np.isfinite(gy))
+        np.testing.assert_array_equal(gx[:4], 0.0)  # (atan2's d/dx = -y/r^2 is 0 too: y = 0)
+        np.testing.assert_array_equal(gy[:4], cot[:4, 2] * [1.0, -1.0, 1.0 / 1.5, 0.0])  # x/r^2; none at 0
+    d = 1.0 / np.sqrt(1.0 - 0.25)  # (elsewhere the ordinary derivatives)
+    gx, gy = gradients(guarded, [x, y], wp.vec3d, np.ones((5, 3)))
+    np.testing.assert_allclose(gx[4], -d + d - 1.0, rtol=1e-12)
+    np.testing.assert_allclose(gy[4], 1.0, rtol=1e-12)
 
 
 @wp.kernel

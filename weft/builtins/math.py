@@ -104,8 +104,10 @@ def _one_minus_sq(b, x):
 
 
 def _unit_domain(b, x, adj):
-    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it."""
-    return b.select(b.cmp("lt", _one_minus_sq(b, x), _c(b, x, 0.0)), _c(b, x, 0.0), adj)
+    """asin and acos clamp their argument to [-1, 1]: no gradient flows from beyond it, nor
+    from its ends, where the derivative is infinite (Warp's guard `1 - x*x > 0`: so acos of a
+    dot product of equal unit vectors gives 0, not inf, or NaN with a zero adjoint)."""
+    return b.select(b.cmp("gt", _one_minus_sq(b, x), _c(b, x, 0.0)), adj, _c(b, x, 0.0))
 
 
 _UNARY_RULES = {
@@ -261,7 +263,9 @@ def _lower_atan2(cg, args, op):
 def _atan2_vjp(b, args, results, g):
     y, x = args
     d = b.add(b.mul(x, x), b.mul(y, y))
-    return [b.div(b.mul(g, x), d), b.neg(b.div(b.mul(g, y), d))]
+    zero = _c(b, x, 0.0)
+    defined = b.cmp("gt", d, zero)  # at the origin no gradient, as Warp (not 0/0)
+    return [b.select(defined, b.div(b.mul(g, x), d), zero), b.select(defined, b.neg(b.div(b.mul(g, y), d)), zero)]
 
 
 def _lower_fpclass(which):
