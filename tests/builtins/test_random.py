@@ -163,12 +163,15 @@ def test_different_seeds_and_offsets_differ():
     assert len(np.unique(f0[:, 0])) > N - 3  # offsets (thread ids) give different streams
 
 
-def test_state_must_be_a_variable():
+def test_in_place_update_of_a_temporary_is_refused_unless_it_is_a_random_state():
+    """randf(rand_init(1)) draws from a dropped copy as in Warp (test_random_more); a
+    builtin whose point is the update (transform_set_translation) needs a variable."""
     @wp.kernel
     def bad(out: wp.array(dtype=float)):
+        wp.transform_set_translation(wp.transform_identity(), wp.vec3(1.0, 2.0, 3.0))
         out[0] = wp.randf(wp.rand_init(1))
 
-    with pytest.raises(wp.CompileError, match="must be a local variable"):
+    with pytest.raises(wp.CompileError, match="transform_set_translation: argument 1 must be a local variable"):
         wp.launch(bad, 1, inputs=[wp.zeros(1)])
 
 

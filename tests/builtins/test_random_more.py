@@ -1,5 +1,6 @@
 """poisson, sample_cdf and randu(state, low, high): Warp's streams bit for bit, the
-distributions' moments, and states passed as array elements (advanced in a copy)."""
+distributions' moments, and states passed as array elements or temporaries (advanced in a
+copy)."""
 
 import numpy as np
 import pytest
@@ -72,6 +73,23 @@ def test_sample_cdf_is_the_lower_bound_of_the_first_draw():
         assert out.numpy()[i] == min(int(np.searchsorted(CDF, u, side="left")), len(CDF) - 1)
     freq = np.bincount(out.numpy(), minlength=len(CDF)) / n
     np.testing.assert_allclose(freq, np.diff(CDF, prepend=0.0), atol=0.03)
+
+
+@wp.kernel
+def from_temporaries(seed: int, out: wp.array(dtype=float), again: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.randf(wp.rand_init(seed, i))
+    s = wp.rand_init(seed, i)
+    again[i] = wp.randf(s)
+
+
+def test_state_given_as_a_temporary_draws_from_it():
+    """`randf(rand_init(seed, i))` (a state no variable holds) draws as Warp does: from a
+    copy that is dropped after the call."""
+    out, again = wp.zeros(5, dtype=float), wp.zeros(5, dtype=float)
+    wp.launch(from_temporaries, 5, inputs=[7, out, again])
+    np.testing.assert_array_equal(out.numpy(), again.numpy())
+    assert len(set(out.numpy().tolist())) == 5
 
 
 @wp.kernel

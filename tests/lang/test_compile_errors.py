@@ -389,7 +389,15 @@ def matrix_times_wrong_vector(a: wp.array(dtype=float)):
     a[0] = (m * v)[0]
 
 
+@wp.kernel
+def assigns_in_place_update(a: wp.array(dtype=float)):
+    t = wp.transform_identity()
+    t = wp.transform_set_translation(t, wp.vec3(1.0, 2.0, 3.0))
+    a[0] = t.p[0]
+
+
 @pytest.mark.parametrize("kernel,caret_at,message", [
+    (assigns_in_place_update, ("t = wp.transform_set", "wp.transform_set"), "the call assigned to 't' returns nothing"),
     (sin_two_args, "wp.sin(a[0], 2.0)", "sin() takes one argument"),
     (dot_with_scalar, "wp.dot(v, 1.0)", "dot() needs a vector"),
     (cross_of_vec2, "wp.cross(v, v)", "cross() needs a vector of length 3"),

@@ -221,3 +221,18 @@ def test_a_bool_or_numpy_number_fills_a_composite_with_warps_deprecation_warning
         for param, type_name in (("v", "vec3f"), ("m", "mat22f")):
             assert (f"Implicit conversion from a value of type `{type(value).__name__}` to the composite type "
                     f"`{type_name}` for kernel parameter '{param}' is deprecated") in text
+
+
+@wp.kernel
+def flagged(flag: bool, out: wp.array(dtype=int)):
+    out[0] = wp.where(flag, 1, 2)
+
+
+def test_an_integer_is_a_bool_parameters_truth_value_as_in_warp():
+    out = wp.zeros(1, dtype=int)
+    for value, expected in ((1, 1), (0, 2), (np.int32(7), 1), (np.uint8(0), 2), (True, 1), (np.bool_(False), 2)):
+        wp.launch(flagged, 1, inputs=[value, out])
+        assert out.numpy()[0] == expected, value
+    for bad in (0.5, "yes", None, wp.vec2(1.0, 0.0)):
+        with pytest.raises(TypeError, match="kernel 'flagged', argument 'flag': expected a bool"):
+            wp.launch(flagged, 1, inputs=[bad, out])

@@ -83,7 +83,9 @@ class ScalarOps:
         if t.is_bool:
             return {"bitand": b.and_, "bitor": b.or_, "bitxor": b.xor}[kind](a, c)
         signed = t.is_signed
-        flags = ("nsw",) if signed else ()
+        # int32/int64 overflow is undefined as in Warp's C++ (nsw), but int8/int16 arithmetic
+        # wraps: C++ computes it in int and truncates, so `int16(200) * int16(200)` is -25536
+        flags = ("nsw",) if signed and t.bits >= 32 else ()
         if kind == "add":
             return b.add(a, c, flags=flags)
         if kind == "sub":

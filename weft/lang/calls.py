@@ -199,8 +199,10 @@ class CallsMixin:
             if new_state is None:
                 continue  # this call's form updates nothing (tile_matmul(a, b) returns its product)
             arg = node.args[pos] if pos < len(node.args) else None
-            if isinstance(arg, ast.Subscript) and builtin.name in _BY_VALUE_STATE:
-                continue  # an array element: advanced in a copy, as in Warp (array unchanged)
+            if builtin.name in _BY_VALUE_STATE and arg is not None and not isinstance(arg, (ast.Name, ast.Attribute)):
+                # an array element or a temporary (randf(rand_init(seed, i))): advanced in a
+                # copy, as in Warp (the array is unchanged)
+                continue
             if not isinstance(arg, ast.Name) or arg.id not in self.scope:
                 self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
                            f"(it is updated in place)", node)

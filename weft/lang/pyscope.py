@@ -273,7 +273,7 @@ class _Entry:
             env[f"_U{k}"] = ArrayType(types[k], 1)
             params.append(f"u{k}: _U{k}")
             stores.append(f"u{k}[0] = a{k}")
-        body = [f"_r = {call}", *stores] if stores else [call]
+        body = [f"_r = {call}" if self.result_types else call, *stores] if stores else [call]
         self.kernel = _make_kernel(name, env, params, body)
         if any(op.name == "tid" for op in walk(self.kernel.ir().body)):
             raise RuntimeError(f"{name}() uses weft.tid(), which only exists inside a kernel: "

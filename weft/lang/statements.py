@@ -95,8 +95,13 @@ class StatementsMixin:
                        node.value)
         if isinstance(target, ast.Tuple):
             self.assign_tuple(target, node.value)
-        else:
-            self.assign(target, self.expr(node.value))
+            return
+        value = self.expr(node.value)
+        if value is None and isinstance(node.value, ast.Call):
+            # (wp.transform_set_translation(t, p) and the like update t in place)
+            self.error(f"the call assigned to '{ast.unparse(target)}' returns nothing; a function "
+                       "that updates its argument in place is called as a statement", node.value)
+        self.assign(target, value)
 
     def stmt_AnnAssign(self, node):
         if node.value is None:

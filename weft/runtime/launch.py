@@ -195,7 +195,9 @@ def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if t.is_bool:
-        if not isinstance(value, (bool, np.bool_)):
+        # an integer is taken as its truth value, as Warp's ctypes.c_bool(value) does (a
+        # float is refused: 0.5 as a flag is more likely a mistake than a choice)
+        if not isinstance(value, (bool, np.bool_, numbers.Integral)):
             _fail(kernel, name, "a bool", _describe(value))
         return bool(value)
     if isinstance(value, SCALAR_VALUES) and type(value).__name__ == "bfloat16":  # (ml_dtypes': no numbers.Number)

@@ -79,7 +79,7 @@ class StructType(Composite):
 
     def __call__(self, *args, **values):
         """A new instance: fields from positional values in declaration order, then keyword
-        values; the others take the class default or zero."""
+        values; the others are zero."""
         if len(args) > len(self.field_names):
             raise TypeError(f"struct {self.name} has {len(self.field_names)} field(s), got "
                             f"{len(args)} positional values")
@@ -161,21 +161,20 @@ def _class_annotations(cls) -> dict:
 
 
 class StructValue:
-    """An instance of a struct type in Python scope. A field starts at the default its class
-    gives (`x: float = 2.5`), else zero (arrays: None)."""
+    """An instance of a struct type in Python scope. A field starts at zero (arrays: None),
+    as in Warp, which ignores a value the class gives (`x: float = 2.5`) both here and in a
+    kernel's `S()`: a Warp program with one computes with zero."""
 
     _type: StructType  # set on each struct's instance class
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:  # (the struct type's call takes values; the class itself none)
             raise TypeError(f"create {self._type.name} instances by calling the struct type")
-        defaults = vars(self._type.cls)
         for name, t in self._type.fields.items():
             if name in self._type.invalid_fields:
                 object.__setattr__(self, name, None)
                 continue
-            default = defaults.get(name) if name in defaults else _zero(t)
-            setattr(self, name, default)
+            setattr(self, name, _zero(t))
 
     def __setattr__(self, name, value):
         t = self._type.fields.get(name)
