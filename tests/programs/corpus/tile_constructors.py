@@ -1,6 +1,5 @@
 """Tiles made in the kernel: tile_zeros/ones/full/arange with dtypes, astype, storage modes."""
 
-import numpy as np
 import warp as wp
 
 N = 16
