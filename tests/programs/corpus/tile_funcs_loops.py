@@ -48,7 +48,7 @@ def loops(x: wp.array(dtype=float), steps: int, out: wp.array2d(dtype=float)):
         t = t * 0.5
     wp.tile_store(out[0], acc)
     wp.tile_store(out[1], t)
-    n = int(0)
+    n = int(0)  # noqa: UP018 (a Warp kernel variable updated in a loop is declared typed)
     s = wp.tile_zeros(16, dtype=float)
     while n < steps * 3:
         s = s + wp.tile_ones(16, dtype=float)
