@@ -27,7 +27,7 @@ def compact(is_valid: wp.array(dtype=int), data: wp.array(dtype=float), num_outp
     data_tile = wp.tile_load(data, TILE_SIZE, offset=i * TILE_SIZE)
     valid_tile = wp.tile_load(is_valid, TILE_SIZE, offset=i * TILE_SIZE)
     scan = wp.tile_scan_inclusive(valid_tile)
-    offset = int(0)
+    offset = int(0)  # noqa: UP018 (a Warp kernel variable assigned in a branch is declared typed)
     if j == wp.block_dim() - 1:
         count = wp.tile_extract(scan, wp.block_dim() - 1)
         offset = wp.atomic_add(num_output, 0, count)

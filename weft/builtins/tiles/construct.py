@@ -16,7 +16,7 @@ import numpy as np
 
 from ...ir.core import Value
 from ...lang.module import compile_lanes
-from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
+from ...types import Matrix, Scalar, StructType, TileType, Vector, bool_, float32, int32
 from ...types.scalars import SCALAR_VALUES
 from .. import arith
 from ..registry import builtin, primitive
@@ -40,6 +40,11 @@ LANES_TILE = primitive("lanes_tile", _lanes_tile_rule, _only_in_block_programs,
                        doc="the block's threads' values of x, as a tile of shape (block_dim,)")
 LANE_INDEX = primitive("lane_index", lambda arg_types: [int32], _only_in_block_programs,
                        doc="this thread's index within its block")
+# Which of the block's threads run here: all but those past the launch's threads in its last
+# block, and those that skip a branch holding tile ops. Warp's reductions skip the elements
+# the others own (element k of a tile is lane k % block_dim's).
+LANES_ACTIVE = primitive("lanes_active", lambda arg_types: [TileType(bool_, (compile_lanes(),))],
+                         _only_in_block_programs, doc="a bool per lane of the block: whether it runs here")
 
 
 def _constant_tile(ctx, shape, dtype, value_of, storage=("tile", None)):
