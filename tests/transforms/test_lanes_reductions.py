@@ -97,3 +97,17 @@ def test_the_gradient_of_a_partial_block_max_reaches_only_its_threads():
     expected[[B - 1, n - 1]] = 2.0 * xn[[B - 1, n - 1]]
     np.testing.assert_allclose(loss.numpy(), [xn[B - 1] ** 2 + xn[n - 1] ** 2], rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+
+
+@wp.kernel
+def rows_of_threads(x: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    g = wp.tile_reshape(wp.tile(x[i]), shape=(2, B // 2))  # needs block_dim elements: no 1-thread form
+    wp.tile_store(out[i // B], wp.tile_sum(g, axis=1))
+
+
+def test_a_kernel_that_compiles_only_for_its_blocks_is_launched_as_a_block_program():
+    xn = np.arange(2 * B, dtype=np.float32)
+    out = wp.zeros((2, 2), dtype=float)
+    wp.launch(rows_of_threads, dim=2 * B, inputs=[wp.array(xn), out], block_dim=B)
+    np.testing.assert_allclose(out.numpy(), xn.reshape(2, 2, B // 2).sum(axis=2))
