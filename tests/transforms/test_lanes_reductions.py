@@ -1,7 +1,7 @@
-"""Reductions in cooperative CPU blocks (config.enable_cpu_blocks) skip the elements of the
-threads that do not run: those past the launch's threads in its last block and those that
-returned early, as Warp's CPU blocks do (element k of a tile is thread k % block_dim's;
-builtins/tiles/reduce.py)."""
+"""Reductions, stores and atomic adds in cooperative CPU blocks (config.enable_cpu_blocks)
+skip the elements of the threads that do not run: those past the launch's threads in its
+last block and those that returned early, as Warp's CPU blocks do (element k of a tile is
+thread k % block_dim's; builtins/tiles/reduce.py, memory.py)."""
 
 import numpy as np
 import pytest
@@ -111,3 +111,25 @@ def test_a_kernel_that_compiles_only_for_its_blocks_is_launched_as_a_block_progr
     out = wp.zeros((2, 2), dtype=float)
     wp.launch(rows_of_threads, dim=2 * B, inputs=[wp.array(xn), out], block_dim=B)
     np.testing.assert_allclose(out.numpy(), xn.reshape(2, 2, B // 2).sum(axis=2))
+
+
+@wp.kernel
+def store_and_add(x: wp.array(dtype=float), copy: wp.array(dtype=float), acc: wp.array(dtype=float)):
+    i = wp.tid()
+    t = wp.tile(x[i])
+    wp.tile_store(copy, t, offset=(i // B) * B)
+    wp.tile_atomic_add(acc, t + wp.tile_ones(B, dtype=float))
+
+
+def test_the_missing_threads_of_a_partial_block_store_and_add_nothing():
+    n = B + 3
+    xn = np.arange(1, n + 1, dtype=np.float32)
+    copy = wp.full(2 * B, -5.0, dtype=float)
+    acc = wp.zeros(B, dtype=float)
+    wp.launch(store_and_add, dim=n, inputs=[wp.array(xn), copy, acc], block_dim=B)
+    expected = np.full(2 * B, -5.0, dtype=np.float32)
+    expected[:n] = xn
+    np.testing.assert_array_equal(copy.numpy(), expected)
+    added = xn[:B] + 1.0
+    added[:3] += xn[B:] + 1.0  # the second block's three threads
+    np.testing.assert_array_equal(acc.numpy(), added)

@@ -1,6 +1,7 @@
 """Cooperative CPU blocks whose launch does not fill the last block (dim=100, block_dim=32):
-reductions of wp.tile(x) cover the threads that exist; tiles shaped from the block's
-threads (tile_reshape of tile(x) to (4, 8)); per-block results written by one thread."""
+reductions of wp.tile(x) cover the threads that exist, and tile_store / tile_atomic_add of
+it write only their elements; tiles shaped from the block's threads (tile_reshape of
+tile(x) to (4, 8)); per-block results written by one thread."""
 
 import numpy as np
 import warp as wp
@@ -10,7 +11,7 @@ BLOCK = 32
 
 @wp.kernel
 def block_stats(x: wp.array(dtype=float), stats: wp.array2d(dtype=float), arg: wp.array2d(dtype=int),
-                centered: wp.array(dtype=float)):
+                centered: wp.array(dtype=float), copy: wp.array(dtype=float), acc: wp.array(dtype=float)):
     i = wp.tid()
     v = x[i]
     t = wp.tile(v)
@@ -20,6 +21,8 @@ def block_stats(x: wp.array(dtype=float), stats: wp.array2d(dtype=float), arg: w
     amax = wp.tile_argmax(t)
     amin = wp.tile_argmin(t)
     centered[i] = v - hi[0]
+    wp.tile_store(copy, t * 2.0, offset=(i // BLOCK) * BLOCK)
+    wp.tile_atomic_add(acc, t, offset=0)
     if i % BLOCK == 0:
         b = i // BLOCK
         stats[b, 0] = s[0]
@@ -47,14 +50,17 @@ def run():
     arg = wp.zeros((4, 2), dtype=int)
     centered = wp.zeros(n, dtype=float)
     rows = wp.zeros((4, 4), dtype=float)
+    copy = wp.full(128, -1.0, dtype=float)  # the last block's missing threads leave -1
+    acc = wp.zeros(BLOCK, dtype=float)
     saved = wp.config.enable_cpu_blocks
     wp.config.enable_cpu_blocks = True
     try:
-        wp.launch(block_stats, dim=n, inputs=[x, stats, arg, centered], block_dim=BLOCK)
+        wp.launch(block_stats, dim=n, inputs=[x, stats, arg, centered, copy, acc], block_dim=BLOCK)
         wp.launch(grid_of_threads, dim=n, inputs=[x, rows], block_dim=BLOCK)
     finally:
         wp.config.enable_cpu_blocks = saved
-    return {"stats": stats.numpy(), "arg": arg.numpy(), "centered": centered.numpy(), "rows": rows.numpy()}
+    return {"stats": stats.numpy(), "arg": arg.numpy(), "centered": centered.numpy(), "rows": rows.numpy(),
+            "copy": copy.numpy(), "acc": acc.numpy()}
 
 
-TOLERANCE = {"stats": (1e-5, 1e-5), "rows": (1e-5, 1e-5)}
+TOLERANCE = {"stats": (1e-5, 1e-5), "rows": (1e-5, 1e-5), "acc": (1e-5, 1e-5)}

@@ -20,32 +20,14 @@ import math
 import numpy as np
 
 from ...ir.core import Block, Value
-from ...lang.module import compile_lanes
 from ...types import Matrix, Scalar, StructType, TileType, bool_, int32
 from .. import arith
 from ..registry import BUILTINS, builtin
 from .args import tile_arg
-from .construct import LANES_ACTIVE
+from .construct import lanes_active as _lanes_active
+from .construct import owner_runs as _owner_runs
+from .construct import row_major as _linear
 from .core import TILE_GET, map_tiles, unravel, zero_of
-
-
-def _lanes_active(ctx) -> Value | None:
-    """The lanes that run (a bool tile), in a kernel compiled for cooperative CPU blocks."""
-    return ctx.b.call(LANES_ACTIVE, []) if compile_lanes() > 1 else None
-
-
-def _owner_runs(b, active: Value | None, linear: Value) -> Value | None:
-    """Whether the lane owning row-major element `linear` runs (None: all do)."""
-    if active is None:
-        return None
-    return b.call(TILE_GET, [active, b.binary("mod", linear, b.const(active.type.shape[0], int32))])
-
-
-def _linear(b, coords, shape) -> Value:
-    flat = coords[0]
-    for c, n in zip(coords[1:], shape[1:]):
-        flat = b.add(b.mul(flat, b.const(n, int32)), c)
-    return flat
 
 
 def _or(b, p, q):
