@@ -133,3 +133,44 @@ def test_the_missing_threads_of_a_partial_block_store_and_add_nothing():
     added = xn[:B] + 1.0
     added[:3] += xn[B:] + 1.0  # the second block's three threads
     np.testing.assert_array_equal(acc.numpy(), added)
+
+
+@wp.kernel
+def scans_of_loaded(x: wp.array2d(dtype=float), inc: wp.array2d(dtype=float), top: wp.array2d(dtype=float)):
+    blk = wp.tid() // B
+    t = wp.tile_load(x[blk], shape=2 * B)  # element k is thread k % B's
+    wp.tile_store(inc[blk], wp.tile_scan_inclusive(t))
+    wp.tile_store(top, wp.tile_reshape(wp.tile_scan_max_inclusive(t), shape=(1, 2 * B)), offset=(blk, 0))
+
+
+def test_scans_in_a_partial_block_run_over_the_elements_of_the_threads_that_run():
+    active = 3
+    xn = np.stack([np.full(2 * B, 100.0), np.arange(1.0, 2 * B + 1)]).astype(np.float32)
+    inc = wp.full((2, 2 * B), -1.0, dtype=float)
+    top = wp.full((2, 2 * B), -1.0, dtype=float)
+    wp.launch(scans_of_loaded, dim=B + active, inputs=[wp.array(xn), inc, top], block_dim=B)
+    runs = np.arange(2 * B) % B < active
+    expected = np.full(2 * B, -1.0, dtype=np.float32)
+    expected[runs] = np.cumsum(xn[1][runs])
+    np.testing.assert_array_equal(inc.numpy()[1], expected)
+    expected[runs] = np.maximum.accumulate(xn[1][runs])
+    np.testing.assert_array_equal(top.numpy()[1], expected)
+    np.testing.assert_array_equal(inc.numpy()[0], np.cumsum(xn[0]))
+
+
+@wp.func
+def plus(a: float, b: float):
+    return a + b
+
+
+@wp.kernel
+def custom_rows(x: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=(B, 2))  # row r holds elements 2r, 2r+1: threads 2r % B, (2r+1) % B
+    wp.tile_store(out, wp.tile_reduce(plus, t, axis=1))
+
+
+def test_a_custom_reduction_of_a_slice_with_no_running_thread_is_an_error():
+    x = wp.ones((B, 2), dtype=float)
+    out = wp.zeros(B, dtype=float)
+    with pytest.raises(Exception, match="no declared identity"):
+        wp.launch(custom_rows, dim=2, inputs=[x, out], block_dim=B)  # rows 1..: threads 2.. do not run

@@ -51,10 +51,18 @@ def _masked_fold(ctx, active, n, at, combine, identity):
         return [b.select(runs, new, acc), _or(b, got, runs)]
     got0 = _owner_runs(b, active, first_index)
     acc, got = loop(ctx, n - 1, [first, got0], step)
-    return b.select(got, acc, identity if identity is not None else zero_of(b, acc.type))
+    if identity is None:  # (Warp asserts: an operator without identity has no value for it)
+        lanes = active.type.shape[0]
+        (any_runs,) = loop(ctx, lanes, [b.const(False, bool_)],
+                           lambda k, acc: [_or(b, acc[0], b.call(TILE_GET, [active, k]))])
+        b.op("assert", [_or(b, got, b.unary("not", any_runs))], [],
+             {"message": "tile_reduce: a slice has no element of a thread that runs, and the reduction operator "
+                         "has no declared identity"})
+        identity = zero_of(b, acc.type)
+    return b.select(got, acc, identity)
 
 
-def _identity(ctx, op_name, t):
+def reduction_identity(ctx, op_name, t):
     """Warp's identity of add/mul/min/max for element type t (None for other ops)."""
     if not isinstance(t, Scalar) or op_name not in ("add", "mul", "min", "max"):
         return None
@@ -129,7 +137,7 @@ def tile_sum(ctx, args, kwargs):
     if axis is None:
         return _one(ctx, _sum_all(ctx, a))
     return _reduce_axis(ctx, a, _axis(ctx, a, axis), lambda x, y: arith.binary(ctx, "add", x, y),
-                        _identity(ctx, "add", a.type.dtype))
+                        reduction_identity(ctx, "add", a.type.dtype))
 
 
 def _reduce_axis(ctx, a: Value, axis: int, combine, identity=None):
@@ -180,7 +188,7 @@ def _extreme(name, pick):
         a = tile_arg(ctx, args[0] if args else kwargs.get("a"), f"{name}'s tile")
         _scalar_elements(ctx, a, name)
         return _fold_all(ctx, a, lambda acc, x: ctx.call(BUILTINS[pick], [acc, x], {}, None),
-                         _identity(ctx, pick, a.type.dtype))
+                         reduction_identity(ctx, pick, a.type.dtype))
     reduce_extreme.doc = f"{name}(a): the {pick}imum element (shape (1,))"
     return reduce_extreme
 
@@ -240,7 +248,7 @@ def tile_reduce(ctx, args, kwargs):
             ctx.error(f"tile_reduce: the function must return the tile element type {x.type!r}, got {got!r}",
                       kind=TypeError)
         return r
-    identity = _identity(ctx, op.name, a.type.dtype) if isinstance(op, Builtin) else None
+    identity = reduction_identity(ctx, op.name, a.type.dtype) if isinstance(op, Builtin) else None
     if axis is None:
         return _fold_all(ctx, a, combine, identity)
     return _reduce_axis(ctx, a, _axis(ctx, a, axis), combine, identity)
