@@ -1,6 +1,6 @@
 """Cooperative CPU blocks whose launch does not fill the last block (dim=100, block_dim=32):
 reductions of wp.tile(x) cover the threads that exist, and tile_store / tile_atomic_add of
-it write only their elements; tiles shaped from the block's threads (tile_reshape of
+it (and tile_store_indexed) write only their elements; tiles shaped from the block's threads (tile_reshape of
 tile(x) to (4, 8)); per-block results written by one thread."""
 
 import numpy as np
@@ -41,6 +41,15 @@ def grid_of_threads(x: wp.array(dtype=float), rows: wp.array2d(dtype=float)):
     wp.tile_store(rows[i // BLOCK], r)
 
 
+@wp.kernel
+def spread_out(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    t = wp.tile(v)
+    idx = wp.tile_arange(BLOCK, dtype=int) * 4 + wp.tile_full(BLOCK, (i // BLOCK) % 4, dtype=int)
+    wp.tile_store_indexed(out, idx, t, axis=0)
+
+
 def run():
     rng = np.random.default_rng(89)
     n = 100
@@ -57,10 +66,12 @@ def run():
     try:
         wp.launch(block_stats, dim=n, inputs=[x, stats, arg, centered, copy, acc], block_dim=BLOCK)
         wp.launch(grid_of_threads, dim=n, inputs=[x, rows], block_dim=BLOCK)
+        spread = wp.full(4 * BLOCK, 9.0, dtype=float)
+        wp.launch(spread_out, dim=n, inputs=[x, spread], block_dim=BLOCK)
     finally:
         wp.config.enable_cpu_blocks = saved
     return {"stats": stats.numpy(), "arg": arg.numpy(), "centered": centered.numpy(), "rows": rows.numpy(),
-            "copy": copy.numpy(), "acc": acc.numpy()}
+            "copy": copy.numpy(), "acc": acc.numpy(), "spread": spread.numpy()}
 
 
 TOLERANCE = {"stats": (1e-5, 1e-5), "rows": (1e-5, 1e-5), "acc": (1e-5, 1e-5)}
