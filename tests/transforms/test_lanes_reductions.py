@@ -180,7 +180,7 @@ def test_a_custom_reduction_of_a_slice_with_no_running_thread_is_an_error():
 def scatter_rows(x: wp.array(dtype=float), out: wp.array(dtype=float), acc: wp.array(dtype=float)):
     i = wp.tid()
     t = wp.tile(x[i])
-    idx = wp.tile_arange(B, dtype=int) * 2
+    idx = wp.tile_arange(B, dtype=int) * 2 + wp.tile_full(B, i // B, dtype=int)  # (blocks: even, odd)
     wp.tile_store_indexed(out, idx, t, axis=0)
     wp.tile_atomic_add_indexed(acc, idx, t + wp.tile_ones(B, dtype=float), axis=0)
 
@@ -193,9 +193,9 @@ def test_indexed_stores_and_adds_leave_out_the_threads_that_do_not_run():
     wp.launch(scatter_rows, dim=n, inputs=[wp.array(xn), out, acc], block_dim=B)
     expected = np.full(2 * B, -1.0, dtype=np.float32)
     expected[0:2 * B:2] = xn[:B]
-    expected[0:6:2] = xn[B:]  # the second block's three threads store last
+    expected[1:7:2] = xn[B:]  # the second block's three threads
     np.testing.assert_array_equal(out.numpy(), expected)
     added = np.zeros(2 * B, dtype=np.float32)
     added[0:2 * B:2] = xn[:B] + 1.0
-    added[0:6:2] += xn[B:] + 1.0
+    added[1:7:2] = xn[B:] + 1.0
     np.testing.assert_array_equal(acc.numpy(), added)
