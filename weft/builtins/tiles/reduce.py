@@ -9,8 +9,9 @@ the elements each one picked (min/max: the first extreme element).
 Under Warp's cooperative CPU blocks (`compile_lanes()` > 1), element k of a tile belongs to
 lane k % block_dim, and a reduction skips the elements of lanes that do not run (past the
 launch's threads in its last block, or skipping the branch): Warp's CPU blocks do, so that
-`tile_max(tile(x))` is the maximum over the threads that exist. An axis slice with no
-element left gives the identity of add/mul/min/max (Warp's), else zero.
+`tile_max(tile(x))` is the maximum over the threads that exist. A slice with no element
+left gives the identity of add/mul/min/max (Warp's); under another operator it is an error
+after the launch (Warp asserts).
 """
 
 from __future__ import annotations
