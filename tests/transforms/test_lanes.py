@@ -296,3 +296,18 @@ def test_while_loops_holding_tile_ops_run_once_per_block():
     wp.launch_tiled(while_with_lane_values, dim=[1], inputs=[wp.array([3], dtype=int), out], block_dim=B)
     lanes = np.arange(B)
     np.testing.assert_array_equal(out.numpy(), np.concatenate([3 * lanes + 3, 3 * lanes]))
+
+
+@wp.kernel
+def store_row_of_block(x: wp.array(dtype=float), rows: wp.array2d(dtype=float)):
+    i = wp.tid()
+    s = wp.tile_sum(wp.tile(x[i] * 2.0))
+    if i % B == 0:  # one thread per block stores, into a view it indexes with its own value
+        wp.tile_store(rows[i // B], s)
+
+
+def test_a_view_a_thread_makes_inside_a_branch_is_made_again_for_the_block():
+    xn = np.arange(3 * B, dtype=np.float32)
+    rows = wp.zeros((3, 1), dtype=float)
+    wp.launch(store_row_of_block, dim=3 * B, inputs=[wp.array(xn), rows], block_dim=B)
+    np.testing.assert_allclose(rows.numpy().ravel(), 2.0 * xn.reshape(3, B).sum(axis=1))

@@ -7,6 +7,7 @@ as without cooperative blocks, which gives the same results."""
 from __future__ import annotations
 
 from ..ir.core import walk
+from ..lang.errors import CompileError
 from ..types import TileStackType, TileType
 
 # (transforms.lanes is imported where a block program is made: it imports the tile
@@ -14,8 +15,14 @@ from ..types import TileStackType, TileType
 
 
 def _meets(kernel) -> bool:
-    """Whether `kernel`'s threads depend on the others of their block."""
-    for op in walk(kernel.ir().body):
+    """Whether `kernel`'s threads depend on the others of their block. (Found in its IR for one
+    thread per block; a kernel that does not compile so, such as one reshaping `tile(x)` to a
+    shape that needs block_dim elements, is valid only for its blocks: it meets.)"""
+    try:
+        ir = kernel.ir()
+    except CompileError:
+        return True
+    for op in walk(ir.body):
         if op.attrs.get("per_lane") or op.name == "tile_map":
             return True
         if any(isinstance(v.type, (TileType, TileStackType)) for v in (*op.operands, *op.results)):

@@ -26,13 +26,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..builtins.tiles.construct import LANE_INDEX, LANES_TILE
+from ..builtins.tiles.construct import LANE_INDEX, LANES_ACTIVE, LANES_TILE
 from ..builtins.tiles.core import TILE_ADD_AT, TILE_GET, TILE_SET, map_tiles, unravel, zero_of
 from ..builtins.tiles.stack import POP, PUSH
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, free_values, walk
 from ..ir.ops import SPECS
-from ..types import ArrayType, TileStackType, TileType, int32
+from ..types import ArrayType, TileStackType, TileType, bool_, int32
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,24 @@ class _BlockProgram:
             first = self._first[self.active.id] = first
         return first
 
+    def lanes_active(self) -> Value:
+        """Which lanes run here, a bool tile: not those past the launch's threads (in the
+        last block) nor, in a branch some threads skip, those that skip it."""
+        b, lanes = self.b, self.lanes
+        partial = self.spec.dims is not None and math.prod(self.spec.dims) % lanes != 0
+
+        def body(coords, elems, states):
+            (lane,) = coords
+            runs = b.const(True, bool_)
+            if partial:
+                linear = b.add(b.mul(self.block_index, b.const(lanes, int32)), lane)
+                runs = b.cmp("lt", linear, b.const(math.prod(self.spec.dims), int32))
+            if self.active is not None:
+                runs = self._and(runs, elems[0])
+            return [runs], [], []
+        (t,) = map_tiles(b, (lanes,), [self.active] if self.active is not None else [], body)
+        return t
+
     def _and(self, p: Value, q: Value) -> Value:
         b = self.b
         return b.select(p, q, b.const(False, p.type))
@@ -178,6 +196,9 @@ class _BlockProgram:
                 continue
             self.flush(run)
             run = []
+            if what == "lanes_active":  # (a block value: the pending run may stay open)
+                self.env[op.result.id] = ("u", self.lanes_active())
+                continue
             if what == "lanes_tile":
                 (x,) = op.operands
                 self.env[op.result.id] = ("u", self.lane_tile(x))
@@ -189,6 +210,8 @@ class _BlockProgram:
         fn = _fn(op)
         if fn is LANES_TILE:
             return "lanes_tile"
+        if fn is LANES_ACTIVE:
+            return "lanes_active"
         if _contains(op, _is_tile_op):
             return "block"
         if _contains(op, lambda o: _fn(o) in (PUSH, POP)):
@@ -363,6 +386,23 @@ class _BlockProgram:
         inside = {id(o) for op in run for o in walk_op(op)}
         lane_inputs = [v for v in free if self.kind(v) == "l"]
         outputs, threaded = [], []  # (old result), (old tile result, its base tile)
+        top = {r.id for op in run for r in op.results}
+
+        def remake(op):
+            """An array a thread makes (a view) is made again where used: the values it is made
+            from leave the map too (as lane tiles), and the arrays it is made from are remade."""
+            if op.regions or op.name not in _PURE:
+                raise LaneError(f"{op.loc}: under enable_cpu_blocks, an array that differs between "
+                                "threads must come from indexing or slicing another")
+            for r in op.results:
+                self.remade[r.id] = op
+            for v in op.operands:
+                if v.id not in top:
+                    continue
+                if isinstance(v.type, ArrayType):
+                    remake(v.owner)
+                elif not _tileish(v.type) and all(v is not o for o in outputs):
+                    outputs.append(v)
         for op in run:
             for r in op.results:
                 if not (self.users.get(r.id, set()) - inside):
@@ -370,11 +410,8 @@ class _BlockProgram:
                 if _tileish(r.type):
                     threaded.append((r, self._tile_base(r, inside)))
                 elif isinstance(r.type, ArrayType):  # (no tile holds arrays: made again where used)
-                    if op.regions or op.name not in _PURE:
-                        raise LaneError(f"{op.loc}: under enable_cpu_blocks, an array that differs between "
-                                        "threads must come from indexing or slicing another")
-                    self.remade[r.id] = op
-                else:
+                    remake(op)
+                elif all(r is not o for o in outputs):
                     outputs.append(r)
         states = [self.uniform(base) for _, base in threaded]
         partial = self.spec.dims is not None and math.prod(self.spec.dims) % self.lanes != 0

@@ -151,3 +151,27 @@ def test_scan_gradients_in_half_precision(dtype):
     tape.backward(loss)
     # suffix counts 5..1, plus the positions each running max selected: x0 once, x1 twice, x3 twice
     np.testing.assert_array_equal(x.grad.numpy().astype(np.float32), [6, 6, 3, 4, 1])
+
+
+@wp.kernel
+def _max_and_scan(x: wp.array(dtype=float), m: wp.array(dtype=float), s: wp.array(dtype=float)):
+    t = wp.tile_load(x, shape=10)
+    wp.tile_store(m, wp.tile_max(t))
+    wp.tile_store(s, wp.tile_scan_inclusive(t * t))
+
+
+def test_adjoints_of_a_stored_max_and_a_stored_scan():
+    # Warp 1.19 (CPU) returns x.grad == 0 for this kernel; the adjoint is 2 x_i times the sum of
+    # the scan's seeds from i on, plus the max's seed at the argmax
+    xn = np.array([0.3, -1.2, 2.5, 0.7, 2.1, -0.4, 1.9, 0.0, -2.2, 1.1], dtype=np.float32)
+    x = wp.array(xn, dtype=float, requires_grad=True)
+    m = wp.zeros(1, dtype=float, requires_grad=True)
+    s = wp.zeros(10, dtype=float, requires_grad=True)
+    seeds = np.linspace(0, 1, 10, dtype=np.float32)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(_max_and_scan, dim=1, inputs=[x, m, s], block_dim=128)
+    tape.backward(grads={m: wp.array([2.0], dtype=float), s: wp.array(seeds)})
+    expected = 2.0 * xn.astype(np.float64) * np.cumsum(seeds[::-1])[::-1]
+    expected[np.argmax(xn)] += 2.0
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5, atol=1e-6)

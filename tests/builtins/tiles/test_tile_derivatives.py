@@ -265,7 +265,8 @@ EXCLUDED_PRIMITIVES = {n: "an in-place form: not differentiable (EXCLUDED above)
                        if n.split(" ")[0] in EXCLUDED and n.split(" ")[0].endswith("_inplace")}
 EXCLUDED_PRIMITIVES.update({n: "tile stacks (EXCLUDED above)" for n in PRIMITIVES if n.startswith("tile_stack_")})
 # cooperative blocks: replaced by the block program (its gradients: tests/transforms/test_lanes.py)
-EXCLUDED_PRIMITIVES.update({"lanes_tile": "cooperative blocks only", "lane_index": "cooperative blocks only"})
+EXCLUDED_PRIMITIVES.update({"lanes_tile": "cooperative blocks only", "lane_index": "cooperative blocks only",
+                            "lanes_active": "cooperative blocks only"})
 
 
 def _launch(case, arrays, n=None):

@@ -189,3 +189,33 @@ def test_bf16_operands_are_refused_in_a_differentiable_kernel_and_multiplied_oth
         wp.launch_tiled(_bf16_operand_kernel(True), dim=[1], inputs=[a_bf16, wp.array(b), c], block_dim=16)
     wp.launch_tiled(_bf16_operand_kernel(False), dim=[1], inputs=[a_bf16, wp.array(b), c], block_dim=16)
     np.testing.assert_array_equal(c.numpy(), a @ b)
+
+
+@wp.kernel
+def accumulate_then_reuse_a(A: wp.array2d(dtype=wp.float64), B: wp.array2d(dtype=wp.float64),
+                            C: wp.array2d(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    a = wp.tile_load(A, shape=(6, 5))
+    b = wp.tile_load(B, shape=(5, 3))
+    c = wp.tile_load(C, shape=(6, 3))
+    wp.tile_matmul(a, b, c)
+    d = wp.tile_matmul(wp.tile_transpose(a), c)
+    wp.tile_store(out, wp.tile_sum(wp.tile_map(wp.sin, d)))
+
+
+def test_gradient_of_an_accumulated_product_whose_left_operand_is_reused():
+    # Warp 1.19 (CPU) returns twice the true dB here; weft's adjoints match the analytic ones:
+    # c = C + A B, d = A^T c, out = sum(sin d): dc = A cos(d), dB = A^T dc, dA = dc B^T + c cos(d)^T
+    rng = np.random.default_rng(8)
+    an, bn, cn = rng.standard_normal((6, 5)), rng.standard_normal((5, 3)), rng.standard_normal((6, 3))
+    A, B, C = (wp.array(x, dtype=wp.float64, requires_grad=True) for x in (an, bn, cn))
+    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch_tiled(accumulate_then_reuse_a, dim=1, inputs=[A, B, C, out], block_dim=32)
+    tape.backward(out)
+    c = cn + an @ bn
+    g = np.cos(an.T @ c)
+    dc = an @ g
+    np.testing.assert_allclose(B.grad.numpy(), an.T @ dc, rtol=1e-12)
+    np.testing.assert_allclose(C.grad.numpy(), dc, rtol=1e-12)
+    np.testing.assert_allclose(A.grad.numpy(), dc @ bn.T + c @ g.T, rtol=1e-12)

@@ -16,12 +16,12 @@ import numpy as np
 
 from ...ir.core import Value
 from ...lang.module import compile_lanes
-from ...types import Matrix, Scalar, StructType, TileType, Vector, float32, int32
+from ...types import Matrix, Scalar, StructType, TileType, Vector, bool_, float32, int32
 from ...types.scalars import SCALAR_VALUES
 from .. import arith
 from ..registry import builtin, primitive
 from .args import dtype_arg, no_more, option, shape_arg, storage_arg, tile_arg
-from .core import map_tiles
+from .core import TILE_GET, map_tiles
 
 #: threads per block on the CPU (unless compiled for cooperative blocks: compile_lanes())
 CPU_BLOCK_DIM = 1
@@ -40,6 +40,32 @@ LANES_TILE = primitive("lanes_tile", _lanes_tile_rule, _only_in_block_programs,
                        doc="the block's threads' values of x, as a tile of shape (block_dim,)")
 LANE_INDEX = primitive("lane_index", lambda arg_types: [int32], _only_in_block_programs,
                        doc="this thread's index within its block")
+# Which of the block's threads run here: all but those past the launch's threads in its last
+# block, and those that skip a branch holding tile ops. Warp's reductions skip the elements
+# the others own (element k of a tile is lane k % block_dim's).
+LANES_ACTIVE = primitive("lanes_active", lambda arg_types: [TileType(bool_, (compile_lanes(),))],
+                         _only_in_block_programs, doc="a bool per lane of the block: whether it runs here")
+
+
+def lanes_active(ctx) -> Value | None:
+    """Which of the block's lanes run (a bool tile), in a kernel compiled for cooperative CPU
+    blocks; None otherwise (then every element is its one thread's)."""
+    return ctx.b.call(LANES_ACTIVE, []) if compile_lanes() > 1 else None
+
+
+def owner_runs(b, active: Value | None, linear: Value) -> Value | None:
+    """Whether the lane owning row-major element `linear` of a tile runs (None: all do)."""
+    if active is None:
+        return None
+    return b.call(TILE_GET, [active, b.binary("mod", linear, b.const(active.type.shape[0], int32))])
+
+
+def row_major(b, coords, shape) -> Value:
+    """The row-major index of `coords` in `shape`."""
+    flat = coords[0]
+    for c, n in zip(coords[1:], shape[1:]):
+        flat = b.add(b.mul(flat, b.const(n, int32)), c)
+    return flat
 
 
 def _constant_tile(ctx, shape, dtype, value_of, storage=("tile", None)):

@@ -168,10 +168,11 @@ def _coerce(ctx, value, dtype):
 def tile_extract(ctx, args, kwargs):
     """tile_extract(a, i, ...): one element of a tile."""
     a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "tile_extract's tile")
-    idx = list(args[1:]) or [kwargs[k] for k in ("i", "j", "k", "l") if k in kwargs]
+    idx = list(args[1:]) or [kwargs[k] for k in ("i", "j", "k", "l", "m", "n") if k in kwargs]
     t = a.type
-    if len(idx) == t.ndim + 1 and t.dtype is not None and not isinstance(t.dtype, Scalar):
-        # a component of a vector/matrix element: tile_extract(a, i, c)
+    if len(idx) > t.ndim and t.dtype is not None and not isinstance(t.dtype, Scalar):
+        # the indices past the tile's select within its vector/matrix element: a component,
+        # a matrix row (one index) or a matrix entry (two)
         from .. import arith
         return arith.get_item(ctx, get_element(ctx, a, idx[:t.ndim]), tuple(idx[t.ndim:]))
     return get_element(ctx, a, idx)

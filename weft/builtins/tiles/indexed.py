@@ -23,7 +23,7 @@ from ...ir.core import Block, Value
 from ...types import Scalar, TileType, bool_, int32
 from ..registry import builtin
 from .args import index_value, no_more, offsets_arg, option, shape_arg, tile_arg
-from .construct import _per_lane
+from .construct import _per_lane, lanes_active, owner_runs, row_major
 from .core import TILE_ADD_AT, TILE_GET, TILE_SET, map_tiles
 from .elements import _coerce
 from .memory import _array, _converter, _guarded, _in_bounds
@@ -106,6 +106,14 @@ def tile_load_indexed(ctx, args, kwargs):
     return t
 
 
+def _when_runs(ctx, active, coords, shape, cond):
+    """`cond`, and (under cooperative blocks) the element's lane runs."""
+    if active is None:
+        return cond
+    b = ctx.b
+    return b.select(cond, owner_runs(b, active, row_major(b, coords, shape)), b.const(False, cond.type))
+
+
 @builtin("tile_store_indexed")
 def tile_store_indexed(ctx, args, kwargs):
     """tile_store_indexed(a, indices, t, offset=None, axis=0)"""
@@ -115,6 +123,7 @@ def tile_store_indexed(ctx, args, kwargs):
     offsets, axis, indices = _layout(ctx, "tile_store_indexed", a, t.type.shape, p["offset"], p["axis"],
                                      p["indices"])
     value = _converter(ctx, t.type.dtype, a.type.dtype, "tile_store_indexed")
+    active = lanes_active(ctx)  # (cooperative blocks: the lanes that do not run store nothing)
 
     def body(coords, elems, states):
         idx = _source_index(ctx, offsets, indices, axis, coords)
@@ -123,7 +132,7 @@ def tile_store_indexed(ctx, args, kwargs):
         def store():
             ctx.b.op("store", [a, *idx, x])
             return []
-        _guarded(ctx, _in_bounds(ctx, a, idx), store, [])
+        _guarded(ctx, _when_runs(ctx, active, coords, t.type.shape, _in_bounds(ctx, a, idx)), store, [])
         return [], [], []
 
     map_tiles(ctx.b, t.type.shape, [t], body)
@@ -140,6 +149,7 @@ def tile_atomic_add_indexed(ctx, args, kwargs):
                                      p["indices"])
     dtype = a.type.dtype
     value = _converter(ctx, t.type.dtype, dtype, "tile_atomic_add_indexed")
+    active = lanes_active(ctx)  # (cooperative blocks: the lanes that do not run add nothing)
 
     def body(coords, elems, states):
         idx = _source_index(ctx, offsets, indices, axis, coords)
@@ -147,7 +157,8 @@ def tile_atomic_add_indexed(ctx, args, kwargs):
 
         def add():
             return [ctx.b.op("atomic", [a, *idx, x], [dtype], {"op": "add"}).result]
-        return _guarded(ctx, _in_bounds(ctx, a, idx), add, [dtype]), [], []
+        cond = _when_runs(ctx, active, coords, t.type.shape, _in_bounds(ctx, a, idx))
+        return _guarded(ctx, cond, add, [dtype]), [], []
 
     (old,) = map_tiles(ctx.b, t.type.shape, [t], body)
     return old

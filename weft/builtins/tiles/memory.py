@@ -15,6 +15,7 @@ from ...types import ArrayType, Scalar, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
 from .args import no_more, offsets_arg, option, shape_arg, storage_arg, tile_arg
+from .construct import lanes_active, owner_runs, row_major
 from .core import map_tiles, zero_of
 
 
@@ -149,20 +150,28 @@ def tile_store(ctx, args, kwargs):
     """tile_store(a, t, offset=None, bounds_check=True, aligned=False)"""
     a, t, offsets, checked = _write_args(ctx, "tile_store", args, kwargs)
     value = _converter(ctx, t.type.dtype, a.type.dtype, "tile_store")
+    active = lanes_active(ctx)  # (cooperative blocks: the lanes that do not run store nothing)
+    shape = t.type.shape
 
     def body(coords, elems, states, guard=True, attrs=None):
         idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)
         x = value(elems[0])
-        if not guard:
+        cond = _in_bounds(ctx, a, idx) if guard else None
+        if active is not None:
+            runs = owner_runs(ctx.b, active, row_major(ctx.b, coords, shape))
+            cond = runs if cond is None else _and(ctx.b, cond, runs)
+        if cond is None:
             ctx.b.op("store", [a, *idx, x], [], attrs or {})
         else:
             def store():
                 ctx.b.op("store", [a, *idx, x])
                 return []
-            _guarded(ctx, _in_bounds(ctx, a, idx), store, [])
+            _guarded(ctx, cond, store, [])
         return [], [], []
 
-    shape = t.type.shape
+    if not checked or active is not None:
+        map_tiles(ctx.b, shape, [t], lambda c, e, s: body(c, e, s, guard=checked))
+        return None
     if not checked:
         map_tiles(ctx.b, shape, [t], lambda c, e, s: body(c, e, s, guard=False))
         return None
@@ -183,6 +192,7 @@ def tile_atomic_add(ctx, args, kwargs):
         ctx.error(f"tile_atomic_add only supports float16/32/64 and 32- or 64-bit integer elements (vectors, "
                   f"matrices and structs of them), got {dtype!r}", kind=None)
     value = _converter(ctx, t.type.dtype, dtype, "tile_atomic_add")
+    active = lanes_active(ctx)  # (cooperative blocks: the lanes that do not run add nothing)
 
     def body(coords, elems, states):
         idx = _indices(ctx, offsets, coords)
@@ -190,7 +200,11 @@ def tile_atomic_add(ctx, args, kwargs):
 
         def add():
             return [ctx.b.op("atomic", [a, *idx, x], [dtype], {"op": "add"}).result]
-        old = add() if not checked else _guarded(ctx, _in_bounds(ctx, a, idx), add, [dtype])
+        cond = _in_bounds(ctx, a, idx) if checked else None
+        if active is not None:
+            runs = owner_runs(ctx.b, active, row_major(ctx.b, coords, t.type.shape))
+            cond = runs if cond is None else _and(ctx.b, cond, runs)
+        old = add() if cond is None else _guarded(ctx, cond, add, [dtype])
         return old, [], []
 
     (old,) = map_tiles(ctx.b, t.type.shape, [t], body)

@@ -5,16 +5,74 @@ Whole-tile results are tiles of shape (1,), as in Warp. A sum over the whole til
 `tile_map` sum (its gradient is the seed broadcast back); the others are loops over the
 elements in row-major order, inside a `tile_map` over the result, so their gradients follow
 the elements each one picked (min/max: the first extreme element).
+
+Under Warp's cooperative CPU blocks (`compile_lanes()` > 1), element k of a tile belongs to
+lane k % block_dim, and a reduction skips the elements of lanes that do not run (past the
+launch's threads in its last block, or skipping the branch): Warp's CPU blocks do, so that
+`tile_max(tile(x))` is the maximum over the threads that exist. A slice with no element
+left gives the identity of add/mul/min/max (Warp's); under another operator it is an error
+after the launch (Warp asserts).
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ...ir.core import Block, Value
-from ...types import Matrix, Scalar, StructType, TileType, int32
+from ...types import Matrix, Scalar, StructType, TileType, bool_, int32
 from .. import arith
 from ..registry import BUILTINS, builtin
 from .args import tile_arg
-from .core import TILE_GET, map_tiles, unravel
+from .construct import lanes_active as _lanes_active
+from .construct import owner_runs as _owner_runs
+from .construct import row_major as _linear
+from .core import TILE_GET, map_tiles, unravel, zero_of
+
+
+def _or(b, p, q):
+    return b.select(p, b.const(True, bool_), q)
+
+
+def _masked_fold(ctx, active, n, at, combine, identity):
+    """combine(...) over elements at(0..n-1) (a (linear index, value) pair), skipping those of
+    lanes that do not run; `identity` (a Value) when none is left."""
+    b = ctx.b
+    first_index, first = at(b.const(0, int32))
+    if active is None:
+        (r,) = loop(ctx, n - 1, [first], lambda k, acc: [combine(acc[0], at(b.add(k, b.const(1, int32)))[1])])
+        return r
+
+    def step(k, carried):
+        acc, got = carried
+        j, x = at(b.add(k, b.const(1, int32)))
+        runs = _owner_runs(b, active, j)
+        new = b.select(got, combine(acc, x), x)
+        return [b.select(runs, new, acc), _or(b, got, runs)]
+    got0 = _owner_runs(b, active, first_index)
+    acc, got = loop(ctx, n - 1, [first, got0], step)
+    if identity is None:  # (Warp asserts: an operator without identity has no value for it)
+        lanes = active.type.shape[0]
+        (any_runs,) = loop(ctx, lanes, [b.const(False, bool_)],
+                           lambda k, acc: [_or(b, acc[0], b.call(TILE_GET, [active, k]))])
+        b.op("assert", [_or(b, got, b.unary("not", any_runs))], [],
+             {"message": "tile_reduce: a slice has no element of a thread that runs, and the reduction operator "
+                         "has no declared identity"})
+        identity = zero_of(b, acc.type)
+    return b.select(got, acc, identity)
+
+
+def reduction_identity(ctx, op_name, t):
+    """Warp's identity of add/mul/min/max for element type t (None for other ops)."""
+    if not isinstance(t, Scalar) or op_name not in ("add", "mul", "min", "max"):
+        return None
+    if op_name in ("add", "mul"):
+        return ctx.b.const(0 if op_name == "add" else 1, t)
+    if t.is_float:
+        return ctx.b.const(math.inf if op_name == "min" else -math.inf, t)
+    info = np.iinfo(t.np_dtype)
+    return ctx.b.const(int(info.max if op_name == "min" else info.min), t)
 
 
 def _one(ctx, value: Value) -> Value:
@@ -23,8 +81,15 @@ def _one(ctx, value: Value) -> Value:
     return t
 
 
-def _sum_all(ctx, a: Value, element=lambda x: x) -> Value:
-    (s,) = map_tiles(ctx.b, a.type.shape, [a], lambda coords, elems, states: ([], [element(elems[0])], []))
+def _sum_all(ctx, a: Value) -> Value:
+    b, active = ctx.b, _lanes_active(ctx)
+
+    def body(coords, elems, states):
+        x = elems[0]
+        if active is not None:
+            x = b.select(_owner_runs(b, active, _linear(b, coords, a.type.shape)), x, zero_of(b, x.type))
+        return [], [x], []
+    (s,) = map_tiles(b, a.type.shape, [a], body)
     return s
 
 
@@ -47,19 +112,16 @@ def loop(ctx, n: int, inits, step):
                 [v.type for v in inits], {}, [body]).results
 
 
-def _fold_all(ctx, a: Value, combine):
+def _fold_all(ctx, a: Value, combine, identity=None):
     """Combine the elements of `a` in row-major order, from the first."""
     t: TileType = a.type
-    b = ctx.b
+    b, active = ctx.b, _lanes_active(ctx)
 
     def element(k):
-        return b.call(TILE_GET, [a, *unravel(b, k, t.shape)])
+        return k, b.call(TILE_GET, [a, *unravel(b, k, t.shape)])
 
     def body(coords, elems, states):
-        first = element(b.const(0, int32))
-        (result,) = loop(ctx, t.num_elements - 1, [first],
-                         lambda k, acc: [combine(acc[0], element(b.add(k, b.const(1, int32))))])
-        return [result], [], []
+        return [_masked_fold(ctx, active, t.num_elements, element, combine, identity)], [], []
     (r,) = map_tiles(b, (1,), [], body)
     return r
 
@@ -75,21 +137,20 @@ def tile_sum(ctx, args, kwargs):
         return _fold_all(ctx, a, lambda x, y: arith.binary(ctx, "add", x, y))
     if axis is None:
         return _one(ctx, _sum_all(ctx, a))
-    return _reduce_axis(ctx, a, _axis(ctx, a, axis), lambda x, y: arith.binary(ctx, "add", x, y))
+    return _reduce_axis(ctx, a, _axis(ctx, a, axis), lambda x, y: arith.binary(ctx, "add", x, y),
+                        reduction_identity(ctx, "add", a.type.dtype))
 
 
-def _reduce_axis(ctx, a: Value, axis: int, combine):
+def _reduce_axis(ctx, a: Value, axis: int, combine, identity=None):
     t: TileType = a.type
     out_shape = t.shape[:axis] + t.shape[axis + 1:] or (1,)
-    b = ctx.b
+    b, active = ctx.b, _lanes_active(ctx)
 
     def body(coords, elems, states):
         def at(k):
             idx = list(coords[:axis]) + [k] + list(coords[axis:]) if t.ndim > 1 else [k]
-            return b.call(TILE_GET, [a, *idx])
-        first = at(b.const(0, int32))
-        (r,) = loop(ctx, t.shape[axis] - 1, [first], lambda k, acc: [combine(acc[0], at(b.add(k, b.const(1, int32))))])
-        return [r], [], []
+            return (_linear(b, idx, t.shape) if active is not None else None), b.call(TILE_GET, [a, *idx])
+        return [_masked_fold(ctx, active, t.shape[axis], at, combine, identity)], [], []
     (r,) = map_tiles(b, out_shape, [], body)
     return r
 
@@ -101,12 +162,16 @@ def tile_dot(ctx, args, kwargs):
     if a.type.shape != c.type.shape:
         ctx.error(f"tile_dot: shapes differ ({a.type.shape} and {c.type.shape})", kind=ValueError)
 
+    b, active = ctx.b, _lanes_active(ctx)
+
     def body(coords, elems, states):
         x, y = elems
         if isinstance(x.type, Scalar):
             prod = arith.binary(ctx, "mul", x, y)
         else:  # vectors: dot; matrices: the sum of the products of their entries
             prod = ctx.call(BUILTINS["ddot" if isinstance(x.type, Matrix) else "dot"], [x, y], {}, None)
+        if active is not None:
+            prod = b.select(_owner_runs(b, active, _linear(b, coords, a.type.shape)), prod, zero_of(b, prod.type))
         return [], [prod], []
     (s,) = map_tiles(ctx.b, a.type.shape, [a, c], body)
     return _one(ctx, s)
@@ -123,7 +188,8 @@ def _extreme(name, pick):
     def reduce_extreme(ctx, args, kwargs):
         a = tile_arg(ctx, args[0] if args else kwargs.get("a"), f"{name}'s tile")
         _scalar_elements(ctx, a, name)
-        return _fold_all(ctx, a, lambda acc, x: ctx.call(BUILTINS[pick], [acc, x], {}, None))
+        return _fold_all(ctx, a, lambda acc, x: ctx.call(BUILTINS[pick], [acc, x], {}, None),
+                         reduction_identity(ctx, pick, a.type.dtype))
     reduce_extreme.doc = f"{name}(a): the {pick}imum element (shape (1,))"
     return reduce_extreme
 
@@ -138,18 +204,24 @@ def _arg_extreme(name, pred):
         a = tile_arg(ctx, args[0] if args else kwargs.get("a"), f"{name}'s tile")
         _scalar_elements(ctx, a, name)
         t: TileType = a.type
-        b = ctx.b
+        b, active = ctx.b, _lanes_active(ctx)
 
         def body(coords, elems, states):
-            best = b.call(TILE_GET, [a, *unravel(b, b.const(0, int32), t.shape)])
+            zero = b.const(0, int32)
+            best = b.call(TILE_GET, [a, *unravel(b, zero, t.shape)])
+            got = _owner_runs(b, active, zero) if active is not None else b.const(True, bool_)
 
             def step(k, acc):
-                value, index = acc
+                value, index, got = acc
                 j = b.add(k, b.const(1, int32))
                 x = b.call(TILE_GET, [a, *unravel(b, j, t.shape)])
                 better = b.cmp(pred, x, value)
-                return [b.select(better, x, value), b.select(better, j, index)]
-            _, index = loop(ctx, t.num_elements - 1, [best, b.const(0, int32)], step)
+                if active is not None:  # (the first element of a lane that runs, then better ones)
+                    runs = _owner_runs(b, active, j)
+                    better = b.select(runs, b.select(got, better, b.const(True, bool_)), b.const(False, bool_))
+                    got = _or(b, got, runs)
+                return [b.select(better, x, value), b.select(better, j, index), got]
+            _, index, _ = loop(ctx, t.num_elements - 1, [best, zero, got], step)
             return [index], [], []
         (r,) = map_tiles(b, (1,), [], body)
         return r
@@ -177,6 +249,7 @@ def tile_reduce(ctx, args, kwargs):
             ctx.error(f"tile_reduce: the function must return the tile element type {x.type!r}, got {got!r}",
                       kind=TypeError)
         return r
+    identity = reduction_identity(ctx, op.name, a.type.dtype) if isinstance(op, Builtin) else None
     if axis is None:
-        return _fold_all(ctx, a, combine)
-    return _reduce_axis(ctx, a, _axis(ctx, a, axis), combine)
+        return _fold_all(ctx, a, combine, identity)
+    return _reduce_axis(ctx, a, _axis(ctx, a, axis), combine, identity)

@@ -21,6 +21,9 @@ import llvmlite.ir as ir
 from ...types import Scalar, TileType, bfloat16, int32
 from ..registry import builtin, primitive
 from .args import tile_arg
+from .construct import lanes_active, owner_runs, row_major
+from .core import map_tiles
+from .reduce import reduction_identity
 
 I32 = ir.IntType(32)
 
@@ -147,6 +150,21 @@ EXTREMES = {kind: primitive(f"tile_scan_{kind}_inclusive_op", _scan_rule(f"tile_
             for kind in ("max", "min")}
 
 
+def _skip_idle_lanes(ctx, a, kind):
+    """Under cooperative CPU blocks, the elements of lanes that do not run hold the scan's
+    identity, so that the scan runs over the others (as Warp's partial blocks do)."""
+    active = lanes_active(ctx)
+    if active is None:
+        return a
+    b, t = ctx.b, a.type
+    identity = reduction_identity(ctx, kind, t.dtype)
+
+    def body(coords, elems, states):
+        return [b.select(owner_runs(b, active, row_major(b, coords, t.shape)), elems[0], identity)], [], []
+    (masked,) = map_tiles(b, t.shape, [a], body)
+    return masked
+
+
 def _scan_builtin(name, prim):
     @builtin(name)
     def expand(ctx, args, kwargs):
@@ -158,7 +176,8 @@ def _scan_builtin(name, prim):
         t = a.type
         if not (isinstance(t.dtype, Scalar) and (t.dtype.is_float or t.dtype.is_int) and not t.dtype.is_bool):
             ctx.error(f"{name} needs a tile of float or integer scalars, got {t!r}", kind=TypeError)
-        return ctx.b.call(prim, [a])
+        return ctx.b.call(prim, [_skip_idle_lanes(ctx, a, kind)])
+    kind = "max" if "max" in name else "min" if "min" in name else "add"
     expand.doc = prim.doc
     return expand
 
