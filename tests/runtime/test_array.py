@@ -114,8 +114,10 @@ def test_zeros_ones_full_empty():
 
 @pytest.mark.parametrize("value, dtype", [(2.0, wp.float32), (2, wp.int32), (True, wp.bool),
                                           (np.float64(2.0), wp.float64), (np.int16(3), wp.int16),
-                                          ((1.0, 2.0, 3.0), wp.vec3), ([1, 2], wp.vec2i),
-                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22),
+                                          # a sequence: numpy's scalar type, as Warp's full
+                                          ((1.0, 2.0, 3.0), wp.vec3d), ([1, 2], wp.vec(2, wp.int64)),
+                                          (((1.0, 2.0), (3.0, 4.0)), wp.mat22d),
+                                          (np.array([1, 2], dtype=np.int16), wp.vec(2, wp.int16)),
                                           (wp.vec3d(1, 2, 3), wp.vec3d), (wp.quat(0, 0, 0, 1), wp.quat)])
 def test_full_infers_the_dtype(value, dtype):
     a = wp.full(3, value)
@@ -465,3 +467,15 @@ def test_extents_beyond_int32_are_refused():
     with pytest.raises(ValueError, match=message):  # a zero-stride view: nothing is allocated
         wp.array(np.broadcast_to(np.zeros(1, dtype=np.int8), (2**31,)), dtype=wp.int8)
     assert wp.zeros(0, dtype=wp.int8).shape == (0,)
+
+
+def test_a_list_of_vectors_without_dtype_is_a_scalar_array_as_warps():
+    # Warp reads vector/matrix values through the buffer protocol: their components, flat
+    a = wp.array([wp.vec3(1, 2, 3), wp.vec3(4, 5, 6)])
+    assert a.dtype is wp.float32 and a.shape == (2, 3)
+    np.testing.assert_array_equal(a.numpy(), [[1, 2, 3], [4, 5, 6]])
+    m = wp.array([wp.mat22d(1, 2, 3, 4)])
+    assert m.dtype is wp.float64 and m.shape == (1, 4)
+    assert wp.array([wp.vec2i(1, 2)]).dtype is wp.int32
+    typed = wp.array([wp.mat22(1, 2, 3, 4)], dtype=wp.mat22)
+    assert typed.shape == (1,) and typed.numpy()[0, 1, 0] == 3

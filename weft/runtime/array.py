@@ -525,12 +525,14 @@ def reinterpret(a: array, t: Type) -> array:
 
 
 def _dtype_of_data(data) -> Type:
-    """The dtype Warp gives data passed without one: a vector, matrix or struct value's own
-    type for a sequence of them, else the numpy dtype's scalar type."""
+    """The dtype Warp gives data passed without one: for a sequence of vector or matrix values
+    their scalar type (Warp reads them through the buffer protocol: `[vec3, vec3]` is a
+    (2, 3) float32 array, `[mat22]` a (1, 4) one), a struct value's own type for a sequence
+    of them, else the numpy dtype's scalar type."""
     if isinstance(data, (list, tuple)) and data:
         first = data[0]
         if isinstance(first, CompositeValue):
-            return first.type
+            return first.type.dtype
         if isinstance(first, StructValue):
             return first._type
     src = _asarray(data)
@@ -547,6 +549,8 @@ def _numpy_of(data, t: Type) -> np.ndarray:
     if isinstance(t, StructType) and isinstance(data, (list, tuple)):
         return np.array([struct_record(t, v) for v in data], dtype=element_numpy(t)[0])
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
+        if isinstance(t, Scalar):  # the components, flat per value, as Warp's buffer reads
+            return np.array([np.asarray(v).reshape(-1) for v in data])
         return np.array([np.asarray(v) for v in data])
     return _asarray(data)
 

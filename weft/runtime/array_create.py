@@ -47,7 +47,8 @@ def ones(shape=None, dtype=float32, device=None, requires_grad=False, pinned=Fal
 
 def _dtype_of_value(value) -> Type:
     """The dtype `full` gives `value`: its own type; float32, int32 or bool for a Python
-    number; a vector or matrix of those for a (nested) sequence."""
+    number; for a (nested) sequence a vector or matrix of the scalar type numpy gives it
+    (float64 / int64 for Python numbers, as Warp's `full` does)."""
     if isinstance(value, CompositeValue):
         return value.type
     if isinstance(value, StructValue):
@@ -56,7 +57,7 @@ def _dtype_of_value(value) -> Type:
     scalar = scalar_from_numpy(data.dtype)
     if scalar is None:
         raise TypeError(f"full: cannot infer a dtype from {value!r}; pass dtype=")
-    if not isinstance(value, (*SCALAR_VALUES, np.ndarray)):  # Python numbers, as in annotations
+    if data.ndim == 0 and not isinstance(value, (*SCALAR_VALUES, np.ndarray)):  # as in annotations
         scalar = {"f": float32, "i": int32}.get(data.dtype.kind, scalar)
     if data.ndim == 1:
         return vector(data.shape[0], scalar)

@@ -1,0 +1,75 @@
+"""wp.launch forms: dim as int/tuple/list up to 4D, inputs+outputs, keyword args, record_cmd Launch objects."""
+
+import numpy as np
+import warp as wp
+
+
+@wp.kernel
+def axpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def index4(out: wp.array4d(dtype=wp.int32)):
+    i, j, k, l = wp.tid()
+    out[i, j, k, l] = ((i * 3 + j) * 4 + k) * 2 + l
+
+
+@wp.kernel
+def tid_in_2d(out: wp.array(dtype=wp.int32), width: int):
+    i, j = wp.tid()
+    out[i * width + j] = i - j
+
+
+@wp.kernel
+def accumulate(a: wp.array(dtype=float), step: float):
+    i = wp.tid()
+    a[i] = a[i] + step
+
+
+@wp.kernel
+def dim_query(out: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    out[i] = wp.block_dim() * 0 + i
+
+
+def run():
+    r = {}
+    x = wp.array(np.arange(8, dtype=np.float32))
+    y = wp.ones(8, dtype=float)
+    out = wp.zeros(8, dtype=float)
+    wp.launch(axpy, dim=8, inputs=[x, y, 3.0], outputs=[out])
+    r["axpy"] = out.numpy()
+    out2 = wp.zeros(8, dtype=float)
+    wp.launch(kernel=axpy, dim=(8,), inputs=[x, y, -1.0, out2], device="cpu")
+    r["axpy_kw"] = out2.numpy()
+    o4 = wp.zeros((2, 3, 4, 2), dtype=wp.int32)
+    wp.launch(index4, dim=(2, 3, 4, 2), inputs=[o4])
+    r["o4"] = o4.numpy()
+    t2 = wp.zeros(12, dtype=wp.int32)
+    wp.launch(tid_in_2d, dim=[3, 4], inputs=[t2, 4])
+    r["t2"] = t2.numpy()
+    a = wp.zeros(5, dtype=float)
+    cmd = wp.launch(accumulate, dim=5, inputs=[a, 1.0], record_cmd=True)
+    r["before_cmd"] = a.numpy()
+    cmd.launch()
+    cmd.launch()
+    r["after_two"] = a.numpy()
+    cmd.set_param_at_index(1, 10.0)
+    cmd.launch()
+    r["after_param"] = a.numpy()
+    b = wp.zeros(5, dtype=float)
+    cmd.set_param_at_index(0, b)
+    cmd.launch()
+    r["b_after"] = b.numpy()
+    cmd.set_dim(3)
+    cmd.launch()
+    r["b_dim3"] = b.numpy()
+    d = wp.zeros(6, dtype=wp.int32)
+    wp.launch(dim_query, dim=6, inputs=[d], max_blocks=2)
+    r["max_blocks"] = d.numpy()
+    e = wp.zeros(0, dtype=float)
+    wp.launch(accumulate, dim=0, inputs=[e, 1.0])
+    r["empty_ok"] = e.size
+    return r
