@@ -12,7 +12,7 @@ def fill2d(a: wp.array2d(dtype=float)):
 @wp.kernel
 def row_sum(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
-    s = 0.0
+    s = float(0.0)  # noqa: UP018 (a dynamic variable, as Warp requires for loops)
     for j in range(a.shape[1]):
         s += a[i][j]
     out[i] = s
