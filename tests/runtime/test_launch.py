@@ -37,12 +37,28 @@ def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float, out: wp.
     out[i] = a * x[i] + y[i]
 
 
-@pytest.mark.parametrize("dim", [24, (24,), [24], (4, 6), (2, 3, 4), (2, 3, 2, 2), (1, 1, 1, 24),
-                                 np.int64(24), (np.int32(4), 6)])
-def test_tid_is_the_linear_index(dim):
+@pytest.mark.parametrize("dim", [24, (24,), [24], np.int64(24), (24, 1, 1), (np.int32(24), 1)])
+def test_tid_of_a_1d_launch_is_the_thread_index(dim):
     out = wp.full(24, -1, dtype=int)
     wp.launch(linear_tid, dim, inputs=[out])
     np.testing.assert_array_equal(out.numpy(), np.arange(24))
+
+
+@wp.kernel
+def count_first_index(counts: wp.array(dtype=int)):
+    i = wp.tid()
+    wp.atomic_add(counts, i, 1)
+
+
+@pytest.mark.parametrize("dim", [(4, 6), (2, 3, 4), (2, 3, 2, 2), (1, 1, 1, 24), (37, 3), (np.int32(4), 6)])
+def test_tid_into_one_index_is_the_first_launch_index(dim):
+    """As Warp 1.19 documents: `i = tid()` in a launch of several dimensions is the first
+    index; each value comes once per thread of the other dimensions."""
+    counts = wp.zeros(40, dtype=int)
+    wp.launch(count_first_index, dim, inputs=[counts])
+    expected = np.zeros(40, dtype=np.int32)
+    expected[:int(dim[0])] = np.prod(dim[1:])
+    np.testing.assert_array_equal(counts.numpy(), expected)
 
 
 @pytest.mark.parametrize("kernel, shape", [(tid2, (3, 4)), (tid3, (2, 3, 4)), (tid4, (2, 3, 2, 2))])
@@ -147,7 +163,7 @@ def test_changing_the_launch_shape():
     for dim in (3, 24, (2, 5), 7):
         out.zero_()
         wp.launch(linear_tid, dim, inputs=[out])
-        n = int(np.prod(dim))
+        n = int(np.ravel(dim)[0])  # (i = tid() is the first launch index)
         np.testing.assert_array_equal(out.numpy(), [*range(n), *[0] * (24 - n)])
 
 

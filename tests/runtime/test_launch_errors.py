@@ -56,8 +56,8 @@ CASES = [
     ("x", wp.vec3(1, 2, 3), TypeError, ("a number (float32)", "a vec3f")),
     ("x", 10**400, ValueError, ("a number in the range of float32", "10000000")),
     ("v", wp.vec2(1, 2), TypeError, ("vec3f", "a vec2f")),
-    ("v", wp.vec3d(1, 2, 3), TypeError, ("vec3f", "a vec3d")),
-    ("v", wp.vec3i(1, 2, 3), TypeError, ("vec3f", "a vec3i")),
+    ("v", wp.vec4d(1, 2, 3, 4), TypeError, ("vec3f", "a vec4d")),
+    ("v", wp.mat33(), TypeError, ("vec3f", "a mat33f")),
     ("v", (1.0, 2.0), TypeError, ("vec3f (3 components)", "tuple (1.0, 2.0) (2 values)")),
     ("v", [1, 2, 3, 4], TypeError, ("vec3f (3 components)", "list [1, 2, 3, 4] (4 values)")),
     ("v", ("1", "2", "3"), TypeError, ("vec3f", "components must be numbers")),
@@ -125,6 +125,16 @@ def test_single_values_and_none_for_composites_are_refused_as_warp_does():
             wp.launch(target, 4, inputs=args)
         with pytest.raises(TypeError, match=fragment):
             wp.launch(target, 4, inputs=args)
+
+
+def test_a_vector_or_matrix_of_another_scalar_type_converts():
+    """As Warp's launch, which builds the parameter's type from the value: a vec3d or vec3i
+    is a vec3f argument; fractions for integer components are still refused."""
+    out = wp.zeros(1, dtype=int)
+    wp.launch(int_vectors, 1, inputs=[wp.vec3d(1, 2, 3), wp.vec(2, wp.int64)(4, 5), out])
+    assert out.numpy()[0] == 15
+    with pytest.raises(TypeError, match="argument 'v': expected vec3i, got a vec3d .*fractions"):
+        wp.launch(int_vectors, 1, inputs=[wp.vec3d(1.5, 2, 3), (4, 5), out])
 
 
 def test_integer_vector_components_are_checked():

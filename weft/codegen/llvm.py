@@ -189,11 +189,18 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         # (where a guard proves the thread-indexed accesses in bounds, only the guarded
         # version, the one launches take unless an array is shorter than the launch, gets
         # a vector loop: half the code to compile)
-        if n == 1 and self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
-            begin = self._emit_vector_loop(begin, end)
+        if n == 1:
+            # `i = tid()` is the first launch index, as in Warp: the linear index divided by
+            # the extent of the other dimensions (1 for a 1-D launch, which alone takes the
+            # vector loop, whose lanes are consecutive threads)
+            rest = b.mul(b.mul(self.launch_dims[1], self.launch_dims[2]), self.launch_dims[3])
+            linear = b.icmp_signed("==", rest, I32(1))
+            if self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
+                begin = self._emit_vector_loop(begin, b.select(linear, end, begin))
         k, row_exit = self._loop_header(begin, end, "thread")
         if n == 1:
             self.thread_index, self.tids = k, {}
+            self.first_index = b.select(linear, k, b.sdiv(k, rest))
             self._emit_body(self.fn.body)
             self._loop_latch(k, b.add(k, I32(1), flags=("nsw",)))
             b.position_at_end(row_exit)
@@ -210,6 +217,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         j, inner_exit = self._loop_header(first, last_end, "row")
         self.thread_index = b.add(k, b.sub(j, first), flags=("nsw",))
         self.tids = {n: coords[:-1] + [j]}
+        self.first_index = coords[0]
         self._emit_body(self.fn.body)
         self._loop_latch(j, b.add(j, I32(1), flags=("nsw",)))
         b.position_at_end(inner_exit)
@@ -226,6 +234,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.vector_mode = True
         self.thread_index = b.add(self.splat(k), ir.Constant(ir.VectorType(I32, WIDTH), list(range(WIDTH))),
                                   flags=("nsw",))
+        self.first_index = self.thread_index  # (a 1-D launch: see _emit_thread_loop)
         self.tids = {}
         self._emit_body(self.fn.body)
         self.vector_mode = False

@@ -147,10 +147,10 @@ def pack_value(kernel, name, t, value):
     if isinstance(t, Scalar):
         return _pack_scalar(kernel, name, t, value)
     if isinstance(t, (Vector, Matrix)):
-        if isinstance(value, CompositeValue):
-            if value.type is not t:
-                _fail(kernel, name, repr(t), _describe(value))
+        if isinstance(value, CompositeValue) and value.type is t:
             data = value._data
+        elif isinstance(value, CompositeValue) and value.type.np_shape != t.np_shape:
+            _fail(kernel, name, repr(t), _describe(value))
         elif value is None:
             _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
                     f"{name} to {t!r}", LaunchValueError)
@@ -161,7 +161,7 @@ def pack_value(kernel, name, t, value):
                     f"Construct the value explicitly, e.g.: {t!r}(...)")
         elif isinstance(value, (array, str)):
             _fail(kernel, name, repr(t), _describe(value))
-        else:
+        else:  # (a value of another scalar type converts, as Warp builds `t(value)`)
             try:
                 data = cast_components(value, t.dtype)
             except (TypeError, ValueError) as e:
