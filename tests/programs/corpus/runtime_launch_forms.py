@@ -29,6 +29,24 @@ def accumulate(a: wp.array(dtype=float), step: float):
 
 
 @wp.kernel
+def first_index(counts: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    wp.atomic_add(counts, i, 1)
+
+
+@wp.kernel
+def leading_pair(out: wp.array2d(dtype=wp.int32)):
+    i, j = wp.tid()
+    out[i, j] = i * 10 + j
+
+
+@wp.kernel
+def shift(points: wp.array(dtype=wp.vec3), offset: wp.vec3, basis: wp.mat22):
+    i = wp.tid()
+    points[i] = points[i] + offset * basis[1, 0]
+
+
+@wp.kernel
 def dim_query(out: wp.array(dtype=wp.int32)):
     i = wp.tid()
     out[i] = wp.block_dim() * 0 + i
@@ -69,6 +87,20 @@ def run():
     d = wp.zeros(6, dtype=wp.int32)
     wp.launch(dim_query, dim=6, inputs=[d], max_blocks=2)
     r["max_blocks"] = d.numpy()
+    counts = wp.zeros(6, dtype=wp.int32)
+    wp.launch(first_index, dim=(4, 6), inputs=[counts])
+    r["first_index_2d"] = counts.numpy()
+    counts.zero_()
+    wp.launch(first_index, dim=(3, 2, 2), inputs=[counts])
+    r["first_index_3d"] = counts.numpy()
+    lp = wp.zeros((3, 4), dtype=wp.int32)
+    wp.launch(leading_pair, dim=3, inputs=[lp])
+    r["pair_on_1d"] = lp.numpy()
+    pts = wp.zeros(3, dtype=wp.vec3)
+    wp.launch(shift, dim=3, inputs=[pts, wp.vec3d(1.0, 2.0, 3.0), wp.mat22d(1.0, 2.0, 0.5, 4.0)])
+    wp.launch(shift, dim=3, inputs=[pts, wp.vec3i(1, 1, 1), ((1.0, 2.0), (2.0, 4.0))])
+    wp.launch(shift, dim=3, inputs=[pts, np.array([0.0, 0.0, 1.0]), wp.mat22h(0.0, 0.0, 1.0, 0.0)])
+    r["converted_params"] = pts.numpy()
     e = wp.zeros(0, dtype=float)
     wp.launch(accumulate, dim=0, inputs=[e, 1.0])
     r["empty_ok"] = e.size
