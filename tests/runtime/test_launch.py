@@ -70,11 +70,36 @@ def test_unpacked_tid_gives_row_major_indices(kernel, shape):
     np.testing.assert_array_equal(out.numpy(), sum(w * ix for w, ix in zip(weights, index)))
 
 
-def test_unpacked_tid_needs_a_launch_of_that_many_dimensions():
-    out = wp.zeros((3, 4), dtype=int)
-    with pytest.raises(ValueError, match=r"kernel 'tid2' unpacks tid\(\) into 2 indices"):
-        wp.launch(tid2, (2, 2, 3), inputs=[out])
-    assert not out.numpy().any()
+@wp.kernel
+def count_leading_pair(counts: wp.array2d(dtype=int), firsts: wp.array(dtype=int)):
+    i, j = wp.tid()
+    wp.atomic_add(counts, i, j, 1)
+    wp.atomic_add(firsts, wp.tid(), 1)
+
+
+@pytest.mark.parametrize("dim", [(2, 3, 4), (3, 2, 1, 5), (4, 5, 3, 2), (1, 7, 9)])
+def test_unpacked_tid_in_a_launch_of_more_dimensions_gives_the_leading_indices(dim):
+    """As Warp 1.19: `i, j = tid()` in a launch of 3 or 4 dimensions is the first two indices,
+    each pair once per thread of the other dimensions (and `tid()` the first index)."""
+    counts, firsts = wp.zeros(dim[:2], dtype=int), wp.zeros(dim[0], dtype=int)
+    wp.launch(count_leading_pair, dim, inputs=[counts, firsts])
+    rest = int(np.prod(dim[2:]))
+    np.testing.assert_array_equal(counts.numpy(), np.full(dim[:2], rest))
+    np.testing.assert_array_equal(firsts.numpy(), np.full(dim[0], rest * dim[1]))
+
+
+@wp.kernel
+def two_ways(out: wp.array3d(dtype=int)):
+    i, j = wp.tid()
+    a, b, c = wp.tid()
+    out[a, b, c] = i * 100 + j * 10 + c
+
+
+def test_tid_unpacked_into_fewer_indices_in_the_same_kernel_gives_the_leading_ones():
+    out = wp.zeros((2, 2, 3), dtype=int)
+    wp.launch(two_ways, (2, 2, 3), inputs=[out])
+    i, j, c = np.indices((2, 2, 3))
+    np.testing.assert_array_equal(out.numpy(), i * 100 + j * 10 + c)
 
 
 def test_missing_launch_dimensions_are_one_and_trailing_ones_are_dropped():

@@ -209,7 +209,9 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         for d in reversed(range(1, n)):
             coords[d] = b.srem(rest, self.launch_dims[d])
             rest = b.sdiv(rest, self.launch_dims[d])
-        coords[0] = rest
+        # (the rest of a launch of more dimensions than n runs the first n again: see
+        # runtime.launch.set_launch_shape; a no-op for a launch of n dimensions)
+        coords[0] = b.srem(rest, self.launch_dims[0])
         first = coords[n - 1]
         row_end = b.add(k, b.sub(self.launch_dims[n - 1], first), flags=("nsw",))
         row_end = b.select(b.icmp_signed("<", row_end, end), row_end, end)
