@@ -41,6 +41,12 @@ def leading_pair(out: wp.array2d(dtype=wp.int32)):
 
 
 @wp.kernel
+def count_pairs(counts: wp.array2d(dtype=wp.int32)):
+    i, j = wp.tid()
+    wp.atomic_add(counts, i, j, 1)
+
+
+@wp.kernel
 def shift(points: wp.array(dtype=wp.vec3), offset: wp.vec3, basis: wp.mat22):
     i = wp.tid()
     points[i] = points[i] + offset * basis[1, 0]
@@ -96,6 +102,10 @@ def run():
     lp = wp.zeros((3, 4), dtype=wp.int32)
     wp.launch(leading_pair, dim=3, inputs=[lp])
     r["pair_on_1d"] = lp.numpy()
+    pairs = wp.zeros((3, 4), dtype=wp.int32)
+    wp.launch(count_pairs, dim=(3, 4, 2), inputs=[pairs])
+    wp.launch(count_pairs, dim=(3, 4, 1, 3), inputs=[pairs])
+    r["pairs_on_3d_4d"] = pairs.numpy()
     pts = wp.zeros(3, dtype=wp.vec3)
     wp.launch(shift, dim=3, inputs=[pts, wp.vec3d(1.0, 2.0, 3.0), wp.mat22d(1.0, 2.0, 0.5, 4.0)])
     wp.launch(shift, dim=3, inputs=[pts, wp.vec3i(1, 1, 1), ((1.0, 2.0), (2.0, 4.0))])
