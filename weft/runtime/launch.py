@@ -189,13 +189,16 @@ def pack_value(kernel, name, t, value):
 def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
+    # (a bool is a number and a number a bool, as Warp's ctypes packing takes them)
     if t.is_bool:
-        if not isinstance(value, (bool, np.bool_)):
+        if not isinstance(value, (bool, np.bool_, numbers.Number)):
             _fail(kernel, name, "a bool", _describe(value))
         return bool(value)
     if isinstance(value, SCALAR_VALUES) and type(value).__name__ == "bfloat16":  # (ml_dtypes': no numbers.Number)
         value = float(value)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if not isinstance(value, numbers.Number):
         _fail(kernel, name, f"a number ({t!r})", _describe(value))
     if t.is_int:
         if not isinstance(value, numbers.Integral):
