@@ -479,3 +479,22 @@ def test_a_list_of_vectors_without_dtype_is_a_scalar_array_as_warps():
     assert wp.array([wp.vec2i(1, 2)]).dtype is wp.int32
     typed = wp.array([wp.mat22(1, 2, 3, 4)], dtype=wp.mat22)
     assert typed.shape == (1,) and typed.numpy()[0, 1, 0] == 3
+
+
+@wp.struct
+class _Point:
+    x: float
+    n: wp.int16
+
+
+def test_assign_takes_a_list_of_struct_values():
+    points = []
+    for k in range(3):
+        p = _Point()
+        p.x, p.n = 0.5 * k, wp.int16(-k)
+        points.append(p)
+    a = wp.zeros(3, dtype=_Point)
+    a.assign(points)
+    assert a.numpy()["x"].tolist() == [0.0, 0.5, 1.0] and a.numpy()["n"].tolist() == [0, -1, -2]
+    with pytest.raises(ValueError, match="does not match"):
+        a.assign(points[:2])
