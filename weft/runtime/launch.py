@@ -587,7 +587,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:
         device = get_device(device)
     except ValueError as e:
-        raise ValueError(f"kernel '{kernel.name}': {e}") from None
+        raise type(e)(f"kernel '{kernel.name}': {e}") from None  # (CudaUnavailableError stays one)
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
     threads_per_block = cpu_block_dim(block_dim)  # (1 unless config.enable_cpu_blocks)
