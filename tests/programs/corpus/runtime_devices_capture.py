@@ -25,6 +25,21 @@ def run():
     r["alias"] = dev.alias
     r["str"] = str(dev)
     r["eq"] = dev == "cpu"
+    r["repr"] = repr(dev)
+    try:
+        r["fallback"] = wp.get_device("cuda").alias
+    except RuntimeError:
+        r["fallback"] = "cpu"
+    timings = {}
+    with wp.ScopedTimer("outer", dict=timings, print=False):
+        for _ in range(2):
+            with wp.ScopedTimer("inner", dict=timings, print=False):
+                pass
+    r["timer_keys"] = ",".join(sorted(timings))
+    r["timer_counts"] = np.array([len(timings[k]) for k in sorted(timings)])
+    with wp.ScopedTimer("off", active=False) as off:
+        pass
+    r["inactive_elapsed"] = off.elapsed
     with wp.ScopedDevice("cpu"):
         inner = wp.get_device()
         r["scoped_alias"] = inner.alias
