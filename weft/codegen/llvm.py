@@ -200,7 +200,16 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         k, row_exit = self._loop_header(begin, end, "thread")
         if n == 1:
             self.thread_index, self.tids = k, {}
-            self.first_index = b.select(linear, k, b.sdiv(k, rest))
+            # (a branch, not a select: the division runs only for launches of several dimensions)
+            with b.if_else(linear, likely=True) as (one_dim, several):
+                with one_dim:
+                    bb_one = b.block
+                with several:
+                    divided = b.sdiv(k, rest)
+                    bb_several = b.block
+            self.first_index = b.phi(I32)
+            self.first_index.add_incoming(k, bb_one)
+            self.first_index.add_incoming(divided, bb_several)
             self._emit_body(self.fn.body)
             self._loop_latch(k, b.add(k, I32(1), flags=("nsw",)))
             b.position_at_end(row_exit)
