@@ -44,10 +44,10 @@ def run():
     dots = wp.zeros(2, dtype=float)
     prods = wp.zeros(2, dtype=wp.vec2d)
     wp.launch(custom, dim=2, inputs=[a, m, c, dots, prods])
-    r["dots"] = dots.numpy()
-    r["prods"] = prods.numpy()
-    r["a"] = a.numpy()
-    r["c"] = c.numpy()
+    r["dots"] = dots.numpy().copy()
+    r["prods"] = prods.numpy().copy()
+    r["a"] = a.numpy().copy()
+    r["c"] = c.numpy().copy()
     r["m_shape"] = np.array(m.numpy().shape)
     rng = np.random.default_rng(4)
     host = []
@@ -61,7 +61,7 @@ def run():
     arr = wp.array(host, dtype=Body)
     energy = wp.zeros(4, dtype=float)
     wp.launch(bodies, dim=4, inputs=[arr, energy])
-    r["energy"] = energy.numpy()
+    r["energy"] = energy.numpy().copy()
     data = arr.numpy()
     r["names"] = ",".join(data.dtype.names)
     r["flags"] = data["flags"]
@@ -72,23 +72,23 @@ def run():
     r["listed_vel"] = np.array([list(b.vel) for b in listed])
     other = wp.zeros(4, dtype=Body)
     other.assign(host)
-    r["assigned_mass"] = other.numpy()["mass"]
+    r["assigned_mass"] = other.numpy()["mass"].copy()
     proto = Body()
     proto.mass = 9.0
     proto.flags = wp.int16(3)
     other.fill_(proto)
-    r["filled"] = other.numpy()["mass"]
-    r["filled_flags"] = other.numpy()["flags"]
+    r["filled"] = other.numpy()["mass"].copy()
+    r["filled_flags"] = other.numpy()["flags"].copy()
     full = wp.full(3, proto, dtype=Body)
-    r["full_mass"] = full.numpy()["mass"]
+    r["full_mass"] = full.numpy()["mass"].copy()
     records = np.zeros(2, dtype=data.dtype)
     records["mass"] = [3.0, 4.0]
     records["vel"] = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
     from_np = wp.array(records, dtype=Body)
     e2 = wp.zeros(2, dtype=float)
     wp.launch(bodies, dim=2, inputs=[from_np, e2])
-    r["from_np_energy"] = e2.numpy()
+    r["from_np_energy"] = e2.numpy().copy()
     view = from_np.numpy()
     view["mass"] = [10.0, 20.0]
-    r["numpy_aliases"] = from_np.numpy()["mass"]
+    r["numpy_aliases"] = from_np.numpy()["mass"].copy()
     return r

@@ -32,11 +32,11 @@ def run():
     with tape:
         wp.launch(weighted_norms, dim=(4, 2), inputs=[x, w], outputs=[out])
     tape.backward(loss=out)
-    r["loss"] = out.numpy()
-    r["x_grad"] = x.grad.numpy()
-    r["w_grad"] = w.grad.numpy()
+    r["loss"] = out.numpy().copy()
+    r["x_grad"] = x.grad.numpy().copy()
+    r["w_grad"] = w.grad.numpy().copy()
     tape.zero()
-    r["x_grad_zero"] = x.grad.numpy()
+    r["x_grad_zero"] = x.grad.numpy().copy()
     xs = wp.array(np.linspace(-1.0, 1.0, 8, dtype=np.float32), requires_grad=True)
     idx = wp.array(np.array([0, 2, 2, 5, 7], dtype=np.int32))
     y = wp.zeros(5, dtype=float, requires_grad=True)
@@ -46,18 +46,18 @@ def run():
         wp.launch(gather, dim=5, inputs=[xs, idx], outputs=[y])
         wp.launch(total, dim=5, inputs=[y], outputs=[loss])
     tape2.backward(loss=loss)
-    r["xs_grad"] = xs.grad.numpy()
-    r["y_grad"] = y.grad.numpy()
+    r["xs_grad"] = xs.grad.numpy().copy()
+    r["y_grad"] = y.grad.numpy().copy()
     g = wp.zeros(5, dtype=float)
     g.fill_(2.0)
     tape2.zero()
     tape2.backward(grads={y: g})
-    r["xs_grad_seeded"] = xs.grad.numpy()
+    r["xs_grad_seeded"] = xs.grad.numpy().copy()
     r["requires_grad"] = xs.requires_grad
     z = wp.zeros(3, dtype=float)
     r["no_grad_is_none"] = z.grad is None
     z.requires_grad = True
-    r["grad_after_flag"] = z.grad.numpy()
+    r["grad_after_flag"] = z.grad.numpy().copy()
     return r
 
 

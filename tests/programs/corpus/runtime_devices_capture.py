@@ -51,23 +51,23 @@ def run():
                 wp.launch(step, dim=16, inputs=[x, v, 0.1])
             wp.synchronize()
         r["timer_elapsed_nonneg"] = timer.elapsed >= 0.0
-        r["x10"] = x.numpy()
+        r["x10"] = x.numpy().copy()
         with wp.ScopedCapture() as capture:
             wp.launch(step, dim=16, inputs=[x, v, 0.1])
             wp.launch(step, dim=16, inputs=[x, v, 0.1])
-        r["x_after_capture"] = x.numpy()
+        r["x_after_capture"] = x.numpy().copy()
         for _ in range(5):
             wp.capture_launch(capture.graph)
         wp.synchronize_device("cpu")
-        r["x_after_replay"] = x.numpy()
-        r["v_after_replay"] = v.numpy()
+        r["x_after_replay"] = x.numpy().copy()
+        r["v_after_replay"] = v.numpy().copy()
         c = wp.zeros(1, dtype=wp.int32)
         wp.capture_begin()
         wp.launch(count, dim=7, inputs=[c])
         graph = wp.capture_end()
         wp.capture_launch(graph)
         wp.capture_launch(graph)
-        r["count"] = c.numpy()
+        r["count"] = c.numpy().copy()
     r["preferred_is_str"] = isinstance(wp.get_preferred_device().alias, str)
     r["cuda_count_ok"] = wp.get_cuda_device_count() >= 0
     r["is_cpu_available"] = wp.is_cpu_available()

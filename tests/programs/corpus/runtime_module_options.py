@@ -48,10 +48,10 @@ def run():
     wp.launch(accumulate, dim=3, inputs=[a, np.float64(0.25), np.int64(2), np.bool_(True), wp.float64(1.0)])
     wp.launch(accumulate, dim=3, inputs=[a, wp.float16(1.5), wp.int32(1), 0, np.float32(2.0)])
     wp.launch(accumulate, dim=3, inputs=[a, np.array(0.5), 2, True, 0])
-    r["a"] = a.numpy()
+    r["a"] = a.numpy().copy()
     o = wp.zeros(5, dtype=int)
     wp.launch(unrolled, dim=5, inputs=[o])
-    r["unrolled"] = o.numpy()
+    r["unrolled"] = o.numpy().copy()
     x = wp.array(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
     y = wp.zeros(2, dtype=float, requires_grad=True)
     z = wp.zeros(2, dtype=float, requires_grad=True)
@@ -59,8 +59,8 @@ def run():
     with tape:
         wp.launch(square, dim=2, inputs=[x, y])
         wp.launch(make_doubler(), dim=2, inputs=[y, z])
-    r["z"] = z.numpy()
+    r["z"] = z.numpy().copy()
     y.grad.fill_(1.0)
     tape.backward(grads={z: wp.ones(2, dtype=float)})
-    r["x_grad_through_no_backward"] = x.grad.numpy()
+    r["x_grad_through_no_backward"] = x.grad.numpy().copy()
     return r
