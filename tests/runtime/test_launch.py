@@ -70,6 +70,14 @@ def test_unpacked_tid_gives_row_major_indices(kernel, shape):
     np.testing.assert_array_equal(out.numpy(), sum(w * ix for w, ix in zip(weights, index)))
 
 
+def test_tid_into_one_index_is_bounds_checked_against_the_first_dimension():
+    counts = wp.zeros(4, dtype=int)  # exactly the first dimension: in bounds
+    wp.launch(count_first_index, (4, 6), inputs=[counts])
+    assert counts.numpy().tolist() == [6] * 4
+    with pytest.raises(IndexError):
+        wp.launch(count_first_index, (5, 2), inputs=[counts])
+
+
 @wp.kernel
 def count_leading_pair(counts: wp.array2d(dtype=int), firsts: wp.array(dtype=int)):
     i, j = wp.tid()

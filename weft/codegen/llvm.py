@@ -341,13 +341,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         return b.icmp_unsigned("<=", hi, extent)  # extents are never negative
 
     def _launch_extent(self, dim, of):
-        b = self.builder
-        if dim >= 0:
-            return self.launch_dims[dim]
-        total = self.launch_dims[0]
-        for d in range(1, MAX_DIMS):
-            total = b.mul(total, self.launch_dims[d])  # unused dims are 1
-        return total
+        """The bound of a thread index: its launch dimension (the first for `i = tid()`)."""
+        return self.launch_dims[max(dim, 0)]
 
     def _elided(self, op) -> bool:
         """Whether `op`'s bounds check is proven by the guards of the code being emitted."""
