@@ -189,27 +189,11 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         # (where a guard proves the thread-indexed accesses in bounds, only the guarded
         # version, the one launches take unless an array is shorter than the launch, gets
         # a vector loop: half the code to compile)
-        if n == 1:
-            # `i = tid()` is the first launch index, as in Warp: the linear index divided by
-            # the extent of the other dimensions (1 for a 1-D launch, which alone takes the
-            # vector loop, whose lanes are consecutive threads)
-            rest = b.mul(b.mul(self.launch_dims[1], self.launch_dims[2]), self.launch_dims[3])
-            linear = b.icmp_signed("==", rest, I32(1))
-            if self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
-                begin = self._emit_vector_loop(begin, b.select(linear, end, begin))
+        if n == 1 and self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
+            begin = self._emit_vector_loop(begin, end)
         k, row_exit = self._loop_header(begin, end, "thread")
         if n == 1:
             self.thread_index, self.tids = k, {}
-            # (a branch, not a select: the division runs only for launches of several dimensions)
-            with b.if_else(linear, likely=True) as (one_dim, several):
-                with one_dim:
-                    bb_one = b.block
-                with several:
-                    divided = b.sdiv(k, rest)
-                    bb_several = b.block
-            self.first_index = b.phi(I32)
-            self.first_index.add_incoming(k, bb_one)
-            self.first_index.add_incoming(divided, bb_several)
             self._emit_body(self.fn.body)
             self._loop_latch(k, b.add(k, I32(1), flags=("nsw",)))
             b.position_at_end(row_exit)
@@ -218,9 +202,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         for d in reversed(range(1, n)):
             coords[d] = b.srem(rest, self.launch_dims[d])
             rest = b.sdiv(rest, self.launch_dims[d])
-        # (the rest of a launch of more dimensions than n runs the first n again: see
-        # runtime.launch.set_launch_shape; a no-op for a launch of n dimensions)
-        coords[0] = b.srem(rest, self.launch_dims[0])
+        coords[0] = rest
         first = coords[n - 1]
         row_end = b.add(k, b.sub(self.launch_dims[n - 1], first), flags=("nsw",))
         row_end = b.select(b.icmp_signed("<", row_end, end), row_end, end)
@@ -228,7 +210,6 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         j, inner_exit = self._loop_header(first, last_end, "row")
         self.thread_index = b.add(k, b.sub(j, first), flags=("nsw",))
         self.tids = {n: coords[:-1] + [j]}
-        self.first_index = coords[0]
         self._emit_body(self.fn.body)
         self._loop_latch(j, b.add(j, I32(1), flags=("nsw",)))
         b.position_at_end(inner_exit)
@@ -245,7 +226,6 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.vector_mode = True
         self.thread_index = b.add(self.splat(k), ir.Constant(ir.VectorType(I32, WIDTH), list(range(WIDTH))),
                                   flags=("nsw",))
-        self.first_index = self.thread_index  # (a 1-D launch: see _emit_thread_loop)
         self.tids = {}
         self._emit_body(self.fn.body)
         self.vector_mode = False
@@ -341,8 +321,13 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         return b.icmp_unsigned("<=", hi, extent)  # extents are never negative
 
     def _launch_extent(self, dim, of):
-        """The bound of a thread index: its launch dimension (the first for `i = tid()`)."""
-        return self.launch_dims[max(dim, 0)]
+        b = self.builder
+        if dim >= 0:
+            return self.launch_dims[dim]
+        total = self.launch_dims[0]
+        for d in range(1, MAX_DIMS):
+            total = b.mul(total, self.launch_dims[d])  # unused dims are 1
+        return total
 
     def _elided(self, op) -> bool:
         """Whether `op`'s bounds check is proven by the guards of the code being emitted."""

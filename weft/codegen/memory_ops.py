@@ -77,10 +77,9 @@ class MemoryOps:
     # Thread index and arrays ---------------------------------------------------------------
     def op_tid(self, op):
         dim, of = op.attrs["dim"], op.attrs["of"]
-        if dim < 0 or of == 1:  # the first launch index (see LLVMKernel._emit_thread_loop)
-            return self.first_index if self.lane is None else self.lane_of(self.first_index, self.lane)
-        (coords,) = self.tids.values()  # those of the most indices tid() is unpacked into:
-        return coords[dim]  # fewer are the leading ones, as Warp's
+        if dim < 0 or of == 1:
+            return self.thread_index if self.lane is None else self.lane_of(self.thread_index, self.lane)
+        return self.tids[of][dim]
 
     def _shape(self, arr, d):
         return self.builder.extract_value(arr, [1, d])

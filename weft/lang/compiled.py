@@ -169,21 +169,19 @@ class CompiledKernel:
             setattr(args, name, packer(value))
         return args
 
-    @property
-    def tid_rank(self) -> int:
-        """The number of indices `tid()` is unpacked into (0: none, or only `i = tid()`)."""
-        return max(self.tid_arities, default=0)
-
     def check_dims(self, dims):
         """`dims` as the kernel sees them (returned): as in Warp, a launch with fewer
         dimensions than `tid()` unpacks is padded with 1s, and trailing 1s beyond them are
-        dropped (`launch_tiled`'s block dimension, 1 on the CPU). A launch with more
-        dimensions gives `tid()` the leading ones (see runtime.launch.set_launch_shape)."""
-        n = self.tid_rank
+        dropped (`launch_tiled`'s block dimension, 1 on the CPU)."""
+        n = max(self.tid_arities, default=0)
         if n:
             dims = tuple(dims) + (1,) * (n - len(dims))
             while len(dims) > n and dims[-1] == 1:
                 dims = dims[:-1]
+        for n in self.tid_arities:
+            if n != len(dims):
+                raise ValueError(f"kernel '{self.kernel.name}' unpacks tid() into {n} indices but is "
+                                 f"launched with dim={dims!r} ({len(dims)} dimension(s))")
         return tuple(dims)
 
 

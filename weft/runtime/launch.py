@@ -318,7 +318,7 @@ class Launch:
             dim = dims
         self.dims = normalize_dim(self.kernel, dim)
         self.dims = self.compiled.check_dims(self.dims)
-        self.total = set_launch_shape(self.ctx, self.dims, self.compiled.tid_rank)
+        self.total = set_launch_shape(self.ctx, self.dims)
 
     def set_param_at_index(self, index: int, value, adjoint: bool = False):
         """Set argument `index` of the kernel (with `adjoint=True`: its adjoint array)."""
@@ -481,14 +481,9 @@ def missing_adjoint(kernel, k: int, primal):
     return None
 
 
-def set_launch_shape(ctx, dims, tid_rank: int = 0) -> int:
-    """Store the launch shape the kernel sees in `ctx`; return the number of threads. A
-    kernel unpacking `tid()` into n > 1 indices sees the first n dimensions only, and its
-    threads run over them once for each index of the others (their thread order is not
-    Warp's; their indices, the leading ones of Warp's, are)."""
-    seen = list(dims[:tid_rank]) if 1 < tid_rank < len(dims) else list(dims)
-    ctx.dim[:] = seen + [1] * (MAX_DIMS - len(seen))
-    ctx.ndim = len(seen)
+def set_launch_shape(ctx, dims) -> int:
+    ctx.dim[:] = list(dims) + [1] * (MAX_DIMS - len(dims))
+    ctx.ndim = len(dims)
     return _product(dims)
 
 
@@ -669,6 +664,6 @@ def run_block(ck, dims: tuple, args):
 def run_locked(ck, dims, args, args_ptr):
     """Run `ck` on block `args` at address `args_ptr`, holding `ck.lock`, with `dims` checked."""
     if dims != ck.last_dims:
-        ck.last_total = set_launch_shape(ck.ctx, dims, ck.tid_rank)
+        ck.last_total = set_launch_shape(ck.ctx, dims)
         ck.last_dims = dims
     run(ck, args, ck.ctx, ck.last_total, args_ptr, ck.ctx_ptr)
