@@ -141,6 +141,14 @@ def test_array_cast():
         wp.utils.array_cast(wp.zeros(10), wp.zeros(10, dtype=int)[:3])
 
 
+def test_array_cast_out_of_range_wraps_without_a_warning():
+    out = wp.zeros(2, dtype=wp.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wp.utils.array_cast(wp.array(np.array([-1.5, 300.7], dtype=np.float32)), out)
+    assert out.numpy().tolist() == [255, 44]  # (what Warp's C cast gives on x86-64)
+
+
 def test_scoped_timer(capsys):
     timings = {}
     with wp.ScopedTimer("outer", dict=timings):

@@ -518,3 +518,34 @@ def test_allocations_are_64_byte_aligned():
     s = wp.zeros((2, 3), dtype=float, strides=(4, 8))
     s.fill_(2.0)
     assert s.numpy().tolist() == [[2.0] * 3] * 2
+
+
+def test_a_list_of_vectors_without_dtype_is_a_scalar_array_as_warps():
+    # Warp reads vector/matrix values through the buffer protocol: their components, flat
+    a = wp.array([wp.vec3(1, 2, 3), wp.vec3(4, 5, 6)])
+    assert a.dtype is wp.float32 and a.shape == (2, 3)
+    np.testing.assert_array_equal(a.numpy(), [[1, 2, 3], [4, 5, 6]])
+    m = wp.array([wp.mat22d(1, 2, 3, 4)])
+    assert m.dtype is wp.float64 and m.shape == (1, 4)
+    assert wp.array([wp.vec2i(1, 2)]).dtype is wp.int32
+    typed = wp.array([wp.mat22(1, 2, 3, 4)], dtype=wp.mat22)
+    assert typed.shape == (1,) and typed.numpy()[0, 1, 0] == 3
+
+
+@wp.struct
+class _Point:
+    x: float
+    n: wp.int16
+
+
+def test_assign_takes_a_list_of_struct_values():
+    points = []
+    for k in range(3):
+        p = _Point()
+        p.x, p.n = 0.5 * k, wp.int16(-k)
+        points.append(p)
+    a = wp.zeros(3, dtype=_Point)
+    a.assign(points)
+    assert a.numpy()["x"].tolist() == [0.0, 0.5, 1.0] and a.numpy()["n"].tolist() == [0, -1, -2]
+    with pytest.raises(ValueError, match="does not match"):
+        a.assign(points[:2])

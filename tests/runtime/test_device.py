@@ -10,7 +10,7 @@ def test_default_device_is_the_cpu():
     d = wp.get_device()
     assert isinstance(d, Device) and d is wp.get_device("cpu") is wp.get_device(d)
     assert d.is_cpu and not d.is_cuda and d.alias == "cpu"
-    assert str(d) == "cpu" and repr(d) == '"cpu"'
+    assert str(d) == "cpu" and repr(d) == "'cpu'"  # (as Warp's)
     assert d == "cpu" and d == Device("cpu") and d != "cuda" and d != 0
     assert hash(d) == hash(Device("cpu"))
     assert wp.get_preferred_device() == "cpu"
@@ -32,6 +32,7 @@ def test_cuda_names_are_clear_errors(name):
         with pytest.raises(ValueError) as e:
             call()
         assert repr(name) in str(e.value) and "CUDA" in str(e.value) and "'cpu'" in str(e.value)
+        assert isinstance(e.value, RuntimeError)  # what Warp raises without CUDA: programs catch it
 
 
 @pytest.mark.parametrize("name", ["gpu", "tpu", "", "CPU", 0])

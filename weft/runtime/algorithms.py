@@ -285,10 +285,11 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
 
     def cast():
         source = _scalars(in_array) if flat else in_array.numpy()  # the contents at run time
-        if ndim == 1:
-            dst[:count] = source[:count]
-        else:
-            dst[...] = source
+        with np.errstate(over="ignore", invalid="ignore"):  # (out of range: C's casts, no warning)
+            if ndim == 1:
+                dst[:count] = source[:count]
+            else:
+                dst[...] = source
         if flat and not np.shares_memory(dst, out_array.numpy()):  # a strided output was copied
             out_array.numpy()[...] = dst.reshape(out_array.numpy().shape)
     _run(cast, "array_cast", in_array, out_array, count)

@@ -349,8 +349,11 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
                                  f"shape {self.shape}")
             copy(self, src)
             return self
-        data = np.asarray(src.numpy() if hasattr(src, "numpy") and not isinstance(src, np.ndarray)
-                          else src)
+        if isinstance(self.dtype, StructType) and isinstance(src, (list, tuple)):
+            data = _numpy_of(src, self.dtype)  # struct values, as records
+        else:
+            data = np.asarray(src.numpy() if hasattr(src, "numpy") and not isinstance(src, np.ndarray)
+                              else src)
         if isinstance(self.dtype, StructType) and data.dtype != self._np.dtype:
             raise TypeError(f"assign: arrays of {self.dtype.name} take numpy data of dtype "
                             f"{self._np.dtype}, got {data.dtype}")

@@ -128,7 +128,7 @@ class Device:
         return get_device(other) == self
 
     def __repr__(self):
-        return f'"{self.alias}"'
+        return f"'{self.alias}'"  # (as Warp's)
 
     def __str__(self):
         return self.alias
@@ -140,6 +140,11 @@ class Device:
 
     def __hash__(self):
         return hash(self.alias)
+
+
+class CudaUnavailableError(RuntimeError, ValueError):
+    """A CUDA device asked for: Warp raises RuntimeError where CUDA is missing ("cuda") and
+    ValueError for an ordinal it does not know ("cuda:0"); programs catch either."""
 
 
 CPU = Device("cpu")
@@ -158,8 +163,8 @@ def get_device(device=None) -> Device:
         if device == "cpu":
             return CPU
         if device.startswith("cuda"):
-            raise ValueError(f"device {device!r}: weft's CUDA backend is not available yet; "
-                             f"use device='cpu'")
+            raise CudaUnavailableError(f"device {device!r}: weft's CUDA backend is not available yet; "
+                                       f"use device='cpu'")
     raise ValueError(f"unknown device {device!r}; weft supports 'cpu'")
 
 

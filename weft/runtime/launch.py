@@ -147,10 +147,10 @@ def pack_value(kernel, name, t, value):
     if isinstance(t, Scalar):
         return _pack_scalar(kernel, name, t, value)
     if isinstance(t, (Vector, Matrix)):
-        if isinstance(value, CompositeValue):
-            if value.type is not t:
-                _fail(kernel, name, repr(t), _describe(value))
+        if isinstance(value, CompositeValue) and value.type is t:
             data = value._data
+        elif isinstance(value, CompositeValue) and value.type.np_shape != t.np_shape:
+            _fail(kernel, name, repr(t), _describe(value))
         elif value is None:
             _refuse(kernel, name, f"expects {t!r} but got None: Failed to convert argument for param "
                     f"{name} to {t!r}", LaunchValueError)
@@ -161,7 +161,7 @@ def pack_value(kernel, name, t, value):
                     f"Construct the value explicitly, e.g.: {t!r}(...)")
         elif isinstance(value, (array, str)):
             _fail(kernel, name, repr(t), _describe(value))
-        else:
+        else:  # (a value of another scalar type converts, as Warp builds `t(value)`)
             try:
                 data = cast_components(value, t.dtype)
             except (TypeError, ValueError) as e:
@@ -194,6 +194,7 @@ def pack_value(kernel, name, t, value):
 def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
+    # (a bool is a number and a number a bool, as Warp's ctypes packing takes them)
     if t.is_bool:
         # an integer is taken as its truth value, as Warp's ctypes.c_bool(value) does (a
         # float is refused: 0.5 as a flag is more likely a mistake than a choice)
@@ -202,7 +203,9 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         return bool(value)
     if isinstance(value, SCALAR_VALUES) and type(value).__name__ == "bfloat16":  # (ml_dtypes': no numbers.Number)
         value = float(value)
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Number):
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if not isinstance(value, numbers.Number):
         _fail(kernel, name, f"a number ({t!r})", _describe(value))
     if t.is_int:
         if not isinstance(value, numbers.Integral):
@@ -601,7 +604,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     try:
         device = get_device(device)
     except ValueError as e:
-        raise ValueError(f"kernel '{kernel.name}': {e}") from None
+        raise type(e)(f"kernel '{kernel.name}': {e}") from None  # (CudaUnavailableError stays one)
     dims = normalize_dim(kernel, dim)
     params = [*(inputs or ()), *(outputs or ())]
     threads_per_block = cpu_block_dim(block_dim)  # (1 unless config.enable_cpu_blocks)
