@@ -148,30 +148,58 @@ def degenerate(a: wp.vec3, b: wp.vec3, c: wp.vec3):
 
 
 @wp.func
+def cross_2d(ax: float, ay: float, bx: float, by: float):
+    """ax by - ay bx, rounded once from float64 (its sign is exact: the edge tests below
+    decide on it)."""
+    return float(wp.float64(ax) * wp.float64(by) - wp.float64(ay) * wp.float64(bx))
+
+
+@wp.func
 def ray_triangle(start: wp.vec3, dir: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
-    """(hit, t, u, v): where start + t dir crosses triangle abc (either side), as weights
-    u of a and v of b; hit is False for a miss or a ray in the triangle's plane."""
-    e1 = b - a
-    e2 = c - a
-    pv = wp.cross(dir, e2)
-    det = wp.dot(e1, pv)
+    """(hit, t, u, v, det): where start + t dir crosses triangle abc (either side), as weights
+    u of a and v of b. Watertight (Woop, Benthin and Wald 2013, as Warp): the triangle is
+    sheared so the ray runs along +z, and the three 2D edge functions decide the hit, so a ray
+    through a shared edge or vertex hits at least one of its faces. det, their sum, is
+    Warp's `sign`: > 0 where the ray meets the triangle's front (counter-clockwise) side."""
+    kz = 0
+    if wp.abs(dir[1]) > wp.abs(dir[0]):
+        kz = 1
+    if wp.abs(dir[2]) > wp.abs(dir[kz]):
+        kz = 2
+    kx = (kz + 1) % 3
+    ky = (kx + 1) % 3
+    if dir[kz] < 0.0:
+        kx, ky = ky, kx
+    sx = dir[kx] / dir[kz]
+    sy = dir[ky] / dir[kz]
+    sz = 1.0 / dir[kz]
+    pa = a - start
+    pb = b - start
+    pc = c - start
+    ax = pa[kx] - sx * pa[kz]
+    ay = pa[ky] - sy * pa[kz]
+    bx = pb[kx] - sx * pb[kz]
+    by = pb[ky] - sy * pb[kz]
+    cx = pc[kx] - sx * pc[kz]
+    cy = pc[ky] - sy * pc[kz]
+    eu = cross_2d(cx, cy, bx, by)
+    ev = cross_2d(ax, ay, cx, cy)
+    ew = cross_2d(bx, by, ax, ay)
     hit = False
     t = 0.0
     u = 0.0
     v = 0.0
-    scale = wp.length(e1) * wp.length(e2) * wp.length(dir)
-    if wp.abs(det) > 1.0e-12 * scale:
-        inv = 1.0 / det
-        tv = start - a
-        s1 = wp.dot(tv, pv) * inv
-        qv = wp.cross(tv, e1)
-        s2 = wp.dot(dir, qv) * inv
-        if s1 >= 0.0 and s2 >= 0.0 and s1 + s2 <= 1.0:
-            t = wp.dot(e2, qv) * inv
-            u = 1.0 - s1 - s2
-            v = s1
+    det = eu + ev + ew
+    mixed = (eu < 0.0 or ev < 0.0 or ew < 0.0) and (eu > 0.0 or ev > 0.0 or ew > 0.0)
+    if not mixed and det != 0.0:
+        tt = eu * (sz * pa[kz]) + ev * (sz * pb[kz]) + ew * (sz * pc[kz])
+        if (det > 0.0 and tt >= 0.0) or (det < 0.0 and tt <= 0.0):
+            inv = 1.0 / det
+            u = eu * inv
+            v = ev * inv
+            t = tt * inv
             hit = True
-    return hit, t, u, v
+    return hit, t, u, v, det
 
 
 @wp.func
@@ -346,7 +374,7 @@ def ray_face(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int
                 for k in range(-left - 1, right):
                     f = prim_index(d, k)
                     a, b, c = tri_points(d, f)
-                    hit, t, u, v = ray_triangle(start, dir, a, b, c)
+                    hit, t, u, v, _det = ray_triangle(start, dir, a, b, c)
                     if hit and t >= 0.0 and t < best:
                         best = t
                         face = f
@@ -374,7 +402,7 @@ def count_hits(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
             if left < 0:
                 for k in range(-left - 1, right):
                     a, b, c = tri_points(d, prim_index(d, k))
-                    hit, t, u, v = ray_triangle(start, dir, a, b, c)
+                    hit, t, u, v, _det = ray_triangle(start, dir, a, b, c)
                     if hit and t >= 0.0:
                         n = n + 1
             elif count + 2 <= STACK_SIZE:
@@ -390,7 +418,8 @@ def ray_vote(d: wp.uint64, p: wp.vec3, dir: wp.vec3):
     f = ray_face(d, p, dir, wp.inf, -1, False)
     if f >= 0:
         a, b, c = tri_points(d, f)
-        if wp.dot(dir, wp.cross(b - a, c - a)) > 0.0:
+        hit, t, u, v, det = ray_triangle(p, dir, a, b, c)
+        if det < 0.0:
             vote = 1
     return vote
 
@@ -645,16 +674,13 @@ def query_ray(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: in
     r.face = face
     if face >= 0:
         a, b, c = tri_points(d, face)
-        hit, t, u, v = ray_triangle(start, dir, a, b, c)
-        n = face_normal(a, b, c)
+        hit, t, u, v, det = ray_triangle(start, dir, a, b, c)
         r.result = True
         r.t = t
         r.u = u
         r.v = v
-        r.normal = n
-        r.sign = 1.0
-        if wp.dot(dir, n) > 0.0:
-            r.sign = -1.0
+        r.normal = face_normal(a, b, c)
+        r.sign = det
     return r
 
 
