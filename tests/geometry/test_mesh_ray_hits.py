@@ -27,7 +27,8 @@ def cast(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=
 def launch(mesh, starts, dirs, grouped=False):
     n = len(starts)
     out = [wp.zeros(n, dtype=float), wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec2), wp.zeros(n, dtype=int)]
-    wp.launch(cast, n, inputs=[mesh.id, wp.array(starts, dtype=wp.vec3), wp.array(dirs, dtype=wp.vec3)], outputs=out + [grouped])
+    arrays = [wp.array(starts, dtype=wp.vec3), wp.array(dirs, dtype=wp.vec3)]
+    wp.launch(cast, n, inputs=[mesh.id, *arrays], outputs=out + [grouped])
     return [o.numpy() for o in out]
 
 
@@ -70,7 +71,8 @@ def test_rays_through_shared_edges_and_vertices_are_not_lost():
             tris += [p0, p1, p2, p0, p2, p3]
     tris = np.array(tris, dtype=np.int32)
     mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris, dtype=wp.int32))
-    edges = np.concatenate([tris.reshape(-1, 3)[:, [0, 1]], tris.reshape(-1, 3)[:, [1, 2]], tris.reshape(-1, 3)[:, [2, 0]]])
+    faces = tris.reshape(-1, 3)
+    edges = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
     targets = np.concatenate([pts, 0.5 * (pts[edges[:, 0]] + pts[edges[:, 1]])])
     starts = (targets + np.float32([0.0, 0.0, 1.0])).astype(np.float32)
     dirs = np.tile(np.float32([0.0, 0.0, -1.0]), (len(starts), 1))

@@ -69,7 +69,8 @@ def grouped(mesh: wp.uint64, group: int, start: wp.vec3, dirs: wp.array(dtype=wp
 
 
 def box_mesh():
-    pts = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], dtype=np.float32)
+    pts = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0],
+                    [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], dtype=np.float32)
     idx = np.array([0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
                     2, 3, 7, 2, 7, 6, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5], dtype=np.int32)
     return pts, idx
@@ -106,8 +107,7 @@ def run():
     gidx = np.concatenate([quad, quad + 4, quad + 8]).astype(np.int32)
     groups = wp.array([0, 0, 1, 1, 2, 2], dtype=wp.int32)
     gmesh = wp.Mesh(points=wp.array(allp, dtype=wp.vec3), indices=wp.array(gidx, dtype=wp.int32), groups=groups)
-    gdirs = wp.array(np.array([[0.01, 0.02, 1.0], [0.1, 0.05, 1.0], [0.3, 0.1, 1.0], [0.0, 0.0, -1.0]], dtype=np.float32),
-                     dtype=wp.vec3)
+    gdirs = wp.array([[0.01, 0.02, 1.0], [0.1, 0.05, 1.0], [0.3, 0.1, 1.0], [0.0, 0.0, -1.0]], dtype=wp.vec3)
     res = {}
     for g in (0, 1, 2, 7):
         out = wp.zeros(4, dtype=float)

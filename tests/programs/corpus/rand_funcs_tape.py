@@ -23,7 +23,7 @@ def jitter_points(seed: int, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=w
 def rejection_disk(seed: int, out: wp.array(dtype=wp.vec2), tries: wp.array(dtype=int)):
     tid = wp.tid()
     state = wp.rand_init(seed, tid)
-    count = int(0)
+    count = 0
     p = wp.vec2(2.0, 2.0)
     while wp.length_sq(p) > 1.0:
         p = wp.vec2(wp.randf(state, -1.0, 1.0), wp.randf(state, -1.0, 1.0))

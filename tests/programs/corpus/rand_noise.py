@@ -48,8 +48,8 @@ def fbm(seed: int, xs: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
     tid = wp.tid()
     state = wp.rand_init(seed)
     p = xs[tid]
-    total = float(0.0)
-    amp = float(1.0)
+    total = 0.0
+    amp = 1.0
     for _ in range(5):
         total += amp * wp.noise(state, p)
         p = p * 2.0

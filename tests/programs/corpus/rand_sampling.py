@@ -63,9 +63,11 @@ def area_estimate(seed: int, hits: wp.array(dtype=int), pts: wp.array(dtype=wp.v
 
 def run():
     n = 200
-    arrays = [wp.zeros(n, dtype=t) for t in (wp.vec3, wp.vec3, wp.vec3, wp.vec3, wp.vec2, wp.vec2, wp.vec2, wp.vec3, wp.vec2)]
+    types = (wp.vec3, wp.vec3, wp.vec3, wp.vec3, wp.vec2, wp.vec2, wp.vec2, wp.vec3, wp.vec2)
+    arrays = [wp.zeros(n, dtype=t) for t in types]
     wp.launch(shapes, dim=n, inputs=[11], outputs=arrays)
-    names = ["sphere_surface", "sphere", "hemisphere_surface", "hemisphere", "disk", "ring", "square", "cube", "triangle"]
+    names = ["sphere_surface", "sphere", "hemisphere_surface", "hemisphere", "disk", "ring", "square", "cube",
+             "triangle"]
     result = {k: a.numpy() for k, a in zip(names, arrays)}
     lams = wp.array([0.5, 3.0, 12.0, 40.0], dtype=float)
     counts = wp.zeros((4, 64), dtype=wp.uint32)
