@@ -91,7 +91,8 @@ def run():
     wp.launch(density, dim=n, inputs=[grid.id, x, h, rho, nb, order])
     f = wp.zeros(n, dtype=wp.vec3)
     wp.launch(pressure_force, dim=n, inputs=[grid.id, x, rho, h, f])
-    res = {"rho": rho.numpy().copy(), "neighbours": nb.numpy().copy(), "force": f.numpy(), "order": order.numpy().copy(),
+    res = {"rho": rho.numpy().copy(), "neighbours": nb.numpy().copy(), "force": f.numpy(),
+           "order": order.numpy().copy(),
            "order_is_permutation": bool(np.array_equal(np.sort(order.numpy()), np.arange(n)))}
 
     groups = wp.array((np.arange(n) % 4).astype(np.int32), dtype=wp.int32)

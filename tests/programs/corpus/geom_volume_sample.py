@@ -33,8 +33,8 @@ def lookups(vol: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=f
 
 
 @wp.kernel
-def sample_vec(vol: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3), out_c: wp.array(dtype=wp.vec3),
-               dirs: wp.array(dtype=wp.vec3)):
+def sample_vec(vol: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.vec3),
+               out_c: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3)):
     tid = wp.tid()
     uvw = wp.volume_world_to_index(vol, pts[tid])
     out[tid] = wp.volume_sample_v(vol, uvw, wp.Volume.LINEAR)

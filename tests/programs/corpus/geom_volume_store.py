@@ -46,7 +46,8 @@ def splat_read(vol: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype
 
 
 @wp.kernel
-def fill_index(vol: wp.uint64, data: wp.array(dtype=float), vdata: wp.array(dtype=wp.vec3), active: wp.array(dtype=int)):
+def fill_index(vol: wp.uint64, data: wp.array(dtype=float), vdata: wp.array(dtype=wp.vec3),
+               active: wp.array(dtype=int)):
     i, j, k = wp.tid()
     idx = wp.volume_lookup_index(vol, i, j, k)
     if idx >= 0:
@@ -83,7 +84,8 @@ def run():
     look = wp.zeros(m, dtype=float)
     wp.launch(read, dim=m, inputs=[vol.id, vvol.id, ivol.id, pts, f, v, iv, look])
     res = {"sdf": f.numpy(), "vec": v.numpy(), "ints": iv.numpy(), "lookup": look.numpy(),
-           "voxels": vol.get_voxel_count(), "dtypes": f"{vol.dtype.__name__} {vvol.dtype.__name__} {ivol.dtype.__name__}"}
+           "voxels": vol.get_voxel_count(),
+           "dtypes": f"{vol.dtype.__name__} {vvol.dtype.__name__} {ivol.dtype.__name__}"}
 
     world = wp.Volume.allocate(min=[-1.0, -0.5, 0.0], max=[1.0, 0.5, 2.0], voxel_size=0.25, bg_value=-1.0,
                                points_in_world_space=True, translation=(0.1, 0.0, -0.2))
