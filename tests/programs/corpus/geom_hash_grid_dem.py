@@ -68,8 +68,8 @@ def neighbour_lists(grid: wp.uint64, x: wp.array(dtype=wp.vec3h), r: wp.float16,
 def run():
     radius = 0.05
     side = 6
-    g = np.arange(side) * radius * 2.1
-    gx, gy, gz = np.meshgrid(g, g + 0.2, g, indexing="ij")
+    g = np.arange(side) * radius * 1.95
+    gx, gy, gz = np.meshgrid(g, g + 0.055, g, indexing="ij")
     rng = np.random.default_rng(5)
     pts = np.stack([gx, gy, gz], -1).reshape(-1, 3) + rng.uniform(-0.01, 0.01, size=(side ** 3, 3))
     n = len(pts)
