@@ -87,7 +87,8 @@ def run():
 
     n = 12
     g = np.arange(n, dtype=np.float32)
-    field = (np.sin(0.5 * g)[:, None, None] * np.cos(0.3 * g)[None, :, None] + 0.1 * g[None, None, :]).astype(np.float32)
+    field = np.sin(0.5 * g)[:, None, None] * np.cos(0.3 * g)[None, :, None] + 0.1 * g[None, None, :]
+    field = field.astype(np.float32)
     vol = wp.Volume.load_from_numpy(field, min_world=(-0.5, -0.5, -0.5), voxel_size=0.1)
     vp = wp.array(rng.uniform(-0.4, 0.5, (m, 3)).astype(np.float32), dtype=wp.vec3, requires_grad=True)
     loss3 = wp.zeros(1, dtype=float, requires_grad=True)
