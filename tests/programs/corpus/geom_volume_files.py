@@ -1,6 +1,6 @@
 """Volumes written and read back: save_to_nvdb / load_from_nvdb round trips (file object and
-bytes, "none" and "zip" codecs) of float, vec3 and int grids, vec3 sampling with its 3x3 Jacobian from volume_sample_grad, and CLOSEST-mode
-gradients (zero)."""
+bytes, "none" and "zip" codecs) of float, vec3 and int grids, vec3 sampling with its 3x3 Jacobian
+from volume_sample_grad, and CLOSEST-mode gradients (zero)."""
 
 import os
 import tempfile
