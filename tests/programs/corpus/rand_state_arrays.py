@@ -1,6 +1,7 @@
-"""RNG state kept in an array across launches, 2D/3D launches with offsets built from several
-thread indices, draws in float64 and integer arithmetic, wp.uint32 seeds, and dice statistics
-accumulated with atomics."""
+"""RNG state kept in an array across launches and in a struct field (drawn from a local copy
+written back, and drawn from the field itself, which Warp advances in a temporary only), 2D/3D
+launches with offsets built from several thread indices, draws in float64 and integer arithmetic,
+wp.uint32 seeds, and dice statistics accumulated with atomics."""
 
 import numpy as np
 import warp as wp
@@ -57,6 +58,25 @@ def shuffle_keys(seed: int, keys: wp.array(dtype=wp.uint32), bits: wp.array(dtyp
     bits[tid] = (r >> wp.uint32(28)) ^ (r & wp.uint32(15))
 
 
+@wp.struct
+class Walker:
+    rng: wp.uint32
+    pos: wp.vec2
+
+
+@wp.kernel
+def walk_walkers(walkers: wp.array(dtype=Walker), direct: wp.array2d(dtype=float)):
+    tid = wp.tid()
+    w = walkers[tid]
+    direct[tid, 0] = wp.randf(w.rng)
+    direct[tid, 1] = wp.randf(walkers[tid].rng)
+    direct[tid, 2] = wp.sample_unit_disk(w.rng)[0]
+    s = w.rng
+    w.pos = w.pos + wp.sample_unit_disk(s)
+    w.rng = s
+    walkers[tid] = w
+
+
 def run():
     n = 100
     states = wp.zeros(n, dtype=wp.uint32)
@@ -76,7 +96,20 @@ def run():
     keys = wp.zeros(n, dtype=wp.uint32)
     bits = wp.zeros(n, dtype=wp.uint32)
     wp.launch(shuffle_keys, dim=n, inputs=[5, keys, bits])
+    host = []
+    for i in range(16):
+        w = Walker()
+        w.rng = wp.rand_init(9, i)
+        w.pos = wp.vec2(0.0, 0.0)
+        host.append(w)
+    walkers = wp.array(host, dtype=Walker)
+    direct = wp.zeros((16, 3), dtype=float)
+    for _ in range(5):
+        wp.launch(walk_walkers, dim=16, inputs=[walkers, direct])
     return {
+        "walker_pos": walkers.numpy()["pos"],
+        "walker_rng": walkers.numpy()["rng"],
+        "walker_direct": direct.numpy(),
         "first_states": first_states,
         "final_states": states.numpy(),
         "walk": walk.numpy(),
