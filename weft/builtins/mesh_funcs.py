@@ -436,13 +436,19 @@ def sign_rays(d: wp.uint64, p: wp.vec3):
 
 @wp.func
 def sign_parity(d: wp.uint64, p: wp.vec3, n_sample: int, scale: float):
-    state = wp.rand_init(1337)
+    """Majority vote of the crossing parities of n_sample rays along (1, 1, 1) perturbed by
+    up to `scale` per axis, drawn as Warp draws them (seed 42, x then y then z), so that both
+    cast the same rays."""
+    state = wp.rand_init(42)
     inside = 0
     for _i in range(n_sample):
-        x = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
-        y = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
-        z = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
-        if count_hits(d, p, wp.vec3(x, y, z), -1) % 2 == 1:
+        dir = wp.vec3(0.0)
+        while wp.length_sq(dir) < 1.0e-8:
+            x = wp.randf(state, -scale, scale)
+            y = wp.randf(state, -scale, scale)
+            z = wp.randf(state, -scale, scale)
+            dir = wp.vec3(1.0) + wp.vec3(x, y, z)
+        if count_hits(d, p, dir, -1) % 2 == 1:
             inside = inside + 1
     s = 1.0
     if 2 * inside >= n_sample:
@@ -537,9 +543,9 @@ def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
             searching = False
     if wp.length_sq(n) == 0.0:
         n = wp.cross(b - a, c - a)
-    s = 1.0
-    if wp.dot(p - q, n) < 0.0:
-        s = -1.0
+    s = -1.0  # inside unless strictly on the normal's side: a point on the surface is inside (Warp)
+    if wp.dot(p - q, n) > 0.0:
+        s = 1.0
     return s
 
 
