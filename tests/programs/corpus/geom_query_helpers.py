@@ -25,7 +25,7 @@ def first_hit(mesh: wp.uint64, o: wp.vec3, d: wp.vec3) -> wp.MeshQueryRay:
 @wp.func
 def faces_in_box(mesh: wp.uint64, lo: wp.vec3, hi: wp.vec3):
     n = int(0)
-    for f in wp.mesh_query_aabb(mesh, lo, hi):
+    for _face in wp.mesh_query_aabb(mesh, lo, hi):
         n += 1
     return n
 
