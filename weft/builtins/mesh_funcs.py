@@ -602,8 +602,8 @@ def query_point(d: wp.uint64, p: wp.vec3, max_dist: float):
     face = -1
     if require(d):
         face = closest_face(d, p, max_dist)
-    r.face = face
-    if face >= 0:
+    if face >= 0:  # (no hit: every field stays zero, face too, as in Warp)
+        r.face = face
         a, b, c = tri_points(d, face)
         w = closest_bary(p, a, b, c)
         r.result = True
@@ -657,16 +657,16 @@ def query_furthest(d: wp.uint64, p: wp.vec3, min_dist: float):
     face = -1
     if require(d):
         face = furthest_face(d, p, min_dist)
-    r.face = face
-    if face >= 0:
+    if face >= 0:  # (no hit: every field stays zero, face too, as in Warp)
+        r.face = face
         a, b, c = tri_points(d, face)
         da = wp.length_sq(p - a)
         db = wp.length_sq(p - b)
         dc = wp.length_sq(p - c)
         r.result = True
-        if da >= db and da >= dc:
+        if da > db and da > dc:  # a tie goes to the later corner (Warp's rule)
             r.u = 1.0
-        elif db >= dc:
+        elif db > dc:
             r.v = 1.0
     return r
 
@@ -677,8 +677,8 @@ def query_ray(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: in
     face = -1
     if require(d):
         face = ray_face(d, start, dir, max_t, root, False)
-    r.face = face
-    if face >= 0:
+    if face >= 0:  # (no hit: every field stays zero, face too, as in Warp)
+        r.face = face
         a, b, c = tri_points(d, face)
         hit, t, u, v, det = ray_triangle(start, dir, a, b, c)
         r.result = True

@@ -1,6 +1,6 @@
 """Edge cases of the geometry types: a single-triangle mesh, a mesh with degenerate (zero-area)
 faces that closest-point queries skip, query points exactly on the surface and on vertices,
-max_dist cut-offs at the exact distance, a one-box BVH, a hash grid built from one point and
+max_dist cut-offs at the exact distance, the fields of a query that finds nothing, a one-box BVH, a hash grid built from one point and
 from points far outside its cell range, and an empty query box."""
 
 import numpy as np
@@ -23,12 +23,20 @@ def point_queries(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), max_dist: wp.ar
 
 
 @wp.kernel
+def furthest(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), min_dist: wp.array(dtype=float),
+             out: wp.array(dtype=wp.vec3)):
+    tid = wp.tid()
+    q = wp.mesh_query_furthest_point_no_sign(mesh, pts[tid], min_dist[tid])
+    out[tid] = wp.vec3(wp.where(q.result, 1.0, 0.0), float(q.face), q.u + q.v)
+
+
+@wp.kernel
 def rays(mesh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3), t: wp.array(dtype=float),
          face: wp.array(dtype=wp.int32)):
     tid = wp.tid()
     q = wp.mesh_query_ray(mesh, starts[tid], dirs[tid], 10.0)
     t[tid] = wp.where(q.result, q.t, -1.0)
-    face[tid] = wp.where(q.result, q.face, -1)
+    face[tid] = q.face  # read without checking q.result
 
 
 @wp.kernel
@@ -73,6 +81,9 @@ def run():
         res[f"{name}_found"] = outs[0].numpy()
         res[f"{name}_dist"] = outs[2].numpy()
         res[f"{name}_sign"] = outs[3].numpy()
+        far = wp.zeros(m, dtype=wp.vec3)
+        wp.launch(furthest, dim=m, inputs=[mesh.id, wp.array(qs, dtype=wp.vec3), wp.array(md * 3.0, dtype=float), far])
+        res[f"{name}_furthest"] = far.numpy()
         if name == "deg":
             res["deg_face"] = outs[1].numpy()
     starts = wp.array([[0.2, 0.2, 1.0], [0.5, 0.5, 1.0], [0.0, 0.0, 1.0], [2.5, 0.0, 1.0], [0.3, 0.3, 0.0]],
