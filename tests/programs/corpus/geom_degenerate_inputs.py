@@ -1,7 +1,8 @@
 """Edge cases of the geometry types: a single-triangle mesh, a mesh with degenerate (zero-area)
 faces that closest-point queries skip, query points exactly on the surface and on vertices,
-max_dist cut-offs at the exact distance, the fields of a query that finds nothing, a one-box BVH, a hash grid built from one point and
-from points far outside its cell range, and an empty query box."""
+max_dist cut-offs at the exact distance, furthest points with tied corners, the fields of a query
+that finds nothing, a one-box BVH, a hash grid built from one point and from points far outside
+its cell range, and an empty query box."""
 
 import numpy as np
 import warp as wp
