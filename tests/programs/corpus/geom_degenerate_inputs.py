@@ -1,7 +1,7 @@
 """Edge cases of the geometry types: a single-triangle mesh, a mesh with degenerate (zero-area)
 faces that closest-point queries skip, query points exactly on the surface and on vertices,
 max_dist cut-offs at the exact distance, furthest points with tied corners, the fields of a query
-that finds nothing, a one-box BVH, a hash grid built from one point and from points far outside
+that finds nothing, a one-box BVH, rays along box faces, a hash grid built from one point and from points far outside
 its cell range, and an empty query box."""
 
 import numpy as np
@@ -49,6 +49,16 @@ def one_box(bvh: wp.uint64, lows: wp.array(dtype=wp.vec3), highs: wp.array(dtype
     while wp.bvh_query_next(q, k):
         n += 1
     out[tid] = n
+
+
+@wp.kernel
+def box_rays(bvh: wp.uint64, starts: wp.array(dtype=wp.vec3), dirs: wp.array(dtype=wp.vec3),
+             max_dist: wp.array(dtype=float), hits: wp.array2d(dtype=int)):
+    i = wp.tid()
+    q = wp.bvh_query_ray(bvh, starts[i], dirs[i])
+    b = int(0)
+    while wp.bvh_query_next(q, b, max_dist[i]):
+        hits[i, b] = 1
 
 
 @wp.kernel
@@ -102,6 +112,16 @@ def run():
     out = wp.zeros(5, dtype=int)
     wp.launch(one_box, dim=5, inputs=[bvh.id, lows, highs, out])
     res["one_box"] = out.numpy()
+
+    # rays along grid lines touching box faces, and boxes entered exactly at max_dist
+    boxes = wp.Bvh(wp.array([[-3, -0.5, -0.5], [-0.5, -0.5, -0.5], [2, -0.5, -0.5], [5, 0.5, -0.5]], dtype=wp.vec3),
+                   wp.array([[-2, 0.5, 0.5], [0.5, 0.5, 0.5], [3, 0.5, 0.5], [6, 1.5, 0.5]], dtype=wp.vec3))
+    rs = wp.array([[0, 0, 0], [0, 0, 0], [0, 0.5, 0], [0, 0.5, 0.5], [0, -0.5, 0], [1, 0, 0]], dtype=wp.vec3)
+    rd = wp.array([[1, 0, 0], [2, 0, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0], [1, 0, 0]], dtype=wp.vec3)
+    rm = wp.array([1e9, 1.0, 1e9, 1e9, 1e9, 1.0], dtype=float)
+    rh = wp.zeros((6, 4), dtype=int)
+    wp.launch(box_rays, dim=6, inputs=[boxes.id, rs, rd, rm, rh])
+    res["box_ray_hits"] = rh.numpy()
 
     single = wp.array([[0.5, 0.5, 0.5]], dtype=wp.vec3)
     grid = wp.HashGrid(4, 4, 4)
