@@ -1,6 +1,6 @@
 """poisson, sample_cdf and randu(state, low, high): Warp's streams bit for bit, the
-distributions' moments, and states passed as array elements or temporaries (advanced in a
-copy)."""
+distributions' moments, and states passed as array elements, struct fields or temporaries
+(advanced in a copy)."""
 
 import numpy as np
 import pytest
@@ -106,6 +106,42 @@ def test_state_from_an_array_element_is_a_copy():
     # the second draw starts again from the element: randu gives the state's first hash
     counts = out.numpy() - np.array([pcg_numpy(int(s)) for s in states.numpy()], np.uint32)
     assert np.all((counts > 0) & (counts < 60))
+
+
+@wp.struct
+class Walker:
+    rng: wp.uint32
+    pos: float
+
+
+@wp.kernel
+def from_fields(walkers: wp.array(dtype=Walker), out: wp.array2d(dtype=float)):
+    i = wp.tid()
+    w = walkers[i]
+    out[i, 0] = wp.randf(w.rng)
+    out[i, 1] = wp.randf(w.rng)  # the same draw: a struct field is advanced in a copy
+    out[i, 2] = wp.randf(walkers[i].rng)
+    out[i, 3] = wp.sample_unit_sphere(w.rng)[0]
+    out[i, 4] = wp.sample_unit_sphere(w.rng)[0]
+    out[i, 5] = wp.sample_unit_square(walkers[i].rng)[1]
+    s = w.rng
+    out[i, 6] = wp.sample_unit_sphere(s)[0]  # a local variable is advanced in place
+    out[i, 7] = wp.sample_unit_sphere(s)[0]
+    walkers[i] = w
+
+
+def test_state_from_a_struct_field_is_a_copy():
+    walkers = wp.array([Walker(rng=wp.uint32(s), pos=0.0) for s in (7, 1007, 2007)], dtype=Walker)
+    out = wp.zeros((3, 8), dtype=float)
+    wp.launch(from_fields, 3, inputs=[walkers, out])
+    np.testing.assert_array_equal(walkers.numpy()["rng"], [7, 1007, 2007])
+    o = out.numpy()
+    for i, s in enumerate((7, 1007, 2007)):
+        u = np.float32(pcg_numpy(s) >> 8) * np.float32(1.0 / 16777216.0)
+        assert o[i, 0] == o[i, 1] == o[i, 2] == u
+    np.testing.assert_array_equal(o[:, 3], o[:, 4])
+    np.testing.assert_array_equal(o[:, 3], o[:, 6])
+    assert np.all(o[:, 6] != o[:, 7])
 
 
 @wp.kernel

@@ -135,6 +135,25 @@ def ray_box(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t_max:
 
 
 @wp.func
+def ray_box_query(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, max_dist: float):
+    """bvh_query_ray's box test, Warp's to the letter: slabs through the reciprocal direction
+    (infinite for a zero component), entry t = the slabs' lower end, hit while t < max_dist. A
+    ray parallel to an axis that lies exactly in a face plane of a box gets 0 * inf = NaN for
+    that face, which min/max drop, and so misses the box, as in Warp."""
+    rcp = wp.vec3(1.0 / dir[0], 1.0 / dir[1], 1.0 / dir[2])
+    a = (lower[0] - start[0]) * rcp[0]
+    b = (upper[0] - start[0]) * rcp[0]
+    lmin = wp.min(a, b)
+    lmax = wp.max(a, b)
+    for i in range(1, 3):
+        a = (lower[i] - start[i]) * rcp[i]
+        b = (upper[i] - start[i]) * rcp[i]
+        lmin = wp.max(wp.min(a, b), lmin)
+        lmax = wp.min(wp.max(a, b), lmax)
+    return lmax >= 0.0 and lmax >= lmin and not (lmin >= max_dist)
+
+
+@wp.func
 def segment_box(start: wp.vec3, dir: wp.vec3, lower: wp.vec3, upper: wp.vec3, t_max: float):
     """Whether start + t dir meets the box for some t in [0, t_max]."""
     hit, t0, t1 = _slab(start, dir, lower, upper, 0.0, t_max)
@@ -154,7 +173,7 @@ def overlaps(q: BvhQuery, lower: wp.vec3, upper: wp.vec3, max_dist: float):
         hit = not (q.a[0] > upper[0] or q.a[1] > upper[1] or q.a[2] > upper[2]
                    or q.b[0] < lower[0] or q.b[1] < lower[1] or q.b[2] < lower[2])
     elif q.kind == RAY:
-        hit = ray_box(q.a, q.b, lower, upper, max_dist)
+        hit = ray_box_query(q.a, q.b, lower, upper, max_dist)
     elif q.kind == SPHERE:
         hit = box_distance_sq(q.a, lower, upper) <= q.radius * q.radius
     elif q.kind == CAPSULE:

@@ -148,30 +148,58 @@ def degenerate(a: wp.vec3, b: wp.vec3, c: wp.vec3):
 
 
 @wp.func
+def cross_2d(ax: float, ay: float, bx: float, by: float):
+    """ax by - ay bx, rounded once from float64 (its sign is exact: the edge tests below
+    decide on it)."""
+    return float(wp.float64(ax) * wp.float64(by) - wp.float64(ay) * wp.float64(bx))
+
+
+@wp.func
 def ray_triangle(start: wp.vec3, dir: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
-    """(hit, t, u, v): where start + t dir crosses triangle abc (either side), as weights
-    u of a and v of b; hit is False for a miss or a ray in the triangle's plane."""
-    e1 = b - a
-    e2 = c - a
-    pv = wp.cross(dir, e2)
-    det = wp.dot(e1, pv)
+    """(hit, t, u, v, det): where start + t dir crosses triangle abc (either side), as weights
+    u of a and v of b. Watertight (Woop, Benthin and Wald 2013, as Warp): the triangle is
+    sheared so the ray runs along +z, and the three 2D edge functions decide the hit, so a ray
+    through a shared edge or vertex hits at least one of its faces. det, their sum, is
+    Warp's `sign`: > 0 where the ray meets the triangle's front (counter-clockwise) side."""
+    kz = 0
+    if wp.abs(dir[1]) > wp.abs(dir[0]):
+        kz = 1
+    if wp.abs(dir[2]) > wp.abs(dir[kz]):
+        kz = 2
+    kx = (kz + 1) % 3
+    ky = (kx + 1) % 3
+    if dir[kz] < 0.0:
+        kx, ky = ky, kx
+    sx = dir[kx] / dir[kz]
+    sy = dir[ky] / dir[kz]
+    sz = 1.0 / dir[kz]
+    pa = a - start
+    pb = b - start
+    pc = c - start
+    ax = pa[kx] - sx * pa[kz]
+    ay = pa[ky] - sy * pa[kz]
+    bx = pb[kx] - sx * pb[kz]
+    by = pb[ky] - sy * pb[kz]
+    cx = pc[kx] - sx * pc[kz]
+    cy = pc[ky] - sy * pc[kz]
+    eu = cross_2d(cx, cy, bx, by)
+    ev = cross_2d(ax, ay, cx, cy)
+    ew = cross_2d(bx, by, ax, ay)
     hit = False
     t = 0.0
     u = 0.0
     v = 0.0
-    scale = wp.length(e1) * wp.length(e2) * wp.length(dir)
-    if wp.abs(det) > 1.0e-12 * scale:
-        inv = 1.0 / det
-        tv = start - a
-        s1 = wp.dot(tv, pv) * inv
-        qv = wp.cross(tv, e1)
-        s2 = wp.dot(dir, qv) * inv
-        if s1 >= 0.0 and s2 >= 0.0 and s1 + s2 <= 1.0:
-            t = wp.dot(e2, qv) * inv
-            u = 1.0 - s1 - s2
-            v = s1
+    det = eu + ev + ew
+    mixed = (eu < 0.0 or ev < 0.0 or ew < 0.0) and (eu > 0.0 or ev > 0.0 or ew > 0.0)
+    if not mixed and det != 0.0:
+        tt = eu * (sz * pa[kz]) + ev * (sz * pb[kz]) + ew * (sz * pc[kz])
+        if (det > 0.0 and tt >= 0.0) or (det < 0.0 and tt <= 0.0):
+            inv = 1.0 / det
+            u = eu * inv
+            v = ev * inv
+            t = tt * inv
             hit = True
-    return hit, t, u, v
+    return hit, t, u, v, det
 
 
 @wp.func
@@ -346,7 +374,7 @@ def ray_face(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int
                 for k in range(-left - 1, right):
                     f = prim_index(d, k)
                     a, b, c = tri_points(d, f)
-                    hit, t, u, v = ray_triangle(start, dir, a, b, c)
+                    hit, t, u, v, _det = ray_triangle(start, dir, a, b, c)
                     if hit and t >= 0.0 and t < best:
                         best = t
                         face = f
@@ -374,7 +402,7 @@ def count_hits(d: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int):
             if left < 0:
                 for k in range(-left - 1, right):
                     a, b, c = tri_points(d, prim_index(d, k))
-                    hit, t, u, v = ray_triangle(start, dir, a, b, c)
+                    hit, t, u, v, _det = ray_triangle(start, dir, a, b, c)
                     if hit and t >= 0.0:
                         n = n + 1
             elif count + 2 <= STACK_SIZE:
@@ -390,7 +418,8 @@ def ray_vote(d: wp.uint64, p: wp.vec3, dir: wp.vec3):
     f = ray_face(d, p, dir, wp.inf, -1, False)
     if f >= 0:
         a, b, c = tri_points(d, f)
-        if wp.dot(dir, wp.cross(b - a, c - a)) > 0.0:
+        hit, t, u, v, det = ray_triangle(p, dir, a, b, c)
+        if det < 0.0:
             vote = 1
     return vote
 
@@ -407,13 +436,19 @@ def sign_rays(d: wp.uint64, p: wp.vec3):
 
 @wp.func
 def sign_parity(d: wp.uint64, p: wp.vec3, n_sample: int, scale: float):
-    state = wp.rand_init(1337)
+    """Majority vote of the crossing parities of n_sample rays along (1, 1, 1) perturbed by
+    up to `scale` per axis, drawn as Warp draws them (seed 42, x then y then z), so that both
+    cast the same rays."""
+    state = wp.rand_init(42)
     inside = 0
     for _i in range(n_sample):
-        x = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
-        y = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
-        z = 1.0 + scale * (2.0 * wp.randf(state) - 1.0)
-        if count_hits(d, p, wp.vec3(x, y, z), -1) % 2 == 1:
+        dir = wp.vec3(0.0)
+        while wp.length_sq(dir) < 1.0e-8:
+            x = wp.randf(state, -scale, scale)
+            y = wp.randf(state, -scale, scale)
+            z = wp.randf(state, -scale, scale)
+            dir = wp.vec3(1.0) + wp.vec3(x, y, z)
+        if count_hits(d, p, dir, -1) % 2 == 1:
             inside = inside + 1
     s = 1.0
     if 2 * inside >= n_sample:
@@ -508,9 +543,9 @@ def sign_normal(d: wp.uint64, p: wp.vec3, face: int, epsilon: float):
             searching = False
     if wp.length_sq(n) == 0.0:
         n = wp.cross(b - a, c - a)
-    s = 1.0
-    if wp.dot(p - q, n) < 0.0:
-        s = -1.0
+    s = -1.0  # inside unless strictly on the normal's side: a point on the surface is inside (Warp)
+    if wp.dot(p - q, n) > 0.0:
+        s = 1.0
     return s
 
 
@@ -567,8 +602,8 @@ def query_point(d: wp.uint64, p: wp.vec3, max_dist: float):
     face = -1
     if require(d):
         face = closest_face(d, p, max_dist)
-    r.face = face
-    if face >= 0:
+    if face >= 0:  # (no hit: every field stays zero, face too, as in Warp)
+        r.face = face
         a, b, c = tri_points(d, face)
         w = closest_bary(p, a, b, c)
         r.result = True
@@ -622,16 +657,16 @@ def query_furthest(d: wp.uint64, p: wp.vec3, min_dist: float):
     face = -1
     if require(d):
         face = furthest_face(d, p, min_dist)
-    r.face = face
-    if face >= 0:
+    if face >= 0:  # (no hit: every field stays zero, face too, as in Warp)
+        r.face = face
         a, b, c = tri_points(d, face)
         da = wp.length_sq(p - a)
         db = wp.length_sq(p - b)
         dc = wp.length_sq(p - c)
         r.result = True
-        if da >= db and da >= dc:
+        if da > db and da > dc:  # a tie goes to the later corner (Warp's rule)
             r.u = 1.0
-        elif db >= dc:
+        elif db > dc:
             r.v = 1.0
     return r
 
@@ -642,19 +677,16 @@ def query_ray(d: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: in
     face = -1
     if require(d):
         face = ray_face(d, start, dir, max_t, root, False)
-    r.face = face
-    if face >= 0:
+    if face >= 0:  # (no hit: every field stays zero, face too, as in Warp)
+        r.face = face
         a, b, c = tri_points(d, face)
-        hit, t, u, v = ray_triangle(start, dir, a, b, c)
-        n = face_normal(a, b, c)
+        hit, t, u, v, det = ray_triangle(start, dir, a, b, c)
         r.result = True
         r.t = t
         r.u = u
         r.v = v
-        r.normal = n
-        r.sign = 1.0
-        if wp.dot(dir, n) > 0.0:
-            r.sign = -1.0
+        r.normal = face_normal(a, b, c)
+        r.sign = det
     return r
 
 

@@ -39,7 +39,12 @@ from .static_eval import evaluate_static
 _ALLOCATORS = (array_create.zeros, array_create.empty, array_create.ones, array_create.full)
 # builtins whose state may be an array element (Warp's tests pass `states[tid]`): the
 # element is read into a temporary, which the draw advances; the array keeps its value.
-_BY_VALUE_STATE = frozenset({"poisson", "sample_cdf", "randf", "randi", "randu", "randn"})
+# RNG builtins whose state argument may be any expression: an array element or a struct field
+# (`states[i]`, `walker.rng`) is advanced in a copy, as in Warp, where it is not updated
+_BY_VALUE_STATE = frozenset({"poisson", "sample_cdf", "randf", "randi", "randu", "randn", "sample_triangle",
+                             "sample_unit_ring", "sample_unit_disk", "sample_unit_sphere_surface",
+                             "sample_unit_sphere", "sample_unit_hemisphere_surface", "sample_unit_hemisphere",
+                             "sample_unit_square", "sample_unit_cube"})
 
 
 class CallsMixin:
@@ -199,9 +204,9 @@ class CallsMixin:
             if new_state is None:
                 continue  # this call's form updates nothing (tile_matmul(a, b) returns its product)
             arg = node.args[pos] if pos < len(node.args) else None
-            if builtin.name in _BY_VALUE_STATE and arg is not None and not isinstance(arg, (ast.Name, ast.Attribute)):
-                # an array element or a temporary (randf(rand_init(seed, i))): advanced in a
-                # copy, as in Warp (the array is unchanged)
+            if builtin.name in _BY_VALUE_STATE and arg is not None and not isinstance(arg, ast.Name):
+                # an array element, a struct field or a temporary (randf(rand_init(seed, i))):
+                # advanced in a copy, as in Warp (the array or struct is unchanged)
                 continue
             if not isinstance(arg, ast.Name) or arg.id not in self.scope:
                 self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
