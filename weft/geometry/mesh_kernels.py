@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weft as wp
 
-from ..builtins.mesh_funcs import degenerate
+from ..builtins.triangle_funcs import degenerate
 from .mesh import LEAF_TRI_WORDS
 
 
