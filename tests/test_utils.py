@@ -232,6 +232,8 @@ def test_module_options():
             wp.set_module_options({"optimisation_level": 2})
         assert wp.get_module_options()["optimisation_level"] == 2
         assert wp.get_module_options()["optimization_level"] is None
+        with pytest.raises(ValueError, match="unknown module option 'fast_mth'. Valid options"):
+            wp.kernel(module="unique", module_options={"fast_mth": True})  # (the decorator refuses, as Warp's)
     finally:
         wp.set_module_options({"optimization_level": None, "cpu_compiler_flags": None})
         wp.get_module(__name__).options.pop("optimisation_level", None)

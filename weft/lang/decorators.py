@@ -14,7 +14,7 @@ from . import overloads
 from .errors import CompileError
 from .function import Func
 from .kernel import Kernel
-from .module import check_deterministic_options, discard_module, unique_module
+from .module import check_deterministic_options, check_option_names, discard_module, unique_module
 from .unique import declaration_key, reuse
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -68,6 +68,7 @@ def kernel(f=None, *, name=None, enable_backward=None, launch_bounds=None, cuda_
         if module != "unique":
             raise ValueError('module_options requires module="unique"; use weft.set_module_options() '
                              "for the options of a shared module")
+        check_option_names(module_options)
         if "deterministic" in module_options or "deterministic_max_records" in module_options:
             check_deterministic_options({"deterministic": config.deterministic, **module_options})  # (as Warp's)
 

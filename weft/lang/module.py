@@ -64,11 +64,10 @@ class ModuleOptions(MutableMapping):
 
     def __setitem__(self, key, value):
         if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
-            # Warp stores any key (programs may set options of other Warp versions); a
-            # warning still catches a misspelt option.
-            known = ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
+            # Warp's set_module_options stores any key (programs may set options of other Warp
+            # versions); a warning still catches a misspelt option
             warnings.warn(f"module option {key!r} is not one weft knows: it is stored and has no effect "
-                          f"(known options: {known})", UserWarning, stacklevel=3)
+                          f"(known options: {_known_options()})", UserWarning, stacklevel=3)
         self._own[key] = value
         if self._name in _MODULES:
             _MODULES[self._name].hashers.clear()
@@ -85,6 +84,18 @@ class ModuleOptions(MutableMapping):
 
     def __repr__(self):
         return repr(dict(self))
+
+
+def _known_options() -> str:
+    return ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
+
+
+def check_option_names(options: dict) -> None:
+    """Refuse an option name weft does not know, as Warp's `@kernel(module_options=...)` does
+    (unlike set_module_options, which stores any)."""
+    for key in options:
+        if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
+            raise ValueError(f"unknown module option {key!r}. Valid options: {_known_options()}")
 
 
 def check_deterministic_options(options: dict) -> None:
