@@ -97,6 +97,8 @@ class CompiledKernel:
         fields = [(f"p{k}", ctype_of(t)) for k, t in enumerate(self.param_types)]
         self.args_type = type(f"Args_{kernel.name}", (ctypes.Structure,), {"_fields_": fields})
         self.tid_arities = set(facts.tid_arities)
+        # launches with this many dimensions need neither padding nor a variant (for_dims)
+        self._plain_rank = max(self.tid_arities) if len(self.tid_arities) == 1 else None
         self.has_print = facts.has_print
         self.has_stack = facts.has_stack
         self.order_dependent = facts.order_dependent
@@ -186,6 +188,8 @@ class CompiledKernel:
         """(the kernel to run, `dims` as it sees them) for a launch of shape `dims`: this
         one, or where `tid()` unpacks fewer indices than the launch has dimensions (it then
         reads the leading ones, as in Warp), the variant compiled for that many."""
+        if len(dims) == self._plain_rank or not self.tid_arities:  # (the launch hot path)
+            return self, tuple(dims)
         dims = self.check_dims(dims)
         if all(n == len(dims) for n in self.tid_arities) or getattr(self.kernel, "lanes", None) is not None \
                 or self.variant is None:

@@ -630,7 +630,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if config.print_launches:
         diagnostics.print_launch(kernel, dims, params, device)
     try:
-        ck, dims = kernel.compiled(kernel.specialization(params, adjoint), adjoint).for_dims(dims)
+        ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
         # (and drop this frame's reference to the kernel: a kept error, as a notebook keeps
         # the last one with its frames' locals, must not keep a failed definition alive)
@@ -638,6 +638,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         raise err.with_traceback(None) from None
     if config.anomaly_depth:  # weft.autograd.detect_anomaly(): checked, with the caller's line
         from ..autograd.anomaly import run_checked
+        ck, dims = ck.for_dims(dims)  # (the variant this launch runs, which the check re-runs)
         run_checked(kernel, ck, dims, params, adjoint)
     else:
         run_compiled(ck, dims, params)
