@@ -60,6 +60,15 @@ def owner_runs(b, active: Value | None, linear: Value) -> Value | None:
     return b.call(TILE_GET, [active, b.binary("mod", linear, b.const(active.type.shape[0], int32))])
 
 
+def when_owner_runs(b, active: Value | None, coords, shape, cond: Value | None = None) -> Value | None:
+    """`cond` (None: always) and, under cooperative blocks (`active` not None), whether the
+    lane owning element `coords` of a tile of `shape` runs; None where nothing restricts."""
+    if active is None:
+        return cond
+    runs = owner_runs(b, active, row_major(b, coords, shape))
+    return runs if cond is None else b.select(cond, runs, b.const(False, bool_))
+
+
 def row_major(b, coords, shape) -> Value:
     """The row-major index of `coords` in `shape`."""
     flat = coords[0]

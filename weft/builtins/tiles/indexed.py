@@ -23,7 +23,7 @@ from ...ir.core import Block, Value
 from ...types import Scalar, TileType, bool_, int32
 from ..registry import builtin
 from .args import index_value, no_more, offsets_arg, option, shape_arg, tile_arg
-from .construct import _per_lane, lanes_active, owner_runs, row_major
+from .construct import _per_lane, lanes_active, when_owner_runs
 from .core import TILE_ADD_AT, TILE_GET, TILE_SET, map_tiles
 from .elements import _coerce
 from .memory import _array, _converter, _guarded, _in_bounds
@@ -106,14 +106,6 @@ def tile_load_indexed(ctx, args, kwargs):
     return t
 
 
-def _when_runs(ctx, active, coords, shape, cond):
-    """`cond`, and (under cooperative blocks) the element's lane runs."""
-    if active is None:
-        return cond
-    b = ctx.b
-    return b.select(cond, owner_runs(b, active, row_major(b, coords, shape)), b.const(False, cond.type))
-
-
 @builtin("tile_store_indexed")
 def tile_store_indexed(ctx, args, kwargs):
     """tile_store_indexed(a, indices, t, offset=None, axis=0)"""
@@ -132,7 +124,7 @@ def tile_store_indexed(ctx, args, kwargs):
         def store():
             ctx.b.op("store", [a, *idx, x])
             return []
-        _guarded(ctx, _when_runs(ctx, active, coords, t.type.shape, _in_bounds(ctx, a, idx)), store, [])
+        _guarded(ctx, when_owner_runs(ctx.b, active, coords, t.type.shape, _in_bounds(ctx, a, idx)), store, [])
         return [], [], []
 
     map_tiles(ctx.b, t.type.shape, [t], body)
@@ -157,7 +149,7 @@ def tile_atomic_add_indexed(ctx, args, kwargs):
 
         def add():
             return [ctx.b.op("atomic", [a, *idx, x], [dtype], {"op": "add"}).result]
-        cond = _when_runs(ctx, active, coords, t.type.shape, _in_bounds(ctx, a, idx))
+        cond = when_owner_runs(ctx.b, active, coords, t.type.shape, _in_bounds(ctx, a, idx))
         return _guarded(ctx, cond, add, [dtype]), [], []
 
     (old,) = map_tiles(ctx.b, t.type.shape, [t], body)

@@ -15,7 +15,7 @@ from ...types import ArrayType, Scalar, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
 from .args import no_more, offsets_arg, option, shape_arg, storage_arg, tile_arg
-from .construct import lanes_active, owner_runs, row_major
+from .construct import lanes_active, when_owner_runs
 from .core import map_tiles, zero_of
 
 
@@ -156,10 +156,7 @@ def tile_store(ctx, args, kwargs):
     def body(coords, elems, states, guard=True, attrs=None):
         idx = (_wide_indices if attrs else _indices)(ctx, offsets, coords)
         x = value(elems[0])
-        cond = _in_bounds(ctx, a, idx) if guard else None
-        if active is not None:
-            runs = owner_runs(ctx.b, active, row_major(ctx.b, coords, shape))
-            cond = runs if cond is None else _and(ctx.b, cond, runs)
+        cond = when_owner_runs(ctx.b, active, coords, shape, _in_bounds(ctx, a, idx) if guard else None)
         if cond is None:
             ctx.b.op("store", [a, *idx, x], [], attrs or {})
         else:
@@ -171,9 +168,6 @@ def tile_store(ctx, args, kwargs):
 
     if not checked or active is not None:
         map_tiles(ctx.b, shape, [t], lambda c, e, s: body(c, e, s, guard=checked))
-        return None
-    if not checked:
-        map_tiles(ctx.b, shape, [t], lambda c, e, s: body(c, e, s, guard=False))
         return None
     _split_on_bounds(
         ctx, a, offsets, shape,
@@ -200,10 +194,7 @@ def tile_atomic_add(ctx, args, kwargs):
 
         def add():
             return [ctx.b.op("atomic", [a, *idx, x], [dtype], {"op": "add"}).result]
-        cond = _in_bounds(ctx, a, idx) if checked else None
-        if active is not None:
-            runs = owner_runs(ctx.b, active, row_major(ctx.b, coords, t.type.shape))
-            cond = runs if cond is None else _and(ctx.b, cond, runs)
+        cond = when_owner_runs(ctx.b, active, coords, t.type.shape, _in_bounds(ctx, a, idx) if checked else None)
         old = add() if cond is None else _guarded(ctx, cond, add, [dtype])
         return old, [], []
 
