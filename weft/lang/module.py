@@ -63,7 +63,7 @@ class ModuleOptions(MutableMapping):
         return OPTION_DEFAULTS[key]
 
     def __setitem__(self, key, value):
-        if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
+        if not _is_option(key):
             # Warp's set_module_options stores any key (programs may set options of other Warp
             # versions); a warning still catches a misspelt option
             warnings.warn(f"module option {key!r} is not one weft knows: it is stored and has no effect "
@@ -86,6 +86,10 @@ class ModuleOptions(MutableMapping):
         return repr(dict(self))
 
 
+def _is_option(key) -> bool:
+    return key in _FROM_CONFIG or key in OPTION_DEFAULTS
+
+
 def _known_options() -> str:
     return ", ".join(sorted((*_FROM_CONFIG, *OPTION_DEFAULTS)))
 
@@ -94,7 +98,7 @@ def check_option_names(options: dict) -> None:
     """Refuse an option name weft does not know, as Warp's `@kernel(module_options=...)` does
     (unlike set_module_options, which stores any)."""
     for key in options:
-        if key not in _FROM_CONFIG and key not in OPTION_DEFAULTS:
+        if not _is_option(key):
             raise ValueError(f"unknown module option {key!r}. Valid options: {_known_options()}")
 
 

@@ -34,9 +34,10 @@ def state_like(param: array, t) -> array:
     """A zeroed optimizer state buffer for `param`: its shape and dtype (as Warp's
     `zeros_like`), with scalar type `t` where that differs from the parameter's (float32
     moments of float16 parameters); composite float16 parameters get a flat float32 buffer."""
-    if scalar_type(param, "optimizer parameter") is t:
+    own = scalar_type(param, "optimizer parameter")
+    if own is t:
         return zeros(param.shape, dtype=param.dtype)
-    if param.dtype is scalar_type(param, "optimizer parameter"):
+    if param.dtype is own:
         return zeros(param.shape, dtype=t)
     return zeros(flat_size(param), dtype=t)
 
