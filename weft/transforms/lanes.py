@@ -94,6 +94,10 @@ class _BlockProgram:
     def __init__(self, fn: Function, spec: LaneSpec, program: Function):
         self.fn, self.spec, self.program = fn, spec, program
         self.lanes = spec.block_dim
+        # the launch's threads (launch(): None under launch_tiled), and whether its last block
+        # has lanes past them
+        self.threads = math.prod(spec.dims) if spec.dims is not None else None
+        self.partial = self.threads is not None and self.threads % self.lanes != 0
         self.b = Builder(program.body, fn.loc)
         self.env: dict[int, tuple[str, Value]] = {}  # old value id -> ("u", value) or ("l", lane tile)
         self.active: Value | None = None  # under a branch some threads do not take: a bool per lane
@@ -148,14 +152,13 @@ class _BlockProgram:
         """Which lanes run here, a bool tile: not those past the launch's threads (in the
         last block) nor, in a branch some threads skip, those that skip it."""
         b, lanes = self.b, self.lanes
-        partial = self.spec.dims is not None and math.prod(self.spec.dims) % lanes != 0
 
         def body(coords, elems, states):
             (lane,) = coords
             runs = b.const(True, bool_)
-            if partial:
+            if self.partial:
                 linear = b.add(b.mul(self.block_index, b.const(lanes, int32)), lane)
-                runs = b.cmp("lt", linear, b.const(math.prod(self.spec.dims), int32))
+                runs = b.cmp("lt", linear, b.const(self.threads, int32))
             if self.active is not None:
                 runs = self._and(runs, elems[0])
             return [runs], [], []
@@ -414,8 +417,7 @@ class _BlockProgram:
                 elif all(r is not o for o in outputs):
                     outputs.append(r)
         states = [self.uniform(base) for _, base in threaded]
-        partial = self.spec.dims is not None and math.prod(self.spec.dims) % self.lanes != 0
-        mask = self.active
+        partial, mask = self.partial, self.active
 
         def body(coords, elems, state_args):
             (lane,) = coords
@@ -430,7 +432,7 @@ class _BlockProgram:
             # nothing (their values are zeros)
             active = None
             if partial:
-                active = self.b.cmp("lt", specials["linear"], self.b.const(math.prod(self.spec.dims), int32))
+                active = self.b.cmp("lt", specials["linear"], self.b.const(self.threads, int32))
             if mask is not None:
                 taken = self.b.call(TILE_GET, [mask, lane])
                 active = taken if active is None else self._and(active, taken)

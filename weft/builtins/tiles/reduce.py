@@ -28,6 +28,7 @@ from .args import tile_arg
 from .construct import lanes_active as _lanes_active
 from .construct import owner_runs as _owner_runs
 from .construct import row_major as _linear
+from .construct import when_owner_runs
 from .core import TILE_GET, map_tiles, unravel, zero_of
 
 
@@ -87,7 +88,7 @@ def _sum_all(ctx, a: Value) -> Value:
     def body(coords, elems, states):
         x = elems[0]
         if active is not None:
-            x = b.select(_owner_runs(b, active, _linear(b, coords, a.type.shape)), x, zero_of(b, x.type))
+            x = b.select(when_owner_runs(b, active, coords, a.type.shape), x, zero_of(b, x.type))
         return [], [x], []
     (s,) = map_tiles(b, a.type.shape, [a], body)
     return s
@@ -171,7 +172,7 @@ def tile_dot(ctx, args, kwargs):
         else:  # vectors: dot; matrices: the sum of the products of their entries
             prod = ctx.call(BUILTINS["ddot" if isinstance(x.type, Matrix) else "dot"], [x, y], {}, None)
         if active is not None:
-            prod = b.select(_owner_runs(b, active, _linear(b, coords, a.type.shape)), prod, zero_of(b, prod.type))
+            prod = b.select(when_owner_runs(b, active, coords, a.type.shape), prod, zero_of(b, prod.type))
         return [], [prod], []
     (s,) = map_tiles(ctx.b, a.type.shape, [a, c], body)
     return _one(ctx, s)

@@ -21,7 +21,7 @@ import llvmlite.ir as ir
 from ...types import Scalar, TileType, bfloat16, int32
 from ..registry import builtin, primitive
 from .args import tile_arg
-from .construct import lanes_active, owner_runs, row_major
+from .construct import lanes_active, when_owner_runs
 from .core import map_tiles
 from .reduce import reduction_identity
 
@@ -160,7 +160,7 @@ def _skip_idle_lanes(ctx, a, kind):
     identity = reduction_identity(ctx, kind, t.dtype)
 
     def body(coords, elems, states):
-        return [b.select(owner_runs(b, active, row_major(b, coords, t.shape)), elems[0], identity)], [], []
+        return [b.select(when_owner_runs(b, active, coords, t.shape), elems[0], identity)], [], []
     (masked,) = map_tiles(b, t.shape, [a], body)
     return masked
 
