@@ -46,7 +46,7 @@ from .lang.function import Func as Function  # noqa: E402 - Warp's class of @fun
 from .lang.grad import grad  # noqa: E402
 from .lang.kernel import Kernel  # noqa: E402
 from .lang.module import Module, force_load, get_module, load_module  # noqa: E402
-from .lang.native import func_native  # noqa: E402
+from .lang.native import address_of, func_native  # noqa: E402
 from .logger import (  # noqa: E402
     LOG_DEBUG,
     LOG_ERROR,

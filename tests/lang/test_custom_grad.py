@@ -265,35 +265,6 @@ def test_grad_matching_no_overload_is_a_clear_error():
             pass
 
 
-# func_native: accepted, refused when called ---------------------------------------------------
-@wp.func_native("return a + 2.0f;", adj_snippet="adj_a += adj_ret;")
-def add_two_native(a: float) -> float:
-    """A C++ snippet."""
-    ...
-
-
-@wp.kernel
-def no_snippet_used(x: wp.array(dtype=float)):
-    x[wp.tid()] = 1.0
-
-
-@wp.kernel
-def snippet_used(x: wp.array(dtype=float)):
-    i = wp.tid()
-    x[i] = add_two_native(x[i])
-
-
-def test_func_native_is_accepted_and_refused_when_called():
-    x = wp.zeros(2)
-    wp.launch(no_snippet_used, 2, inputs=[x])  # a module defining a snippet works
-    assert add_two_native.__doc__ == "A C++ snippet." and add_two_native.snippet == "return a + 2.0f;"
-    with pytest.raises(CompileError, match="add_two_native.*weft compiles no C\\+\\+") as info:
-        wp.launch(snippet_used, 2, inputs=[x])
-    assert "test_custom_grad.py:" in str(info.value)  # at the call in the user's source
-    with pytest.raises(NotImplementedError, match="compiles no C"):
-        add_two_native(1.0)
-
-
 # A func returning an integer, with a custom (empty) adjoint ------------------------------------
 @wp.func
 def first_above(x: wp.array(dtype=float), t: float):

@@ -17,6 +17,8 @@ def private_arrays(fn: Function) -> set:
     for op in walk(fn.body):
         if op.name in ("view", "slice"):
             private.discard(op.operands[0].id)
+        for arr in native_arrays(op):
+            private.discard(arr.id)
         if op.name not in ("load", "store", "atomic") or op.operands[0].id not in params:
             continue
         arr = op.operands[0]
@@ -24,6 +26,14 @@ def private_arrays(fn: Function) -> set:
         if not indexed_by_thread(indices):
             private.discard(arr.id)
     return private
+
+
+def native_arrays(op: Op) -> list[Value]:
+    """The arrays a call of a C++ snippet (`@func_native`) is passed: it may read and
+    write any of their elements, which the IR does not see."""
+    if op.name == "call" and getattr(op.attrs["fn"], "native", False):
+        return [v for v in op.operands if isinstance(v.type, ArrayType)]
+    return []
 
 
 def array_root(arr: Value) -> Value:
@@ -194,6 +204,11 @@ class LoadPlan:
                 forget({root})
                 if op.name == "store":
                     stored[(root, *index)] = op.operands[-1]
+            elif native_arrays(op):
+                roots = {array_key(arr) for arr in native_arrays(op)}
+                for root in roots:
+                    written.setdefault(root, set()).add(None)
+                forget(roots)
             elif op.regions:
                 inner = arrays_written(op.regions)
                 loop = op.name in ("for", "while")
@@ -228,8 +243,9 @@ def _loads_written_later(ops, later: frozenset, out: set):
 
 
 def arrays_written(blocks) -> set:
-    return {array_key(op.operands[0]) for blk in blocks for op in walk(blk)
-            if op.name in ("store", "atomic")}
+    ops = [op for blk in blocks for op in walk(blk)]
+    return {array_key(op.operands[0]) for op in ops if op.name in ("store", "atomic")} | \
+        {array_key(arr) for op in ops for arr in native_arrays(op)}
 
 
 def array_initial_reads(fn: Function) -> set:
@@ -240,7 +256,8 @@ def array_initial_reads(fn: Function) -> set:
 
 def array_effects(fn: Function) -> tuple[set, set]:
     """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
-    reads = {array_key(op.operands[0]) for op in walk(fn.body) if op.name == "load"}
+    reads = {array_key(op.operands[0]) for op in walk(fn.body) if op.name == "load"} | \
+        {array_key(arr) for op in walk(fn.body) for arr in native_arrays(op)}
     return reads, arrays_written([fn.body])
 
 

@@ -140,7 +140,8 @@ class _ScalarReverse:
         values, or touches arrays."""
         if any(active_types(r.type) for r in op.results) or self.active_free(op):
             return True
-        return any(inner.name in ("load", "store", "atomic") for region in op.regions for inner in walk(region))
+        return any(inner.name in ("load", "store", "atomic") or inner.name == "call" and inner.attrs["fn"].effects
+                   for region in op.regions for inner in walk(region))  # (effects: a C++ snippet's writes)
 
     # Set-up --------------------------------------------------------------------------------
     def build(self) -> Function:
@@ -270,8 +271,7 @@ class _ScalarReverse:
         not reversed, so its loops need not push."""
         instance = op.attrs["func"]
         if instance.custom_replay is not None:
-            from ..lang.custom_grad import replay_ir
-            fn = _cached(op.attrs["func"], "replay", lambda: replay_ir(op.attrs["func"]))
+            fn = _cached(instance, "replay", instance.replay_ir)
             args, ops = fn.params, fn.body.ops
         else:
             args, ops = op.regions[0].args, op.regions[0].ops
@@ -704,12 +704,12 @@ class _ScalarReverse:
                 self.accum(v, self.get(a))
             return
         from ..ir.passes import clone_op
-        from ..lang.custom_grad import grad_ir, result_types
+        from ..lang.custom_grad import result_types
         active = [k for k, v in enumerate(op.operands) if active_types(v.type)]
         arrays = [k for k, v in enumerate(op.operands) if has_adjoint_array(v.type) and isinstance(v.type, ArrayType)]
         names = list(instance.param_types)
         fn = _cached(instance, ("grad", tuple(active), tuple(arrays)),
-                     lambda: grad_ir(instance, [names[k] for k in active], [names[k] for k in arrays]))
+                     lambda: instance.grad_ir([names[k] for k in active], [names[k] for k in arrays]))
         inputs = [self.m(v) for v in op.operands]
         for r in op.results:
             leaves = iter(self.get(r))

@@ -1,29 +1,115 @@
-"""The builtin a `@weft.func_native` C++ snippet becomes (see lang/native.py)."""
+"""The primitives a `@weft.func_native` C++ snippet becomes (see lang/native.py).
+
+A native func compiled for its argument types is one `call` of a primitive whose lowering
+calls the snippet's C++ entry point (codegen/native_cxx.py): every argument is stored to a
+stack slot and passed by address, and the values the snippet leaves in its `wp.ref[T]`
+(and `wp.address_of`) arguments are loaded back as extra results. Its adjoint snippet is
+a second primitive, called by the func's gradient (lang/native.py), which receives the
+adjoints of the results and returns those of the arguments.
+"""
 
 from __future__ import annotations
 
-from .registry import Builtin
+import llvmlite.ir as ir
+
+from ..types import ArrayType
+from .registry import Primitive
+
+I8 = ir.IntType(8)
+PTR = ir.PointerType()
+
+VALUE, REF, ADDRESS, ARRAY = "value", "ref", "address", "array"
 
 
-class NativeFunc(Builtin):
-    """A C++ snippet function: kept with its sources, refused where it is called."""
+def parameter_kind(name: str, t, refs, addressed) -> str:
+    """How the snippet sees parameter `name`: by value, as a C++ reference, as the
+    `wp::uint64` address of the caller's storage, or as an array descriptor."""
+    if name in addressed:
+        return ADDRESS
+    if name in refs:
+        return REF
+    return ARRAY if isinstance(t, ArrayType) else VALUE
 
-    def __init__(self, pyfunc, snippet, adj_snippet, replay_snippet):
-        super().__init__(pyfunc.__name__, self._refuse, None, (pyfunc.__doc__ or "").strip())
-        self.func = pyfunc
-        self.__doc__ = pyfunc.__doc__
-        self.__wrapped__ = pyfunc
-        self.snippet, self.adj_snippet, self.replay_snippet = snippet, adj_snippet, replay_snippet
 
-    def message(self) -> str:
-        return (f"@func_native '{self.name}' is a C++ snippet, and weft compiles no C++: write it as a "
-                "@weft.func in Python (with a @weft.func_grad for its adjoint snippet)")
+def forward_primitive(name: str, symbol: str, operand_types: list, result_types: list, readback: list[int],
+                      effects: bool = True) -> Primitive:
+    """A primitive calling the C++ entry point `symbol`, which takes a pointer to each
+    argument and, last, a pointer to the slot of the snippet's result (null if it returns
+    nothing). Its results: the snippet's result (if any), then the arguments at positions
+    `readback` (references the snippet assigned) read back after the call."""
+    returned = result_types[: len(result_types) - len(readback)]
 
-    def _refuse(self, ctx, args, kwargs):
-        ctx.error(self.message())
+    def lower(cg, args, op):
+        slots = []
+        for v, rep in zip(op.operands, args):
+            slots.append(_slot(cg, v.type))
+            cg.store_value(slots[-1], rep, v.type)
+        out = _slot(cg, returned[0]) if returned else ir.Constant(PTR, None)
+        _call(cg, symbol, [*slots, out])
+        values = [cg.load_value(out, returned[0])] if returned else []
+        values += [cg.load_value(slots[k], op.operands[k].type) for k in readback]
+        return values[0] if len(values) == 1 else values
 
-    def __call__(self, *args, **kwargs):
-        raise NotImplementedError(self.message())
+    return _primitive(name, symbol, result_types, lower, effects)
 
-    def __repr__(self):
-        return f"<weft func_native {self.name}>"
+
+def adjoint_primitive(name: str, symbol: str, kinds: list[str], param_types: list, ret_type,
+                      active: list[int]) -> Primitive:
+    """The primitive calling an adjoint snippet's entry point `symbol`: its operands are
+    the parameters, the adjoints of the references' new values (REF and ADDRESS
+    parameters, in order), the adjoint of the result (if any) and the adjoint arrays of the
+    ARRAY parameters; it returns the adjoints of the parameters at positions `active`.
+    The entry point takes the parameters' slots, one adjoint slot per parameter (zero for
+    a value, the incoming adjoint for a reference, the adjoint array for an array), and
+    the result's adjoint."""
+
+    def lower(cg, args, op):
+        n = len(param_types)
+        params, rest = list(zip(op.operands, args))[:n], iter(zip(op.operands[n:], args[n:]))
+        slots = []
+        for v, rep in params:
+            slots.append(_slot(cg, v.type))
+            cg.store_value(slots[-1], rep, v.type)
+        incoming = {k: next(rest) for k, kind in enumerate(kinds) if kind in (REF, ADDRESS)}
+        ret_adj = next(rest) if ret_type is not None else None
+        incoming.update({k: next(rest) for k, kind in enumerate(kinds) if kind == ARRAY})
+        adj_slots = []
+        for k, t in enumerate(param_types):
+            adj_slots.append(_slot(cg, t))
+            if k in incoming:
+                v, rep = incoming[k]
+                cg.store_value(adj_slots[-1], rep, v.type)
+        out = ir.Constant(PTR, None)
+        if ret_adj is not None:
+            out = _slot(cg, ret_type)
+            cg.store_value(out, ret_adj[1], ret_type)
+        _call(cg, symbol, [*slots, *adj_slots, out])
+        values = [cg.load_value(adj_slots[k], param_types[k]) for k in active]
+        return values[0] if len(values) == 1 else values
+
+    return _primitive(name, symbol, [param_types[k] for k in active], lower, effects=True)  # (writes adjoint arrays)
+
+
+def _primitive(name, symbol, result_types, lower, effects) -> Primitive:
+    prim = Primitive(f"{name}.{symbol}", lambda types: list(result_types), lower, effects=effects)
+    prim.native = True  # (codegen/spmd.py runs a kernel calling C++ one thread at a time)
+    return prim
+
+
+def _call(cg, symbol: str, pointers: list):
+    fnty = ir.FunctionType(ir.VoidType(), [PTR] * len(pointers))
+    fn = cg.module.globals.get(symbol) or ir.Function(cg.module, fnty, symbol)
+    cg.builder.call(fn, pointers)
+
+
+def _slot(cg, t):
+    """An aligned stack slot for a value of type `t`, zeroed (a snippet's adjoint slots
+    start at zero)."""
+    from ..codegen.native_cxx import value_size
+    size, align = value_size(t)
+    size = max(size, 8)  # (an address parameter's adjoint is a wp::uint64 whatever it points to)
+    slot = cg._entry_alloca(ir.ArrayType(I8, size), "native.arg")
+    slot.align = max(align, 8)
+    cg.builder.store(ir.Constant(ir.ArrayType(I8, size), None), slot)
+    slot.type = PTR  # an opaque pointer, as the other addresses in a kernel
+    return slot

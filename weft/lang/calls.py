@@ -9,7 +9,7 @@ import numpy as np
 from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
 from ..builtins.signatures import positional
-from ..ir.core import Value, constant_value
+from ..ir.core import Op, Value, constant_value
 from ..runtime import array_create
 from ..runtime.array import array as runtime_array
 from ..types import (
@@ -33,6 +33,7 @@ from .ast_helpers import (
     _PY_ALIASES,
     _describe,
 )
+from .native import AddressOf, NativeFunc, address_of
 from .static_eval import evaluate_static
 
 # weft's host allocators, which a kernel cannot call
@@ -56,16 +57,44 @@ class CallsMixin:
             if len(node.args) != 1 or node.keywords:
                 self.error("static() takes one expression", node)
             return evaluate_static(self, node)
+        if func is address_of:
+            if len(node.args) == 1:
+                self._argument(node, None, check_only=True)
+            self.error("wp.address_of(x) is an argument of a C++ snippet (@wp.func_native) call in weft: "
+                       "pass it for the snippet's wp.uint64 parameter", node)
         args = []
         for a in node.args:
             if isinstance(a, ast.Starred):
                 args.extend(self.starred_items(a.value))
             else:
-                args.append(self.expr(a))
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+                args.append(self._argument(a, func))
+        kwargs = {k.arg: self._argument(k.value, func) for k in node.keywords}
         if None in kwargs:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
+
+    def _argument(self, node, func, check_only=False):
+        """A call argument's value; `wp.address_of(x)` passed to a C++ snippet: x and where it is."""
+        if check_only or isinstance(node, ast.Call) and isinstance(func, NativeFunc) \
+                and self.py_eval_or_none(node.func) is address_of:
+            if len(node.args) != 1 or node.keywords:
+                self.error("wp.address_of() takes exactly one positional argument", node)
+            target = node.args[0]
+            if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
+                self.error(f"wp.address_of({ast.unparse(target)}): pass a variable, an array element or a "
+                           f"field, which has storage (a literal or a call's result has none)", target)
+            value = self.expr(target)
+            literal = isinstance(value, Value) and isinstance(value.owner, Op) and value.owner.attrs.get("literal")
+            if not isinstance(value, Value) or literal:
+                hint = "a variable"
+                if isinstance(target, ast.Name) and literal:
+                    hint = f"`{target.id} = wp.{value.type.name}({constant_value(value)!r})`"
+                elif isinstance(target, ast.Name) and promotion.is_weak(value):
+                    hint = f"`{target.id} = wp.{promotion.default_type(value).name}({value!r})`"
+                self.error(f"wp.address_of({ast.unparse(target)}): a compile-time constant has no storage; "
+                           f"declare it with its type, e.g. {hint}", target)
+            return AddressOf(value, target)
+        return self.expr(node)
 
     def starred_items(self, node):
         """The values `*x` passes to a call: the elements of a tuple, the components of a

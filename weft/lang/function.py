@@ -160,6 +160,16 @@ class FuncInstance:
         """The @func_replay function of this instance's overload, or None."""
         return self.overload.custom_replay
 
+    def grad_ir(self, active: list[str], arrays: list[str]):
+        """The IR of the custom grad (see lang/custom_grad.grad_ir)."""
+        from .custom_grad import grad_ir
+        return grad_ir(self, active, arrays)
+
+    def replay_ir(self):
+        """The IR of the custom replay (see lang/custom_grad.replay_ir)."""
+        from .custom_grad import replay_ir
+        return replay_ir(self)
+
     def ir(self):
         from .module import compile_lanes, compile_mode
         mode = (compile_mode(), compile_lanes())  # (tile(x) and block_dim() depend on the lanes)

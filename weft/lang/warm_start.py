@@ -261,6 +261,8 @@ _ABSENT = object()
 
 def _func_text(func, seen: set) -> str:
     """A func by its overloads' sources, signatures, custom gradients and references."""
+    if getattr(func, "native", False):
+        raise _Opaque("native func")  # (its C++ library is loaded when its IR is built)
     if func.qualified_name.startswith("weft."):
         return f"weft-func:{func.qualified_name}"  # (weft's own: its fingerprint covers it)
     if id(func) in seen:
