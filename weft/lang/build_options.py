@@ -1,9 +1,9 @@
 """`weft.ModuleBuildOptions`: Warp's extra build inputs of a module (include directories,
 preambles and dependency files for its C++/CUDA compilers).
 
-weft compiles kernels from Python through LLVM and has no C++ or CUDA compiler in its
-pipeline (C++ snippets, `func_native`, are refused where they are called), so include
-directories and preambles change no compiled code. The options are still accepted as the
+weft compiles kernels from Python through LLVM; only C++ snippets (`func_native`) go
+through a C++ compiler, each on its own with weft's header (codegen/native_cxx.py), so
+include directories and preambles change no compiled code. The options are still accepted as the
 module option `extra_build_options`, checked as Warp checks them, and take part in the
 module's hash, so that programs written for Warp that set them run unchanged.
 """
