@@ -284,3 +284,27 @@ def test_a_struct_result_is_refused():
 
     with pytest.raises(CompileError, match="returns .*a snippet returns a scalar, vector or matrix"):
         wp.launch(uses_make_scale, 1, [wp.zeros(1)])
+
+
+def test_module_build_options_reach_the_snippets_compiler(tmp_path):
+    """`extra_cpu_include_dirs` and `extra_cpu_preamble` of the func's module are used."""
+    (tmp_path / "scale_by.h").write_text("inline float scale_by_three(float x) { return 3.0f * x; }\n")
+    source = tmp_path / "snippet_module.py"
+    source.write_text(
+        "import weft as wp\n"
+        "wp.set_module_options({'extra_build_options': wp.ModuleBuildOptions(\n"
+        f"    extra_cpu_include_dirs=[{str(tmp_path)!r}],\n"
+        "    extra_cpu_preamble='#include \"scale_by.h\"\\ninline float plus_one(float x) { return x + 1.0f; }')})\n"
+        "@wp.func_native('return plus_one(::scale_by_three(x));')\n"
+        "def scaled(x: float) -> float: ...\n"
+        "@wp.kernel\n"
+        "def scaled_kernel(x: wp.array(dtype=float)):\n"
+        "    i = wp.tid()\n"
+        "    x[i] = scaled(x[i])\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("snippet_module", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(module.scaled_kernel, 2, [x])
+    np.testing.assert_allclose(x.numpy(), [4.0, 7.0])

@@ -73,10 +73,11 @@ def value_size(t) -> tuple[int, int]:
     return ctypes.sizeof(ct), ctypes.alignment(ct)
 
 
-def translation_unit(functions: list[tuple[str, str, str]], structs: dict, entries: list[str]) -> str:
-    """The C++ source: the header, the structs, each snippet as a function
-    (`(signature, body, name)`), and the `extern "C"` entry points."""
-    parts = ['#include "weft_native.h"', "", "namespace wp {", *structs.values()]
+def translation_unit(functions: list[tuple[str, str, str]], structs: dict, entries: list[str],
+                     preamble: str = "") -> str:
+    """The C++ source: the header, the module's CPU preamble, the structs, each snippet as a
+    function (`(signature, body, name)`), and the `extern "C"` entry points."""
+    parts = ['#include "weft_native.h"', preamble, "namespace wp {", *structs.values()]
     for signature, body, _name in functions:
         parts += [f"static inline {signature} {{", body, "}", ""]
     parts += ["}  // namespace wp", "", *entries, ""]
@@ -96,12 +97,14 @@ _loaded: dict[str, ctypes.CDLL] = {}
 _lock = threading.Lock()
 
 
-def load_library(source: str, what: str) -> None:
-    """Compile `source` into a shared library (kept in the kernel cache, keyed by its text)
-    and load it into the process, once."""
+def load_library(source: str, what: str, include_dirs=(), dependencies: str = "") -> None:
+    """Compile `source` into a shared library (kept in the kernel cache, keyed by its text,
+    the include directories and `dependencies`, a digest of the files it includes) and load
+    it into the process, once."""
     from .cache import cache_dir
     cxx = compiler()
-    digest = hashlib.sha256(f"{cxx}\0{source}".encode()).hexdigest()[:24]
+    include_dirs = [os.fspath(d) for d in include_dirs]
+    digest = hashlib.sha256("\0".join([cxx, source, *include_dirs, dependencies]).encode()).hexdigest()[:24]
     with _lock:
         if digest in _loaded:
             return
@@ -109,17 +112,17 @@ def load_library(source: str, what: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         lib = folder / f"{digest}.so"
         if not lib.exists():
-            _compile(cxx, source, lib, what)
+            _compile(cxx, source, lib, what, include_dirs)
         _loaded[digest] = ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
 
 
-def _compile(cxx: str, source: str, lib: Path, what: str) -> None:
+def _compile(cxx: str, source: str, lib: Path, what: str, include_dirs: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="weft-native-") as tmp:
         src = Path(tmp) / "snippet.cpp"
         src.write_text(source)
         out = Path(tmp) / lib.name
         cmd = [*cxx.split(), "-std=c++17", "-O2", "-fPIC", "-shared", "-fno-exceptions", "-w",
-               f"-I{HEADER_DIR}", str(src), "-o", str(out)]
+               f"-I{HEADER_DIR}", *(f"-I{d}" for d in include_dirs), str(src), "-o", str(out)]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired) as e:

@@ -2,8 +2,8 @@
 preambles and dependency files for its C++/CUDA compilers).
 
 weft compiles kernels from Python through LLVM; only C++ snippets (`func_native`) go
-through a C++ compiler, each on its own with weft's header (codegen/native_cxx.py), so
-include directories and preambles change no compiled code. The options are still accepted as the
+through a C++ compiler (codegen/native_cxx.py), which gets the CPU include directories
+and preamble; the CUDA ones change no compiled code. The options are still accepted as the
 module option `extra_build_options`, checked as Warp checks them, and take part in the
 module's hash, so that programs written for Warp that set them run unchanged.
 """

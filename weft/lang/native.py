@@ -13,6 +13,8 @@ and the kernel calls it (builtins/native.py). As in Warp:
   gradient that would flow through the call is a compile error, never a silent zero.
 - `replay_snippet` runs instead of the snippet when the adjoint kernel recomputes the
   forward pass (for snippets with side effects, such as counters).
+- The module option `extra_build_options` (`wp.ModuleBuildOptions`) gives the snippets'
+  compilation its CPU include directories and preamble (code before the snippets).
 - `wp.address_of(x)` passed for a `wp.uint64` parameter gives the snippet the address of
   `x` (a local, an array element, a field or a component): what the snippet stores there
   is `x`'s new value.
@@ -146,15 +148,18 @@ class NativeInstance(FuncInstance):
         and loading them the first time."""
         if self._symbols is None:
             from ..codegen.native_cxx import NativeError, load_library
+            options = self.func.module.options.get("extra_build_options")
             try:
-                source, symbols = self._translation_unit()
-                load_library(source, f"func_native {self.func.name}")
+                source, symbols = self._translation_unit(options.extra_cpu_preamble if options else "")
+                load_library(source, f"func_native {self.func.name}",
+                             options.extra_cpu_include_dirs if options else (),
+                             options.signature() if options else "")
             except NativeError as e:
                 raise self._error(str(e)) from None
             self._symbols = symbols
         return self._symbols
 
-    def _translation_unit(self):
+    def _translation_unit(self, preamble: str):
         from ..builtins.native import ADDRESS, REF
         from ..codegen.native_cxx import cxx_type, translation_unit
         func, names = self.func, list(self.param_types)
@@ -195,7 +200,7 @@ class NativeInstance(FuncInstance):
             entries.append(f'extern "C" void {symbol}_adj({pointers}{grads}{", " if pointers else ""}void* result) '
                            f'{{ wp::adj_{digest}({", ".join(args + adj_args)}); }}')
             symbols["adj"] = f"{symbol}_adj"
-        return translation_unit(functions, structs, entries), symbols
+        return translation_unit(functions, structs, entries, preamble), symbols
 
     def _forward_ir(self, part: str) -> Function:
         from ..builtins.native import forward_primitive
