@@ -74,3 +74,53 @@ def test_float_atomics_keep_one_chunk_per_thread():
     assert native_pool.chunk_count(summing, 10**6, 2) == 2
     assert native_pool.chunk_count(counting, 10**6, 2) == 2 * native_pool.CHUNKS_PER_THREAD
     assert native_pool.chunk_count(counting, 5, 2) == 5
+
+
+# Launches that run on the calling thread alone when the workers lost time --------------------
+def _state(start, own_done, end, chunks, own_chunks):
+    s = native_pool.PoolState()
+    s.t_start, s.t_chunks, s.t_end, s.chunks, s.own_chunks = start, own_done, end, chunks, own_chunks
+    return s
+
+
+def test_two_lost_launches_in_a_row_send_the_kernel_alone_with_backoff():
+    solo = [0, native_pool.SOLO_FIRST, 0]
+    # the calling thread ran 16 of 32 chunks in 100 cycles, then waited 500 for a late worker:
+    # alone it would have taken 200 < 600
+    native_pool._judge(_state(0, 100, 600, 32, 16), solo)
+    assert solo[0] == 0  # one loss may be a passing hiccup
+    native_pool._judge(_state(0, 100, 600, 32, 16), solo)
+    assert solo[0] == native_pool.SOLO_FIRST and solo[1] == 2 * native_pool.SOLO_FIRST
+    native_pool._judge(_state(0, 100, 600, 32, 16), solo)  # (the next probe lost again)
+    assert solo[0] == 2 * native_pool.SOLO_FIRST
+    # a launch where the workers paid off (alone: 2 x 100 > 110) resets the backoff
+    native_pool._judge(_state(0, 100, 110, 2, 1), solo)
+    assert solo[1] == native_pool.SOLO_FIRST and solo[2] == 0
+
+
+def test_workers_that_pay_off_are_kept():
+    solo = [0, native_pool.SOLO_FIRST, 0]
+    for _ in range(5):
+        native_pool._judge(_state(0, 1000, 1050, 32, 16), solo)  # alone: 2000 > 1050
+    assert solo[0] == 0
+
+
+@wp.kernel
+def scatter_sum(idx: wp.array(dtype=int), x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(out, idx[i], x[i] * x[i])
+
+
+def test_a_kernel_run_alone_gives_the_results_of_its_parallel_launch(forced_parallel):
+    rng = np.random.default_rng(3)
+    n = 20000
+    idx = wp.array(rng.integers(0, 7, n).astype(np.int32), dtype=int)
+    x = wp.array(rng.standard_normal(n).astype(np.float32), dtype=float)
+    parallel = wp.zeros(7, dtype=float)
+    wp.launch(scatter_sum, n, inputs=[idx, x, parallel])
+    ck = next(iter(scatter_sum._compiled.values()))
+    ck.__dict__["solo"] = [1, native_pool.SOLO_FIRST, 0]  # the next launch runs alone
+    alone = wp.zeros(7, dtype=float)
+    wp.launch(scatter_sum, n, inputs=[idx, x, alone])
+    assert ck.solo[0] == 0  # (it did run alone)
+    np.testing.assert_array_equal(alone.numpy(), parallel.numpy())  # the same chunks, the same sums

@@ -13,6 +13,16 @@ A kernel whose results depend on the order of its atomics gets one chunk per thr
 many partial sums as before, so its results do not change with the chunking); other
 kernels get CHUNKS_PER_THREAD per thread. Which thread runs a chunk never changes a
 result.
+
+Each launch still waits until every worker has woken and checked in. On a machine where
+another process holds a core, a worker may wait milliseconds for the scheduler, which costs
+a short launch far more than it saves. The launching thread reads the cycle counter at
+its start, when it found no chunk left, and at its end: where running every chunk itself
+would have been faster than the launch was, the pool runs the next launches of that kernel
+on the calling thread alone (the same chunks, so results are those of the parallel launch),
+and tries the workers again after SOLO_FIRST of them, then after twice as many each time
+they lose again (up to SOLO_MAX). The choice is per kernel: a short kernel may lose to a
+worker's wake-up where a long one still gains from it.
 """
 
 from __future__ import annotations
@@ -24,13 +34,17 @@ SPIN = 40000  # polls before sleeping (about 1 ms: a step of a simulation loop l
 SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE = 202, 128, 129  # x86-64 Linux, private futexes
 
 CHUNKS_PER_THREAD = 16
+SOLO_FIRST, SOLO_MAX = 16, 256  # launches run on the calling thread after the workers lost time
+MIN_LOSS = 0.1  # (waiting for the workers must have cost this share of the launch and more)
 
 
 class PoolState(ctypes.Structure):
     _fields_ = [("generation", ctypes.c_int32), ("pending", ctypes.c_int32),
                 ("workers", ctypes.c_int32), ("active", ctypes.c_int32), ("total", ctypes.c_int32),
                 ("chunks", ctypes.c_int32), ("kernel", ctypes.c_void_p), ("args", ctypes.c_void_p),
-                ("ctx", ctypes.c_void_p), ("next", ctypes.c_int32), ("args_stride", ctypes.c_int32)]
+                ("ctx", ctypes.c_void_p), ("next", ctypes.c_int32), ("args_stride", ctypes.c_int32),
+                ("t_start", ctypes.c_int64), ("t_chunks", ctypes.c_int64), ("t_end", ctypes.c_int64),
+                ("own_chunks", ctypes.c_int32)]
 
 
 def supported() -> bool:
@@ -65,8 +79,10 @@ class NativePool:
             module.data_layout = str(tm.target_data)
             obj = cpu.compile_to_object(str(module))
             cpu.store_object(key, obj)
-        worker_addr, run_addr = cpu.load_object(obj, "weft_pool_worker", "weft_pool_run")
+        worker_addr, run_addr, solo_addr = cpu.load_object(obj, "weft_pool_worker", "weft_pool_run",
+                                                           "weft_pool_solo")
         self._run = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(run_addr)  # releases the GIL
+        self._solo = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(solo_addr)
         worker = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32)(worker_addr)
         self.state = PoolState(workers=size - 1)
         self._state_ptr = ctypes.addressof(self.state)
@@ -91,4 +107,25 @@ class NativePool:
             s = self.state
             s.kernel, s.args, s.ctx, s.args_stride = ck.address, args_ptr, ctx_ptr, args_stride
             s.total, s.active, s.chunks, s.next = total, threads, chunks, 0
+            solo = ck.__dict__.setdefault("solo", [0, SOLO_FIRST, 0])  # left alone, next run alone, losses
+            if solo[0] > 0:
+                solo[0] -= 1
+                self._solo(self._state_ptr)
+                return
             self._run(self._state_ptr)
+            _judge(s, solo)
+
+
+def _judge(s: PoolState, solo: list):
+    """After a launch with the workers: had the calling thread run every chunk itself (at the
+    pace it ran its own), would the launch have ended sooner? After two such launches in a
+    row (one can be a passing hiccup) the next `solo[1]` launches of the kernel run alone."""
+    own, launch = s.t_chunks - s.t_start, s.t_end - s.t_start
+    if s.own_chunks <= 0 or launch <= 0:
+        return
+    if own * s.chunks / s.own_chunks < launch and launch - own > MIN_LOSS * launch:
+        solo[2] += 1
+        if solo[2] >= 2:
+            solo[0], solo[1] = solo[1], min(2 * solo[1], SOLO_MAX)
+    else:
+        solo[1], solo[2] = SOLO_FIRST, 0

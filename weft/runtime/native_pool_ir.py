@@ -11,10 +11,13 @@ I32, I64 = ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 
 # generation, pending, workers, active threads, total, chunks, kernel, args, ctx, next chunk,
-# args stride (chunk k's argument block is at args + k * stride: privatised scatters);
+# args stride (chunk k's argument block is at args + k * stride: privatised scatters), and
+# what the launching thread measured of the last launch (cycle counter at its start, when
+# that thread found no chunk left, at its end; how many chunks that thread ran);
 # native_pool.PoolState is this struct on the Python side
-POOL_TYPE = ir.LiteralStructType([I32, I32, I32, I32, I32, I32, PTR, PTR, PTR, I32, I32])
-GEN, PENDING, WORKERS, ACTIVE, TOTAL, CHUNKS, KERNEL, ARGS, CTX, NEXT, ARGS_STRIDE = range(11)
+POOL_TYPE = ir.LiteralStructType([I32, I32, I32, I32, I32, I32, PTR, PTR, PTR, I32, I32, I64, I64, I64, I32])
+(GEN, PENDING, WORKERS, ACTIVE, TOTAL, CHUNKS, KERNEL, ARGS, CTX, NEXT, ARGS_STRIDE,
+ T_START, T_CHUNKS, T_END, OWN_CHUNKS) = range(15)
 KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [PTR, I32, I32, PTR])
 
 
@@ -39,8 +42,9 @@ def pool_module() -> ir.Module:
         hi = b.sdiv(b.mul(total, b.add(i, I64(1))), chunks)
         return b.trunc(lo, I32), b.trunc(hi, I32)
 
-    def run_chunks(b, fn, pool):
-        """Claim chunks (the NEXT counter) and run them until every chunk is taken."""
+    def run_chunks(b, fn, pool, count=None):
+        """Claim chunks (the NEXT counter) and run them until every chunk is taken (adding
+        one to the i32 at `count` for each)."""
         header = fn.append_basic_block("chunks.claim")
         body = fn.append_basic_block("chunks.run")
         done = fn.append_basic_block("chunks.done")
@@ -52,6 +56,8 @@ def pool_module() -> ir.Module:
         b.position_at_end(body)
         lo, hi = chunk_bounds(b, pool, index)
         call_kernel(b, pool, index, lo, hi)
+        if count is not None:
+            b.store(b.add(b.load(count, typ=I32), I32(1)), count)
         b.branch(header)
         b.position_at_end(done)
 
@@ -113,15 +119,27 @@ def pool_module() -> ir.Module:
     seen.add_incoming(now, b.block)
     b.branch(loop)
 
-    # void weft_pool_run(Pool*): job fields already set; runs chunk 0, waits for the rest
+    cycles = ir.Function(m, ir.FunctionType(I64, []), "llvm.readcyclecounter")
+
+    # void weft_pool_solo(Pool*): job fields already set; the calling thread runs every chunk
+    solo = ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR]), "weft_pool_solo")
+    (pool,) = solo.args
+    b = ir.IRBuilder(solo.append_basic_block("entry"))
+    run_chunks(b, solo, pool)
+    b.ret_void()
+
+    # void weft_pool_run(Pool*): job fields already set; runs chunks, waits for the workers
     run = ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR]), "weft_pool_run")
     (pool,) = run.args
     b = ir.IRBuilder(run.append_basic_block("entry"))
+    b.store(b.call(cycles, []), field(b, pool, T_START))
+    b.store(I32(0), field(b, pool, OWN_CHUNKS))
     workers = b.load(field(b, pool, WORKERS), typ=I32)
     b.atomic_rmw("xchg", field(b, pool, PENDING), workers, "acq_rel")  # (store_atomic needs typed pointers)
     b.atomic_rmw("add", field(b, pool, GEN), I32(1), "acq_rel")
     wake(b, field(b, pool, GEN), 2**31 - 1)
-    run_chunks(b, run, pool)
+    run_chunks(b, run, pool, field(b, pool, OWN_CHUNKS))
+    b.store(b.call(cycles, []), field(b, pool, T_CHUNKS))
     header = run.append_basic_block("join")
     done = run.append_basic_block("done")
     b.branch(header)
@@ -133,5 +151,6 @@ def pool_module() -> ir.Module:
     wait_change(b, run, field(b, pool, PENDING), pending)
     b.branch(header)
     b.position_at_end(done)
+    b.store(b.call(cycles, []), field(b, pool, T_END))
     b.ret_void()
     return m
