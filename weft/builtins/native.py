@@ -31,8 +31,7 @@ def parameter_kind(name: str, t, refs, addressed) -> str:
     return ARRAY if isinstance(t, ArrayType) else VALUE
 
 
-def forward_primitive(name: str, symbol: str, operand_types: list, result_types: list, readback: list[int],
-                      effects: bool = True) -> Primitive:
+def forward_primitive(name: str, symbol: str, result_types: list, readback: list[int]) -> Primitive:
     """A primitive calling the C++ entry point `symbol`, which takes a pointer to each
     argument and, last, a pointer to the slot of the snippet's result (null if it returns
     nothing). Its results: the snippet's result (if any), then the arguments at positions
@@ -50,7 +49,7 @@ def forward_primitive(name: str, symbol: str, operand_types: list, result_types:
         values += [cg.load_value(slots[k], op.operands[k].type) for k in readback]
         return values[0] if len(values) == 1 else values
 
-    return _primitive(name, symbol, result_types, lower, effects)
+    return _primitive(name, symbol, result_types, lower)
 
 
 def adjoint_primitive(name: str, symbol: str, kinds: list[str], param_types: list, ret_type,
@@ -87,11 +86,12 @@ def adjoint_primitive(name: str, symbol: str, kinds: list[str], param_types: lis
         values = [cg.load_value(adj_slots[k], param_types[k]) for k in active]
         return values[0] if len(values) == 1 else values
 
-    return _primitive(name, symbol, [param_types[k] for k in active], lower, effects=True)  # (writes adjoint arrays)
+    return _primitive(name, symbol, [param_types[k] for k in active], lower)
 
 
-def _primitive(name, symbol, result_types, lower, effects) -> Primitive:
-    prim = Primitive(f"{name}.{symbol}", lambda types: list(result_types), lower, effects=effects)
+def _primitive(name, symbol, result_types, lower) -> Primitive:
+    # (effects: a snippet may write memory the IR does not see, adjoint arrays included)
+    prim = Primitive(f"{name}.{symbol}", lambda types: list(result_types), lower, effects=True)
     prim.native = True  # (codegen/spmd.py runs a kernel calling C++ one thread at a time)
     return prim
 

@@ -58,8 +58,7 @@ class CallsMixin:
                 self.error("static() takes one expression", node)
             return evaluate_static(self, node)
         if func is address_of:
-            if len(node.args) == 1:
-                self._argument(node, None, check_only=True)
+            self._address_of(node)  # (a constant's error first: its message says what to write)
             self.error("wp.address_of(x) is an argument of a C++ snippet (@wp.func_native) call in weft: "
                        "pass it for the snippet's wp.uint64 parameter", node)
         args = []
@@ -73,28 +72,32 @@ class CallsMixin:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
 
-    def _argument(self, node, func, check_only=False):
+    def _argument(self, node, func):
         """A call argument's value; `wp.address_of(x)` passed to a C++ snippet: x and where it is."""
-        if check_only or isinstance(node, ast.Call) and isinstance(func, NativeFunc) \
+        if isinstance(node, ast.Call) and isinstance(func, NativeFunc) \
                 and self.py_eval_or_none(node.func) is address_of:
-            if len(node.args) != 1 or node.keywords:
-                self.error("wp.address_of() takes exactly one positional argument", node)
-            target = node.args[0]
-            if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
-                self.error(f"wp.address_of({ast.unparse(target)}): pass a variable, an array element or a "
-                           f"field, which has storage (a literal or a call's result has none)", target)
-            value = self.expr(target)
-            literal = isinstance(value, Value) and isinstance(value.owner, Op) and value.owner.attrs.get("literal")
-            if not isinstance(value, Value) or literal:
-                hint = "a variable"
-                if isinstance(target, ast.Name) and literal:
-                    hint = f"`{target.id} = wp.{value.type.name}({constant_value(value)!r})`"
-                elif isinstance(target, ast.Name) and promotion.is_weak(value):
-                    hint = f"`{target.id} = wp.{promotion.default_type(value).name}({value!r})`"
-                self.error(f"wp.address_of({ast.unparse(target)}): a compile-time constant has no storage; "
-                           f"declare it with its type, e.g. {hint}", target)
-            return AddressOf(value, target)
+            return self._address_of(node)
         return self.expr(node)
+
+    def _address_of(self, node) -> AddressOf:
+        """`wp.address_of(x)`: x must be storage (a variable, an element, a field), not a constant."""
+        if len(node.args) != 1 or node.keywords:
+            self.error("wp.address_of() takes exactly one positional argument", node)
+        target = node.args[0]
+        if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
+            self.error(f"wp.address_of({ast.unparse(target)}): pass a variable, an array element or a "
+                       f"field, which has storage (a literal or a call's result has none)", target)
+        value = self.expr(target)
+        literal = isinstance(value, Value) and isinstance(value.owner, Op) and value.owner.attrs.get("literal")
+        if not isinstance(value, Value) or literal:
+            hint = "a variable"
+            if isinstance(target, ast.Name) and literal:
+                hint = f"`{target.id} = wp.{value.type.name}({constant_value(value)!r})`"
+            elif isinstance(target, ast.Name) and promotion.is_weak(value):
+                hint = f"`{target.id} = wp.{promotion.default_type(value).name}({value!r})`"
+            self.error(f"wp.address_of({ast.unparse(target)}): a compile-time constant has no storage; "
+                       f"declare it with its type, e.g. {hint}", target)
+        return AddressOf(value, target)
 
     def starred_items(self, node):
         """The values `*x` passes to a call: the elements of a tuple, the components of a

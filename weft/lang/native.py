@@ -22,15 +22,14 @@ and the kernel calls it (builtins/native.py). As in Warp:
 
 from __future__ import annotations
 
-import ast
 import hashlib
 
 from ..ir.builder import Builder
 from ..ir.core import Function, Loc, Value
 from ..ir.verify import verify
-from ..types import ArrayType, TupleType
+from ..types import Matrix, Scalar, TupleType, Vector
 from .errors import CompileError
-from .function import Func, FuncInstance
+from .function import Func, FuncInstance, _check_reference_arguments, _root_name
 
 
 def address_of(expr):
@@ -68,7 +67,6 @@ class NativeFunc(Func):
         self.snippet, self.adj_snippet, self.replay_snippet = snippet, adj_snippet, replay_snippet
 
     def emit_call(self, ctx, args, kwargs, node):
-        from .function import _check_reference_arguments
         overload = self.overloads[0]
         names = list(overload.params)
         addressed = {names[k]: a for k, a in enumerate(args) if isinstance(a, AddressOf) and k < len(names)}
@@ -100,21 +98,15 @@ class NativeFunc(Func):
                       {"func": instance})
         for k, new in zip(callee.tile_writeback, op.results[len(result_types):]):
             name = names[k]
-            if name in addressed:
+            if name in addressed:  # (stored where the address pointed, as for a wp.ref argument)
                 target = addressed[name].node
                 ctx.assign(target, new)
-                root = _root(target)
+                root = _root_name(target)
                 if isinstance(ctx.scope.get(root), Value):
                     ctx.rebind(root, ctx.scope[root], f"func_native {self.name} writes to '{root}'")
             else:
                 self._write_back(ctx, node, name, new, overload)
         return op.results[0] if result_types else None
-
-
-def _root(target):
-    while isinstance(target, (ast.Attribute, ast.Subscript)):
-        target = target.value
-    return target.id if isinstance(target, ast.Name) else None
 
 
 class NativeInstance(FuncInstance):
@@ -127,13 +119,14 @@ class NativeInstance(FuncInstance):
         self.readback = [k for k, kind in enumerate(self.kinds) if kind in (REF, ADDRESS)]
         self._symbols = None
 
+    # (not None: the reverse pass keeps the call whole and asks grad_ir / replay_ir)
     @property
     def custom_grad(self):
-        return self.func.adj_snippet is not None or None
+        return True if self.func.adj_snippet is not None else None
 
     @property
     def custom_replay(self):
-        return self.func.replay_snippet is not None or None
+        return True if self.func.replay_snippet is not None else None
 
     @property
     def loc(self) -> Loc:
@@ -166,7 +159,7 @@ class NativeInstance(FuncInstance):
         structs: dict = {}
         cts = [cxx_type(t, structs) for t in self.param_types.values()]
         ret = self.overload.ret_type
-        if ret is not None and not _returnable(ret):
+        if ret is not None and not isinstance(ret, (Scalar, Vector, Matrix)):
             raise self._error(f"func_native {func.name} returns {ret!r}: a snippet returns a scalar, "
                               f"vector or matrix")
         ret_ct = "void" if ret is None else cxx_type(ret, structs)
@@ -210,7 +203,7 @@ class NativeInstance(FuncInstance):
         fn = Function(self.func.name, "func", names, types, ret, self.loc)
         b = Builder(fn.body, self.loc)
         result_types = ([] if ret is None else [ret]) + [types[k] for k in self.readback]
-        prim = forward_primitive(self.func.name, symbol, types, result_types, self.readback)
+        prim = forward_primitive(self.func.name, symbol, result_types, self.readback)
         call = b.op("call", fn.params, result_types, {"fn": prim})
         b.op("return", list(call.results))
         fn.tile_writeback = list(self.readback)
@@ -253,7 +246,3 @@ class NativeInstance(FuncInstance):
         b.op("return", [b.construct(fn.ret_type, list(grads))])
         return verify(fn)
 
-
-def _returnable(t) -> bool:
-    from ..types import Matrix, Scalar, Vector
-    return isinstance(t, (Scalar, Vector, Matrix)) and not isinstance(t, ArrayType)

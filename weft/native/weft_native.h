@@ -176,7 +176,7 @@ template <unsigned R, unsigned C, typename T> inline mat_t<C, R, T> transpose(co
 template <typename T>
 struct quat_t {
     T x, y, z, w;
-    quat_t() : x(0), y(0), z(0), w(1) {}
+    quat_t() : x(0), y(0), z(0), w(0) {}
     quat_t(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
 };
 
