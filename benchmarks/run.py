@@ -13,6 +13,7 @@ import argparse
 import importlib
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -50,6 +51,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--json", metavar="FILE", help="also write results as JSON")
     ap.add_argument("--strict", action="store_true",
                     help="exit with status 1 if any result check fails")
+    ap.add_argument("--busy-core", action="store_true",
+                    help="keep one core busy with another process (a Python busy loop) for the whole "
+                         "run: how each peer copes with a machine it shares")
     args = ap.parse_args(argv)
     unknown = [n for n in args.names if n not in WORKLOADS]
     if unknown:
@@ -78,7 +82,26 @@ def main(argv=None) -> int:
         print(f"warning: 1-minute load average is {load:.2f}; other processes will skew timings")
     t_start = time.perf_counter()
     results = {"versions": versions, "quick": args.quick, "loadavg_start": load,
-               "workloads": {}}
+               "busy_core": args.busy_core, "workloads": {}}
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy_core else None
+    try:
+        failed = _run_workloads(args, results)
+    finally:
+        if hog is not None:
+            hog.kill()
+            hog.wait()
+    results["loadavg_end"] = os.getloadavg()[0]
+    print(f"\ntotal {time.perf_counter() - t_start:.1f} s "
+          f"(load average {load:.2f} at start, {results['loadavg_end']:.2f} at end"
+          f"{'; one core kept busy' if args.busy_core else ''})")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return 1 if failed else 0
+
+
+def _run_workloads(args, results: dict) -> bool:
+    """Run and print the chosen workloads; True if a check failed under --strict."""
     failed = False
     for name in args.names or list(WORKLOADS):
         t0 = time.perf_counter()
@@ -93,13 +116,7 @@ def main(argv=None) -> int:
         print(f"({name} took {time.perf_counter() - t0:.1f} s)")
         results["workloads"][name] = {"title": report.title, "metric": report.metric_name,
                                       "rows": common.row_dicts(report.rows)}
-    results["loadavg_end"] = os.getloadavg()[0]
-    print(f"\ntotal {time.perf_counter() - t_start:.1f} s "
-          f"(load average {load:.2f} at start, {results['loadavg_end']:.2f} at end)")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(results, fh, indent=2)
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":
