@@ -321,3 +321,19 @@ def test_a_bool_or_numpy_number_fills_a_composite_field_with_warps_deprecation_w
             assert (f"type `{type(value).__name__}` to the composite type `{type_name}` for struct field "
                     f"'{field}' is deprecated") in stderr.getvalue()
             np.testing.assert_array_equal(np.array(getattr(s, field)).reshape(-1), float(value))
+
+
+def test_numpy_value_gives_scalar_fields_as_they_are_stored():
+    # Warp reads numpy_value() from the packed struct: float16 and float32 rounded, small ints wrapped,
+    # while the attribute itself keeps the Python number it was given.
+    s = Outer()
+    s.h = 0.333
+    s.d = 0.1
+    s.u8 = 300
+    s.inner.a = 0.1
+    value = s.numpy_value()
+    row = dict(zip(["n", "inner", "m", "arr", "h", "flag", "u8", "d"], value))
+    assert row["h"] == float(np.float16(0.333)) and s.h == 0.333
+    assert row["u8"] == 44
+    assert row["d"] == 0.1
+    assert row["inner"][0] == float(np.float32(0.1))

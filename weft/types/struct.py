@@ -234,7 +234,8 @@ class StructValue:
             elif isinstance(t, (Vector, Matrix)):
                 out.append(np.asarray(value).tolist())
             else:
-                out.append(value.item() if isinstance(value, SCALAR_VALUES) else value)
+                # the value as the field stores it (float16 rounded, integers wrapped), as Warp reads it
+                out.append(np.asarray(value).astype(t.np_dtype).item())
         return tuple(out)
 
     def __eq__(self, other):
