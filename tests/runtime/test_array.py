@@ -315,6 +315,23 @@ def test_fill_and_zero():
     np.testing.assert_array_equal(m.numpy(), [[[1, 2], [3, 4]]] * 2)
 
 
+@pytest.mark.parametrize("dtype, value", [
+    (wp.float32, [1.0]),  # one value per element is not a fill value
+    (wp.float32, np.array([1.0, 2.0])),  # (numpy would broadcast it across the elements)
+    (wp.vec3, wp.vec2(1.0, 2.0)),
+    (wp.vec3, (1.0, 2.0, 3.0, 4.0)),
+    (wp.mat22, wp.vec2(1.0, 2.0)),  # (numpy would broadcast it across the rows)
+    (wp.int32, 2.7),
+    (wp.vec3i, 0.5),
+])
+def test_fill_refuses_a_value_that_is_not_one_element(dtype, value):
+    # Warp raises ValueError for each of these; none may be broadcast silently
+    a = wp.zeros(2, dtype=dtype)
+    with pytest.raises(ValueError, match="fill_: cannot fill"):
+        a.fill_(value)
+    assert not a.numpy().any()
+
+
 def test_fill_a_view_touches_only_the_view():
     a = wp.zeros(6)
     a[::2].fill_(1.0)
@@ -448,7 +465,7 @@ def test_reshape_and_flatten():
     assert a.reshape(6).shape == (6,)
     v = wp.zeros((2, 3), dtype=wp.vec3).reshape(6)
     assert v.shape == (6,) and v.dtype is wp.vec3
-    with pytest.raises(ValueError, match="without a copy"):
+    with pytest.raises(RuntimeError, match="without a copy"):
         wp.zeros((4, 4))[:, 1:3].reshape(8)
     strided = wp.zeros(10)[::2].reshape((5, 1))  # possible as a view: allowed
     strided.fill_(1.0)

@@ -369,12 +369,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     def fill_(self, value):
         """Set every element to `value` (a scalar fills every component of a vector)."""
-        if isinstance(self.dtype, StructType):
-            value = struct_record(self.dtype, value)
-        elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
-            value = np.asarray(value)
-            if isinstance(self.dtype, Matrix) and value.shape == (self.dtype.rows * self.dtype.cols,):
-                value = value.reshape(self.dtype.rows, self.dtype.cols)  # a flat matrix value, as in Warp
+        value = struct_record(self.dtype, value) if isinstance(self.dtype, StructType) else \
+            _fill_value(self.dtype, value)
         tape_module.protect(self)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value)):
             self._np[...] = value
@@ -461,7 +457,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     def reshape(self, shape):
         """A view with another shape (one extent may be -1), the gradient reshaped alike.
-        An array whose memory cannot be viewed with the new shape is refused."""
+        An array whose memory cannot be viewed with the new shape is refused (RuntimeError, as
+        Warp's refusal of non-contiguous arrays; one strided evenly is reshaped here)."""
         dims = (shape,) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
         if dims.count(-1) == 1:
             known = math.prod(d for d in dims if d != -1)
@@ -474,7 +471,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         try:
             view.shape = dims + trailing  # raises rather than copy
         except AttributeError:
-            raise ValueError(f"cannot reshape an array of shape {self.shape} and strides "
+            raise RuntimeError(f"cannot reshape an array of shape {self.shape} and strides "
                                f"{self.strides} to {dims} without a copy; use .contiguous() "
                                f"first") from None
         return self._view(view, None if self.grad is None else self.grad.reshape(dims))
@@ -651,6 +648,22 @@ def elements(a: array) -> np.ndarray:
 
 
 # The factories live beside the class; they are part of this module's interface.
+def _fill_value(dtype, value):
+    """`value` as one element of `dtype` for fill_: a number fills every component, a sequence
+    must have the element's shape (a matrix may be given flat); a float cannot fill integers.
+    Anything else is refused, as Warp refuses it, rather than broadcast across the elements."""
+    scalar, trailing = element_numpy(dtype)
+    data = np.asarray(value.numpy() if isinstance(value, array) else value)
+    if isinstance(dtype, Matrix) and data.shape == (dtype.rows * dtype.cols,):
+        data = data.reshape(dtype.rows, dtype.cols)  # a flat matrix value, as in Warp
+    if data.shape not in ((), trailing) or data.dtype == object:
+        raise ValueError(f"fill_: cannot fill an array of {dtype!r} with {value!r} (a value of shape "
+                         f"{data.shape}; expected a number or an element of shape {trailing})")
+    if scalar.kind in "iub" and data.dtype.kind in "fc":
+        raise ValueError(f"fill_: cannot fill an array of {dtype!r} with the non-integer {value!r}")
+    return data
+
+
 from .array_create import (  # noqa: E402
     clone,
     copy,
