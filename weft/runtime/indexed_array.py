@@ -38,7 +38,7 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
 
     def __init__(self, data: array | None = None, indices=None, dtype=None, ndim=None):
         if not isinstance(data, array):
-            raise TypeError(f"indexedarray indexes a weft array, got {type(data).__name__}")
+            raise ValueError(f"indexedarray indexes a weft array, got {type(data).__name__}")
         if isinstance(indices, array) or indices is None:
             indices = [indices]
         indices = list(indices) + [None] * (data.ndim - len(indices))
@@ -49,7 +49,7 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
             if idx is None:
                 continue
             if not isinstance(idx, array) or idx.dtype is not int32 or idx.ndim != 1:
-                raise TypeError(f"indexedarray: the index array of dimension {d} must be a 1-d "
+                raise ValueError(f"indexedarray: the index array of dimension {d} must be a 1-d "
                                 f"weft array of int32, got {_describe(idx)}")
         self.data = data
         self.indices = indices
