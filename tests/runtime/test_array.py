@@ -181,6 +181,20 @@ def test_like_helpers():
     assert v.dtype is wp.vec3 and v.shape == (3,)
 
 
+def test_like_helpers_take_warps_parameters_in_warps_order():
+    # Warp: zeros_like(src, device, requires_grad, pinned, retain_grad); full_like(src, value, device, ...)
+    src = wp.array(np.arange(3, dtype=np.float32), requires_grad=True)
+    for fn in (wp.zeros_like, wp.empty_like, wp.ones_like):
+        a = fn(src, "cpu", False)
+        assert a.device == "cpu" and a.dtype is wp.float32 and not a.requires_grad
+        assert fn(src, None, True, False, True).retain_grad
+    f = wp.full_like(src, 4.0, "cpu", None, False, True)
+    assert f.retain_grad and f.requires_grad and (f.numpy() == 4.0).all()
+    assert wp.clone(src, retain_grad=True).retain_grad
+    with pytest.raises(TypeError):
+        wp.zeros_like(src, "cpu", False, False, False, wp.int8)  # dtype is keyword-only
+
+
 # Copies ---------------------------------------------------------------------------------------
 def test_clone_is_independent():
     a = wp.array(np.arange(5, dtype=np.float32))
