@@ -1,8 +1,8 @@
 """warp.utils at its edges: radix sorts with ties (stable order of values), float keys with -0.0, +0.0,
 infinities and denormals, count 0 and 1, keys already sorted and reversed; sums and inner products of
-float64 arrays (result types; int arrays are refused), and of empty arrays; inclusive and exclusive
-scans of one element, int32 scans that overflow (uint32 is refused); run-length encoding of a single run, of all-distinct values (float
-values are refused); array_cast between int widths and to bool."""
+float64 arrays (result types; int arrays are refused) and of empty arrays; scans of one element and
+int32 scans that overflow (uint32 is refused); run-length encoding of a single run and of all-distinct
+values (float values are refused); array_cast from int32 to narrower ints, int64 and float16."""
 
 import numpy as np
 import warp as wp
