@@ -346,6 +346,29 @@ def test_fill_refuses_a_value_that_is_not_one_element(dtype, value):
     assert not a.numpy().any()
 
 
+@wp.struct
+class _Filled:
+    a: float
+    v: wp.vec2
+
+
+def test_fill_a_struct_array_with_an_instance_or_zero():
+    arr = wp.zeros(3, dtype=_Filled)
+    s = _Filled()
+    s.a, s.v = 2.0, wp.vec2(1.0, 3.0)
+    arr.fill_(s)
+    arr[1:].fill_(0)  # Warp's way to reset struct elements to the default instance
+    assert arr.numpy()["a"].tolist() == [2.0, 0.0, 0.0] and arr.numpy()["v"][0].tolist() == [1.0, 3.0]
+    with pytest.raises(ValueError, match="filled with an instance of _Filled or 0, got 1.5"):
+        arr.fill_(1.5)
+    with pytest.raises(ValueError, match="fill_: cannot fill"):
+        wp.indexedarray(wp.zeros(4), [wp.array([0, 2], dtype=wp.int32)]).fill_(np.array([1.0, 2.0]))
+    ia = wp.indexedarray(arr, [wp.array([2], dtype=wp.int32)])
+    ia.fill_(s)
+    ia.fill_(0)
+    assert arr.numpy()["a"].tolist() == [2.0, 0.0, 0.0]
+
+
 def test_fill_a_view_touches_only_the_view():
     a = wp.zeros(6)
     a[::2].fill_(1.0)

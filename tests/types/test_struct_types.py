@@ -239,7 +239,7 @@ def test_struct_array_from_values_and_fill():
     sa.fill_(Inner(a=7.0, b=(8.0, 9.0)))
     np.testing.assert_array_equal(sa.numpy()["a"], [7, 7])
     np.testing.assert_array_equal(sa.numpy()["b"], [[8, 9], [8, 9]])
-    with pytest.raises(TypeError, match="struct Inner"):
+    with pytest.raises(ValueError, match="struct Inner"):
         sa.fill_(1.0)
     with pytest.raises(TypeError, match="struct arrays need numpy data"):
         wp.array(np.zeros(2, np.float32), dtype=Inner)

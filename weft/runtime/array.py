@@ -369,7 +369,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     def fill_(self, value):
         """Set every element to `value` (a scalar fills every component of a vector)."""
-        value = struct_record(self.dtype, value) if isinstance(self.dtype, StructType) else \
+        value = _fill_struct(self.dtype, value) if isinstance(self.dtype, StructType) else \
             _fill_value(self.dtype, value)
         tape_module.protect(self)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value)):
@@ -648,6 +648,17 @@ def elements(a: array) -> np.ndarray:
 
 
 # The factories live beside the class; they are part of this module's interface.
+def _fill_struct(t: StructType, value):
+    """`value` as one element of a struct array for fill_: an instance of the struct, or 0 for
+    a default (zero) instance, as Warp takes; anything else is a ValueError, as in Warp."""
+    if isinstance(value, StructValue) and value._type is t:
+        return struct_record(t, value)
+    if isinstance(value, numbers.Number) and value == 0:
+        return struct_record(t, t())
+    raise ValueError(f"fill_: an array of struct {t.name} is filled with an instance of {t.name} "
+                     f"or 0, got {value!r}")
+
+
 def _fill_value(dtype, value):
     """`value` as one element of `dtype` for fill_: a number fills every component, a sequence
     must have the element's shape (a matrix may be given flat); a float cannot fill integers.

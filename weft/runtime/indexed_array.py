@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .. import tape as tape_module
-from ..types import MAX_DIMS, IndexedArrayType, Matrix, float32, int32
+from ..types import MAX_DIMS, IndexedArrayType, float32, int32
 from ..types.array_type import subscript_type
 from ..types.layout import ctype_of
 from . import capture
@@ -127,14 +127,9 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
 
     def fill_(self, value):
         from ..types import StructType
-        from .array import struct_record
-        if isinstance(self.dtype, StructType):
-            value = struct_record(self.dtype, value)
-        elif hasattr(value, "__len__"):
-            value = np.asarray(value)
-            if isinstance(self.dtype, Matrix) and value.shape == (self.dtype.rows * self.dtype.cols,):
-                value = value.reshape(self.dtype.rows, self.dtype.cols)  # a flat matrix value, as in Warp
-        self._write(value)
+        from .array import _fill_struct, _fill_value  # (one rule for what fills an element)
+        self._write(_fill_struct(self.dtype, value) if isinstance(self.dtype, StructType)
+                    else _fill_value(self.dtype, value))
         return self
 
     def zero_(self):
