@@ -483,7 +483,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         """A view with the dimensions permuted (reversed by default), as numpy's."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(int(a) for a in axes)
         if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"transpose: axes {axes} are not a permutation of {self.ndim} dimensions")
+            raise RuntimeError(f"transpose: axes {axes} are not a permutation of {self.ndim} dimensions")
         trailing = tuple(range(self.ndim, self._np.ndim))
         view = self._np.transpose(axes + trailing)
         return self._view(view, None if self.grad is None else self.grad.transpose(axes))
@@ -518,7 +518,7 @@ def reinterpret(a: array, t: Type) -> array:
                             f"scalar dtype {type_name(t.dtype)} has size {dst_scalar.itemsize} bytes")
         n = len(dst_trailing)
         if a.shape[a.ndim - n:] != dst_trailing:
-            raise ValueError(f"{what}: the array's trailing dimensions {a.shape[a.ndim - n:]} are "
+            raise RuntimeError(f"{what}: the array's trailing dimensions {a.shape[a.ndim - n:]} are "
                              f"not the shape {dst_trailing} of {type_name(t)}")
         storage = a._np.view(dst_scalar)
         if storage.ndim == n:
