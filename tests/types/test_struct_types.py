@@ -58,7 +58,7 @@ def test_instances_start_at_zero():
     assert o.n == 0 and o.inner.a == 0 and o.inner.b == wp.vec2(0, 0)
     assert o.m == wp.mat22() and o.arr is None and o.h == 0 and not o.flag and o.d == 0
     assert isinstance(o.n, np.int32) and isinstance(o.h, np.float16)
-    assert "Outer(n=" in repr(o) and "inner=Inner(" in repr(o)
+    assert repr(o).startswith("Outer(\n\tn=") and "\tinner=Inner(\n\t\ta=" in repr(o)
 
 
 def test_instances_do_not_share_nested_values():
@@ -337,3 +337,12 @@ def test_numpy_value_gives_scalar_fields_as_they_are_stored():
     assert row["u8"] == 44
     assert row["d"] == 0.1
     assert row["inner"][0] == float(np.float32(0.1))
+
+
+def test_str_of_an_instance_is_warps_one_field_a_line_layout():
+    o = Outer()
+    o.inner.a = 2.5
+    o.h = 0.5
+    text = str(o)
+    assert text.startswith("Outer(\n\tn=0,\n\tinner=Inner(\n\t\ta=2.5,\n\t\tb=[0.0, 0.0],\n\t),\n\tm=")
+    assert "\n\tarr=None,\n\th=0.5,\n" in text and text.endswith("\n)")

@@ -247,9 +247,24 @@ class StructValue:
 
     __hash__ = object.__hash__
 
+    def _text(self, depth: int, show) -> str:
+        """Warp's layout: one field a line, indented by a tab per nesting level."""
+        if not self._type.field_names:
+            return f"{self._type.name}()"
+        pad = "\t" * (depth + 1)
+        lines = [f"{self._type.name}("]
+        for n in self._type.field_names:
+            value = getattr(self, n)
+            text = value._text(depth + 1, show) if isinstance(value, StructValue) else show(value)
+            lines.append(f"{pad}{n}={text},")
+        lines.append("\t" * depth + ")")
+        return "\n".join(lines)
+
     def __repr__(self):
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._type.field_names)
-        return f"{self._type.name}({inner})"
+        return self._text(0, repr)
+
+    def __str__(self):
+        return self._text(0, str)
 
 
 # Field conversions ---------------------------------------------------------------------------

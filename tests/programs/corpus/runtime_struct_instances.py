@@ -2,7 +2,7 @@
 (a copy, not an alias), assign() between instances, array fields swapped between launches, vector,
 matrix, float16 and bool fields, numpy_dtype()/numpy_value() of a flat struct (Warp's numpy_value()
 fails on a nested struct field, so rows are filled field by field), and struct arrays written by a
-kernel read back with numpy() and list()."""
+kernel read back with numpy() and list(); str() and repr() of instances."""
 
 import numpy as np
 import warp as wp
@@ -136,4 +136,7 @@ def run():
     r["d1"] = d1.numpy().copy()
     r["d2"] = d2.numpy().copy()
     r["field_is_same_array"] = buf.dst is d2
+    r["str_flat"] = str(m)
+    r["repr_flat"] = repr(m)
+    r["str_nested"] = str(c)
     return r
