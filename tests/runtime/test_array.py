@@ -603,3 +603,14 @@ def test_assign_takes_a_list_of_struct_values():
     assert a.numpy()["x"].tolist() == [0.0, 0.5, 1.0] and a.numpy()["n"].tolist() == [0, -1, -2]
     with pytest.raises(ValueError, match="does not match"):
         a.assign(points[:2])
+
+
+def test_python_numbers_out_of_an_integer_dtypes_range_are_refused():
+    # Warp (through numpy) refuses them, RuntimeError; numpy data is cast, wrapping, in both
+    for data, dtype in (([-1, 256], wp.uint8), ([2**40], wp.int32), ([[1, 2], [3, 400]], wp.vec2ub),
+                        ([1, 2**70], wp.int64), ([-1.5, 2.0], wp.uint8)):
+        with pytest.raises(RuntimeError, match="out of range for"):
+            wp.array(data, dtype=dtype)
+    assert wp.array(np.array([-1, 256]), dtype=wp.uint8).numpy().tolist() == [255, 0]
+    assert wp.array([1.7, -1.7], dtype=int).numpy().tolist() == [1, -1]
+    assert wp.array([2**64 - 1], dtype=wp.uint64).numpy().tolist() == [2**64 - 1]

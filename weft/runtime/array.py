@@ -61,6 +61,24 @@ class DataTypeError(TypeError, RuntimeError):
     """Data that cannot make an array: a TypeError, and the RuntimeError Warp raises."""
 
 
+class DataRangeError(ValueError, RuntimeError):
+    """Python numbers out of an integer dtype's range: a ValueError, and Warp's RuntimeError."""
+
+
+def _check_int_range(data, src: np.ndarray, scalar: np.dtype) -> None:
+    """Python lists and tuples of numbers must fit an integer dtype (Warp converts them with
+    numpy, which refuses out-of-range Python integers); numpy data is cast, wrapping, as in Warp."""
+    if not isinstance(data, (list, tuple)) or scalar.kind not in "iu" or src.dtype.kind not in "iufO":
+        return
+    info = np.iinfo(scalar)
+    values = src.ravel().tolist() if src.dtype.kind == "O" else np.trunc(src).ravel()
+    bad = [v for v in values if not info.min <= v <= info.max][:1] if src.dtype.kind == "O" else \
+        values[(values < info.min) | (values > info.max)][:1].tolist()
+    if bad:
+        raise DataRangeError(f"array: the value {bad[0]!r} is out of range for {scalar} "
+                             f"[{info.min}, {info.max}]")
+
+
 def _is_any(dtype) -> bool:
     return dtype is None or dtype is typing.Any
 
@@ -163,6 +181,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
                 raise TypeError(f"struct arrays need numpy data of dtype {scalar} (arrays of "
                                 f"{t.name}), got {src.dtype}")
         elif src.dtype != scalar:
+            _check_int_range(data, src, scalar)
             src = _converted(src, scalar)
             copy = True  # a converted copy: nothing is aliased
         src = _group_components(src, trailing, t)
