@@ -199,3 +199,13 @@ def test_division_and_remainder_of_scalar_values_are_the_kernels():
     with pytest.raises(ZeroDivisionError):
         wp.int32(1) % 0
     assert list(wp.int32(24) / wp.vec3i(2, 4, 6)) == [12, 6, 4]  # (the vector's operator)
+
+
+def test_scalar_sums_and_products_wrap_without_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (numpy warns about scalar overflow; Warp does not)
+        assert wp.int8(100) + wp.int8(100) == -56 and wp.uint8(3) - wp.uint8(5) == 254
+        assert wp.int32(2**31 - 1) + wp.int32(1) == -2**31 and wp.int8(100) * wp.int8(3) == 44
+        assert -wp.int8(-128) == -128 and 1 - wp.uint8(5) == 252
+        assert np.isinf(wp.float16(60000.0) * wp.float16(2.0))

@@ -148,6 +148,15 @@ def _c_mod(a, b, base):
     return base(np.fmod(base(a), base(b)))
 
 
+def _wrapping(op):
+    """numpy's `op`, without its overflow warning: sums and products wrap (integers) or reach
+    inf (floats) silently, as Warp's scalar objects and kernels do."""
+    def quiet(*args):
+        with np.errstate(over="ignore"):
+            return op(*args)
+    return quiet
+
+
 def _value_class(name: str, base: type) -> type:
     """The class of the values `Scalar.__call__` returns: `base` (a numpy scalar class) with
     `.value`, the value as a Python number (what Warp's scalar objects carry); numpy
@@ -163,6 +172,8 @@ def _value_class(name: str, base: type) -> type:
         attrs["__truediv__"] = lambda self, other: _c_div(self, other, base)
         attrs["__rtruediv__"] = lambda self, other: _c_div(other, self, base)
     if issubclass(base, (np.integer, np.floating)):
+        for op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__neg__"):
+            attrs[op] = _wrapping(getattr(base, op))
         attrs["__mod__"] = lambda self, other: _c_mod(self, other, base)
         attrs["__rmod__"] = lambda self, other: _c_mod(other, self, base)
     cls = type(name, (base,), attrs)
