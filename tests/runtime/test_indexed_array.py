@@ -126,3 +126,10 @@ def test_fill_of_an_indexed_matrix_array_takes_a_flat_value():
     r = data.numpy()
     np.testing.assert_array_equal(r[[0, 2]], np.tile(np.arange(4.0).reshape(2, 2), (2, 1, 1)))
     np.testing.assert_array_equal(r[[1, 3]], 0)
+
+
+def test_to_and_a_wrong_sized_assign():
+    ia = wp.indexedarray(wp.zeros((4, 3)), [wp.array([3, 1], dtype=wp.int32)])
+    assert ia.to("cpu") is ia
+    with pytest.raises(RuntimeError, match=r"does not fit an indexed array of shape \(2, 3\)"):
+        ia.assign(np.zeros(5, dtype=np.float32))  # (Warp: RuntimeError)

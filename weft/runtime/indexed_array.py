@@ -18,8 +18,9 @@ from ..types import MAX_DIMS, IndexedArrayType, float32, int32
 from ..types.array_type import subscript_type
 from ..types.layout import ctype_of
 from . import capture
-from .array import array, element_numpy
+from .array import DataShapeError, array, element_numpy
 from .array_operators import ArrayOperators
+from .device import get_device
 
 
 class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
@@ -115,13 +116,19 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
         from .array_create import clone
         return clone(self)
 
+    def to(self, device):
+        """This indexed array on `device`: itself (the CPU is the only device), as Warp's on
+        the device it is on."""
+        get_device(device)
+        return self
+
     def assign(self, src):
         """Write `src` (array, numpy array, list) into the indexed elements."""
         values = src.numpy() if isinstance(src, (array, indexedarray)) else np.asarray(src)
         target = self.shape + element_numpy(self.dtype)[1]
         if values.size != math.prod(target):
-            raise ValueError(f"assign: data of shape {values.shape} does not fit an indexed "
-                             f"array of shape {self.shape}")
+            raise DataShapeError(f"assign: data of shape {values.shape} does not fit an indexed "
+                                 f"array of shape {self.shape}")
         self.data.numpy()[self._mesh()] = values.reshape(target)
         return self
 
