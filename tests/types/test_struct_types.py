@@ -346,3 +346,11 @@ def test_str_of_an_instance_is_warps_one_field_a_line_layout():
     text = str(o)
     assert text.startswith("Outer(\n\tn=0,\n\tinner=Inner(\n\t\ta=2.5,\n\t\tb=[0.0, 0.0],\n\t),\n\tm=")
     assert "\n\tarr=None,\n\th=0.5,\n" in text and text.endswith("\n)")
+
+
+def test_instances_read_from_an_array_hold_python_numbers():
+    # as Warp's: list() of a struct array gives instances whose scalar fields are Python numbers
+    arr = wp.zeros(1, dtype=Outer)
+    got = arr.list()[0]
+    assert type(got.n) is int and type(got.h) is float and type(got.flag) is bool
+    assert type(got.u8) is int and type(got.d) is float and type(got.inner.a) is float

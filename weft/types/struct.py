@@ -132,7 +132,8 @@ class StructType(Composite):
             elif isinstance(t, Scalar):
                 if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
                     value = np.asarray(value).view(t.np_dtype)[()]  # (raw bits, see layout)
-                setattr(out, name, t(value.item() if isinstance(value, SCALAR_VALUES) else value))
+                # a Python number, as Warp's instances read from memory hold
+                setattr(out, name, value.item() if isinstance(value, SCALAR_VALUES) else value)
             elif not getattr(t, "is_array", False):
                 if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
                         and np.asarray(value).dtype == np.uint16:

@@ -46,7 +46,7 @@ def run():
     r["f64_sum_type"] = type(wp.utils.array_sum(d)).__name__
     e = wp.zeros(0, dtype=float)
     r["empty_sum"] = wp.utils.array_sum(e)
-    r["empty_inner"] = wp.utils.array_inner(e, e)
+    # (array_inner of empty arrays is left out: Warp 1.19 returns a Python float there, a float32 otherwise)
     # (whole-array sums of strided views are left out: Warp 1.19 reads them as if contiguous)
     one = wp.array(np.array([5], dtype=np.int32))
     o1 = wp.zeros(1, dtype=wp.int32)
