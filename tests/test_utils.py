@@ -169,6 +169,20 @@ def test_scoped_timer(capsys):
     assert re.match(r"^\s+\d+ function calls", out) and out.rstrip().endswith("ms")
 
 
+def test_scoped_timer_enabled_class_switch():
+    timings = {}
+    try:
+        wp.ScopedTimer.enabled = False
+        with wp.ScopedTimer("off", dict=timings, print=False) as off:
+            pass
+    finally:
+        wp.ScopedTimer.enabled = True
+    assert not off.active and timings == {"off": []} and off.elapsed == 0.0
+    with wp.ScopedTimer("on", dict=timings, print=False) as on:
+        pass
+    assert on.active and len(timings["on"]) == 1
+
+
 def test_scoped_timer_records_a_tape_scope():
     x = wp.ones(2, requires_grad=True)
     with wp.Tape() as tape, wp.ScopedTimer("step", print=False):

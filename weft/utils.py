@@ -72,15 +72,18 @@ class ScopedTimer:
     and prints its statistics; `synchronize=True` waits for outstanding device work at both
     ends; nested timers indent their lines; `extra_msg` is added to the line. Inside a
     `Tape`, the block is recorded as a scope of the tape (unless `skip_tape=True`).
+    Setting the class attribute `ScopedTimer.enabled = False` makes timers created
+    afterwards inactive, as `active=False` does.
     """
 
     _thread_local = threading.local()
+    enabled = True
 
     def __init__(self, name: str = "", active: bool = True, print: bool = True, detailed: bool = False,  # noqa: A002
                  dict: dict | None = None, use_nvtx: bool = False, color: str = "rapids",  # noqa: A002
                  synchronize: bool = False, cuda_filter: int = 0, report_func=None, skip_tape: bool = False):
         self.name = name
-        self.active = active
+        self.active = active and self.enabled
         self.print = print
         self.detailed = detailed
         self.dict = dict

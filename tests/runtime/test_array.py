@@ -181,6 +181,20 @@ def test_like_helpers():
     assert v.dtype is wp.vec3 and v.shape == (3,)
 
 
+def test_like_helpers_take_warps_parameters_in_warps_order():
+    # Warp: zeros_like(src, device, requires_grad, pinned, retain_grad); full_like(src, value, device, ...)
+    src = wp.array(np.arange(3, dtype=np.float32), requires_grad=True)
+    for fn in (wp.zeros_like, wp.empty_like, wp.ones_like):
+        a = fn(src, "cpu", False)
+        assert a.device == "cpu" and a.dtype is wp.float32 and not a.requires_grad
+        assert fn(src, None, True, False, True).retain_grad
+    f = wp.full_like(src, 4.0, "cpu", None, False, True)
+    assert f.retain_grad and f.requires_grad and (f.numpy() == 4.0).all()
+    assert wp.clone(src, retain_grad=True).retain_grad
+    with pytest.raises(TypeError):
+        wp.zeros_like(src, "cpu", False, False, False, wp.int8)  # dtype is keyword-only
+
+
 # Copies ---------------------------------------------------------------------------------------
 def test_clone_is_independent():
     a = wp.array(np.arange(5, dtype=np.float32))
@@ -313,6 +327,46 @@ def test_fill_and_zero():
     m = wp.zeros(2, dtype=wp.mat22)
     m.fill_(wp.mat22(1, 2, 3, 4))
     np.testing.assert_array_equal(m.numpy(), [[[1, 2], [3, 4]]] * 2)
+
+
+@pytest.mark.parametrize("dtype, value", [
+    (wp.float32, [1.0]),  # one value per element is not a fill value
+    (wp.float32, np.array([1.0, 2.0])),  # (numpy would broadcast it across the elements)
+    (wp.vec3, wp.vec2(1.0, 2.0)),
+    (wp.vec3, (1.0, 2.0, 3.0, 4.0)),
+    (wp.mat22, wp.vec2(1.0, 2.0)),  # (numpy would broadcast it across the rows)
+    (wp.int32, 2.7),
+    (wp.vec3i, 0.5),
+])
+def test_fill_refuses_a_value_that_is_not_one_element(dtype, value):
+    # Warp raises ValueError for each of these; none may be broadcast silently
+    a = wp.zeros(2, dtype=dtype)
+    with pytest.raises(ValueError, match="fill_: cannot fill"):
+        a.fill_(value)
+    assert not a.numpy().any()
+
+
+@wp.struct
+class _Filled:
+    a: float
+    v: wp.vec2
+
+
+def test_fill_a_struct_array_with_an_instance_or_zero():
+    arr = wp.zeros(3, dtype=_Filled)
+    s = _Filled()
+    s.a, s.v = 2.0, wp.vec2(1.0, 3.0)
+    arr.fill_(s)
+    arr[1:].fill_(0)  # Warp's way to reset struct elements to the default instance
+    assert arr.numpy()["a"].tolist() == [2.0, 0.0, 0.0] and arr.numpy()["v"][0].tolist() == [1.0, 3.0]
+    with pytest.raises(ValueError, match="filled with an instance of _Filled or 0, got 1.5"):
+        arr.fill_(1.5)
+    with pytest.raises(ValueError, match="fill_: cannot fill"):
+        wp.indexedarray(wp.zeros(4), [wp.array([0, 2], dtype=wp.int32)]).fill_(np.array([1.0, 2.0]))
+    ia = wp.indexedarray(arr, [wp.array([2], dtype=wp.int32)])
+    ia.fill_(s)
+    ia.fill_(0)
+    assert arr.numpy()["a"].tolist() == [2.0, 0.0, 0.0]
 
 
 def test_fill_a_view_touches_only_the_view():
@@ -448,7 +502,7 @@ def test_reshape_and_flatten():
     assert a.reshape(6).shape == (6,)
     v = wp.zeros((2, 3), dtype=wp.vec3).reshape(6)
     assert v.shape == (6,) and v.dtype is wp.vec3
-    with pytest.raises(ValueError, match="without a copy"):
+    with pytest.raises(RuntimeError, match="without a copy"):
         wp.zeros((4, 4))[:, 1:3].reshape(8)
     strided = wp.zeros(10)[::2].reshape((5, 1))  # possible as a view: allowed
     strided.fill_(1.0)
@@ -549,3 +603,14 @@ def test_assign_takes_a_list_of_struct_values():
     assert a.numpy()["x"].tolist() == [0.0, 0.5, 1.0] and a.numpy()["n"].tolist() == [0, -1, -2]
     with pytest.raises(ValueError, match="does not match"):
         a.assign(points[:2])
+
+
+def test_python_numbers_out_of_an_integer_dtypes_range_are_refused():
+    # Warp (through numpy) refuses them, RuntimeError; numpy data is cast, wrapping, in both
+    for data, dtype in (([-1, 256], wp.uint8), ([2**40], wp.int32), ([[1, 2], [3, 400]], wp.vec2ub),
+                        ([1, 2**70], wp.int64), ([-1.5, 2.0], wp.uint8)):
+        with pytest.raises(RuntimeError, match="out of range for"):
+            wp.array(data, dtype=dtype)
+    assert wp.array(np.array([-1, 256]), dtype=wp.uint8).numpy().tolist() == [255, 0]
+    assert wp.array([1.7, -1.7], dtype=int).numpy().tolist() == [1, -1]
+    assert wp.array([2**64 - 1], dtype=wp.uint64).numpy().tolist() == [2**64 - 1]

@@ -181,6 +181,16 @@ def test_array_sum_and_inner():
         array_sum(wp.zeros(3, dtype=wp.int32))
 
 
+def test_whole_array_sum_and_inner_of_strided_views_read_the_view():
+    # Warp 1.19 steps through a view's memory by the element size when axis is None, so its
+    # array_sum(base[1::3]) sums base[1:8]; weft sums the view's own elements (numpy's answer).
+    base = wp.array(np.arange(20, dtype=np.float32))
+    assert array_sum(base[1::3]) == pytest.approx(np.arange(20)[1::3].sum())  # 70, not Warp's 28
+    assert array_inner(base[::2], base[1::2]) == pytest.approx(np.dot(np.arange(0, 20, 2), np.arange(1, 20, 2)))
+    grid = wp.array(np.arange(12, dtype=np.float64).reshape(3, 4))
+    assert array_sum(grid[:, 1:3]) == pytest.approx(np.arange(12).reshape(3, 4)[:, 1:3].sum())
+
+
 def test_reduction_errors_say_what_was_found_then_the_rule():
     """What was found first, Warp's words for the rule last (Warp's tests anchor them)."""
     a = wp.zeros(4)

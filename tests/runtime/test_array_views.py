@@ -149,3 +149,11 @@ def test_view_between_elements_of_the_same_size_keeps_the_shape():
     assert v.shape == (2,)
     np.testing.assert_array_equal(v.numpy()[0], [1, 2, 3, 4])
     np.testing.assert_array_equal(v.view(wp.uint32).numpy(), u.numpy())
+
+
+def test_refused_views_raise_warps_runtime_error():
+    # Warp raises RuntimeError for both; code catching it must catch weft's
+    with pytest.raises(RuntimeError, match="not a permutation"):
+        wp.zeros((2, 3, 4)).transpose((0, 0, 1))
+    with pytest.raises(RuntimeError, match=r"trailing dimensions \(6,\) are not the shape \(3,\)"):
+        wp.zeros((2, 6)).view(wp.vec3)

@@ -16,6 +16,14 @@ def test_default_device_is_the_cpu():
     assert wp.get_preferred_device() == "cpu"
 
 
+def test_cpu_name_is_the_processor_or_cpu(monkeypatch):
+    import platform
+    monkeypatch.setattr(platform, "processor", lambda: "")
+    assert Device("cpu").name == "CPU"  # (Warp's name where platform.processor() says nothing)
+    monkeypatch.setattr(platform, "processor", lambda: "x86_64")
+    assert Device("cpu").name == "x86_64"
+
+
 def test_cuda_queries():
     assert wp.is_cuda_available() is False
     assert wp.get_cuda_device_count() == 0

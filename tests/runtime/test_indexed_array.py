@@ -45,6 +45,19 @@ def test_bad_entries_of_an_index_array_are_reported():
         wp.launch(gather_rows, (1, 4), inputs=[wp.indexedarray(data, [wp.array([7], dtype=wp.int32)]), out])
 
 
+@pytest.mark.parametrize("indices", [
+    [np.array([0, 1], dtype=np.int32)],  # a numpy array, not a weft one
+    [wp.array(np.array([0, 1], dtype=np.int64))],
+    [wp.zeros((2, 2), dtype=wp.int32)],
+])
+def test_index_arrays_that_are_not_1d_int32_weft_arrays_are_a_value_error(indices):
+    # Warp raises ValueError for each; code catching it must catch weft's too
+    with pytest.raises(ValueError, match="must be a 1-d weft array of int32"):
+        wp.indexedarray(wp.zeros(4), indices)
+    with pytest.raises(ValueError, match="indexes a weft array"):
+        wp.indexedarray(np.zeros(4), [wp.zeros(2, dtype=wp.int32)])
+
+
 def test_plain_arrays_and_indexed_arrays_do_not_mix():
     with pytest.raises(TypeError, match="expected an indexedarray of int32"):
         wp.launch(gather_rows, (1, 4), inputs=[wp.zeros((4, 4), dtype=int), wp.zeros((1, 4), dtype=int)])
@@ -113,3 +126,10 @@ def test_fill_of_an_indexed_matrix_array_takes_a_flat_value():
     r = data.numpy()
     np.testing.assert_array_equal(r[[0, 2]], np.tile(np.arange(4.0).reshape(2, 2), (2, 1, 1)))
     np.testing.assert_array_equal(r[[1, 3]], 0)
+
+
+def test_to_and_a_wrong_sized_assign():
+    ia = wp.indexedarray(wp.zeros((4, 3)), [wp.array([3, 1], dtype=wp.int32)])
+    assert ia.to("cpu") is ia
+    with pytest.raises(RuntimeError, match=r"does not fit an indexed array of shape \(2, 3\)"):
+        ia.assign(np.zeros(5, dtype=np.float32))  # (Warp: RuntimeError)

@@ -140,6 +140,10 @@ def test_repr_and_str():
     assert repr(wp.mat22(1, 2, 3, 4)) == "mat22f([[1.0, 2.0], [3.0, 4.0]])"
     assert str(wp.vec3(1, 2, 3)) == "[1.0, 2.0, 3.0]"
     assert str(wp.mat22(1, 2, 3, 4)) == "[[1.0, 2.0],\n [3.0, 4.0]]"
+    # components print as the Python numbers they hold, as Warp's: float16 and float32 exactly
+    assert str(wp.vec2h(0.1, 0.2)) == "[0.0999755859375, 0.199951171875]"
+    assert str(wp.vec2(0.1, 1.0)) == "[0.10000000149011612, 1.0]"
+    assert str(wp.mat22h(0.1, 0, 0, 1)) == "[[0.0999755859375, 0.0],\n [0.0, 1.0]]"
 
 
 def test_equality():

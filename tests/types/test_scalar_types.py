@@ -183,3 +183,29 @@ def test_parameters_of_mixed_widths_are_packed_in_place():
     out = wp.zeros(6, dtype=wp.float64)
     wp.launch(mixed_params, 1, inputs=[-5, 60000, -(2**40), 2**50, 1.5, 0.25, out])
     assert out.numpy().tolist() == [-5, 60000, -(2**40), 2**50, 1.5, 0.25]
+
+
+def test_division_and_remainder_of_scalar_values_are_the_kernels():
+    # Warp's scalar objects divide and take remainders with its builtins, so Python scope agrees
+    # with kernels: integer division truncates toward zero, % has the sign of the dividend.
+    assert wp.int32(-7) / wp.int32(2) == -3 and type(wp.int32(-7) / 2) is np.int32
+    assert 7 / wp.int32(2) == 3 and wp.int8(-7) / wp.int8(2) == -3 and wp.int64(-9) / wp.int64(4) == -2
+    assert wp.uint8(7) / wp.uint8(2) == 3
+    assert wp.int32(-7) % wp.int32(3) == -1 and wp.int32(7) % -3 == 1 and -7 % wp.int32(3) == -1
+    assert wp.float32(-7.5) % wp.float32(2.0) == -1.5 and type(wp.float32(-7.5) % 2.0) is np.float32
+    assert wp.int32(7) / 2.0 == 3.5  # (a float operand: true division; Warp has no such overload)
+    with pytest.raises(ZeroDivisionError):
+        wp.int32(1) / wp.int32(0)
+    with pytest.raises(ZeroDivisionError):
+        wp.int32(1) % 0
+    assert list(wp.int32(24) / wp.vec3i(2, 4, 6)) == [12, 6, 4]  # (the vector's operator)
+
+
+def test_scalar_sums_and_products_wrap_without_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (numpy warns about scalar overflow; Warp does not)
+        assert wp.int8(100) + wp.int8(100) == -56 and wp.uint8(3) - wp.uint8(5) == 254
+        assert wp.int32(2**31 - 1) + wp.int32(1) == -2**31 and wp.int8(100) * wp.int8(3) == 44
+        assert -wp.int8(-128) == -128 and 1 - wp.uint8(5) == 252
+        assert np.isinf(wp.float16(60000.0) * wp.float16(2.0))

@@ -58,7 +58,7 @@ def test_instances_start_at_zero():
     assert o.n == 0 and o.inner.a == 0 and o.inner.b == wp.vec2(0, 0)
     assert o.m == wp.mat22() and o.arr is None and o.h == 0 and not o.flag and o.d == 0
     assert isinstance(o.n, np.int32) and isinstance(o.h, np.float16)
-    assert "Outer(n=" in repr(o) and "inner=Inner(" in repr(o)
+    assert repr(o).startswith("Outer(\n\tn=") and "\tinner=Inner(\n\t\ta=" in repr(o)
 
 
 def test_instances_do_not_share_nested_values():
@@ -239,7 +239,7 @@ def test_struct_array_from_values_and_fill():
     sa.fill_(Inner(a=7.0, b=(8.0, 9.0)))
     np.testing.assert_array_equal(sa.numpy()["a"], [7, 7])
     np.testing.assert_array_equal(sa.numpy()["b"], [[8, 9], [8, 9]])
-    with pytest.raises(TypeError, match="struct Inner"):
+    with pytest.raises(ValueError, match="struct Inner"):
         sa.fill_(1.0)
     with pytest.raises(TypeError, match="struct arrays need numpy data"):
         wp.array(np.zeros(2, np.float32), dtype=Inner)
@@ -321,3 +321,36 @@ def test_a_bool_or_numpy_number_fills_a_composite_field_with_warps_deprecation_w
             assert (f"type `{type(value).__name__}` to the composite type `{type_name}` for struct field "
                     f"'{field}' is deprecated") in stderr.getvalue()
             np.testing.assert_array_equal(np.array(getattr(s, field)).reshape(-1), float(value))
+
+
+def test_numpy_value_gives_scalar_fields_as_they_are_stored():
+    # Warp reads numpy_value() from the packed struct: float16 and float32 rounded, small ints wrapped,
+    # while the attribute itself keeps the Python number it was given.
+    s = Outer()
+    s.h = 0.333
+    s.d = 0.1
+    s.u8 = 300
+    s.inner.a = 0.1
+    value = s.numpy_value()
+    row = dict(zip(["n", "inner", "m", "arr", "h", "flag", "u8", "d"], value))
+    assert row["h"] == float(np.float16(0.333)) and s.h == 0.333
+    assert row["u8"] == 44
+    assert row["d"] == 0.1
+    assert row["inner"][0] == float(np.float32(0.1))
+
+
+def test_str_of_an_instance_is_warps_one_field_a_line_layout():
+    o = Outer()
+    o.inner.a = 2.5
+    o.h = 0.5
+    text = str(o)
+    assert text.startswith("Outer(\n\tn=0,\n\tinner=Inner(\n\t\ta=2.5,\n\t\tb=[0.0, 0.0],\n\t),\n\tm=")
+    assert "\n\tarr=None,\n\th=0.5,\n" in text and text.endswith("\n)")
+
+
+def test_instances_read_from_an_array_hold_python_numbers():
+    # as Warp's: list() of a struct array gives instances whose scalar fields are Python numbers
+    arr = wp.zeros(1, dtype=Outer)
+    got = arr.list()[0]
+    assert type(got.n) is int and type(got.h) is float and type(got.flag) is bool
+    assert type(got.u8) is int and type(got.d) is float and type(got.inner.a) is float

@@ -61,6 +61,24 @@ class DataTypeError(TypeError, RuntimeError):
     """Data that cannot make an array: a TypeError, and the RuntimeError Warp raises."""
 
 
+class DataRangeError(ValueError, RuntimeError):
+    """Python numbers out of an integer dtype's range: a ValueError, and Warp's RuntimeError."""
+
+
+def _check_int_range(data, src: np.ndarray, scalar: np.dtype) -> None:
+    """Python lists and tuples of numbers must fit an integer dtype (Warp converts them with
+    numpy, which refuses out-of-range Python integers); numpy data is cast, wrapping, as in Warp."""
+    if not isinstance(data, (list, tuple)) or scalar.kind not in "iu" or src.dtype.kind not in "iufO":
+        return
+    info = np.iinfo(scalar)
+    values = src.ravel().tolist() if src.dtype.kind == "O" else np.trunc(src).ravel()
+    bad = [v for v in values if not info.min <= v <= info.max][:1] if src.dtype.kind == "O" else \
+        values[(values < info.min) | (values > info.max)][:1].tolist()
+    if bad:
+        raise DataRangeError(f"array: the value {bad[0]!r} is out of range for {scalar} "
+                             f"[{info.min}, {info.max}]")
+
+
 def _is_any(dtype) -> bool:
     return dtype is None or dtype is typing.Any
 
@@ -163,6 +181,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
                 raise TypeError(f"struct arrays need numpy data of dtype {scalar} (arrays of "
                                 f"{t.name}), got {src.dtype}")
         elif src.dtype != scalar:
+            _check_int_range(data, src, scalar)
             src = _converted(src, scalar)
             copy = True  # a converted copy: nothing is aliased
         src = _group_components(src, trailing, t)
@@ -369,12 +388,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     def fill_(self, value):
         """Set every element to `value` (a scalar fills every component of a vector)."""
-        if isinstance(self.dtype, StructType):
-            value = struct_record(self.dtype, value)
-        elif isinstance(value, (tuple, list, CompositeValue)) or hasattr(value, "__len__"):
-            value = np.asarray(value)
-            if isinstance(self.dtype, Matrix) and value.shape == (self.dtype.rows * self.dtype.cols,):
-                value = value.reshape(self.dtype.rows, self.dtype.cols)  # a flat matrix value, as in Warp
+        value = _fill_struct(self.dtype, value) if isinstance(self.dtype, StructType) else \
+            _fill_value(self.dtype, value)
         tape_module.protect(self)
         if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value)):
             self._np[...] = value
@@ -461,7 +476,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     def reshape(self, shape):
         """A view with another shape (one extent may be -1), the gradient reshaped alike.
-        An array whose memory cannot be viewed with the new shape is refused."""
+        An array whose memory cannot be viewed with the new shape is refused (RuntimeError, as
+        Warp's refusal of non-contiguous arrays; one strided evenly is reshaped here)."""
         dims = (shape,) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
         if dims.count(-1) == 1:
             known = math.prod(d for d in dims if d != -1)
@@ -474,7 +490,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         try:
             view.shape = dims + trailing  # raises rather than copy
         except AttributeError:
-            raise ValueError(f"cannot reshape an array of shape {self.shape} and strides "
+            raise RuntimeError(f"cannot reshape an array of shape {self.shape} and strides "
                                f"{self.strides} to {dims} without a copy; use .contiguous() "
                                f"first") from None
         return self._view(view, None if self.grad is None else self.grad.reshape(dims))
@@ -486,7 +502,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         """A view with the dimensions permuted (reversed by default), as numpy's."""
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(int(a) for a in axes)
         if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"transpose: axes {axes} are not a permutation of {self.ndim} dimensions")
+            raise RuntimeError(f"transpose: axes {axes} are not a permutation of {self.ndim} dimensions")
         trailing = tuple(range(self.ndim, self._np.ndim))
         view = self._np.transpose(axes + trailing)
         return self._view(view, None if self.grad is None else self.grad.transpose(axes))
@@ -521,7 +537,7 @@ def reinterpret(a: array, t: Type) -> array:
                             f"scalar dtype {type_name(t.dtype)} has size {dst_scalar.itemsize} bytes")
         n = len(dst_trailing)
         if a.shape[a.ndim - n:] != dst_trailing:
-            raise ValueError(f"{what}: the array's trailing dimensions {a.shape[a.ndim - n:]} are "
+            raise RuntimeError(f"{what}: the array's trailing dimensions {a.shape[a.ndim - n:]} are "
                              f"not the shape {dst_trailing} of {type_name(t)}")
         storage = a._np.view(dst_scalar)
         if storage.ndim == n:
@@ -651,6 +667,33 @@ def elements(a: array) -> np.ndarray:
 
 
 # The factories live beside the class; they are part of this module's interface.
+def _fill_struct(t: StructType, value):
+    """`value` as one element of a struct array for fill_: an instance of the struct, or 0 for
+    a default (zero) instance, as Warp takes; anything else is a ValueError, as in Warp."""
+    if isinstance(value, StructValue) and value._type is t:
+        return struct_record(t, value)
+    if isinstance(value, numbers.Number) and value == 0:
+        return struct_record(t, t())
+    raise ValueError(f"fill_: an array of struct {t.name} is filled with an instance of {t.name} "
+                     f"or 0, got {value!r}")
+
+
+def _fill_value(dtype, value):
+    """`value` as one element of `dtype` for fill_: a number fills every component, a sequence
+    must have the element's shape (a matrix may be given flat); a float cannot fill integers.
+    Anything else is refused, as Warp refuses it, rather than broadcast across the elements."""
+    scalar, trailing = element_numpy(dtype)
+    data = np.asarray(value.numpy() if isinstance(value, array) else value)
+    if isinstance(dtype, Matrix) and data.shape == (dtype.rows * dtype.cols,):
+        data = data.reshape(dtype.rows, dtype.cols)  # a flat matrix value, as in Warp
+    if data.shape not in ((), trailing) or data.dtype == object:
+        raise ValueError(f"fill_: cannot fill an array of {dtype!r} with {value!r} (a value of shape "
+                         f"{data.shape}; expected a number or an element of shape {trailing})")
+    if scalar.kind in "iub" and data.dtype.kind in "fc":
+        raise ValueError(f"fill_: cannot fill an array of {dtype!r} with the non-integer {value!r}")
+    return data
+
+
 from .array_create import (  # noqa: E402
     clone,
     copy,

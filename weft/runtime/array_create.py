@@ -72,30 +72,32 @@ def _like(src, dtype, device, requires_grad, pinned):
             getattr(src, "pinned", False) if pinned is None else pinned)
 
 
-def zeros_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+# The *_like functions take Warp's parameters in Warp's order (so `zeros_like(a, "cpu")` names
+# the device); `dtype` is weft's keyword-only addition.
+def zeros_like(src, device=None, requires_grad=None, pinned=None, retain_grad=False, *, dtype=None) -> array:
     shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
-    return zeros(shape, dtype, device, rg, pinned)
+    return zeros(shape, dtype, device, rg, pinned, retain_grad=retain_grad)
 
 
-def empty_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
-    return zeros_like(src, dtype, device, requires_grad, pinned)
+def empty_like(src, device=None, requires_grad=None, pinned=None, retain_grad=False, *, dtype=None) -> array:
+    return zeros_like(src, device, requires_grad, pinned, retain_grad, dtype=dtype)
 
 
-def ones_like(src, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+def ones_like(src, device=None, requires_grad=None, pinned=None, retain_grad=False, *, dtype=None) -> array:
     shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
-    return ones(shape, dtype, device, rg, pinned)
+    return ones(shape, dtype, device, rg, pinned, retain_grad=retain_grad)
 
 
-def full_like(src, value, dtype=None, device=None, requires_grad=None, pinned=None) -> array:
+def full_like(src, value, device=None, requires_grad=None, pinned=None, retain_grad=False, *,
+              dtype=None) -> array:
     shape, dtype, device, rg, pinned = _like(src, dtype, device, requires_grad, pinned)
-    return full(shape, value, dtype, device, rg, pinned)
+    return full(shape, value, dtype, device, rg, pinned, retain_grad=retain_grad)
 
 
 def clone(src, device=None, requires_grad=None, pinned=None, retain_grad=False) -> array:
     """A contiguous copy of `src` (an array or an indexed array), recorded on an active Tape
     so that gradients flow back to `src`."""
-    out = zeros_like(src, device=device, requires_grad=requires_grad, pinned=pinned)
-    out.retain_grad = retain_grad
+    out = zeros_like(src, device=device, requires_grad=requires_grad, pinned=pinned, retain_grad=retain_grad)
     copy(out, src)
     return out
 

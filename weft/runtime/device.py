@@ -45,10 +45,10 @@ class Device:
 
     @property
     def name(self) -> str:
-        """The processor's name, as `platform` reports it (asked on first use: on Linux
-        `platform.processor()` runs `uname -p` in a subprocess)."""
+        """The processor's name, as `platform.processor()` reports it, else "CPU", as Warp
+        names it (asked on first use: on Linux it runs `uname -p` in a subprocess)."""
         if self._name is None:
-            self._name = platform.processor() or platform.machine() or "CPU"
+            self._name = platform.processor() or "CPU"
         return self._name
 
     @name.setter

@@ -14,12 +14,13 @@ import numbers
 import numpy as np
 
 from .. import tape as tape_module
-from ..types import MAX_DIMS, IndexedArrayType, Matrix, float32, int32
+from ..types import MAX_DIMS, IndexedArrayType, float32, int32
 from ..types.array_type import subscript_type
 from ..types.layout import ctype_of
 from . import capture
-from .array import array, element_numpy
+from .array import DataShapeError, array, element_numpy
 from .array_operators import ArrayOperators
+from .device import get_device
 
 
 class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
@@ -38,7 +39,7 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
 
     def __init__(self, data: array | None = None, indices=None, dtype=None, ndim=None):
         if not isinstance(data, array):
-            raise TypeError(f"indexedarray indexes a weft array, got {type(data).__name__}")
+            raise ValueError(f"indexedarray indexes a weft array, got {type(data).__name__}")
         if isinstance(indices, array) or indices is None:
             indices = [indices]
         indices = list(indices) + [None] * (data.ndim - len(indices))
@@ -49,7 +50,7 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
             if idx is None:
                 continue
             if not isinstance(idx, array) or idx.dtype is not int32 or idx.ndim != 1:
-                raise TypeError(f"indexedarray: the index array of dimension {d} must be a 1-d "
+                raise ValueError(f"indexedarray: the index array of dimension {d} must be a 1-d "
                                 f"weft array of int32, got {_describe(idx)}")
         self.data = data
         self.indices = indices
@@ -115,26 +116,27 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
         from .array_create import clone
         return clone(self)
 
+    def to(self, device):
+        """This indexed array on `device`: itself (the CPU is the only device), as Warp's on
+        the device it is on."""
+        get_device(device)
+        return self
+
     def assign(self, src):
         """Write `src` (array, numpy array, list) into the indexed elements."""
         values = src.numpy() if isinstance(src, (array, indexedarray)) else np.asarray(src)
         target = self.shape + element_numpy(self.dtype)[1]
         if values.size != math.prod(target):
-            raise ValueError(f"assign: data of shape {values.shape} does not fit an indexed "
-                             f"array of shape {self.shape}")
+            raise DataShapeError(f"assign: data of shape {values.shape} does not fit an indexed "
+                                 f"array of shape {self.shape}")
         self.data.numpy()[self._mesh()] = values.reshape(target)
         return self
 
     def fill_(self, value):
         from ..types import StructType
-        from .array import struct_record
-        if isinstance(self.dtype, StructType):
-            value = struct_record(self.dtype, value)
-        elif hasattr(value, "__len__"):
-            value = np.asarray(value)
-            if isinstance(self.dtype, Matrix) and value.shape == (self.dtype.rows * self.dtype.cols,):
-                value = value.reshape(self.dtype.rows, self.dtype.cols)  # a flat matrix value, as in Warp
-        self._write(value)
+        from .array import _fill_struct, _fill_value  # (one rule for what fills an element)
+        self._write(_fill_struct(self.dtype, value) if isinstance(self.dtype, StructType)
+                    else _fill_value(self.dtype, value))
         return self
 
     def zero_(self):

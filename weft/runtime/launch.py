@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import numbers
 import reprlib
@@ -414,13 +415,31 @@ class Launch:
         for k, v in enumerate(values):
             self.set_param_at_index(k, v, adjoint=True)
 
+    def _snapshot(self) -> Launch:
+        """This launch as it is now, for a graph capture: as in Warp, a replay runs with the
+        parameters and struct field values the launch had when it was captured; neither a
+        later set_param_* nor a change to a struct's fields reaches it (arrays are shared, so
+        their contents do). Launched directly, a Launch reads its structs' current fields."""
+        snap = copy.copy(self)
+        snap.arguments = [a.to(self.device) if isinstance(a, StructValue) else a for a in self.arguments]
+        snap.args = type(self.args).from_buffer_copy(self.args)
+        for k in self._struct_params:
+            setattr(snap.args, f"p{k}", self.compiled.packers[k](snap.arguments[k]))
+        snap._struct_params = []  # (frozen: nothing to refresh when it runs)
+        snap._adjoints_given = set(self._adjoints_given)
+        snap.ctx = LaunchContext.for_kernel(self.compiled)
+        snap.total = set_launch_shape(snap.ctx, self.dims)
+        return snap
+
     def launch(self, stream=None):
         if self._raw and getattr(capture.active_graph(), "apic", False):
             raise NotImplementedError(f"kernel '{self.kernel.name}': a parameter set from a raw array ctype "
                                       "(set_param_at_index_from_ctype) cannot be recorded in an apic=True "
                                       "capture, whose arrays must be known to be saved; use set_param_at_index")
-        if capture.capturing() and capture.record(self.launch, None if self._raw else ("launch", self)):
-            return  # (inside a graph capture: runs when the graph does)
+        if capture.capturing():  # recorded as it is now; runs when the graph does
+            snap = self._snapshot()
+            if capture.record(snap.launch, None if self._raw else ("launch", snap)):
+                return
         for k in self._struct_params:  # mutable: their fields may have changed since
             setattr(self.args, f"p{k}", self.compiled.packers[k](self.arguments[k]))
         if config.anomaly_depth:  # weft.autograd.detect_anomaly()

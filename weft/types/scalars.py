@@ -114,6 +114,49 @@ def _no_int_pow(a, b):
                     "(pow takes floats)")
 
 
+def _integral(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _c_div(a, b, base):
+    """`a / b` of two integers as kernels (and Warp's scalar objects) divide them: truncated
+    toward zero, in `base`; with a float operand, numpy's true division. Other operands
+    (vectors, arrays) are left to their own operators."""
+    if not all(isinstance(x, (int, float, np.number)) for x in (a, b)):
+        return NotImplemented
+    if not (_integral(a) and _integral(b)):
+        return np.true_divide(a, b)
+    a, b = int(a), int(b)
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero")
+    q = abs(a) // abs(b)
+    return np.array(q if (a < 0) == (b < 0) else -q).astype(base)[()]
+
+
+def _c_mod(a, b, base):
+    """`a % b` as kernels compute it (C's remainder: the sign of `a`; fmod for floats)."""
+    if not all(isinstance(x, (int, float, np.number)) for x in (a, b)):
+        return NotImplemented
+    if issubclass(base, np.integer) and _integral(a) and _integral(b):
+        a, b = int(a), int(b)
+        if b == 0:
+            raise ZeroDivisionError("integer modulo by zero")
+        r = abs(a) % abs(b)
+        return np.array(r if a >= 0 else -r).astype(base)[()]
+    if issubclass(base, np.integer):
+        return np.remainder(a, b)  # (an int with a float: numpy's, as before)
+    return base(np.fmod(base(a), base(b)))
+
+
+def _wrapping(op):
+    """numpy's `op`, without its overflow warning: sums and products wrap (integers) or reach
+    inf (floats) silently, as Warp's scalar objects and kernels do."""
+    def quiet(*args):
+        with np.errstate(over="ignore"):
+            return op(*args)
+    return quiet
+
+
 def _value_class(name: str, base: type) -> type:
     """The class of the values `Scalar.__call__` returns: `base` (a numpy scalar class) with
     `.value`, the value as a Python number (what Warp's scalar objects carry); numpy
@@ -125,6 +168,14 @@ def _value_class(name: str, base: type) -> type:
     if issubclass(base, np.integer):  # pow is a float builtin (as in kernels and Warp)
         attrs["__pow__"] = lambda self, other: _no_int_pow(self, other)
         attrs["__rpow__"] = lambda self, other: _no_int_pow(other, self)
+        # / and % as in kernels (Warp's scalar objects compute them with its builtins)
+        attrs["__truediv__"] = lambda self, other: _c_div(self, other, base)
+        attrs["__rtruediv__"] = lambda self, other: _c_div(other, self, base)
+    if issubclass(base, (np.integer, np.floating)):
+        for op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__neg__"):
+            attrs[op] = _wrapping(getattr(base, op))
+        attrs["__mod__"] = lambda self, other: _c_mod(self, other, base)
+        attrs["__rmod__"] = lambda self, other: _c_mod(other, self, base)
     cls = type(name, (base,), attrs)
     return cls if type(cls(0)) is cls else _boxed_class(name, base)
 

@@ -132,7 +132,8 @@ class StructType(Composite):
             elif isinstance(t, Scalar):
                 if t.is_float and t.bits == 16 and np.asarray(value).dtype == np.uint16:
                     value = np.asarray(value).view(t.np_dtype)[()]  # (raw bits, see layout)
-                setattr(out, name, t(value.item() if isinstance(value, SCALAR_VALUES) else value))
+                # a Python number, as Warp's instances read from memory hold
+                setattr(out, name, value.item() if isinstance(value, SCALAR_VALUES) else value)
             elif not getattr(t, "is_array", False):
                 if isinstance(t, (Vector, Matrix)) and t.dtype.bits == 16 and t.dtype.is_float \
                         and np.asarray(value).dtype == np.uint16:
@@ -234,7 +235,8 @@ class StructValue:
             elif isinstance(t, (Vector, Matrix)):
                 out.append(np.asarray(value).tolist())
             else:
-                out.append(value.item() if isinstance(value, SCALAR_VALUES) else value)
+                # the value as the field stores it (float16 rounded, integers wrapped), as Warp reads it
+                out.append(np.asarray(value).astype(t.np_dtype).item())
         return tuple(out)
 
     def __eq__(self, other):
@@ -246,9 +248,24 @@ class StructValue:
 
     __hash__ = object.__hash__
 
+    def _text(self, depth: int, show) -> str:
+        """Warp's layout: one field a line, indented by a tab per nesting level."""
+        if not self._type.field_names:
+            return f"{self._type.name}()"
+        pad = "\t" * (depth + 1)
+        lines = [f"{self._type.name}("]
+        for n in self._type.field_names:
+            value = getattr(self, n)
+            text = value._text(depth + 1, show) if isinstance(value, StructValue) else show(value)
+            lines.append(f"{pad}{n}={text},")
+        lines.append("\t" * depth + ")")
+        return "\n".join(lines)
+
     def __repr__(self):
-        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._type.field_names)
-        return f"{self._type.name}({inner})"
+        return self._text(0, repr)
+
+    def __str__(self):
+        return self._text(0, str)
 
 
 # Field conversions ---------------------------------------------------------------------------

@@ -393,8 +393,8 @@ class VectorValue(CompositeValue):
         else:
             raise KeyError(f"Invalid key {key}, expected int or slice")
 
-    def __str__(self):
-        return "[" + ", ".join(str(x) for x in self) + "]"
+    def __str__(self):  # (components as Python numbers, as Warp prints them: float16 exactly)
+        return "[" + ", ".join(str(x.item()) for x in self._data) + "]"
 
     def __repr__(self):
         return f"{self.type.name}([{', '.join(self._element_repr(x) for x in self._data)}])"
@@ -487,7 +487,7 @@ class MatrixValue(CompositeValue):
             self.numpy()[key] = _block_in(self.type.dtype, value, target.shape)
 
     def __str__(self):
-        rows = ("[" + ", ".join(str(x) for x in row) + "]" for row in self)
+        rows = ("[" + ", ".join(str(x.item()) for x in row) + "]" for row in self.numpy())
         return "[" + ",\n ".join(rows) + "]"
 
     def __repr__(self):
