@@ -77,32 +77,40 @@ def test_float_atomics_keep_one_chunk_per_thread():
 
 
 # Launches that run on the calling thread alone when the workers lost time --------------------
-def _state(start, own_done, end, chunks, own_chunks):
+def _state(start, own_done, end, chunks, own_chunks, total=1000):
     s = native_pool.PoolState()
-    s.t_start, s.t_chunks, s.t_end, s.chunks, s.own_chunks = start, own_done, end, chunks, own_chunks
+    s.t_start, s.t_chunks, s.t_end, s.chunks, s.own_chunks, s.total = start, own_done, end, chunks, own_chunks, total
     return s
 
 
-def test_two_lost_launches_in_a_row_send_the_kernel_alone_with_backoff():
-    solo = [0, native_pool.SOLO_FIRST, 0]
+def test_a_kernel_whose_workers_keep_losing_time_runs_alone_with_backoff():
+    choice = native_pool.Choice()
     # the calling thread ran 16 of 32 chunks in 100 cycles, then waited 500 for a late worker:
     # alone it would have taken 200 < 600
-    native_pool._judge(_state(0, 100, 600, 32, 16), solo)
-    assert solo[0] == 0  # one loss may be a passing hiccup
-    native_pool._judge(_state(0, 100, 600, 32, 16), solo)
-    assert solo[0] == native_pool.SOLO_FIRST and solo[1] == 2 * native_pool.SOLO_FIRST
-    native_pool._judge(_state(0, 100, 600, 32, 16), solo)  # (the next probe lost again)
-    assert solo[0] == 2 * native_pool.SOLO_FIRST
-    # a launch where the workers paid off (alone: 2 x 100 > 110) resets the backoff
-    native_pool._judge(_state(0, 100, 110, 2, 1), solo)
-    assert solo[1] == native_pool.SOLO_FIRST and solo[2] == 0
+    choice.ran_parallel(_state(0, 100, 600, 32, 16))
+    assert choice.left == native_pool.SOLO_FIRST and choice.probe == 2 * native_pool.SOLO_FIRST
+    ran = [choice.alone_now() for _ in range(native_pool.SOLO_FIRST + 1)]
+    assert ran == [True] * native_pool.SOLO_FIRST + [False]  # then it tries the workers again
+    choice.ran_parallel(_state(0, 100, 600, 32, 16))  # and they lose again: twice as long alone
+    assert choice.left == 2 * native_pool.SOLO_FIRST
 
 
-def test_workers_that_pay_off_are_kept():
-    solo = [0, native_pool.SOLO_FIRST, 0]
-    for _ in range(5):
-        native_pool._judge(_state(0, 1000, 1050, 32, 16), solo)  # alone: 2000 > 1050
-    assert solo[0] == 0
+def test_one_slow_launch_among_good_ones_keeps_the_workers():
+    choice = native_pool.Choice()
+    for _ in range(20):  # the workers halve the time: 1000 cycles where alone takes 2000
+        choice.ran_parallel(_state(0, 1000, 1050, 32, 16))
+    choice.ran_parallel(_state(0, 1000, 20000, 32, 16))  # a hiccup: one launch 20x slower
+    assert choice.left == 0
+    choice.ran_parallel(_state(0, 1000, 1050, 32, 16))
+    assert choice.left == 0 and choice.probe == native_pool.SOLO_FIRST
+
+
+def test_measured_alone_runs_decide_against_slow_workers():
+    choice = native_pool.Choice()
+    choice.alone = 1.0  # cycles per thread, measured alone
+    # the workers ran every chunk (no pace of its own to go by) and took 3x as long
+    choice.ran_parallel(_state(0, 0, 3000, 2, 0))
+    assert choice.left == native_pool.SOLO_FIRST
 
 
 @wp.kernel
@@ -119,8 +127,9 @@ def test_a_kernel_run_alone_gives_the_results_of_its_parallel_launch(forced_para
     parallel = wp.zeros(7, dtype=float)
     wp.launch(scatter_sum, n, inputs=[idx, x, parallel])
     ck = next(iter(scatter_sum._compiled.values()))
-    ck.__dict__["solo"] = [1, native_pool.SOLO_FIRST, 0]  # the next launch runs alone
+    choice = ck.__dict__.setdefault("pool_choice", native_pool.Choice())
+    choice.left = 1  # the next launch runs alone
     alone = wp.zeros(7, dtype=float)
     wp.launch(scatter_sum, n, inputs=[idx, x, alone])
-    assert ck.solo[0] == 0  # (it did run alone)
+    assert choice.left == 0 and choice.alone is not None  # (it did run alone, and was timed)
     np.testing.assert_array_equal(alone.numpy(), parallel.numpy())  # the same chunks, the same sums

@@ -16,13 +16,14 @@ result.
 
 Each launch still waits until every worker has woken and checked in. On a machine where
 another process holds a core, a worker may wait milliseconds for the scheduler, which costs
-a short launch far more than it saves. The launching thread reads the cycle counter at
-its start, when it found no chunk left, and at its end: where running every chunk itself
-would have been faster than the launch was, the pool runs the next launches of that kernel
-on the calling thread alone (the same chunks, so results are those of the parallel launch),
-and tries the workers again after SOLO_FIRST of them, then after twice as many each time
-they lose again (up to SOLO_MAX). The choice is per kernel: a short kernel may lose to a
-worker's wake-up where a long one still gains from it.
+a short launch far more than it saves. So each kernel keeps two running estimates of its
+cost per thread of a launch (the cycle counter, read by the launching thread): with the
+workers, and on the calling thread alone (measured when it runs alone, else estimated from
+the pace at which it ran its own chunks). Where alone is the cheaper, the kernel's next
+launches run on the calling thread (the same chunks, so results are those of the parallel
+launch), trying the workers again after SOLO_FIRST launches, then after twice as many each
+time they lose again (up to SOLO_MAX). Per kernel: a short kernel may lose to a worker's
+wake-up where a long one still gains from it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ SYS_FUTEX, FUTEX_WAIT, FUTEX_WAKE = 202, 128, 129  # x86-64 Linux, private futex
 
 CHUNKS_PER_THREAD = 16
 SOLO_FIRST, SOLO_MAX = 16, 256  # launches run on the calling thread after the workers lost time
-MIN_LOSS = 0.1  # (waiting for the workers must have cost this share of the launch and more)
+MARGIN = 0.1  # alone must be this much cheaper than with the workers
 
 
 class PoolState(ctypes.Structure):
@@ -107,25 +108,50 @@ class NativePool:
             s = self.state
             s.kernel, s.args, s.ctx, s.args_stride = ck.address, args_ptr, ctx_ptr, args_stride
             s.total, s.active, s.chunks, s.next = total, threads, chunks, 0
-            solo = ck.__dict__.setdefault("solo", [0, SOLO_FIRST, 0])  # left alone, next run alone, losses
-            if solo[0] > 0:
-                solo[0] -= 1
+            choice = ck.__dict__.get("pool_choice") or ck.__dict__.setdefault("pool_choice", Choice())
+            if choice.alone_now():
                 self._solo(self._state_ptr)
-                return
-            self._run(self._state_ptr)
-            _judge(s, solo)
+                choice.ran_alone(s)
+            else:
+                self._run(self._state_ptr)
+                choice.ran_parallel(s)
 
 
-def _judge(s: PoolState, solo: list):
-    """After a launch with the workers: had the calling thread run every chunk itself (at the
-    pace it ran its own), would the launch have ended sooner? After two such launches in a
-    row (one can be a passing hiccup) the next `solo[1]` launches of the kernel run alone."""
-    own, launch = s.t_chunks - s.t_start, s.t_end - s.t_start
-    if s.own_chunks <= 0 or launch <= 0:
-        return
-    if own * s.chunks / s.own_chunks < launch and launch - own > MIN_LOSS * launch:
-        solo[2] += 1
-        if solo[2] >= 2:
-            solo[0], solo[1] = solo[1], min(2 * solo[1], SOLO_MAX)
-    else:
-        solo[1], solo[2] = SOLO_FIRST, 0
+def _mix(average, sample, weight=0.1, clip=4.0):
+    """A running average that one outlier (an interrupt, a page fault) moves little."""
+    if average is None:
+        return sample
+    return (1 - weight) * average + weight * min(sample, clip * average)
+
+
+class Choice:
+    """Whether a kernel's launches run with the workers or on the calling thread alone (see
+    the module docstring): running costs in cycles per thread of a launch."""
+
+    __slots__ = ("parallel", "alone", "left", "probe")
+
+    def __init__(self):
+        self.parallel = self.alone = None
+        self.left = 0  # launches to run alone before trying the workers again
+        self.probe = SOLO_FIRST
+
+    def alone_now(self) -> bool:
+        if self.left > 0:
+            self.left -= 1
+            return True
+        return False
+
+    def ran_alone(self, s: PoolState):
+        if s.total > 0 and s.t_end > s.t_start:
+            self.alone = _mix(self.alone, (s.t_end - s.t_start) / s.total)
+
+    def ran_parallel(self, s: PoolState):
+        if s.total <= 0 or s.t_end <= s.t_start:
+            return
+        self.parallel = _mix(self.parallel, (s.t_end - s.t_start) / s.total)
+        if s.own_chunks > 0:  # (the pace of its own chunks, as if it had run them all)
+            self.alone = _mix(self.alone, (s.t_chunks - s.t_start) * s.chunks / s.own_chunks / s.total)
+        if self.alone is not None and self.alone < (1 - MARGIN) * self.parallel:
+            self.left, self.probe = self.probe, min(2 * self.probe, SOLO_MAX)
+        else:
+            self.probe = SOLO_FIRST

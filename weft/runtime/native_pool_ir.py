@@ -125,7 +125,9 @@ def pool_module() -> ir.Module:
     solo = ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR]), "weft_pool_solo")
     (pool,) = solo.args
     b = ir.IRBuilder(solo.append_basic_block("entry"))
+    b.store(b.call(cycles, []), field(b, pool, T_START))
     run_chunks(b, solo, pool)
+    b.store(b.call(cycles, []), field(b, pool, T_END))
     b.ret_void()
 
     # void weft_pool_run(Pool*): job fields already set; runs chunks, waits for the workers
