@@ -144,6 +144,10 @@ def test_repr_and_str():
     assert str(wp.vec2h(0.1, 0.2)) == "[0.0999755859375, 0.199951171875]"
     assert str(wp.vec2(0.1, 1.0)) == "[0.10000000149011612, 1.0]"
     assert str(wp.mat22h(0.1, 0, 0, 1)) == "[[0.0999755859375, 0.0],\n [0.0, 1.0]]"
+    # bfloat16 components print as their own str, so str(v) is the join of str(x) for x in v
+    # (Warp's test_types checks exactly that)
+    v = wp.vector(3, wp.bfloat16)(2, 4, 6)
+    assert str(v) == "[" + ", ".join(str(x) for x in v) + "]" == "[2, 4, 6]"
 
 
 def test_equality():

@@ -393,8 +393,8 @@ class VectorValue(CompositeValue):
         else:
             raise KeyError(f"Invalid key {key}, expected int or slice")
 
-    def __str__(self):  # (components as Python numbers, as Warp prints them: float16 exactly)
-        return "[" + ", ".join(str(x.item()) for x in self._data) + "]"
+    def __str__(self):
+        return "[" + ", ".join(_component_text(x) for x in self._data) + "]"
 
     def __repr__(self):
         return f"{self.type.name}([{', '.join(self._element_repr(x) for x in self._data)}])"
@@ -487,7 +487,7 @@ class MatrixValue(CompositeValue):
             self.numpy()[key] = _block_in(self.type.dtype, value, target.shape)
 
     def __str__(self):
-        rows = ("[" + ", ".join(str(x.item()) for x in row) + "]" for row in self.numpy())
+        rows = ("[" + ", ".join(_component_text(x) for x in row) + "]" for row in self.numpy())
         return "[" + ",\n ".join(rows) + "]"
 
     def __repr__(self):
@@ -581,3 +581,9 @@ def _quat_mul(q1, q2):
 def _quat_rotate(q, v):
     u, w = q[:3], q[3]
     return v * (2 * w * w - 1) + 2 * w * np.cross(u, v) + 2 * u * (u @ v)
+
+
+def _component_text(x) -> str:
+    """A component as str() shows it: as a Python number, as Warp prints it (a float16
+    exactly: 0.0999755859375); bfloat16 as its own str, which is how its components print."""
+    return str(x) if x.dtype.name == "bfloat16" else str(x.item())
