@@ -133,3 +133,26 @@ def test_a_kernel_run_alone_gives_the_results_of_its_parallel_launch(forced_para
     wp.launch(scatter_sum, n, inputs=[idx, x, alone])
     assert choice.left == 0 and choice.alone is not None  # (it did run alone, and was timed)
     np.testing.assert_array_equal(alone.numpy(), parallel.numpy())  # the same chunks, the same sums
+
+
+def _launches(choice, n, parallel_end):
+    """Run `n` launches as the pool does (alone when the choice says so); the calling thread
+    runs 16 of 32 chunks in 1000 cycles, alone it takes 2000; with the workers the launch
+    ends at `parallel_end`. Returns how many ran alone."""
+    alone = 0
+    for _ in range(n):
+        if choice.alone_now():
+            alone += 1
+            choice.ran_alone(_state(0, 0, 2000, 32, 0))
+        else:
+            choice.ran_parallel(_state(0, 1000, parallel_end, 32, 16))
+    return alone
+
+
+def test_after_a_passing_slowdown_the_workers_come_back_soon():
+    choice = native_pool.Choice()
+    assert _launches(choice, 50, 1050) == 0  # the workers halve the time
+    assert _launches(choice, 500, 20000) > 450  # another process holds their core: mostly alone
+    # over: the stretch alone under way ends, and the first probe brings the workers back
+    assert _launches(choice, 400, 1050) <= native_pool.SOLO_MAX and choice.left == 0
+    assert _launches(choice, 100, 1050) == 0

@@ -128,16 +128,18 @@ class Choice:
     """Whether a kernel's launches run with the workers or on the calling thread alone (see
     the module docstring): running costs in cycles per thread of a launch."""
 
-    __slots__ = ("parallel", "alone", "left", "probe")
+    __slots__ = ("parallel", "alone", "left", "probe", "probing")
 
     def __init__(self):
         self.parallel = self.alone = None
         self.left = 0  # launches to run alone before trying the workers again
         self.probe = SOLO_FIRST
+        self.probing = False  # the next launch with the workers follows a stretch alone
 
     def alone_now(self) -> bool:
         if self.left > 0:
             self.left -= 1
+            self.probing = self.left == 0
             return True
         return False
 
@@ -148,7 +150,10 @@ class Choice:
     def ran_parallel(self, s: PoolState):
         if s.total <= 0 or s.t_end <= s.t_start:
             return
-        self.parallel = _mix(self.parallel, (s.t_end - s.t_start) / s.total)
+        # (a probe after a stretch alone is the only news of the workers: it replaces the
+        # estimate, so that a passing slowdown does not keep the kernel alone for long)
+        self.parallel = _mix(self.parallel, (s.t_end - s.t_start) / s.total, 1.0 if self.probing else 0.1)
+        self.probing = False
         if s.own_chunks > 0:  # (the pace of its own chunks, as if it had run them all)
             self.alone = _mix(self.alone, (s.t_chunks - s.t_start) * s.chunks / s.own_chunks / s.total)
         if self.alone is not None and self.alone < (1 - MARGIN) * self.parallel:
