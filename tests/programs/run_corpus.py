@@ -11,7 +11,7 @@ DIR/NAME.error.txt (its traceback) instead. `--target warp` with warp-lang insta
 records the expected results that test_corpus.py compares weft's against.
 
 A program that needs an optional package (PyTorch, JAX) names it in a module-level literal
-`REQUIRES = ["torch"]`; where one of them cannot be imported the program is skipped and
+`REQUIRES = ["torch"]` (or "c++" for a C++ compiler); where one is missing the program is skipped and
 writes nothing (test_corpus.py skips it too).
 """
 
@@ -21,7 +21,9 @@ import argparse
 import ast
 import importlib.abc
 import importlib.util
+import os
 import pathlib
+import shutil
 import sys
 import traceback
 
@@ -49,11 +51,19 @@ def program_names() -> list[str]:
     return sorted(p.stem for p in CORPUS.glob("*.py") if not p.name.startswith("_"))
 
 
+def available(requirement: str) -> bool:
+    """Whether a `REQUIRES` entry is here: a Python package that imports, or "c++", a C++
+    compiler (weft compiles `func_native` snippets with the system's)."""
+    if requirement == "c++":
+        return any(shutil.which(c) for c in [*os.environ.get("CXX", "").split()[:1], "c++", "g++", "clang++"])
+    return importlib.util.find_spec(requirement) is not None
+
+
 def missing_requirements(name: str) -> list[str]:
-    """The packages of the program's `REQUIRES` literal that cannot be imported here."""
+    """The entries of the program's `REQUIRES` literal that are not available here."""
     for node in ast.parse((CORPUS / f"{name}.py").read_text()).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "REQUIRES" for t in node.targets):
-            return [m for m in ast.literal_eval(node.value) if importlib.util.find_spec(m) is None]
+            return [m for m in ast.literal_eval(node.value) if not available(m)]
     return []
 
 

@@ -6,17 +6,18 @@ file (corpus/expected/NAME.npz, recorded with `run_corpus.py --target warp`), so
 needs no Warp installed. A program may set `TOLERANCE = {"result": (rtol, atol)}` for
 results that are sums in a different order (atomics, threads); integers, booleans and
 strings are compared exactly. A program that sets `REQUIRES = ["torch"]` (optional packages
-it imports) is skipped where one of them cannot be imported.
+it imports; "c++" for a C++ compiler) is skipped where one of them is missing.
 """
 
 import ast
-import importlib.util
 import pathlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+
+from .run_corpus import available
 
 HERE = pathlib.Path(__file__).parent
 CORPUS = HERE / "corpus"
@@ -52,7 +53,7 @@ def test_every_program_has_expected_results():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_program_matches_warp(name, weft_results):
-    missing = [m for m in _literal(name, "REQUIRES", []) if importlib.util.find_spec(m) is None]
+    missing = [m for m in _literal(name, "REQUIRES", []) if not available(m)]
     if missing:
         pytest.skip(f"{name} needs {', '.join(missing)}")
     error = weft_results / f"{name}.error.txt"

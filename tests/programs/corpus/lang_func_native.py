@@ -5,6 +5,8 @@ a `wp.ref` parameter, a vector result and `wp.address_of` a local."""
 import numpy as np
 import warp as wp
 
+REQUIRES = ["c++"]  # (weft compiles snippets with the system's C++ compiler; Warp with its own)
+
 
 @wp.func_native("return a * a * b;", adj_snippet="adj_a += 2.0f * a * b * adj_ret;\nadj_b += a * a * adj_ret;")
 def sq_times(a: float, b: float) -> float: ...
