@@ -31,7 +31,7 @@ def private_arrays(fn: Function) -> set:
 def native_arrays(op: Op) -> list[Value]:
     """The arrays a call of a C++ snippet (`@func_native`) is passed: it may read and
     write any of their elements, which the IR does not see."""
-    if op.name == "call" and getattr(op.attrs["fn"], "native", False):
+    if op.name == "call" and op.attrs["fn"].native:
         return [v for v in op.operands if isinstance(v.type, ArrayType)]
     return []
 
@@ -256,8 +256,9 @@ def array_initial_reads(fn: Function) -> set:
 
 def array_effects(fn: Function) -> tuple[set, set]:
     """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
-    reads = {array_key(op.operands[0]) for op in walk(fn.body) if op.name == "load"} | \
-        {array_key(arr) for op in walk(fn.body) for arr in native_arrays(op)}
+    ops = list(walk(fn.body))
+    reads = {array_key(op.operands[0]) for op in ops if op.name == "load"} | \
+        {array_key(arr) for op in ops for arr in native_arrays(op)}
     return reads, arrays_written([fn.body])
 
 

@@ -39,10 +39,7 @@ def forward_primitive(name: str, symbol: str, result_types: list, readback: list
     returned = result_types[: len(result_types) - len(readback)]
 
     def lower(cg, args, op):
-        slots = []
-        for v, rep in zip(op.operands, args):
-            slots.append(_slot(cg, v.type))
-            cg.store_value(slots[-1], rep, v.type)
+        slots = [_slot(cg, v.type, rep) for v, rep in zip(op.operands, args)]
         out = _slot(cg, returned[0]) if returned else ir.Constant(PTR, None)
         _call(cg, symbol, [*slots, out])
         values = [cg.load_value(out, returned[0])] if returned else []
@@ -65,23 +62,13 @@ def adjoint_primitive(name: str, symbol: str, kinds: list[str], param_types: lis
     def lower(cg, args, op):
         n = len(param_types)
         params, rest = list(zip(op.operands, args))[:n], iter(zip(op.operands[n:], args[n:]))
-        slots = []
-        for v, rep in params:
-            slots.append(_slot(cg, v.type))
-            cg.store_value(slots[-1], rep, v.type)
+        slots = [_slot(cg, v.type, rep) for v, rep in params]
         incoming = {k: next(rest) for k, kind in enumerate(kinds) if kind in (REF, ADDRESS)}
         ret_adj = next(rest) if ret_type is not None else None
         incoming.update({k: next(rest) for k, kind in enumerate(kinds) if kind == ARRAY})
-        adj_slots = []
-        for k, t in enumerate(param_types):
-            adj_slots.append(_slot(cg, t))
-            if k in incoming:
-                v, rep = incoming[k]
-                cg.store_value(adj_slots[-1], rep, v.type)
-        out = ir.Constant(PTR, None)
-        if ret_adj is not None:
-            out = _slot(cg, ret_type)
-            cg.store_value(out, ret_adj[1], ret_type)
+        adj_slots = [_slot(cg, incoming[k][0].type, incoming[k][1]) if k in incoming else _slot(cg, t)
+                     for k, t in enumerate(param_types)]
+        out = ir.Constant(PTR, None) if ret_adj is None else _slot(cg, ret_type, ret_adj[1])
         _call(cg, symbol, [*slots, *adj_slots, out])
         values = [cg.load_value(adj_slots[k], param_types[k]) for k in active]
         return values[0] if len(values) == 1 else values
@@ -91,9 +78,7 @@ def adjoint_primitive(name: str, symbol: str, kinds: list[str], param_types: lis
 
 def _primitive(name, symbol, result_types, lower) -> Primitive:
     # (effects: a snippet may write memory the IR does not see, adjoint arrays included)
-    prim = Primitive(f"{name}.{symbol}", lambda types: list(result_types), lower, effects=True)
-    prim.native = True  # (codegen/spmd.py runs a kernel calling C++ one thread at a time)
-    return prim
+    return Primitive(f"{name}.{symbol}", lambda types: list(result_types), lower, effects=True, native=True)
 
 
 def _call(cg, symbol: str, pointers: list):
@@ -102,14 +87,17 @@ def _call(cg, symbol: str, pointers: list):
     cg.builder.call(fn, pointers)
 
 
-def _slot(cg, t):
-    """An aligned stack slot for a value of type `t`, zeroed (a snippet's adjoint slots
-    start at zero)."""
+def _slot(cg, t, rep=None):
+    """An aligned stack slot for a value of type `t` holding `rep` (the value's codegen
+    representation), or zeros (a snippet's adjoint slots start at zero)."""
     from ..codegen.native_cxx import value_size
     size, align = value_size(t)
     size = max(size, 8)  # (an address parameter's adjoint is a wp::uint64 whatever it points to)
     slot = cg._entry_alloca(ir.ArrayType(I8, size), "native.arg")
     slot.align = max(align, 8)
-    cg.builder.store(ir.Constant(ir.ArrayType(I8, size), None), slot)
+    if rep is None:
+        cg.builder.store(ir.Constant(ir.ArrayType(I8, size), None), slot)
     slot.type = PTR  # an opaque pointer, as the other addresses in a kernel
+    if rep is not None:
+        cg.store_value(slot, rep, t)
     return slot

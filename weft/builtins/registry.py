@@ -33,6 +33,8 @@ class Primitive:
     # rough count of the scalar operations one call runs, from its argument and result
     # types (None: one); it decides whether a launch is split over threads.
     work: Callable | None = None
+    # calls a C++ snippet (builtins/native.py): reads and writes the arrays it is passed
+    native: bool = False
 
     def result_types(self, arg_types):
         return self.type_rule(list(arg_types))

@@ -65,11 +65,7 @@ def cxx_type(t, structs: dict) -> str:
 
 def value_size(t) -> tuple[int, int]:
     """(size, alignment) in bytes of a value of type `t` in memory."""
-    if isinstance(t, ArrayType):
-        from ..types.layout import array_descriptor
-        ct = array_descriptor(t.ndim)
-    else:
-        ct = ctype_of(t)
+    ct = ctype_of(t)  # (an array: its descriptor)
     return ctypes.sizeof(ct), ctypes.alignment(ct)
 
 

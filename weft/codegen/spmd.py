@@ -270,8 +270,7 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
             return None
         if not all(_scalar_types_ok(v.type) for v in (*op.operands, *op.results)):
             return None
-        if op.name == "call" and (not isinstance(op.attrs["fn"], Primitive)
-                                  or getattr(op.attrs["fn"], "native", False)):
+        if op.name == "call" and (not isinstance(op.attrs["fn"], Primitive) or op.attrs["fn"].native):
             return None  # (a C++ snippet runs one thread at a time)
         if op.name == "atomic" and op.attrs["op"] in ("cas", "exch"):
             # (locks: run lane by lane, a lane spinning for a lock that an earlier lane

@@ -304,6 +304,12 @@ class Func:
         instance, values = self.instance_for(ctx, args, kwargs, node)
         if instance.overload.ref_params:
             _check_reference_arguments(ctx, self, instance, args, kwargs, node)
+        return self.call_instance(ctx, instance, values, node)
+
+    def call_instance(self, ctx, instance, values, node, addressed=None):
+        """The `call_func` op of `instance` with argument `values`, and the write-back of what
+        the func updated. `addressed`: parameter name -> the expression whose storage the
+        argument's address pointed to (a C++ snippet's `wp.address_of`), stored there."""
         try:
             callee = instance.ir()
         except CompileError as err:  # an error in the func's body: say where it was called
@@ -315,17 +321,17 @@ class Func:
                       {"func": instance})
         names = list(instance.param_types)
         for k, new in zip(writeback, op.results[len(result_types):]):
-            self._write_back(ctx, node, names[k], new, instance.overload)
+            self._write_back(ctx, node, names[k], new, instance.overload, addressed or {})
         return op.results[0] if result_types else None
 
-    def _write_back(self, ctx, node, name, new, overload):
+    def _write_back(self, ctx, node, name, new, overload, addressed):
         """The caller's argument for parameter `name` takes the value the func left in it: a
-        `wp.ref[T]` argument (a variable, array element, field or component: stored there),
-        or a tile (passed by reference in Warp; an argument that is not a variable is a
-        temporary)."""
+        `wp.ref[T]` argument or an addressed one (a variable, array element, field or
+        component: stored there), or a tile (passed by reference in Warp; an argument that is
+        not a variable is a temporary)."""
         import ast
-        arg = _argument_node(node, overload, name)
-        if name in overload.ref_params:
+        arg = addressed[name] if name in addressed else _argument_node(node, overload, name)
+        if name in overload.ref_params or name in addressed:
             ctx.assign(arg, new)
             root = _root_name(arg)
             if isinstance(ctx.scope.get(root), Value):  # (a variable a loop must now carry)

@@ -25,11 +25,11 @@ from __future__ import annotations
 import hashlib
 
 from ..ir.builder import Builder
-from ..ir.core import Function, Loc, Value
+from ..ir.core import Function, Loc
 from ..ir.verify import verify
 from ..types import Matrix, Scalar, TupleType, Vector
 from .errors import CompileError
-from .function import Func, FuncInstance, _check_reference_arguments, _root_name
+from .function import Func, FuncInstance, _check_reference_arguments
 
 
 def address_of(expr):
@@ -72,7 +72,7 @@ class NativeFunc(Func):
         addressed = {names[k]: a for k, a in enumerate(args) if isinstance(a, AddressOf) and k < len(names)}
         addressed.update({k: a for k, a in kwargs.items() if isinstance(a, AddressOf)})
         for name in addressed:
-            if not getattr(overload.params[name], "name", None) == "uint64":
+            if getattr(overload.params.get(name), "name", None) != "uint64":
                 ctx.error(f"wp.address_of() is passed for parameter '{name}' of func_native {self.name}, "
                           f"which is not a wp.uint64", node)
         placeholder = ctx.b.const(0, overload.params[next(iter(addressed))]) if addressed else None
@@ -88,25 +88,7 @@ class NativeFunc(Func):
         instance = self.instances[key]
         if overload.ref_params:
             _check_reference_arguments(ctx, self, instance, bind_args, bind_kwargs, node)
-        try:
-            callee = instance.ir()
-        except CompileError as err:
-            err.add_caller(ctx.name, ctx.loc(node) if node is not None else ctx.b.loc)
-            raise
-        result_types = [] if callee.ret_type is None else [callee.ret_type]
-        op = ctx.b.op("call_func", values, result_types + [callee.params[k].type for k in callee.tile_writeback],
-                      {"func": instance})
-        for k, new in zip(callee.tile_writeback, op.results[len(result_types):]):
-            name = names[k]
-            if name in addressed:  # (stored where the address pointed, as for a wp.ref argument)
-                target = addressed[name].node
-                ctx.assign(target, new)
-                root = _root_name(target)
-                if isinstance(ctx.scope.get(root), Value):
-                    ctx.rebind(root, ctx.scope[root], f"func_native {self.name} writes to '{root}'")
-            else:
-                self._write_back(ctx, node, name, new, overload)
-        return op.results[0] if result_types else None
+        return self.call_instance(ctx, instance, values, node, {name: a.node for name, a in addressed.items()})
 
 
 class NativeInstance(FuncInstance):
