@@ -210,12 +210,14 @@ class Tape:
     def add_launch(self, kernel, dims, params, device):
         """Record a forward launch about to run (what `weft.launch` calls). Arrays it writes
         that recorded launches (itself included) read are copied first."""
-        array, indexedarray, struct_value = _argument_kinds()
-        grad_of = [p if isinstance(p, (array, indexedarray, struct_value)) else None for p in params]
+        kinds = _argument_kinds()
+        array = kinds[0]
+        grad_of = [p if isinstance(p, kinds) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device,
                           where=_caller_outside_weft() if config.anomaly_depth else None)
-        if self._budget is not None:
-            self._budget.admit(entry)
+        budget = self._budget
+        if budget is not None:
+            budget.admit(entry)
         if config.verify_autograd_array_access:
             reads, writes = kernel.array_effects()
             self._check_access(kernel, params, reads, writes)
@@ -224,16 +226,16 @@ class Tape:
         initial, writes, final = _recording_keys(kernel, entry.segment is not None)
         for key in initial:
             a = params[key] if type(key) is int else _value_at(params, key)
-            if type(a) is array or isinstance(a, array):
+            if isinstance(a, array):
                 self._add_reader(a, entry, key)
         for key in writes:
             a = params[key] if type(key) is int else _value_at(params, key)
-            if type(a) is array or isinstance(a, array):
+            if isinstance(a, array):
                 self.will_write(a)
                 self._note_written(a)
         for key in final:  # read as this launch leaves them
             a = params[key] if type(key) is int else _value_at(params, key)
-            if type(a) is array or isinstance(a, array):
+            if isinstance(a, array):
                 self._add_reader(a, entry, key)
         if entry.segment is None:
             self.launches.append(entry)
@@ -452,8 +454,7 @@ class Tape:
 
     def _backward_entry(self, entry):
         """Run the adjoint of one recorded entry."""
-        from .runtime import capture
-        from .runtime.launch import adjoint_arguments, run_compiled
+        capture, launch = _runtime_modules()
         if not isinstance(entry, _Recorded):  # a step with its own backward (copy, Function)
             entry.backward()
             return
@@ -473,7 +474,7 @@ class Tape:
             if _carries_gradient(kernel, adj):  # gradient reached a kernel that has no adjoint
                 _warn_no_adjoint(kernel)
             return
-        params = adjoint_arguments(kernel, entry.params, adj)
+        params = launch.adjoint_arguments(kernel, entry.params, adj)
         # consume: adjoints of overwritten elements must not reach earlier launches
         # (except those of arrays with retain_grad)
         retained = frozenset(k for k, a in enumerate(entry.grad_of) if getattr(a, "retain_grad", False))
@@ -485,8 +486,8 @@ class Tape:
         else:
             dims = entry.dims
             if not capture.capturing() or not capture.record(  # (inside a graph capture: recorded)
-                    lambda: run_compiled(ck, dims, params), ("adjoint", kernel, dims, params, retained)):
-                run_compiled(ck, dims, params)
+                    lambda: launch.run_compiled(ck, dims, params), ("adjoint", kernel, dims, params, retained)):
+                launch.run_compiled(ck, dims, params)
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included (each once)."""
@@ -611,6 +612,18 @@ def _argument_kinds() -> tuple:
         from .types import StructValue
         _KINDS = (array, indexedarray, StructValue)
     return _KINDS
+
+
+_RUNTIME = None
+
+
+def _runtime_modules() -> tuple:
+    """(runtime.capture, runtime.launch), imported once (they import this module)."""
+    global _RUNTIME
+    if _RUNTIME is None:
+        from .runtime import capture, launch
+        _RUNTIME = (capture, launch)
+    return _RUNTIME
 
 
 def _recording_keys(kernel, segmented: bool) -> tuple:

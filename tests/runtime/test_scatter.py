@@ -114,6 +114,47 @@ def test_privatised_into_a_strided_view(two_threads):
     assert not counts.numpy()[1::2].any()
 
 
+@wp.kernel
+def scatter_kinds(idx: wp.array(dtype=int), w: wp.array(dtype=wp.float64), f: wp.array(dtype=wp.vec3d),
+                  n: wp.array(dtype=wp.int64), u: wp.array(dtype=wp.uint32), h: wp.array(dtype=wp.float32)):
+    t = wp.tid()
+    i = idx[t]
+    wp.atomic_add(f, i, wp.vec3d(w[t], 2.0 * w[t], -w[t]))
+    wp.atomic_add(n, i, wp.int64(t))
+    wp.atomic_add(u, i, wp.uint32(3))
+    wp.atomic_add(h, i, wp.float32(w[t]))
+
+
+def test_native_reduction_adds_as_numpy_does(two_threads, monkeypatch):
+    """The copies are added by a native loop (float32/64, 32/64-bit integers, contiguous;
+    numpy for the rest, here a strided view): bit for bit what numpy's adds give."""
+    rng = np.random.default_rng(3)
+    idx = wp.array(rng.integers(0, 800, 6000).astype(np.int32))
+    w = wp.array(rng.standard_normal(6000))
+    by_numpy = []
+    original = scatter.PrivateLaunch.run
+
+    def run(self, pool, *args):
+        original(self, pool, *args)
+        by_numpy.append([d.dtype for d, _ in (self.targets if self.job is None else self.job.others)])
+    monkeypatch.setattr(scatter.PrivateLaunch, "run", run)
+    results = []
+    for native_kinds in (scatter._ADD_KINDS, {}):  # (no kinds: numpy adds every copy)
+        monkeypatch.setattr(scatter, "_ADD_KINDS", native_kinds)
+        out = [wp.zeros(800, dtype=wp.vec3d), wp.zeros(800, dtype=wp.int64), wp.zeros(800, dtype=wp.uint32),
+               wp.zeros(1600, dtype=wp.float32)[::2]]
+        for _ in range(2):  # (the second launch finds the copies zeroed by the first)
+            wp.launch(scatter_kinds, 6000, inputs=[idx, w, *out])
+        results.append([a.numpy() for a in out])
+        scatter_kinds.forget_compiled()  # (a new compiled kernel: new decisions and jobs)
+    if threads.get_pool().__class__.__name__ == "NativePool":
+        assert by_numpy[:2] == [[np.float32]] * 2
+    assert len(by_numpy[-1]) == 4
+    for native, numpy_sum in zip(*results):
+        np.testing.assert_array_equal(native, numpy_sum)
+    np.testing.assert_array_equal(results[0][2], 2 * 3 * np.bincount(idx.numpy(), minlength=800))
+
+
 def test_aliased_or_large_targets_stay_atomic(two_threads):
     a = wp.array(np.ones(10_000, np.float32))
     out = wp.zeros(5, dtype=float)

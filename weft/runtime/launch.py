@@ -21,6 +21,7 @@ from ..types.scalars import SCALAR_VALUES
 from . import capture, cpu_blocks, diagnostics, half_adjoints, scatter
 from .array import array, view_of
 from .device import get_device
+from .indexed_array import indexedarray
 from .threads import get_pool, thread_count
 
 MAX_DIMS = 4
@@ -126,7 +127,6 @@ def pack_value(kernel, name, t, value):
                   f"one of {value.dtype!r} with {value.ndim} dimension(s)")
         return value.descriptor()
     if isinstance(t, ArrayType) and t.indexed:
-        from .indexed_array import indexedarray
         if value is None:
             return ctype_of(t)()
         if not isinstance(value, indexedarray):
@@ -490,8 +490,7 @@ def _given_adjoint(adj, primal):
     """The adjoint argument for `adj` as given: the adjoint of an indexed array may be given
     as the plain gradient array of the array it indexes (Warp's backward ABI), which is
     then indexed as the primal is."""
-    from .indexed_array import indexedarray
-    if isinstance(primal, indexedarray) and type(adj) is array and adj.shape == primal.data.shape:
+    if type(primal) is not array and isinstance(primal, indexedarray) and type(adj) is array and adj.shape == primal.data.shape:
         return indexedarray(adj, primal.indices)
     return adj
 
@@ -500,13 +499,11 @@ def default_adjoint(kernel, k: int, primal):
     """The adjoint of argument `k` when the caller gives None (Warp's rule): an array's own
     `.grad`, a struct's adjoint struct (the `.grad` of its arrays); for an array without
     one, `missing_adjoint`."""
-    from .indexed_array import indexedarray
     if isinstance(primal, (array, indexedarray)):
         if primal.grad is not None:
             return primal.grad
     elif isinstance(primal, StructValue):
-        from ..tape import adjoint_struct
-        adjoint = adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
+        adjoint = tape_module.adjoint_struct(primal)  # (its arrays without gradient are null: they take none)
         return adjoint if adjoint is not None else primal._type()
     return missing_adjoint(kernel, k, primal)
 

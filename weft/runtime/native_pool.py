@@ -80,8 +80,9 @@ class NativePool:
             module.data_layout = str(tm.target_data)
             obj = cpu.compile_to_object(str(module))
             cpu.store_object(key, obj)
-        worker_addr, run_addr, solo_addr = cpu.load_object(obj, "weft_pool_worker", "weft_pool_run",
-                                                           "weft_pool_solo")
+        worker_addr, run_addr, solo_addr, add_addr = cpu.load_object(
+            obj, "weft_pool_worker", "weft_pool_run", "weft_pool_solo", "weft_private_add")
+        self._private_add = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(add_addr)
         self._run = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(run_addr)  # releases the GIL
         self._solo = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(solo_addr)
         worker = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32)(worker_addr)
@@ -115,6 +116,13 @@ class NativePool:
             else:
                 self._run(self._state_ptr)
                 choice.ran_parallel(s)
+
+
+    def add_private(self, job_ptr: int):
+        """Run a privatised scatter's reduction (native_pool_ir.private_add_function) on the
+        job at `job_ptr`, on the calling thread (measured: with the workers, the copies move
+        between the cores' caches and it gains nothing at the sizes where privatising pays)."""
+        self._private_add(job_ptr)
 
 
 def _mix(average, sample, weight=0.1, clip=4.0):

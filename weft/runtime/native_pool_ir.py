@@ -155,4 +155,71 @@ def pool_module() -> ir.Module:
     b.position_at_end(done)
     b.store(b.call(cycles, []), field(b, pool, T_END))
     b.ret_void()
+    private_add_function(m)
     return m
+
+
+# A privatised scatter's reduction (scatter.py): for each segment (one privatised array,
+# contiguous), its `copies` private copies are added into `dest` in copy order and zeroed.
+SEGMENT_TYPE = ir.LiteralStructType([I64, I64, PTR, PTR])  # elements, kind, dest, copies
+JOB_TYPE = ir.LiteralStructType([I32, I32, PTR])  # segments, copies per segment, the segments
+ADD_KINDS = (ir.FloatType(), ir.DoubleType(), I32, I64)  # (kind 0 to 3, as scatter.py numbers them)
+
+
+def _counted_loop(b, fn, lo, hi, name):
+    """Emit `for i in range(lo, hi)` (i64) and leave the builder in its body; returns i and
+    `close()`, which the caller calls after emitting the body."""
+    pre = b.block
+    header = fn.append_basic_block(f"{name}.header")
+    body = fn.append_basic_block(f"{name}.body")
+    done = fn.append_basic_block(f"{name}.done")
+    b.branch(header)
+    b.position_at_end(header)
+    i = b.phi(I64)
+    i.add_incoming(lo, pre)
+    b.cbranch(b.icmp_signed("<", i, hi), body, done)
+    b.position_at_end(body)
+
+    def close():
+        i.add_incoming(b.add(i, I64(1)), b.block)
+        b.branch(header)
+        b.position_at_end(done)
+    return i, close
+
+
+def private_add_function(m: ir.Module):
+    """`void weft_private_add(job*)`."""
+    fn = ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR]), "weft_private_add")
+    (job,) = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def job_field(k, typ):
+        return b.load(b.gep(job, [I32(0), I32(k)], source_etype=JOB_TYPE), typ=typ)
+    segments, copies = b.sext(job_field(0, I32), I64), b.sext(job_field(1, I32), I64)
+    table = job_field(2, PTR)
+    s, close_segments = _counted_loop(b, fn, I64(0), segments, "segment")
+
+    def seg_field(k, typ):
+        return b.load(b.gep(table, [s, I32(k)], source_etype=SEGMENT_TYPE), typ=typ)
+    count, kind = seg_field(0, I64), b.trunc(seg_field(1, I64), I32)
+    dest, copy_table = seg_field(2, PTR), seg_field(3, PTR)
+    next_segment = fn.append_basic_block("segment.next")
+    switch = b.switch(kind, next_segment)
+    for k, typ in enumerate(ADD_KINDS):
+        block = fn.append_basic_block(f"kind{k}")
+        switch.add_case(I32(k), block)
+        b.position_at_end(block)
+        c, close_copies = _counted_loop(b, fn, I64(0), copies, f"kind{k}.copy")
+        src = b.load(b.gep(copy_table, [c], source_etype=PTR), typ=PTR)
+        e, close_elements = _counted_loop(b, fn, I64(0), count, f"kind{k}.element")
+        at_dest, at_src = b.gep(dest, [e], source_etype=typ), b.gep(src, [e], source_etype=typ)
+        total, value = b.load(at_dest, typ=typ), b.load(at_src, typ=typ)
+        is_float = isinstance(typ, (ir.FloatType, ir.DoubleType))
+        b.store(b.fadd(total, value) if is_float else b.add(total, value), at_dest)
+        b.store(ir.Constant(typ, 0), at_src)
+        close_elements()
+        close_copies()
+        b.branch(next_segment)
+    b.position_at_end(next_segment)
+    close_segments()
+    b.ret_void()

@@ -4,7 +4,8 @@ A parallel launch of a kernel that only adds into some array (`ck.scatter_params
 chunk per thread; chunk 0 adds into the array itself and chunk c > 0 into a private zeroed
 copy, all with plain adds (the context's `private_mask` tells the kernel which arrays are
 private), and the copies are added into the array afterwards, in chunk order (so the sum
-does not depend on timing). An array is privatised only when that pays: it holds at most
+does not depend on timing), by a native loop that also zeroes them for the next launch
+(native_pool_ir.private_add_function; numpy where an array is not contiguous). An array is privatised only when that pays: it holds at most
 PRIVATE_ELEMENTS_PER_THREAD elements per launched thread (zeroing and summing a copy costs
 about as much as a few plain adds per element, a float atomic several times more), and no
 other array argument (nor, in a kernel that reads them, any array's gradient) overlaps its memory (a copy would hide
@@ -131,7 +132,7 @@ class PrivateLaunch:
         self.threads = 0
         self.blocks = self.targets = None
 
-    def _prepare(self, args, args_ptr: int, threads: int):
+    def _prepare(self, pool, args, args_ptr: int, threads: int):
         ck, owner = self.owner.ck, self.owner
         self.blocks = blocks = (ck.args_type * threads)()
         stride = ctypes.sizeof(ck.args_type)
@@ -152,20 +153,59 @@ class PrivateLaunch:
                 copies.append(copy)
             self.targets.append((dest, copies))
         self.threads, self.base, self.stride = threads, base, stride
+        self.job = _NativeReduction(self.targets) if hasattr(pool, "add_private") else None
 
     def run(self, pool, args, ctx, total: int, threads: int, args_ptr: int, ctx_ptr: int):
         threads = max(1, min(threads, pool.size, total))
         if threads != self.threads:
-            self._prepare(args, args_ptr, threads)
+            self._prepare(pool, args, args_ptr, threads)
         ctx.private_mask = self.mask
         try:
             pool.run_kernel(self.owner.ck, self.base, ctx_ptr, total, threads, args_stride=self.stride)
         finally:
             ctx.private_mask = 0
-        for dest, copies in self.targets:
+        job = self.job
+        if job is not None:
+            pool.add_private(job.address)
+        for dest, copies in (self.targets if job is None else job.others):
             for copy in copies:
                 np.add(dest, copy, out=dest)
                 copy.fill(0)  # (while it is in cache: zero for the next launch)
+
+
+# element kinds of native_pool_ir.private_add_function
+_ADD_KINDS = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.int32): 2,
+              np.dtype(np.uint32): 2, np.dtype(np.int64): 3, np.dtype(np.uint64): 3}
+
+
+class _Segment(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_int64), ("kind", ctypes.c_int64), ("dest", ctypes.c_void_p),
+                ("copies", ctypes.c_void_p)]
+
+
+class _Job(ctypes.Structure):
+    _fields_ = [("segments", ctypes.c_int32), ("copies", ctypes.c_int32), ("table", ctypes.c_void_p)]
+
+
+class _NativeReduction:
+    """The pool's reduction job (native_pool_ir.private_add_function) for a launch's (dest,
+    copies) targets, each with a copy per chunk but the first: the contiguous arrays of the
+    kinds it adds (float32/64, 32/64-bit integers, as numpy adds them); numpy adds the rest
+    (`others`)."""
+
+    def __init__(self, targets):
+        native = [t for t in targets if t[0].dtype in _ADD_KINDS and t[0].flags.c_contiguous]
+        self.others = [t for t in targets if not any(t is n for n in native)]
+        self.segments = (_Segment * max(len(native), 1))()
+        self.tables = []  # (kept alive: the job points at them)
+        for k, (dest, copies) in enumerate(native):
+            table = (ctypes.c_void_p * len(copies))(*(c.ctypes.data for c in copies))
+            self.tables.append(table)
+            self.segments[k] = _Segment(dest.size, _ADD_KINDS[dest.dtype], dest.ctypes.data,
+                                        ctypes.addressof(table))
+        copies = len(targets[0][1]) if targets else 0
+        self.job = _Job(len(native), copies, ctypes.addressof(self.segments))
+        self.address = ctypes.addressof(self.job)
 
 
 def _numpy_view(desc, dtype: np.dtype, components: tuple, itemsize: int) -> np.ndarray:
