@@ -490,7 +490,9 @@ def _given_adjoint(adj, primal):
     """The adjoint argument for `adj` as given: the adjoint of an indexed array may be given
     as the plain gradient array of the array it indexes (Warp's backward ABI), which is
     then indexed as the primal is."""
-    if type(primal) is not array and isinstance(primal, indexedarray) and type(adj) is array and adj.shape == primal.data.shape:
+    if type(primal) is array:  # (the backward hot path)
+        return adj
+    if isinstance(primal, indexedarray) and type(adj) is array and adj.shape == primal.data.shape:
         return indexedarray(adj, primal.indices)
     return adj
 

@@ -5,11 +5,12 @@ chunk per thread; chunk 0 adds into the array itself and chunk c > 0 into a priv
 copy, all with plain adds (the context's `private_mask` tells the kernel which arrays are
 private), and the copies are added into the array afterwards, in chunk order (so the sum
 does not depend on timing), by a native loop that also zeroes them for the next launch
-(native_pool_ir.private_add_function; numpy where an array is not contiguous). An array is privatised only when that pays: it holds at most
-PRIVATE_ELEMENTS_PER_THREAD elements per launched thread (zeroing and summing a copy costs
-about as much as a few plain adds per element, a float atomic several times more), and no
-other array argument (nor, in a kernel that reads them, any array's gradient) overlaps its memory (a copy would hide
-their reads and writes of it). Otherwise its adds stay atomic.
+(native_pool_ir.private_add_function; numpy where an array is not contiguous). An array is
+privatised only when that pays: it holds at most PRIVATE_ELEMENTS_PER_THREAD elements per
+launched thread (zeroing and summing a copy costs about as much as a few plain adds per
+element, a float atomic several times more), and no other array argument (nor, in a kernel
+that reads them, any array's gradient) overlaps its memory (a copy would hide their reads
+and writes of it). Otherwise its adds stay atomic.
 """
 
 from __future__ import annotations
