@@ -334,6 +334,8 @@ def fmt_ratio(x: float | None) -> str:
 
 def _ratio(row: Row, rows: list, base: str) -> float | None:
     ref = next((r for r in rows if r.peer == base and r.variant == row.variant), None)
+    if ref is None:  # (a variant only one peer has, as torch.compile: against the plain case)
+        ref = next((r for r in rows if r.peer == base and not r.variant), None)
     if ref is None or ref.seconds is None or row.seconds is None or ref.seconds <= 0:
         return None
     return row.seconds / ref.seconds
