@@ -143,7 +143,7 @@ def test_integer_semantics_are_the_kernels():
     assert wp.floordiv(-7, 2) == -4
     assert wp.mod(-7, 2) == -1        # the sign of the dividend
     assert wp.add(wp.int8(100), wp.int8(100)) == -56  # wraps around
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(ZeroDivisionError, match=r"div\(\) \(called from Python scope\): integer division by zero"):
         wp.div(1, 0)
 
 
@@ -323,6 +323,21 @@ def test_funcs_compute_as_kernels_do_not_as_python():
     assert divide_by_zero(1.0) == math.inf
     assert third(1.0) == float(np.float32(1.0) / np.float32(3.0)) != 1.0 / 3.0
     assert third(1.0) == in_kernel(third, 1.0, result_type=wp.float32)
+
+
+@wp.func
+def element(a: wp.array(dtype=float), i: int):
+    return a[i]
+
+
+def test_run_time_errors_name_the_call_and_the_line():
+    a = wp.array(np.arange(3, dtype=np.float32))
+    assert element(a, 2) == 2.0
+    with pytest.raises(IndexError) as err:
+        element(a, 3)
+    message = str(err.value)
+    assert "element() (called from Python scope): index 3 is out of bounds" in message
+    assert "return a[i]" in message and "pyscope_" not in message
 
 
 def test_settings_apply_to_later_calls():

@@ -309,7 +309,13 @@ class _Entry:
     def __call__(self, values):
         params = [*values, *self.outputs]
         with self.lock:  # the result arrays are this entry's own
-            self.run(self._compiled(params), (1,), params)
+            ck = self._compiled(params)
+            try:
+                self.run(ck, (1,), params)
+            except (IndexError, ZeroDivisionError, AssertionError, MemoryError) as e:
+                # (the message names the generated kernel: name the call the user made)
+                raise type(e)(str(e).replace(f"kernel '{ck.label}'",
+                                             f"{self.name}() (called from Python scope)")) from None
             results = [read(storage[0]) for read, storage in self.readers]
             updates = [(k, read(storage[0])) for k, read, storage in self.updaters]
         for k, new in updates:
