@@ -491,12 +491,24 @@ class Tape:
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included (each once)."""
-        grads = [a.grad for a in self._touched() if a.grad is not None]
-        grads += [g for adjoint in self.gradients.values() for g in _arrays_in(adjoint)]
-        seen = set()
-        for g in grads:
-            if id(g) not in seen and hasattr(g, "zero_"):
+        array = _argument_kinds()[0]
+        capture, _ = _runtime_modules()
+        seen, grads = set(), []
+        for a in self._arrays() + self._seeded:
+            g = a.grad
+            if g is not None and id(g) not in seen:
                 seen.add(id(g))
+                grads.append(g)
+        for adjoint in self.gradients.values():
+            for g in _arrays_in(adjoint):
+                if id(g) not in seen:
+                    seen.add(id(g))
+                    grads.append(g)
+        plain = capture.recording is None and not active_tapes  # (else zero_ records or protects)
+        for g in grads:
+            if plain and type(g) is array:
+                g._np[...] = 0  # (what zero_ does: the tape's hot path, one call per gradient)
+            elif hasattr(g, "zero_"):
                 g.zero_()
 
     def reset(self):
@@ -521,22 +533,18 @@ class Tape:
 
     def _arrays(self) -> list:
         """The arrays of the recorded launches (in structs too) and of the recorded steps."""
-        from .runtime.array import array
+        array = _argument_kinds()[0]
         out = []
         for e in self.launches:
-            if isinstance(e, _Recorded):
-                out.extend(a for p in e.grad_of if p is not None for a in _arrays_in(p))
+            if type(e) is _Recorded:
+                for p in e.grad_of:
+                    if type(p) is array:  # (the common case, without a list per argument)
+                        out.append(p)
+                    elif p is not None:
+                        out.extend(_arrays_in(p))
             else:  # a copy, record_func step or Function
                 out.extend(e.arrays)
         out.extend(a for a in self.gradients if isinstance(a, array))
-        return out
-
-    def _touched(self) -> list:
-        seen, out = set(), []
-        for a in self._arrays() + self._seeded:
-            if id(a) not in seen:
-                seen.add(id(a))
-                out.append(a)
         return out
 
     # Inspection --------------------------------------------------------------------------
