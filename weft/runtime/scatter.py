@@ -131,7 +131,7 @@ class PrivateLaunch:
         self.owner, self.params = owner, params
         self.mask = sum(1 << k for k in params)
         self.threads = 0
-        self.blocks = self.targets = None
+        self.blocks = self.targets = self.job = None
 
     def _prepare(self, pool, args, args_ptr: int, threads: int):
         ck, owner = self.owner.ck, self.owner
