@@ -117,7 +117,6 @@ class NativePool:
                 self._run(self._state_ptr)
                 choice.ran_parallel(s)
 
-
     def add_private(self, job_ptr: int):
         """Run a privatised scatter's reduction (native_pool_ir.private_add_function) on the
         job at `job_ptr`, on the calling thread (measured: with the workers, the copies move

@@ -22,7 +22,8 @@ KERNEL_TYPE = ir.FunctionType(ir.VoidType(), [PTR, I32, I32, PTR])
 
 
 def pool_module() -> ir.Module:
-    """The module defining `weft_pool_worker(state, index)` and `weft_pool_run(state)`."""
+    """The module defining `weft_pool_worker(state, index)`, `weft_pool_run(state)`,
+    `weft_pool_solo(state)` and `weft_private_add(job)`."""
     m = ir.Module(name="weft_pool")
     syscall = ir.Function(m, ir.FunctionType(I64, [I64], var_arg=True), "syscall")
     pause = ir.Function(m, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse2.pause")
