@@ -491,8 +491,6 @@ class Tape:
 
     def zero(self):
         """Zero the gradient of every array the tape touched, seeds included (each once)."""
-        array = _argument_kinds()[0]
-        capture, _ = _runtime_modules()
         seen, grads = set(), []
         for a in self._arrays() + self._seeded:
             g = a.grad
@@ -504,11 +502,8 @@ class Tape:
                 if id(g) not in seen:
                     seen.add(id(g))
                     grads.append(g)
-        plain = capture.recording is None and not active_tapes  # (else zero_ records or protects)
         for g in grads:
-            if plain and type(g) is array:
-                g._np[...] = 0  # (what zero_ does: the tape's hot path, one call per gradient)
-            elif hasattr(g, "zero_"):
+            if hasattr(g, "zero_"):
                 g.zero_()
 
     def reset(self):

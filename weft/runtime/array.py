@@ -391,13 +391,15 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         value = _fill_struct(self.dtype, value) if isinstance(self.dtype, StructType) else \
             _fill_value(self.dtype, value)
         tape_module.protect(self)
-        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value)):
+        if not (capture.capturing()  # (the recorded fill is built only inside a capture)
+                and capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value))):
             self._np[...] = value
         return self
 
     def zero_(self):
         tape_module.protect(self)
-        if not capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0), ("fill", self, 0)):
+        if not (capture.capturing()
+                and capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0), ("fill", self, 0))):
             self._np[...] = 0
         return self
 
