@@ -87,6 +87,7 @@ class CompiledKernel:
         record)."""
         self.kernel = kernel
         self.label = f"{kernel.name} (adjoint)" if adjoint else kernel.name  # for error messages
+        self.subject = f"kernel '{self.label}'"  # what a run-time error names
         self.facts = facts
         self.scratch_size = facts.scratch_size
         self.address = address

@@ -240,6 +240,7 @@ class _Entry:
 
     def __init__(self, callee, name, args, kwargs, constant_ints=False):
         self.name = name
+        self.subject = f"{name}() (called from Python scope)"
         env = {"_callee": callee}
         params, call_args = [], []
         types = _argument_types(args, kwargs, constant_ints)
@@ -310,12 +311,8 @@ class _Entry:
         params = [*values, *self.outputs]
         with self.lock:  # the result arrays are this entry's own
             ck = self._compiled(params)
-            try:
-                self.run(ck, (1,), params)
-            except (IndexError, ZeroDivisionError, AssertionError, MemoryError) as e:
-                # (the message names the generated kernel: name the call the user made)
-                raise type(e)(str(e).replace(f"kernel '{ck.label}'",
-                                             f"{self.name}() (called from Python scope)")) from None
+            ck.subject = self.subject  # (a run-time error names the call, not the generated kernel)
+            self.run(ck, (1,), params)
             results = [read(storage[0]) for read, storage in self.readers]
             updates = [(k, read(storage[0])) for k, read, storage in self.updaters]
         for k, new in updates:

@@ -571,15 +571,15 @@ def raise_launch_error(ck, ctx):
     from ..lang.errors import format_at
     site = ck.sites[ctx.error_site]
     op = site.op
-    name = ck.label
+    subject = ck.subject
     if site.what == "integer division":
-        raise ZeroDivisionError(format_at(f"kernel '{name}': integer division by zero", op.loc))
+        raise ZeroDivisionError(format_at(f"{subject}: integer division by zero", op.loc))
     if site.what == "AD stack":
         raise MemoryError(format_at(
-            f"kernel '{name}': the AD stack of this loop outgrew weft.config.adstack_limit "
+            f"{subject}: the AD stack of this loop outgrew weft.config.adstack_limit "
             f"({config.adstack_limit} bytes per thread) or memory ran out", op.loc))
     if site.what == "assert":
-        raise AssertionError(format_at(f"kernel '{name}': assertion failed: {op.attrs['message']}", op.loc))
+        raise AssertionError(format_at(f"{subject}: assertion failed: {op.attrs['message']}", op.loc))
     if op.name == "slice":  # the record holds its integer keys, as int64
         n = sum(k == "i" for k in op.attrs["keys"])
         index_types = [int64] * n
@@ -590,7 +590,7 @@ def raise_launch_error(ck, ctx):
     index = tuple(i % 2**64 if not t.is_signed else i for i, t in zip(ctx.error_index[:n], index_types))
     extent = tuple(ctx.error_extent[:n])
     shown_index = index[0] if n == 1 else index
-    message = (f"kernel '{name}': index {shown_index} is out of bounds for {site.what} "
+    message = (f"{subject}: index {shown_index} is out of bounds for {site.what} "
                f"with shape {extent}")
     raise IndexError(format_at(message, op.loc))
 
