@@ -195,8 +195,9 @@ class _NativeReduction:
     (`others`)."""
 
     def __init__(self, targets):
-        native = [t for t in targets if t[0].dtype in _ADD_KINDS and t[0].flags.c_contiguous]
-        self.others = [t for t in targets if not any(t is n for n in native)]
+        native, self.others = [], []
+        for t in targets:
+            (native if t[0].dtype in _ADD_KINDS and t[0].flags.c_contiguous else self.others).append(t)
         self.segments = (_Segment * max(len(native), 1))()
         self.tables = []  # (kept alive: the job points at them)
         for k, (dest, copies) in enumerate(native):
