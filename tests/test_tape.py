@@ -332,3 +332,33 @@ def test_assign_of_plain_values_inside_a_tape_keeps_the_gradient():
         wp.launch(_square_into, 3, inputs=[x, y])
     tape.backward(grads={y: wp.ones(3)})
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+@wp.kernel
+def _store_through_row_view(x: wp.array(dtype=float), y: wp.array2d(dtype=float)):
+    i = wp.tid()
+    row = y[0:1, :]
+    row[0, i] = 2.0 * x[i]
+
+
+@wp.kernel
+def _row_plus_one(y: wp.array2d(dtype=float), z: wp.array(dtype=float)):
+    i = wp.tid()
+    z[i] = y[0, i] + 1.0
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_retain_grad_holds_for_stores_through_an_in_kernel_view(retain):
+    """A store's adjoint consumes the stored array's gradient (zeroes it) unless the array was
+    made with retain_grad=True; then y.grad keeps dL/dy = 1, whether the kernel stores into y
+    or into a view of y taken in the kernel. (Warp 1.19 drops the flag on views taken in a
+    kernel and zeroes y.grad there: its test_array.test_retain_grad_slice_view_store.)"""
+    x = wp.ones(4, dtype=float, requires_grad=True)
+    y = wp.zeros((1, 4), dtype=float, requires_grad=True, retain_grad=retain)
+    z = wp.zeros(4, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_store_through_row_view, 4, inputs=[x, y])
+        wp.launch(_row_plus_one, 4, inputs=[y, z])
+    tape.backward(grads={z: wp.ones_like(z)})
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(4, 2.0))
+    np.testing.assert_array_equal(y.grad.numpy(), np.full((1, 4), 1.0 if retain else 0.0))

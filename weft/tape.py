@@ -407,6 +407,10 @@ class Tape:
             adj = adjoint_struct(a)
             if adj is not None:
                 self.gradients[a] = adj
+                # the arrays inside are keys too: Warp programs read tape.gradients[s.field]
+                for field in _arrays_in(a):
+                    if field.grad is not None:
+                        self.gradients[field] = field.grad
             return adj
         return None
 

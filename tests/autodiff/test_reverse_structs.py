@@ -61,6 +61,8 @@ def test_tape_gradients_of_struct_arrays():
     np.testing.assert_allclose(p.y.grad.numpy(), 2.0 * X)
     adjoint = tape.gradients[p]  # the adjoint struct: the fields' gradients
     assert adjoint.x is p.x.grad and adjoint.y is p.y.grad
+    # the fields are keys too, as in Warp (example_diffray reads tape.gradients[mesh.rot])
+    assert tape.gradients[p.x] is p.x.grad and tape.gradients[p.y] is p.y.grad
     tape.backward(grads={z: np.ones(3)})  # accumulates
     np.testing.assert_allclose(p.x.grad.numpy(), 4.0 * Y)
     tape.reset()
@@ -75,6 +77,7 @@ def test_nested_struct_and_zero():
     with wp.Tape() as tape:
         wp.launch(nested_sum, 3, inputs=[o, loss])
     tape.backward(loss=loss)
+    assert tape.gradients[o.pair.x] is o.pair.x.grad and tape.gradients[o.offset] is o.offset.grad
     np.testing.assert_allclose(o.pair.x.grad.numpy(), 2 * X)
     np.testing.assert_allclose(o.offset.grad.numpy(), 1.0)
     assert not o.pair.y.grad.numpy().any()  # not read

@@ -16,5 +16,7 @@ QUICK = [(name, args) for name, args, quick in warp_examples.EXAMPLES if quick]
 @pytest.mark.skipif(warp_examples.examples_dir() is None, reason="warp-lang is not installed")
 @pytest.mark.parametrize("name,args", QUICK, ids=[name for name, _ in QUICK])
 def test_warp_example_runs_on_weft(name, args):
+    if warp_examples.missing_module(name):
+        pytest.skip(f"needs {warp_examples.missing_module(name)}")
     ok, tail, _ = warp_examples.run_example(name, args, timeout=300)
     assert ok, f"{name} failed on weft:\n{tail}"
