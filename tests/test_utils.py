@@ -329,3 +329,16 @@ def test_enable_backward_module_option(capsys):
         assert x.grad.numpy()[0] == 6.0
     finally:
         wp.set_module_options({"enable_backward": True})
+
+
+def test_quat_between_vectors_turns_one_direction_onto_the_other():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        a, b = rng.normal(size=3), rng.normal(size=3)
+        q = wp.quat_between_vectors(wp.vec3(*a), wp.vec3(*b))
+        assert isinstance(q, wp.quat)
+        np.testing.assert_allclose(np.linalg.norm(np.array(q)), 1.0, rtol=1e-6)
+        turned = np.array(wp.quat_rotate(q, wp.normalize(wp.vec3(*a))))
+        np.testing.assert_allclose(turned, b / np.linalg.norm(b), atol=1e-6)
+    q = wp.quat_between_vectors(wp.vec3(1.0, 0.0, 0.0), wp.vec3(2.0, 0.0, 0.0))  # same direction
+    np.testing.assert_allclose(np.array(q), [0.0, 0.0, 0.0, 1.0])

@@ -15,7 +15,7 @@ from . import (
 )
 from ._src.context import get_cpu_kernel_cache_key  # noqa: E402
 from .autograd.checkpoint import checkpoint  # noqa: E402
-from .codegen.cache import clear_kernel_cache  # noqa: E402
+from .codegen.cache import clear_kernel_cache, clear_lto_cache  # noqa: E402
 from .config import DeterministicMode  # noqa: E402
 from .interop.dlpack import from_dlpack, to_dlpack  # noqa: E402
 from .interop.torch import (  # noqa: E402
@@ -77,6 +77,7 @@ from .runtime.array import (  # noqa: E402
 )
 from .runtime.array_create import from_ptr  # noqa: E402
 from .runtime.capture import (  # noqa: E402
+    CaptureMode,
     Graph,
     ScopedCapture,
     capture_begin,
@@ -183,6 +184,7 @@ from .utils import (  # noqa: E402
     ScopedTimer,
     TimingResult,
     get_module_options,
+    quat_between_vectors,
     set_module_options,
     timing_begin,
     timing_end,

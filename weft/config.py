@@ -66,6 +66,28 @@ max_unroll: int = 16
 #: Warp's CUDA line information and CUDA error checks: no effect on the CPU.
 lineinfo: bool = False
 verify_cuda: bool = False
+#: Warp's settings of its CUDA compiler (NVRTC, libmathdx, PTX targets, graph capture,
+#: memory pools), Warp's defaults: weft reads them once it has a CUDA backend; no effect now.
+cuda_output: str | None = None
+ptx_target_arch: int | None = None
+cuda_arch_suffix: str | None = None
+llvm_cuda: bool = False
+compile_time_trace: bool = False
+default_grid_stride: bool = True
+enable_mathdx_gemm: bool = True
+enable_mathdx_solver: bool = True
+enable_mathdx_fft: bool = True
+enable_graph_capture_module_load_by_default: bool = True
+enable_mempools_at_init: bool = True
+#: Warp's settings of how it builds C++ for the CPU (#line directives, precompiled headers,
+#: its linker, where tiles live): weft generates LLVM IR itself, so these change nothing.
+line_directives: bool = True
+use_precompiled_headers: bool = True
+legacy_cpu_linker: bool = False
+enable_tiles_in_stack_memory: bool | None = True
+#: Warp refuses a second write to a vector/matrix component unless this is set; weft always
+#: accepts it (its adjoint is right either way), so this changes nothing.
+enable_vector_component_overwrites: bool = False
 #: Messages below this level are not printed (weft.logger.LOG_DEBUG ... LOG_ERROR).
 log_level: int = 20
 #: Add the source location to printed warnings.

@@ -186,6 +186,16 @@ def transform_expand(t):
     return transformf(tuple(t[0:3]), tuple(t[3:7]))
 
 
+def quat_between_vectors(a, b):
+    """The shortest-arc unit quaternion that turns direction `a` onto direction `b` (vec3s of
+    any nonzero length), as Warp's: for opposite directions the result is not a rotation
+    (use `quat_from_axis_angle` with a perpendicular axis and pi instead)."""
+    import weft as wp
+    a, b = wp.normalize(a), wp.normalize(b)
+    c = wp.cross(a, b)
+    return wp.normalize(wp.quat(c[0], c[1], c[2], 1.0 + wp.dot(a, b)))
+
+
 class MeshEdge:
     """An edge of a triangle mesh: its vertices, the vertex opposite it in each of its (up to
     two) triangles, and those triangles' indices (-1 where the edge is a boundary)."""

@@ -267,3 +267,16 @@ def test_capture_pause_and_resume():
         capture_resume(capture.graph)
     with pytest.raises(RuntimeError, match="not active"):
         capture_pause()
+
+
+@pytest.mark.parametrize("mode", list(wp.CaptureMode))
+def test_every_capture_mode_records_the_same_work(mode):
+    x = wp.array(np.arange(4.0), dtype=float)
+    y = wp.zeros(4, dtype=float)
+    with wp.ScopedCapture(capture_mode=mode) as capture:
+        wp.launch(scale, 4, inputs=[x, y, 2.0])
+    assert not y.numpy().any()  # recorded, not run
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(y.numpy(), 2.0 * np.arange(4.0))
+    with pytest.raises(TypeError, match="CaptureMode"):
+        wp.capture_begin(capture_mode="relaxed")

@@ -104,3 +104,17 @@ def test_subscript_forms_of_composite_types():
                          ("Matrix[float, 3]", "requires 3 parameters")):
         with pytest.raises(TypeError, match=message):
             eval(bad, {"Vector": Vector, "Matrix": Matrix, "Literal": Literal})
+
+
+def test_warp_keyword_forms_of_struct_and_devices():
+    @wp.struct(module="unique")  # Warp's keyword form
+    class Particle:
+        x: wp.vec3
+        m: float
+
+    p = Particle()
+    p.m = 2.0
+    assert p.m == 2.0
+    assert wp.get_device(ident="cpu") is wp.get_device("cpu")
+    wp.set_device(ident="cpu")
+    assert wp.clear_lto_cache() is None  # weft links no LTO libraries: nothing to clear

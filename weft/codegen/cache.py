@@ -177,6 +177,11 @@ def clear_kernel_cache() -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
+def clear_lto_cache() -> None:
+    """Warp's cache of link-time-optimised CUDA libraries (cuBLASDx and friends): weft links
+    none, so there is nothing to clear."""
+
+
 _resolved_kernel_cache_dir: str | None = None
 
 

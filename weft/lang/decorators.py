@@ -205,9 +205,12 @@ def overload(kernel_or_stub, arg_types=None):
     raise RuntimeError("weft.overload() takes a generic kernel (and types) or a stub function")
 
 
-def struct(cls):
+def struct(cls=None, *, module=None):
     """Make a struct type from a class with annotated fields (listed in `structs` of the
-    module of its Python module)."""
+    module of its Python module). `@struct(module=...)` is Warp's form; weft accepts and
+    ignores the module (a struct's layout does not depend on one)."""
+    if cls is None:
+        return struct
     from .module import get_module
     t = StructType(cls)
     get_module(cls.__module__).register_struct(t)

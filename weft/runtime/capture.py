@@ -13,6 +13,7 @@ int32 array when the graph runs. Outside a capture they run their bodies at once
 
 from __future__ import annotations
 
+import enum
 import threading
 import weakref
 
@@ -88,9 +89,21 @@ def record(op, saved: tuple | None = None) -> bool:
     return True
 
 
+class CaptureMode(enum.IntEnum):
+    """Warp's CUDA stream capture modes (how strictly CUDA refuses capture-unsafe calls during
+    a capture). A CPU capture records Python calls and has nothing to refuse: any mode
+    records the same work."""
+
+    GLOBAL = 0
+    THREAD_LOCAL = 1
+    RELAXED = 2
+
+
 def capture_begin(device=None, stream=None, force_module_load=None, external: bool = False,
-                  apic: bool = False, capture_mode=None) -> None:
+                  apic: bool = False, capture_mode: CaptureMode = CaptureMode.THREAD_LOCAL) -> None:
     """Start recording the work issued on `device` (or `stream`'s device)."""
+    if capture_mode is not None and not isinstance(capture_mode, CaptureMode):
+        raise TypeError(f"capture_mode must be a weft.CaptureMode, got {capture_mode!r}")
     global _graph, recording, _owner
     if stream is not None:
         device = stream.device
@@ -165,17 +178,18 @@ class ScopedCapture:
     """`with ScopedCapture() as capture: ...` records the block; `capture.graph` holds it."""
 
     def __init__(self, device=None, stream=None, force_module_load=None, external: bool = False,
-                 apic: bool = False, capture_mode=None):
+                 apic: bool = False, capture_mode: CaptureMode = CaptureMode.THREAD_LOCAL):
         self.device = device
         self.stream = stream
         self.force_module_load = force_module_load
         self.external = external
         self.apic = apic
+        self.capture_mode = capture_mode
         self.graph: Graph | None = None
         self.active = False
 
     def __enter__(self):
-        capture_begin(self.device, self.stream, self.force_module_load, self.external, self.apic)
+        capture_begin(self.device, self.stream, self.force_module_load, self.external, self.apic, self.capture_mode)
         self.active = True
         return self
 

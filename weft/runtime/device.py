@@ -153,24 +153,25 @@ _default = CPU
 DeviceLike = Union[Device, str, None]  # noqa: UP007 - a runtime alias, as Warp's
 
 
-def get_device(device=None) -> Device:
-    """The Device for `device` (None: the default, "cpu", or a Device)."""
-    if device is None:
+def get_device(ident=None) -> Device:
+    """The Device for `ident` (None: the default, "cpu", or a Device)."""
+    if ident is None:
         return _default
-    if isinstance(device, Device):
-        return device
-    if isinstance(device, str):
-        if device == "cpu":
+    if isinstance(ident, Device):
+        return ident
+    if isinstance(ident, str):
+        if ident == "cpu":
             return CPU
-        if device.startswith("cuda"):
-            raise CudaUnavailableError(f"device {device!r}: weft's CUDA backend is not available yet; "
+        if ident.startswith("cuda"):
+            raise CudaUnavailableError(f"device {ident!r}: weft's CUDA backend is not available yet; "
                                        f"use device='cpu'")
-    raise ValueError(f"unknown device {device!r}; weft supports 'cpu'")
+    raise ValueError(f"unknown device {ident!r}; weft supports 'cpu'")
 
 
-def set_device(device) -> None:
+def set_device(ident) -> None:
+    """Make `ident` the default device."""
     global _default
-    _default = get_device(device)
+    _default = get_device(ident)
 
 
 class ScopedDevice:

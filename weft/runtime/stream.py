@@ -138,8 +138,9 @@ def set_stream(stream: Stream, device=None, sync: bool = False) -> None:
     get_device(device).set_stream(stream, sync)
 
 
-def wait_stream(other_stream: Stream, event: Event | None = None) -> None:
-    """Make the current stream of `other_stream`'s device wait for `other_stream`."""
+def wait_stream(other_stream: Stream, event: Event | None = None, external: bool = False) -> None:
+    """Make the current stream of `other_stream`'s device wait for `other_stream` (`external`:
+    Warp's flag for CUDA graph capture, no effect here)."""
     get_stream(other_stream.device).wait_stream(other_stream, event)
 
 
@@ -155,12 +156,14 @@ def synchronize_stream(stream_or_device=None) -> None:
         raise RuntimeError("Cannot synchronize stream while graph capture is active")
 
 
-def record_event(event: Event | None = None) -> Event:
-    """Record `event` on the current stream of the default device."""
+def record_event(event: Event | None = None, external: bool = False) -> Event:
+    """Record `event` on the current stream of the default device (`external`: Warp's flag for
+    CUDA graph capture, no effect here)."""
     return get_stream().record_event(event)
 
 
-def wait_event(event: Event) -> None:
+def wait_event(event: Event, external: bool = False) -> None:
+    """Make the current stream of `event`'s device wait for it (`external`: as record_event)."""
     get_stream(event.device).wait_event(event)
 
 
