@@ -15,7 +15,7 @@ def private_arrays(fn: Function) -> set:
     params = {p.id: p for p in fn.params if isinstance(p.type, ArrayType)}
     private = {k for k, p in params.items() if not p.type.indexed}  # indices may repeat
     for op in walk(fn.body):
-        if op.name in ("view", "slice"):
+        if op.name in ("view", "slice", "component"):
             private.discard(op.operands[0].id)
         for arr in native_arrays(op):
             private.discard(arr.id)
@@ -40,7 +40,7 @@ def array_root(arr: Value) -> Value:
     """The array an array value views into (itself if it is not a view), seen through
     structs built in the kernel (`State(state.x, ...).x` is `state.x`)."""
     while isinstance(arr.owner, Op):
-        if arr.owner.name in ("view", "slice"):
+        if arr.owner.name in ("view", "slice", "component"):
             arr = arr.owner.operands[0]
             continue
         source = field_source(arr)
@@ -133,6 +133,9 @@ def value_key(v: Value):
             return ("view", value_key(owner.operands[0]), tuple(value_key(i) for i in owner.operands[1:]))
         if owner.name == "slice":  # (`a[s:e:k][i] = ...` evaluates the slice for the load and the store)
             return ("slice", value_key(owner.operands[0]), owner.attrs["keys"],
+                    tuple(value_key(i) for i in owner.operands[1:]))
+        if owner.name == "component":
+            return ("component", value_key(owner.operands[0]), owner.attrs["path"],
                     tuple(value_key(i) for i in owner.operands[1:]))
         if owner.name == "extract" and isinstance(v.type, ArrayType):
             return ("field", array_key(v))

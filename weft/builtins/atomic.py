@@ -32,7 +32,7 @@ from ..types import (
 from .registry import builtin
 
 _WORDS = (int32, uint32, int64, uint64)
-_SUPPORTED = {
+SUPPORTED = {
     "add": (*_WORDS, float16, bfloat16, float32, float64),
     "sub": (*_WORDS, float16, bfloat16, float32, float64),
     "min": (*_WORDS, bfloat16, float32, float64),
@@ -44,9 +44,9 @@ _SUPPORTED = {
     "xor": _WORDS,
 }
 _SPELLED = {
-    _SUPPORTED["add"]: "[u]int32, [u]int64, float16, bfloat16, float32, or float64",
-    _SUPPORTED["min"]: "[u]int32, [u]int64, bfloat16, float32, or float64",
-    _SUPPORTED["exch"]: "[u]int32, [u]int64, float32, or float64",
+    SUPPORTED["add"]: "[u]int32, [u]int64, float16, bfloat16, float32, or float64",
+    SUPPORTED["min"]: "[u]int32, [u]int64, bfloat16, float32, or float64",
+    SUPPORTED["exch"]: "[u]int32, [u]int64, float32, or float64",
     _WORDS: "[u]int32 or [u]int64",
 }
 
@@ -100,7 +100,7 @@ def _expand(kind: str):
             ctx.error(f"Num indices > num dimensions for atomic_{kind}(), received {len(idx)}, "
                       f"but array only has {arr.type.ndim}")
         scalar = element_scalar(arr.type.dtype)
-        allowed = _SUPPORTED[kind]
+        allowed = SUPPORTED[kind]
         if scalar not in allowed:
             ctx.error(f"atomic_{kind}() operations only work on arrays with {_SPELLED[allowed]} as "
                       f"the underlying scalar types, but got {arr.type.dtype!r} (with scalar "
@@ -113,5 +113,5 @@ def _expand(kind: str):
     return expand
 
 
-for _kind in _SUPPORTED:
+for _kind in SUPPORTED:
     builtin(f"atomic_{_kind}")(_expand(_kind))

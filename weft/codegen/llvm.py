@@ -98,6 +98,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
                 what = f"array '{arr.hint}'" if arr.hint else "array"
             elif op.name in ("extract_dyn", "insert_dyn"):
                 what = f"{op.operands[0].type!r} component"
+            elif op.name == "component" and op.attrs["of"] is not None:
+                what = f"{op.attrs['of']!r} component"
             elif op.name == "binary" and op.attrs["op"] in ("div", "floordiv", "mod") \
                     and op.operands[0].type.is_int:
                 what = "integer division"

@@ -205,6 +205,21 @@ class MemoryOps:
         moved = b.gep(grad, [offset], source_etype=I8)
         return b.insert_value(out, b.select(b.icmp_unsigned("==", grad, null), null, moved), GRAD)
 
+    def op_component(self, op):
+        """The array of a part of `arr`'s elements: its address moved to the part (in the
+        gradient memory too), the same shape and strides."""
+        arr, *dynamic = op.operands
+        b = self.builder
+        src = self.v(arr)
+        data = b.extract_value(src, 0)
+        gep = [I32(0)] + [I32(k) for k in op.attrs["path"]]
+        if dynamic:  # checked (row[, column]) indices; a bad one records the error, takes part 0
+            gep[-1] = b.add(I64(op.attrs["path"][-1]), self._component_index(op, op.attrs["of"], dynamic))
+        part = b.gep(data, gep, source_etype=llvm_type(arr.type.dtype, True))
+        offset = b.sub(b.ptrtoint(part, I64), b.ptrtoint(data, I64))
+        # (an array value's LLVM type depends on its ndim alone: the rest of `src` carries over)
+        return self._offset_grad(src, arr.type, b.insert_value(src, part, 0), op.result.type, offset)
+
     def op_array_grad(self, op):
         """The array over `arr`'s gradient memory (its shape and strides; no elements and a
         null address where it has no gradient)."""

@@ -176,6 +176,31 @@ def _check_view(op):
     _require(op.result.type is family(arr.type.dtype, arr.type.ndim - len(idx)), "view type")
 
 
+def _check_component(op):
+    arr, *dynamic = op.operands
+    out, of = op.result.type, op.attrs["of"]
+    _require(isinstance(arr.type, ArrayType) and not arr.type.indexed and isinstance(out, ArrayType)
+             and out.ndim == arr.type.ndim and not out.indexed, "component view of a plain array")
+    t, path = arr.type.dtype, list(op.attrs["path"])
+    while path and isinstance(t, StructType):
+        k = path.pop(0)
+        _require(0 <= k < len(t.fields), "component field index")
+        t = list(t.fields.values())[k]
+    if of is not None:  # run-time (row[, column]) indices of vector or matrix `of`
+        _require(len(path) == 1 and isinstance(t, (Vector, Matrix)) and isinstance(of, (Vector, Matrix))
+                 and len(dynamic) == len(of.shape) and all(isinstance(d.type, Scalar) and d.type.is_int
+                                                          for d in dynamic), "component indices")
+        _require(out.dtype is of.dtype and path[0] + of.num_components <= t.num_components, "component type")
+    elif path:  # one flat index into a vector's or matrix's components
+        _require(len(path) == 1 and isinstance(t, (Vector, Matrix)) and not dynamic, "component path")
+        n = out.dtype.num_components if isinstance(out.dtype, Vector) else 1
+        _require(out.dtype is t.dtype or isinstance(out.dtype, Vector) and out.dtype.dtype is t.dtype,
+                 "component type")
+        _require(0 <= path[0] and path[0] + n <= t.num_components, "component index")
+    else:
+        _require(out.dtype is t and not dynamic, "component type")
+
+
 def _check_if(op):
     (cond,) = op.operands
     _require(cond.type is bool_, "if condition must be bool")
@@ -258,6 +283,11 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
     OpSpec("store", None, 0, effects=True, check=_check_memory),
     OpSpec("atomic", None, 1, attrs=("op",), effects=True, check=_check_memory),
     OpSpec("view", None, 1, check=_check_view),
+    OpSpec("component", None, 1, attrs=("path", "of"), check=_check_component,
+           doc="(array, *indices) the array of one part of its elements (same shape and strides): "
+               "`path` is struct field indices, then one flat index into a vector's or matrix's "
+               "components, to which, when `of` (that vector or matrix type) is given, the run-time "
+               "(row[, column]) indices add; the result's dtype is the part's type"),
     OpSpec("array_shape", 1, 1, attrs=("dim",)),
     OpSpec("array_ptr", 1, 1, doc="address of an array's first element (uint64)"),
     OpSpec("slice", None, 1, attrs=("keys",), check=_check_slice,

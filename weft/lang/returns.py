@@ -47,7 +47,7 @@ def _check_local_array(ctx, value, node):
     annotation promises memory that outlives the call's caller."""
     from .function import _annotations
     root = value
-    while isinstance(root, Value) and isinstance(root.owner, Op) and root.owner.name in ("view", "slice"):
+    while isinstance(root, Value) and isinstance(root.owner, Op) and root.owner.name in ("view", "slice", "component"):
         root = root.owner.operands[0]
     if not (isinstance(root, Value) and isinstance(root.owner, Op) and root.owner.name == "local_array"):
         return

@@ -8,6 +8,8 @@ import types
 import numpy as np
 
 from ..builtins import arith
+from ..builtins.atomic import SUPPORTED as ATOMIC_TYPES
+from ..builtins.atomic import element_scalar
 from ..builtins.tiles.core import views_after_branches, views_into_loop, views_out_of_loop
 from ..ir.core import Block, Value, constant_value
 from ..types import (
@@ -22,6 +24,7 @@ from ..types import (
 )
 from ..types.scalars import SCALAR_VALUES
 from . import promotion
+from .array_parts import array_part
 from .ast_helpers import (
     _BIN_OPS,
     _RET,
@@ -129,6 +132,17 @@ class StatementsMixin:
                 value = self.expr(node.value)
                 arith.atomic(self, kind, base, indices, value)
                 return
+        part = array_part(self, target) if not isinstance(target, ast.Name) else None
+        if part is not None:  # a part of an array element: updated alone (lang/array_parts.py)
+            view, indices = part
+            value = self.expr(node.value)
+            kind = _ATOMIC_AUGMENTED.get(op)
+            scalar = element_scalar(view.type.dtype)
+            if kind and scalar is not None and scalar in ATOMIC_TYPES[kind]:
+                arith.atomic(self, kind, view, indices, value)
+            else:
+                arith.store(self, view, indices, self.binop(op, arith.load(self, view, indices), value, node))
+            return
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.read_target_root(_as_load(target))
@@ -217,6 +231,10 @@ class StatementsMixin:
             if isinstance(value, Value) and isinstance(value.type, ArrayType) and not value.hint:
                 value.hint = target.id  # (an array made or viewed here: errors name it)
             self.scope[target.id] = value
+            return
+        part = array_part(self, target)
+        if part is not None:  # a part of an array element: written alone (lang/array_parts.py)
+            arith.store(self, *part, value)
             return
         if isinstance(target, ast.Subscript):
             base = self.read_target_root(target.value)

@@ -59,7 +59,7 @@ class LaneError(NotImplementedError):
 # run lane by lane, in a map of their own.
 _LANEWISE_TILE_OPS = (TILE_SET, TILE_ADD_AT, PUSH, POP)
 _PURE = {"const", "binary", "unary", "cmp", "cast", "select", "construct", "extract", "insert",
-         "extract_dyn", "insert_dyn", "array_shape", "array_ptr", "view", "slice", "null_array"}
+         "extract_dyn", "insert_dyn", "array_shape", "array_ptr", "view", "slice", "component", "null_array"}
 
 
 def _fn(op):

@@ -1,0 +1,127 @@
+"""Assignments to a part of an array element: `v[i][2] = x`, `m[i][1, 1] += x`,
+`bodies[i].force.y -= f`, `xs[i].p = p` (a transform's translation).
+
+They write that part alone, as Warp does: through a `component` view of the array (same shape
+and strides, the element's part as its dtype), so threads writing different parts of one
+element do not overwrite each other, and `+=`, `-=`, `&=`, `|=`, `^=` are atomic updates of
+the part, as `a[i] += x` is of the element. The part is named by constant keys, except
+that the last may index a vector's or a matrix's components at run time (checked: an index
+out of range is an IndexError after the launch). Anything else (a slice, a matrix row chosen
+at run time, half-precision elements) is read, updated and written back whole by the general
+assignment path.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ir.core import Value, constant_value
+from ..types import ArrayType, Matrix, Scalar, StructType, Vector, int32
+
+_SWIZZLE = "xyzw"
+
+
+def array_part(fc, target) -> tuple[Value, list[Value]] | None:
+    """(a `component` view of the array, the element's indices) for an assignment target
+    that names a constant part of an array element; None for any other target."""
+    steps = []
+    node = target
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and _plain_reference(node.value):
+            break
+        steps.append(node)
+        node = node.value
+    if not steps or not isinstance(node, ast.Subscript) or not _plain_reference(node.value):
+        return None
+    arr = fc.expr(node.value)
+    if not isinstance(arr, Value) or not isinstance(arr.type, ArrayType) or arr.type.indexed \
+            or arr.type.fabric or _has_half(arr.type.dtype):
+        return None
+    found = _part_path(fc, arr.type.dtype, list(reversed(steps)))
+    if found is None:
+        return None
+    path, part_type, of, dynamic = found
+    indices = fc.indices(node.slice, arr.type.ndim, node, write=True)
+    if len(indices) != arr.type.ndim:
+        return None
+    view = fc.b.op("component", [arr, *dynamic], [ArrayType(part_type, arr.type.ndim)],
+                   {"path": path, "of": of}).result
+    view.hint = arr.hint
+    return view, indices
+
+
+def _plain_reference(node) -> bool:
+    """A name or a chain of attributes of a name (`x`, `state.x`): no subscripts in it."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _part_path(fc, t, steps) -> tuple | None:
+    """(the GEP path into an element of type `t`: struct field indices, then one flat index
+    into a vector's or matrix's components; the type of the part `steps` name; the vector or
+    matrix type its run-time indices index, or None; those indices), or None if the steps
+    name no part this way."""
+    path, flat = [], None
+    for n, step in enumerate(steps):
+        if isinstance(step, ast.Attribute):
+            name = step.attr
+            if isinstance(t, StructType) and flat is None and name in t.fields:
+                path.append(t.field_index(name))
+                t = t.fields[name]
+            elif isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
+                flat = (flat or 0) + (0 if name == "p" else 3)
+                t = Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
+            elif isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[:min(t.length, 4)]:
+                flat = (flat or 0) + _SWIZZLE.index(name)
+                t = t.dtype
+            else:
+                return None
+            continue
+        key = fc.subscript_key(step.slice)
+        if any(isinstance(k, slice) for k in key):
+            return None
+        keys = [_constant_int(k) for k in key]
+        shape = (t.length,) if isinstance(t, Vector) else (t.rows, t.cols) if isinstance(t, Matrix) else ()
+        if len(keys) != len(shape) and not (isinstance(t, Matrix) and len(keys) == 1):
+            return None
+        if any(k is None for k in keys):  # run-time indices: only of the last step's components
+            if n != len(steps) - 1 or len(keys) != len(shape) or \
+                    not all(isinstance(k, Value) and k.type.is_int or _constant_int(k) is not None for k in key):
+                return None
+            dynamic = [k if isinstance(k, Value) else fc.b.const(k, int32) for k in key]
+            path.append(flat or 0)
+            return tuple(path), t.dtype, t, dynamic
+        if not all(-e <= k < e for k, e in zip(keys, shape)):
+            return None  # (the general path reports the bad index)
+        keys = [k % e for k, e in zip(keys, shape)]
+        if isinstance(t, Vector):
+            flat = (flat or 0) + keys[0]
+            t = t.dtype
+        elif len(keys) == 2:
+            flat = (flat or 0) + keys[0] * t.cols + keys[1]
+            t = t.dtype
+        else:
+            flat = (flat or 0) + keys[0] * t.cols
+            t = t.row_type()
+    if flat is not None:
+        path.append(flat)
+    return tuple(path), t, None, []
+
+
+def _constant_int(k):
+    if isinstance(k, Value):
+        k = constant_value(k)
+    return k if isinstance(k, int) and not isinstance(k, bool) else None
+
+
+def _has_half(t) -> bool:
+    """Whether a type holds 16-bit floats (their adjoints are float32 arrays, laid out
+    differently)."""
+    if isinstance(t, Scalar):
+        return t.is_float and t.bits == 16
+    if isinstance(t, (Vector, Matrix)):
+        return _has_half(t.dtype)
+    if isinstance(t, StructType):
+        return any(_has_half(f) for f in t.fields.values())
+    return False
