@@ -99,7 +99,8 @@ def _eig3_grad(a: Any, adj_q: Any, adj_d: Any):
 
 @func
 def qr3_gram_schmidt(a: Any):
-    """(Q, R) with a = Q R, Q orthonormal, R upper triangular (modified Gram-Schmidt)."""
+    """(Q, R) with a = Q R, Q a rotation (determinant +1, as Warp documents), R upper
+    triangular with r00, r11 >= 0 and r22 of the sign of det(a) (modified Gram-Schmidt)."""
     zero = type(a[0, 0])(0.0)
     c0 = vector(a[0, 0], a[1, 0], a[2, 0])
     c1 = vector(a[0, 1], a[1, 1], a[2, 1])
@@ -116,6 +117,9 @@ def qr3_gram_schmidt(a: Any):
     c2 = c2 - q1 * r12
     r22 = _length(c2)
     q2 = c2 / r22
+    if _dot(q0, BUILTINS["cross"](q1, q2)) < zero:  # Warp's convention: det(Q) = +1, r22 takes the sign
+        q2 = -q2
+        r22 = -r22
     qm = BUILTINS["matrix_from_cols"](q0, q1, q2)
     rm = matrix(r00, r01, r02, zero, r11, r12, zero, zero, r22, shape=(3, 3))
     return qm, rm

@@ -189,11 +189,12 @@ class LoadPlan:
                 continue  # (replayed exactly: see is_local_array)
             if op.name == "load":
                 root = array_key(op.operands[0])
-                key = (root, value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:]))
+                indices = tuple(value_key(v) for v in op.operands[1:])
+                key = (root, value_key(op.operands[0]), indices)
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key]
                 elif root in written:
-                    if id(op) in self._rewritten or written[root] != {key[1:]}:
+                    if id(op) in self._rewritten or written[root] != {(_element_key(op.operands[0]), indices)}:
                         self.unrecoverable = self.unrecoverable or op
                     else:
                         self.final.append(op)
@@ -202,11 +203,11 @@ class LoadPlan:
             elif op.name in ("store", "atomic"):
                 root = array_key(op.operands[0])
                 # (a store's and an atomic's operands alike: array, indices..., value)
-                index = (value_key(op.operands[0]), tuple(value_key(v) for v in op.operands[1:-1]))
-                written.setdefault(root, set()).add(index)
+                indices = tuple(value_key(v) for v in op.operands[1:-1])
+                written.setdefault(root, set()).add((_element_key(op.operands[0]), indices))
                 forget({root})
                 if op.name == "store":
-                    stored[(root, *index)] = op.operands[-1]
+                    stored[(root, value_key(op.operands[0]), indices)] = op.operands[-1]
             elif native_arrays(op):
                 roots = {array_key(arr) for arr in native_arrays(op)}
                 for root in roots:
@@ -224,6 +225,14 @@ class LoadPlan:
                 for r in inner:
                     written.setdefault(r, set()).add(None)
                 forget(inner)
+
+
+def _element_key(arr: Value):
+    """`value_key` of the array whose elements an access reaches: a component view's (a part
+    of each element, lang/array_parts.py) is its array's, since it writes those elements."""
+    while isinstance(arr.owner, Op) and arr.owner.name == "component":
+        arr = arr.owner.operands[0]
+    return value_key(arr)
 
 
 def _loads_written_later(ops, later: frozenset, out: set):

@@ -92,14 +92,19 @@ def length(ctx, args, kwargs):
 @builtin("normalize")
 def normalize(ctx, args, kwargs):
     """v / length(v), componentwise as Warp divides. Where the length is not above 0 (the
-    zero vector, or NaN) the result is the zero vector and no gradient flows, as in Warp."""
+    zero vector, or NaN) the result is the zero vector, the identity (0, 0, 0, 1) for a
+    quaternion, and no gradient flows, as in Warp."""
     (a,) = _nargs(ctx, args, kwargs, 1, "normalize")
     b = ctx.b
     n = length.expand(ctx, [a], {})
     zero = b.const(0.0, n.type)
     pos = b.cmp("gt", n, zero)
     safe = b.select(pos, n, b.const(1.0, n.type))
-    return b.construct(a.type, [b.select(pos, b.div(c, safe), zero) for c in b.components(a)])
+    comps = b.components(a)
+    fallback = [zero] * len(comps)
+    if isinstance(a.type, Vector) and a.type.flavor == "quat":
+        fallback[3] = b.const(1.0, n.type)
+    return b.construct(a.type, [b.select(pos, b.div(c, safe), f) for c, f in zip(comps, fallback)])
 
 
 def _componentwise(op):

@@ -20,7 +20,8 @@ from ..ir.core import Function, Op, walk
 from ..types import ArrayType, Matrix, StructType, Vector, float32, float64
 from .llvm_types import PTR, llvm_type
 
-_PURE = ("const", "binary", "unary", "cmp", "select", "convert", "extract", "construct", "insert", "view", "slice", "component")
+_PURE = ("const", "binary", "unary", "cmp", "select", "convert", "extract", "construct", "insert", "view", "slice",
+         "component")
 
 
 def uniform_accumulations(fn: Function) -> set[int]:

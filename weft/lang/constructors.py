@@ -18,10 +18,12 @@ def builds_value(func, args, kwargs) -> bool:
     """Whether a call of a type factory builds a value: it has component arguments, or it
     is Warp's keyword form `vector(length=3, dtype=float)` / `matrix(shape=(3, 3),
     dtype=float)`, which inside a kernel is a zero value (the positional forms
-    `vector(3, float)` and `matrix((3, 3), float)` stay types)."""
+    `vector(3, float)` and `matrix((3, 3), float)` stay types), or it is `quaternion(...)`."""
     if func not in FACTORIES:
         return False
-    if func in (quaternion, transformation):
+    if func is quaternion:  # (Warp's kernel builtin: quaternion() and quaternion(dtype) are zero values)
+        return True
+    if func is transformation:
         return bool(args or set(kwargs) - {"dtype"})
     size_kw = "length" if func is vector else "shape"
     components = {k: v for k, v in kwargs.items() if k not in ("dtype", "length", "shape")}
@@ -38,6 +40,9 @@ def builds_value(func, args, kwargs) -> bool:
 def construct(ctx, func, args, kwargs, node):
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
+    if func is quaternion and len(args) == 1 and dtype is None and not isinstance(args[0], Value) \
+            and not isinstance(args[0], (int, float, np.number, tuple, list)):
+        dtype, args = args[0], ()  # quaternion(float64): Warp's zero quaternion of that type
     if dtype is None:
         parts = [v for k, v in kwargs.items() if k not in ("length", "shape")]
         dtype = _component_type(ctx, func, list(args) + parts, node)
