@@ -52,7 +52,9 @@ def test_decompositions_reproduce_the_matrix(real, tol):
     np.testing.assert_allclose(q @ np.diag(d) @ q.T, sym, atol=10 * tol)
     np.testing.assert_allclose(np.sort(d), np.linalg.eigvalsh(sym), rtol=10 * tol, atol=10 * tol)
     np.testing.assert_allclose(qr @ r, a_np, atol=10 * tol)
-    assert np.allclose(np.tril(r, -1), 0.0) and (np.diag(r) > 0).all()
+    assert np.allclose(np.tril(r, -1), 0.0) and (np.diag(r)[:2] > 0).all()
+    assert np.sign(r[2, 2]) == np.sign(np.linalg.det(a_np))  # Q a rotation: R carries det's sign
+    np.testing.assert_allclose(np.linalg.det(qr), 1.0, atol=10 * tol)
     u2, v2_ = m2.numpy()[0].astype(np.float64), m2.numpy()[1].astype(np.float64)
     s2 = v2.numpy()[0].astype(np.float64)
     np.testing.assert_allclose(u2 @ np.diag(s2) @ v2_.T, b_np, atol=10 * tol)
@@ -135,3 +137,21 @@ def test_svd3_float32_of_a_singular_matrix_is_closer_to_exact_than_warps():
     np.testing.assert_allclose(u @ np.diag(s) @ v.T, a, atol=3e-6)
     warp_v22 = 0.40825251
     assert abs(v[2, 2] - null[2]) < abs(warp_v22 - null[2]) / 2
+
+
+@wp.kernel
+def _qr(a: wp.array(dtype=wp.mat33d), q: wp.array(dtype=wp.mat33d), r: wp.array(dtype=wp.mat33d)):
+    i = wp.tid()
+    q[i], r[i] = wp.qr3(a[i])
+
+
+def test_qr3_q_is_a_rotation_as_warp_documents():
+    """Warp's qr3: `Q` has determinant +1; R's last diagonal entry is negative when det(A) < 0
+    (the example of Warp's docstring: diag(R) = [1.414, 1.225, -1.155])."""
+    a = np.array([[[1.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]], np.eye(3) * [1.0, 2.0, 3.0]])
+    q, r = wp.zeros(2, dtype=wp.mat33d), wp.zeros(2, dtype=wp.mat33d)
+    wp.launch(_qr, 2, inputs=[wp.array(a, dtype=wp.mat33d), q, r])
+    np.testing.assert_allclose(np.linalg.det(q.numpy()), [1.0, 1.0], rtol=1e-12)
+    np.testing.assert_allclose(np.diagonal(r.numpy(), axis1=1, axis2=2),
+                               [[np.sqrt(2), np.sqrt(1.5), -2 / np.sqrt(3)], [1.0, 2.0, 3.0]], rtol=1e-12)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a, atol=1e-12)

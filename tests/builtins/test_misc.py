@@ -161,6 +161,16 @@ def test_printf(capfd):
     assert capfd.readouterr().out == "k=7 x=2.500\n"
 
 
+@wp.kernel
+def c_printf_strings(x: float, k: int):
+    wp.printf("%s: k=%d x=%.1f %s%%\n", "tag", k, x, "50%")
+
+
+def test_printf_string_arguments_are_printed_as_given(capfd):
+    wp.launch(c_printf_strings, 1, inputs=[2.5, 7])
+    assert capfd.readouterr().out == "tag: k=7 x=2.5 50%%\n"
+
+
 def test_printf_takes_at_most_32_values(capfd):
     fmt = " ".join(["%d"] * 33)
     source = f"def many():\n    wp.printf({fmt!r}, {', '.join(map(str, range(33)))})\n"

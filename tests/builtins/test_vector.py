@@ -376,3 +376,22 @@ def compare_kernel(lib, d, p, name):
     out7 = lib.zeros((N, 2), dtype=lib.transform, **kw)
     lib.launch(_compare_kernel_for(lib), N, inputs=[*arrays, out3, out4, out7], **kw)
     return {"vec3": out3.numpy(), "quat": out4.numpy(), "transform": out7.numpy()}
+
+
+@wp.kernel
+def _normalize_quats(qs: wp.array(dtype=wp.quat), out: wp.array(dtype=wp.quat), zero_made: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    out[i] = wp.normalize(qs[i])
+    zero_made[i] = wp.quaternion(dtype=wp.float32) + wp.quaternion()  # Warp's zero quaternions
+
+
+def test_normalize_of_a_zero_quaternion_is_the_identity():
+    """As Warp documents: a quaternion of length 0 normalizes to (0, 0, 0, 1) (a vector to 0),
+    in kernels and at Python scope."""
+    qs = wp.array([[0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 4.0]], dtype=wp.quat)
+    out, zero_made = wp.zeros(2, dtype=wp.quat), wp.ones(2, dtype=wp.quat)
+    wp.launch(_normalize_quats, 2, inputs=[qs, out, zero_made])
+    np.testing.assert_allclose(out.numpy(), [[0.0, 0.0, 0.0, 1.0], [0.0, 0.6, 0.0, 0.8]], rtol=1e-6)
+    np.testing.assert_array_equal(zero_made.numpy(), np.zeros((2, 4)))
+    assert list(wp.normalize(wp.quat(0.0, 0.0, 0.0, 0.0))) == [0.0, 0.0, 0.0, 1.0]
+    assert list(wp.normalize(wp.vec3(0.0, 0.0, 0.0))) == [0.0, 0.0, 0.0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..ir.core import Value
 from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, int32
 from . import arith
@@ -244,4 +246,28 @@ def printf(ctx, args, kwargs):
         ctx.error("printf() needs a format string first")
     if len(args) - 1 > 32:  # (Warp's limit, that of CUDA's printf)
         ctx.error("the maximum number of variadic arguments that can be passed to `printf` is 32")
-    ctx.b.op("print", [ctx.materialize(a) for a in args[1:]], [], {"fmt": (args[0],), "raw": True})
+    fmt, values = _fold_string_arguments(ctx, args[0], list(args[1:]))
+    ctx.b.op("print", [ctx.materialize(a) for a in values], [], {"fmt": (fmt,), "raw": True})
+
+
+_PRINTF_SPEC = re.compile(r"%(?:%|[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|z|j|t)?([diouxXeEfFgGaAcsp]))")
+
+
+def _fold_string_arguments(ctx, fmt: str, values: list) -> tuple[str, list]:
+    """`fmt` with each `%s` whose argument is a string constant replaced by that string (a
+    kernel has no string values; Warp's C printf receives the literal), and the other values."""
+    if not any(isinstance(v, str) for v in values):
+        return fmt, values
+    out, kept, pos, k = [], [], 0, 0
+    for m in _PRINTF_SPEC.finditer(fmt):
+        if m.group(0) == "%%":
+            continue
+        if k < len(values) and isinstance(values[k], str):
+            if m.group(1) != "s":
+                ctx.error(f"printf(): the string argument {values[k]!r} needs a %s placeholder, got {m.group(0)!r}")
+            out.append(fmt[pos:m.start()] + values[k].replace("%", "%%"))
+            pos = m.end()
+        elif k < len(values):
+            kept.append(values[k])
+        k += 1
+    return "".join(out) + fmt[pos:], kept + values[k:]

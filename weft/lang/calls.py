@@ -166,7 +166,7 @@ class CallsMixin:
                 args, kwargs = ordered, {}  # keyword arguments by Warp's parameter names
             result = builtin.expand(self, args, kwargs)
             if builtin.inout:
-                result = self._rebind_inout(builtin, node, result)
+                result = self._rebind_inout(builtin, node, result, args)
             return result
         if constructors.builds_value(func, args, kwargs):  # wp.vector(x, y, z), wp.transformation(p, q)
             return constructors.construct(self, func, args, kwargs, node)
@@ -230,7 +230,7 @@ class CallsMixin:
                 raise NeedLoopCarry(loop["key"], name)  # compiled again, the loop carrying it
         self.scope[name] = value
 
-    def _rebind_inout(self, builtin, node, result):
+    def _rebind_inout(self, builtin, node, result, args):
         new_states, value = result
         for pos, new_state in zip(builtin.inout, new_states):
             if new_state is None:
@@ -240,14 +240,21 @@ class CallsMixin:
                 # an array element, a struct field or a temporary (randf(rand_init(seed, i))):
                 # advanced in a copy, as in Warp (the array or struct is unchanged)
                 continue
+            given = args[pos] if pos < len(args) else None
+            if not isinstance(arg, ast.Name) and isinstance(given, Value) and \
+                    given.id in self.__dict__.get("_tile_views", {}):
+                from ..builtins.tiles.core import write_through  # `tile_assign(t[1], ...)`: into t
+                write_through(self, given, new_state, builtin.name)
+                continue
             if not isinstance(arg, ast.Name) or arg.id not in self.scope:
                 self.error(f"{builtin.name}: argument {pos + 1} must be a local variable "
                            f"(it is updated in place)", node)
             old = self.scope[arg.id]
             self.scope[arg.id] = new_state
             if isinstance(old, Value) and isinstance(old.type, TileType):
-                from ..builtins.tiles.core import write_through
+                from ..builtins.tiles.core import refresh_views, write_through
                 self.scope[arg.id] = write_through(self, old, new_state, builtin.name)
+                refresh_views(self, old, self.scope[arg.id])
         return value
 
     def _is_tid(self, func_node) -> bool:

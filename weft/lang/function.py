@@ -321,14 +321,15 @@ class Func:
                       {"func": instance})
         names = list(instance.param_types)
         for k, new in zip(writeback, op.results[len(result_types):]):
-            self._write_back(ctx, node, names[k], new, instance.overload, addressed or {})
+            self._write_back(ctx, node, names[k], values[k], new, instance.overload, addressed or {})
         return op.results[0] if result_types else None
 
-    def _write_back(self, ctx, node, name, new, overload, addressed):
-        """The caller's argument for parameter `name` takes the value the func left in it: a
-        `wp.ref[T]` argument or an addressed one (a variable, array element, field or
-        component: stored there), or a tile (passed by reference in Warp; an argument that is
-        not a variable is a temporary)."""
+    def _write_back(self, ctx, node, name, old, new, overload, addressed):
+        """The caller's argument for parameter `name` (`old`) takes the value the func left in
+        it (`new`): a `wp.ref[T]` argument or an addressed one (a variable, array element,
+        field or component: stored there), or a tile (passed by reference in Warp: a view
+        passes the update to its source; another argument that is not a variable is a
+        temporary)."""
         import ast
         arg = addressed[name] if name in addressed else _argument_node(node, overload, name)
         if name in overload.ref_params or name in addressed:
@@ -337,11 +338,14 @@ class Func:
             if isinstance(ctx.scope.get(root), Value):  # (a variable a loop must now carry)
                 ctx.rebind(root, ctx.scope[root], f"func {self.name} updates its argument '{root}'")
             return
+        from ..builtins.tiles.core import refresh_views, write_through
         if isinstance(arg, ast.Name) and arg.id in ctx.scope:
             old = ctx.scope[arg.id]
             ctx.rebind(arg.id, new, f"func {self.name} updates its tile argument '{arg.id}'")
-            from ..builtins.tiles.core import write_through
             ctx.scope[arg.id] = write_through(ctx, old, new, f"func {self.name}")
+            refresh_views(ctx, old, ctx.scope[arg.id])
+        elif isinstance(old, Value) and old.id in ctx.__dict__.get("_tile_views", {}):
+            write_through(ctx, old, new, f"func {self.name}")  # `f(t[1])`: the row of t
 
     def _resolve(self, ctx, args, kwargs, node):
         """The first overload whose parameter types the arguments have exactly (a literal

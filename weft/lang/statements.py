@@ -10,7 +10,13 @@ import numpy as np
 from ..builtins import arith
 from ..builtins.atomic import SUPPORTED as ATOMIC_TYPES
 from ..builtins.atomic import element_scalar
-from ..builtins.tiles.core import views_after_branches, views_into_loop, views_out_of_loop
+from ..builtins.tiles.core import (
+    refresh_views,
+    views_after_branches,
+    views_into_loop,
+    views_out_of_loop,
+    write_through,
+)
 from ..ir.core import Block, Value, constant_value
 from ..types import (
     ArrayType,
@@ -54,6 +60,8 @@ def _is_function(x) -> bool:
 
 # augmented assignments to an array element that are atomic updates (as in Warp)
 _ATOMIC_AUGMENTED = {"add": "add", "sub": "sub", "bitand": "and", "bitor": "or", "bitxor": "xor"}
+#: augmented operators that update a tile in place when both sides are tiles (as in Warp)
+_TILE_IN_PLACE = {"add": "+", "sub": "-", "bitand": "&", "bitor": "|", "bitxor": "^"}
 
 
 class StatementsMixin:
@@ -146,7 +154,17 @@ class StatementsMixin:
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
         current = self.read_target_root(_as_load(target))
-        self.assign(target, self.binop(op, current, self.expr(node.value), node))
+        rhs = self.expr(node.value)
+        new = self.binop(op, current, rhs, node)
+        if isinstance(target, ast.Name) and op in _TILE_IN_PLACE and all(
+                isinstance(v, Value) and isinstance(v.type, TileType) for v in (current, rhs, new)):
+            # `t += u` between tiles updates t in place in Warp: a view's source and the
+            # views of t see it
+            new = write_through(self, current, new, f"'{target.id} {_TILE_IN_PLACE[op]}='")
+            self.assign(target, new)
+            refresh_views(self, current, new)
+            return
+        self.assign(target, new)
 
     def target_evaluated_once(self, target):
         """`target` with each index expression in it evaluated now, once, into a temporary
@@ -247,6 +265,8 @@ class StatementsMixin:
             if isinstance(base, Value) and isinstance(base.type, (Composite, TileType)):
                 updated = arith.set_item(self, base, self.subscript_key(target.slice), value)
                 self.assign(target.value, updated)
+                if isinstance(base.type, TileType):  # (in place, as in Warp: views of it see it)
+                    refresh_views(self, base, updated)
                 return
             self.error("cannot assign to an element of this value", target)
         if isinstance(target, ast.Attribute):

@@ -13,6 +13,7 @@ tile is a value of the thread that makes it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import llvmlite.ir as ir
 
@@ -201,23 +202,69 @@ def _has_float(t) -> bool:
 
 
 # Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape, tile_broadcast)
-# alias their source: writing through one changes the source. weft's views are copies that
-# remember where they came from: when a view held in a variable is updated (`row[j] = x`,
-# tile_assign(row, ...), a func updating it), the new value is also written into the source
-# variable (`write_through`). Where that cannot be done (the source is not a variable, or it
-# changed since the view was taken, or the view is a reshape), the write is refused rather
-# than silently not reaching the source. A view whose elements share storage (a broadcast)
-# also has a `refresh`: after a write, the view is read again from the updated source, so
-# every element that shares a place sees the write, as in Warp.
-def mark_view(ctx, value: Value, source: Value | None = None, put=None, refresh=None) -> Value:
+# alias their source: writing through one changes the source, and a write into the source
+# shows in the view. weft's views are copies that remember where they came from: when a
+# view held in a variable is updated (`row[j] = x`, `row += x`, tile_assign(row, ...), a func
+# updating it), the new value is also written into the source (`write_through`; a view of a
+# view passes it on to its own source); when a tile is updated in place, the variables that
+# hold views of it are read again from the new value (`refresh_views`). Where a write cannot
+# reach the source (the source is not a variable, or it changed since the view was taken),
+# it is refused rather than silently lost. A view whose elements share storage (a
+# broadcast) also has a `refresh`: after a write, the view is read again from the updated
+# source, so every element that shares a place sees the write, as in Warp.
+class ViewRecord(NamedTuple):
+    name: str | None  # the variable holding the source (None: a temporary, or writes refused)
+    source: Value | None
+    put: Callable | None  # put(source value, new view value) -> new source value
+    refresh: Callable | None  # for views whose elements share storage (see above)
+    get: Callable | None = None  # get(source value) -> the view of it
+
+
+def mark_view(ctx, value: Value, source: Value | None = None, put=None, refresh=None, get=None) -> Value:
     """Record `value` as a view of `source`; `put(new_source_value, new_view)` writes a new
     view value back into a source value (None: writes cannot be written back);
-    `refresh(source_value)` reads the view again (for views whose elements share storage)."""
+    `refresh(source_value)` reads the view again (for views whose elements share storage);
+    `get(source_value)` takes the same view of another value of the source."""
     name = None
     if source is not None and put is not None:
         name = next((n for n, v in ctx.scope.items() if v is source), None)
-    ctx.__dict__.setdefault("_tile_views", {})[value.id] = (name, source, put, refresh)
+    ctx.__dict__.setdefault("_tile_views", {})[value.id] = ViewRecord(name, source, put, refresh, get)
     return value
+
+
+def refresh_views(ctx, old: Value, new: Value) -> None:
+    """Tile `old` was updated in place to `new`: the variables holding views of it (directly,
+    or through views that are not variables: `tile_squeeze(tile_view(t, ...))`) take the same
+    views of `new`, as Warp's views, which alias their source."""
+    views = ctx.__dict__.get("_tile_views")
+    if not views or old is new:
+        return
+    # inside a loop body, `old` may be the block argument of a tile whose views were taken
+    # before the loop: those are views of the value the loop started from
+    same = {old.id, getattr(ctx.__dict__.get("_tile_loop_entry", {}).get(old.id), "id", None)}
+    for name, value in list(ctx.scope.items()):
+        if value is old or not isinstance(value, Value) or value.id not in views:
+            continue
+        fresh = _view_again(ctx, views, value, same, new)
+        if fresh is not None:
+            ctx.rebind(name, fresh, f"the tile view '{name}' follows an update of its source")
+            refresh_views(ctx, value, fresh)
+
+
+def _view_again(ctx, views, view: Value, old_ids: set, new: Value) -> Value | None:
+    """`view` taken again from `new` where its chain of sources reaches `old_ids`, else None."""
+    record = views.get(view.id)
+    if record is None or record.get is None or record.source is None:
+        return None
+    if record.source.id in old_ids:
+        source = new
+    else:
+        source = _view_again(ctx, views, record.source, old_ids, new)
+        if source is None:
+            return None
+    fresh = record.get(source)
+    views[fresh.id] = record._replace(source=source)
+    return fresh
 
 
 def write_through(ctx, old: Value, new: Value, what: str) -> Value:
@@ -227,24 +274,28 @@ def write_through(ctx, old: Value, new: Value, what: str) -> Value:
     record = views.get(old.id)
     if record is None:
         return new
-    name, source, put, refresh = record
-    if refresh is not None and name is None and put is not None:
-        # the source is a temporary: only the view itself sees the write
+    name, source, put, refresh, get = record
+    if name is None and put is not None and (refresh is not None or source.id in views):
+        # the source is a temporary: a view of another tile passes the write on to that one's
+        # source (a view of a view); otherwise only the view itself sees the write
         updated = put(source, new)
-        fresh = refresh(updated)
-        views[fresh.id] = (None, updated, put, refresh)
+        passed_on = write_through(ctx, source, updated, what)
+        fresh = refresh(updated) if refresh is not None else new
+        views[fresh.id] = ViewRecord(None, passed_on, put, refresh, get)
         return fresh
     if name is None or ctx.scope.get(name) is not source:
         ctx.error(f"{what}: this tile is a view of another tile (t[i], a slice, tile_view, tile_squeeze, "
                   "tile_reshape or tile_broadcast) whose source weft cannot update (it is not a variable, it "
                   "changed since the view was taken, or the view is a reshape); write into the source tile "
                   "instead (e.g. t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
-    updated = put(ctx.scope[name], new)
+    updated = put(source, new)
+    updated = write_through(ctx, source, updated, what)  # (the source may be a view too)
     ctx.__dict__.setdefault("_tile_views_written", set()).add(put)
     ctx.rebind(name, updated, what)
     if refresh is not None:
         new = refresh(updated)
-    views[new.id] = (name, updated, put, refresh)
+    views[new.id] = ViewRecord(name, updated, put, refresh, get)
+    refresh_views(ctx, source, updated)  # (other views of the source)
     return new
 
 
@@ -260,14 +311,17 @@ def views_into_loop(ctx, carried, inits, args):
     views = ctx.__dict__.get("_tile_views", {})
     where = dict(zip(carried, args))
     entry = dict(zip(carried, inits))
+    entries = ctx.__dict__.setdefault("_tile_loop_entry", {})
     for init, arg in zip(inits, args):
+        if isinstance(init, Value) and isinstance(init.type, TileType):
+            entries[arg.id] = init  # (refresh_views: views taken before the loop)
         record = views.get(init.id) if isinstance(init, Value) else None
         if record is None:
             continue
-        src_name, source, put, refresh = record
+        src_name, source = record.name, record.source
         if src_name in where:
-            views[arg.id] = (src_name, where[src_name], put, refresh) if entry[src_name] is source \
-                else (None, None, None, None)  # (the source changed since: writes are refused)
+            views[arg.id] = record._replace(source=where[src_name]) if entry[src_name] is source \
+                else ViewRecord(None, None, None, None)  # (the source changed since: writes are refused)
         else:
             views[arg.id] = record
 
@@ -285,18 +339,18 @@ def views_out_of_loop(ctx, carried, args, yielded, results, what="a loop"):
             if record is not None:
                 views[r.id] = record
             continue
-        src_name, _, put, refresh = record
+        src_name, put = record.name, record.put
         kept = views.get(y.id)
         same = kept is not None and kept[2] is put and kept[0] == src_name and \
             (src_name not in at_end or kept[1] is at_end[src_name])
         if same:
-            views[r.id] = (src_name, after.get(src_name, kept[1]), put, refresh)
+            views[r.id] = record._replace(source=after.get(src_name, kept[1]))
             continue
         if put in written:
             ctx.error(f"the tile view '{name}' is written through and then given another value inside {what}; "
                       "weft cannot tell which tile later writes through it reach. Use separate variables",
                       kind=ValueError)
-        views[r.id] = (None, None, None, None)  # (a view or not, depending on the trip count: refused)
+        views[r.id] = ViewRecord(None, None, None, None)  # (a view or not, depending on the trip count: refused)
 
 
 # The strides (in elements) a view would have in Warp, where they are not the dense
@@ -341,5 +395,5 @@ def views_after_branches(ctx, names, scopes, merged):
         first = records[0]
         same = all(r is not None and r[2] is not None and r[2] is first[2] and r[0] == first[0] and r[0] is not None
                    and scope.get(r[0]) is r[1] for r, scope in zip(records, scopes))
-        views[result.id] = (first[0], merged.get(first[0]), first[2], first[3]) if same \
-            else (None, None, None, None)
+        views[result.id] = first._replace(source=merged.get(first.name)) if same \
+            else ViewRecord(None, None, None, None)

@@ -49,10 +49,12 @@ def get_element(ctx, t: Value, key) -> Value:
     if not _is_element(t.type, key):
         plan, shape = _view_plan(ctx, t.type, key)
         from .shape import gather
-        view = gather(ctx.b, t, shape, lambda c: _source_index(ctx, plan, c))
-        source_strides = strides_of(ctx, t)
-        set_strides(ctx, view, [s * p[2] for s, p in zip(source_strides, plan) if p[0] == "slice"] or [1])
-        return mark_view(ctx, view, t, lambda src, new: _set_view(ctx, src, key, new))
+
+        def read(source):
+            view = gather(ctx.b, source, shape, lambda c: _source_index(ctx, plan, c))
+            source_strides = strides_of(ctx, source)
+            return set_strides(ctx, view, [s * p[2] for s, p in zip(source_strides, plan) if p[0] == "slice"] or [1])
+        return mark_view(ctx, read(t), t, lambda src, new: _set_view(ctx, src, key, new), get=read)
     return ctx.b.call(TILE_GET, [t, *_index(ctx, t.type, key)])
 
 

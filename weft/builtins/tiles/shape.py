@@ -58,8 +58,10 @@ def tile_broadcast(ctx, args, kwargs):
 
     def read(source):
         return gather(b, source, shape, lambda c: [zero if s == 1 else c[lead + k] for k, s in enumerate(src)])
-    view = set_strides(ctx, read(a), [0] * lead + [0 if s == 1 else k for s, k in zip(src, strides_of(ctx, a))])
-    return mark_view(ctx, view, a, lambda source, new: _put_broadcast(ctx, source, new), read)
+    def get(source):
+        return set_strides(ctx, read(source),
+                           [0] * lead + [0 if s == 1 else k for s, k in zip(src, strides_of(ctx, source))])
+    return mark_view(ctx, get(a), a, lambda source, new: _put_broadcast(ctx, source, new), read, get)
 
 
 def _put_broadcast(ctx, source: Value, new: Value) -> Value:
@@ -113,7 +115,8 @@ def tile_reshape(ctx, args, kwargs):
                   f"{strides} (in elements, as Warp lays it out) cannot be reshaped in place. Copy the view into "
                   "a new tile first, e.g. with wp.tile_assign()", kind=ValueError)
     b = ctx.b
-    return mark_view(ctx, _same_elements(b, t, shape), t, lambda src, new: _same_elements(b, new, src.type.shape))
+    return mark_view(ctx, _same_elements(b, t, shape), t, lambda src, new: _same_elements(b, new, src.type.shape),
+                     get=lambda src: _same_elements(b, src, shape))
 
 
 @builtin("tile_squeeze")
@@ -142,7 +145,8 @@ def tile_squeeze(ctx, args, kwargs):
         it = iter(c)
         return [next(it) if k in kept else zero for k in range(nd)] if kept else [zero] * nd
     return mark_view(ctx, gather(ctx.b, t, shape, index_of), t,
-                     lambda src, new: _same_elements(ctx.b, new, src.type.shape))
+                     lambda src, new: _same_elements(ctx.b, new, src.type.shape),
+                     get=lambda src: gather(ctx.b, src, shape, index_of))
 
 
 def _same_elements(b, t: Value, shape) -> Value:
@@ -209,17 +213,21 @@ def tile_view(ctx, args, kwargs):
         shape = src[len(offs):]
         fixed = offs
         entries = [("index", o) for o in fixed] + [("range", b.const(0, int32))] * len(shape)
-        view = gather(b, t, shape or (1,), lambda c: [*fixed, *c] if shape else fixed)
-        set_strides(ctx, view, strides_of(ctx, t)[len(fixed):] or (1,))
-        return mark_view(ctx, view, t, lambda src_value, new: _put_region(ctx, src_value, new, entries))
+        def read(source):
+            view = gather(b, source, shape or (1,), lambda c: [*fixed, *c] if shape else fixed)
+            return set_strides(ctx, view, strides_of(ctx, source)[len(fixed):] or (1,))
+        return mark_view(ctx, read(t), t, lambda src_value, new: _put_region(ctx, src_value, new, entries),
+                         get=read)
     shape = shape_arg(ctx, shape)
     if len(shape) != len(src):
         ctx.error(f"tile_view: the shape {shape} must have {len(src)} dimension(s)", kind=ValueError)
     offs = offs + [b.const(0, int32)] * (len(src) - len(offs))
-    view = set_strides(ctx, gather(b, t, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]),
-                       strides_of(ctx, t))
-    return mark_view(ctx, view, t,
-                     lambda src_value, new: _put_region(ctx, src_value, new, [("range", o) for o in offs]))
+    def read(source):
+        return set_strides(ctx, gather(b, source, shape, lambda c: [b.add(o, x) for o, x in zip(offs, c)]),
+                           strides_of(ctx, source))
+    return mark_view(ctx, read(t), t,
+                     lambda src_value, new: _put_region(ctx, src_value, new, [("range", o) for o in offs]),
+                     get=read)
 
 
 @builtin("tile_assign", inout=(0,))
