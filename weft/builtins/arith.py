@@ -447,7 +447,7 @@ def get_attr(ctx, v: Value, name: str):
               kind=AttributeError)
 
 
-def _slot_value(ctx, value, want, t):
+def slot_value(ctx, value, want, t):
     """`value` as a component (or row) of composite type `t`, whose slot holds `want`."""
     if isinstance(value, Value) and value.type is not want:
         ctx.error(f"{t!r} component: Composite slot assignment expects value of type {want!r}, "
@@ -463,7 +463,7 @@ def set_attr(ctx, v: Value, name: str, value) -> Value:
         i = t.field_index(name)
         return ctx.b.insert(v, i, ctx.coerce(value, t.fields[name], what=f"field {name}"))
     if isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[: min(t.length, 4)]:
-        return ctx.b.insert(v, _SWIZZLE.index(name), _slot_value(ctx, value, t.dtype, t))
+        return ctx.b.insert(v, _SWIZZLE.index(name), slot_value(ctx, value, t.dtype, t))
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .mutating import set_transform_part
         return set_transform_part(ctx, v, name, value)
@@ -534,21 +534,21 @@ def set_item(ctx, v: Value, key: tuple, value) -> Value:
     if any(isinstance(k, slice) for k in key):
         return _set_slice(ctx, v, key, value)
     if isinstance(t, Vector) and len(key) == 1:
-        x = _slot_value(ctx, value, t.dtype, t)
+        x = slot_value(ctx, value, t.dtype, t)
         i = _static_index(ctx, key[0], t.length, repr(t))
         if i is None:
             return ctx.b.op("insert_dyn", [v, key[0], x], [t]).result
         return ctx.b.insert(v, i, x)
     if isinstance(t, Matrix):
         if len(key) == 2:
-            x = _slot_value(ctx, value, t.dtype, t)
+            x = slot_value(ctx, value, t.dtype, t)
             r = _static_index(ctx, key[0], t.rows, repr(t))
             c = _static_index(ctx, key[1], t.cols, repr(t))
             if r is not None and c is not None:
                 return ctx.b.insert(v, r * t.cols + c, x)
             return ctx.b.op("insert_dyn", [v, *_matrix_index(ctx, key), x], [t]).result
         if len(key) == 1:
-            row = _slot_value(ctx, value, t.row_type(), t)
+            row = slot_value(ctx, value, t.row_type(), t)
             for c, comp in enumerate(ctx.b.components(row)):
                 v = set_item(ctx, v, (key[0], c), comp)
             return v

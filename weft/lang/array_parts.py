@@ -21,9 +21,10 @@ from ..types import ArrayType, Matrix, Scalar, StructType, Vector, int32
 _SWIZZLE = "xyzw"
 
 
-def array_part(fc, target) -> tuple[Value, list[Value]] | None:
-    """(a `component` view of the array, the element's indices) for an assignment target
-    that names a constant part of an array element; None for any other target."""
+def array_part(fc, target) -> tuple[Value, list[Value], object] | None:
+    """(a `component` view of the array, the element's indices, the vector or matrix type
+    whose component or row the part is (None for a struct field)) for an assignment target
+    that names a part of an array element; None for any other target."""
     steps = []
     node = target
     while isinstance(node, (ast.Attribute, ast.Subscript)):
@@ -40,14 +41,14 @@ def array_part(fc, target) -> tuple[Value, list[Value]] | None:
     found = _part_path(fc, arr.type.dtype, list(reversed(steps)))
     if found is None:
         return None
-    path, part_type, of, dynamic = found
+    path, part_type, of, dynamic, container = found
     indices = fc.indices(node.slice, arr.type.ndim, node, write=True)
     if len(indices) != arr.type.ndim:
         return None
     view = fc.b.op("component", [arr, *dynamic], [ArrayType(part_type, arr.type.ndim)],
                    {"path": path, "of": of}).result
     view.hint = arr.hint
-    return view, indices
+    return view, indices, container
 
 
 def _plain_reference(node) -> bool:
@@ -62,19 +63,19 @@ def _part_path(fc, t, steps) -> tuple | None:
     into a vector's or matrix's components; the type of the part `steps` name; the vector or
     matrix type its run-time indices index, or None; those indices), or None if the steps
     name no part this way."""
-    path, flat = [], None
+    path, flat, container = [], None, None
     for n, step in enumerate(steps):
         if isinstance(step, ast.Attribute):
             name = step.attr
             if isinstance(t, StructType) and flat is None and name in t.fields:
                 path.append(t.field_index(name))
-                t = t.fields[name]
+                t, container = t.fields[name], None
             elif isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
                 flat = (flat or 0) + (0 if name == "p" else 3)
-                t = Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
+                t, container = (Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")), None
             elif isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[:min(t.length, 4)]:
                 flat = (flat or 0) + _SWIZZLE.index(name)
-                t = t.dtype
+                t, container = t.dtype, t
             else:
                 return None
             continue
@@ -91,10 +92,11 @@ def _part_path(fc, t, steps) -> tuple | None:
                 return None
             dynamic = [k if isinstance(k, Value) else fc.b.const(k, int32) for k in key]
             path.append(flat or 0)
-            return tuple(path), t.dtype, t, dynamic
+            return tuple(path), t.dtype, t, dynamic, t
         if not all(-e <= k < e for k, e in zip(keys, shape)):
             return None  # (the general path reports the bad index)
         keys = [k % e for k, e in zip(keys, shape)]
+        container = t
         if isinstance(t, Vector):
             flat = (flat or 0) + keys[0]
             t = t.dtype
@@ -106,7 +108,7 @@ def _part_path(fc, t, steps) -> tuple | None:
             t = t.row_type()
     if flat is not None:
         path.append(flat)
-    return tuple(path), t, None, []
+    return tuple(path), t, None, [], container
 
 
 def _constant_int(k):

@@ -113,6 +113,12 @@ class ExpressionsMixin:
             return redefined.emit_call(self, [a, b], {}, node)
         return arith.binary(self, op, a, b)
 
+    def operator_redefined(self, op) -> bool:
+        """Whether the kernel's module defines a @func named like operator `op`'s builtin."""
+        from .function import Func
+        found, f = self.src.lookup(_OPERATOR_BUILTINS.get(op, op))
+        return found and isinstance(f, Func)
+
     def user_operator(self, op, a, b):
         """As in Warp, an operator calls a @func named like the operator's builtin (`add`,
         `mul`, `bit_and`, ...) that the kernel's module defines, when an overload of it takes

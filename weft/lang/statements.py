@@ -142,14 +142,17 @@ class StatementsMixin:
                 return
         part = array_part(self, target) if not isinstance(target, ast.Name) else None
         if part is not None:  # a part of an array element: updated alone (lang/array_parts.py)
-            view, indices = part
+            view, indices, _ = part
             value = self.expr(node.value)
             kind = _ATOMIC_AUGMENTED.get(op)
             scalar = element_scalar(view.type.dtype)
-            if kind and scalar is not None and scalar in ATOMIC_TYPES[kind]:
+            atomic = kind and scalar is not None and scalar in ATOMIC_TYPES[kind]
+            # (a user @func redefining the operator for the part's type runs instead, as in Warp)
+            current = arith.load(self, view, indices) if not atomic or self.operator_redefined(op) else None
+            if atomic and (current is None or self.user_operator(op, current, value) is None):
                 arith.atomic(self, kind, view, indices, value)
             else:
-                arith.store(self, view, indices, self.binop(op, arith.load(self, view, indices), value, node))
+                arith.store(self, view, indices, self.binop(op, current, value, node))
             return
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
@@ -252,7 +255,10 @@ class StatementsMixin:
             return
         part = array_part(self, target)
         if part is not None:  # a part of an array element: written alone (lang/array_parts.py)
-            arith.store(self, *part, value)
+            view, indices, container = part
+            if container is not None:  # (a component takes exactly its type, as in Warp)
+                value = arith.slot_value(self, value, view.type.dtype, container)
+            arith.store(self, view, indices, value)
             return
         if isinstance(target, ast.Subscript):
             base = self.read_target_root(target.value)
