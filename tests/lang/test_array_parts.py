@@ -55,13 +55,62 @@ def _component_per_thread(v: wp.array(dtype=wp.vec4), m: wp.array(dtype=wp.mat33
     m[i // 9][(i % 9) // 3, i % 3] = float(i)
 
 
+@wp.kernel
+def _named_part_per_thread(v: wp.array(dtype=wp.vec3), b: wp.array(dtype=Body)):
+    i = wp.tid()
+    k = i % 3
+    if k == 0:  # constant parts, one per thread
+        v[i // 3].x = float(i)
+        b[i // 3].mass = float(i)
+    elif k == 1:
+        v[i // 3][1] = float(i)
+        b[i // 3].force = wp.vec3(float(i))
+    else:
+        v[i // 3].z = float(i)
+        b[i // 3].pose.p[2] = float(i)
+
+
 def test_threads_writing_different_components_of_one_element_keep_every_write():
     n = 36 * 10000
     v, m = wp.zeros(n // 4, dtype=wp.vec4), wp.zeros(n // 9, dtype=wp.mat33)
+    v3, b = wp.zeros(n // 3, dtype=wp.vec3), wp.zeros(n // 3, dtype=Body)
     for _ in range(3):
         wp.launch(_component_per_thread, n, inputs=[v, m])
         np.testing.assert_array_equal(v.numpy().reshape(-1), np.arange(n))
         np.testing.assert_array_equal(m.numpy().reshape(-1), np.arange(n))
+        wp.launch(_named_part_per_thread, n, inputs=[v3, b])
+        np.testing.assert_array_equal(v3.numpy().reshape(-1), np.arange(n))
+        records = b.numpy()
+        np.testing.assert_array_equal(records["mass"], np.arange(0, n, 3))
+        forces = np.array(records["force"].tolist())
+        np.testing.assert_array_equal(forces, np.repeat(np.arange(1, n, 3), 3).reshape(-1, 3))
+        np.testing.assert_array_equal(np.array(records["pose"].tolist())[:, 2], np.arange(2, n, 3))
+
+
+@wp.kernel
+def _shared_parts_of_outputs(x: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3d)):
+    i = wp.tid()
+    k = i % 3
+    if k == 0:  # threads i, i + 1, i + 2 write the three components of one element
+        v[i // 3].x = x[i] * x[i]
+    elif k == 1:
+        v[i // 3][1] = wp.sin(x[i])
+    else:
+        v[i // 3].z = wp.float64(2.0) * x[i]
+
+
+def test_gradients_of_parts_written_by_different_threads():
+    n = 3 * 20000  # both workers share elements; the adjoint consumes each part's gradient only
+    x = np.linspace(-1.0, 1.0, n)
+    xa = wp.array(x, dtype=wp.float64, requires_grad=True)
+    v = wp.zeros(n // 3, dtype=wp.vec3d, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_shared_parts_of_outputs, n, inputs=[xa, v])
+    seed = np.tile([1.0, 2.0, 3.0], (n // 3, 1))
+    tape.backward(grads={v: wp.array(seed, dtype=wp.vec3d)})
+    want = np.where(np.arange(n) % 3 == 0, 2.0 * x, np.where(np.arange(n) % 3 == 1, 2.0 * np.cos(x), 6.0))
+    np.testing.assert_allclose(xa.grad.numpy(), want, rtol=1e-13)
+    assert not v.grad.numpy().any()  # every part was overwritten: its gradient consumed
 
 
 @wp.kernel

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, free_values, walk
+from ..ir.parts import extract_path, insert_path
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
 from .active import active_types, has_adjoint_array  # noqa: F401 - (imported from here by others)
@@ -618,13 +619,17 @@ class _ScalarReverse:
             return
         index = [self.m(i) for i in idx]
         consume = array_key(arr) not in self.keep
+        part = op.attrs.get("part")  # (only this part of the element was written)
 
         def read_and_consume():
             dtype = adj_arr.type.dtype  # (float32 for a half array)
             g = self.b.op("load", [adj_arr] + index, [dtype]).result
-            if consume:  # the overwritten element no longer influences anything
-                zero = self.value_from(dtype, [None] * len(active_types(dtype)))
-                self.b.op("store", [adj_arr] + index + [zero])
+            zero = self.value_from(dtype, [None] * len(active_types(dtype)))
+            if consume:  # the overwritten element (or part) no longer influences anything
+                self.b.op("store", [adj_arr] + index + [zero], [], {"part": part} if part else {})
+            if part:  # the rest of the element was not written: its gradient stays where it is
+                path, part_type = part
+                g = insert_path(self.b, zero, list(path), part_type, extract_path(self.b, g, list(path), part_type))
             return to_type(self.b, g, x.type)
 
         self.accum(x, self.float_leaves(self.when_present(adj_arr, read_and_consume, x.type)))

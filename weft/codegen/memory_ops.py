@@ -27,6 +27,27 @@ GRAD = 3  # the gradient address in a (not indexed) array value (llvm_types.llvm
 _UINT = {16: uint16, 32: uint32, 64: uint64}
 
 
+def _part_offset(t, path) -> int:
+    """Byte offset in an element of type `t` of the part `path` names (struct field indices,
+    then one flat component index of a vector or matrix; see lang/array_parts.py)."""
+    offset = 0
+    for k in path:
+        offset += _member_offsets(t)[k]
+        if isinstance(t, StructType):
+            t = list(t.fields.values())[k]
+    return offset
+
+
+def _part_of(rep, t, path, part_type):
+    """The part `path` names of value representation `rep` of type `t`."""
+    for k in path:
+        if isinstance(t, StructType):
+            rep, t = rep[k], list(t.fields.values())[k]
+            continue
+        return list(rep[k:k + part_type.num_components]) if isinstance(part_type, Vector) else rep[k]
+    return rep
+
+
 class MemoryOps:
     """Array and memory op lowerings of `KernelCodegen`."""
 
@@ -211,12 +232,12 @@ class MemoryOps:
         arr, *dynamic = op.operands
         b = self.builder
         src = self.v(arr)
-        data = b.extract_value(src, 0)
-        gep = [I32(0)] + [I32(k) for k in op.attrs["path"]]
+        offset = I64(_part_offset(arr.type.dtype, op.attrs["path"]))
         if dynamic:  # checked (row[, column]) indices; a bad one records the error, takes part 0
-            gep[-1] = b.add(I64(op.attrs["path"][-1]), self._component_index(op, op.attrs["of"], dynamic))
-        part = b.gep(data, gep, source_etype=llvm_type(arr.type.dtype, True))
-        offset = b.sub(b.ptrtoint(part, I64), b.ptrtoint(data, I64))
+            scalar = op.attrs["of"].dtype
+            k = self._component_index(op, op.attrs["of"], dynamic)
+            offset = b.add(offset, b.mul(k, I64(scalar.size)))
+        part = b.gep(b.extract_value(src, 0), [offset], source_etype=I8)
         # (an array value's LLVM type depends on its ndim alone: the rest of `src` carries over)
         return self._offset_grad(src, arr.type, b.insert_value(src, part, 0), op.result.type, offset)
 
@@ -397,7 +418,16 @@ class MemoryOps:
 
     def op_store(self, op):
         arr, *idx, value = op.operands
-        self.store_value(self._address(op, arr, idx), self.v(value), value.type)
+        ptr = self._address(op, arr, idx)
+        part = op.attrs.get("part")
+        if part is None:
+            self.store_value(ptr, self.v(value), value.type)
+            return
+        # only one part of the element reaches memory (lang/array_parts.py)
+        path, part_type = part
+        offset = _part_offset(value.type, path)
+        ptr = self.builder.gep(ptr, [I64(offset)], source_etype=I8, inbounds=True) if offset else ptr
+        self.store_value(ptr, _part_of(self.v(value), value.type, path, part_type), part_type)
 
     def op_atomic(self, op):
         """An atomic update of one element (vectors/matrices: of each component); the

@@ -264,8 +264,8 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
     if any(op.name == "return" for top in fn.body.ops for region in top.regions for op in walk(region)):
         return None  # (an early return inside a branch or loop)
     for op in ops:
-        if op.name not in _KNOWN:
-            return None
+        if op.name not in _KNOWN or op.name == "store" and "part" in op.attrs:
+            return None  # (a store of one part of an element: scalar code writes just that part)
         if op.name == "tid" and op.attrs["of"] > 1:
             return None
         if not all(_scalar_types_ok(v.type) for v in (*op.operands, *op.results)):

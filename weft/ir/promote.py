@@ -70,7 +70,8 @@ def _fits(op: Op, arr: Value, indices, top_level) -> bool:
     """Whether `op` leaves element arr[indices] promotable."""
     if not any(v is arr for v in op.operands) or op.name == "array_shape":
         return True
-    if op.name not in ("load", "store") or id(op) not in top_level or op.operands[0] is not arr:
+    if op.name not in ("load", "store") or id(op) not in top_level or op.operands[0] is not arr \
+            or "part" in op.attrs:  # (a store of one part must stay one: other threads write the rest)
         return False
     end = len(op.operands) - (op.name == "store")
     return [v.id for v in op.operands[1:end]] == [v.id for v in indices]

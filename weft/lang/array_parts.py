@@ -1,14 +1,19 @@
 """Assignments to a part of an array element: `v[i][2] = x`, `m[i][1, 1] += x`,
 `bodies[i].force.y -= f`, `xs[i].p = p` (a transform's translation).
 
-They write that part alone, as Warp does: through a `component` view of the array (same shape
-and strides, the element's part as its dtype), so threads writing different parts of one
-element do not overwrite each other, and `+=`, `-=`, `&=`, `|=`, `^=` are atomic updates of
-the part, as `a[i] += x` is of the element. The part is named by constant keys, except
-that the last may index a vector's or a matrix's components at run time (checked: an index
-out of range is an IndexError after the launch). Anything else (a slice, a matrix row chosen
-at run time, half-precision elements) is read, updated and written back whole by the general
-assignment path.
+They write that part alone, as Warp does, so threads writing different parts of one element
+do not overwrite each other:
+- `=` (and `*=`, `/=`, ... which are not atomic in Warp either) reads the element, puts the
+  new part in, and stores the element with the `part` attribute: only that part reaches
+  memory (its adjoint consumes only that part's gradient). To the analyses it is a store of
+  the element, so a later read of the element in the same thread sees the stored value;
+- `+=`, `-=`, `&=`, `|=`, `^=` are atomic updates of the part, as `a[i] += x` is of the
+  element: through a `component` view of the array (same shape and strides, the part as its
+  dtype).
+The part is named by constant keys, except that the last may index a vector's or a matrix's
+components at run time (a `component` view then, for `=` too; an index out of range is an
+IndexError after the launch). Anything else (a slice, a matrix row chosen at run time,
+half-precision elements) is read, updated and written back whole by the general path.
 """
 
 from __future__ import annotations
@@ -16,15 +21,58 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Value, constant_value
+from ..ir.parts import extract_path, insert_path
 from ..types import ArrayType, Matrix, Scalar, StructType, Vector, int32
 
 _SWIZZLE = "xyzw"
 
 
-def array_part(fc, target) -> tuple[Value, list[Value], object] | None:
-    """(a `component` view of the array, the element's indices, the vector or matrix type
-    whose component or row the part is (None for a struct field)) for an assignment target
-    that names a part of an array element; None for any other target."""
+class Part:
+    """A part of an array element that an assignment target names."""
+
+    def __init__(self, arr, indices, path, part_type, of, dynamic, container):
+        self.arr, self.indices = arr, indices
+        self.path = path  # struct field indices, then one flat index into vector/matrix components
+        self.type = part_type
+        self.of, self.dynamic = of, dynamic  # the vector/matrix run-time indices index, and those
+        self.container = container  # the vector or matrix it is a component or row of (None: a field)
+
+    def view(self, fc) -> Value:
+        """The `component` view of the array whose elements are this part."""
+        view = fc.b.op("component", [self.arr, *self.dynamic], [ArrayType(self.type, self.arr.type.ndim)],
+                       {"path": self.path, "of": self.of}).result
+        view.hint = self.arr.hint
+        return view
+
+    def of_element(self, fc, element: Value) -> Value:
+        """This (constant) part of `element`."""
+        return extract_path(fc.b, element, list(self.path), self.type)
+
+    def with_value(self, fc, element: Value, x: Value) -> Value:
+        """`element` with this (constant) part replaced by `x`."""
+        return insert_path(fc.b, element, list(self.path), self.type, x)
+
+    def store(self, fc, x: Value):
+        """Write `x` into the part: a `part` store of the element, or through the component
+        view for a run-time index."""
+        if self.dynamic:
+            fc.b.op("store", [self.view(fc), *self.indices, x], [])
+            return
+        element = fc.b.op("load", [self.arr, *self.indices], [self.arr.type.dtype]).result
+        new = self.with_value(fc, element, x)
+        fc.b.op("store", [self.arr, *self.indices, new], [], {"part": (self.path, self.type)})
+
+    def load(self, fc) -> Value:
+        """The part's current value (read with its element, so that a store just before in
+        this thread is seen by the adjoint's analysis as well)."""
+        if self.dynamic:
+            return fc.b.op("load", [self.view(fc), *self.indices], [self.type]).result
+        element = fc.b.op("load", [self.arr, *self.indices], [self.arr.type.dtype]).result
+        return self.of_element(fc, element)
+
+
+def array_part(fc, target) -> Part | None:
+    """The part of an array element that assignment target `target` names, or None."""
     steps = []
     node = target
     while isinstance(node, (ast.Attribute, ast.Subscript)):
@@ -41,14 +89,10 @@ def array_part(fc, target) -> tuple[Value, list[Value], object] | None:
     found = _part_path(fc, arr.type.dtype, list(reversed(steps)))
     if found is None:
         return None
-    path, part_type, of, dynamic, container = found
     indices = fc.indices(node.slice, arr.type.ndim, node, write=True)
     if len(indices) != arr.type.ndim:
         return None
-    view = fc.b.op("component", [arr, *dynamic], [ArrayType(part_type, arr.type.ndim)],
-                   {"path": path, "of": of}).result
-    view.hint = arr.hint
-    return view, indices, container
+    return Part(arr, indices, *found)
 
 
 def _plain_reference(node) -> bool:

@@ -142,17 +142,17 @@ class StatementsMixin:
                 return
         part = array_part(self, target) if not isinstance(target, ast.Name) else None
         if part is not None:  # a part of an array element: updated alone (lang/array_parts.py)
-            view, indices, _ = part
             value = self.expr(node.value)
             kind = _ATOMIC_AUGMENTED.get(op)
-            scalar = element_scalar(view.type.dtype)
+            scalar = element_scalar(part.type)
             atomic = kind and scalar is not None and scalar in ATOMIC_TYPES[kind]
             # (a user @func redefining the operator for the part's type runs instead, as in Warp)
-            current = arith.load(self, view, indices) if not atomic or self.operator_redefined(op) else None
+            current = part.load(self) if not atomic or self.operator_redefined(op) else None
             if atomic and (current is None or self.user_operator(op, current, value) is None):
-                arith.atomic(self, kind, view, indices, value)
+                arith.atomic(self, kind, part.view(self), part.indices, value)
             else:
-                arith.store(self, view, indices, self.binop(op, current, value, node))
+                new = self.binop(op, current, value, node)
+                part.store(self, self.coerce(new, part.type, node, what="the updated component"))
             return
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
@@ -255,10 +255,9 @@ class StatementsMixin:
             return
         part = array_part(self, target)
         if part is not None:  # a part of an array element: written alone (lang/array_parts.py)
-            view, indices, container = part
-            if container is not None:  # (a component takes exactly its type, as in Warp)
-                value = arith.slot_value(self, value, view.type.dtype, container)
-            arith.store(self, view, indices, value)
+            if part.container is not None:  # (a component takes exactly its type, as in Warp)
+                value = arith.slot_value(self, value, part.type, part.container)
+            part.store(self, self.coerce(value, part.type, target, what="the stored value"))
             return
         if isinstance(target, ast.Subscript):
             base = self.read_target_root(target.value)
