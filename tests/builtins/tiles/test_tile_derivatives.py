@@ -147,6 +147,26 @@ def k_solves(a: wp.array2d[F64], y: wp.array2d[F64], out: wp.array2d[F64]):
     wp.tile_store(out, x + z + u + wp.tile_cholesky_solve(up, rhs, fill_mode="upper"))
 
 
+@wp.kernel
+def k_solves_inplace(a: wp.array2d[F64], y: wp.array2d[F64], out: wp.array2d[F64]):
+    m = wp.tile_load(a, shape=(4, 4))
+    spd = wp.tile_diag_add(wp.tile_matmul(m, wp.tile_transpose(m)), wp.tile_full(shape=4, value=wp.float64(4.0),
+                                                                                   dtype=F64))
+    low = spd
+    wp.tile_cholesky_inplace(low)
+    up = spd
+    wp.tile_cholesky_inplace(up, fill_mode="upper")
+    x = wp.tile_load(y, shape=(4, 1))
+    wp.tile_cholesky_solve_inplace(low, x)
+    z = wp.tile_load(y, shape=(4, 1)) * 2.0
+    wp.tile_lower_solve_inplace(low, z)
+    u = wp.tile_load(y, shape=(4, 1))
+    wp.tile_upper_solve_inplace(up, u)
+    w = wp.tile_load(y, shape=(4, 1))
+    wp.tile_cholesky_solve_inplace(up, w, fill_mode="upper")
+    wp.tile_store(out, x + z + u + w)
+
+
 @wp.func
 def complex_from(re: wp.float64, im: wp.float64):
     return wp.vec2d(re, im)
@@ -235,6 +255,8 @@ CASES = [
     Case("thread_values", ("tile", "untile", "tile_from_thread"), k_thread_values, ((3, 4),), (3, 1)),
     Case("solves", ("tile_cholesky", "tile_cholesky_solve", "tile_lower_solve", "tile_upper_solve"), k_solves,
          ((4, 4), (4, 1)), (4, 1)),
+    Case("solves_inplace", ("tile_cholesky_inplace", "tile_cholesky_solve_inplace", "tile_lower_solve_inplace",
+                            "tile_upper_solve_inplace"), k_solves_inplace, ((4, 4), (4, 1)), (4, 1)),
     Case("fft", ("tile_fft", "tile_ifft"), k_fft, ((2, 8), (2, 8)), (2, 8)),
     Case("scans", ("tile_scan_inclusive", "tile_scan_exclusive", "tile_scan_max_inclusive",
                    "tile_scan_min_inclusive"), k_scans, ((2, 4),), (2, 4)),
@@ -255,15 +277,8 @@ EXCLUDED = {
         "mesh_query_aabb_tiled", "bvh_query_next_tiled", "mesh_query_aabb_next_tiled")},
     **{n: "a stack of values: a gradient reaching a popped value is refused (tests/builtins/tiles/test_stack.py)"
        for n in ("tile_stack", "tile_stack_push", "tile_stack_pop", "tile_stack_clear", "tile_stack_count")},
-    **{n: "not differentiable, as in Warp: the adjoint compile raises NotDifferentiableError "
-          "(tests/builtins/tiles/test_solve.py)"
-       for n in ("tile_cholesky_inplace", "tile_cholesky_solve_inplace", "tile_lower_solve_inplace",
-                 "tile_upper_solve_inplace")},
 }
-# the in-place forms' primitives (one per triangle/solve step) have no rule, on purpose
-EXCLUDED_PRIMITIVES = {n: "an in-place form: not differentiable (EXCLUDED above)" for n in PRIMITIVES
-                       if n.split(" ")[0] in EXCLUDED and n.split(" ")[0].endswith("_inplace")}
-EXCLUDED_PRIMITIVES.update({n: "tile stacks (EXCLUDED above)" for n in PRIMITIVES if n.startswith("tile_stack_")})
+EXCLUDED_PRIMITIVES = {n: "tile stacks (EXCLUDED above)" for n in PRIMITIVES if n.startswith("tile_stack_")}
 # cooperative blocks: replaced by the block program (its gradients: tests/transforms/test_lanes.py)
 EXCLUDED_PRIMITIVES.update({"lanes_tile": "cooperative blocks only", "lane_index": "cooperative blocks only",
                             "lanes_active": "cooperative blocks only"})

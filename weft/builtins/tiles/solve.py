@@ -10,9 +10,10 @@ Two kinds of primitive, each with its own loops (one thread runs a block on the 
   operand `M` or its transpose (`transposed`), solved top-down (T lower) or bottom-up (T
   upper, `reverse`). `tile_cholesky_solve` is two of them (L then Lᵀ, or Uᵀ then U).
 
-Rules (the forms that return a new tile; Warp documents the `_inplace` forms as not
-differentiable, so they are primitives without a rule and a gradient through one is a
-compile error naming it):
+Rules (the `_inplace` forms are the same primitives: a tile is a value, so "in place" is the
+variable taking the result. Warp documents them as not differentiable, and its adjoints
+leave the right-hand side's gradient unchanged; weft's are those of the forms that return a
+new tile):
 - z = T⁻¹ y: ȳ = T⁻ᵀ z̄ (the solve with the transpose), T̄ = -ȳ zᵀ restricted to the
   triangle that is read (the other triangle has no influence, so its gradient is zero).
 - L = chol(A), gradient with respect to the triangle of A that is read:
@@ -245,30 +246,6 @@ CHOLESKY = {u: primitive(f"tile_cholesky_{'upper' if u else 'lower'}", _square_r
                          _lower_cholesky(u), _vjp_cholesky(u), doc="the Cholesky factor of a tile")
             for u in (False, True)}
 
-# The in-place forms: the same loops, without a rule (Warp: not differentiable).
-_INPLACE = {}
-
-
-def _inplace_solve(name, reverse, transposed):
-    key = (name, reverse, transposed)
-    if key not in _INPLACE:
-        label = name if name != "tile_cholesky_solve_inplace" else \
-            f"{name} ({'upper' if reverse else 'lower'} {'transposed ' if transposed else ''}solve)"
-        _INPLACE[key] = primitive(label, _solve_rule(name), _lower_solve(reverse, transposed),
-                                  doc=f"{name}: not differentiable")
-    return _INPLACE[key]
-
-
-CHOLESKY_INPLACE = {u: primitive(f"tile_cholesky_inplace (fill_mode='{'upper' if u else 'lower'}')",
-                                 _square_rule("tile_cholesky_inplace"), _lower_cholesky(u),
-                                 doc="tile_cholesky_inplace: not differentiable")
-                    for u in (False, True)}
-for _n, _r, _t in (("tile_lower_solve_inplace", False, False), ("tile_upper_solve_inplace", True, False),
-                   ("tile_cholesky_solve_inplace", False, False), ("tile_cholesky_solve_inplace", True, True),
-                   ("tile_cholesky_solve_inplace", False, True), ("tile_cholesky_solve_inplace", True, False)):
-    _inplace_solve(_n, _r, _t)
-
-
 # Builtins ----------------------------------------------------------------------------------------
 def _args(ctx, name, args, kwargs, names):
     """The arguments by name (positional or keyword), checking for extra ones."""
@@ -310,11 +287,11 @@ def tile_cholesky(ctx, args, kwargs):
 @builtin("tile_cholesky_inplace", inout=(0,))
 def tile_cholesky_inplace(ctx, args, kwargs):
     """tile_cholesky_inplace(A, fill_mode="lower"): A replaced by its Cholesky factor (the
-    other triangle zeroed). Not differentiable."""
+    other triangle zeroed)."""
     a, mode = _args(ctx, "tile_cholesky_inplace", args, kwargs, ("A", "fill_mode"))
     tile_arg(ctx, a, "tile_cholesky_inplace's A")
     upper = _fill_mode(ctx, "tile_cholesky_inplace", mode)
-    return [_call(ctx, CHOLESKY_INPLACE[upper], [a], "tile_cholesky_inplace")], None
+    return [_call(ctx, CHOLESKY[upper], [a], "tile_cholesky_inplace")], None
 
 
 def _solve_args(ctx, name, args, kwargs, with_mode):
@@ -346,11 +323,11 @@ def tile_cholesky_solve(ctx, args, kwargs):
 @builtin("tile_cholesky_solve_inplace", inout=(1,))
 def tile_cholesky_solve_inplace(ctx, args, kwargs):
     """tile_cholesky_solve_inplace(L, y, fill_mode="lower"): y replaced by the solution x of
-    A x = y. Not differentiable."""
+    A x = y."""
     name = "tile_cholesky_solve_inplace"
     m, x, upper = _solve_args(ctx, name, args, kwargs, True)
-    for r, t in _cholesky_steps(upper):
-        x = _call(ctx, _INPLACE[(name, r, t)], [m, x], name)
+    for step in _cholesky_steps(upper):
+        x = _call(ctx, SOLVES[step], [m, x], name)
     return [x], None
 
 
@@ -370,16 +347,16 @@ def tile_upper_solve(ctx, args, kwargs):
 
 @builtin("tile_lower_solve_inplace", inout=(1,))
 def tile_lower_solve_inplace(ctx, args, kwargs):
-    """tile_lower_solve_inplace(L, y): y replaced by z with L z = y. Not differentiable."""
+    """tile_lower_solve_inplace(L, y): y replaced by z with L z = y."""
     name = "tile_lower_solve_inplace"
     m, y, _ = _solve_args(ctx, name, args, kwargs, False)
-    return [_call(ctx, _INPLACE[(name, False, False)], [m, y], name)], None
+    return [_call(ctx, SOLVES[(False, False)], [m, y], name)], None
 
 
 @builtin("tile_upper_solve_inplace", inout=(1,))
 def tile_upper_solve_inplace(ctx, args, kwargs):
-    """tile_upper_solve_inplace(U, z): z replaced by x with U x = z. Not differentiable."""
+    """tile_upper_solve_inplace(U, z): z replaced by x with U x = z."""
     name = "tile_upper_solve_inplace"
     m, y, _ = _solve_args(ctx, name, args, kwargs, False)
-    return [_call(ctx, _INPLACE[(name, True, False)], [m, y], name)], None
+    return [_call(ctx, SOLVES[(True, False)], [m, y], name)], None
 
