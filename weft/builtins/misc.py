@@ -236,7 +236,8 @@ def _format_tile(ctx, t, pieces, values):
                 rows((*prefix, i))
         pieces.append("]")
     rows(())
-    pieces.append(f" = tile(shape=({', '.join(map(str, tt.shape))}), storage=register)")
+    storage = "shared" if t.id in ctx.__dict__.get("_tile_shared", ()) else "register"
+    pieces.append(f" = tile(shape=({','.join(map(str, tt.shape))}), storage={storage})")  # (Warp's spelling)
 
 
 @builtin("printf")

@@ -48,3 +48,16 @@ def test_an_unknown_storage_is_refused():
     with pytest.raises((CompileError, ValueError), match="storage must be 'register' or 'shared'"):
         _run(lambda: _zeros(4, "global"))
     assert np.isfinite(_run(lambda: _zeros(4, "register")))
+
+
+@wp.kernel
+def _print_tiles(x: wp.array2d(dtype=float)):
+    print(wp.tile_load(x, shape=(2, 2), storage="shared"))
+    print(wp.tile_ones(shape=3, dtype=float))
+
+
+def test_printed_tiles_name_their_shape_and_storage_as_warp_does(capfd):
+    wp.launch_tiled(_print_tiles, dim=[1], inputs=[wp.array(np.array([[0.0, 0.5], [1.0, 1.5]]), dtype=float)],
+                    block_dim=1)
+    assert capfd.readouterr().out == ("[[0 0.5]\n [1 1.5]] = tile(shape=(2,2), storage=shared)\n"
+                                      "[1 1 1] = tile(shape=(3), storage=register)\n")

@@ -75,6 +75,13 @@ def no_more(ctx, name, kwargs):
 CPU_SHARED_ARENA = 256 * 1024
 
 
+def shared(ctx, value: Value, storage) -> Value:
+    """`value`, remembered as a tile made with storage="shared" (printed so, as Warp does)."""
+    if storage == "shared":
+        ctx.__dict__.setdefault("_tile_shared", set()).add(value.id)
+    return value
+
+
 def storage_arg(ctx, name, storage, tile: TileType):
     """Check `storage` ("register" or "shared", which weft accepts and does not act on: see
     weft/types/tile.py); a shared tile larger than Warp's CPU shared arena is refused, as Warp

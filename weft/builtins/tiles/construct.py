@@ -20,7 +20,7 @@ from ...types import Matrix, Scalar, StructType, TileType, Vector, bool_, float3
 from ...types.scalars import SCALAR_VALUES
 from .. import arith
 from ..registry import builtin, primitive
-from .args import dtype_arg, no_more, option, shape_arg, storage_arg, tile_arg
+from .args import dtype_arg, no_more, option, shape_arg, shared, storage_arg, tile_arg
 from .core import TILE_GET, map_tiles
 
 #: threads per block on the CPU (unless compiled for cooperative blocks: compile_lanes())
@@ -86,7 +86,7 @@ def _constant_tile(ctx, shape, dtype, value_of, storage=("tile", None)):
     (t,) = map_tiles(ctx.b, shape, [], lambda coords, elems, states: ([value_of(coords)], [], []))
     if t.type.dtype is not dtype:
         ctx.error(f"internal: tile element {t.type.dtype!r} is not {dtype!r}")
-    return t
+    return shared(ctx, t, storage[1])
 
 
 def _shape_dtype(ctx, name, args, kwargs, n_value=0):

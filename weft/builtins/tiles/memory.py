@@ -14,7 +14,7 @@ from ...ir.core import Block, Value
 from ...types import ArrayType, Scalar, TileType, bool_, int32, int64
 from ..array_ops import shape_of
 from ..registry import builtin
-from .args import no_more, offsets_arg, option, shape_arg, storage_arg, tile_arg
+from .args import no_more, offsets_arg, option, shape_arg, shared, storage_arg, tile_arg
 from .construct import lanes_active, when_owner_runs
 from .core import map_tiles, zero_of
 
@@ -123,12 +123,12 @@ def tile_load(ctx, args, kwargs):
         ctx.error("tile_load: a tile needs at least one element", kind=ValueError)
     if not checked:
         (t,) = map_tiles(ctx.b, shape, [], lambda c, e, s: body(c, e, s, guard=False))
-        return t
+        return shared(ctx, t, storage)
     (t,) = _split_on_bounds(
         ctx, a, offsets, shape,
         lambda: map_tiles(ctx.b, shape, [], lambda c, e, s: body(c, e, s, guard=False, attrs={"in_bounds": True})),
         lambda: map_tiles(ctx.b, shape, [], body), [TileType(dtype, shape)])
-    return t
+    return shared(ctx, t, storage)
 
 
 def _write_args(ctx, name, args, kwargs):
