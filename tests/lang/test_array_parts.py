@@ -175,3 +175,18 @@ def test_an_overwritten_component_passes_no_gradient():
     tape.backward(grads={v: wp.array([[1.0, 5.0], [1.0, 5.0]], dtype=wp.vec2d)})
     np.testing.assert_array_equal(v.numpy(), [[2.0, 0.0], [4.0, 0.0]])
     np.testing.assert_array_equal(xa.grad.numpy(), [2.0, 2.0])
+
+
+@wp.kernel
+def _parts_through_views(v: wp.array(dtype=wp.vec3), g: wp.array2d(dtype=wp.vec2), start: int):
+    i = wp.tid()
+    v[start::2][i].x = float(i + 1)  # an element of a view: the general path
+    v[start::2][i][1] += 10.0
+    g[i][1].y = float(i)  # a row of a 2-d array, then its element
+
+
+def test_parts_of_elements_of_views_and_rows():
+    v, g = wp.zeros(4, dtype=wp.vec3), wp.zeros((2, 2), dtype=wp.vec2)
+    wp.launch(_parts_through_views, 2, inputs=[v, g, 1])
+    np.testing.assert_array_equal(v.numpy(), [[0, 0, 0], [1, 10, 0], [0, 0, 0], [2, 10, 0]])
+    np.testing.assert_array_equal(g.numpy()[:, 1, 1], [0, 1])

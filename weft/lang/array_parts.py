@@ -86,6 +86,9 @@ def array_part(fc, target) -> Part | None:
     if not isinstance(arr, Value) or not isinstance(arr.type, ArrayType) or arr.type.indexed \
             or arr.type.fabric or _has_half(arr.type.dtype):
         return None
+    keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if len(keys) != arr.type.ndim or any(isinstance(k, ast.Slice) for k in keys):
+        return None  # (a view of the array, `a[s:e][i].x`, or a row `a[i][j].x`: the general path)
     found = _part_path(fc, arr.type.dtype, list(reversed(steps)))
     if found is None:
         return None
