@@ -190,3 +190,34 @@ def test_parts_of_elements_of_views_and_rows():
     wp.launch(_parts_through_views, 2, inputs=[v, g, 1])
     np.testing.assert_array_equal(v.numpy(), [[0, 0, 0], [1, 10, 0], [0, 0, 0], [2, 10, 0]])
     np.testing.assert_array_equal(g.numpy()[:, 1, 1], [0, 1])
+
+
+@wp.kernel
+def _substeps(s: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3d), x: wp.array(dtype=wp.vec3d), n: int):
+    i = wp.tid()
+    for _ in range(n):  # the kernel reads v and x: its part updates are the thread's own
+        v[i].x = v[i].x * s[i]
+        v[i][1] += s[i]
+        x[i].z += v[i].y * wp.float64(0.5)
+
+
+def _substeps_loss(s, v0, x0, n=3):
+    v, x = wp.array(v0, dtype=wp.vec3d), wp.array(x0, dtype=wp.vec3d)
+    wp.launch(_substeps, len(s), inputs=[wp.array(s, dtype=wp.float64), v, x, n])
+    return v.numpy().sum() + (x.numpy() ** 2).sum()
+
+
+def test_part_updates_in_a_loop_that_reads_them_are_differentiable():
+    """Updates of parts of elements the kernel also reads, in a dynamic loop: carried in
+    registers by ir/promote.py (stored back as parts after the loop), reversed exactly."""
+    s, v0, x0 = np.array([1.5, 0.5, -1.2]), np.ones((3, 3)), np.full((3, 3), 0.25)
+    sa = wp.array(s, dtype=wp.float64, requires_grad=True)
+    v = wp.array(v0, dtype=wp.vec3d, requires_grad=True)
+    x = wp.array(x0, dtype=wp.vec3d, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_substeps, 3, inputs=[sa, v, x, 3])
+    np.testing.assert_allclose(v.numpy()[:, :2], np.stack([s**3, 1 + 3 * s], axis=1), rtol=1e-14)
+    tape.backward(grads={v: wp.array(np.ones((3, 3)), dtype=wp.vec3d), x: wp.array(2.0 * x.numpy(), dtype=wp.vec3d)})
+    h = 1e-6
+    fd = [(_substeps_loss(s + h * e, v0, x0) - _substeps_loss(s - h * e, v0, x0)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(sa.grad.numpy(), fd, rtol=1e-7)

@@ -7,7 +7,8 @@
 The rewrite applies when, inside the loop, an array (defined outside it) is only loaded and
 stored directly in the loop body (not in nested branches), always at the same index values
 defined outside the loop, and never updated atomically. It is exact for one thread; other
-threads writing that element during the loop would race in the original too.
+threads writing that element during the loop would race in the original too. Where the loop
+stores parts of the element only (`v[i].x = ...`), so does the store after it.
 
 Why: the reverse pass cannot replay a load that reads what an earlier iteration stored,
 but it reverses loop-carried values exactly (AD stack). The forward kernel gains too: the
@@ -70,8 +71,7 @@ def _fits(op: Op, arr: Value, indices, top_level) -> bool:
     """Whether `op` leaves element arr[indices] promotable."""
     if not any(v is arr for v in op.operands) or op.name == "array_shape":
         return True
-    if op.name not in ("load", "store") or id(op) not in top_level or op.operands[0] is not arr \
-            or "part" in op.attrs:  # (a store of one part must stay one: other threads write the rest)
+    if op.name not in ("load", "store") or id(op) not in top_level or op.operands[0] is not arr:
         return False
     end = len(op.operands) - (op.name == "store")
     return [v.id for v in op.operands[1:end]] == [v.id for v in indices]
@@ -102,7 +102,14 @@ def _promote(block: Block, k: int, loop: Op, arr: Value, indices) -> int:
     body.ops[-1].operands.append(current)
     final = Value(t, loop, arr.hint)
     loop.results.append(final)
-    block.ops.insert(k + 2, Op("store", [arr, *indices, final], loc=accesses[-1].loc))
+    # stores of parts of the element (lang/array_parts.py) stay stores of those parts: other
+    # threads may write the rest of it
+    stores = [op for op in accesses if op.name == "store"]
+    parts = [] if any("part" not in op.attrs for op in stores) else \
+        list(dict.fromkeys(op.attrs["part"] for op in stores))
+    for n, part in enumerate(parts or [None]):
+        block.ops.insert(k + 2 + n, Op("store", [arr, *indices, final], attrs={"part": part} if part else {},
+                                       loc=accesses[-1].loc))
     return 1
 
 

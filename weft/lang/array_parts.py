@@ -9,7 +9,12 @@ do not overwrite each other:
   the element, so a later read of the element in the same thread sees the stored value;
 - `+=`, `-=`, `&=`, `|=`, `^=` are atomic updates of the part, as `a[i] += x` is of the
   element: through a `component` view of the array (same shape and strides, the part as its
-  dtype).
+  dtype). That is, where the function does not also read the array (`Part.reads`): an
+  accumulation, whose threads may share elements. A function that reads the array it
+  updates this way (`v[i].y += g * dt` then `x[i] += v[i] * dt`) owns the elements it
+  updates, as a read of an element other threads update would race in Warp too; there the
+  update is the read-modify-write of the part above, which the adjoint can replay (and, in
+  a loop, ir/promote.py keeps in a register).
 The part is named by constant keys, except that the last may index a vector's or a matrix's
 components at run time (a `component` view then, for `=` too; an index out of range is an
 IndexError after the launch). Anything else (a slice, a matrix row chosen at run time,
@@ -30,7 +35,8 @@ _SWIZZLE = "xyzw"
 class Part:
     """A part of an array element that an assignment target names."""
 
-    def __init__(self, arr, indices, path, part_type, of, dynamic, container):
+    def __init__(self, arr, indices, path, part_type, of, dynamic, container, reads=False):
+        self.reads = reads  # whether the function reads the array elsewhere (see the module docstring)
         self.arr, self.indices = arr, indices
         self.path = path  # struct field indices, then one flat index into vector/matrix components
         self.type = part_type
@@ -95,7 +101,20 @@ def array_part(fc, target) -> Part | None:
     indices = fc.indices(node.slice, arr.type.ndim, node, write=True)
     if len(indices) != arr.type.ndim:
         return None
-    return Part(arr, indices, *found)
+    return Part(arr, indices, *found, reads=_reads(fc, ast.unparse(node.value)))
+
+
+def _reads(fc, root: str) -> bool:
+    """Whether the function's source reads the array `root` names (`v`, `state.x`) other
+    than in the targets of its assignments."""
+    cache = fc.__dict__.setdefault("_array_reads", {})
+    if root not in cache:
+        tree = fc.src.tree
+        targets = {id(m) for n in ast.walk(tree) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                   for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) for m in ast.walk(t)}
+        cache[root] = any(id(n) not in targets and isinstance(n, (ast.Name, ast.Attribute)) and
+                          isinstance(n.ctx, ast.Load) and ast.unparse(n) == root for n in ast.walk(tree))
+    return cache[root]
 
 
 def _plain_reference(node) -> bool:

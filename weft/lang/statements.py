@@ -145,7 +145,7 @@ class StatementsMixin:
             value = self.expr(node.value)
             kind = _ATOMIC_AUGMENTED.get(op)
             scalar = element_scalar(part.type)
-            atomic = kind and scalar is not None and scalar in ATOMIC_TYPES[kind]
+            atomic = kind and scalar is not None and scalar in ATOMIC_TYPES[kind] and not part.reads
             # (a user @func redefining the operator for the part's type runs instead, as in Warp)
             current = part.load(self) if not atomic or self.operator_redefined(op) else None
             if atomic and (current is None or self.user_operator(op, current, value) is None):
