@@ -252,9 +252,8 @@ class CallsMixin:
             old = self.scope[arg.id]
             self.scope[arg.id] = new_state
             if isinstance(old, Value) and isinstance(old.type, TileType):
-                from ..builtins.tiles.core import refresh_views, write_through
+                from ..builtins.tiles.core import write_through
                 self.scope[arg.id] = write_through(self, old, new_state, builtin.name)
-                refresh_views(self, old, self.scope[arg.id])
         return value
 
     def _is_tid(self, func_node) -> bool:

@@ -338,12 +338,11 @@ class Func:
             if isinstance(ctx.scope.get(root), Value):  # (a variable a loop must now carry)
                 ctx.rebind(root, ctx.scope[root], f"func {self.name} updates its argument '{root}'")
             return
-        from ..builtins.tiles.core import refresh_views, write_through
+        from ..builtins.tiles.core import write_through
         if isinstance(arg, ast.Name) and arg.id in ctx.scope:
             old = ctx.scope[arg.id]
             ctx.rebind(arg.id, new, f"func {self.name} updates its tile argument '{arg.id}'")
             ctx.scope[arg.id] = write_through(ctx, old, new, f"func {self.name}")
-            refresh_views(ctx, old, ctx.scope[arg.id])
         elif isinstance(old, Value) and old.id in ctx.__dict__.get("_tile_views", {}):
             write_through(ctx, old, new, f"func {self.name}")  # `f(t[1])`: the row of t
 

@@ -10,13 +10,7 @@ import numpy as np
 from ..builtins import arith
 from ..builtins.atomic import SUPPORTED as ATOMIC_TYPES
 from ..builtins.atomic import element_scalar
-from ..builtins.tiles.core import (
-    refresh_views,
-    views_after_branches,
-    views_into_loop,
-    views_out_of_loop,
-    write_through,
-)
+from ..builtins.tiles.core import views_after_branches, views_into_loop, views_out_of_loop, write_through
 from ..ir.core import Block, Value, constant_value
 from ..types import (
     ArrayType,
@@ -163,9 +157,7 @@ class StatementsMixin:
                 isinstance(v, Value) and isinstance(v.type, TileType) for v in (current, rhs, new)):
             # `t += u` between tiles updates t in place in Warp: a view's source and the
             # views of t see it
-            new = write_through(self, current, new, f"'{target.id} {_TILE_IN_PLACE[op]}='")
-            self.assign(target, new)
-            refresh_views(self, current, new)
+            self.assign(target, write_through(self, current, new, f"'{target.id} {_TILE_IN_PLACE[op]}='"))
             return
         self.assign(target, new)
 
@@ -269,9 +261,7 @@ class StatementsMixin:
                 return
             if isinstance(base, Value) and isinstance(base.type, (Composite, TileType)):
                 updated = arith.set_item(self, base, self.subscript_key(target.slice), value)
-                self.assign(target.value, updated)
-                if isinstance(base.type, TileType):  # (in place, as in Warp: views of it see it)
-                    refresh_views(self, base, updated)
+                self.assign(target.value, updated)  # (a tile's views follow: set_item's write_through)
                 return
             self.error("cannot assign to an element of this value", target)
         if isinstance(target, ast.Attribute):

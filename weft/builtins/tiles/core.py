@@ -268,8 +268,17 @@ def _view_again(ctx, views, view: Value, old_ids: set, new: Value) -> Value | No
 
 
 def write_through(ctx, old: Value, new: Value, what: str) -> Value:
-    """`old` (a tile) was updated to `new`: if `old` is a view, update its source too.
-    Returns the value the updated view has (`new`, or for a broadcast, `new` read back)."""
+    """`old` (a tile) was updated in place to `new`: if `old` is a view, update its source too
+    (and so on, for a view of a view), and the variables holding views of what was updated
+    take them again (`refresh_views`). Returns the value the updated tile has (`new`, or
+    for a broadcast, `new` read back)."""
+    result = _pass_to_source(ctx, old, new, what)
+    refresh_views(ctx, old, result)
+    return result
+
+
+def _pass_to_source(ctx, old: Value, new: Value, what: str) -> Value:
+    """`write_through` without refreshing the views of `old` itself."""
     views = ctx.__dict__.get("_tile_views", {})
     record = views.get(old.id)
     if record is None:
@@ -289,13 +298,12 @@ def write_through(ctx, old: Value, new: Value, what: str) -> Value:
                   "changed since the view was taken, or the view is a reshape); write into the source tile "
                   "instead (e.g. t[i] = row, or tile_assign(t, row, offset=(i, 0)))", kind=ValueError)
     updated = put(source, new)
-    updated = write_through(ctx, source, updated, what)  # (the source may be a view too)
+    updated = write_through(ctx, source, updated, what)  # (the source may be a view too; its views follow)
     ctx.__dict__.setdefault("_tile_views_written", set()).add(put)
     ctx.rebind(name, updated, what)
     if refresh is not None:
         new = refresh(updated)
     views[new.id] = ViewRecord(name, updated, put, refresh, get)
-    refresh_views(ctx, source, updated)  # (other views of the source)
     return new
 
 
