@@ -502,17 +502,11 @@ class _ScalarReverse:
         if arr.id in self.adj_arrays:
             return self.adj_arrays[arr.id]
         owner = arr.owner
-        if isinstance(owner, Op) and owner.name == "component":  # (never of half arrays: same layout)
-            adj_base = self.adj_array(owner.operands[0], op)
-            view = self.b.op("component", [adj_base] + [self.m(i) for i in owner.operands[1:]], [arr.type],
-                             dict(owner.attrs)).result
-            if adj_base.id in self.nullable:
-                self.nullable.add(view.id)
-            return view
-        if isinstance(owner, Op) and owner.name in ("view", "slice"):
+        if isinstance(owner, Op) and owner.name in ("view", "slice", "component"):
             base, *idx = owner.operands
             adj_base = self.adj_array(base, op)
-            view_type = type(arr.type)(adj_base.type.dtype, arr.type.ndim)  # (float32 for a half array)
+            # (float32 for a half array; a component view is never of one: lang/array_parts.py)
+            view_type = arr.type if owner.name == "component" else type(arr.type)(adj_base.type.dtype, arr.type.ndim)
             view = self.b.op(owner.name, [adj_base] + [self.m(i) for i in idx], [view_type],
                              dict(owner.attrs)).result
             if adj_base.id in self.nullable:

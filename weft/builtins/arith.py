@@ -403,7 +403,7 @@ def _construct_transform(ctx, t, args, kwargs, dtype_given) -> Value:
 
 
 # Element and component access ----------------------------------------------------------------
-_SWIZZLE = "xyzw"
+SWIZZLE = "xyzw"
 
 
 def get_attr(ctx, v: Value, name: str):
@@ -414,8 +414,8 @@ def get_attr(ctx, v: Value, name: str):
         if name not in t.fields:
             ctx.error(f"struct {t.name} has no field '{name}'")
         return ctx.b.extract(v, t.field_index(name))
-    if isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[: min(t.length, 4)]:
-        return ctx.b.extract(v, _SWIZZLE.index(name))
+    if isinstance(t, Vector) and len(name) == 1 and name in SWIZZLE[: min(t.length, 4)]:
+        return ctx.b.extract(v, SWIZZLE.index(name))
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .vector import transform_part
         return transform_part(ctx, v, name)
@@ -462,8 +462,8 @@ def set_attr(ctx, v: Value, name: str, value) -> Value:
             ctx.error(f"struct {t.name} has no field '{name}'")
         i = t.field_index(name)
         return ctx.b.insert(v, i, ctx.coerce(value, t.fields[name], what=f"field {name}"))
-    if isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[: min(t.length, 4)]:
-        return ctx.b.insert(v, _SWIZZLE.index(name), slot_value(ctx, value, t.dtype, t))
+    if isinstance(t, Vector) and len(name) == 1 and name in SWIZZLE[: min(t.length, 4)]:
+        return ctx.b.insert(v, SWIZZLE.index(name), slot_value(ctx, value, t.dtype, t))
     if isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
         from .mutating import set_transform_part
         return set_transform_part(ctx, v, name, value)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from ..ir.core import Value
 from ..types import Vector
+from ..types.composite import transform_part_type
 from .registry import builtin
 
 
 def set_transform_part(ctx, xform: Value, name: str, part) -> Value:
     """`xform` with its translation (`name` 'p', a vec3) or rotation ('q', a quat) replaced."""
     t = xform.type
-    want = Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
+    want = transform_part_type(t, name)
     part = ctx.coerce(part, want, what="the translation" if name == "p" else "the rotation")
     b = ctx.b
     comps = b.components(xform)

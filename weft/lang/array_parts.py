@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import ast
 
+from ..builtins.arith import SWIZZLE
 from ..ir.core import Value, constant_value
 from ..ir.parts import extract_path, insert_path
 from ..types import ArrayType, Matrix, Scalar, StructType, Vector, int32
-
-_SWIZZLE = "xyzw"
+from ..types.composite import transform_part_type
 
 
 class Part:
@@ -125,10 +125,10 @@ def _plain_reference(node) -> bool:
 
 
 def _part_path(fc, t, steps) -> tuple | None:
-    """(the GEP path into an element of type `t`: struct field indices, then one flat index
-    into a vector's or matrix's components; the type of the part `steps` name; the vector or
-    matrix type its run-time indices index, or None; those indices), or None if the steps
-    name no part this way."""
+    """(the path into an element of type `t`: struct field indices, then one flat index into a
+    vector's or matrix's components; the type of the part `steps` name; the vector or matrix
+    type its run-time indices index, or None; those indices; the vector or matrix the part
+    is a component or row of, or None), or None if the steps name no part this way."""
     path, flat, container = [], None, None
     for n, step in enumerate(steps):
         if isinstance(step, ast.Attribute):
@@ -138,9 +138,9 @@ def _part_path(fc, t, steps) -> tuple | None:
                 t, container = t.fields[name], None
             elif isinstance(t, Vector) and t.flavor == "transform" and name in ("p", "q"):
                 flat = (flat or 0) + (0 if name == "p" else 3)
-                t, container = (Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")), None
-            elif isinstance(t, Vector) and len(name) == 1 and name in _SWIZZLE[:min(t.length, 4)]:
-                flat = (flat or 0) + _SWIZZLE.index(name)
+                t, container = transform_part_type(t, name), None
+            elif isinstance(t, Vector) and len(name) == 1 and name in SWIZZLE[:min(t.length, 4)]:
+                flat = (flat or 0) + SWIZZLE.index(name)
                 t, container = t.dtype, t
             else:
                 return None

@@ -275,6 +275,12 @@ def quaternion(dtype=typing.Any):
     return Vector(4, dtype, "quat")
 
 
+def transform_part_type(t: Vector, name: str) -> Vector:
+    """The type of part `name` of transform type `t`: 'p' its translation (a vec3), 'q' its
+    rotation (a quaternion)."""
+    return Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
+
+
 def transformation(dtype=typing.Any):
     """A rigid transform: position (3) then rotation quaternion (4), as Warp lays it out."""
     if is_any(dtype) or isinstance(dtype, TypePattern):

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import config
-from .composite import Matrix, Vector
+from .composite import Matrix, Vector, transform_part_type
 from .scalars import SCALAR_VALUES, Scalar, bool_, float32, int32
 
 
@@ -272,7 +272,7 @@ class CompositeValue:
         if index is None:
             raise AttributeError(f"'{self.type!r}' object has no attribute '{name}'")
         if isinstance(index, slice):  # a transform's p / q
-            return CompositeValue(_part_type(self.type, name), self._data[index].copy())
+            return CompositeValue(transform_part_type(self.type, name), self._data[index].copy())
         return self._element(self._data[index])
 
     def __setattr__(self, name, value):
@@ -541,10 +541,6 @@ def _component_index(t, name):
         return slice(0, 3) if name == "p" else slice(3, 7)
     index = "xyzw".find(name)
     return index if 0 <= index < t.length else None
-
-
-def _part_type(t: Vector, name: str) -> Vector:
-    return Vector(3, t.dtype) if name == "p" else Vector(4, t.dtype, "quat")
 
 
 def _product(a: CompositeValue, b, op: str) -> CompositeValue:
