@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 
+from ..builtins import arith
 from ..builtins.arith import SWIZZLE
 from ..ir.core import Value, constant_value
 from ..ir.parts import extract_path, insert_path
@@ -64,7 +65,7 @@ class Part:
         if self.dynamic:
             fc.b.op("store", [self.view(fc), *self.indices, x], [])
             return
-        element = fc.b.op("load", [self.arr, *self.indices], [self.arr.type.dtype]).result
+        element = arith.load(fc, self.arr, self.indices)
         new = self.with_value(fc, element, x)
         fc.b.op("store", [self.arr, *self.indices, new], [], {"part": (self.path, self.type)})
 
@@ -72,8 +73,8 @@ class Part:
         """The part's current value (read with its element, so that a store just before in
         this thread is seen by the adjoint's analysis as well)."""
         if self.dynamic:
-            return fc.b.op("load", [self.view(fc), *self.indices], [self.type]).result
-        element = fc.b.op("load", [self.arr, *self.indices], [self.arr.type.dtype]).result
+            return arith.load(fc, self.view(fc), self.indices)
+        element = arith.load(fc, self.arr, self.indices)
         return self.of_element(fc, element)
 
 

@@ -113,19 +113,19 @@ class ExpressionsMixin:
             return redefined.emit_call(self, [a, b], {}, node)
         return arith.binary(self, op, a, b)
 
-    def operator_redefined(self, op) -> bool:
-        """Whether the kernel's module defines a @func named like operator `op`'s builtin."""
+    def operator_func(self, op):
+        """The @func named like operator `op`'s builtin that the kernel's module defines, or None."""
         from .function import Func
         found, f = self.src.lookup(_OPERATOR_BUILTINS.get(op, op))
-        return found and isinstance(f, Func)
+        return f if found and isinstance(f, Func) else None
 
     def user_operator(self, op, a, b):
         """As in Warp, an operator calls a @func named like the operator's builtin (`add`,
         `mul`, `bit_and`, ...) that the kernel's module defines, when an overload of it takes
         exactly the operands' types (a struct `a + b`, or float32 `+` redefined); else None."""
-        from .function import GENERIC, Func, is_generic
-        found, f = self.src.lookup(_OPERATOR_BUILTINS.get(op, op))
-        if not found or not isinstance(f, Func):
+        from .function import GENERIC, is_generic
+        f = self.operator_func(op)
+        if f is None:
             return None
 
         def takes(want, x):

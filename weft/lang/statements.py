@@ -141,7 +141,7 @@ class StatementsMixin:
             scalar = element_scalar(part.type)
             atomic = kind and scalar is not None and scalar in ATOMIC_TYPES[kind] and not part.reads
             # (a user @func redefining the operator for the part's type runs instead, as in Warp)
-            current = part.load(self) if not atomic or self.operator_redefined(op) else None
+            current = part.load(self) if not atomic or self.operator_func(op) is not None else None
             if atomic and (current is None or self.user_operator(op, current, value) is None):
                 arith.atomic(self, kind, part.view(self), part.indices, value)
             else:
