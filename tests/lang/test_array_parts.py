@@ -221,3 +221,28 @@ def test_part_updates_in_a_loop_that_reads_them_are_differentiable():
     h = 1e-6
     fd = [(_substeps_loss(s + h * e, v0, x0) - _substeps_loss(s - h * e, v0, x0)) / (2 * h) for e in np.eye(3)]
     np.testing.assert_allclose(sa.grad.numpy(), fd, rtol=1e-7)
+
+
+@wp.kernel
+def _indexed_parts(v: wp.indexedarray(dtype=wp.vec3), m: wp.indexedarray(dtype=wp.mat22)):
+    i = wp.tid()
+    v[i % 2][2] += 1.0  # atomic, as on a plain array
+    v[i % 2].x -= 2.0
+    m[0][i % 2, 1] += 1.0
+    m[1][(i // 2) % 2, i % 2] = float(i % 4)  # threads write different components of element 1
+
+
+def test_parts_of_indexed_array_elements_are_written_alone():
+    n = 100000  # (fewer threads lost no updates in the old whole-element write often enough)
+    data_v, data_m = wp.zeros(5, dtype=wp.vec3), wp.zeros(4, dtype=wp.mat22)
+    v = wp.indexedarray(data_v, [wp.array([3, 1], dtype=wp.int32)])
+    m = wp.indexedarray(data_m, [wp.array([2, 0], dtype=wp.int32)])
+    wp.launch(_indexed_parts, n, inputs=[v, m])
+    expected_v = np.zeros((5, 3), np.float32)
+    expected_v[[3, 1], 2] = n / 2
+    expected_v[[3, 1], 0] = -n
+    np.testing.assert_array_equal(data_v.numpy(), expected_v)
+    expected_m = np.zeros((4, 2, 2), np.float32)
+    expected_m[2, :, 1] = n / 2
+    expected_m[0] = [[0, 1], [2, 3]]
+    np.testing.assert_array_equal(data_m.numpy(), expected_m)

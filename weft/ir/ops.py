@@ -179,8 +179,8 @@ def _check_view(op):
 def _check_component(op):
     arr, *dynamic = op.operands
     out, of = op.result.type, op.attrs["of"]
-    _require(isinstance(arr.type, ArrayType) and not arr.type.indexed and isinstance(out, ArrayType)
-             and out.ndim == arr.type.ndim and not out.indexed, "component view of a plain array")
+    _require(isinstance(arr.type, ArrayType) and not arr.type.fabric and type(out) is type(arr.type)
+             and out.ndim == arr.type.ndim, "component view of a plain or indexed array, of its kind")
     t, path = arr.type.dtype, list(op.attrs["path"])
     while path and isinstance(t, StructType):
         k = path.pop(0)

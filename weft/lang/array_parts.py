@@ -17,8 +17,9 @@ do not overwrite each other:
   a loop, ir/promote.py keeps in a register).
 The part is named by constant keys, except that the last may index a vector's or a matrix's
 components at run time (a `component` view then, for `=` too; an index out of range is an
-IndexError after the launch). Anything else (a slice, a matrix row chosen at run time,
-half-precision elements) is read, updated and written back whole by the general path.
+IndexError after the launch). This holds for plain and indexed arrays. Anything else (a
+slice, a matrix row chosen at run time, half-precision elements, Fabric arrays) is read,
+updated and written back whole by the general path.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Part:
 
     def view(self, fc) -> Value:
         """The `component` view of the array whose elements are this part."""
-        view = fc.b.op("component", [self.arr, *self.dynamic], [ArrayType(self.type, self.arr.type.ndim)],
+        kind = type(self.arr.type)  # (a plain or an indexed array)
+        view = fc.b.op("component", [self.arr, *self.dynamic], [kind(self.type, self.arr.type.ndim)],
                        {"path": self.path, "of": self.of}).result
         view.hint = self.arr.hint
         return view
@@ -90,8 +92,8 @@ def array_part(fc, target) -> Part | None:
     if not steps or not isinstance(node, ast.Subscript) or not _plain_reference(node.value):
         return None
     arr = fc.expr(node.value)
-    if not isinstance(arr, Value) or not isinstance(arr.type, ArrayType) or arr.type.indexed \
-            or arr.type.fabric or _has_half(arr.type.dtype):
+    if not isinstance(arr, Value) or not isinstance(arr.type, ArrayType) or arr.type.fabric \
+            or _has_half(arr.type.dtype):
         return None
     keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if len(keys) != arr.type.ndim or any(isinstance(k, ast.Slice) for k in keys):
