@@ -59,8 +59,16 @@ def uses_the_old_value(out: wp.array(dtype=int), old: wp.array(dtype=int)):
     old[i] = wp.atomic_add(out, 0, 1)
 
 
+@wp.kernel
+def adds_into_parts(f: wp.array(dtype=wp.vec3), w: wp.array(dtype=float)):
+    i = wp.tid()
+    f[i % 7].y += w[i]  # (an atomic add into a `component` view of f)
+    f[i % 5][2] -= 1.0
+
+
 def test_which_parameters_are_only_added_into():
     assert scatter_params(springs.ir()) == (2, 3)  # f (also through the func), counts
+    assert scatter_params(adds_into_parts.ir()) == (0,)
     assert scatter_params(add_and_read.ir()) == (1,)
     assert scatter_params(reads_its_target.ir()) == ()
     assert scatter_params(uses_the_old_value.ir()) == ()  # (its result is read)
@@ -98,6 +106,17 @@ def test_privatised_scatter_gives_the_sums(two_threads):
     ef, ec = _expected(x, pairs)
     np.testing.assert_allclose(f.numpy(), 3 * ef, rtol=1e-4, atol=1e-3)
     np.testing.assert_array_equal(counts.numpy(), 3 * ec)
+
+
+def test_privatised_adds_into_parts_of_elements(two_threads):
+    n = 50_000
+    f = wp.zeros(7, dtype=wp.vec3)
+    for _ in range(3):
+        wp.launch(adds_into_parts, n, inputs=[f, wp.ones(n, dtype=float)])
+    expected = np.zeros((7, 3))
+    expected[:, 1] = 3 * np.bincount(np.arange(n) % 7)
+    expected[:5, 2] = -3 * np.bincount(np.arange(n) % 5)
+    np.testing.assert_array_equal(f.numpy(), expected)
 
 
 def test_privatised_into_a_strided_view(two_threads):

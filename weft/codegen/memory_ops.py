@@ -238,6 +238,8 @@ class MemoryOps:
             k = self._component_index(op, op.attrs["of"], dynamic)
             offset = b.add(offset, b.mul(k, I64(scalar.size)))
         part = b.gep(b.extract_value(src, 0), [offset], source_etype=I8)
+        if arr.id in self.plain_adds:  # (adds into a private copy of the array: transforms/scatter.py)
+            self.plain_adds[op.result.id] = self.plain_adds[arr.id]
         # (an array value's LLVM type depends on its ndim alone: the rest of `src` carries over)
         return self._offset_grad(src, arr.type, b.insert_value(src, part, 0), op.result.type, offset)
 

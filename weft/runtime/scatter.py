@@ -165,7 +165,7 @@ class PrivateLaunch:
             pool.run_kernel(self.owner.ck, self.base, ctx_ptr, total, threads, args_stride=self.stride)
         finally:
             ctx.private_mask = 0
-        job = self.job
+        job = self.job if hasattr(pool, "add_private") else None  # (the pool may have changed since)
         if job is not None:
             pool.add_private(job.address)
         for dest, copies in (self.targets if job is None else job.others):

@@ -39,6 +39,9 @@ def scatter_params(fn: Function) -> tuple[int, ...]:
             elif op.name == "func_region":
                 if not only_added_into(op.regions[0].args[pos]):
                     return False
+            elif op.name == "component" and pos == 0:  # (`f[i].y += x`: adds into a part)
+                if not only_added_into(op.result):
+                    return False
             elif op.name != "array_shape":
                 return False
         return True
