@@ -39,6 +39,8 @@ EXAMPLES = [
     ("interop/example_jax_callable", [], False),
     ("core/example_dem", ["--num-frames", "1"], False),
     ("core/example_sph", ["--num-frames", "1"], False),
+    ("core/example_fdtd_3d", ["--resolution", "48", "--num-steps", "100"], True),  # (energies match Warp's to 5e-5)
+    ("core/example_fft_poisson_navier_stokes_2d", ["--num-steps", "20", "--sim-substeps", "10"], False),
     ("core/example_raymarch", ["--width", "256", "--height", "128"], True),
     ("core/example_alloc_tracker", [], True),  # (Warp 1.19's own CPU run fails: "Failed to allocate")
     ("geometry/example_isosurface", ["--num-frames", "3"], True),
@@ -68,9 +70,8 @@ NOT_RUN = {
     "core/example_custom_allocator": "CUDA (Warp refuses custom allocators on the CPU)",
     "core/example_cupy": "CuPy (CUDA)", "core/example_render_opengl": "an OpenGL window",
     "distributed/*": "MPI, NCCL or NVSHMEM on GPUs", "fem/*": "warp.fem (not in weft)",
-    "core/example_spin_lock": "warp.tests.unittest_utils", "core/example_work_queue": "warp.tests.unittest_utils",
-    "core/example_fdtd_3d": "no options (runs ~1,000 steps of a 128^3 grid)",
-    "core/example_fft_poisson_navier_stokes_2d": "no options (runs 10,000 steps)",
+    "core/example_spin_lock": "CUDA (and warp.tests.unittest_utils)",
+    "core/example_work_queue": "CUDA (and warp.tests.unittest_utils)",
 }
 
 # Runs in the example's process: `warp` and `warp.X` are weft and weft.X.
