@@ -293,6 +293,52 @@ def test_element_updated_in_a_dynamic_loop():
 
 
 @wp.kernel
+def running_products(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), loss: wp.array(dtype=F64), n: int):
+    t = wp.tid()
+    for i in range(n):  # Warp's documented way to differentiate a dynamic loop: a slot per iteration
+        prods[t, i + 1] = x[i] * prods[t, i]
+    wp.atomic_add(loss, 0, wp.sin(prods[t, n]))
+
+
+@wp.kernel
+def running_products_descending(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), loss: wp.array(dtype=F64),
+                                n: int):
+    t = wp.tid()
+    for i in range(n - 1, -1, -1):  # reads the slot the previous (higher) iteration wrote
+        prods[t, i] = x[i] * wp.sin(prods[t, i + 1]) + prods[t, i + 1]
+    wp.atomic_add(loss, 0, prods[t, 0] * prods[t, 0])
+
+
+def test_slots_written_once_in_a_dynamic_loop_and_read_back():
+    # each iteration reads what an earlier one stored (or what the launch started with), and no
+    # slot is written twice: the replay reads them all from memory as the launch left it
+    def record(kernel):
+        def run(arrays):
+            loss = wp.zeros(1, dtype=F64, requires_grad=True)
+            wp.launch(kernel, 2, inputs=[*arrays, loss, 4])
+            return loss
+        return run
+
+    prods = np.zeros((2, 5))
+    prods[:, 0] = [1.3, -0.7]
+    g = check_tape(record(running_products), [X[:4], prods])
+    p = np.cumprod(np.concatenate([[1.0], X[:4]]))[-1] * prods[:, 0]  # each thread's last slot
+    np.testing.assert_allclose(g[0], np.sum(np.cos(p) * p) / X[:4], rtol=1e-9)
+    np.testing.assert_allclose(g[1][:, 0], np.cos(p) * p / prods[:, 0], rtol=1e-9)
+    np.testing.assert_array_equal(g[1][:, 1:], 0.0)  # (overwritten before they were read)
+    prods = np.zeros((2, 5))
+    prods[:, 4] = [0.4, -1.2]
+    check_tape(record(running_products_descending), [X[:4], prods])
+
+
+@wp.kernel
+def reads_a_slot_written_later(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), n: int):
+    t = wp.tid()
+    for i in range(n):
+        prods[t, i] = x[i] * prods[t, i + 1]  # reads slot i + 1 before the next iteration overwrites it
+
+
+@wp.kernel
 def read_after_other_store(x: wp.array(dtype=F64), nbr: wp.array(dtype=int), a: wp.array(dtype=F64),
                            y: wp.array(dtype=F64)):
     i = wp.tid()
@@ -349,6 +395,7 @@ REFUSALS = [
     (accumulate_then_read, [X, np.zeros(5), np.zeros(5), 3], "read here after this thread may have written"),
     (read_after_other_store, [X, np.array([1, 0, 2, 4, 3], np.int32), np.zeros(5), np.zeros(5)],
      "read here after this thread may have written"),
+    (reads_a_slot_written_later, [X, np.ones((5, 6)), 5], "read here after this thread may have written"),
     (float_atomic_exch, [X, np.zeros(1)], r"atomic_exch\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
     (square_held_array_in_place, [_holders], "the adjoint replay would read what the launch left there"),

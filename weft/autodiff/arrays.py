@@ -5,7 +5,7 @@ writes, and which ones each thread owns alone."""
 
 from __future__ import annotations
 
-from ..ir.core import Function, Op, Value, walk
+from ..ir.core import Function, Op, Value, constant_value, walk
 from ..types import ArrayType, StructType
 
 
@@ -161,6 +161,9 @@ class LoadPlan:
       other index of that array) and never writes again (nor does a later loop iteration):
       memory after the launch holds what they read (the Tape keeps that state for them, see
       `array_final_reads`). A read of an element another thread may write stays refused;
+      So are the loads of an array written at one store only, in a loop at `iv + c` (see
+      `_written_once`), that read an element the loop wrote in an earlier iteration (or
+      never writes), or that follow the loop: `prods[i + 1] = x[i] * prods[i]`;
     - `initial`: the other loads, before this thread writes their array: they read memory
       as it was before the launch (the Tape keeps that state for them);
     - `unrecoverable`: the first other load after a write of its array, or None;
@@ -174,6 +177,8 @@ class LoadPlan:
         self.unrecoverable: Op | None = None
         self._rewritten: set[int] = set()  # ids of loads whose array this thread writes later
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
+        self._once = _written_once(fn)
+        self._loops_done: set[int] = set()  # ids of the loops walked so far
         self._walk(fn.body.ops, {}, {})
         before = {array_key(op.operands[0]) for op in self.initial}
         self.mixed = next((op for op in self.final if array_key(op.operands[0]) in before), None)
@@ -193,6 +198,8 @@ class LoadPlan:
                 key = (root, value_key(op.operands[0]), indices)
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key]
+                elif root in self._once and self._reads_final(op, self._once[root]):
+                    self.final.append(op)
                 elif root in written:
                     if id(op) in self._rewritten or written[root] != {(_element_key(op.operands[0]), indices)}:
                         self.unrecoverable = self.unrecoverable or op
@@ -225,6 +232,24 @@ class LoadPlan:
                 for r in inner:
                     written.setdefault(r, set()).add(None)
                 forget(inner)
+                self._loops_done.add(id(op))
+
+    def _reads_final(self, load: Op, once) -> bool:
+        """Whether `load` of an array written once per element (`_written_once`) reads what
+        the launch leaves there: it follows the loop, or reads in the loop an element that
+        an earlier iteration wrote (or that the loop never writes)."""
+        loop, store, at, offset, body_ops = once
+        if id(loop) in self._loops_done:
+            return True
+        if id(load) not in body_ops:
+            return False  # (before the loop: the state before the launch)
+        indices, written_at = load.operands[1:], store.operands[1:-1]
+        if len(indices) != len(written_at) or any(
+                k != at and value_key(i) != value_key(w) for k, (i, w) in enumerate(zip(indices, written_at))):
+            return False
+        read = _iv_offset(indices[at], loop.regions[0].args[0])
+        step = constant_value(loop.operands[2])
+        return read is not None and isinstance(step, int) and (offset - read) * step > 0
 
 
 def _element_key(arr: Value):
@@ -233,6 +258,54 @@ def _element_key(arr: Value):
     while isinstance(arr.owner, Op) and arr.owner.name == "component":
         arr = arr.owner.operands[0]
     return value_key(arr)
+
+
+def _written_once(fn: Function) -> dict:
+    """root (see `array_key`) -> (loop, store, k, c, ids of the loop's ops) for the arrays
+    this thread writes at one store only, in a `for` loop (in no other loop) at an index
+    whose position k is the loop's counter plus constant c and whose other indices the loop
+    does not change: it writes each element at most once."""
+    writers: dict = {}
+
+    def visit(ops, loops):
+        for op in ops:
+            for arr in ([op.operands[0]] if op.name in ("store", "atomic") else []) + native_arrays(op):
+                if not is_local_array(arr):
+                    writers.setdefault(array_key(arr), []).append((op, loops))
+            for region in op.regions:
+                visit(region.ops, loops + (op,) if op.name in ("for", "while") else loops)
+
+    visit(fn.body.ops, ())
+    once = {}
+    for root, found in writers.items():
+        if len(found) != 1:
+            continue
+        store, loops = found[0]
+        if store.name != "store" or len(loops) != 1 or loops[0].name != "for" or \
+                array_root(store.operands[0]) is not store.operands[0]:
+            continue
+        (loop,) = loops
+        body_ops = {id(o) for o in walk(loop.regions[0])}
+        defined = {r.id for o in walk(loop.regions[0]) for r in o.results}
+        iv = loop.regions[0].args[0]
+        at = [k for k, i in enumerate(store.operands[1:-1]) if i.id in defined or i is iv]
+        if len(at) == 1 and (offset := _iv_offset(store.operands[1 + at[0]], iv)) is not None:
+            once[root] = (loop, store, at[0], offset, body_ops)
+    return once
+
+
+def _iv_offset(index: Value, iv: Value) -> int | None:
+    """c when `index` is `iv + c` or `iv - c` (c constant), or `iv` itself (0); else None."""
+    if index is iv:
+        return 0
+    op = index.owner
+    if not (isinstance(op, Op) and op.name == "binary" and op.attrs.get("op") in ("add", "sub")):
+        return None
+    x, y = op.operands
+    c = constant_value(y) if x is iv else constant_value(x) if y is iv and op.attrs["op"] == "add" else None
+    if not isinstance(c, int) or isinstance(c, bool):
+        return None
+    return c if op.attrs["op"] == "add" else -c
 
 
 def _loads_written_later(ops, later: frozenset, out: set):
