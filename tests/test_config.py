@@ -46,3 +46,12 @@ def test_setting_them_changes_no_result():
     finally:
         for name, value in saved.items():
             setattr(wp.config, name, value)
+
+
+def test_init_sets_the_kernel_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", None)
+    monkeypatch.setenv("WEFT_CACHE_DIR", str(tmp_path))
+    wp.init()  # (Warp programs join paths to it after init)
+    assert wp.config.kernel_cache_dir == str(tmp_path)
+    wp.init()
+    assert wp.config.kernel_cache_dir == str(tmp_path)

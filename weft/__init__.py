@@ -250,7 +250,11 @@ indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d = (_IndexedArrayN
 
 
 def init():
-    """Accepted for Warp compatibility; weft initialises on first use."""
+    """Accepted for Warp compatibility (weft initialises on first use). As Warp's, it sets
+    `config.kernel_cache_dir` to the kernel cache's folder if it was not set."""
+    if config.kernel_cache_dir is None:
+        from .codegen.cache import default_cache_base
+        config.kernel_cache_dir = default_cache_base()
 
 
 #: Names whose modules `import weft` leaves until one is first read (see `__getattr__`).

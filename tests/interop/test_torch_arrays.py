@@ -511,6 +511,24 @@ def test_from_torch_return_ctype_describes_the_memory():
     assert (s.ndim, tuple(s.shape[:2]), tuple(s.strides[:2])) == (2, (4, 3), (24, 8))
 
 
+@wp.kernel
+def _saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+def test_a_launch_takes_return_ctype_descriptors():
+    # Warp's documented fast path: descriptors made once per tensor, passed to launches
+    for n in (1, 3):
+        x, y = torch.arange(n, dtype=torch.float32), torch.ones(n, dtype=torch.float32)
+        xd, yd = wp.from_torch(x, return_ctype=True), wp.from_torch(y, return_ctype=True)
+        wp.launch(_saxpy, dim=n, inputs=[xd, yd, 2.0])
+        assert y.tolist() == [2.0 * k + 1.0 for k in range(n)]
+    with pytest.raises(TypeError, match="argument 'x'"):  # (of another dtype: the usual error)
+        wp.launch(_saxpy, dim=2, inputs=[wp.from_torch(torch.zeros(2, dtype=torch.float64), return_ctype=True),
+                                         yd, 1.0])
+
+
 def test_from_torch_grad_may_be_a_weft_array_and_retain_grad_is_kept():
     t = torch.zeros((5, 2), dtype=torch.float32)
     g = wp.zeros(5, dtype=wp.vec2)

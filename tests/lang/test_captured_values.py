@@ -1,6 +1,8 @@
 """Values a kernel captures from Python: struct fields through wp.static, attributes that do
 not exist, and the module hash following a rebound constant."""
 
+import enum
+
 import numpy as np
 import pytest
 
@@ -53,3 +55,27 @@ def test_module_hash_follows_a_rebound_constant():
     assert module.hash_module() != first
     LEVEL = wp.constant(1.0)  # noqa: F841 - read by the kernel through its closure
     assert module.hash_module() == first
+
+
+class _Flags(enum.IntFlag):
+    A = 1
+    B = 2
+    C = 4
+
+
+class _Level(enum.IntEnum):
+    LOW = 3
+
+
+@wp.kernel
+def _flag_values(out: wp.array(dtype=int)):
+    out[0] = ~_Flags.A  # the integer's complement (-2), as in Warp: not Python's B|C (6)
+    out[1] = ~(_Flags.A | _Flags.C)
+    out[2] = _Flags.B | _Flags.C
+    out[3] = -_Level.LOW + _Flags.C.value
+
+
+def test_int_enum_and_flag_members_are_plain_ints_in_kernels():
+    out = wp.zeros(4, dtype=int)
+    wp.launch(_flag_values, 1, inputs=[out])
+    assert out.numpy().tolist() == [-2, -6, 6, 1]

@@ -197,7 +197,8 @@ def _gradient_array(t, a, dtype, grad, what):
 class ArrayCtype(ctypes.Structure):
     """Warp's low-level array descriptor (`from_torch(..., return_ctype=True)`): the data
     and gradient addresses (0: none), the shape and byte strides (4 slots each) and the
-    number of dimensions. It keeps the arrays it describes alive."""
+    number of dimensions. It keeps the array it describes alive (`weft_array`), and a launch
+    takes it for that array."""
 
     _fields_ = [("data", ctypes.c_uint64), ("grad", ctypes.c_uint64), ("shape", ctypes.c_int32 * 4),
                 ("strides", ctypes.c_int32 * 4), ("ndim", ctypes.c_int32)]
@@ -210,7 +211,7 @@ class ArrayCtype(ctypes.Structure):
         desc.ndim = a.ndim
         desc.shape[:a.ndim] = a.shape
         desc.strides[:a.ndim] = a.strides
-        desc._array = a  # the memory stays alive as long as the descriptor
+        desc.weft_array = a  # the memory stays alive as long as the descriptor
         return desc
 
 

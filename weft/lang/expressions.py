@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import enum
 import operator
 
 import numpy as np
@@ -148,7 +149,7 @@ class ExpressionsMixin:
         if not isinstance(v, Value):
             fold = {"neg": operator.neg, "pos": operator.pos, "not": operator.not_,
                     "invert": operator.invert}[kind]
-            return fold(v)
+            return fold(_plain_int(v))
         if kind == "pos":
             return v
         if kind == "not":
@@ -303,3 +304,8 @@ class ExpressionsMixin:
                 self.error(f"{rule}, got {got}", part, kind=TypeError)
         return out
 
+
+def _plain_int(value):
+    """An IntEnum or IntFlag member as the int it is: in kernels, as in Warp, `~Flags.A` is
+    the integer's complement, not Python's masked combination of the other flags."""
+    return int(value) if isinstance(value, enum.Enum) and isinstance(value, int) else value

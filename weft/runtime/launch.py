@@ -138,8 +138,9 @@ def pack_value(kernel, name, t, value):
     if isinstance(t, ArrayType):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
-        if not isinstance(value, array):
-            value = _foreign_array(kernel, name, t, value)
+        if not isinstance(value, array):  # (a descriptor of Warp's `from_torch(..., return_ctype=True)`)
+            described = getattr(value, "weft_array", None)
+            value = described if isinstance(described, array) else _foreign_array(kernel, name, t, value)
         if value.dtype is not t.dtype or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
         if not value.device.is_cpu:
