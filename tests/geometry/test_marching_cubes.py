@@ -66,6 +66,16 @@ def test_tables_use_exactly_the_crossed_edges_and_close_each_case():
         assert max(edges.values(), default=1) == 1, case
 
 
+def test_tables_are_the_classic_ones_warp_uses():
+    # a few cases of the published table (Bourke, 1994): a corner, an edge's two corners, ...
+    def case(k):
+        return list(mc_tables.TRI_LOCAL_INDICES[mc_tables.CASE_TO_TRI_RANGE[k]:mc_tables.CASE_TO_TRI_RANGE[k + 1]])
+    assert case(1) == [0, 8, 3] and case(3) == [1, 8, 3, 9, 8, 1] and case(254) == [0, 3, 8] and case(255) == []
+    warp = pytest.importorskip("warp")
+    assert tuple(MC.TRI_LOCAL_INDICES) == tuple(warp.MarchingCubes.TRI_LOCAL_INDICES)
+    assert tuple(MC.CASE_TO_TRI_RANGE) == tuple(warp.MarchingCubes.CASE_TO_TRI_RANGE)
+
+
 def test_sphere_surface_is_closed_outward_on_the_level_and_has_the_sphere_area():
     radius, n = 0.5, 48
     field, _ = sphere(n, radius)

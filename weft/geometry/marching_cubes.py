@@ -45,24 +45,14 @@ def _deprecated_bound(name: str, replacement: str) -> None:
                 f"Use `{replacement}` instead.", category=DeprecationWarning, stacklevel=2)
 
 
-class _Table:
-    """A class attribute read from mc_tables when first asked for (they are built lazily)."""
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, obj, owner=None):
-        return getattr(mc_tables, self.name)
-
-
 class IsoSurfaceMarchingCubes(IsoSurfaceBase):
     """Reusable marching-cubes extractor for fields of `nx * ny * nz` nodes; see the module
     docstring for the output conventions, `extract` for a one-shot call."""
 
     CUBE_CORNER_OFFSETS = mc_tables.CUBE_CORNER_OFFSETS
     EDGE_TO_CORNERS = mc_tables.EDGE_TO_CORNERS
-    CASE_TO_TRI_RANGE = _Table()  # 257 offsets into TRI_LOCAL_INDICES, one range per case
-    TRI_LOCAL_INDICES = _Table()  # edge numbers, three per triangle
+    CASE_TO_TRI_RANGE = mc_tables.CASE_TO_TRI_RANGE  # 257 offsets into TRI_LOCAL_INDICES, one range per case
+    TRI_LOCAL_INDICES = mc_tables.TRI_LOCAL_INDICES  # edge numbers, three per triangle
 
     def __init__(self, nx: int, ny: int, nz: int, lower=None, upper=None, *,
                  domain_bounds_lower_corner=_UNSET, domain_bounds_upper_corner=_UNSET):
