@@ -129,9 +129,21 @@ def test_axpy_and_operators(shape, scalar):
     np.testing.assert_allclose(dense(Y - X), yr - xr, atol=10 * tol(scalar))
     Y += Y * 2.0  # aliasing: y = 2 y + y
     np.testing.assert_allclose(dense(Y), 3.0 * yr, atol=10 * tol(scalar))
-    Z = bsr_zeros(3, 5, block_type(shape, scalar))
+    Z, _ = random_bsr(rng, 3, 5, shape, scalar)
     with pytest.raises(ValueError, match="same number of rows and columns"):
         bsr_axpy(X, Z)
+    # an empty y, or beta = 0, does not count: as in Warp, y becomes alpha * x, of x's shape
+    for Z, beta in ((bsr_zeros(3, 5, block_type(shape, scalar)), 1.0), (Z, 0.0)):
+        assert bsr_axpy(X, Z, alpha=2.0, beta=beta) is Z and Z.shape == X.shape
+        np.testing.assert_allclose(dense(Z), 2.0 * xr, atol=10 * tol(scalar))
+
+
+def test_mapped_values_need_a_built_triplet_map():
+    A = bsr_zeros(3, 3, wp.float32)
+    with pytest.raises(TypeError, match="Mapping must be a BsrTripletMap"):
+        wp.sparse.bsr_set_from_mapped_values(A, "not a map", wp.zeros(2, dtype=float))
+    with pytest.raises(ValueError, match="has not been built"):
+        wp.sparse.bsr_set_from_mapped_values(A, wp.sparse.BsrTripletMap(0, "cpu"), wp.zeros(2, dtype=float))
 
 
 @pytest.mark.parametrize("shape,scalar", BLOCKS)
@@ -189,6 +201,8 @@ def test_reblocking_copy_and_assign():
 
 
 def test_padded_topology_and_overflow():
+    with pytest.raises(ValueError, match="row_capacity requires topology='padded'"):
+        bsr_zeros(2, 3, float, row_capacity=2, topology="compact")
     A = bsr_zeros(2, 3, float, row_capacity=2)
     bsr_set_from_triplets(A, wp.array([1, 0, 1, 0], dtype=int), wp.array([2, 1, 0, 1], dtype=int),
                           wp.array([1.0, 2.0, 3.0, 4.0], dtype=float), topology="padded")

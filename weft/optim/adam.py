@@ -32,7 +32,9 @@ def _step_kernel(param_t, moment_t):
         v[i] = vi
         m_hat = mi / (moment_t(1.0) - _pow(beta1, t + moment_t(1.0)))
         v_hat = vi / (moment_t(1.0) - _pow(beta2, t + moment_t(1.0)))
-        params[i] = param_t(moment_t(params[i]) - lr * m_hat / (_sqrt(v_hat) + eps))
+        # (the step rounded to the parameters' type first, as Warp's float16 update does)
+        step = param_t(lr * m_hat / (_sqrt(v_hat) + eps))
+        params[i] = param_t(moment_t(params[i]) - moment_t(step))
 
     return adam_step
 

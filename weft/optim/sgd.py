@@ -43,14 +43,13 @@ class SGD:
     """SGD over a list of weft arrays.
 
     `params`: float arrays (float16/32/64, or vectors and matrices of them), contiguous;
-    `lr`, `momentum`, `dampening`, `weight_decay`, `nesterov` as in PyTorch. `step(grads)`
+    `lr`, `momentum`, `dampening`, `weight_decay`, `nesterov` as in PyTorch (which refuses
+    Nesterov momentum with dampening; Warp applies it, and so does weft). `step(grads)`
     takes one gradient array per parameter and updates the parameters in place.
     """
 
     def __init__(self, params=None, lr=0.001, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False):
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening = 0")
         self.b = []
         self.lr, self.momentum, self.dampening = lr, momentum, dampening
         self.weight_decay, self.nesterov = weight_decay, nesterov

@@ -168,7 +168,7 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
 
 def _defer_mapped(a: dict):
     if not isinstance(a["mapping"], BsrTripletMap):
-        raise ValueError("the triplet map has not been built (pass it to bsr_set_from_triplets first)")
+        raise TypeError(f"Mapping must be a BsrTripletMap, got {type(a['mapping']).__name__}")
     return None, [a["dest"]]
 
 
@@ -177,7 +177,9 @@ def bsr_set_from_mapped_values(dest: BsrMatrix, mapping: BsrTripletMap, values: 
     """Refill `dest`'s values from new triplet values through a map built by
     `bsr_set_from_triplets(..., build_mapping=...)`: by gathering each block's triplets, or
     by atomic accumulation."""
-    if not isinstance(mapping, BsrTripletMap) or not mapping._built:
+    if not isinstance(mapping, BsrTripletMap):
+        raise TypeError(f"Mapping must be a BsrTripletMap, got {type(mapping).__name__}")
+    if not mapping._built:
         raise ValueError("the triplet map has not been built (pass it to bsr_set_from_triplets first)")
     values = _as_blocks(values, dest.dtype)
     plan = mapping._plan

@@ -499,6 +499,8 @@ def bsr_zeros(rows_of_blocks: int, cols_of_blocks: int, block_type, device=None,
         topology = "padded" if row_capacity is not None else "compact"
     elif topology not in ("compact", "padded"):
         raise ValueError(f"Unsupported topology policy: {topology}")
+    if row_capacity is not None and topology != "padded":
+        raise ValueError("row_capacity requires topology='padded'")
     A = BsrMatrix(rows_of_blocks, cols_of_blocks, block_type, device)
     set_topology_empty(A, topology, 0 if topology == "padded" and row_capacity is None else row_capacity,
                        nnz_capacity)

@@ -337,8 +337,12 @@ def bsr_axpy(x, y: BsrMatrix | None = None, alpha=1.0, beta=1.0, work_arrays=Non
     if y is None:
         y = bsr_zeros(X.nrow, X.ncol, X.dtype, X.device)
         beta = 0.0
-    _check_axpy(X, y)
     topology = default_topology(y, topology)
+    if topology == "compact" and (beta == 0.0 or y.nnz == 0) and \
+            ((X.nrow, X.ncol) != (y.nrow, y.ncol) or not types_equal(X.dtype, y.dtype)):
+        # (as Warp: y's old contents do not count, so y becomes alpha * x, of x's shape)
+        return bsr_scale(bsr_assign(y, x, topology=topology), alpha)
+    _check_axpy(X, y)
     xr, xc, xp = X._active()
     yr, yc, yp = y._active()
     staged = stage([(X.values, xp, alpha * xs, False), (y.values, yp, beta, False)], y.dtype, y.device,
