@@ -133,9 +133,9 @@ def test_axpy_and_operators(shape, scalar):
     with pytest.raises(ValueError, match="same number of rows and columns"):
         bsr_axpy(X, Z)
     # an empty y, or beta = 0, does not count: as in Warp, y becomes alpha * x, of x's shape
-    for Z, beta in ((bsr_zeros(3, 5, block_type(shape, scalar)), 1.0), (Z, 0.0)):
-        assert bsr_axpy(X, Z, alpha=2.0, beta=beta) is Z and Z.shape == X.shape
-        np.testing.assert_allclose(dense(Z), 2.0 * xr, atol=10 * tol(scalar))
+    for y, beta in ((bsr_zeros(3, 5, block_type(shape, scalar)), 1.0), (Z, 0.0)):
+        assert bsr_axpy(X, y, alpha=2.0, beta=beta) is y and y.shape == X.shape
+        np.testing.assert_allclose(dense(y), 2.0 * xr, atol=10 * tol(scalar))
 
 
 def test_mapped_values_need_a_built_triplet_map():
