@@ -1,6 +1,7 @@
 """Launch diagnostics: `config.print_launches` and `config.verify_fp` (Warp's settings)."""
 
 import numpy as np
+import pytest
 
 import weft as wp
 
@@ -29,6 +30,17 @@ def test_verify_fp_reports_non_finite_results(monkeypatch, capsys):
     monkeypatch.setattr(wp.config, "verify_fp", False)
     wp.launch(divide, 3, inputs=[x, 0.0])
     assert capsys.readouterr().out == ""
+
+
+def test_verify_fp_in_debug_mode_raises(monkeypatch, capsys):
+    # (Warp's documented "assertion" aborts its process; weft raises after the report)
+    monkeypatch.setattr(wp.config, "verify_fp", True)
+    monkeypatch.setattr(wp.config, "mode", "debug")
+    x = wp.array(np.array([1.0, 0.0], dtype=np.float32))
+    wp.launch(divide, 2, inputs=[x, 2.0])
+    with pytest.raises(AssertionError, match=r"verify_fp \(debug mode\): kernel 'divide'.*'x'"):
+        wp.launch(divide, 2, inputs=[x, 0.0])
+    assert "Warp verify_fp" in capsys.readouterr().out
 
 
 @wp.func

@@ -82,7 +82,10 @@ def verify_fp(label: str, names, params) -> None:
     """Print a warning naming the kernel, the argument, the first bad element and its value
     for each array of floats that holds NaN or Inf after the launch. Warp's `verify_fp`
     reports and carries on (its test expects the printed message, not an exception);
-    `weft.autograd.detect_anomaly()` is the checking mode that raises."""
+    `weft.autograd.detect_anomaly()` is the checking mode that raises. In debug mode, where
+    Warp's assertion aborts the process, an AssertionError follows the report."""
+    from .. import config
+    found_any = None
     for name, value in zip(names, params):
         if not isinstance(value, array):
             continue
@@ -93,5 +96,9 @@ def verify_fp(label: str, names, params) -> None:
         element, component, path, bad = found
         kinds = [k for k, test in (("nan", np.isnan), ("inf", np.isinf))
                  if any(test(f.astype(np.float64)).any() for _, f in float_fields(data))]
-        print(f"Warp verify_fp: kernel '{label}' left non-finite values ({', '.join(kinds)}) in argument "
-              f"'{name}', first {describe_element(name, element, component, path)} = {bad}", flush=True)
+        report = (f"kernel '{label}' left non-finite values ({', '.join(kinds)}) in argument "
+                  f"'{name}', first {describe_element(name, element, component, path)} = {bad}")
+        print(f"Warp verify_fp: {report}", flush=True)
+        found_any = found_any or report
+    if found_any and config.mode == "debug":
+        raise AssertionError(f"verify_fp (debug mode): {found_any}")
