@@ -227,3 +227,35 @@ def test_tiles_too_big_for_a_thread_stack_are_a_compile_error():
 
     with pytest.raises(CompileError, match="bytes of the thread's stack"):
         wp.launch_tiled(huge, dim=[1], inputs=[wp.zeros(1)], block_dim=1)
+
+
+@wp.kernel
+def _arg_extremes(a: wp.array2d(dtype=float), out: wp.array2d(dtype=int)):
+    i = wp.tid()
+    t = wp.tile_load(a[i], shape=8)
+    out[i, 0] = wp.tile_argmin(t)[0]
+    out[i, 1] = wp.tile_argmax(t)[0]
+
+
+def _warp_arg_extreme(row, better):
+    """Warp's CPU recurrence: the index moves to a strictly better element; the running
+    extreme skips NaNs (fmin/fmax)."""
+    best, index = row[0], 0
+    for j, x in enumerate(row[1:], 1):
+        if better(x, best):
+            index = j
+        if better(x, best) or np.isnan(best):
+            best = x
+    return index
+
+
+def test_argmin_and_argmax_with_nans_follow_warps_recurrence():
+    rng = np.random.default_rng(1)
+    a = rng.integers(-5, 5, (64, 8)).astype(np.float32)
+    a[rng.random(a.shape) < 0.25] = np.nan
+    a[0] = [np.nan, 3.0, 5.0, -1.0, 2.0, 2.0, 7.0, 0.0]  # (Warp: 3 and 6, the extremes after the NaN)
+    out = wp.zeros((64, 2), dtype=int)
+    wp.launch_tiled(_arg_extremes, dim=64, inputs=[wp.array(a, dtype=float), out], block_dim=4)
+    expected = [[_warp_arg_extreme(r, np.less), _warp_arg_extreme(r, np.greater)] for r in a]
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert out.numpy()[0].tolist() == [3, 6]

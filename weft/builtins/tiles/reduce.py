@@ -217,11 +217,15 @@ def _arg_extreme(name, pred):
                 j = b.add(k, b.const(1, int32))
                 x = b.call(TILE_GET, [a, *unravel(b, j, t.shape)])
                 better = b.cmp(pred, x, value)
+                # the running extreme skips NaNs (Warp's fmin/fmax), so a NaN first gives way to
+                # the next element and the index then follows the others, as in Warp
+                running = b.select(_or(b, better, b.cmp("ne", value, value)), x, value)
                 if active is not None:  # (the first element of a lane that runs, then better ones)
                     runs = _owner_runs(b, active, j)
                     better = b.select(runs, b.select(got, better, b.const(True, bool_)), b.const(False, bool_))
+                    running = b.select(runs, b.select(got, running, x), value)
                     got = _or(b, got, runs)
-                return [b.select(better, x, value), b.select(better, j, index), got]
+                return [running, b.select(better, j, index), got]
             _, index, _ = loop(ctx, t.num_elements - 1, [best, zero, got], step)
             return [index], [], []
         (r,) = map_tiles(b, (1,), [], body)
