@@ -308,7 +308,9 @@ def test_list_str_repr():
     a = wp.array([1.5, 2.5], dtype=float)
     assert a.list() == [1.5, 2.5]
     assert str(a) == str(a.numpy())
-    assert "shape=(2,)" in repr(a) and "float32" in repr(a)
+    assert repr(a) == "array(shape=(2,), dtype=float32)"  # (Warp's form: `print([a, b])` reads the same)
+    assert repr(wp.zeros((2, 3), dtype=wp.vec3)) == "array(shape=(2, 3), dtype=vec3f)"
+    assert repr(wp.indexedarray(a, [wp.array([1], dtype=wp.int32)])) == "indexedarray(shape=(1,), dtype=float32)"
 
 
 # Filling and assigning ----------------------------------------------------------------------------

@@ -457,7 +457,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         return self.size > 0
 
     def __repr__(self):
-        return f"weft.array(shape={self.shape}, dtype={self.dtype!r}, device={self.device})\n{self._np!r}"
+        return f"array(shape={self.shape}, dtype={self.dtype!r})"  # (Warp's form; str() shows the values)
 
     def __str__(self):
         return str(self._np)

@@ -166,7 +166,7 @@ class _FabricBase:
             write()
 
     def __repr__(self):
-        return f"weft.{self._type.family}(shape={self.shape}, dtype={self.dtype!r})"
+        return f"{self._type.family}(shape={self.shape}, dtype={self.dtype!r})"
 
     def __str__(self):
         return str(self.numpy())

@@ -156,7 +156,7 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
         return self.shape[0]
 
     def __repr__(self):
-        return f"weft.indexedarray(shape={self.shape}, dtype={self.dtype!r})\n{self.numpy()!r}"
+        return f"indexedarray(shape={self.shape}, dtype={self.dtype!r})"
 
     def __str__(self):
         return str(self.numpy())
