@@ -25,9 +25,25 @@ from .types import matrix, vector
 
 _abs, _sqrt, _transpose, _outer = (BUILTINS[n] for n in ("abs", "sqrt", "transpose", "outer"))
 _identity, _length, _dot, _select = (BUILTINS[n] for n in ("identity", "length", "dot", "select"))
+_adjugate_inverse = BUILTINS["_adjugate_inverse"]
 wp_min, wp_max, _cw_mul = BUILTINS["min"], BUILTINS["max"], BUILTINS["cw_mul"]
 
 SWEEPS = 6
+
+
+@func
+def matrix_inverse(a: Any):
+    """The inverse of square `a` by the adjugate (the zero matrix where `a` is singular): the
+    builtin `inverse`."""
+    return _adjugate_inverse(a)
+
+
+@func_grad(matrix_inverse)
+def _inverse_grad(a: Any, adj_inv: Any):
+    """adj_A = -inv^T adj_inv inv^T, Warp's adj_inverse: exact where differentiating the
+    adjugate's products loses the small entries (a badly scaled matrix)."""
+    inv_t = _transpose(matrix_inverse(a))
+    wp.adjoint[a] += -(inv_t @ adj_inv @ inv_t)  # (wp.adjoint: rewritten by func_grad)
 
 
 def _epsilon(dtype) -> float:

@@ -151,6 +151,35 @@ def test_inverse_of_a_singular_matrix_is_zero(mt, n, dt):
     np.testing.assert_array_equal(call(kernel1("inverse", mt, mt), mt, (m, mt)), np.zeros((1, n, n)))
 
 
+@pytest.mark.parametrize("mt,n,dt", MATS, ids=[m[0].name for m in MATS])
+def test_inverse_with_a_nan_determinant_follows_warp(mt, n, dt):
+    """Warp tests `det > 0 or det < 0` for 2x2 and 4x4 matrices (a NaN determinant gives the
+    zero matrix) and `det != 0` for 3x3 (NaN entries)."""
+    m = np.eye(n, dtype=dt)[None].copy()
+    m[0, 0, 0] = np.nan
+    got = call(kernel1("inverse", mt, mt), mt, (m, mt))
+    assert (got == 0).all() if n in (2, 4) else np.isnan(got).any()
+
+
+@wp.kernel
+def _inverse_loss(a: wp.array(dtype=wp.mat33d), c: wp.array(dtype=wp.mat33d), loss: wp.array(dtype=wp.float64)):
+    loss[0] = wp.ddot(wp.inverse(a[0]), c[0])
+
+
+def test_inverse_gradient_of_a_badly_scaled_matrix_is_exact():
+    # d <inv(A), C> / dA = -inv^T C inv^T (Warp's adjoint); differentiating the adjugate lost
+    # the small entries (0 where -1 is right for diag(1, 1e-100, 1))
+    a = np.diag([1.0, 1e-100, 1.0])
+    c = np.arange(1.0, 10.0).reshape(3, 3)
+    A = wp.array([a], dtype=wp.mat33d, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_inverse_loss, 1, inputs=[A, wp.array([c], dtype=wp.mat33d), loss])
+    tape.backward(loss)
+    inv_t = np.linalg.inv(a).T
+    np.testing.assert_allclose(A.grad.numpy()[0], -inv_t @ c @ inv_t, rtol=1e-12)
+
+
 @pytest.mark.parametrize("vt,mt,n,dt", [(wp.vec2, wp.mat22, 2, np.float32),
                                         (wp.vec3, wp.mat33, 3, np.float32),
                                         (wp.vec4d, wp.mat44d, 4, np.float64)],

@@ -120,6 +120,8 @@ def test_requires_grad_allocates_a_zero_gradient():
     assert not b.requires_grad and b.grad is None
     b.requires_grad = True
     assert b.grad.dtype is wp.vec3 and b.grad.numpy().shape == (4, 3)
+    b.requires_grad = False  # (as in Warp: the gradient goes too)
+    assert b.grad is None and not b.retain_grad
 
 
 def test_unsupported_arguments():

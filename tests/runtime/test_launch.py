@@ -74,6 +74,19 @@ def test_missing_launch_dimensions_are_one_and_trailing_ones_are_dropped():
     np.testing.assert_array_equal(out.numpy(), np.arange(3)[:, None] * 10 + np.arange(4))
 
 
+@wp.kernel
+def scaled_tid2(out: wp.array2d(dtype=float), s: float):
+    i, j = wp.tid()
+    out[i, j] = float(i * 10 + j) * s
+
+
+def test_dim_as_a_numpy_array_and_a_0d_tensor_as_a_scalar():
+    torch = pytest.importorskip("torch")
+    out = wp.zeros((2, 3), dtype=float)
+    wp.launch(scaled_tid2, np.array([2, 3]), inputs=[out, torch.tensor(2.0)])  # (as Warp takes them)
+    np.testing.assert_array_equal(out.numpy(), 2.0 * (np.arange(2)[:, None] * 10 + np.arange(3)))
+
+
 @pytest.mark.parametrize("dim", [0, (0,), (0, 5), (5, 0), (3, 0, 2, 1)])
 def test_empty_launch_runs_nothing(dim):
     out = wp.full(5, -1, dtype=int)

@@ -207,6 +207,22 @@ def test_scalar_types_and_numpy():
     assert wp.dtype_from_numpy(np.dtype(wp.uint32)) is wp.uint32
 
 
+def test_numpy_functions_of_values_give_arrays_and_scalars_keep_values():
+    v, m = wp.vec3(1.0, -2.0, 3.0), wp.mat22(1.0, 2.0, 3.0, 4.0)
+    # (Warp's values are ctypes arrays: numpy sees their components)
+    assert np.sum(v) == 2.0 and np.max(m) == 4.0 and np.isfinite(v).all()
+    np.testing.assert_array_equal(np.abs(v), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.maximum(v, 0.0), [1.0, 0.0, 3.0])
+    sum64 = np.array([1.0, 1.0, 1.0]) + v
+    assert type(sum64) is np.ndarray and sum64.dtype == np.float64
+    np.testing.assert_array_equal(np.matmul(m, m), [[7.0, 10.0], [15.0, 22.0]])
+    # weft's scalars are numpy scalars: arithmetic with them keeps the vector or matrix
+    for value in (wp.float32(2.0) * v, v * np.float32(2.0), np.float32(6.0) / v - np.float32(0.0)):
+        assert type(value) is type(v)
+    assert wp.float32(2.0) * v == wp.vec3(2.0, -4.0, 6.0) and np.float32(6.0) / v == wp.vec3(6.0, -3.0, 2.0)
+    assert np.float32(2.0) * m == wp.mat22(2.0, 4.0, 6.0, 8.0)
+
+
 def test_constant_accepts_values_only():
     assert wp.constant(wp.vec3i(1, 2, 3)) == wp.vec3i(1, 2, 3)
     assert wp.constant(wp.float16(1.25)) == 1.25 and wp.constant(True) is True
@@ -244,6 +260,7 @@ def test_transformation_constructor_forms():
     for T in (wp.transformh, wp.transformf, wp.transformd):
         assert list(T(np.float32(1.5))) == [1.5] * 7 and list(T(True)) == [1.0] * 7
         assert list(T(wp.transformd(*parts))) == parts
+        assert list(T(wp.vec3d(1.0, 2.0, 3.0))) == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0]  # a lone p, as in Warp
         with pytest.raises(TypeError, match="expected a scalar value, got object"):
             T(object())
         with pytest.raises(TypeError, match="Invalid argument 'p' in transformation constructor: expected a sequence"):

@@ -177,10 +177,23 @@ def determinant(ctx, args, kwargs):
 
 @builtin("inverse", aliases=("inverse_approx",))
 def inverse(ctx, args, kwargs):
-    """Inverse by the adjugate. As in Warp, a singular matrix (determinant exactly 0) gives
-    the zero matrix, and a 4x4 matrix of float16/float32 entries is inverted in float64 and
-    rounded once (the cofactors' cancellations would otherwise cost several digits).
-    `inverse_approx` is the same on the CPU (Warp's is faster and less exact only on GPUs)."""
+    """The inverse of a square matrix: weft/linalg.py's `matrix_inverse`, whose gradient is
+    Warp's exact -inv^T adj inv^T (differentiating the adjugate cancelled, and overflowed for
+    badly scaled matrices). `inverse_approx` is the same on the CPU (Warp's is faster and less
+    exact only on GPUs)."""
+    (m,) = _nargs(ctx, args, kwargs, 1, "inverse")
+    m = _mat(ctx, m, "inverse")
+    from .. import linalg  # (funcs: compiled by the frontend that calls this builtin)
+    return linalg.matrix_inverse.emit_call(ctx, [m], {}, None)
+
+
+@builtin("_adjugate_inverse")
+def adjugate_inverse(ctx, args, kwargs):
+    """Inverse by the adjugate (the body of `inverse`). As in Warp, a singular matrix gives
+    the zero matrix: determinant 0, or for 2x2 and 4x4 matrices NaN too (Warp tests `det > 0
+    or det < 0` there, `det != 0` for 3x3); a 4x4 matrix of float16/float32 entries is
+    inverted in float64 and rounded once (the cofactors' cancellations would otherwise cost
+    several digits)."""
     (m,) = _nargs(ctx, args, kwargs, 1, "inverse")
     m = _mat(ctx, m, "inverse")
     b = ctx.b
@@ -194,6 +207,8 @@ def inverse(ctx, args, kwargs):
     det = _det(b, e)
     zero = b.const(0.0, w)
     singular = b.cmp("eq", det, zero)
+    if n in (2, 4) and w.is_float:
+        singular = b.select(singular, singular, b.cmp("ne", det, det))
     inv_det = b.div(b.const(1.0, w), b.select(singular, b.const(1.0, w), det))
     out = []
     for r in range(n):

@@ -322,7 +322,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         self._requires_grad = bool(value)
         if value and self.grad is None:
             self.grad = zeros(self.shape, dtype=self.dtype, device=self.device)
-        if not value:
+        if not value:  # (as Warp: the gradient goes with it)
+            self.grad = None
             self._retain_grad = False
 
     @property

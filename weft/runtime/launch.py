@@ -196,6 +196,9 @@ def pack_value(kernel, name, t, value):
 def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
+    elif not isinstance(value, (np.generic, numbers.Number)) and getattr(value, "ndim", None) == 0 \
+            and hasattr(value, "item"):  # a 0-d torch or JAX array
+        value = value.item()
     # (a bool is a number and a number a bool, as Warp's ctypes packing takes them)
     if t.is_bool:
         # an integer is taken as its truth value, as Warp's ctypes.c_bool(value) does (a
@@ -231,7 +234,8 @@ def _pack_scalar(kernel, name, t: Scalar, value):
 def normalize_dim(kernel, dim) -> tuple:
     if type(dim) is int and 0 <= dim <= MAX_THREADS:
         return (dim,)
-    dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim) if isinstance(dim, (tuple, list)) else None
+    dims = (dim,) if isinstance(dim, numbers.Integral) else \
+        tuple(dim) if isinstance(dim, (tuple, list, np.ndarray)) and np.ndim(dim) == 1 else None
     if dims is None or not 1 <= len(dims) <= MAX_DIMS or \
             not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in dims):
         raise ValueError(f"kernel '{kernel.name}': dim must be a non-negative int or a tuple of "

@@ -141,6 +141,8 @@ def components(t, args, kwargs=None) -> np.ndarray:
         if is_scalar_value(arg):
             return np.full(n, cast_components([arg], t.dtype, wrap=True)[0])
         if isinstance(arg, CompositeValue):
+            if flavor == "transform" and arg.type.num_components == 3:  # a lone p (a vec3)
+                return _transform_parts(t, arg, (0.0, 0.0, 0.0, 1.0))
             if arg.type.num_components != n:
                 raise ValueError(f"cannot convert {arg.type.name} to {t.name}: they have "
                                  f"{arg.type.num_components} and {n} components")
@@ -215,6 +217,11 @@ _TYPE_ATTRIBUTES = frozenset(("_length_", "_shape_", "_type_"))
 def _plain(x):
     """A composite operand as its numpy components (composites refuse numpy's ufuncs)."""
     return x.numpy() if isinstance(x, CompositeValue) else x
+
+
+#: numpy ufuncs that a numpy scalar and a value meet through the value's operators
+_SCALAR_OPERATORS = {np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
+                     np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__")}
 
 
 class CompositeValue:
@@ -293,8 +300,24 @@ class CompositeValue:
     def _wrap(self, result):
         return CompositeValue(self.type, np.ascontiguousarray(result, self.type.dtype.np_dtype).ravel())
 
-    # numpy scalars and arrays defer to these operators (`wp.float32(2) * v` is a vector)
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """numpy functions of values (`np.sin(v)`, `np.sum(v)`, `np.isfinite(v)`, `array + v`)
+        see each value as its array of components and give arrays, as Warp's values (ctypes
+        arrays) do; arithmetic with a numpy scalar keeps the value (`wp.float32(2) * v` is a
+        vector: weft's scalars are numpy scalars)."""
+        names = _SCALAR_OPERATORS.get(ufunc)
+        if names is not None and method == "__call__" and not kwargs and len(inputs) == 2:
+            a, b = inputs
+            if a is self and isinstance(b, np.generic):
+                return getattr(self, names[0])(b)
+            if b is self and isinstance(a, np.generic):
+                return getattr(self, names[1])(a)
+
+        def plain(x):
+            return x.numpy() if isinstance(x, CompositeValue) else x
+        if "out" in kwargs:
+            kwargs["out"] = tuple(plain(x) for x in kwargs["out"])
+        return getattr(ufunc, method)(*(plain(x) for x in inputs), **kwargs)
 
     def _same_type(self, op: str, other):
         """Kernels add/subtract only values of one type (vec3f + vec3d is refused)."""
