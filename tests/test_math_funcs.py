@@ -92,6 +92,11 @@ def test_euler_conventions():
     # a rotation about x decomposed in the sequence z, y, x: all of it is the x angle
     e = wp.quat_to_euler(wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), 0.2), 2, 1, 0)
     np.testing.assert_allclose(e.numpy(), [0.2, 0.0, 0.0], atol=1e-7)
+    # at gimbal lock the first angle is 0 and the third takes the rest, as in Warp
+    e = wp.quat_to_euler(wp.quat_rpy(0.3, wp.HALF_PI, 0.2), 0, 1, 2)
+    np.testing.assert_allclose(e.numpy(), [0.0, wp.HALF_PI, -0.1], atol=1e-5)
+    e = wp.quat_to_euler(wp.quat_from_axis_angle(wp.vec3(0.0, 1.0, 0.0), wp.PI), 2, 0, 2)
+    np.testing.assert_allclose(e.numpy(), [wp.PI, wp.PI, 0.0], atol=1e-5)
 
 
 @wp.kernel

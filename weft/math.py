@@ -106,7 +106,7 @@ def quat_from_euler(e: vec3, i: int, j: int, k: int):
 def quat_to_euler(q: quat, i: int, j: int, k: int):
     """Euler angles of rotation `q` for the extrinsic axis sequence i, j, k (the inverse of
     quat_from_euler for i != k), indexed by axis; for a proper sequence (i == k) the third
-    angle is stored at e[3 - i - j]. At gimbal lock the third angle is 0.
+    angle is stored at e[3 - i - j]. At gimbal lock the first angle is 0 (Warp's choice).
 
     The method is the direct one of Bernardes and Viollet (2022, "Quaternion to Euler
     angles conversion: a direct, general and computationally efficient method"): the
@@ -125,12 +125,14 @@ def quat_to_euler(q: quat, i: int, j: int, k: int):
     half_diff = wp_atan2(d, c)
     first = half_sum - half_diff
     third = half_sum + half_diff
-    if wp_abs(second) <= 1.0e-6:  # gimbal lock: only the sum of first and third is defined
-        first = 2.0 * half_sum
-        third = 0.0
-    elif wp_abs(second - PI) <= 1.0e-6:  # only their difference is
-        first = -2.0 * half_diff
-        third = 0.0
+    # at gimbal lock only the sum (or the difference) of the first and third angles is
+    # defined: the first is 0 and the third takes it all, as in Warp
+    if wp_abs(second) <= 1.0e-6:
+        first = 0.0
+        third = 2.0 * half_sum
+    elif wp_abs(second - PI) <= 1.0e-6:
+        first = 0.0
+        third = 2.0 * half_diff
     if not proper:
         third = third * sign
         second = second - HALF_PI
