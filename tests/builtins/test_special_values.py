@@ -187,3 +187,39 @@ def test_bitwise_operators_on_bools():
     out = wp.zeros((4, 3), dtype=wp.bool)
     wp.launch(bool_logic, 4, [wp.array(a, dtype=wp.bool), wp.array(b, dtype=wp.bool), out])
     np.testing.assert_array_equal(out.numpy(), np.stack([a & b, a | b, a ^ b], axis=1))
+
+
+@wp.kernel
+def _constant_powers(x: wp.array(dtype=float), y: wp.array(dtype=wp.float64), out: wp.array2d(dtype=float),
+                     out64: wp.array2d(dtype=wp.float64)):
+    i = wp.tid()
+    a = x[i]
+    out[i, 0] = a ** 2.0
+    out[i, 1] = wp.pow(a, 0.5)
+    out[i, 2] = a ** -1.0
+    out[i, 3] = a ** 1.0
+    out[i, 4] = a ** 0.0
+    out[i, 5] = a ** 3.0  # (the general pow)
+    b = y[i]
+    out64[i, 0] = b ** wp.float64(2.0)
+    out64[i, 1] = wp.pow(b, wp.float64(0.5))
+
+
+def test_constant_exponents_take_exact_shortcuts_with_pows_special_values():
+    # (x*x, sqrt, 1/x, ...: a C compiler's shortcuts for pow, with C99 pow's values at -0, -inf, NaN)
+    values = np.array([2.5, -3.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, 7.0], np.float32)
+    out, out64 = wp.zeros((len(values), 6), dtype=float), wp.zeros((len(values), 2), dtype=wp.float64)
+    wp.launch(_constant_powers, len(values), inputs=[wp.array(values), wp.array(values.astype(np.float64)), out, out64])
+    def c_pow(x, e):  # (an array of exponents: numpy's scalar-exponent fast path makes ** 0.5 a sqrt)
+        return np.power(x, np.full_like(x, e))
+    with np.errstate(all="ignore"):
+        # (float64 rounded once to float32: the correctly rounded value, which numpy's float32 pow
+        # is not always)
+        expected = np.stack([c_pow(values.astype(np.float64), e) for e in (2.0, 0.5, -1.0, 1.0, 0.0, 3.0)],
+                            axis=1).astype(np.float32)
+        expected64 = np.stack([c_pow(values.astype(np.float64), e) for e in (2.0, 0.5)], axis=1)
+    np.testing.assert_array_equal(out.numpy()[:, :5], expected[:, :5])  # bit for bit, signs of zeros too
+    numbers = ~np.isnan(expected[:, :5])
+    assert np.array_equal(np.signbit(out.numpy()[:, :5])[numbers], np.signbit(expected[:, :5])[numbers])
+    np.testing.assert_allclose(out.numpy()[:, 5], expected[:, 5], rtol=1e-6)
+    np.testing.assert_allclose(out64.numpy(), expected64, rtol=3e-16, atol=0)  # (numpy's own pow: within 1 ulp)

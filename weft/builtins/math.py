@@ -14,7 +14,7 @@ import math as pymath
 import numpy as np
 from llvmlite import ir
 
-from ..ir.core import Value
+from ..ir.core import Value, constant_value
 from ..types import Matrix, Scalar, Vector, bool_, float16, float32, int32
 from .registry import builtin, primitive
 
@@ -241,8 +241,34 @@ def _lower_bit_count(cg, args, op):
 
 
 def _lower_pow(cg, args, op):
+    """pow(x, y); with a constant y of 2, 1, 0, -1 or 0.5, the exact shortcut a C compiler
+    takes for `pow` (x*x, x, 1, 1/x, and sqrt with pow's cases of -0 and -inf): the same
+    correctly rounded value, several times faster (`(a - b) ** 2.0` is common)."""
     from ..codegen import vecmath
-    return _via_f32(lambda cg, x, y: vecmath.emit_pow(cg.builder, x, y))(cg, args, op)
+    exponent = constant_value(op.operands[1])
+
+    def emit(cg, x, y):
+        b = cg.builder
+        if exponent == 2.0:
+            return b.fmul(x, x)
+        if exponent == 1.0:
+            return x
+        if exponent == 0.0:
+            return _splat(x.type, 1.0)
+        if exponent == -1.0:
+            return b.fdiv(_splat(x.type, 1.0), x)
+        if exponent == 0.5:  # pow(-0, 0.5) = +0 and pow(-inf, 0.5) = +inf, where sqrt gives -0 and NaN
+            root = cg.call_intrinsic("llvm.fabs", [cg.call_intrinsic("llvm.sqrt", [x])])
+            return b.select(b.fcmp_ordered("==", x, _splat(x.type, float("-inf"))), _splat(x.type, float("inf")), root)
+        return vecmath.emit_pow(b, x, y)
+    return _via_f32(emit)(cg, args, op)
+
+
+def _splat(t, value: float):
+    """An LLVM constant of float type `t` (or of each lane of a vector of floats)."""
+    if isinstance(t, ir.VectorType):
+        return ir.Constant(t, [ir.Constant(t.element, value)] * t.count)
+    return ir.Constant(t, value)
 
 
 def _pow_vjp(b, args, results, g):
