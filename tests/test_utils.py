@@ -342,3 +342,19 @@ def test_quat_between_vectors_turns_one_direction_onto_the_other():
         np.testing.assert_allclose(turned, b / np.linalg.norm(b), atol=1e-6)
     q = wp.quat_between_vectors(wp.vec3(1.0, 0.0, 0.0), wp.vec3(2.0, 0.0, 0.0))  # same direction
     np.testing.assert_allclose(np.array(q), [0.0, 0.0, 0.0, 1.0])
+
+
+@wp.kernel
+def _between(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    out[i] = wp.quat_between_vectors(a[i], b[i])  # (a func in Warp: kernels call it)
+
+
+def test_quat_between_vectors_in_a_kernel_matches_python_scope():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=(8, 3)), rng.normal(size=(8, 3))
+    out = wp.zeros(8, dtype=wp.quat)
+    wp.launch(_between, 8, inputs=[wp.array(a, dtype=wp.vec3), wp.array(b, dtype=wp.vec3), out])
+    for k in range(8):
+        np.testing.assert_allclose(out.numpy()[k], np.array(wp.quat_between_vectors(wp.vec3(*a[k]), wp.vec3(*b[k]))),
+                                   rtol=1e-6, atol=1e-7)

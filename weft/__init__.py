@@ -184,7 +184,6 @@ from .utils import (  # noqa: E402
     ScopedTimer,
     TimingResult,
     get_module_options,
-    quat_between_vectors,
     set_module_options,
     timing_begin,
     timing_end,

@@ -16,6 +16,7 @@ from .types import matrix, quat, transformation, vec3, vector
 wp_abs, wp_atan2, wp_asin, wp_clamp = (BUILTINS[n] for n in ("abs", "atan2", "asin", "clamp"))
 wp_quat_from_axis_angle = BUILTINS["quat_from_axis_angle"]
 wp_dot, wp_length, wp_normalize, wp_sqrt = (BUILTINS[n] for n in ("dot", "length", "normalize", "sqrt"))
+wp_cross = BUILTINS["cross"]
 
 
 @func
@@ -143,7 +144,19 @@ def quat_to_euler(q: quat, i: int, j: int, k: int):
     return e
 
 
-__all__ = ["norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize",
+@func
+def quat_between_vectors(a: vec3, b: vec3):
+    """The shortest-arc unit quaternion that turns direction `a` onto direction `b` (vec3s of
+    any nonzero length), as Warp's: for opposite directions the result is not a rotation
+    (use `quat_from_axis_angle` with a perpendicular axis and pi instead). A func: kernels
+    call it too."""
+    a = wp_normalize(a)
+    b = wp_normalize(b)
+    c = wp_cross(a, b)
+    return wp_normalize(quat(c[0], c[1], c[2], 1.0 + wp_dot(a, b)))
+
+
+__all__ = ["quat_between_vectors", "norm_l1", "norm_l2", "norm_huber", "norm_pseudo_huber", "smooth_normalize",
            "quat_twist", "quat_twist_angle", "quat_twist_angle_signed", "quat_to_rpy",
            "quat_from_euler", "quat_to_euler", "transform_from_matrix", "transform_to_matrix",
            "transform_compose", "transform_decompose", "transform_twist", "transform_wrench",

@@ -186,16 +186,6 @@ def transform_expand(t):
     return transformf(tuple(t[0:3]), tuple(t[3:7]))
 
 
-def quat_between_vectors(a, b):
-    """The shortest-arc unit quaternion that turns direction `a` onto direction `b` (vec3s of
-    any nonzero length), as Warp's: for opposite directions the result is not a rotation
-    (use `quat_from_axis_angle` with a perpendicular axis and pi instead)."""
-    import weft as wp
-    a, b = wp.normalize(a), wp.normalize(b)
-    c = wp.cross(a, b)
-    return wp.normalize(wp.quat(c[0], c[1], c[2], 1.0 + wp.dot(a, b)))
-
-
 class MeshEdge:
     """An edge of a triangle mesh: its vertices, the vertex opposite it in each of its (up to
     two) triangles, and those triangles' indices (-1 where the edge is a boundary)."""
@@ -297,9 +287,13 @@ def _lambda_body(func) -> str:
 
 
 def __getattr__(name: str):
-    """`map_cache` and `broadcast_shapes` (weft.map's kernel cache and shape rule), imported on
-    first use: they live with `map` in the frontend."""
+    """`map_cache` and `broadcast_shapes` (weft.map's kernel cache and shape rule), and
+    `quat_between_vectors` (a func of weft.math), imported on first use: they live in the
+    frontend, which imports this module."""
     if name in ("map_cache", "broadcast_shapes", "map"):
         from .lang import mapping
         return getattr(mapping, name)
+    if name == "quat_between_vectors":
+        from .math import quat_between_vectors
+        return quat_between_vectors
     raise AttributeError(f"module 'weft.utils' has no attribute {name!r}")
