@@ -329,12 +329,27 @@ def legacy_forms(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), d: wp.vec3, bad: 
     ok = wp.mesh_query_furthest_point_no_sign(mesh, p, 0.0, face, u, v)
     if ok != r.result or face != r.face or u != r.u or v != r.v:
         bad[i] = 3
-    t = 0.0
+    t = -1.0
     n = wp.vec3(0.0)
+    face = -1
     rr = wp.mesh_query_ray(mesh, p, d, 1.0e6)
     ok = wp.mesh_query_ray(mesh, p, d, 1.0e6, t, u, v, sign, n, face)
-    if ok != rr.result or t != rr.t or u != rr.u or v != rr.v or sign != rr.sign or face != rr.face or n != rr.normal:
+    if ok != rr.result:
         bad[i] = 4
+    if ok and (t != rr.t or u != rr.u or v != rr.v or sign != rr.sign or face != rr.face or n != rr.normal):
+        bad[i] = 5
+    if not ok and (t != -1.0 or face != -1):  # (as in Warp: a miss leaves the variables as they were)
+        bad[i] = 6
+    face = -1
+    missed = wp.mesh_query_point_no_sign(mesh, p, 1.0e-9, face, u, v)  # (farther than that from any face)
+    if missed or face != -1:
+        bad[i] = 7
+
+
+@wp.kernel
+def _count_ray_hits(mesh: wp.uint64, qs: wp.array(dtype=wp.vec3), d: wp.vec3, hits: wp.array(dtype=int)):
+    if wp.mesh_query_ray(mesh, qs[wp.tid()], d, 1.0e6).result:
+        wp.atomic_add(hits, 0, 1)
 
 
 def test_output_variable_forms_match_the_struct_forms(mesh):
@@ -343,6 +358,9 @@ def test_output_variable_forms_match_the_struct_forms(mesh):
     bad = wp.zeros(100, dtype=int)
     wp.launch(legacy_forms, 100, inputs=[m.id, wp.array(qs, dtype=wp.vec3), wp.vec3(0.3, 0.8, 0.1), bad])
     assert not bad.numpy().any(), bad.numpy()
+    hits = wp.zeros(1, dtype=int)
+    wp.launch(_count_ray_hits, 100, inputs=[m.id, wp.array(qs, dtype=wp.vec3), wp.vec3(0.3, 0.8, 0.1), hits])
+    assert 0 < hits.numpy()[0] < 100  # (both hits and misses were checked)
 
 
 @pytest.mark.parametrize("leaf_size", [1, 4, 8])

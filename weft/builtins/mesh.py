@@ -50,8 +50,10 @@ def _mesh_id(ctx, x, name):
 
 
 def _outputs(ctx, name, result, fields, targets):
-    """The older form: (new values of the output variables, result.result)."""
+    """The older form: (new values of the output variables, result.result). As in Warp, a
+    query that finds nothing leaves the output variables as they were."""
     b = ctx.b
+    found = b.extract(result, 0)
     out = []
     for field, target in zip(fields, targets):
         if not isinstance(target, Value):
@@ -62,8 +64,8 @@ def _outputs(ctx, name, result, fields, targets):
                 v = b.cast(v, target.type)
             else:
                 ctx.error(f"{name}(): output '{field}' must be a {v.type!r} variable, got {target.type!r}")
-        out.append(v)
-    return out, b.extract(result, 0)
+        out.append(b.select(found, v, target))
+    return out, found
 
 
 _POINT_FUNCS = {"mesh_query_point": "query_point_rays", "mesh_query_point_no_sign": "query_point",
