@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import weft as wp
+from weft.lang.errors import CompileError
 
 
 @wp.kernel
@@ -122,3 +123,30 @@ def test_typed_constructors_take_names_bound_to_literals():
     # a typed value is not a literal
     _compile_error("    t = wp.float32(0.1)\n    wp.vec3d(t, 0.0, 0.0)\n",
                    "all values used to initialize this vector are expected to be of the type `float64`$")
+
+
+def _sized_by_a_static_local(n: int):
+    @wp.kernel
+    def kernel(out: wp.array(dtype=float)):
+        size = wp.static(n)  # (a local holding a constant sizes a vector, as in Warp)
+        v = wp.vector(dtype=float, length=size)
+        m = wp.matrix(dtype=float, shape=(size, 2))
+        for d in range(size):
+            v[d] = float(d)
+            m[d, 1] = 1.0
+        out[0] = wp.length_sq(v) + m[size - 1, 1]
+    return kernel
+
+
+@wp.kernel
+def _sized_at_run_time(out: wp.array(dtype=float), n: int):
+    v = wp.vector(dtype=float, length=n)
+    out[0] = v[0]
+
+
+def test_vector_and_matrix_sizes_from_constant_locals():
+    out = wp.zeros(1, dtype=float)
+    wp.launch(_sized_by_a_static_local(4), 1, inputs=[out])
+    assert out.numpy()[0] == 14.0 + 1.0
+    with pytest.raises(CompileError, match="must be known when the kernel compiles"):
+        wp.launch(_sized_at_run_time, 1, inputs=[out, 3])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..builtins import arith
-from ..ir.core import Value
+from ..ir.core import Value, constant_value
 from ..types import Matrix, Scalar, Vector, bool_, float32, int32, matrix, quaternion, transformation, vector
 
 FACTORIES = (vector, matrix, quaternion, transformation)
@@ -59,7 +59,7 @@ def construct(ctx, func, args, kwargs, node):
                 ctx.error("vector(...) from vectors needs length=", node)
             else:
                 length = len(args)
-        t = vector(length, dtype)
+        t = vector(_constant_size(ctx, length, "length", node), dtype)
     elif func is matrix:
         shape = kwargs.pop("shape", None)
         if shape is None:
@@ -67,7 +67,9 @@ def construct(ctx, func, args, kwargs, node):
                 shape = args[0].type.shape
             else:
                 ctx.error("the `shape` argument must be specified when initializing a matrix by value", node)
-        t = matrix(tuple(shape), dtype)
+        if isinstance(shape, Value) or not isinstance(shape, (tuple, list)):
+            ctx.error(f"the `shape` of a matrix must be a tuple of two constant ints, got {shape!r}", node)
+        t = matrix(tuple(_constant_size(ctx, n, "shape", node) for n in shape), dtype)
     elif func is quaternion:
         t = quaternion(dtype)
     else:
@@ -96,3 +98,15 @@ def _component_type(ctx, func, values, node):
         what = "a vector" if func is vector else f"a {func.__name__}"
         ctx.error(f"all values given when constructing {what} must have the same type", node)
     return kinds.pop() if kinds else float32
+
+
+def _constant_size(ctx, n, what: str, node) -> int:
+    """A vector's length or a matrix dimension: an int known when the kernel compiles (a local
+    holding a constant, `N = wp.static(n)`, included)."""
+    if isinstance(n, Value):
+        value = constant_value(n)
+        if not isinstance(value, int) or isinstance(value, bool):
+            ctx.error(f"the `{what}` of a vector or matrix must be known when the kernel compiles "
+                      f"(a constant or wp.static(...)), got a {n.type!r} computed at run time", node)
+        return value
+    return n
