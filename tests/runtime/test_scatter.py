@@ -66,9 +66,16 @@ def adds_into_parts(f: wp.array(dtype=wp.vec3), w: wp.array(dtype=float)):
     f[i % 5][2] -= 1.0
 
 
+@wp.kernel
+def adds_into_own_parts(f: wp.array(dtype=wp.vec3), w: wp.array(dtype=float)):
+    i = wp.tid()
+    f[i].y += w[i]  # (each thread's own element: uncontended atomics beat the copies here)
+
+
 def test_which_parameters_are_only_added_into():
     assert scatter_params(springs.ir()) == (2, 3)  # f (also through the func), counts
     assert scatter_params(adds_into_parts.ir()) == (0,)
+    assert scatter_params(adds_into_own_parts.ir()) == ()
     assert scatter_params(add_and_read.ir()) == (1,)
     assert scatter_params(reads_its_target.ir()) == ()
     assert scatter_params(uses_the_old_value.ir()) == ()  # (its result is read)

@@ -13,6 +13,7 @@ Dr.Jit's local reduction, chosen by the compiler.
 
 from __future__ import annotations
 
+from ..autodiff.arrays import indexed_by_thread
 from ..ir.core import Function, walk
 from ..types import ArrayType, Matrix, Scalar, Vector
 
@@ -29,18 +30,20 @@ def scatter_params(fn: Function) -> tuple[int, ...]:
         for pos, v in enumerate(op.operands):
             uses.setdefault(v.id, []).append((op, pos))
 
-    def only_added_into(value) -> bool:
+    def only_added_into(value, part=False) -> bool:
         for op, pos in uses.get(value.id, ()):
             if op.name == "atomic" and pos == 0:
                 if op.attrs.get("op") not in ("add", "sub") or op.result.id in used:
                     return False
                 if op.attrs.get("private"):
                     return False  # (each thread adds into its own elements: nothing to gain)
+                if part and indexed_by_thread(op.operands[1:-1]):
+                    return False  # (nor for a part of the thread's own element: the kernel stays scalar)
             elif op.name == "func_region":
-                if not only_added_into(op.regions[0].args[pos]):
+                if not only_added_into(op.regions[0].args[pos], part):
                     return False
             elif op.name == "component" and pos == 0:  # (`f[i].y += x`: adds into a part)
-                if not only_added_into(op.result):
+                if not only_added_into(op.result, True):
                     return False
             elif op.name != "array_shape":
                 return False
