@@ -221,6 +221,7 @@ def test_numpy_functions_of_values_give_arrays_and_scalars_keep_values():
         assert type(value) is type(v)
     assert wp.float32(2.0) * v == wp.vec3(2.0, -4.0, 6.0) and np.float32(6.0) / v == wp.vec3(6.0, -3.0, 2.0)
     assert np.float32(2.0) * m == wp.mat22(2.0, 4.0, 6.0, 8.0)
+    assert (np.float32(1.0) == v) is False and (np.float32(1.0) != v) is True  # (the value's ==, as before)
 
 
 def test_constant_accepts_values_only():

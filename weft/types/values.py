@@ -219,9 +219,15 @@ def _plain(x):
     return x.numpy() if isinstance(x, CompositeValue) else x
 
 
+def _numpy_scalar(x) -> bool:
+    """A numpy scalar, as a ufunc sees one (numpy passes a scalar it compares as a 0-d array)."""
+    return isinstance(x, np.generic) or isinstance(x, np.ndarray) and x.ndim == 0
+
+
 #: numpy ufuncs that a numpy scalar and a value meet through the value's operators
 _SCALAR_OPERATORS = {np.add: ("__add__", "__radd__"), np.subtract: ("__sub__", "__rsub__"),
-                     np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__")}
+                     np.multiply: ("__mul__", "__rmul__"), np.true_divide: ("__truediv__", "__rtruediv__"),
+                     np.equal: ("__eq__", "__eq__"), np.not_equal: ("__ne__", "__ne__")}
 
 
 class CompositeValue:
@@ -304,13 +310,13 @@ class CompositeValue:
         """numpy functions of values (`np.sin(v)`, `np.sum(v)`, `np.isfinite(v)`, `array + v`)
         see each value as its array of components and give arrays, as Warp's values (ctypes
         arrays) do; arithmetic with a numpy scalar keeps the value (`wp.float32(2) * v` is a
-        vector: weft's scalars are numpy scalars)."""
+        vector: weft's scalars are numpy scalars), and `==`/`!=` with one is the value's bool."""
         names = _SCALAR_OPERATORS.get(ufunc)
         if names is not None and method == "__call__" and not kwargs and len(inputs) == 2:
             a, b = inputs
-            if a is self and isinstance(b, np.generic):
+            if a is self and _numpy_scalar(b):
                 return getattr(self, names[0])(b)
-            if b is self and isinstance(a, np.generic):
+            if b is self and _numpy_scalar(a):
                 return getattr(self, names[1])(a)
 
         def plain(x):
