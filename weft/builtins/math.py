@@ -254,21 +254,14 @@ def _lower_pow(cg, args, op):
         if exponent == 1.0:
             return x
         if exponent == 0.0:
-            return _splat(x.type, 1.0)
+            return x.type(1.0)  # (a vector type splats the constant over its lanes)
         if exponent == -1.0:
-            return b.fdiv(_splat(x.type, 1.0), x)
+            return b.fdiv(x.type(1.0), x)
         if exponent == 0.5:  # pow(-0, 0.5) = +0 and pow(-inf, 0.5) = +inf, where sqrt gives -0 and NaN
             root = cg.call_intrinsic("llvm.fabs", [cg.call_intrinsic("llvm.sqrt", [x])])
-            return b.select(b.fcmp_ordered("==", x, _splat(x.type, float("-inf"))), _splat(x.type, float("inf")), root)
+            return b.select(b.fcmp_ordered("==", x, x.type(float("-inf"))), x.type(float("inf")), root)
         return vecmath.emit_pow(b, x, y)
     return _via_f32(emit)(cg, args, op)
-
-
-def _splat(t, value: float):
-    """An LLVM constant of float type `t` (or of each lane of a vector of floats)."""
-    if isinstance(t, ir.VectorType):
-        return ir.Constant(t, [ir.Constant(t.element, value)] * t.count)
-    return ir.Constant(t, value)
 
 
 def _pow_vjp(b, args, results, g):
