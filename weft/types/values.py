@@ -319,11 +319,9 @@ class CompositeValue:
             if b is self and _numpy_scalar(a):
                 return getattr(self, names[1])(a)
 
-        def plain(x):
-            return x.numpy() if isinstance(x, CompositeValue) else x
         if "out" in kwargs:
-            kwargs["out"] = tuple(plain(x) for x in kwargs["out"])
-        return getattr(ufunc, method)(*(plain(x) for x in inputs), **kwargs)
+            kwargs["out"] = tuple(_plain(x) for x in kwargs["out"])
+        return getattr(ufunc, method)(*(_plain(x) for x in inputs), **kwargs)
 
     def _same_type(self, op: str, other):
         """Kernels add/subtract only values of one type (vec3f + vec3d is refused)."""
