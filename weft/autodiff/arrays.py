@@ -285,8 +285,9 @@ def _written_once(fn: Function) -> dict:
                 array_root(store.operands[0]) is not store.operands[0]:
             continue
         (loop,) = loops
-        body_ops = {id(o) for o in walk(loop.regions[0])}
-        defined = {r.id for o in walk(loop.regions[0]) for r in o.results}
+        inside = list(walk(loop.regions[0]))
+        body_ops = {id(o) for o in inside}
+        defined = {r.id for o in inside for r in o.results}
         iv = loop.regions[0].args[0]
         at = [k for k, i in enumerate(store.operands[1:-1]) if i.id in defined or i is iv]
         if len(at) == 1 and (offset := _iv_offset(store.operands[1 + at[0]], iv)) is not None:
