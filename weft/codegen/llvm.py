@@ -26,6 +26,7 @@ import llvmlite.ir as ir
 
 from .. import config
 from ..ir.core import Block, Function, Op, Value, constant_value, walk
+from ..transforms.composite_memory import composites_in_memory
 from ..transforms.scatter import scatter_params
 from ..types import ArrayType
 from .composite_ops import CompositeOps
@@ -65,9 +66,12 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
     #: add into one element that every thread adds to through a local sum (uniform_acc.py)
     accumulate_uniform_adds = True
 
+    #: keep vectors and matrices indexed at run time in loops in memory (composite_memory.py)
+    keep_indexed_composites_in_memory = True
+
     def __init__(self, fn: Function, contiguous: tuple[bool, ...], bounds_checks=True,
                  fast_math=False, triple="", data_layout=""):
-        self.fn = fn
+        self.fn = composites_in_memory(fn) if self.keep_indexed_composites_in_memory else fn
         self.contiguous_params = contiguous
         self.bounds_checks = bounds_checks
         self.fmf = ("fast",) if fast_math else ()

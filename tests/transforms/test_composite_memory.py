@@ -1,0 +1,226 @@
+"""Vectors and matrices indexed at run time in loops live in a buffer (composite_memory.py):
+the same numbers as numpy (forward) and as float64 finite differences (adjoints), index
+errors as before, and webs whose values overlap left as values."""
+
+import numpy as np
+import pytest
+
+import weft as wp
+from tests.autodiff.helpers import check_adjoint
+from weft.ir.core import walk
+from weft.ir.verify import verify
+from weft.transforms.composite_memory import composites_in_memory
+
+vec8d = wp.types.vector(length=8, dtype=wp.float64)
+vec16d = wp.types.vector(length=16, dtype=wp.float64)
+mat44d = wp.types.matrix(shape=(4, 4), dtype=wp.float64)
+
+
+@wp.kernel
+def online_softmax(q: wp.array2d(dtype=wp.float64), k: wp.array2d(dtype=wp.float64),
+                   v: wp.array2d(dtype=wp.float64), out: wp.array2d(dtype=wp.float64)):
+    # (attention with a running maximum: the accumulator is rescaled and updated at run-time
+    # indices in a loop)
+    i = wp.tid()
+    acc = vec8d()
+    m = wp.float64(-1e30)
+    s = wp.float64(0.0)
+    for j in range(k.shape[0]):
+        dot = wp.float64(0.0)
+        for d in range(8):
+            dot += q[i, d] * k[j, d]
+        mn = wp.max(m, dot)
+        c = wp.exp(m - mn)
+        p = wp.exp(dot - mn)
+        s = s * c + p
+        for d in range(8):
+            acc[d] = acc[d] * c + p * v[j, d]
+        m = mn
+    for d in range(8):
+        out[i, d] = acc[d] / s
+
+
+def softmax_attention(q, k, v):
+    w = np.exp(q @ k.T - (q @ k.T).max(axis=1, keepdims=True))
+    return (w / w.sum(axis=1, keepdims=True)) @ v
+
+
+def test_attention_accumulator_matches_numpy_and_finite_differences():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.normal(size=(5, 8)), rng.normal(size=(6, 8)), rng.normal(size=(6, 8))
+    out = wp.zeros((5, 8), dtype=wp.float64)
+    wp.launch(online_softmax, 5, [wp.array(q, dtype=wp.float64), wp.array(k, dtype=wp.float64),
+                                  wp.array(v, dtype=wp.float64), out])
+    np.testing.assert_allclose(out.numpy(), softmax_attention(q, k, v), rtol=1e-12)
+    check_adjoint(online_softmax, 5, [q, k, v, np.zeros((5, 8))])
+
+
+@wp.kernel
+def histogram_rows(x: wp.array2d(dtype=wp.float64), bins: wp.array2d(dtype=wp.int32),
+                   out: wp.array2d(dtype=wp.float64)):
+    # updates at data-dependent indices, in a branch, with a static write between them
+    i = wp.tid()
+    h = vec16d()
+    for j in range(x.shape[1]):
+        b = bins[i, j]
+        if x[i, j] > 0.0:
+            h[b] += x[i, j] * x[i, j]
+        else:
+            h[b] -= 0.5 * x[i, j]
+        h[0] = h[0] + 1.0
+    for d in range(16):
+        out[i, d] = h[d]
+
+
+def test_data_dependent_updates_in_branches():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(7, 40))
+    bins = rng.integers(0, 16, size=(7, 40)).astype(np.int32)
+    expected = np.zeros((7, 16))
+    for i in range(7):
+        for j in range(40):
+            v = x[i, j]
+            expected[i, bins[i, j]] += v * v if v > 0 else -0.5 * v
+            expected[i, 0] += 1.0
+    out = wp.zeros((7, 16), dtype=wp.float64)
+    wp.launch(histogram_rows, 7, [wp.array(x, dtype=wp.float64), wp.array(bins, dtype=wp.int32), out])
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-13)
+    check_adjoint(histogram_rows, 7, [x, bins, np.zeros((7, 16))])
+
+
+@wp.func
+def bubble_pass(v: vec8d, n: int) -> vec8d:
+    for d in range(n - 1):
+        if v[d] > v[d + 1]:
+            t = v[d]
+            v[d] = v[d + 1]
+            v[d + 1] = t
+    return v
+
+
+@wp.kernel
+def sort_rows(x: wp.array(dtype=vec8d), out: wp.array(dtype=vec8d)):
+    # a func's argument updated in place, passes repeated in a while loop
+    i = wp.tid()
+    v = x[i]
+    n = 8
+    while n > 1:
+        v = bubble_pass(v, n)
+        n -= 1
+    out[i] = v
+
+
+def test_func_argument_and_while_loop():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(9, 8))
+    out = wp.zeros(9, dtype=vec8d)
+    wp.launch(sort_rows, 9, [wp.array(x, dtype=vec8d), out])
+    np.testing.assert_array_equal(out.numpy(), np.sort(x, axis=1))
+    # (a permutation of the inputs: each output's gradient is the seed of where it went)
+    check_adjoint(sort_rows, 9, [(x, vec8d), (np.zeros((9, 8)), vec8d)])
+
+
+@wp.kernel
+def matrix_power_steps(a: wp.array(dtype=mat44d), steps: int, out: wp.array(dtype=mat44d)):
+    # a matrix indexed by (row, column) at run time; `p` and `q` swap roles each step
+    i = wp.tid()
+    p = mat44d()
+    for r in range(4):
+        p[r, r] = wp.float64(1.0)
+    for _ in range(steps):
+        q = mat44d()
+        for r in range(4):
+            for c in range(4):
+                for k in range(4):
+                    q[r, c] += p[r, k] * a[i][k, c]
+        p = q
+    out[i] = p
+
+
+def test_matrix_indices_and_two_variables():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 4, 4)) * 0.5
+    out = wp.zeros(3, dtype=mat44d)
+    wp.launch(matrix_power_steps, 3, [wp.array(a, dtype=mat44d), 3, out])
+    np.testing.assert_allclose(out.numpy(), np.stack([np.linalg.matrix_power(m, 3) for m in a]), rtol=1e-12)
+    check_adjoint(matrix_power_steps, 3, [(a, mat44d), 3, (np.zeros((3, 4, 4)), mat44d)])
+
+
+@wp.kernel
+def prefix_with_old_reads(x: wp.array(dtype=vec8d), out: wp.array(dtype=vec8d)):
+    # `old` is read after `new` (its own web) is written, and `new` starts as a copy of `old`:
+    # the copy must not share old's buffer
+    i = wp.tid()
+    old = x[i]
+    new = old
+    for d in range(1, 8):
+        new[d] = new[d - 1] + old[d]
+    out[i] = new - old
+
+
+def test_copies_keep_their_own_values():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(5, 8))
+    out = wp.zeros(5, dtype=vec8d)
+    wp.launch(prefix_with_old_reads, 5, [wp.array(x, dtype=vec8d), out])
+    np.testing.assert_allclose(out.numpy(), np.cumsum(x, axis=1) - x, rtol=1e-12, atol=1e-15)
+
+
+@wp.kernel
+def out_of_range(x: wp.array(dtype=vec8d), k: int, out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    v = x[i]
+    s = wp.float64(0.0)
+    for j in range(3):
+        v[j + k] = wp.float64(j)
+        s += v[j + k]
+    out[i] = s
+
+
+def test_index_errors_name_the_component():
+    x = wp.zeros(2, dtype=vec8d)
+    out = wp.zeros(2, dtype=wp.float64)
+    wp.launch(out_of_range, 2, [x, 5, out])
+    np.testing.assert_array_equal(out.numpy(), [3.0, 3.0])
+    with pytest.raises(IndexError, match="index 8 is out of bounds for .*component"):
+        wp.launch(out_of_range, 2, [x, 6, out])
+
+
+def moved_ops(kernel, adjoint=False):
+    fn = kernel.adjoint_ir(frozenset()) if adjoint else kernel.ir()
+    moved = composites_in_memory(fn)
+    verify(moved)
+    return [op.name for op in walk(moved.body)], moved is fn
+
+
+@pytest.mark.parametrize("kernel", [online_softmax, histogram_rows, sort_rows, matrix_power_steps])
+def test_webs_move_in_forward_and_adjoint_kernels(kernel):
+    for adjoint in (False, True):
+        names, unchanged = moved_ops(kernel, adjoint)
+        assert not unchanged and "local_array" in names and "insert_dyn" not in names, (kernel.key, adjoint)
+
+
+def test_values_live_at_once_get_buffers_of_their_own():
+    # old and new are live at once: two buffers, new's a copy of old's
+    names, _ = moved_ops(prefix_with_old_reads)
+    assert names.count("local_array") == 2 and "insert_dyn" not in names
+    # p and q (matrix_power_steps): the loop's p is q's copy, not q's buffer
+    names, _ = moved_ops(matrix_power_steps)
+    assert names.count("local_array") == 2
+
+
+@wp.kernel
+def small_or_loop_free(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=vec8d), k: wp.array(dtype=int),
+                       out: wp.array(dtype=float)):
+    i = wp.tid()
+    a = x[i]
+    for r in range(3):
+        a[r] = a[r] + 1.0  # (three components: two selects)
+    b = y[i]
+    b[k[i]] = wp.float64(2.0)  # (no loop)
+    out[i] = wp.length(a) + float(b[k[i] + 1])
+
+
+def test_small_or_loop_free_webs_unchanged():
+    names, unchanged = moved_ops(small_or_loop_free)
+    assert unchanged and names.count("insert_dyn") == 2
