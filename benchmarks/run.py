@@ -3,7 +3,7 @@
 Usage (from the repository root)::
 
     python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op
-                              cloth tile_gemm tile_reduce]
+                              cloth tile_gemm tile_reduce local_vector]
                              [--peers weft,warp,numpy] [--quick] [--json out.json]
 
 ``python benchmarks/run.py ...`` works too.
@@ -33,6 +33,7 @@ WORKLOADS = {
     "cloth": "benchmarks.cloth",
     "tile_gemm": "benchmarks.tile_gemm",
     "tile_reduce": "benchmarks.tile_reduce",
+    "local_vector": "benchmarks.local_vector",
 }
 
 

@@ -7,6 +7,7 @@ import pytest
 
 import weft as wp
 from tests.autodiff.helpers import check_adjoint
+from weft.codegen.spmd import spmd_plan
 from weft.ir.core import walk
 from weft.ir.verify import verify
 from weft.transforms.composite_memory import composites_in_memory
@@ -74,18 +75,18 @@ def histogram_rows(x: wp.array2d(dtype=wp.float64), bins: wp.array2d(dtype=wp.in
 
 def test_data_dependent_updates_in_branches():
     rng = np.random.default_rng(1)
-    x = rng.normal(size=(7, 40))
-    bins = rng.integers(0, 16, size=(7, 40)).astype(np.int32)
-    expected = np.zeros((7, 16))
-    for i in range(7):
+    x = rng.normal(size=(19, 40))
+    bins = rng.integers(0, 16, size=(19, 40)).astype(np.int32)
+    expected = np.zeros((19, 16))
+    for i in range(19):
         for j in range(40):
             v = x[i, j]
             expected[i, bins[i, j]] += v * v if v > 0 else -0.5 * v
             expected[i, 0] += 1.0
-    out = wp.zeros((7, 16), dtype=wp.float64)
-    wp.launch(histogram_rows, 7, [wp.array(x, dtype=wp.float64), wp.array(bins, dtype=wp.int32), out])
+    out = wp.zeros((19, 16), dtype=wp.float64)
+    wp.launch(histogram_rows, 19, [wp.array(x, dtype=wp.float64), wp.array(bins, dtype=wp.int32), out])
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-13)
-    check_adjoint(histogram_rows, 7, [x, bins, np.zeros((7, 16))])
+    check_adjoint(histogram_rows, 19, [x[:, :12].copy(), bins[:, :12].copy(), np.zeros((19, 16))])
 
 
 @wp.func
@@ -112,12 +113,12 @@ def sort_rows(x: wp.array(dtype=vec8d), out: wp.array(dtype=vec8d)):
 
 def test_func_argument_and_while_loop():
     rng = np.random.default_rng(2)
-    x = rng.normal(size=(9, 8))
-    out = wp.zeros(9, dtype=vec8d)
-    wp.launch(sort_rows, 9, [wp.array(x, dtype=vec8d), out])
+    x = rng.normal(size=(19, 8))
+    out = wp.zeros(19, dtype=vec8d)
+    wp.launch(sort_rows, 19, [wp.array(x, dtype=vec8d), out])
     np.testing.assert_array_equal(out.numpy(), np.sort(x, axis=1))
     # (a permutation of the inputs: each output's gradient is the seed of where it went)
-    check_adjoint(sort_rows, 9, [(x, vec8d), (np.zeros((9, 8)), vec8d)])
+    check_adjoint(sort_rows, 19, [(x, vec8d), (np.zeros((19, 8)), vec8d)])
 
 
 @wp.kernel
@@ -177,13 +178,31 @@ def out_of_range(x: wp.array(dtype=vec8d), k: int, out: wp.array(dtype=wp.float6
     out[i] = s
 
 
-def test_index_errors_name_the_component():
-    x = wp.zeros(2, dtype=vec8d)
-    out = wp.zeros(2, dtype=wp.float64)
-    wp.launch(out_of_range, 2, [x, 5, out])
-    np.testing.assert_array_equal(out.numpy(), [3.0, 3.0])
+@wp.kernel
+def out_of_range_per_thread(x: wp.array(dtype=vec8d), k: wp.array(dtype=int), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    v = x[i]
+    s = wp.float64(0.0)
+    for j in range(3):
+        v[j + k[i]] = wp.float64(j)
+        s += v[j + k[i]]
+    out[i] = s
+
+
+@pytest.mark.parametrize("n", [2, 21])  # (the scalar body only; the vector body too)
+def test_index_errors_name_the_component(n):
+    x = wp.zeros(n, dtype=vec8d)
+    out = wp.zeros(n, dtype=wp.float64)
+    wp.launch(out_of_range, n, [x, 5, out])
+    np.testing.assert_array_equal(out.numpy(), [3.0] * n)
     with pytest.raises(IndexError, match="index 8 is out of bounds for .*component"):
-        wp.launch(out_of_range, 2, [x, 6, out])
+        wp.launch(out_of_range, n, [x, 6, out])
+    ks = np.arange(n, dtype=np.int32) % 6
+    wp.launch(out_of_range_per_thread, n, [x, wp.array(ks, dtype=int), out])
+    np.testing.assert_array_equal(out.numpy(), [3.0] * n)
+    ks[n // 2] = 7
+    with pytest.raises(IndexError, match="index (8|9) is out of bounds for .*component"):
+        wp.launch(out_of_range_per_thread, n, [x, wp.array(ks, dtype=int), out])
 
 
 def moved_ops(kernel, adjoint=False):
@@ -210,17 +229,99 @@ def test_values_live_at_once_get_buffers_of_their_own():
 
 
 @wp.kernel
-def small_or_loop_free(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=vec8d), k: wp.array(dtype=int),
-                       out: wp.array(dtype=float)):
+def loop_free_or_read_once(x: wp.array(dtype=wp.mat33), y: wp.array(dtype=vec8d), k: wp.array(dtype=int),
+                           out: wp.array(dtype=float)):
     i = wp.tid()
-    a = x[i]
-    for r in range(3):
-        a[r] = a[r] + 1.0  # (three components: two selects)
     b = y[i]
     b[k[i]] = wp.float64(2.0)  # (no loop)
-    out[i] = wp.length(a) + float(b[k[i] + 1])
+    t = float(b[k[i] + 1])
+    for r in range(3):
+        t += x[i][r, r]  # (read once where it is loaded)
+    out[i] = t
 
 
-def test_small_or_loop_free_webs_unchanged():
-    names, unchanged = moved_ops(small_or_loop_free)
-    assert unchanged and names.count("insert_dyn") == 2
+def test_loop_free_or_read_once_webs_unchanged():
+    names, unchanged = moved_ops(loop_free_or_read_once)
+    assert unchanged and names.count("insert_dyn") == 1 and names.count("extract_dyn") == 2
+
+
+# Differential checks: the same kernels compiled with the pass off give the same bits -------
+@wp.func
+def scaled_prefix(v: vec8d, upto: int) -> vec8d:
+    for d in range(1, 8):
+        if d > upto:
+            return v
+        v[d] = v[d] + 0.5 * v[d - 1]
+    return v
+
+
+@wp.kernel
+def control_flow_mix(x: wp.array(dtype=vec8d), k: wp.array(dtype=wp.int32), out: wp.array(dtype=vec8d),
+                     count: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    a = x[i]
+    b = vec8d()
+    steps = wp.float64(0.0)
+    for j in range(12):
+        d = (j * 3 + k[i]) % 8
+        if a[d] < -1.0:
+            continue
+        if a[d] > 2.5:
+            break
+        if j % 4 == 3:
+            a, b = b, a  # (two variables trade buffers)
+        elif j % 5 == 4:
+            b = vec8d()  # (a reset while a is live)
+        a[d] = a[d] * 0.75 + b[(d + 1) % 8]
+        b[d] += a[(d + 3) % 8]
+        steps += 1.0
+    n = int(0)  # noqa: UP018 - a variable, as Warp requires
+    while n < 8 and a[n] < 3.0:
+        a[n] += 0.25 * wp.float64(n)
+        n += 1
+    a = scaled_prefix(a, k[i])
+    out[i] = a + b
+    count[i] = steps + wp.float64(n)
+
+
+def _run_both(kernel, make_args, dim, monkeypatch):
+    from weft.codegen.llvm import KernelCodegen
+    results = []
+    monkeypatch.setattr(wp.config, "cache_kernels", False)
+    for keep in (True, False):
+        monkeypatch.setattr(KernelCodegen, "keep_indexed_composites_in_memory", keep)
+        kernel.forget_compiled()
+        args = make_args()
+        wp.launch(kernel, dim, args)
+        results.append([a.numpy().copy() for a in args if isinstance(a, wp.array)])
+    kernel.forget_compiled()
+    return results
+
+
+def test_control_flow_same_bits_as_values(monkeypatch):
+    rng = np.random.default_rng(5)
+    xs = rng.normal(size=(64, 8)) * 1.5
+    ks = rng.integers(0, 8, size=64).astype(np.int32)
+
+    def make_args():
+        return [wp.array(xs, dtype=vec8d), wp.array(ks, dtype=wp.int32), wp.zeros(64, dtype=vec8d),
+                wp.zeros(64, dtype=wp.float64)]
+    moved, values = _run_both(control_flow_mix, make_args, 64, monkeypatch)
+    for m, v in zip(moved, values):
+        np.testing.assert_array_equal(m, v)
+    names, unchanged = moved_ops(control_flow_mix)
+    assert not unchanged and "insert_dyn" not in names
+
+
+def test_control_flow_gradients():
+    rng = np.random.default_rng(6)
+    xs = rng.normal(size=(17, 8)) * 1.5
+    ks = rng.integers(0, 8, size=17).astype(np.int32)
+    check_adjoint(control_flow_mix, 17, [(xs, vec8d), ks, (np.zeros((17, 8)), vec8d), np.zeros(17)])
+
+
+@pytest.mark.parametrize("kernel", [online_softmax, histogram_rows, control_flow_mix, out_of_range_per_thread])
+def test_buffers_run_in_the_vector_body(kernel):
+    # (spmd_buffers.py: the threads run on SIMD lanes, each lane's values in the buffer)
+    plan = spmd_plan(composites_in_memory(kernel.ir()))
+    assert plan is not None and plan.buffer_ops

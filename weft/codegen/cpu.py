@@ -306,7 +306,7 @@ def compiler_fingerprint() -> str:
     loads object code an older weft compiled (see cache.source_stats)."""
     h = hashlib.sha256()
     for path, size, mtime in cache.source_stats():
-        if path.startswith(("codegen/", "builtins/", "runtime/", "types/")):  # (builtins/tiles/ too)
+        if path.startswith(("codegen/", "builtins/", "runtime/", "types/", "transforms/")):  # (builtins/tiles/ too)
             h.update(f"{path}|{size}|{mtime}\0".encode())
     return h.hexdigest()[:16]
 

@@ -352,6 +352,8 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
     def emit_scalar(self, op: Op):
         """Lower `op` by its handler `op_<name>` (in the vector body: on the values the
         caller widened, see spmd.py)."""
+        if self.lane is not None and id(op) in self.plan.buffer_ops:  # (in the vector body: spmd_buffers.py)
+            return self.emit_buffer_op(op)
         handler = getattr(self, "op_" + op.name)
         result = handler(op)
         if op.name in _ROUNDING_OPS and len(op.results) == 1 and has_bfloat16(op.results[0].type):

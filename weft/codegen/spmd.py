@@ -46,6 +46,7 @@ import llvmlite.ir as ir
 from ..builtins.registry import Primitive
 from ..ir.core import Block, Function, Op, constant_value, walk
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16
+from .spmd_buffers import SpmdBuffers, lane_buffer_ops
 from .spmd_masked import SpmdMasked, maskable
 from .spmd_memory import SpmdMemory, vector_access_type
 
@@ -85,7 +86,8 @@ def _scalar_types_ok(t) -> bool:
 class SpmdPlan:
     """Which values of a kernel vary between the lanes, and how each op runs."""
 
-    def __init__(self, fn: Function):
+    def __init__(self, fn: Function, buffer_ops: frozenset = frozenset()):
+        self.buffer_ops = buffer_ops  # ids of the ops on lane buffers (spmd_buffers.py)
         self.varying: set[int] = set()
         self.lanewise: set[int] = set()  # ids of ops run lane by lane
         self.selected: set[int] = set()  # ids of varying `if`s run as selects
@@ -111,7 +113,9 @@ class SpmdPlan:
     def _op(self, op: Op):
         vary = any(self.is_varying(x) for x in op.operands)
         name = op.name
-        if name == "tid":
+        if id(op) in self.buffer_ops:  # (a buffer holds each lane's value: what it loads varies)
+            self._mark([r for r in op.results if name == "load"])
+        elif name == "tid":
             self._mark(op.results)
             self.lane_step[op.result.id] = 1
         elif name == "if":
@@ -261,9 +265,12 @@ def _vector_cast(src, dst) -> bool:
 def spmd_plan(fn: Function) -> SpmdPlan | None:
     """The plan for running `fn`'s threads on SIMD lanes, or None to keep it scalar."""
     ops = list(walk(fn.body))
+    buffer_ops = frozenset(lane_buffer_ops(fn))
     if any(op.name == "return" for top in fn.body.ops for region in top.regions for op in walk(region)):
         return None  # (an early return inside a branch or loop)
     for op in ops:
+        if id(op) in buffer_ops:
+            continue
         if op.name not in _KNOWN or op.name == "store" and "part" in op.attrs:
             return None  # (a store of one part of an element: scalar code writes just that part)
         if op.name == "tid" and op.attrs["of"] > 1:
@@ -276,7 +283,7 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
             # (locks: run lane by lane, a lane spinning for a lock that an earlier lane
             # holds until a later op would wait forever, as in a GPU warp before Volta)
             return None
-    plan = SpmdPlan(fn)
+    plan = SpmdPlan(fn, buffer_ops)
     if any(isinstance(v.type, ArrayType) and plan.is_varying(v) for op in ops for v in op.results):
         return None  # (an array chosen per thread: never seen in practice)
     if any(id(op) in plan.lanewise and any(o.name in ("push", "pop") for r in op.regions for o in walk(r))
@@ -329,7 +336,7 @@ def _scatters(plan: SpmdPlan, op: Op) -> bool:
     return any(plan.is_varying(x) for x in outer) or last.id not in plan.unit_stride
 
 
-class SpmdOps(SpmdMemory, SpmdMasked):
+class SpmdOps(SpmdMemory, SpmdMasked, SpmdBuffers):
     """The vector body of `KernelCodegen` (see the module docstring). State: `plan` (None:
     scalar kernel), `vector_mode` (emitting the vector body), `lane` (emitting an op for
     one lane: `v` reads a vector value's element of that lane)."""
@@ -368,6 +375,8 @@ class SpmdOps(SpmdMemory, SpmdMasked):
     # The vector body ---------------------------------------------------------------------------
     def emit_vector(self, op: Op):
         plan = self.plan
+        if id(op) in plan.buffer_ops:
+            return self.emit_buffer_op(op)
         if id(op) in plan.masked:
             return self.emit_masked_loop(op)
         if id(op) in plan.lanewise:
