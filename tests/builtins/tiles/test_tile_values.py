@@ -259,3 +259,28 @@ def test_argmin_and_argmax_with_nans_follow_warps_recurrence():
     expected = [[_warp_arg_extreme(r, np.less), _warp_arg_extreme(r, np.greater)] for r in a]
     np.testing.assert_array_equal(out.numpy(), expected)
     assert out.numpy()[0].tolist() == [3, 6]
+
+
+@wp.kernel
+def rebinds_to_other_shapes(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    m = wp.tile_load(a, shape=(4, 8))
+    m = wp.tile_reshape(m, (32,))  # (a name may take a tile of another shape, as in Warp)
+    m = m * 2.0
+    wp.tile_store(out, m)
+
+
+@wp.kernel
+def rebinds_in_a_loop(a: wp.array2d(dtype=float), out: wp.array(dtype=float), n: int):
+    m = wp.tile_load(a, shape=(4, 8))
+    for _ in range(n):
+        m = wp.tile_reshape(m, (32,))
+    wp.tile_store(out, m)
+
+
+def test_a_name_takes_tiles_of_other_shapes_outside_joins():
+    a = wp.array(np.arange(32, dtype=np.float32).reshape(4, 8))
+    out = wp.zeros(32, dtype=float)
+    wp.launch_tiled(rebinds_to_other_shapes, dim=[1], inputs=[a, out], block_dim=32)
+    np.testing.assert_array_equal(out.numpy(), 2.0 * np.arange(32))
+    with pytest.raises(CompileError, match="'m' changes type in the loop body"):
+        wp.launch_tiled(rebinds_in_a_loop, dim=[1], inputs=[a, out, 2], block_dim=32)
