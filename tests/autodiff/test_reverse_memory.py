@@ -332,6 +332,56 @@ def test_slots_written_once_in_a_dynamic_loop_and_read_back():
 
 
 @wp.kernel
+def kinematic_chain(parent: wp.array(dtype=int), local: wp.array2d(dtype=F64), poses: wp.array2d(dtype=F64),
+                    loss: wp.array(dtype=F64)):
+    # a link's pose from its parent's, stored once per link (robot kinematics): the parent's
+    # slot is known at run time only, so the adjoint checks that an earlier iteration wrote it
+    b = wp.tid()
+    for i in range(local.shape[1]):
+        p = parent[i]
+        base = wp.float64(1.0)
+        if p >= 0:
+            base = poses[b, p]
+        poses[b, i] = base * local[b, i] + wp.sin(base)
+    for i in range(local.shape[1]):
+        wp.atomic_add(loss, 0, poses[b, i] * poses[b, i])
+
+
+@wp.kernel
+def kinematic_chain_descending(child: wp.array(dtype=int), local: wp.array2d(dtype=F64),
+                               poses: wp.array2d(dtype=F64), loss: wp.array(dtype=F64)):
+    b = wp.tid()
+    n = local.shape[1]
+    for i in range(n - 1, -1, -1):
+        c = child[i]
+        base = wp.float64(0.5)
+        if c >= 0:
+            base = poses[b, c]
+        poses[b, i] = base * local[b, i] + wp.cos(base)
+    wp.atomic_add(loss, 0, poses[b, 0])
+
+
+def test_slots_read_at_run_time_indices_are_checked_by_the_adjoint():
+    rng = np.random.default_rng(3)
+    local = rng.normal(size=(3, 6))
+
+    def record(kernel, links):
+        def run(arrays):
+            loss = wp.zeros(1, dtype=F64, requires_grad=True)
+            wp.launch(kernel, 3, inputs=[wp.array(np.array(links, dtype=np.int32)), *arrays, loss])
+            return loss
+        return run
+
+    check_tape(record(kinematic_chain, [-1, 0, 1, 1, 0, 4]), [local, np.zeros((3, 6))])
+    check_tape(record(kinematic_chain_descending, [1, 2, 5, 5, -1, -1]), [local, np.zeros((3, 6))])
+    # a parent listed after its child: the forward read the slot before the launch wrote it
+    with pytest.raises(NotDifferentiableError, match="a later iteration of the loop at line"):
+        check_tape(record(kinematic_chain, [-1, 2, 0, 1, 0, 4]), [local, np.zeros((3, 6))])
+    with pytest.raises(NotDifferentiableError, match="'poses' is read at an index"):
+        check_tape(record(kinematic_chain_descending, [1, 0, 5, 5, -1, -1]), [local, np.zeros((3, 6))])
+
+
+@wp.kernel
 def reads_a_slot_written_later(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), n: int):
     t = wp.tid()
     for i in range(n):

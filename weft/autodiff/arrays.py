@@ -163,7 +163,10 @@ class LoadPlan:
       `array_final_reads`). A read of an element another thread may write stays refused;
       So are the loads of an array written at one store only, in a loop at `iv + c` (see
       `_written_once`), that read an element the loop wrote in an earlier iteration (or
-      never writes), or that follow the loop: `prods[i + 1] = x[i] * prods[i]`;
+      never writes), or that follow the loop: `prods[i + 1] = x[i] * prods[i]`; where the
+      loop steps by 1 or -1 and the element read is known only at run time
+      (`poses[parent[i]]`), `checked` maps the load's id to that record and the adjoint
+      checks the order at run time (reverse.py);
     - `initial`: the other loads, before this thread writes their array: they read memory
       as it was before the launch (the Tape keeps that state for them);
     - `unrecoverable`: the first other load after a write of its array, or None;
@@ -175,6 +178,7 @@ class LoadPlan:
         self.final: list[Op] = []
         self.initial: list[Op] = []
         self.unrecoverable: Op | None = None
+        self.checked: dict[int, tuple] = {}
         self._rewritten: set[int] = set()  # ids of loads whose array this thread writes later
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
         self._once = _written_once(fn)
@@ -249,6 +253,9 @@ class LoadPlan:
             return False
         read = _iv_offset(indices[at], loop.regions[0].args[0])
         step = constant_value(loop.operands[2])
+        if read is None and step in (1, -1) and not isinstance(step, bool):
+            self.checked[id(load)] = once  # (the index is known at run time only)
+            return True
         return read is not None and isinstance(step, int) and (offset - read) * step > 0
 
 

@@ -28,10 +28,10 @@ are therefore recomputed once per enclosing level, and nothing is ever approxima
 from __future__ import annotations
 
 from ..ir.builder import Builder
-from ..ir.core import Block, Function, Op, Value, free_values, walk
+from ..ir.core import Block, Function, Op, Value, constant_value, free_values, walk
 from ..ir.parts import extract_path, insert_path
 from ..lang.errors import NotDifferentiableError
-from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, int32
+from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
 from .active import active_types, has_adjoint_array  # noqa: F401 - (imported from here by others)
 from .arrays import (
     LoadPlan,
@@ -120,6 +120,7 @@ class _ScalarReverse:
                        "before the launch or as the launch left it, not both. Keep the value read first in a "
                        "local variable, or the value written", op)
         self.forwarded = plan.forwarded
+        self.checked = plan.checked
         self.substitutes: dict = {}  # result id -> makes the value a replay uses instead (tiles.py)
 
     def error(self, message: str, op: Op):
@@ -246,11 +247,32 @@ class _ScalarReverse:
             elif op.name == "tile_map":
                 self.replay_tile_map(op)
             else:
+                if id(op) in self.checked:
+                    self._check_written_earlier(op, self.checked[id(op)])
                 new = self.b.op(op.name, [self.m(v) for v in op.operands], [r.type for r in op.results],
                                 op.attrs)
                 for r, nr in zip(op.results, new.results):
                     nr.hint = r.hint
                     self.map[r.id] = nr
+
+    def _check_written_earlier(self, load: Op, once):
+        """Before the replay of `load`, which reads at a run-time index an array that a loop
+        writes once per element (arrays.LoadPlan.checked): an assert that the element read
+        is not one this or a later iteration writes (the replay reads the launch's final
+        memory, which then differs from what the forward read)."""
+        loop, _store, at, offset, _ = once
+        b = self.b
+        _start, stop, step = (self.m(v) for v in loop.operands[:3])
+        iv = self.m(loop.regions[0].args[0])
+        element = b.sub(b.cast(self.m(load.operands[1 + at]), iv.type), b.const(offset, iv.type))
+        ahead, inside = ("ge", "lt") if constant_value(loop.operands[2]) == 1 else ("le", "gt")
+        later = b.select(b.cmp(ahead, element, iv), b.cmp(inside, element, stop), b.const(False, bool_))
+        name = array_origin(load.operands[0])[0].hint or "an array"
+        b.op("assert", [b.unary("not", later)], [], {
+            "message": f"'{name}' is read at an index that this or a later iteration of the loop at line "
+                       f"{loop.loc.line} writes; the adjoint reads the array as the launch left it, so "
+                       "this read's gradient is not known (read elements that earlier iterations wrote)",
+            "not_differentiable": True})
 
     def replay_region(self, region: Block, new: Block, push: bool, extra=()):
         with self.b.at(new):

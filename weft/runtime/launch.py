@@ -583,6 +583,9 @@ def raise_launch_error(ck, ctx):
         raise MemoryError(format_at(
             f"{subject}: the AD stack of this loop outgrew weft.config.adstack_limit "
             f"({config.adstack_limit} bytes per thread) or memory ran out", op.loc))
+    if site.what == "assert" and op.attrs.get("not_differentiable"):
+        from ..lang.errors import NotDifferentiableError
+        raise NotDifferentiableError(f"{subject}: {op.attrs['message']}", op.loc)
     if site.what == "assert":
         raise AssertionError(format_at(f"{subject}: assertion failed: {op.attrs['message']}", op.loc))
     if op.name == "slice":  # the record holds its integer keys, as int64
