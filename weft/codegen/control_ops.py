@@ -156,6 +156,7 @@ class ControlOps:
         iv = op.regions[0].args[0]
         b = self.builder
         conds = []
+        nested = self._nested_ranges(op)
         for inner in walk(op.regions[0]):
             site = self.site_of.get(id(inner))
             if site is None or inner.name not in ("load", "store", "atomic", "view"):
@@ -170,6 +171,8 @@ class ControlOps:
                 kind = self._index_kind(i)
                 if i is iv:
                     conds_here.append(self._range_in_bounds(start, stop, extent))
+                elif i.id in nested:  # (an inner loop's variable, over a range known here)
+                    conds_here.append(self._range_in_bounds(*nested[i.id], extent))
                 elif kind is not None and kind[0] == "const":
                     conds_here.append(self._constant_in_bounds(kind[1], extent))
                 elif kind is not None and getattr(site, "tid_proven", False):
@@ -187,6 +190,25 @@ class ControlOps:
         cmp = b.icmp_signed if start.type.is_signed else b.icmp_unsigned
         empty = cmp(">=", self.v(start), self.v(stop))
         return b.or_(empty, ok)
+
+    def _nested_ranges(self, op) -> dict:
+        """{variable id: (start, stop)} of the `for` loops inside loop `op` that step up by a
+        constant and whose bounds are constants or values made before `op`: the guard of
+        `op` can prove their accesses too (`K[b, j, d]` in `for j: for d in range(64)`)."""
+        inside = {a.id for a in op.regions[0].args}
+        for inner in walk(op.regions[0]):
+            inside.update(r.id for r in inner.results)
+            inside.update(a.id for region in inner.regions for a in region.args)
+        ranges = {}
+        for inner in walk(op.regions[0]):
+            if inner.name != "for":
+                continue
+            start, stop, step = inner.operands[:3]
+            step_value = constant_value(step)
+            known = all(constant_value(v) is not None or v.id not in inside for v in (start, stop))
+            if known and isinstance(step_value, int) and step_value > 0:
+                ranges[inner.regions[0].args[0].id] = (start, stop)
+        return ranges
 
     def _emit_for(self, op, active):
         saved_active = self.active

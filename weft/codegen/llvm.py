@@ -316,14 +316,17 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         return self.builder.icmp_signed("<", I64(c), extent)
 
     def _range_in_bounds(self, start: Value, stop: Value, extent):
-        """0 <= start and stop <= extent, compared without overflow for any int type."""
+        """0 <= start and stop <= extent, compared without overflow for any int type (a
+        constant bound need not have been emitted yet: `_nested_ranges`)."""
         b = self.builder
         t = start.type
+        lo, hi = (llvm_type(t)(constant_value(v)) if constant_value(v) is not None else self.v(v)
+                  for v in (start, stop))
         if t.is_signed:
-            lo_ok = b.icmp_signed(">=", self.v(start), self.v(start).type(0))
-            hi = b.sext(self.v(stop), I64) if t.bits < 64 else self.v(stop)
+            lo_ok = b.icmp_signed(">=", lo, lo.type(0))
+            hi = b.sext(hi, I64) if t.bits < 64 else hi
             return b.and_(lo_ok, b.icmp_signed("<=", hi, extent))
-        hi = b.zext(self.v(stop), I64) if t.bits < 64 else self.v(stop)
+        hi = b.zext(hi, I64) if t.bits < 64 else hi
         return b.icmp_unsigned("<=", hi, extent)  # extents are never negative
 
     def _launch_extent(self, dim, of):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .core import Block, Function, Op
+from .loop_slots import drop_invariant_loop_slots
 from .ops import SPECS
 from .printer import format_function
 from .promote import promote_loop_elements
@@ -179,7 +180,8 @@ def _sweep_block(block: Block, uses: Counter) -> bool:
     return changed
 
 
-PIPELINE = [("inline", inline_calls), ("promote", promote_loop_elements), ("dce", dead_code)]
+PIPELINE = [("inline", inline_calls), ("invariant slots", drop_invariant_loop_slots),
+            ("promote", promote_loop_elements), ("dce", dead_code)]
 
 
 def run_pipeline(fn: Function, dump: bool = False, check: bool = True) -> Function:
