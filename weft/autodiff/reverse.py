@@ -262,8 +262,7 @@ class _ScalarReverse:
         memory, which then differs from what the forward read)."""
         loop, _store, at, offset, _ = once
         b = self.b
-        _start, stop, step = (self.m(v) for v in loop.operands[:3])
-        iv = self.m(loop.regions[0].args[0])
+        stop, iv = self.m(loop.operands[1]), self.m(loop.regions[0].args[0])
         element = b.sub(b.cast(self.m(load.operands[1 + at]), iv.type), b.const(offset, iv.type))
         ahead, inside = ("ge", "lt") if constant_value(loop.operands[2]) == 1 else ("le", "gt")
         later = b.select(b.cmp(ahead, element, iv), b.cmp(inside, element, stop), b.const(False, bool_))

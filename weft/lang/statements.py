@@ -233,12 +233,14 @@ class StatementsMixin:
                 value = self.tuple_value(value, old)
             if old is not value:
                 self.check_rebind(target.id, old, value, target)
-            rebound_view = isinstance(old, Value) and isinstance(value, Value) and (
+            # a name may take another view (`sub = a[:2]; sub = a[:2, 1]`), and a tile name another
+            # tile of its dtype (`m = wp.tile_reshape(m, ...)`), as in Warp
+            rebound = isinstance(old, Value) and isinstance(value, Value) and (
                 isinstance(old.type, ArrayType) and isinstance(value.type, ArrayType)
                 or isinstance(old.type, TileType) and isinstance(value.type, TileType)
                 and old.type.dtype is value.type.dtype)
-            if rebound_view:  # `sub = a[:2]; sub = a[:2, 1]`: a name may take another view; a
-                pass  # tile name another tile of its dtype (`m = wp.tile_reshape(m, ...)`), as in Warp
+            if rebound:
+                pass
             elif isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, *SCALAR_VALUES)):
                 value = self.coerce(value, old.type, target, what=f"'{target.id}'")
             elif promotion.is_weak(value):

@@ -41,16 +41,12 @@ _LOOPS = ("for", "while")
 
 def composites_in_memory(fn: Function) -> Function:
     """`fn`, or a copy of it in which the webs worth it live in buffers (module docstring)."""
-    if not _webs_to_move(fn):
+    webs = _webs_to_move(fn)
+    if not webs:
         return fn
-    fn = _clone(fn)
-    _Rewriter(fn, _webs_to_move(fn)).run()
-    return fn
-
-
-def _clone(fn: Function) -> Function:
-    out = copy.copy(fn)
-    out.body = clone_block(fn.body, {})
+    out, renamed = copy.copy(fn), {}
+    out.body = clone_block(fn.body, renamed)
+    _Rewriter(out, {renamed[k].id: web for k, web in webs.items()}).run()
     return out
 
 
@@ -254,11 +250,14 @@ class _Liveness:
         for out, defs in zip(self._live_out(), self.defs):
             together = sum(self.bit[k] for k in defs)
             for k in defs:
-                others = (out | together) & ~self.bit[k]
-                self.mask[k] |= others
-                for j, bit in self.bit.items():
-                    if others & bit:
-                        self.mask[j] |= self.bit[k]
+                self.mask[k] |= (out | together) & ~self.bit[k]
+        ids = list(self.bit)
+        for k in ids:  # (symmetric: j clashes with k where k clashes with j)
+            rest = self.mask[k]
+            while rest:
+                low = rest & -rest
+                self.mask[ids[low.bit_length() - 1]] |= self.bit[k]
+                rest ^= low
         return self
 
 
