@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import weft as wp
+from tests.autodiff.helpers import check_adjoint
 from weft.codegen.spmd import MAX_LANEWISE_SHARE, WIDTH, _lanewise_share, spmd_plan
 
 
@@ -651,3 +652,52 @@ def test_a_kernel_run_mostly_lane_by_lane_stays_scalar():
 
     assert _lanewise_share(spmd_plan(gathered.ir()), gathered.ir().body) < MAX_LANEWISE_SHARE
     assert spmd_plan(walk_stack.ir()) is None
+
+
+@wp.kernel
+def stencil_2d(img: wp.array2d(dtype=float), r: int, out: wp.array2d(dtype=float), hits: wp.array(dtype=int)):
+    i, j = wp.tid()
+    h, w = img.shape[0], img.shape[1]
+    s = float(0.0)  # noqa: UP018 - a variable, as Warp requires
+    for k in range(-r, r + 1):
+        s += img[i, wp.clamp(j + k, 0, w - 1)] * wp.exp(-float(k * k)) + img[wp.clamp(i + k, 0, h - 1), j]
+    if s > 3.0:
+        wp.atomic_add(hits, 0, 1)
+    out[i, j] = s
+
+
+@wp.kernel
+def rolled_3d(x: wp.array3d(dtype=wp.float64), n: int, out: wp.array3d(dtype=wp.float64)):
+    i, j, k = wp.tid()
+    acc = wp.float64(0.0)
+    for m in range(n):
+        acc += x[i, j, (k + m) % x.shape[2]] * wp.float64(i + 2 * j + 1)
+    out[i, j, k] = wp.sin(acc)
+
+
+def test_launches_of_several_dimensions_run_along_their_rows_in_lanes():
+    # lanes run along the last dimension, the other coordinates the same in all of them; rows
+    # of 37 and 19 leave a rest for the scalar loop in each row
+    assert spmd_plan(stencil_2d.ir()) is not None and spmd_plan(rolled_3d.ir()) is not None
+    rng = np.random.default_rng(7)
+    img = rng.random((5, 37)).astype(np.float32)
+
+    def stencil_args():
+        return [wp.array(img, dtype=float), 2, wp.zeros((5, 37), dtype=float), wp.zeros(1, dtype=int)]
+    vector, scalar = run_both(stencil_2d, (5, 37), stencil_args, [2, 3])
+    assert_bitwise(vector, scalar)
+    rows = np.clip(np.arange(5)[:, None] + np.arange(-2, 3)[None, :], 0, 4)
+    cols = np.clip(np.arange(37)[:, None] + np.arange(-2, 3)[None, :], 0, 36)
+    expected = (img[:, cols] * np.exp(-np.arange(-2, 3) ** 2.0)).sum(-1) + img[rows].sum(axis=1)
+    np.testing.assert_allclose(vector[0], expected, rtol=1e-5)
+    assert vector[1][0] == np.count_nonzero(vector[0] > 3.0)
+    x = rng.random((3, 4, 19))
+
+    def rolled_args():
+        return [wp.array(x, dtype=wp.float64), 5, wp.zeros((3, 4, 19), dtype=wp.float64)]
+    vector, scalar = run_both(rolled_3d, (3, 4, 19), rolled_args, [2])
+    assert_bitwise(vector, scalar)
+    scale = (np.arange(3)[:, None, None] + 2 * np.arange(4)[None, :, None] + 1.0)
+    rolled = sum(np.roll(x, -m, axis=2) for m in range(5))
+    np.testing.assert_allclose(vector[0], np.sin(rolled * scale), rtol=1e-13)
+    check_adjoint(rolled_3d, (3, 4, 19), [x, 5, np.zeros((3, 4, 19))])

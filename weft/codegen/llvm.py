@@ -213,7 +213,10 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         row_end = b.add(k, b.sub(self.launch_dims[n - 1], first), flags=("nsw",))
         row_end = b.select(b.icmp_signed("<", row_end, end), row_end, end)
         last_end = b.add(first, b.sub(row_end, k), flags=("nsw",))
-        j, inner_exit = self._loop_header(first, last_end, "row")
+        row_start = first
+        if self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
+            row_start = self._emit_vector_loop(first, last_end, row=(k, first, coords[:-1]))
+        j, inner_exit = self._loop_header(row_start, last_end, "row")
         self.thread_index = b.add(k, b.sub(j, first), flags=("nsw",))
         self.tids = {n: coords[:-1] + [j]}
         self._emit_body(self.fn.body)
@@ -222,17 +225,25 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self._loop_latch(k, row_end)
         b.position_at_end(row_exit)
 
-    def _emit_vector_loop(self, begin, end):
+    def _emit_vector_loop(self, begin, end, row=None):
         """The vector body over the groups of WIDTH threads in [begin, end) (spmd.py);
-        returns where the scalar loop takes over (the last end - begin mod WIDTH threads)."""
+        returns where the scalar loop takes over (the last end - begin mod WIDTH threads).
+        With several launch dimensions, [begin, end) are last coordinates along one row and
+        `row` is (the row's first linear thread index, its first last coordinate, the other
+        coordinates: the same in every lane)."""
         b = self.builder
         vend = b.sub(end, b.srem(b.sub(end, begin), I32(WIDTH)))
         k, exit_ = self._loop_header(begin, vend, "lanes")
         saved = dict(self.values)
         self.vector_mode = True
-        self.thread_index = b.add(self.splat(k), ir.Constant(ir.VectorType(I32, WIDTH), list(range(WIDTH))),
-                                  flags=("nsw",))
-        self.tids = {}
+        lanes = ir.Constant(ir.VectorType(I32, WIDTH), list(range(WIDTH)))
+        coordinate = b.add(self.splat(k), lanes, flags=("nsw",))
+        if row is None:
+            self.thread_index, self.tids = coordinate, {}
+        else:
+            linear, first, others = row
+            self.thread_index = b.add(self.splat(b.add(linear, b.sub(k, first))), lanes, flags=("nsw",))
+            self.tids = {len(others) + 1: [*others, coordinate]}
         self._emit_body(self.fn.body)
         self.vector_mode = False
         self._loop_latch(k, b.add(k, I32(WIDTH), flags=("nsw",)))

@@ -100,7 +100,8 @@ class MemoryOps:
         dim, of = op.attrs["dim"], op.attrs["of"]
         if dim < 0 or of == 1:
             return self.thread_index if self.lane is None else self.lane_of(self.thread_index, self.lane)
-        return self.tids[of][dim]
+        rep = self.tids[of][dim]
+        return rep if self.lane is None else self.lane_of(rep, self.lane)
 
     def _shape(self, arr, d):
         return self.builder.extract_value(arr, [1, d])

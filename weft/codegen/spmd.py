@@ -30,13 +30,15 @@ How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
   push or pop the AD stack with varying trip counts, other builtins): lane by lane, the
   scalar lowering run once per lane on that lane's values (`emit_lanes`), so every
   construct works, in thread order within the group.
-The threads left over (fewer than WIDTH) run through the scalar body.
+The threads left over (fewer than WIDTH) run through the scalar body. A launch of several
+dimensions runs its rows (the last dimension) so: the other coordinates are uniform in a
+group, and each row's rest runs scalar.
 
 Adjoint kernels too: the AD stack holds one vector per pushed number (all lanes' values)
 where the pushes and pops run in the vector body. Straight-line kernels without gathers or
 scatters (LLVM's vectoriser handles them), kernels whose AD stack would be used lane by
-lane, tiles, half-precision values, several `tid()` dimensions or atomic exchanges and
-compare-and-swaps (locks) keep the scalar body (`spmd_plan` returns None).
+lane, tiles, half-precision values, or atomic exchanges and compare-and-swaps (locks)
+keep the scalar body (`spmd_plan` returns None).
 """
 
 from __future__ import annotations
@@ -116,8 +118,10 @@ class SpmdPlan:
         if id(op) in self.buffer_ops:  # (a buffer holds each lane's value: what it loads varies)
             self._mark([r for r in op.results if name == "load"])
         elif name == "tid":
-            self._mark(op.results)
-            self.lane_step[op.result.id] = 1
+            dim, of = op.attrs["dim"], op.attrs["of"]
+            if dim < 0 or dim == of - 1:  # (lanes run along the last launch dimension)
+                self._mark(op.results)
+                self.lane_step[op.result.id] = 1
         elif name == "if":
             if vary:
                 if all(_speculatable(r) for r in op.regions):
@@ -273,8 +277,6 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
             continue
         if op.name not in _KNOWN or op.name == "store" and "part" in op.attrs:
             return None  # (a store of one part of an element: scalar code writes just that part)
-        if op.name == "tid" and op.attrs["of"] > 1:
-            return None
         if not all(_scalar_types_ok(v.type) for v in (*op.operands, *op.results)):
             return None
         if op.name == "call" and (not isinstance(op.attrs["fn"], Primitive) or op.attrs["fn"].native):
