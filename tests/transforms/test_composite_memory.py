@@ -2,6 +2,9 @@
 the same numbers as numpy (forward) and as float64 finite differences (adjoints), index
 errors as before, and webs whose values overlap left as values."""
 
+import importlib.util
+import sys
+
 import numpy as np
 import pytest
 
@@ -325,3 +328,86 @@ def test_buffers_run_in_the_vector_body(kernel):
     # (spmd_buffers.py: the threads run on SIMD lanes, each lane's values in the buffer)
     plan = spmd_plan(composites_in_memory(kernel.ir()))
     assert plan is not None and plan.buffer_ops
+
+
+# Random programs: the same bits with the pass on and off ------------------------------------
+def _vector_program(rng) -> str:
+    """A kernel over three vec8d locals updated at run-time indices in a loop: copies,
+    swaps, resets, branches on lane-varying values, an inner loop, a while loop, a func
+    that updates its argument, whole-vector arithmetic, and an occasional break."""
+    names = ["a", "b", "c"]
+    indices = ["j % 8", "(j + 3) % 8", "7 - j % 8", "k[i] % 8", "(k[i] + j) % 8",
+               "int(wp.abs({v}[j % 8]) * 3.0) % 8"]
+    lines = []
+    for _ in range(int(rng.integers(4, 9))):
+        v, w = rng.choice(names), rng.choice(names)
+        p, q = (str(rng.choice(indices)).format(v=rng.choice(names)) for _ in range(2))
+        kind = int(rng.integers(0, 11))
+        if kind == 0:
+            lines.append(f"{v}[{p}] = {w}[{q}] * 0.5 + 1.0")
+        elif kind == 1:
+            lines.append(f"{v}[{p}] += {w}[{q}]")
+        elif kind == 2 and v != w:
+            lines.append(f"{v} = {w}")
+        elif kind == 3 and v != w:
+            lines.append(f"{v}, {w} = {w}, {v}")
+        elif kind == 4:
+            lines.append(f"{v} = vec8d()")
+        elif kind == 5:
+            lines += [f"if {v}[{p}] > {w}[{q}]:", f"    {v}[{p}] = {v}[{p}] - 0.25 * {w}[{q}]",
+                      "else:", f"    {w}[{q}] -= 1.0"]
+        elif kind == 6:
+            lines.append(f"{v} = {v} * wp.float64(0.9) + {w} * wp.float64(0.1)")
+        elif kind == 7:
+            lines += ["for t in range(3):", f"    {v}[(t + j) % 8] += {w}[t] * wp.float64(0.5)"]
+        elif kind == 8:
+            lines += [f"if {v}[{p}] > 40.0:", "    break"]
+        elif kind == 9:
+            lines.append(f"{v} = shifted({w}, {p})")
+        else:
+            lines += ["n = int(j % 3)", f"while n < 8 and {v}[n] < 2.0:", f"    {v}[n] += {w}[7 - n]", "    n += 2"]
+    body = "\n".join("        " + line for line in lines)
+    return f"""import weft as wp
+
+vec8d = wp.types.vector(length=8, dtype=wp.float64)
+
+
+@wp.func
+def shifted(v: vec8d, s: int) -> vec8d:
+    for d in range(s % 4):
+        v[(d + s) % 8] = v[d] * wp.float64(0.75)
+    return v
+
+
+@wp.kernel
+def k_random(x: wp.array(dtype=vec8d), y: wp.array(dtype=vec8d), k: wp.array(dtype=int), m: int,
+             out: wp.array(dtype=vec8d)):
+    i = wp.tid()
+    a = x[i]
+    b = y[i]
+    c = vec8d()
+    for j in range(m):
+{body}
+    out[i] = a + b * wp.float64(2.0) + c * wp.float64(3.0)
+"""
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_programs_same_bits_as_values(tmp_path, monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    source = _vector_program(rng)
+    path = tmp_path / f"composite_memory_random_{seed}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    n = 21
+    xs, ys = rng.normal(size=(n, 8)), rng.normal(size=(n, 8))
+    ks = rng.integers(0, 100, size=n).astype(np.int32)
+
+    def make_args():
+        return [wp.array(xs, dtype=vec8d), wp.array(ys, dtype=vec8d), wp.array(ks, dtype=int), 11,
+                wp.zeros(n, dtype=vec8d)]
+    moved, values = _run_both(module.k_random, make_args, n, monkeypatch)
+    np.testing.assert_array_equal(moved[-1], values[-1], err_msg=source)

@@ -304,6 +304,14 @@ class _Rewriter:
         self._emit(ops, "store", [self.buffer(web_value), self.zero, self._loaded(ops, x, loc)],
                    attrs={"in_bounds": True}, loc=loc)
 
+    def _copy_all(self, ops, pairs, loc):
+        """Store the value of each (web value, value) pair into the web value's buffer, as
+        one parallel copy: every value is loaded before any buffer is written (a value may
+        live in another pair's buffer: `a, b = b, a` between two webs)."""
+        loaded = [(web_value, self._loaded(ops, x, loc)) for web_value, x in pairs]
+        for web_value, x in loaded:
+            self._emit(ops, "store", [self.buffer(web_value), self.zero, x], attrs={"in_bounds": True}, loc=loc)
+
     def _store_if_moved(self, ops, v: Value, loc):
         if self.moved(v):
             self._emit(ops, "store", [self.buffer(v), self.zero, v], attrs={"in_bounds": True}, loc=loc)
@@ -326,22 +334,30 @@ class _Rewriter:
                           {"path": (0,), "of": t}, op.loc)
 
     # blocks and ops
-    def _block(self, block: Block, keep=None, copies=()) -> None:
-        """Rewrite `block`. A join's region: `keep` marks the terminator's operands it keeps,
-        `copies` the (web value, value) stores to make before it."""
+    def _block(self, block: Block, keep=None, dests=()) -> None:
+        """Rewrite `block`. A join's region: `keep` marks the terminator's operands it keeps;
+        the others go to the buffers of `dests` (the web values they become)."""
         out: list[Op] = []
         for a in block.args:
             self._store_if_moved(out, a, self.fn.loc)
         *ops, term = block.ops
         for op in ops:
             self._op(op, out)
-        for web_value, x in copies:
-            self._store(out, web_value, x, term.loc)
-        if keep is not None:
-            term.operands = [v for v, k in zip(term.operands, keep, strict=True) if k]
-        term.operands = [self._loaded(out, v, term.loc) for v in term.operands]
+        if keep is None:
+            term.operands = [self._loaded(out, v, term.loc) for v in term.operands]
+        else:
+            term.operands = self._pass_on(out, term.operands, keep, dests, term.loc)
         out.append(term)
         block.ops = out
+
+    def _pass_on(self, ops, values, keep, dests, loc) -> list[Value]:
+        """The values a join keeps (`keep`), loaded where they are moved; the others are
+        copied into the buffers of `dests` (unless already theirs). One parallel copy: all
+        are loaded before any buffer is written (`a, b = b, a` between two webs)."""
+        kept = [self._loaded(ops, v, loc) for v, k in zip(values, keep, strict=True) if k]
+        self._copy_all(ops, [(d, v) for v, d, k in zip(values, dests, keep) if not k and not self.same_web(v, d)],
+                       loc)
+        return kept
 
     def _op(self, op: Op, out: list):
         name = op.name
@@ -369,9 +385,11 @@ class _Rewriter:
         """Append `op` with the results `kept_results` marks; each dropped result is loaded
         from the buffer of `carried_by[k]`, and stored into its own if that differs."""
         out.append(op)
-        for r, keep, web_value in zip(op.results, kept_results, carried_by):
+        slots = list(zip(op.results, kept_results, carried_by))
+        for r, keep, web_value in slots:  # (all loaded before any is stored: as `_copy_all`)
             if not keep and not self.same_web(r, web_value):
                 self._define_by_load(out, r, self.buffer(web_value), op.loc)
+        for r, keep, web_value in slots:
             if keep or not self.same_web(r, web_value):
                 self._store_if_moved(out, r, op.loc)
         op.results = [r for r, keep in zip(op.results, kept_results) if keep]
@@ -379,9 +397,7 @@ class _Rewriter:
     def _join_if(self, op, out):
         keep = [not self.moved(r) for r in op.results]
         for region in op.regions:
-            yielded = region.ops[-1].operands
-            copies = [(r, y) for r, y, k in zip(op.results, yielded, keep) if not k and not self.same_web(y, r)]
-            self._block(region, keep, copies)
+            self._block(region, keep, op.results)
         op.operands = [self._loaded(out, v, op.loc) for v in op.operands]
         self._finish(op, out, keep, op.results)
 
@@ -389,42 +405,28 @@ class _Rewriter:
         body = op.regions[0]
         bounds, inits, args = op.operands[:3], op.operands[3:], body.args[1:]
         keep = [not self.moved(a) for a in args]
-        for init, arg, k in zip(inits, args, keep):
-            if not k and not self.same_web(init, arg):
-                self._store(out, arg, init, op.loc)
-        yielded = body.ops[-1].operands
-        copies = [(a, y) for a, y, k in zip(args, yielded, keep) if not k and not self.same_web(y, a)]
         body.args = body.args[:1] + [a for a, k in zip(args, keep) if k]
-        self._block(body, keep, copies)
-        op.operands = bounds + [self._loaded(out, v, op.loc) for v, k in zip(inits, keep) if k]
+        self._block(body, keep, args)
+        op.operands = bounds + self._pass_on(out, inits, keep, args, op.loc)
         self._finish(op, out, keep, args)
 
     def _join_while(self, op, out):
         cond, body = op.regions
-        keep = [not (self.moved(c) and self.same_web(b, c)) for c, b in zip(cond.args, body.args)]
-        for init, arg, k in zip(op.operands, cond.args, keep):
-            if not k and not self.same_web(init, arg):
-                self._store(out, arg, init, op.loc)
         carried = cond.args
-        yielded = body.ops[-1].operands
-        copies = [(a, y) for a, y, k in zip(carried, yielded, keep) if not k and not self.same_web(y, a)]
+        keep = [not (self.moved(c) and self.same_web(b, c)) for c, b in zip(cond.args, body.args)]
         cond.args = [a for a, k in zip(cond.args, keep) if k]
         body.args = [a for a, k in zip(body.args, keep) if k]
         self._block(cond)
-        self._block(body, keep, copies)
-        op.operands = [self._loaded(out, v, op.loc) for v, k in zip(op.operands, keep) if k]
+        self._block(body, keep, carried)
+        op.operands = self._pass_on(out, op.operands, keep, carried, op.loc)
         self._finish(op, out, keep, carried)
 
     def _join_func_region(self, op, out):
         body = op.regions[0]
-        keep_args = [not self.moved(a) for a in body.args]
-        for x, arg, k in zip(op.operands, body.args, keep_args):
-            if not k and not self.same_web(x, arg):
-                self._store(out, arg, x, op.loc)
+        args = body.args
+        keep_args = [not self.moved(a) for a in args]
         keep = [not self.moved(r) for r in op.results]
-        yielded = body.ops[-1].operands
-        copies = [(r, y) for r, y, k in zip(op.results, yielded, keep) if not k and not self.same_web(y, r)]
-        op.operands = [self._loaded(out, v, op.loc) for v, k in zip(op.operands, keep_args) if k]
-        body.args = [a for a, k in zip(body.args, keep_args) if k]
-        self._block(body, keep, copies)
+        body.args = [a for a, k in zip(args, keep_args) if k]
+        self._block(body, keep, op.results)
+        op.operands = self._pass_on(out, op.operands, keep_args, args, op.loc)
         self._finish(op, out, keep, op.results)
