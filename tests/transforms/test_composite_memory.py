@@ -287,7 +287,10 @@ def control_flow_mix(x: wp.array(dtype=vec8d), k: wp.array(dtype=wp.int32), out:
     count[i] = steps + wp.float64(n)
 
 
-def _run_both(kernel, make_args, dim, monkeypatch):
+def _run_both(kernel, make_args, dim, monkeypatch, seed_index=None):
+    """Launch `kernel` with the pass on, then off (fresh arguments, no kernel cache); each
+    time the final arrays, and with `seed_index` also the gradients of every float array
+    from a Tape whose seed is ones on that argument."""
     from weft.codegen.llvm import KernelCodegen
     results = []
     monkeypatch.setattr(wp.config, "cache_kernels", False)
@@ -295,8 +298,18 @@ def _run_both(kernel, make_args, dim, monkeypatch):
         monkeypatch.setattr(KernelCodegen, "keep_indexed_composites_in_memory", keep)
         kernel.forget_compiled()
         args = make_args()
-        wp.launch(kernel, dim, args)
-        results.append([a.numpy().copy() for a in args if isinstance(a, wp.array)])
+        if seed_index is None:
+            wp.launch(kernel, dim, args)
+            results.append([a.numpy().copy() for a in args if isinstance(a, wp.array)])
+            continue
+        floats = [a for a in args if isinstance(a, wp.array) and a.dtype != wp.int32]
+        for a in floats:
+            a.requires_grad = True
+        with wp.Tape() as tape:
+            wp.launch(kernel, dim, args)
+        tape.backward(grads={args[seed_index]: wp.array(np.ones(args[seed_index].shape + (8,)),
+                                                        dtype=args[seed_index].dtype)})
+        results.append([a.numpy().copy() for a in floats] + [a.grad.numpy().copy() for a in floats])
     kernel.forget_compiled()
     return results
 
@@ -411,3 +424,6 @@ def test_random_programs_same_bits_as_values(tmp_path, monkeypatch, seed):
                 wp.zeros(n, dtype=vec8d)]
     moved, values = _run_both(module.k_random, make_args, n, monkeypatch)
     np.testing.assert_array_equal(moved[-1], values[-1], err_msg=source)
+    moved, values = _run_both(module.k_random, make_args, n, monkeypatch, seed_index=4)
+    for m, v in zip(moved, values):  # (the outputs, then the gradients of x, y and out)
+        np.testing.assert_array_equal(m, v, err_msg=source)
