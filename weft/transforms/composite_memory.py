@@ -299,11 +299,6 @@ class _Rewriter:
                                            {"shape": (1,)}, self.fn.loc)
         return self.buffers[web]
 
-    def _store(self, ops, web_value: Value, x: Value, loc):
-        """Store `x` (loaded first if it is moved) into `web_value`'s buffer."""
-        self._emit(ops, "store", [self.buffer(web_value), self.zero, self._loaded(ops, x, loc)],
-                   attrs={"in_bounds": True}, loc=loc)
-
     def _copy_all(self, ops, pairs, loc):
         """Store the value of each (web value, value) pair into the web value's buffer, as
         one parallel copy: every value is loaded before any buffer is written (a value may
@@ -367,7 +362,7 @@ class _Rewriter:
         elif name == "insert_dyn" and self.moved(op.result):
             agg, *indices, x = op.operands
             if not self.same_web(agg, op.result):  # (a copy, then the update in place)
-                self._store(out, op.result, agg, op.loc)
+                self._copy_all(out, [(op.result, agg)], op.loc)
             part = self._part(out, op, indices, op.result)
             self._emit(out, "store", [part, self.zero, x], attrs={"in_bounds": True}, loc=op.loc)
         elif name in ("if", "for", "while", "func_region"):
