@@ -98,9 +98,7 @@ class MemoryOps:
     # Thread index and arrays ---------------------------------------------------------------
     def op_tid(self, op):
         dim, of = op.attrs["dim"], op.attrs["of"]
-        if dim < 0 or of == 1:
-            return self.thread_index if self.lane is None else self.lane_of(self.thread_index, self.lane)
-        rep = self.tids[of][dim]
+        rep = self.thread_index if dim < 0 or of == 1 else self.tids[of][dim]
         return rep if self.lane is None else self.lane_of(rep, self.lane)
 
     def _shape(self, arr, d):
@@ -115,12 +113,9 @@ class MemoryOps:
         nbytes = elem
         for n in shape:
             nbytes *= n
-        buf = self._entry_alloca(ir.ArrayType(I8, max(nbytes, 1)), "fixedarray")
-        buf.align = 16
-        buf.type = PTR
+        buf = self.stack_buffer(nbytes, "fixedarray")
         if nbytes:
-            memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-            b.call(memset, [buf, I8(0), I64(nbytes), ir.Constant(ir.IntType(1), 0)])
+            self.fill_zero(buf, nbytes)
         out = ir.Constant(llvm_type(t), ir.Undefined)
         out = b.insert_value(b.insert_value(out, buf, 0), ir.Constant(PTR, None), GRAD)
         stride = elem

@@ -269,9 +269,9 @@ def _vector_cast(src, dst) -> bool:
 def spmd_plan(fn: Function) -> SpmdPlan | None:
     """The plan for running `fn`'s threads on SIMD lanes, or None to keep it scalar."""
     ops = list(walk(fn.body))
-    buffer_ops = frozenset(lane_buffer_ops(fn))
     if any(op.name == "return" for top in fn.body.ops for region in top.regions for op in walk(region)):
         return None  # (an early return inside a branch or loop)
+    buffer_ops = frozenset(lane_buffer_ops(fn))
     for op in ops:
         if id(op) in buffer_ops:
             continue

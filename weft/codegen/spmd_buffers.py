@@ -10,8 +10,8 @@ lane's addresses. The scalar body (the threads left over) has buffers of its own
 as usual.
 
 A buffer qualifies when the kernel body allocates it at its top level, holds a vector or
-matrix of 32- or 64-bit numbers, and is used only through `component` views and loads and
-stores of its one element: what the pass emits. Any other `local_array` keeps the kernel
+matrix of numbers (not bools or half floats: `component_scalar`), and is used only through
+`component` views and loads and stores of its one element: what the pass emits. Any other `local_array` keeps the kernel
 scalar.
 """
 
@@ -19,20 +19,18 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..ir.core import Function, constant_value, walk
-from ..types import Matrix, Scalar, Vector, bfloat16, bool_, float16
-from .llvm_types import I64, PTR, llvm_type
+from ..ir.core import Function, constant_value, operand_uses
+from ..types import Matrix, Vector
+from .llvm_types import I64, llvm_type
 from .memory_ops import _part_offset
+from .spmd_memory import component_scalar
 
 I8, I32 = ir.IntType(8), ir.IntType(32)
 
 
 def lane_buffer_ops(fn: Function) -> set[int]:
     """ids of the ops that allocate, view, load and store the qualifying buffers (above)."""
-    uses: dict[int, list] = {}
-    for op in walk(fn.body):
-        for pos, v in enumerate(op.operands):
-            uses.setdefault(v.id, []).append((op, pos))
+    uses = operand_uses(fn.body)
 
     def element_access(op, pos) -> bool:
         return op.name in ("load", "store") and pos == 0 and constant_value(op.operands[1]) == 0
@@ -42,7 +40,7 @@ def lane_buffer_ops(fn: Function) -> set[int]:
         if op.name != "local_array" or tuple(op.attrs["shape"]) != (1,):
             continue
         t = op.result.type.dtype
-        if not isinstance(t, (Vector, Matrix)) or _scalar(t) is None:
+        if not isinstance(t, (Vector, Matrix)) or component_scalar(t) is None:
             continue
         ops = [op]
         for user, pos in uses.get(op.result.id, ()):
@@ -59,11 +57,6 @@ def lane_buffer_ops(fn: Function) -> set[int]:
     return out
 
 
-def _scalar(t) -> Scalar | None:
-    scalar = t.dtype if isinstance(t, (Vector, Matrix)) else t
-    return None if scalar in (bool_, float16, bfloat16) or not isinstance(scalar, Scalar) else scalar
-
-
 class SpmdBuffers:
     """The `SpmdOps` part that lowers lane buffers. A buffer (or view) is represented by
     (base address, offset in scalars: an i64, or an i64 vector where the lanes' differ)."""
@@ -72,21 +65,17 @@ class SpmdBuffers:
         getattr(self, "_buffer_" + op.name)(op)
 
     def _buffer_local_array(self, op):
-        b = self.builder
         t = op.result.type.dtype
-        nbytes = t.num_components * _scalar(t).size * self._width()
-        buf = self._entry_alloca(ir.ArrayType(I8, nbytes), "lanebuffer")
-        buf.align = 32
-        buf.type = PTR
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        b.call(memset, [buf, I8(0), I64(nbytes), ir.Constant(ir.IntType(1), 0)])
+        nbytes = t.num_components * component_scalar(t).size * self._width()
+        buf = self.stack_buffer(nbytes, "lanebuffer", align=32)
+        self.fill_zero(buf, nbytes)
         self.values[op.result.id] = (buf, I64(0))
 
     def _buffer_component(self, op):
         b = self.builder
         arr, *dynamic = op.operands
         base, offset = self.values[arr.id]
-        scalar = _scalar(op.attrs["of"])
+        scalar = component_scalar(op.attrs["of"])
         start = _part_offset(arr.type.dtype, op.attrs["path"]) // scalar.size
         if self.lane is not None:  # (one lane's view, in code run lane by lane)
             offset = self.lane_of(offset, self.lane)
@@ -137,7 +126,7 @@ class SpmdBuffers:
         b = self.builder
         base, offset = self.values[op.operands[0].id]
         t = op.result.type
-        scalar = _scalar(t)
+        scalar = component_scalar(t)
         leaf, width = llvm_type(scalar), self._width()
         parts = []
         for k in range(t.num_components if isinstance(t, (Vector, Matrix)) else 1):
@@ -159,7 +148,7 @@ class SpmdBuffers:
         arr, _, value = op.operands
         base, offset = self.values[arr.id]
         t = value.type
-        scalar = _scalar(t)
+        scalar = component_scalar(t)
         leaf = llvm_type(scalar)
         rep = self.v(value) if self.lane is not None else self.widen(self.values[value.id])
         parts = rep if isinstance(t, (Vector, Matrix)) else [rep]

@@ -38,7 +38,12 @@ def vector_access_type(arr_type) -> Scalar | None:
     take the vector path (plain arrays of numbers, vectors and matrices), else None."""
     if not isinstance(arr_type, ArrayType) or arr_type.fabric or arr_type.indexed:
         return None
-    t = arr_type.dtype
+    return component_scalar(arr_type.dtype)
+
+
+def component_scalar(t) -> Scalar | None:
+    """The scalar type of the components of a number, vector or matrix type `t` that the
+    vector body reads and writes whole, or None (bools, half precision, other types)."""
     scalar = t.dtype if isinstance(t, (Vector, Matrix)) else t
     if not isinstance(scalar, Scalar) or scalar in (bool_, float16, bfloat16):
         return None

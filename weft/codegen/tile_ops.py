@@ -32,13 +32,23 @@ class TileOps:
 
     # Buffers --------------------------------------------------------------------------------
     def tile_buffer(self, t: TileType, name: str = "tile"):
-        """A fresh stack buffer for a tile of type `t` (an alloca in the entry block, so that
-        it is allocated once per call however often the op runs)."""
-        buf = self._entry_alloca(ir.ArrayType(I8, max(t.nbytes, 1)), name)
-        buf.align = 16
+        """A fresh stack buffer for a tile of type `t` (allocated once per call however often
+        the op runs: `stack_buffer`)."""
         self.tile_stack_bytes += t.nbytes
-        buf.type = PTR  # an opaque pointer, as the other addresses in a kernel
+        return self.stack_buffer(t.nbytes, name)
+
+    def stack_buffer(self, nbytes: int, name: str, align: int = 16):
+        """`nbytes` of this call's stack memory as an opaque pointer, as the other addresses
+        in a kernel (an alloca in the entry block: allocated once per call)."""
+        buf = self._entry_alloca(ir.ArrayType(I8, max(nbytes, 1)), name)
+        buf.align = align
+        buf.type = PTR
         return buf
+
+    def fill_zero(self, buf, nbytes: int):
+        """Zero `nbytes` at `buf`."""
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+        self.builder.call(memset, [buf, I8(0), I64(nbytes), ir.Constant(ir.IntType(1), 0)])
 
     def tile_element_ptr(self, buf, t: TileType, flat):
         """The address of element `flat` (an i64 or i32 row-major index) of tile `buf`."""
@@ -67,8 +77,7 @@ class TileOps:
         return tmp
 
     def tile_fill_zero(self, buf, t: TileType):
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        self.builder.call(memset, [buf, I8(0), I64(t.nbytes), ir.Constant(ir.IntType(1), 0)])
+        self.fill_zero(buf, t.nbytes)
 
     def _memcpy(self):
         return self.module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])

@@ -106,6 +106,15 @@ def walk(block: Block):
             yield from walk(region)
 
 
+def operand_uses(block: Block) -> dict[int, list]:
+    """value id -> the (op, operand position) pairs that use it, in `block` and its regions."""
+    uses: dict[int, list] = {}
+    for op in walk(block):
+        for pos, v in enumerate(op.operands):
+            uses.setdefault(v.id, []).append((op, pos))
+    return uses
+
+
 def free_values(ops, bound=()) -> list[Value]:
     """Values that `ops` (and their regions) use but do not define, in first-use order;
     values in `bound` (a block's arguments) count as defined."""

@@ -137,11 +137,11 @@ def _webs_to_move(fn: Function) -> dict[int, int]:
         groups.parent[groups.find(a.id)] = groups.find(b.id)
     wanted = {groups.find(v.id) for v in indexed}
     candidates = [v.id for v in _defined_values(fn) if groups.find(v.id) in wanted]
-    clashes = _Liveness(fn, candidates).interference()
+    liveness = _Liveness(fn, candidates)
+    clashing = liveness.interference()
     # coalesce: join two webs when no value of one is live where a value of the other is made
     webs = _UnionFind()
-    members = {k: clashes.bit[k] for k in candidates}
-    clashing = {k: clashes.mask[k] for k in candidates}
+    members = dict(liveness.bit)
     for a, b in related:
         ra, rb = webs.find(a.id), webs.find(b.id)
         if ra != rb and ra in members and rb in members and not clashing[ra] & members[rb]:
@@ -243,22 +243,22 @@ class _Liveness:
                     live_out[k], live_in[k], changed = out, new_in, True
         return live_out
 
-    def interference(self) -> _Liveness:
-        """Fills `mask[k]`: the values live where value `k` is defined, or defined where it
-        is live, or defined at the same place."""
-        self.mask = dict.fromkeys(self.bit, 0)
+    def interference(self) -> dict[int, int]:
+        """{value id k: the values live where k is defined, or defined where it is live, or
+        defined at the same place}."""
+        mask = dict.fromkeys(self.bit, 0)
         for out, defs in zip(self._live_out(), self.defs):
             together = sum(self.bit[k] for k in defs)
             for k in defs:
-                self.mask[k] |= (out | together) & ~self.bit[k]
+                mask[k] |= (out | together) & ~self.bit[k]
         ids = list(self.bit)
         for k in ids:  # (symmetric: j clashes with k where k clashes with j)
-            rest = self.mask[k]
+            rest = mask[k]
             while rest:
                 low = rest & -rest
-                self.mask[ids[low.bit_length() - 1]] |= self.bit[k]
+                mask[ids[low.bit_length() - 1]] |= self.bit[k]
                 rest ^= low
-        return self
+        return mask
 
 
 # Rewriting -------------------------------------------------------------------------------------

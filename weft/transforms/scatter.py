@@ -14,7 +14,7 @@ Dr.Jit's local reduction, chosen by the compiler.
 from __future__ import annotations
 
 from ..autodiff.arrays import indexed_by_thread
-from ..ir.core import Function, walk
+from ..ir.core import Function, operand_uses, walk
 from ..types import ArrayType, Matrix, Scalar, Vector
 
 #: params past this index are never privatised (the mask is 64 bits)
@@ -25,10 +25,7 @@ def scatter_params(fn: Function) -> tuple[int, ...]:
     """Indices of `fn`'s array parameters used only as the target of `atomic` adds and
     subtracts whose results are unused (directly or through a func region's argument)."""
     used = {v.id for op in walk(fn.body) for v in op.operands}
-    uses: dict[int, list] = {}
-    for op in walk(fn.body):
-        for pos, v in enumerate(op.operands):
-            uses.setdefault(v.id, []).append((op, pos))
+    uses = operand_uses(fn.body)
 
     def only_added_into(value, part=False) -> bool:
         for op, pos in uses.get(value.id, ()):
