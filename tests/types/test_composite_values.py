@@ -256,6 +256,18 @@ def test_type_of_a_value_stands_for_its_type():
     assert wp.types.resolve(T) is wp.vec3
 
 
+def test_type_of_a_value_compares_and_hashes_as_its_type():
+    """Warp's composite types are classes, so Warp programs compare and key by `type(v)`."""
+    v, q = wp.vec3(1.0, 2.0, 3.0), wp.quat_identity()
+    assert type(v) == wp.vec3 and wp.vec3 == type(v) and type(v) != wp.vec3d and not (type(v) != wp.vec3)  # noqa: E721 - (the comparison under test)
+    assert {wp.vec3: "v", wp.quat: "q"}[type(v)] == "v" and {wp.vec3: "v", wp.quat: "q"}[type(q)] == "q"
+    assert type(v) in {wp.vec3} and hash(type(v)) == hash(wp.vec3)
+    assert type(v)._length_ == 3 and type(wp.mat22d())._shape_ == (2, 2)
+    assert type(v)._wp_scalar_type_ is wp.float32
+    with pytest.raises(AttributeError):
+        type(v).no_such_attribute  # noqa: B018
+
+
 def test_transformation_constructor_forms():
     parts = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
     for T in (wp.transformh, wp.transformf, wp.transformd):

@@ -287,8 +287,8 @@ class Func:
         note_redefinition()
 
     def __call__(self, *args, **kwargs):
-        """From Python scope: the func compiled for these argument types and run once, so
-        that the result is what a kernel computes (lang/pyscope.py)."""
+        """From Python scope: the overload these arguments select runs its Python body, as in
+        Warp (lang/pyscope.py)."""
         from .pyscope import call_func
         return call_func(self, args, kwargs)
 
@@ -385,12 +385,12 @@ class Func:
                 given[name] = overload.defaults[name]
             arg = given[name]
             if want is FUNCTION:
-                if not _is_callable_function(arg):
+                if not is_callable_function(arg):
                     errors.append(f"'{name}' expects a function (a @wp.func or a builtin), got {arg!r}")
                     return None
                 functions[name] = arg
                 continue
-            if _is_callable_function(arg):
+            if is_callable_function(arg):
                 errors.append(f"'{name}' is not a wp.Function parameter, got the function {_function_name(arg)}")
                 return None
             if exact and isinstance(want, Type) and promotion.is_weak(arg) \
@@ -431,7 +431,7 @@ def _argument_node(node, overload, name):
     return next((kw.value for kw in node.keywords if kw.arg == name), None)
 
 
-def _is_callable_function(x) -> bool:
+def is_callable_function(x) -> bool:
     """A value a `wp.Function` parameter takes: a @wp.func or a builtin."""
     from ..builtins.registry import Builtin
     return isinstance(x, (Func, Builtin))

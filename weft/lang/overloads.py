@@ -45,6 +45,8 @@ def add(kernel, arg_types):
     concrete = {}
     for name, t in given.items():
         where = f"kernel {kernel.key}, parameter '{name}'"
+        if _is_array_value(t):  # (Warp takes an array for its type: `wp.overload(k, [a, b])`)
+            t = type_of_value(t)
         resolved = t if t is template[name] else resolve_annotation(t, where)
         if is_generic(resolved):
             raise TypeError(f"{where}: an overload needs a concrete type, got {t!r}")
@@ -102,6 +104,13 @@ def _check_fits(template, t, where: str):
         return
     if not is_generic(template) and template is not t:
         raise TypeError(f"{where}: expected {template!r}, got {t!r}")
+
+
+def _is_array_value(x) -> bool:
+    from ..runtime.array import array
+    from ..runtime.fabric import fabricarray, indexedfabricarray
+    from ..runtime.indexed_array import indexedarray
+    return isinstance(x, (array, indexedarray, fabricarray, indexedfabricarray))
 
 
 def type_of_value(value):

@@ -1,11 +1,16 @@
 """Python-scope evaluation: builtins and `@func`s called from plain Python, outside kernels.
 
-`weft.length(v)`, `weft.sin(1.0)` or a user's `f(2.0)` compile, once per (callee, argument
-types), a one-thread kernel through the ordinary pipeline (frontend, IR passes, LLVM,
-disk cache) that makes the same call and stores its result in a one-element array. The
-result is therefore exactly what a kernel computes: the same lowering, the same float32
-rounding, integer division that truncates. Later calls with the same argument types only
-pack the arguments and run the cached native code.
+Builtins (`weft.length(v)`, `weft.sin(1.0)`) compile, once per (builtin, argument types), a
+one-thread kernel through the ordinary pipeline (frontend, IR passes, LLVM, disk cache) that
+makes the same call and stores its result in a one-element array. The result is therefore
+exactly what a kernel computes (the same lowering, the same float32 rounding), as Warp's
+Python scope calls its compiled builtins. Later calls with the same argument types only pack
+the arguments and run the cached native code.
+
+A user's `@func` runs its Python body, as in Warp, once its argument types have selected an
+overload (`call_func`): the Python-scope semantics of its operators and the builtins it calls
+are the ones a Warp program sees. A C++ snippet (`func_native`) has no Python body: it is
+compiled and run as a builtin is.
 
 Argument values (the kernel's parameters):
 - Python `bool`, `int` and `float` are `bool`, `int32` and `float32`, as in Warp's Python
@@ -17,8 +22,8 @@ same expression would be inside a kernel. Lists, tuples and numpy arrays of numb
 refused, as in Warp: a vector is passed as a weft vector.
 
 Results come back as Warp returns them: `float32`, `int32` and `bool` as Python numbers,
-other scalars as weft scalars (numpy), composites as their weft values, a tuple for a func
-returning several values, None for no value.
+other scalars as weft scalars (numpy), composites as their weft values, a tuple for a
+builtin returning several values, None for no value.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import threading
 import numpy as np
 
 from .. import config
-from ..ir.core import Value, walk
+from ..ir.core import Value
 from ..types import (
     ArrayType,
     Composite,
@@ -67,29 +72,68 @@ def call_builtin(builtin, args: tuple, kwargs: dict):
 
 
 def call_func(func, args: tuple, kwargs: dict):
-    """A `@weft.func` called from Python scope. A func with one signature, a generic one,
-    called with a Python sequence or numpy array (a value no kernel parameter takes) runs its
-    Python body instead, as Warp runs a func that has no concrete signature (a lambda made
-    into a func by `weft.utils.create_warp_function`, called with tuples)."""
+    """A `@weft.func` called from Python scope: the overload the arguments' types select runs
+    its Python body, as in Warp. Python numbers stay Python numbers (`f(0.1)` computes in
+    float64, `x / 0.0` raises ZeroDivisionError, `-7 // 2` is -4 and `-7 % 2` is 1), builtins
+    called in the body are evaluated as above, and a func may return an array."""
     refs = sorted({name for overload in func.overloads for name in overload.ref_params})
     if refs:
         raise TypeError(f"func {func.name} takes parameters by reference ({', '.join(refs)}: wp.ref[T]), "
                         f"which a call from Python scope cannot update; call it from a kernel or func")
-    if len(func.overloads) == 1 and _untyped_arguments(args, kwargs) \
-            and any(is_generic(t) for t in func.overloads[0].params.values()):
-        return func.overloads[0].pyfunc(*args, **kwargs)
-    return _evaluate(func, func.name, args, kwargs, _func_mismatch)
+    if any(isinstance(x, Value) for x in (*args, *kwargs.values())):
+        raise TypeError("a value of a kernel being compiled cannot be passed to a Python-scope "
+                        "call (call the func inside the kernel instead)")
+    if getattr(func, "native", False):  # a C++ snippet has no Python body: it runs compiled
+        return _evaluate(func, func.name, args, kwargs, _func_mismatch)
+    overload = _select_overload(func, args, kwargs)
+    if overload is None:
+        hint = ""
+        if any(isinstance(x, (list, tuple, np.ndarray)) for x in (*args, *kwargs.values())):
+            hint = ("; pass vectors and matrices as weft types (weft.vec3, weft.mat33, ...), "
+                    "not lists, tuples or numpy arrays")
+        raise CallMismatch(_func_mismatch(func.name, args, kwargs) + hint)
+    return overload.pyfunc(*args, **kwargs)
 
 
-def _untyped_arguments(args, kwargs) -> bool:
-    """Whether an argument is a list, a tuple of numbers or a numpy array (no weft type)."""
-    for x in (*args, *kwargs.values()):
-        if isinstance(x, (list, tuple, np.ndarray)):
-            try:
-                value_type(x)
-            except TypeError:
-                return True
-    return False
+def _select_overload(func, args, kwargs):
+    """The overload whose parameters take these arguments' types exactly (Warp's rule in
+    Python scope: a Python float is a float32, an int an int32, nothing converts), concrete
+    overloads before generic ones; None if there is none."""
+    concrete = [o for o in func.overloads if not any(is_generic(t) for t in o.params.values())]
+    for overloads in (concrete, func.overloads):
+        for overload in overloads:
+            if _takes(overload, args, kwargs):
+                return overload
+    return None
+
+
+def _takes(overload, args, kwargs) -> bool:
+    names = list(overload.params)
+    if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
+        return False
+    given = dict(zip(names, args), **kwargs)
+    if any(name not in given and name not in overload.defaults for name in names):
+        return False
+    return all(_accepts(overload.params[name], x) for name, x in given.items())
+
+
+def _accepts(want, x) -> bool:
+    """Whether a parameter of type `want` takes the Python-scope value `x`."""
+    from .function import FUNCTION, GENERIC, is_callable_function
+    if want is FUNCTION or is_callable_function(x):
+        return want is FUNCTION and is_callable_function(x)
+    if want is GENERIC:
+        return True
+    if type(x) is int:  # (any Python int: the body runs in Python, where it does not overflow)
+        t = int32
+    else:
+        try:
+            t = value_type(x)
+        except (TypeError, ValueError):
+            return False
+    if t is None:
+        return False
+    return want.matches(t) if is_generic(want) else t == want
 
 
 def _builtin_mismatch(name, args, kwargs):
@@ -276,9 +320,6 @@ class _Entry:
             stores.append(f"u{k}[0] = a{k}")
         body = [f"_r = {call}" if self.result_types else call, *stores] if stores else [call]
         self.kernel = _make_kernel(name, env, params, body)
-        if any(op.name == "tid" for op in walk(self.kernel.ir().body)):
-            raise RuntimeError(f"{name}() uses weft.tid(), which only exists inside a kernel: "
-                               "it cannot be called from Python scope")
         from ..runtime.array import zeros
         from ..runtime.launch import run_compiled
         self.run = run_compiled

@@ -178,7 +178,8 @@ class fabricarray(_FabricBase):  # noqa: N801 - Warp's name
     `fabricarray[float]`) is the annotation of a kernel parameter or struct field; `ndim=2`
     (or `fabricarrayarray(dtype=...)`) is an array of arrays."""
 
-    def __new__(cls, data=None, attrib=None, dtype=typing.Any, ndim=None):
+    def __new__(cls, data=None, attrib=None, dtype=typing.Any, ndim=None, *args, **kwargs):  # noqa: ARG003
+        # (a subclass's __init__ may take more arguments: they pass through here)
         if data is None:
             return FabricArrayType(dtype, ndim or 1)
         return super().__new__(cls)
@@ -287,7 +288,7 @@ class indexedfabricarray(_FabricBase):  # noqa: N801 - Warp's name
     """The elements of Fabric array `fa` at the positions the int32 array `indices` lists
     (`fa[indices]`). Without fa, the annotation `indexedfabricarray(dtype=float)`."""
 
-    def __new__(cls, fa=None, indices=None, dtype=typing.Any, ndim=None):
+    def __new__(cls, fa=None, indices=None, dtype=typing.Any, ndim=None, *args, **kwargs):  # noqa: ARG003
         if fa is None:
             return IndexedFabricArrayType(dtype, ndim or 1)
         return super().__new__(cls)

@@ -29,7 +29,8 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
     `indexedarray(dtype=float, ndim=2)` (or `indexedarray[float]`) is the annotation of a
     kernel parameter."""
 
-    def __new__(cls, data=None, indices=None, dtype=None, ndim=None):
+    def __new__(cls, data=None, indices=None, dtype=None, ndim=None, *args, **kwargs):  # noqa: ARG003
+        # (a subclass's __init__ may take more arguments: they pass through here)
         if data is None:
             return IndexedArrayType(float32 if dtype is None else dtype, ndim or 1)
         return super().__new__(cls)

@@ -101,13 +101,15 @@ def type_is_array(t) -> bool:
 
 def concrete_array_type(t):
     """The array class an array or array annotation belongs to (`weft.array`,
-    `indexedarray`, `fabricarray`, `indexedfabricarray`); `type(t)` for anything else."""
+    `indexedarray`, `fabricarray`, `indexedfabricarray`; that of its base class for an
+    instance of a user's subclass); `type(t)` for anything else."""
     from .array_type import AnyArray, ArrayType
+    families = _array_classes()
     if isinstance(t, (ArrayType, AnyArray)):
-        array, indexedarray, fabricarray, indexedfabricarray = _array_classes()
+        array, indexedarray, fabricarray, indexedfabricarray = families
         return {(False, False): array, (True, False): indexedarray, (False, True): fabricarray,
                 (True, True): indexedfabricarray}[(t.indexed, t.fabric)]
-    return type(t)
+    return next((family for family in families if isinstance(t, family)), type(t))
 
 
 def matches_array_class(t, cls) -> bool:

@@ -525,13 +525,38 @@ class MatrixValue(CompositeValue):
 _VALUE_CLASSES: dict = {}
 
 
+class _ValueClass(type):
+    """The metaclass of the value classes: `type(v)` stands for `v`'s weft type, as Warp's
+    vector and matrix classes are its types: `type(v) == wp.vec3`, `{wp.vec3: ...}[type(v)]`
+    and `type(v)._length_` work (`type(v) is wp.vec3` does not: weft's types are not classes)."""
+
+    def __eq__(cls, other):
+        t = cls.__dict__.get("_weft_type")
+        if t is None:
+            return type.__eq__(cls, other)
+        return other is t or (isinstance(other, _ValueClass) and other.__dict__.get("_weft_type") is t)
+
+    def __ne__(cls, other):
+        return not _ValueClass.__eq__(cls, other)
+
+    def __hash__(cls):
+        t = cls.__dict__.get("_weft_type")
+        return hash(t) if t is not None else type.__hash__(cls)
+
+    def __getattr__(cls, name):  # (Warp's class attributes: _length_, _shape_, _wp_scalar_type_, ...)
+        t = cls.__dict__.get("_weft_type")
+        if t is None or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(t, name)
+
+
 def value_class(t) -> type:
     """The class of Python-scope values of composite type `t` (one per type)."""
     cls = _VALUE_CLASSES.get(t)
     if cls is None:
         base = MatrixValue if isinstance(t, Matrix) else VectorValue
-        cls = type(t.name, (base,), {"__slots__": (), "_weft_type": t, "__module__": __name__,
-                                     "__qualname__": t.name, "__doc__": f"A value of type {t.name}."})
+        cls = _ValueClass(t.name, (base,), {"__slots__": (), "_weft_type": t, "__module__": __name__,
+                                            "__qualname__": t.name, "__doc__": f"A value of type {t.name}."})
         _VALUE_CLASSES[t] = cls
     return cls
 
