@@ -132,6 +132,11 @@ def test_transform_compose_decompose_and_matrices():
     np.testing.assert_allclose(t_out.numpy()[0], np.concatenate([p, q]), atol=1e-12)
     np.testing.assert_allclose(v_out.numpy(), [p, s], atol=1e-12)
     np.testing.assert_allclose(q_out.numpy()[0], q, atol=1e-12)
+    # from Python scope (weft's own funcs run compiled there, as Warp's builtins do)
+    np.testing.assert_allclose(np.array(wp.transform_to_matrix(wp.transformd(p, q))), want, atol=1e-12)
+    pp, qq, ss = wp.transform_decompose(wp.transform_compose(wp.vec3d(*p), wp.quatd(*q), wp.vec3d(*s)))
+    for got, expected in ((pp, p), (qq, q), (ss, s)):
+        np.testing.assert_allclose(np.array(got), expected, atol=1e-12)
 
 
 def _spatial_numpy(q, p, top, bottom, wrench):

@@ -9,8 +9,9 @@ the arguments and run the cached native code.
 
 A user's `@func` runs its Python body, as in Warp, once its argument types have selected an
 overload (`call_func`): the Python-scope semantics of its operators and the builtins it calls
-are the ones a Warp program sees. A C++ snippet (`func_native`) has no Python body: it is
-compiled and run as a builtin is.
+are the ones a Warp program sees. A C++ snippet (`func_native`) has no Python body, and
+weft's own funcs (`weft.math`, ...) stand for Warp's builtins: those are compiled and run as
+a builtin is.
 
 Argument values (the kernel's parameters):
 - Python `bool`, `int` and `float` are `bool`, `int32` and `float32`, as in Warp's Python
@@ -83,7 +84,7 @@ def call_func(func, args: tuple, kwargs: dict):
     if any(isinstance(x, Value) for x in (*args, *kwargs.values())):
         raise TypeError("a value of a kernel being compiled cannot be passed to a Python-scope "
                         "call (call the func inside the kernel instead)")
-    if getattr(func, "native", False):  # a C++ snippet has no Python body: it runs compiled
+    if getattr(func, "native", False) or _is_library_func(func):
         return _evaluate(func, func.name, args, kwargs, _func_mismatch)
     overload = _select_overload(func, args, kwargs)
     if overload is None:
@@ -93,6 +94,13 @@ def call_func(func, args: tuple, kwargs: dict):
                     "not lists, tuples or numpy arrays")
         raise CallMismatch(_func_mismatch(func.name, args, kwargs) + hint)
     return overload.pyfunc(*args, **kwargs)
+
+
+def _is_library_func(func) -> bool:
+    """Whether `func` is one of weft's own (`weft.math`, the noise and geometry helpers):
+    written in the kernel language where Warp has builtins or concretely typed funcs, they
+    run compiled, as builtins do."""
+    return all(getattr(o.pyfunc, "__module__", "").startswith("weft.") for o in func.overloads)
 
 
 def _select_overload(func, args, kwargs):
