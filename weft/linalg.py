@@ -1,15 +1,16 @@
 """Small matrix decompositions written as `@func`s: the bodies of the builtins `eig3`, `qr3`,
 `svd3` and `svd2` (builtins/decompositions.py). Being ordinary kernel code, they compile for
-every float type and are differentiable through their arithmetic; their gradients are
-those of these algorithms, which match the analytic ones where the decomposition is smooth
-(distinct eigenvalues or singular values, full-rank matrices).
+every float type.
 
-- eig3: cyclic Jacobi rotations on a symmetric 3x3 matrix (6 sweeps; quadratic convergence
-  reaches working precision in 3 or 4). Its gradient is the analytic one (`_eig3_grad`),
-  not that of the rotations, which is wrong where eigenvalues repeat.
-- qr3: modified Gram-Schmidt (R has a positive diagonal for a full-rank matrix).
-- svd3: the eigenvectors V of A^T A, sorted by decreasing singular value, then U from
-  A V (Gram-Schmidt), in Warp's convention: U and V rotations, sigma[2] signed.
+eig3, svd3 and qr3 compute what Warp computes, by the same algorithms (McAdams et al.'s
+quaternion Jacobi sweeps and Givens QR), so that a program gets Warp's eigenvalue order and
+Warp's signs of the singular vectors, not only an equivalent decomposition:
+- eig3: 4 approximate Jacobi sweeps (8 in float64) on the lower triangle of a symmetric 3x3
+  matrix; eigenvalues unsorted. Gradient: the analytic one (`_eig3_grad`).
+- qr3: three Givens rotations; Q a rotation. Differentiable through its arithmetic.
+- svd3: the Jacobi rotation V of A^T A, columns sorted by decreasing |A v|, then the
+  Givens QR of A V gives U and sigma: U and V rotations, sigma[2] signed. Gradient: the
+  analytic one (`_svd3_grad`).
 - svd2: closed form (Warp's), with the analytic gradient (`_svd2_grad`); U stays
   orthonormal for a singular A.
 """
@@ -27,9 +28,6 @@ _abs, _sqrt, _transpose, _outer = (BUILTINS[n] for n in ("abs", "sqrt", "transpo
 _identity, _length, _dot, _select = (BUILTINS[n] for n in ("identity", "length", "dot", "select"))
 _adjugate_inverse = BUILTINS["_adjugate_inverse"]
 wp_min, wp_max, _cw_mul = BUILTINS["min"], BUILTINS["max"], BUILTINS["cw_mul"]
-
-SWEEPS = 6
-
 
 @func
 def matrix_inverse(a: Any):
@@ -51,40 +49,96 @@ def _epsilon(dtype) -> float:
     return {16: 2.0 ** -10, 32: 2.0 ** -23}.get(dtype.bits, 2.0 ** -52)
 
 
+def _jacobi_sweeps(dtype) -> int:
+    """Warp's number of Jacobi sweeps: 4 in float16 and float32, 8 in float64."""
+    return 8 if dtype.bits == 64 else 4
+
+
+def _givens_epsilon(dtype) -> float:
+    """Below this length a QR Givens rotation is the identity (Warp's QR_GIVENS_EPSILON)."""
+    return 1.0e-12 if dtype.bits == 64 else 1.0e-6
+
+
 @func
-def _rotation(a: Any, p: int, q: int):
-    """The Jacobi rotation (a 3x3 matrix of a's type) that zeroes a[p, q] of symmetric a."""
-    one = type(a[0, 0])(1.0)
-    apq = a[p, q]
-    small = _abs(apq) <= type(a[0, 0])(1.0e-30)
-    safe = _select(small, apq, one)  # (keeps the unused branch finite: no NaN gradients)
-    theta = (a[q, q] - a[p, p]) / (type(a[0, 0])(2.0) * safe)
-    sign = _select(theta < type(a[0, 0])(0.0), one, -one)
-    t = sign / (_abs(theta) + _sqrt(theta * theta + one))
-    c = one / _sqrt(t * t + one)
-    s = t * c
-    c = _select(small, c, one)
-    s = _select(small, s, type(a[0, 0])(0.0))
-    j = _identity(n=3, dtype=type(a[0, 0]))
-    j[p, p] = c
-    j[q, q] = c
-    j[p, q] = s
-    j[q, p] = -s
-    return j
+def _safe_sqrt(x: Any):
+    """sqrt(x) for x > 0, else 0, with gradient 0 there (not sqrt's infinite slope)."""
+    pos = x > type(x)(0.0)
+    return _select(pos, type(x)(0.0), _sqrt(_select(pos, type(x)(1.0), x)))
+
+
+@func
+def _approximate_givens(a11: Any, a21: Any, a22: Any):
+    """(cos, sin) of half the angle of the rotation that (nearly) zeroes a21 of the
+    symmetric 2x2 block [[a11, a21], [a21, a22]]: McAdams et al.'s approximate Givens
+    angle, or pi/8 where the exact angle would be larger."""
+    ch = type(a11)(2.0) * (a11 - a22)
+    sh = a21
+    small_angle = type(a11)(5.82842712474619) * sh * sh < ch * ch  # (3 + sqrt(8))
+    w = type(a11)(1.0) / _sqrt(ch * ch + sh * sh)
+    return (_select(small_angle, type(a11)(0.9238795325112867), w * ch),
+            _select(small_angle, type(a11)(0.3826834323650898), w * sh))
+
+
+@func
+def _jacobi_quaternion(s11: Any, s21: Any, s22: Any, s31: Any, s32: Any, s33: Any):
+    """The rotation, a quaternion (x, y, z, w), that diagonalises the symmetric matrix with
+    lower triangle s: cyclic approximate Jacobi sweeps over the pairs (0, 1), (1, 2), (0, 2)
+    (McAdams et al., "Computing the singular value decomposition of 3x3 matrices with
+    minimal branching", 2011), as Warp's eig3 and svd3 run them, so that the eigenvectors
+    come out in Warp's order and with Warp's signs. The block being rotated is always the
+    leading 2x2 one: after each rotation the matrix's rows and columns are renamed
+    cyclically."""
+    zero = type(s11)(0.0)
+    two = type(s11)(2.0)
+    q = vector(zero, zero, zero, type(s11)(1.0))
+    for _sweep in range(_jacobi_sweeps(type(s11))):
+        for x in range(3):
+            y = (x + 1) % 3
+            z = (x + 2) % 3
+            ch, sh = _approximate_givens(s11, s21, s22)
+            scale = ch * ch + sh * sh
+            a = (ch * ch - sh * sh) / scale
+            b = (two * sh * ch) / scale
+            t11 = a * (a * s11 + b * s21) + b * (a * s21 + b * s22)
+            t21 = a * (-b * s11 + a * s21) + b * (-b * s21 + a * s22)
+            t22 = -b * (-b * s11 + a * s21) + a * (-b * s21 + a * s22)
+            t31 = a * s31 + b * s32
+            t32 = -b * s31 + a * s32
+            # q <- q * (the rotation's quaternion about axis z)
+            tx = q[x] * sh
+            ty = q[y] * sh
+            tz = q[z] * sh
+            sw = sh * q[3]
+            q = q * ch
+            q[z] = q[z] + sw
+            q[3] = q[3] - tz
+            q[x] = q[x] + ty
+            q[y] = q[y] - tx
+            s11, s21, s22, s31, s32, s33 = t22, t32, s33, t21, t31, t11
+    return q
+
+
+@func
+def _quaternion_matrix(q: Any):
+    """The rotation matrix of quaternion q = (x, y, z, w) (not renormalised, as Warp's)."""
+    one = type(q[0])(1.0)
+    two = type(q[0])(2.0)
+    x = q[0]
+    y = q[1]
+    z = q[2]
+    w = q[3]
+    return matrix(one - two * (y * y + z * z), two * (x * y - w * z), two * (x * z + w * y),
+                  two * (x * y + w * z), one - two * (x * x + z * z), two * (y * z - w * x),
+                  two * (x * z - w * y), two * (y * z + w * x), one - two * (x * x + y * y), shape=(3, 3))
 
 
 @func
 def eig3_jacobi(a: Any):
-    """(Q, d): the eigenvectors (columns of Q) and eigenvalues d of symmetric 3x3 `a`."""
-    v = _identity(n=3, dtype=type(a[0, 0]))
-    for _sweep in range(SWEEPS):
-        for k in range(3):
-            p = wp_min(k, (k + 1) % 3)
-            q = wp_max(k, (k + 1) % 3)
-            j = _rotation(a, p, q)
-            a = _transpose(j) @ a @ j
-            v = v @ j
-    return v, vector(a[0, 0], a[1, 1], a[2, 2])
+    """(Q, d): the eigenvectors (columns of Q) and eigenvalues d = diag(Q^T A Q) of
+    symmetric 3x3 `a` (its lower triangle is read), in Warp's (unsorted) order."""
+    q = _quaternion_matrix(_jacobi_quaternion(a[0, 0], a[1, 0], a[1, 1], a[2, 0], a[2, 1], a[2, 2]))
+    d = _transpose(q) @ a @ q
+    return q, vector(d[0, 0], d[1, 1], d[2, 2])
 
 
 @func_grad(eig3_jacobi)
@@ -114,97 +168,127 @@ def _eig3_grad(a: Any, adj_q: Any, adj_d: Any):
 
 
 @func
-def qr3_gram_schmidt(a: Any):
-    """(Q, R) with a = Q R, Q a rotation (determinant +1, as Warp documents), R upper
-    triangular with r00, r11 >= 0 and r22 of the sign of det(a) (modified Gram-Schmidt)."""
+def _qr_givens_rotation(a1: Any, a2: Any):
+    """(cos, sin) of half the angle of the Givens rotation that zeroes a2 against the
+    pivot a1 (the identity where |(a1, a2)| is below Warp's epsilon)."""
+    eps = type(a1)(_givens_epsilon(type(a1)))
+    rho = _safe_sqrt(a1 * a1 + a2 * a2)
+    sh = _select(rho > eps, type(a1)(0.0), a2)
+    ch = _abs(a1) + wp_max(rho, eps)
+    negative = a1 < type(a1)(0.0)
+    sh, ch = _select(negative, sh, ch), _select(negative, ch, sh)
+    w = type(a1)(1.0) / _sqrt(ch * ch + sh * sh)
+    return ch * w, sh * w
+
+
+@func
+def qr3_givens(m: Any):
+    """(Q, R) with m = Q R by three Givens rotations (zeroing m[1, 0], m[2, 0], then
+    m[2, 1]), as Warp's qr3: Q a rotation (determinant +1), R upper triangular."""
+    one = type(m[0, 0])(1.0)
+    two = type(m[0, 0])(2.0)
+    m1 = type(m[0, 0])(-1.0)
+    ch1, sh1 = _qr_givens_rotation(m[0, 0], m[1, 0])
+    a = one - two * sh1 * sh1
+    b = two * ch1 * sh1
+    r = matrix(a * m[0, 0] + b * m[1, 0], a * m[0, 1] + b * m[1, 1], a * m[0, 2] + b * m[1, 2],
+               -b * m[0, 0] + a * m[1, 0], -b * m[0, 1] + a * m[1, 1], -b * m[0, 2] + a * m[1, 2],
+               m[2, 0], m[2, 1], m[2, 2], shape=(3, 3))
+    ch2, sh2 = _qr_givens_rotation(r[0, 0], r[2, 0])
+    a = one - two * sh2 * sh2
+    b = two * ch2 * sh2
+    c = matrix(a * r[0, 0] + b * r[2, 0], a * r[0, 1] + b * r[2, 1], a * r[0, 2] + b * r[2, 2],
+               r[1, 0], r[1, 1], r[1, 2],
+               -b * r[0, 0] + a * r[2, 0], -b * r[0, 1] + a * r[2, 1], -b * r[0, 2] + a * r[2, 2], shape=(3, 3))
+    ch3, sh3 = _qr_givens_rotation(c[1, 1], c[2, 1])
+    a = one - two * sh3 * sh3
+    b = two * ch3 * sh3
+    r = matrix(c[0, 0], c[0, 1], c[0, 2],
+               a * c[1, 0] + b * c[2, 0], a * c[1, 1] + b * c[2, 1], a * c[1, 2] + b * c[2, 2],
+               -b * c[1, 0] + a * c[2, 0], -b * c[1, 1] + a * c[2, 1], -b * c[1, 2] + a * c[2, 2], shape=(3, 3))
+    # Q = Q1 Q2 Q3, multiplied out
+    sh12 = sh1 * sh1
+    sh22 = sh2 * sh2
+    sh32 = sh3 * sh3
+    q = matrix((m1 + two * sh12) * (m1 + two * sh22),
+               type(m[0, 0])(4.0) * ch2 * ch3 * (m1 + two * sh12) * sh2 * sh3 + two * ch1 * sh1 * (m1 + two * sh32),
+               type(m[0, 0])(4.0) * ch1 * ch3 * sh1 * sh3 - two * ch2 * (m1 + two * sh12) * sh2 * (m1 + two * sh32),
+               two * ch1 * sh1 * (one - two * sh22),
+               type(m[0, 0])(-8.0) * ch1 * ch2 * ch3 * sh1 * sh2 * sh3 + (m1 + two * sh12) * (m1 + two * sh32),
+               type(m[0, 0])(-2.0) * ch3 * sh3
+               + type(m[0, 0])(4.0) * sh1 * (ch3 * sh1 * sh3 + ch1 * ch2 * sh2 * (m1 + two * sh32)),
+               two * ch2 * sh2,
+               two * ch3 * (one - two * sh22) * sh3,
+               (m1 + two * sh22) * (m1 + two * sh32), shape=(3, 3))
+    return q, r
+
+
+@func
+def _swap_negated(m: Any, i: int, j: int):
+    """m with column i replaced by column j and column j by minus column i (a rotation of
+    the pair, which keeps a rotation matrix a rotation)."""
+    for r in range(3):
+        x = m[r, i]
+        m[r, i] = m[r, j]
+        m[r, j] = -x
+    return m
+
+
+@func
+def svd3_jacobi(a: Any):
+    """(U, sigma, V) with a = U diag(sigma) V^T, computed as Warp computes it (McAdams et
+    al.): V from the Jacobi rotation of A^T A, its columns sorted by decreasing |A v|
+    (swaps that negate one column, so V stays a rotation), then U and sigma from the QR
+    decomposition of A V by Givens rotations. U and V are rotations, |sigma| decreases,
+    sigma[0] and sigma[1] are nonnegative and sigma[2] has the sign of det(A)."""
+    ata = _transpose(a) @ a
+    v = _quaternion_matrix(_jacobi_quaternion(ata[0, 0], ata[1, 0], ata[1, 1], ata[2, 0], ata[2, 1], ata[2, 2]))
+    b = a @ v
+    rho0 = b[0, 0] * b[0, 0] + b[1, 0] * b[1, 0] + b[2, 0] * b[2, 0]
+    rho1 = b[0, 1] * b[0, 1] + b[1, 1] * b[1, 1] + b[2, 1] * b[2, 1]
+    rho2 = b[0, 2] * b[0, 2] + b[1, 2] * b[1, 2] + b[2, 2] * b[2, 2]
+    if rho0 < rho1:
+        b = _swap_negated(b, 0, 1)
+        v = _swap_negated(v, 0, 1)
+        rho0, rho1 = rho1, rho0
+    if rho0 < rho2:
+        b = _swap_negated(b, 0, 2)
+        v = _swap_negated(v, 0, 2)
+        rho0, rho2 = rho2, rho0
+    if rho1 < rho2:
+        b = _swap_negated(b, 1, 2)
+        v = _swap_negated(v, 1, 2)
+    u, r = qr3_givens(b)
+    return u, vector(r[0, 0], r[1, 1], r[2, 2]), v
+
+
+@func_grad(svd3_jacobi)
+def _svd3_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
+    """The adjoint of (U, sigma, V) = svd3(A) (Townsend, "Differentiating the singular value
+    decomposition", 2016, for a square A; Warp's adj_svd3):
+
+        adj_A = U (diag(adj_sigma) + (F o (U^T adj_U - adj_U^T U)) S + S (F o (V^T adj_V - adj_V^T V))) V^T
+
+    with F[i, j] = 1 / (sigma[j]^2 - sigma[i]^2), taken as 0 where the two singular values
+    coincide (the singular vectors are not unique there; see _eig3_grad)."""
+    u, sigma, v = svd3_jacobi(a)
     zero = type(a[0, 0])(0.0)
-    c0 = vector(a[0, 0], a[1, 0], a[2, 0])
-    c1 = vector(a[0, 1], a[1, 1], a[2, 1])
-    c2 = vector(a[0, 2], a[1, 2], a[2, 2])
-    r00 = _length(c0)
-    q0 = c0 / r00
-    r01 = _dot(q0, c1)
-    c1 = c1 - q0 * r01
-    r02 = _dot(q0, c2)
-    c2 = c2 - q0 * r02
-    r11 = _length(c1)
-    q1 = c1 / r11
-    r12 = _dot(q1, c2)
-    c2 = c2 - q1 * r12
-    r22 = _length(c2)
-    q2 = c2 / r22
-    if _dot(q0, BUILTINS["cross"](q1, q2)) < zero:  # Warp's convention: det(Q) = +1, r22 takes the sign
-        q2 = -q2
-        r22 = -r22
-    qm = BUILTINS["matrix_from_cols"](q0, q1, q2)
-    rm = matrix(r00, r01, r02, zero, r11, r12, zero, zero, r22, shape=(3, 3))
-    return qm, rm
-
-
-@func
-def _sort_pair(lam: Any, v: Any, i: int):
-    """Eigenpairs i and i + 1 in decreasing order of eigenvalue."""
-    if lam[i] < lam[i + 1]:
-        tmp = lam[i]
-        lam[i] = lam[i + 1]
-        lam[i + 1] = tmp
-        for r in range(3):
-            x = v[r, i]
-            v[r, i] = v[r, i + 1]
-            v[r, i + 1] = x
-    return lam, v
-
-
-@func
-def _safe_sqrt(x: Any):
-    """sqrt(x) for x > 0, else 0, with gradient 0 there (not sqrt's infinite slope)."""
-    pos = x > type(x)(0.0)
-    return _select(pos, type(x)(0.0), _sqrt(_select(pos, type(x)(1.0), x)))
-
-
-@func
-def svd3_eig(a: Any):
-    """(U, sigma, V) with a = U diag(sigma) V^T in Warp's convention: U and V rotations
-    (determinant +1), sigma sorted by decreasing magnitude, sigma[0] and sigma[1]
-    nonnegative and sigma[2] of the sign of det(A). V: the eigenvectors of A^T A; U's
-    columns: A v0 / sigma0, A v1 made orthogonal to u0 and normalised, then u0 x u1, so
-    that U stays orthonormal where A is singular (a column with sigma ~ 0 completes it)."""
-    v, lam = eig3_jacobi(_transpose(a) @ a)
-    lam, v = _sort_pair(lam, v, 0)  # three compare-and-swaps sort three values
-    lam, v = _sort_pair(lam, v, 1)
-    lam, v = _sort_pair(lam, v, 0)
-    zero = type(a[0, 0])(0.0)
-    one = type(a[0, 0])(1.0)
-    # V re-orthonormalised (the product of rotations drifts from unit length by a few ulps,
-    # which sigma = |A v| would inherit) and made a rotation
-    v0 = BUILTINS["normalize"](vector(v[0, 0], v[1, 0], v[2, 0]))
-    v1 = vector(v[0, 1], v[1, 1], v[2, 1])
-    v1 = BUILTINS["normalize"](v1 - _dot(v0, v1) * v0)
-    v2 = BUILTINS["cross"](v0, v1)
-    v = BUILTINS["matrix_from_cols"](v0, v1, v2)
-    tol = _safe_sqrt(lam[0]) * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
-    s0 = _length(a @ v0)
-    rank0 = s0 <= zero
-    u0 = _select(rank0, (a @ v0) / _select(rank0, s0, one), vector(one, zero, zero))
-    w = a @ v1
-    w = w - _dot(u0, w) * u0
-    n1 = _length(w)
-    # where A has rank 1 (or 0): any unit vector orthogonal to u0, from the axis u0 leans on least
-    ax = _abs(u0)
-    e = vector(one, zero, zero)
-    if ax[1] < ax[0] and ax[1] <= ax[2]:
-        e = vector(zero, one, zero)
-    elif ax[2] < ax[0] and ax[2] < ax[1]:
-        e = vector(zero, zero, one)
-    spare = BUILTINS["normalize"](BUILTINS["cross"](u0, e))
-    full = n1 > tol and not rank0
-    u1 = _select(full, spare, w / _select(full, one, n1))
-    u2 = BUILTINS["cross"](u0, u1)
-    u = BUILTINS["matrix_from_cols"](u0, u1, u2)
-    # sigma as R's diagonal of A V = U R (Warp's QR step): small singular values keep their
-    # digits, which sqrt(eigenvalue of A^T A) loses; the last one carries det(A)'s sign
-    sigma = vector(s0, _select(full, zero, n1), _dot(a @ v2, u2))
-    return u, sigma, v
+    scale = wp_max(sigma[0] * sigma[0], type(a[0, 0])(1.0e-30))
+    tiny = scale * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
+    f = matrix(zero, zero, zero, zero, zero, zero, zero, zero, zero, shape=(3, 3))
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                gap = sigma[j] * sigma[j] - sigma[i] * sigma[i]
+                ok = _abs(gap) > tiny
+                f[i, j] = _select(ok, zero, type(a[0, 0])(1.0) / _select(ok, type(a[0, 0])(1.0), gap))
+    s = matrix(sigma[0], zero, zero, zero, sigma[1], zero, zero, zero, sigma[2], shape=(3, 3))
+    ds = matrix(adj_sigma[0], zero, zero, zero, adj_sigma[1], zero, zero, zero, adj_sigma[2], shape=(3, 3))
+    ut = _transpose(u)
+    vt = _transpose(v)
+    skew_u = _cw_mul(f, ut @ adj_u - _transpose(adj_u) @ u)
+    skew_v = _cw_mul(f, vt @ adj_v - _transpose(adj_v) @ v)
+    wp.adjoint[a] += u @ (ds + skew_u @ s + s @ skew_v) @ vt  # (wp.adjoint: rewritten by func_grad)
 
 
 @func

@@ -34,6 +34,6 @@ def _decomposition(name: str, body: str, outputs: int, size: int):
 
 
 _decomposition("eig3", "eig3_jacobi", 2, 3)
-_decomposition("qr3", "qr3_gram_schmidt", 2, 3)
-_decomposition("svd3", "svd3_eig", 3, 3)
+_decomposition("qr3", "qr3_givens", 2, 3)
+_decomposition("svd3", "svd3_jacobi", 3, 3)
 _decomposition("svd2", "svd2_eig", 3, 2)
