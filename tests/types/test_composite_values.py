@@ -262,6 +262,7 @@ def test_type_of_a_value_compares_and_hashes_as_its_type():
     assert type(v) == wp.vec3 and wp.vec3 == type(v) and type(v) != wp.vec3d and not (type(v) != wp.vec3)  # noqa: E721 - (the comparison under test)
     assert {wp.vec3: "v", wp.quat: "q"}[type(v)] == "v" and {wp.vec3: "v", wp.quat: "q"}[type(q)] == "q"
     assert type(v) in {wp.vec3} and hash(type(v)) == hash(wp.vec3)
+    assert issubclass(type(v), wp.vec3) and not issubclass(type(v), wp.vec3d) and not issubclass(int, wp.vec3)
     assert type(v)._length_ == 3 and type(wp.mat22d())._shape_ == (2, 2)
     assert type(v)._wp_scalar_type_ is wp.float32
     with pytest.raises(AttributeError):

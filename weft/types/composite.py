@@ -78,6 +78,9 @@ class _ValueType(Composite):
     def __instancecheck__(self, value) -> bool:  # isinstance(v, weft.vec3), as with Warp's classes
         return isinstance(value, CompositeValue) and value.type is self
 
+    def __subclasscheck__(self, cls) -> bool:  # issubclass(type(v), weft.vec3)
+        return isinstance(cls, type) and issubclass(cls, CompositeValue) and getattr(cls, "_weft_type", None) is self
+
 
 def _check_rank(shape):
     if len(shape) != 2:
