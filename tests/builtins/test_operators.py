@@ -70,6 +70,36 @@ def test_integer_vectors_componentwise():
     assert out.numpy().tolist() == [[1, 2, 0], [-2, -7, -13], [8, 24, 24]]
 
 
+@wp.kernel
+def bit_pattern_literals(x: wp.array(dtype=int), b: wp.array(dtype=wp.uint8), out: wp.array(dtype=wp.uint32),
+                         small: wp.array(dtype=wp.uint8)):
+    i = wp.tid()
+    out[i * 3 + 0] = wp.uint32(x[i] * 2654435761)  # Knuth's multiplicative hash
+    out[i * 3 + 1] = wp.uint32(x[i] & 0xFFFFFFFF)
+    out[i * 3 + 2] = wp.uint32(x[i] ^ 0x80000000)
+    small[i] = b[i] & -1  # (-1: the pattern 0xFF of a uint8)
+
+
+def test_integer_literals_of_the_operands_width_wrap_as_bit_patterns():
+    """A literal that is a bit pattern of the other operand's width wraps to its type, as in
+    C and Warp (hash constants, masks); one wider than that is still an error."""
+    xs = np.array([1, 2, 3, -7], dtype=np.int32)
+    out, small = wp.zeros(12, dtype=wp.uint32), wp.zeros(4, dtype=wp.uint8)
+    wp.launch(bit_pattern_literals, 4, inputs=[wp.array(xs, dtype=int), wp.array([1, 2, 200, 255], dtype=wp.uint8),
+                                               out, small])
+    u = xs.astype(np.int64) & 0xFFFFFFFF
+    expected = np.stack([(u * 2654435761) & 0xFFFFFFFF, u, u ^ 0x80000000], axis=1).ravel()
+    assert out.numpy().tolist() == expected.tolist()
+    assert small.numpy().tolist() == [1, 2, 200, 255]
+
+    @wp.kernel
+    def too_wide(x: wp.array(dtype=int)):
+        x[0] = x[0] * (1 << 40)
+
+    with pytest.raises(wp.CompileError, match="does not fit int32"):
+        wp.launch(too_wide, 1, inputs=[wp.zeros(1, dtype=int)])
+
+
 def test_operand_errors_are_compile_errors():
     @wp.kernel
     def bad(out: wp.array(dtype=wp.vec3)):

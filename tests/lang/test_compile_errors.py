@@ -306,7 +306,7 @@ def bad_attribute(a: wp.array(dtype=float)):
     (undefined_name, "no_such_name", "Referencing undefined symbol: no_such_name"),
     (mixes_float32_and_float64, "a[0] * d", "different types float32 and float64"),
     (mixes_int32_and_int64, "k + big", "different types int32 and int64"),
-    (int_times_fraction, "k * 1.5", "does not fit int32"),
+    (int_times_fraction, "k * 1.5", "Input types must be the same, got ['int32', 'float32']"),
     (stores_wrong_type, "a[0] = k", "int32"),
     (rebinds_with_other_type, "x = k", "'x' has type int32 but float32 is expected"),
     (branches_disagree, "if a[0] > 0.0", "'x' is float32 in one branch and int32 in the other"),

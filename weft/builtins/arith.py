@@ -12,6 +12,7 @@ import numpy as np
 from ..ir.core import Op, Value
 from ..lang import promotion
 from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32, uint64
+from ..types.scalars import wrap_int
 
 RANGE = range
 
@@ -54,14 +55,29 @@ def unify(ctx, a, b):
     ta, tb = promotion.value_type(a), promotion.value_type(b)
     sa, sb = promotion.scalar_of(ta), promotion.scalar_of(tb)
     if ta is None:
-        a = ctx.coerce(a, sb, what="constant") if sb else ctx.materialize(a)
+        a = _adapt_constant(ctx, a, sb) if sb else ctx.materialize(a)
     if tb is None:
-        b = ctx.coerce(b, sa, what="constant") if sa else ctx.materialize(b)
+        b = _adapt_constant(ctx, b, sa) if sa else ctx.materialize(b)
     sa, sb = promotion.scalar_of(a.type), promotion.scalar_of(b.type)
     if sa is not None and sb is not None and sa is not sb:
         ctx.error(f"operands have different types {a.type!r} and {b.type!r}; "
                   f"convert one explicitly, e.g. {sb!r}(x)", kind=TypeError)
     return a, b
+
+
+def _adapt_constant(ctx, x, t: Scalar) -> Value:
+    """Weak constant `x` as a value of the other operand's scalar type `t`. An integer
+    literal that is a bit pattern of t's width (`h * 2654435761`, `x & 0xFFFFFFFF`,
+    `x ^ 0x80000000` with an int32 x) wraps to t, as in C and Warp; a float literal with an
+    integer operand is a type mismatch (`n * 1.5`: write `float(n) * 1.5`)."""
+    raw = x.item() if isinstance(x, np.generic) else x
+    if t.is_int and type(raw) is int and not promotion.fits(raw, t) \
+            and -(1 << (t.bits - 1)) <= raw < (1 << t.bits):
+        x = wrap_int(raw, t.bits, t.is_signed)
+    elif t.is_int and isinstance(raw, float):
+        ctx.error(f"Input types must be the same, got ['{t.name}', 'float32'] (the constant {raw!r} "
+                  f"with an integer operand); convert one explicitly, e.g. float(x) * {raw!r}", kind=TypeError)
+    return ctx.coerce(x, t, what="constant")
 
 
 def binary(ctx, op: str, a, b) -> Value:
