@@ -382,6 +382,36 @@ def test_slots_read_at_run_time_indices_are_checked_by_the_adjoint():
 
 
 @wp.kernel
+def kinematic_chain_branches(parent: wp.array(dtype=int), local: wp.array2d(dtype=F64), poses: wp.array2d(dtype=F64),
+                             loss: wp.array(dtype=F64)):
+    # the slot of link i stored in either branch of an if (one store per iteration still),
+    # and once more, overwritten, in every iteration: what later iterations read is the last
+    b = wp.tid()
+    for i in range(local.shape[1]):
+        p = parent[i]
+        poses[b, i] = local[b, i]
+        if p < 0:
+            poses[b, i] = wp.cos(local[b, i])
+        else:
+            poses[b, i] = poses[b, p] * local[b, i] + wp.sin(poses[b, p])
+    for i in range(local.shape[1]):
+        wp.atomic_add(loss, 0, poses[b, i] * poses[b, i])
+
+
+def test_slots_stored_in_both_branches_of_an_if():
+    rng = np.random.default_rng(4)
+    local = rng.normal(size=(3, 6))
+
+    def run(arrays):
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(kinematic_chain_branches, 3, inputs=[wp.array(np.array([-1, 0, 1, 1, 0, 4], dtype=np.int32)),
+                                                       *arrays, loss])
+        return loss
+
+    check_tape(run, [local, np.zeros((3, 6))])
+
+
+@wp.kernel
 def reads_a_slot_written_later(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), n: int):
     t = wp.tid()
     for i in range(n):

@@ -269,9 +269,10 @@ def _element_key(arr: Value):
 
 def _written_once(fn: Function) -> dict:
     """root (see `array_key`) -> (loop, store, k, c, ids of the loop's ops) for the arrays
-    this thread writes at one store only, in a `for` loop (in no other loop) at an index
-    whose position k is the loop's counter plus constant c and whose other indices the loop
-    does not change: it writes each element at most once."""
+    this thread writes in a `for` loop (in no other loop), at stores that all have the same
+    indices (one store, or one in each branch of an `if`), at an index whose position k is
+    the loop's counter plus constant c and whose other indices the loop does not change: an
+    iteration writes one element, which no other iteration writes."""
     writers: dict = {}
 
     def visit(ops, loops):
@@ -285,11 +286,11 @@ def _written_once(fn: Function) -> dict:
     visit(fn.body.ops, ())
     once = {}
     for root, found in writers.items():
-        if len(found) != 1:
-            continue
         store, loops = found[0]
-        if store.name != "store" or len(loops) != 1 or loops[0].name != "for" or \
-                array_root(store.operands[0]) is not store.operands[0]:
+        if any(other.name != "store" or other_loops != loops or _store_key(other) != _store_key(store)
+               for other, other_loops in found):
+            continue
+        if len(loops) != 1 or loops[0].name != "for" or array_root(store.operands[0]) is not store.operands[0]:
             continue
         (loop,) = loops
         inside = list(walk(loop.regions[0]))
@@ -300,6 +301,11 @@ def _written_once(fn: Function) -> dict:
         if len(at) == 1 and (offset := _iv_offset(store.operands[1 + at[0]], iv)) is not None:
             once[root] = (loop, store, at[0], offset, body_ops)
     return once
+
+
+def _store_key(store: Op):
+    """What identifies the element a store writes (its array and indices), across stores."""
+    return value_key(store.operands[0]), tuple(value_key(i) for i in store.operands[1:-1])
 
 
 def _iv_offset(index: Value, iv: Value) -> int | None:
