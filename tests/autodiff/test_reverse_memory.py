@@ -412,6 +412,42 @@ def test_slots_stored_in_both_branches_of_an_if():
 
 
 @wp.kernel
+def kinematic_tree_by_joints(parent: wp.array(dtype=int), child: wp.array(dtype=int), local: wp.array2d(dtype=F64),
+                             poses: wp.array2d(dtype=F64), loss: wp.array(dtype=F64)):
+    # warp.sim's forward kinematics: joint i places body child[i] relative to body parent[i];
+    # the element written is read from an index array, so the adjoint scans the iterations
+    # from this one on for a write of the element read
+    b = wp.tid()
+    for i in range(local.shape[1]):
+        p = parent[i]
+        base = wp.float64(1.0)
+        if p >= 0:
+            base = poses[b, p]
+        poses[b, child[i]] = base * local[b, i] + wp.sin(base)
+    for i in range(local.shape[1]):
+        wp.atomic_add(loss, 0, poses[b, i] * poses[b, i])
+
+
+def test_slots_written_at_indices_read_from_an_index_array():
+    rng = np.random.default_rng(5)
+    local = rng.normal(size=(3, 6))
+    child = wp.array(np.array([0, 2, 1, 3, 5, 4], dtype=np.int32))
+
+    def record(parents):
+        def run(arrays):
+            loss = wp.zeros(1, dtype=F64, requires_grad=True)
+            wp.launch(kinematic_tree_by_joints, 3,
+                      inputs=[wp.array(np.array(parents, dtype=np.int32)), child, *arrays, loss])
+            return loss
+        return run
+
+    check_tape(record([-1, 0, 2, 1, 0, 5]), [local, np.zeros((3, 6))])
+    # joint 2 reads body 3, which joint 3 places later: the forward read what was there before
+    with pytest.raises(NotDifferentiableError, match="'poses' is read at an index that this or a later iteration"):
+        check_tape(record([-1, 0, 3, 1, 0, 5]), [local, np.zeros((3, 6))])
+
+
+@wp.kernel
 def reads_a_slot_written_later(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), n: int):
     t = wp.tid()
     for i in range(n):

@@ -166,7 +166,8 @@ class LoadPlan:
       never writes), or that follow the loop: `prods[i + 1] = x[i] * prods[i]`; where the
       loop steps by 1 or -1 and the element read is known only at run time
       (`poses[parent[i]]`), `checked` maps the load's id to that record and the adjoint
-      checks the order at run time (reverse.py);
+      checks the order at run time (reverse.py); so too where the element written is read
+      from an index array (`body_q[joint_child[i]] = body_q[joint_parent[i]] * X`);
     - `initial`: the other loads, before this thread writes their array: they read memory
       as it was before the launch (the Tape keeps that state for them);
     - `unrecoverable`: the first other load after a write of its array, or None;
@@ -242,7 +243,7 @@ class LoadPlan:
         """Whether `load` of an array written once per element (`_written_once`) reads what
         the launch leaves there: it follows the loop, or reads in the loop an element that
         an earlier iteration wrote (or that the loop never writes)."""
-        loop, store, at, offset, body_ops = once
+        loop, store, at, offset, body_ops, _through = once
         if id(loop) in self._loops_done:
             return True
         if id(load) not in body_ops:
@@ -251,7 +252,7 @@ class LoadPlan:
         if len(indices) != len(written_at) or any(
                 k != at and value_key(i) != value_key(w) for k, (i, w) in enumerate(zip(indices, written_at))):
             return False
-        read = _iv_offset(indices[at], loop.regions[0].args[0])
+        read = None if offset is None else _iv_offset(indices[at], loop.regions[0].args[0])
         step = constant_value(loop.operands[2])
         if read is None and step in (1, -1) and not isinstance(step, bool):
             self.checked[id(load)] = once  # (the index is known at run time only)
@@ -298,9 +299,30 @@ def _written_once(fn: Function) -> dict:
         defined = {r.id for o in inside for r in o.results}
         iv = loop.regions[0].args[0]
         at = [k for k, i in enumerate(store.operands[1:-1]) if i.id in defined or i is iv]
-        if len(at) == 1 and (offset := _iv_offset(store.operands[1 + at[0]], iv)) is not None:
-            once[root] = (loop, store, at[0], offset, body_ops)
+        if len(at) != 1:
+            continue
+        index = store.operands[1 + at[0]]
+        if (offset := _iv_offset(index, iv)) is not None:
+            once[root] = (loop, store, at[0], offset, body_ops, None)
+        elif (through := _index_array_entry(index, loop, writers)) is not None:
+            once[root] = (loop, store, at[0], None, body_ops, through)
     return once
+
+
+def _index_array_entry(index: Value, loop: Op, writers: dict):
+    """(array, c) when `index` is `array[iv + c]`, read at the top of the loop's body from a
+    1-D array that the kernel does not write (`body_q[joint_child[i]] = ...`): the element
+    each iteration writes, known at run time only (the adjoint checks the order)."""
+    owner = index.owner
+    body = loop.regions[0]
+    if not (isinstance(owner, Op) and owner.name == "load" and len(owner.operands) == 2
+            and any(op is owner for op in body.ops)):
+        return None
+    arr = owner.operands[0]
+    if is_local_array(arr) or array_key(arr) in writers:
+        return None
+    c = _iv_offset(owner.operands[1], body.args[0])
+    return None if c is None else (arr, c)
 
 
 def _store_key(store: Op):

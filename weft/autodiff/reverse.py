@@ -260,18 +260,39 @@ class _ScalarReverse:
         writes once per element (arrays.LoadPlan.checked): an assert that the element read
         is not one this or a later iteration writes (the replay reads the launch's final
         memory, which then differs from what the forward read)."""
-        loop, _store, at, offset, _ = once
+        loop, _store, at, offset, _, through = once
         b = self.b
         stop, iv = self.m(loop.operands[1]), self.m(loop.regions[0].args[0])
-        element = b.sub(b.cast(self.m(load.operands[1 + at]), iv.type), b.const(offset, iv.type))
-        ahead, inside = ("ge", "lt") if constant_value(loop.operands[2]) == 1 else ("le", "gt")
-        later = b.select(b.cmp(ahead, element, iv), b.cmp(inside, element, stop), b.const(False, bool_))
+        ascending = constant_value(loop.operands[2]) == 1
+        element = b.cast(self.m(load.operands[1 + at]), iv.type)
+        if through is None:  # iteration k writes element k + offset
+            element = b.sub(element, b.const(offset, iv.type))
+            ahead, inside = ("ge", "lt") if ascending else ("le", "gt")
+            later = b.select(b.cmp(ahead, element, iv), b.cmp(inside, element, stop), b.const(False, bool_))
+        else:  # iteration k writes element index_array[k + c]: look at this and the later ones
+            later = self._written_from_here(through, element, iv, stop, ascending)
         name = array_origin(load.operands[0])[0].hint or "an array"
         b.op("assert", [b.unary("not", later)], [], {
             "message": f"'{name}' is read at an index that this or a later iteration of the loop at line "
                        f"{loop.loc.line} writes; the adjoint reads the array as the launch left it, so "
                        "this read's gradient is not known (read elements that earlier iterations wrote)",
             "not_differentiable": True})
+
+    def _written_from_here(self, through, element, iv, stop, ascending: bool) -> Value:
+        """Whether this iteration or a later one of a loop writing element `arr[k + c]` in
+        iteration k (`through` = (arr, c)) writes `element`: a scan of those iterations."""
+        arr, c = through
+        arr = self.m(arr)
+        b = self.b
+        one = b.const(1, iv.type)
+        lo, hi = (iv, stop) if ascending else (b.add(stop, one), b.add(iv, one))
+        scan = Block([iv.type, bool_], ["__k", "__found"])
+        with b.at(scan):
+            k, found = scan.args
+            written = b.op("load", [arr, b.add(k, b.const(c, iv.type)) if c else k], [arr.type.dtype]).result
+            hit = b.cmp("eq", b.cast(written, iv.type), element)
+            b.op("yield", [b.select(hit, b.const(True, bool_), found)])
+        return b.op("for", [lo, hi, one, b.const(False, bool_)], [bool_], {}, [scan]).results[0]
 
     def replay_region(self, region: Block, new: Block, push: bool, extra=()):
         with self.b.at(new):
