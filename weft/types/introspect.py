@@ -308,7 +308,9 @@ warp_type_to_np_dtype = _Table()
 def _add_to_tables(s) -> None:
     np_dtype_to_warp_type[s.np_dtype] = s
     np_dtype_to_warp_type[s.np_dtype.type] = s
-    warp_type_to_np_dtype[s] = s.np_dtype.type
+    # (bfloat16: numpy's storage type for its bits, uint16, as in Warp: numpy has no bfloat16
+    # of its own; `.numpy()` of a bfloat16 array still gives ml_dtypes' bfloat16 values)
+    warp_type_to_np_dtype[s] = np.uint16 if s.name == "bfloat16" else s.np_dtype.type
 
 
 for _s in SCALARS:
