@@ -90,3 +90,11 @@ def test_mesh_closest_point_example_matches_brute_force_warp_and_the_closed_form
     assert "brute force" in capsys.readouterr().out
     assert r["brute_error"] < 1e-5 and r["gradient_error"] < 1e-5
     assert r["warp_error"] is None or r["warp_error"] < 1e-5  # (None: warp-lang is not installed)
+
+
+def test_example_directories_as_warp_names_them():
+    import os
+
+    import weft.examples
+    assert os.path.isfile(os.path.join(weft.examples.get_source_directory(), "wave.py"))
+    assert weft.examples.get_asset_directory() == os.path.join(weft.examples.get_source_directory(), "assets")
