@@ -284,11 +284,17 @@ def _svd3_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
                 f[i, j] = _select(ok, zero, type(a[0, 0])(1.0) / _select(ok, type(a[0, 0])(1.0), gap))
     s = matrix(sigma[0], zero, zero, zero, sigma[1], zero, zero, zero, sigma[2], shape=(3, 3))
     ds = matrix(adj_sigma[0], zero, zero, zero, adj_sigma[1], zero, zero, zero, adj_sigma[2], shape=(3, 3))
-    ut = _transpose(u)
+    wp.adjoint[a] += _svd_adjoint(u, s, v, f, adj_u, ds, adj_v)  # (wp.adjoint: rewritten by func_grad)
+
+
+@func
+def _svd_adjoint(u: Any, s: Any, v: Any, f: Any, adj_u: Any, ds: Any, adj_v: Any):
+    """U (dS + (F o (U^T adj_U - adj_U^T U)) S + S (F o (V^T adj_V - adj_V^T V))) V^T: the
+    adjoint of A = U S V^T (S and dS diagonal matrices), for svd2 and svd3."""
     vt = _transpose(v)
-    skew_u = _cw_mul(f, ut @ adj_u - _transpose(adj_u) @ u)
+    skew_u = _cw_mul(f, _transpose(u) @ adj_u - _transpose(adj_u) @ u)
     skew_v = _cw_mul(f, vt @ adj_v - _transpose(adj_v) @ v)
-    wp.adjoint[a] += u @ (ds + skew_u @ s + s @ skew_v) @ vt  # (wp.adjoint: rewritten by func_grad)
+    return u @ (ds + skew_u @ s + s @ skew_v) @ vt
 
 
 @func
@@ -334,13 +340,7 @@ def svd2_eig(a: Any):
 
 @func_grad(svd2_eig)
 def _svd2_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
-    """The adjoint of (U, sigma, V) = svd2(A) (Townsend, "Differentiating the singular value
-    decomposition", 2016, for a square A; Warp's adj_svd2):
-
-        adj_A = U (diag(adj_sigma) + (F o (U^T adj_U - adj_U^T U)) S + S (F o (V^T adj_V - adj_V^T V))) V^T
-
-    with F[i, j] = 1 / (sigma[j]^2 - sigma[i]^2), taken as 0 where the two singular values
-    coincide (the singular vectors are not unique there; see _eig3_grad)."""
+    """The adjoint of (U, sigma, V) = svd2(A): as `_svd3_grad` (Warp's adj_svd2)."""
     u, sigma, v = svd2_eig(a)
     zero = type(a[0, 0])(0.0)
     gap = sigma[1] * sigma[1] - sigma[0] * sigma[0]
@@ -350,8 +350,4 @@ def _svd2_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
     f = matrix(zero, f01, -f01, zero, shape=(2, 2))
     s = matrix(sigma[0], zero, zero, sigma[1], shape=(2, 2))
     ds = matrix(adj_sigma[0], zero, zero, adj_sigma[1], shape=(2, 2))
-    ut = _transpose(u)
-    vt = _transpose(v)
-    skew_u = _cw_mul(f, ut @ adj_u - _transpose(adj_u) @ u)
-    skew_v = _cw_mul(f, vt @ adj_v - _transpose(adj_v) @ v)
-    wp.adjoint[a] += u @ (ds + skew_u @ s + s @ skew_v) @ vt  # (wp.adjoint: rewritten by func_grad)
+    wp.adjoint[a] += _svd_adjoint(u, s, v, f, adj_u, ds, adj_v)  # (wp.adjoint: rewritten by func_grad)
