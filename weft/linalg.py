@@ -24,10 +24,10 @@ from .lang.custom_grad import func_grad
 from .lang.decorators import func
 from .types import matrix, vector
 
-_abs, _sqrt, _transpose, _outer = (BUILTINS[n] for n in ("abs", "sqrt", "transpose", "outer"))
-_identity, _length, _dot, _select = (BUILTINS[n] for n in ("identity", "length", "dot", "select"))
-_adjugate_inverse = BUILTINS["_adjugate_inverse"]
-wp_min, wp_max, _cw_mul = BUILTINS["min"], BUILTINS["max"], BUILTINS["cw_mul"]
+_abs, _sqrt, _transpose, _select = (BUILTINS[n] for n in ("abs", "sqrt", "transpose", "select"))
+_identity, _adjugate_inverse = BUILTINS["identity"], BUILTINS["_adjugate_inverse"]
+wp_max, _cw_mul = BUILTINS["max"], BUILTINS["cw_mul"]
+
 
 @func
 def matrix_inverse(a: Any):

@@ -448,6 +448,23 @@ def test_slots_written_at_indices_read_from_an_index_array():
 
 
 @wp.kernel
+def slots_from_a_view_made_in_the_loop(children: wp.array2d(dtype=int), parent: wp.array(dtype=int),
+                                       local: wp.array(dtype=F64), poses: wp.array(dtype=F64)):
+    for i in range(3):
+        row = children[i]  # (another index array each iteration: the adjoint's scan cannot use it)
+        poses[row[i]] = poses[parent[i]] * local[i] + wp.sin(local[i])
+
+
+def test_an_index_array_made_in_the_loop_is_refused():
+    args = [wp.zeros((3, 3), dtype=int), wp.zeros(3, dtype=int), wp.zeros(3, dtype=F64, requires_grad=True),
+            wp.zeros(3, dtype=F64, requires_grad=True)]
+    with pytest.raises(NotDifferentiableError, match="'poses' is read here after this thread may have written it"):
+        with wp.Tape() as tape:
+            wp.launch(slots_from_a_view_made_in_the_loop, 1, inputs=args)
+        tape.backward(grads={args[3]: wp.ones(3, dtype=F64)})
+
+
+@wp.kernel
 def reads_a_slot_written_later(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F64), n: int):
     t = wp.tid()
     for i in range(n):

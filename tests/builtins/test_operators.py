@@ -99,6 +99,13 @@ def test_integer_literals_of_the_operands_width_wrap_as_bit_patterns():
     with pytest.raises(wp.CompileError, match="does not fit int32"):
         wp.launch(too_wide, 1, inputs=[wp.zeros(1, dtype=int)])
 
+    @wp.kernel
+    def compares(x: wp.array(dtype=int)):  # (a wrapped 3000000000 would silently be negative)
+        x[0] = wp.where(x[0] < 3000000000, 1, 0)
+
+    with pytest.raises(wp.CompileError, match="does not fit int32"):
+        wp.launch(compares, 1, inputs=[wp.zeros(1, dtype=int)])
+
 
 def test_operand_errors_are_compile_errors():
     @wp.kernel

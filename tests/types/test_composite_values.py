@@ -268,6 +268,11 @@ def test_type_of_a_value_compares_and_hashes_as_its_type():
     with pytest.raises(AttributeError):
         type(v).no_such_attribute  # noqa: B018
 
+    class Derived(type(v)):  # (a subclass of a value class still stands for the type)
+        pass
+
+    assert Derived == wp.vec3 and Derived._length_ == 3 and (Derived != 3) is True
+
 
 def test_transformation_constructor_forms():
     parts = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]

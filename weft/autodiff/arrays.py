@@ -160,9 +160,9 @@ class LoadPlan:
     - `final`: loads of an element this thread wrote before (at the same index, and at no
       other index of that array) and never writes again (nor does a later loop iteration):
       memory after the launch holds what they read (the Tape keeps that state for them, see
-      `array_final_reads`). A read of an element another thread may write stays refused;
-      So are the loads of an array written at one store only, in a loop at `iv + c` (see
-      `_written_once`), that read an element the loop wrote in an earlier iteration (or
+      `array_final_reads`). A read of an element another thread may write stays refused.
+      Also `final`: the loads of an array a loop writes one element per iteration (see
+      `_written_once`) that read an element the loop wrote in an earlier iteration (or
       never writes), or that follow the loop: `prods[i + 1] = x[i] * prods[i]`; where the
       loop steps by 1 or -1 and the element read is known only at run time
       (`poses[parent[i]]`), `checked` maps the load's id to that record and the adjoint
@@ -269,11 +269,13 @@ def _element_key(arr: Value):
 
 
 def _written_once(fn: Function) -> dict:
-    """root (see `array_key`) -> (loop, store, k, c, ids of the loop's ops) for the arrays
-    this thread writes in a `for` loop (in no other loop), at stores that all have the same
-    indices (one store, or one in each branch of an `if`), at an index whose position k is
-    the loop's counter plus constant c and whose other indices the loop does not change: an
-    iteration writes one element, which no other iteration writes."""
+    """root (see `array_key`) -> (loop, store, k, c, ids of the loop's ops, through) for the
+    arrays this thread writes in a `for` loop (in no other loop), at stores that all have the
+    same indices (one store, or one in each branch of an `if`), whose other indices the loop
+    does not change, and whose index at position k is either the loop's counter plus
+    constant c (`through` None: each iteration writes its own element) or an entry of an
+    index array (c None, `through` = (array, offset): see `_index_array_entry`; which
+    iteration wrote an element, and whether two did, is known at run time only)."""
     writers: dict = {}
 
     def visit(ops, loops):
@@ -304,22 +306,25 @@ def _written_once(fn: Function) -> dict:
         index = store.operands[1 + at[0]]
         if (offset := _iv_offset(index, iv)) is not None:
             once[root] = (loop, store, at[0], offset, body_ops, None)
-        elif (through := _index_array_entry(index, loop, writers)) is not None:
+        elif (through := _index_array_entry(index, loop, defined, writers)) is not None:
             once[root] = (loop, store, at[0], None, body_ops, through)
     return once
 
 
-def _index_array_entry(index: Value, loop: Op, writers: dict):
+def _index_array_entry(index: Value, loop: Op, defined: set, writers: dict):
     """(array, c) when `index` is `array[iv + c]`, read at the top of the loop's body from a
-    1-D array that the kernel does not write (`body_q[joint_child[i]] = ...`): the element
-    each iteration writes, known at run time only (the adjoint checks the order)."""
+    1-D array that the kernel does not write and that is the same in every iteration (made
+    before the loop: `body_q[joint_child[i]] = ...`): the element each iteration writes,
+    known at run time only (the adjoint scans the index array, see reverse.py)."""
     owner = index.owner
     body = loop.regions[0]
     if not (isinstance(owner, Op) and owner.name == "load" and len(owner.operands) == 2
             and any(op is owner for op in body.ops)):
         return None
     arr = owner.operands[0]
-    if is_local_array(arr) or array_key(arr) in writers:
+    # (an array made in the loop, a view at the counter say, is another array each iteration;
+    # SSA: one made before the loop depends on nothing the loop defines)
+    if arr.id in defined or any(arr is a for a in body.args) or is_local_array(arr) or array_key(arr) in writers:
         return None
     c = _iv_offset(owner.operands[1], body.args[0])
     return None if c is None else (arr, c)

@@ -257,9 +257,9 @@ class _ScalarReverse:
 
     def _check_written_earlier(self, load: Op, once):
         """Before the replay of `load`, which reads at a run-time index an array that a loop
-        writes once per element (arrays.LoadPlan.checked): an assert that the element read
-        is not one this or a later iteration writes (the replay reads the launch's final
-        memory, which then differs from what the forward read)."""
+        writes one element per iteration (arrays.LoadPlan.checked): an assert that the
+        element read is not one this or a later iteration writes (the replay reads the
+        launch's final memory, which then differs from what the forward read)."""
         loop, _store, at, offset, _, through = once
         b = self.b
         stop, iv = self.m(loop.operands[1]), self.m(loop.regions[0].args[0])

@@ -50,14 +50,16 @@ def splat(ctx, t, x) -> Value:
 
 
 # Arithmetic ---------------------------------------------------------------------------------
-def unify(ctx, a, b):
-    """Make two operands' scalar types agree (weak constants adapt); return them as Values."""
+def unify(ctx, a, b, bit_patterns: bool = False):
+    """Make two operands' scalar types agree (weak constants adapt); return them as Values.
+    `bit_patterns`: an integer literal may be a bit pattern of the other operand's width
+    (arithmetic and bitwise operators; see `_adapt_constant`)."""
     ta, tb = promotion.value_type(a), promotion.value_type(b)
     sa, sb = promotion.scalar_of(ta), promotion.scalar_of(tb)
     if ta is None:
-        a = _adapt_constant(ctx, a, sb) if sb else ctx.materialize(a)
+        a = _adapt_constant(ctx, a, sb, bit_patterns) if sb else ctx.materialize(a)
     if tb is None:
-        b = _adapt_constant(ctx, b, sa) if sa else ctx.materialize(b)
+        b = _adapt_constant(ctx, b, sa, bit_patterns) if sa else ctx.materialize(b)
     sa, sb = promotion.scalar_of(a.type), promotion.scalar_of(b.type)
     if sa is not None and sb is not None and sa is not sb:
         ctx.error(f"operands have different types {a.type!r} and {b.type!r}; "
@@ -65,13 +67,18 @@ def unify(ctx, a, b):
     return a, b
 
 
-def _adapt_constant(ctx, x, t: Scalar) -> Value:
-    """Weak constant `x` as a value of the other operand's scalar type `t`. An integer
-    literal that is a bit pattern of t's width (`h * 2654435761`, `x & 0xFFFFFFFF`,
-    `x ^ 0x80000000` with an int32 x) wraps to t, as in C and Warp; a float literal with an
-    integer operand is a type mismatch (`n * 1.5`: write `float(n) * 1.5`)."""
+_BIT_PATTERN_OPS = frozenset({"add", "sub", "mul", "bitand", "bitor", "bitxor"})
+
+
+def _adapt_constant(ctx, x, t: Scalar, bit_patterns: bool = False) -> Value:
+    """Weak constant `x` as a value of the other operand's scalar type `t`. With
+    `bit_patterns`, an integer literal that is a bit pattern of t's width (`h * 2654435761`,
+    `x & 0xFFFFFFFF`, `x ^ 0x80000000` with an int32 x) wraps to t, as Warp's int32 literal
+    does (hashing code relies on it); elsewhere (`x < 3000000000`) it stays an error, where
+    the wrapped value would silently change the meaning. A float literal with an integer
+    operand is a type mismatch (`n * 1.5`: write `float(n) * 1.5`)."""
     raw = x.item() if isinstance(x, np.generic) else x
-    if t.is_int and type(raw) is int and not promotion.fits(raw, t) \
+    if bit_patterns and t.is_int and type(raw) is int and not promotion.fits(raw, t) \
             and -(1 << (t.bits - 1)) <= raw < (1 << t.bits):
         x = wrap_int(raw, t.bits, t.is_signed)
     elif t.is_int and isinstance(raw, float):
@@ -84,7 +91,7 @@ def binary(ctx, op: str, a, b) -> Value:
     if _is_tile(a) or _is_tile(b):
         from .tiles import elementwise
         return elementwise.binary(ctx, op, a, b)
-    a, b = unify(ctx, a, b)
+    a, b = unify(ctx, a, b, bit_patterns=op in _BIT_PATTERN_OPS)
     ta, tb = a.type, b.type
     if isinstance(ta, StructType) and ta is tb and op in ("add", "sub"):
         return _struct_binary(ctx, op, a, b)

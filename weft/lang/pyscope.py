@@ -97,9 +97,9 @@ def call_func(func, args: tuple, kwargs: dict):
 
 
 def _is_library_func(func) -> bool:
-    """Whether `func` is one of weft's own (`weft.math`, the noise and geometry helpers):
-    written in the kernel language where Warp has builtins or concretely typed funcs, they
-    run compiled, as builtins do."""
+    """Whether `func` is one of weft's own (defined in a `weft.` module: `weft.math`, the
+    noise and geometry helpers, also weft's examples): written in the kernel language where
+    Warp has builtins or concretely typed funcs, they run compiled, as builtins do."""
     return all(getattr(o.pyfunc, "__module__", "").startswith("weft.") for o in func.overloads)
 
 

@@ -530,21 +530,25 @@ class _ValueClass(type):
     vector and matrix classes are its types: `type(v) == wp.vec3`, `{wp.vec3: ...}[type(v)]`
     and `type(v)._length_` work (`type(v) is wp.vec3` does not: weft's types are not classes)."""
 
+    def _weft_type_of(cls):
+        return next((k.__dict__["_weft_type"] for k in cls.__mro__ if "_weft_type" in k.__dict__), None)
+
     def __eq__(cls, other):
-        t = cls.__dict__.get("_weft_type")
+        t = _ValueClass._weft_type_of(cls)
         if t is None:
             return type.__eq__(cls, other)
-        return other is t or (isinstance(other, _ValueClass) and other.__dict__.get("_weft_type") is t)
+        return other is t or (isinstance(other, _ValueClass) and _ValueClass._weft_type_of(other) is t)
 
     def __ne__(cls, other):
-        return not _ValueClass.__eq__(cls, other)
+        equal = _ValueClass.__eq__(cls, other)
+        return equal if equal is NotImplemented else not equal
 
     def __hash__(cls):
-        t = cls.__dict__.get("_weft_type")
+        t = _ValueClass._weft_type_of(cls)
         return hash(t) if t is not None else type.__hash__(cls)
 
     def __getattr__(cls, name):  # (Warp's class attributes: _length_, _shape_, _wp_scalar_type_, ...)
-        t = cls.__dict__.get("_weft_type")
+        t = _ValueClass._weft_type_of(cls)
         if t is None or name.startswith("__"):
             raise AttributeError(name)
         return getattr(t, name)
