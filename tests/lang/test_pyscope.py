@@ -422,3 +422,23 @@ def test_a_list_argument_is_a_call_mismatch_naming_the_builtin():
         wp.quat_identity(dtype=[wp.float64])
     with pytest.raises(TypeError, match="cannot be called with lists"):
         wp.sin([1.0])
+
+
+@wp.func
+def length_of(x: wp.array(dtype=Any)):
+    return x.shape[0]
+
+
+def test_a_generic_func_called_from_python_gets_an_instance_for_the_types():
+    """As in Warp, a call from Python scope adds the generic func's instance for those types
+    (`user_overloads`), once, and keeps no reference to the arguments."""
+    import gc
+    import weakref
+    before = len(length_of.user_overloads)
+    a = wp.empty(2, dtype=wp.int32)
+    held = weakref.ref(a)
+    assert length_of(a) == 2 and len(length_of.user_overloads) == before + 1
+    del a
+    gc.collect()
+    assert held() is None
+    assert length_of(wp.empty(3, dtype=wp.int32)) == 3 and len(length_of.user_overloads) == before + 1

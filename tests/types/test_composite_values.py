@@ -274,6 +274,11 @@ def test_type_of_a_value_compares_and_hashes_as_its_type():
     assert Derived == wp.vec3 and Derived._length_ == 3 and (Derived != 3) is True
 
 
+def test_empty_slices_compare_equal_whatever_their_shape():
+    m = wp.matrix_from_cols(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0))
+    assert m[5:] == wp.types.matrix((0, 0), float)() and not (m[1:] == wp.types.matrix((0, 0), float)())
+
+
 def test_transformation_constructor_forms():
     parts = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
     for T in (wp.transformh, wp.transformf, wp.transformd):

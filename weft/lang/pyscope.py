@@ -93,7 +93,32 @@ def call_func(func, args: tuple, kwargs: dict):
             hint = ("; pass vectors and matrices as weft types (weft.vec3, weft.mat33, ...), "
                     "not lists, tuples or numpy arrays")
         raise CallMismatch(_func_mismatch(func.name, args, kwargs) + hint)
+    if any(is_generic(t) for t in overload.params.values()):
+        _note_instance(func, overload, args, kwargs)
     return overload.pyfunc(*args, **kwargs)
+
+
+def _note_instance(func, overload, args, kwargs):
+    """Warp instantiates a generic func for the argument types of a Python-scope call (its
+    `user_overloads` grow by one, once per types): so does weft, without compiling it. The
+    instance holds types only, never the arguments."""
+    from .function import FUNCTION, FuncInstance
+    given = dict(zip(overload.params, args), **kwargs)
+    types, functions = {}, {}
+    for name, want in overload.params.items():
+        x = given[name] if name in given else overload.defaults.get(name)
+        if want is FUNCTION:
+            functions[name] = x
+            continue
+        try:
+            t = int32 if type(x) is int else value_type(x)
+        except (TypeError, ValueError):
+            t = None
+        if t is None:
+            return  # (a list or a constant: no instance a kernel could share)
+        types[name] = t
+    key = (id(overload), tuple(types.values()), tuple((k, id(f)) for k, f in functions.items()))
+    func.instances.setdefault(key, FuncInstance(func, overload, types, functions))
 
 
 def _is_library_func(func) -> bool:
