@@ -86,7 +86,7 @@ def call_func(func, args: tuple, kwargs: dict):
                         "call (call the func inside the kernel instead)")
     if getattr(func, "native", False) or _is_library_func(func):
         return _evaluate(func, func.name, args, kwargs, _func_mismatch)
-    overload = _select_overload(func, args, kwargs)
+    overload, given = _select_overload(func, args, kwargs)
     if overload is None:
         hint = ""
         if any(isinstance(x, (list, tuple, np.ndarray)) for x in (*args, *kwargs.values())):
@@ -94,26 +94,22 @@ def call_func(func, args: tuple, kwargs: dict):
                     "not lists, tuples or numpy arrays")
         raise CallMismatch(_func_mismatch(func.name, args, kwargs) + hint)
     if any(is_generic(t) for t in overload.params.values()):
-        _note_instance(func, overload, args, kwargs)
+        _note_instance(func, overload, given)
     return overload.pyfunc(*args, **kwargs)
 
 
-def _note_instance(func, overload, args, kwargs):
+def _note_instance(func, overload, given: dict):
     """Warp instantiates a generic func for the argument types of a Python-scope call (its
     `user_overloads` grow by one, once per types): so does weft, without compiling it. The
-    instance holds types only, never the arguments."""
+    instance holds types only, never the arguments. `given`: parameter name -> argument."""
     from .function import FUNCTION, FuncInstance
-    given = dict(zip(overload.params, args), **kwargs)
     types, functions = {}, {}
     for name, want in overload.params.items():
         x = given[name] if name in given else overload.defaults.get(name)
         if want is FUNCTION:
             functions[name] = x
             continue
-        try:
-            t = int32 if type(x) is int else value_type(x)
-        except (TypeError, ValueError):
-            t = None
+        t = _scope_type(x)
         if t is None:
             return  # (a list or a constant: no instance a kernel could share)
         types[name] = t
@@ -129,25 +125,27 @@ def _is_library_func(func) -> bool:
 
 
 def _select_overload(func, args, kwargs):
-    """The overload whose parameters take these arguments' types exactly (Warp's rule in
-    Python scope: a Python float is a float32, an int an int32, nothing converts), concrete
-    overloads before generic ones; None if there is none."""
+    """(the overload whose parameters take these arguments' types exactly, parameter name ->
+    argument) (Warp's rule in Python scope: a Python float is a float32, an int an int32,
+    nothing converts), concrete overloads before generic ones; (None, None) if none does."""
     concrete = [o for o in func.overloads if not any(is_generic(t) for t in o.params.values())]
     for overloads in (concrete, func.overloads):
         for overload in overloads:
-            if _takes(overload, args, kwargs):
-                return overload
-    return None
+            given = _bind(overload, args, kwargs)
+            if given is not None:
+                return overload, given
+    return None, None
 
 
-def _takes(overload, args, kwargs) -> bool:
+def _bind(overload, args, kwargs) -> dict | None:
+    """Parameter name -> argument if `overload` takes these arguments, else None."""
     names = list(overload.params)
     if len(args) > len(names) or any(k not in names[len(args):] for k in kwargs):
-        return False
+        return None
     given = dict(zip(names, args), **kwargs)
     if any(name not in given and name not in overload.defaults for name in names):
-        return False
-    return all(_accepts(overload.params[name], x) for name, x in given.items())
+        return None
+    return given if all(_accepts(overload.params[name], x) for name, x in given.items()) else None
 
 
 def _accepts(want, x) -> bool:
@@ -157,16 +155,22 @@ def _accepts(want, x) -> bool:
         return want is FUNCTION and is_callable_function(x)
     if want is GENERIC:
         return True
-    if type(x) is int:  # (any Python int: the body runs in Python, where it does not overflow)
-        t = int32
-    else:
-        try:
-            t = value_type(x)
-        except (TypeError, ValueError):
-            return False
+    t = _scope_type(x)
     if t is None:
         return False
     return want.matches(t) if is_generic(want) else t == want
+
+
+def _scope_type(x):
+    """The weft type of a value passed to a func from Python scope, None if it has none (a
+    list, a constant). Any Python int is an int32 (the body runs in Python, where it does
+    not overflow)."""
+    if type(x) is int:
+        return int32
+    try:
+        return value_type(x)
+    except (TypeError, ValueError):
+        return None
 
 
 def _builtin_mismatch(name, args, kwargs):
