@@ -19,6 +19,7 @@ import numpy as np
 
 from ..types import ArrayType, CompositeValue, IndexedArrayType, StructValue, bool_, float32, int32, scalar_from_numpy
 from ..types.array_type import AnyArray
+from ..types.introspect import array_classes
 from ..types.scalars import SCALAR_VALUES
 from .function import GENERIC, _annotations, is_generic, resolve_annotation
 
@@ -45,7 +46,7 @@ def add(kernel, arg_types):
     concrete = {}
     for name, t in given.items():
         where = f"kernel {kernel.key}, parameter '{name}'"
-        if _is_array_value(t):  # (Warp takes an array for its type: `wp.overload(k, [a, b])`)
+        if isinstance(t, array_classes()):  # (Warp takes an array for its type: `wp.overload(k, [a, b])`)
             t = type_of_value(t)
         resolved = t if t is template[name] else resolve_annotation(t, where)
         if is_generic(resolved):
@@ -104,13 +105,6 @@ def _check_fits(template, t, where: str):
         return
     if not is_generic(template) and template is not t:
         raise TypeError(f"{where}: expected {template!r}, got {t!r}")
-
-
-def _is_array_value(x) -> bool:
-    from ..runtime.array import array
-    from ..runtime.fabric import fabricarray, indexedfabricarray
-    from ..runtime.indexed_array import indexedarray
-    return isinstance(x, (array, indexedarray, fabricarray, indexedfabricarray))
 
 
 def type_of_value(value):

@@ -10,16 +10,10 @@ nothing), and enabling raises the ValueError Warp raises for the CPU.
 
 from __future__ import annotations
 
+from ..types.introspect import array_classes
 from . import device as _device
 from .allocators import validate_allocator
 from .device import get_device
-
-
-def _array_classes() -> tuple:
-    from .array import array
-    from .fabric import fabricarray, indexedfabricarray
-    from .indexed_array import indexedarray
-    return array, indexedarray, fabricarray, indexedfabricarray
 
 
 def _backing_arrays(resource):
@@ -37,7 +31,7 @@ def can_access(device, resource) -> bool:
     """Whether `device` can read and write `resource` (a concrete array) directly in a
     kernel: every array weft makes is in the CPU's memory, so the CPU can."""
     device = get_device(device)
-    if not isinstance(resource, _array_classes()) or getattr(resource, "device", None) is None:
+    if not isinstance(resource, array_classes()) or getattr(resource, "device", None) is None:
         what = getattr(resource, "__name__", None) or type(resource).__name__
         raise TypeError(f"can_access(device, resource): resource must be a concrete Warp array (an array, "
                         f"indexedarray or fabric array with memory), got {what}; only Warp arrays are "

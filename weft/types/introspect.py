@@ -86,7 +86,8 @@ def type_is_struct(t) -> bool:
     return isinstance(t, StructType)
 
 
-def _array_classes() -> tuple:
+def array_classes() -> tuple:
+    """The array classes: `weft.array`, `indexedarray`, `fabricarray`, `indexedfabricarray`."""
     from ..runtime.array import array  # (the runtime's classes; types sit below the runtime)
     from ..runtime.fabric import fabricarray, indexedfabricarray
     from ..runtime.indexed_array import indexedarray
@@ -96,7 +97,7 @@ def _array_classes() -> tuple:
 def type_is_array(t) -> bool:
     """Whether `t` is an array class (`weft.array`); an annotation such as
     `weft.array(dtype=float)` is an array description, for `is_array` (as in Warp)."""
-    return isinstance(t, type) and issubclass(t, _array_classes())
+    return isinstance(t, type) and issubclass(t, array_classes())
 
 
 def concrete_array_type(t):
@@ -104,7 +105,7 @@ def concrete_array_type(t):
     `indexedarray`, `fabricarray`, `indexedfabricarray`; that of its base class for an
     instance of a user's subclass); `type(t)` for anything else."""
     from .array_type import AnyArray, ArrayType
-    families = _array_classes()
+    families = array_classes()
     if isinstance(t, (ArrayType, AnyArray)):
         array, indexedarray, fabricarray, indexedfabricarray = families
         return {(False, False): array, (True, False): indexedarray, (False, True): fabricarray,
@@ -177,7 +178,7 @@ def is_struct(x) -> bool:
 
 def is_array(x) -> bool:
     """Whether `x` is a weft array (or an array annotation)."""
-    return isinstance(x, (ArrayType, AnyArray, *_array_classes()))
+    return isinstance(x, (ArrayType, AnyArray, *array_classes()))
 
 
 def is_tile(x) -> bool:
