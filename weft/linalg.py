@@ -141,6 +141,21 @@ def eig3_jacobi(a: Any):
     return q, vector(d[0, 0], d[1, 1], d[2, 2])
 
 
+@func
+def _coincidence(scale: Any):
+    """The gap below which two eigenvalues (or squared singular values) of a spectrum of
+    magnitude `scale` count as equal: a few ulps of it (at least 1e-30)."""
+    return wp_max(scale, type(scale)(1.0e-30)) * type(scale)(64.0 * _epsilon(type(scale)))
+
+
+@func
+def _divide_apart(x: Any, gap: Any, tiny: Any):
+    """x / gap where |gap| > tiny, else 0 (values that coincide: their vectors are not
+    unique), with no division by the small gap, so no infinite gradient either."""
+    apart = _abs(gap) > tiny
+    return _select(apart, type(x)(0.0), x / _select(apart, type(x)(1.0), gap))
+
+
 @func_grad(eig3_jacobi)
 def _eig3_grad(a: Any, adj_q: Any, adj_d: Any):
     """The adjoint of (Q, d) = eig3(A) for symmetric A (Giles, "An extended collection of
@@ -154,16 +169,13 @@ def _eig3_grad(a: Any, adj_q: Any, adj_d: Any):
     right at repeated eigenvalues too, where differentiating the rotations is not)."""
     q, d = eig3_jacobi(a)
     zero = type(a[0, 0])(0.0)
-    scale = wp_max(wp_max(_abs(d[0]), _abs(d[1])), wp_max(_abs(d[2]), type(a[0, 0])(1.0e-30)))
-    tiny = scale * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
+    tiny = _coincidence(wp_max(wp_max(_abs(d[0]), _abs(d[1])), _abs(d[2])))
     g = _transpose(q) @ adj_q
     inner = matrix(adj_d[0], zero, zero, zero, adj_d[1], zero, zero, zero, adj_d[2], shape=(3, 3))
     for i in range(3):
         for j in range(3):
             if i != j:
-                gap = d[j] - d[i]
-                ok = _abs(gap) > tiny
-                inner[i, j] = _select(ok, zero, g[i, j] / _select(ok, type(a[0, 0])(1.0), gap))
+                inner[i, j] = _divide_apart(g[i, j], d[j] - d[i], tiny)
     wp.adjoint[a] += q @ inner @ _transpose(q)  # (wp.adjoint: rewritten by func_grad)
 
 
@@ -273,15 +285,12 @@ def _svd3_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
     coincide (the singular vectors are not unique there; see _eig3_grad)."""
     u, sigma, v = svd3_jacobi(a)
     zero = type(a[0, 0])(0.0)
-    scale = wp_max(sigma[0] * sigma[0], type(a[0, 0])(1.0e-30))
-    tiny = scale * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
+    tiny = _coincidence(sigma[0] * sigma[0])
     f = matrix(zero, zero, zero, zero, zero, zero, zero, zero, zero, shape=(3, 3))
     for i in range(3):
         for j in range(3):
             if i != j:
-                gap = sigma[j] * sigma[j] - sigma[i] * sigma[i]
-                ok = _abs(gap) > tiny
-                f[i, j] = _select(ok, zero, type(a[0, 0])(1.0) / _select(ok, type(a[0, 0])(1.0), gap))
+                f[i, j] = _divide_apart(type(a[0, 0])(1.0), sigma[j] * sigma[j] - sigma[i] * sigma[i], tiny)
     s = matrix(sigma[0], zero, zero, zero, sigma[1], zero, zero, zero, sigma[2], shape=(3, 3))
     ds = matrix(adj_sigma[0], zero, zero, zero, adj_sigma[1], zero, zero, zero, adj_sigma[2], shape=(3, 3))
     wp.adjoint[a] += _svd_adjoint(u, s, v, f, adj_u, ds, adj_v)  # (wp.adjoint: rewritten by func_grad)
@@ -343,10 +352,8 @@ def _svd2_grad(a: Any, adj_u: Any, adj_sigma: Any, adj_v: Any):
     """The adjoint of (U, sigma, V) = svd2(A): as `_svd3_grad` (Warp's adj_svd2)."""
     u, sigma, v = svd2_eig(a)
     zero = type(a[0, 0])(0.0)
-    gap = sigma[1] * sigma[1] - sigma[0] * sigma[0]
-    scale = wp_max(sigma[0] * sigma[0], type(a[0, 0])(1.0e-30))
-    ok = _abs(gap) > scale * type(a[0, 0])(64.0 * _epsilon(type(a[0, 0])))
-    f01 = _select(ok, zero, type(a[0, 0])(1.0) / _select(ok, type(a[0, 0])(1.0), gap))
+    tiny = _coincidence(sigma[0] * sigma[0])
+    f01 = _divide_apart(type(a[0, 0])(1.0), sigma[1] * sigma[1] - sigma[0] * sigma[0], tiny)
     f = matrix(zero, f01, -f01, zero, shape=(2, 2))
     s = matrix(sigma[0], zero, zero, sigma[1], shape=(2, 2))
     ds = matrix(adj_sigma[0], zero, zero, adj_sigma[1], shape=(2, 2))
