@@ -3,7 +3,8 @@
 Usage (from the repository root)::
 
     python -m benchmarks.run [saxpy elementwise nbody compile launch mass_spring torch_op
-                              cloth tile_gemm tile_reduce local_vector]
+                              cloth tile_gemm tile_reduce local_vector
+                              image_channels]
                              [--peers weft,warp,numpy] [--quick] [--json out.json]
 
 ``python benchmarks/run.py ...`` works too.
@@ -34,6 +35,7 @@ WORKLOADS = {
     "tile_gemm": "benchmarks.tile_gemm",
     "tile_reduce": "benchmarks.tile_reduce",
     "local_vector": "benchmarks.local_vector",
+    "image_channels": "benchmarks.image_channels",
 }
 
 

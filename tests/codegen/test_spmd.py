@@ -12,7 +12,7 @@ import pytest
 
 import weft as wp
 from tests.autodiff.helpers import check_adjoint
-from weft.codegen.spmd import MAX_LANEWISE_SHARE, WIDTH, _lanewise_share, spmd_plan
+from weft.codegen.spmd import FLAT_ROWS_BELOW, MAX_LANEWISE_SHARE, WIDTH, _lanewise_share, spmd_plan
 
 
 def run_both(kernel, dim, make_args, out_index):
@@ -701,3 +701,106 @@ def test_launches_of_several_dimensions_run_along_their_rows_in_lanes():
     rolled = sum(np.roll(x, -m, axis=2) for m in range(5))
     np.testing.assert_allclose(vector[0], np.sin(rolled * scale), rtol=1e-13)
     check_adjoint(rolled_3d, (3, 4, 19), [x, 5, np.zeros((3, 4, 19))])
+
+
+@wp.kernel
+def channels_3d(img: wp.array3d(dtype=float), out: wp.array3d(dtype=float), hist: wp.array(dtype=int)):
+    y, x, c = wp.tid()
+    acc = float(0.0)  # noqa: UP018 - a variable, as Warp requires
+    for dy in range(-1, 2):
+        acc += img[wp.clamp(y + dy, 0, img.shape[0] - 1), x, c] * float(c + 1)
+    if acc > 1.5:
+        wp.atomic_add(hist, c, 1)
+    out[y, x, c] = acc
+
+
+@wp.kernel
+def per_row_scale(a: wp.array2d(dtype=wp.vec3), s: wp.array(dtype=float), out: wp.array2d(dtype=wp.vec3)):
+    i, j = wp.tid()  # (straight-line: LLVM vectorises long rows, the flat body short ones)
+    out[i, j] = a[i, j] * s[i] + wp.vec3(float(j), 0.0, 1.0)
+
+
+@pytest.mark.parametrize("shape", [(37, 3), (9, 1), (5, 7), (4, 15), (3, 16), (6, 5, 3), (2, 3, 1, 5)])
+def test_launches_with_short_rows_run_lanes_along_the_linear_index(shape):
+    """Rows shorter than FLAT_ROWS_BELOW: every coordinate varies between the lanes (the flat
+    vector body), on arrays shaped like the launch (consecutive elements: one vector access
+    in most groups) and on strided views and gathers (lane by lane); bit-identical to the
+    scalar code, the launch size not a multiple of WIDTH."""
+    assert spmd_plan(per_row_scale.ir(), flat=True) is not None and spmd_plan(per_row_scale.ir()) is None
+    rng = np.random.default_rng(len(shape))
+    if len(shape) == 3:
+        img = rng.random(shape).astype(np.float32)
+        for source in (img, np.ascontiguousarray(np.pad(img, ((0, 0), (0, 0), (0, 2))))[:, :, :shape[2]]):
+            def args(source=source):
+                return [wp.array(source, dtype=float), wp.zeros(shape, dtype=float), wp.zeros(shape[2], dtype=int)]
+            vector, scalar = run_both(channels_3d, shape, args, [1, 2])
+            assert_bitwise(vector, scalar)
+            rows = np.clip(np.arange(shape[0])[:, None] + np.arange(-1, 2)[None, :], 0, shape[0] - 1)
+            expected = img[rows].sum(axis=1) * (np.arange(shape[2]) + 1.0)
+            np.testing.assert_allclose(vector[0], expected, rtol=1e-6)
+            assert list(vector[1]) == list((expected > 1.5).sum(axis=(0, 1)))
+        return
+    if len(shape) == 4:
+        @wp.kernel
+        def four(x: wp.array4d(dtype=float), out: wp.array4d(dtype=float)):
+            i, j, k, m = wp.tid()
+            s = float(0.0)  # noqa: UP018
+            for r in range(i + 1):  # (a trip count that varies between lanes: a masked loop)
+                s += x[i, j, k, m] * float(r + j - k + m)
+            out[i, j, k, m] = s
+        x = rng.random(shape).astype(np.float32)
+        vector, scalar = run_both(four, shape, lambda: [wp.array(x), wp.zeros(shape, dtype=float)], [1])
+        assert_bitwise(vector, scalar)
+        i, j, k, m = np.indices(shape)
+        expected = x * ((i + 1) * (j - k + m) + i * (i + 1) / 2)
+        np.testing.assert_allclose(vector[0], expected, rtol=1e-5)
+        return
+    a = rng.random((*shape, 3)).astype(np.float32)
+    s = rng.random(shape[0]).astype(np.float32)
+    padded = np.zeros((shape[0], shape[1] + 3, 3), np.float32)
+    padded[:, :shape[1]] = a
+    for make in (lambda: wp.array(a, dtype=wp.vec3), lambda: wp.array(padded, dtype=wp.vec3)[:, :shape[1]]):
+        def args(make=make):
+            return [make(), wp.array(s), wp.zeros(shape, dtype=wp.vec3)]
+        vector, scalar = run_both(per_row_scale, shape, args, [2])
+        assert_bitwise(vector, scalar)
+        columns = np.broadcast_to(np.arange(shape[1]), shape)
+        expected = a * s[:, None, None] + np.stack([columns, np.zeros(shape), np.ones(shape)], -1)
+        np.testing.assert_allclose(vector[0], expected, rtol=1e-6)
+    check_adjoint(rolled_3d, (3, 4, shape[1]), [rng.random((3, 4, shape[1])), 2, np.zeros((3, 4, shape[1]))])
+
+
+def test_out_of_bounds_in_the_flat_vector_body_raises():
+    """Indices no launch-shape guard proves (the checked flat body): the first thread out of
+    bounds is reported, as in the scalar code."""
+    @wp.kernel
+    def shifted_rows(a: wp.array2d(dtype=float), shift: int, out: wp.array2d(dtype=float)):
+        i, j = wp.tid()
+        s = float(0.0)  # noqa: UP018
+        for k in range(shift + 1):
+            s += a[i + k, j]
+        out[i + shift - shift, j] = s
+
+    assert spmd_plan(shifted_rows.ir(), flat=True) is not None
+    out = wp.zeros((6, 3), dtype=float)
+    wp.launch(shifted_rows, (4, 3), [wp.ones((6, 3), dtype=float), 2, out])
+    assert out.numpy()[:4].tolist() == [[3.0] * 3] * 4
+    with pytest.raises(IndexError, match=r"index \(6, 0\) is out of bounds for array 'a' with shape \(6, 3\)"):
+        wp.launch(shifted_rows, (6, 3), [wp.ones((6, 3), dtype=float), 2, out])
+
+
+def test_the_short_rows_variant_is_compiled_for_the_first_launch_with_short_rows():
+    @wp.kernel
+    def offset_rows(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
+        i, j = wp.tid()
+        out[i, j] = a[i, j] + float(i)
+
+    def args(shape):
+        return [wp.ones(shape, dtype=float), wp.zeros(shape, dtype=float)]
+    wp.launch(offset_rows, (2, 40), args((2, 40)))
+    ck = offset_rows.compiled(offset_rows.specialization(args((2, 40))))
+    assert ck.short_rows_below == FLAT_ROWS_BELOW and ck._short_rows is None
+    short = args((40, 2))
+    wp.launch(offset_rows, (40, 2), short)
+    assert ck._short_rows is not None and ck._short_rows.short_rows_below == 0
+    assert short[1].numpy()[:, 1].tolist() == [i + 1.0 for i in range(40)]

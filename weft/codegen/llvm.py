@@ -48,7 +48,7 @@ from .llvm_types import (
 )
 from .memory_ops import MemoryOps
 from .scalar_ops import ScalarOps, has_bfloat16
-from .spmd import WIDTH, SpmdOps, spmd_plan
+from .spmd import FLAT_ROWS_BELOW, WIDTH, SpmdOps, spmd_plan
 from .tile_ops import TileOps
 from .uniform_acc import UniformAccumulation, uniform_accumulations
 
@@ -70,8 +70,11 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
     keep_indexed_composites_in_memory = True
 
     def __init__(self, fn: Function, contiguous: tuple[bool, ...], bounds_checks=True,
-                 fast_math=False, triple="", data_layout=""):
+                 fast_math=False, triple="", data_layout="", short_rows=False):
+        """`short_rows`: the variant for launches of several dimensions whose rows are shorter
+        than FLAT_ROWS_BELOW (lanes along the linear thread index: spmd.py)."""
         self.fn = composites_in_memory(fn) if self.keep_indexed_composites_in_memory else fn
+        self.short_rows = short_rows
         self.contiguous_params = contiguous
         self.bounds_checks = bounds_checks
         self.fmf = ("fast",) if fast_math else ()
@@ -83,6 +86,14 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.site_of: dict[int, Site] = {}
         self._strings: dict[str, ir.GlobalVariable] = {}
         self._collect_sites()
+
+    @property
+    def short_rows_below(self) -> int:
+        """Launches of several dimensions whose last one is shorter are worth a variant of
+        their own, with a flat vector body (CompiledKernel.for_dims); 0: none."""
+        worth = not self.short_rows and self.vectorize_threads and config.vectorize_threads and \
+            spmd_plan(self.fn, flat=True) is not None
+        return FLAT_ROWS_BELOW if worth else 0
 
     #: appended to the entry's name: the compiled variant's cache key, so that every kernel's
     #: entry has a name of its own (kernels share one JIT engine: cpu.load_object)
@@ -136,7 +147,9 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.ctx_ptr = ctx
         self.func = entry
         # (here, not in __init__: a cached kernel builds a codegen for its sites only)
-        self.plan = spmd_plan(self.fn) if self.vectorize_threads and config.vectorize_threads else None
+        vectorize = self.vectorize_threads and config.vectorize_threads
+        self.plan = spmd_plan(self.fn) if vectorize and not self.short_rows else None
+        self.flat_plan = spmd_plan(self.fn, flat=True) if vectorize and self.short_rows else None
         self.carried_tiles: set[int] = set()  # ids of tile values that own a loop's buffer
         self.tile_stack_bytes = 0  # of tile buffers on the stack (lang/kernel.py bounds it)
         self.builder = b = ir.IRBuilder(entry.append_basic_block("entry"))
@@ -188,15 +201,20 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
     def _emit_thread_loop(self, begin, end, active):
         """Run the body for linear thread indices [begin, end). For `i, j, ... = tid()` the
         range is walked row by row: the coordinates are computed once per row and the last
-        one is the counter of an inner loop, which LLVM can vectorise."""
+        one is the counter of an inner loop, which LLVM can vectorise. Rows shorter than
+        FLAT_ROWS_BELOW run, in the `short_rows` variant, the flat vector body (lanes along
+        the linear index) first."""
         self.active = active
         n = max((op.attrs["of"] for op in walk(self.fn.body) if op.name == "tid"), default=1)
         b = self.builder
         # (where a guard proves the thread-indexed accesses in bounds, only the guarded
         # version, the one launches take unless an array is shorter than the launch, gets
         # a vector loop: half the code to compile)
-        if n == 1 and self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
+        vectorize = self.vector_loop_in_checked or "tid" in active
+        if n == 1 and self.plan is not None and vectorize:
             begin = self._emit_vector_loop(begin, end)
+        if n > 1 and self.flat_plan is not None and vectorize:
+            begin = self._emit_vector_loop(begin, end, flat=n)
         k, row_exit = self._loop_header(begin, end, "thread")
         if n == 1:
             self.thread_index, self.tids = k, {}
@@ -214,7 +232,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         row_end = b.select(b.icmp_signed("<", row_end, end), row_end, end)
         last_end = b.add(first, b.sub(row_end, k), flags=("nsw",))
         row_start = first
-        if self.plan is not None and (self.vector_loop_in_checked or "tid" in active):
+        if self.plan is not None and vectorize:
             row_start = self._emit_vector_loop(first, last_end, row=(k, first, coords[:-1]))
         j, inner_exit = self._loop_header(row_start, last_end, "row")
         self.thread_index = b.add(k, b.sub(j, first), flags=("nsw",))
@@ -225,27 +243,44 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self._loop_latch(k, row_end)
         b.position_at_end(row_exit)
 
-    def _emit_vector_loop(self, begin, end, row=None):
+    def _emit_vector_loop(self, begin, end, row=None, flat=None):
         """The vector body over the groups of WIDTH threads in [begin, end) (spmd.py);
         returns where the scalar loop takes over (the last end - begin mod WIDTH threads).
-        With several launch dimensions, [begin, end) are last coordinates along one row and
-        `row` is (the row's first linear thread index, its first last coordinate, the other
-        coordinates: the same in every lane)."""
+        With several launch dimensions, either [begin, end) are last coordinates along one
+        row and `row` is (the row's first linear thread index, its first last coordinate,
+        the other coordinates: the same in every lane), or `flat` is the number of
+        dimensions, [begin, end) are linear indices and every coordinate varies."""
         b = self.builder
         vend = b.sub(end, b.srem(b.sub(end, begin), I32(WIDTH)))
+        if flat:
+            # (each coordinate's divisor as a double, once: a quotient of 32-bit integers
+            # rounded to double never reaches the next integer, so truncating it is exact)
+            extents = [b.sitofp(self.launch_dims[d], ir.DoubleType()) for d in range(flat)]
         k, exit_ = self._loop_header(begin, vend, "lanes")
-        saved = dict(self.values)
+        saved, row_plan = dict(self.values), self.plan
         self.vector_mode = True
         lanes = ir.Constant(ir.VectorType(I32, WIDTH), list(range(WIDTH)))
         coordinate = b.add(self.splat(k), lanes, flags=("nsw",))
-        if row is None:
+        if flat:
+            self.plan = self.flat_plan
+            self.thread_index, coords, rest = coordinate, [None] * flat, coordinate
+            wide = ir.VectorType(ir.DoubleType(), WIDTH)
+            for d in reversed(range(1, flat)):
+                q = b.fptosi(b.fdiv(b.sitofp(rest, wide), self.splat(extents[d])), rest.type)
+                coords[d] = b.sub(rest, b.mul(q, self.splat(self.launch_dims[d]), flags=("nsw",)), flags=("nsw",))
+                rest = q
+            coords[0] = rest
+            self.tids = {flat: coords}
+        elif row is None:
             self.thread_index, self.tids = coordinate, {}
         else:
             linear, first, others = row
             self.thread_index = b.add(self.splat(b.add(linear, b.sub(k, first))), lanes, flags=("nsw",))
             self.tids = {len(others) + 1: [*others, coordinate]}
-        self._emit_body(self.fn.body)
-        self.vector_mode = False
+        try:
+            self._emit_body(self.fn.body)
+        finally:
+            self.vector_mode, self.plan = False, row_plan
         self._loop_latch(k, b.add(k, I32(WIDTH), flags=("nsw",)))
         b.position_at_end(exit_)
         self.values = saved

@@ -32,7 +32,13 @@ How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
   construct works, in thread order within the group.
 The threads left over (fewer than WIDTH) run through the scalar body. A launch of several
 dimensions runs its rows (the last dimension) so: the other coordinates are uniform in a
-group, and each row's rest runs scalar.
+group, and each row's rest runs scalar. Rows shorter than FLAT_ROWS_BELOW (an image's three
+channels, a (particle, axis) grid) would leave most threads to that rest, so such launches
+run a variant of the kernel (`flat` plan) whose lanes run along the linear thread index:
+every coordinate varies, computed per group by a division in doubles (exact for 32-bit
+integers), and an access whose lanes' elements turn out consecutive at run time (an array
+shaped like the launch) is one vector access, any other one lane by lane. That variant also
+serves straight-line kernels, whose rows LLVM's vectoriser handles only when they are long.
 
 Adjoint kernels too: the AD stack holds one vector per pushed number (all lanes' values)
 where the pushes and pops run in the vector body. Straight-line kernels without gathers or
@@ -53,6 +59,8 @@ from .spmd_masked import SpmdMasked, maskable
 from .spmd_memory import SpmdMemory, vector_access_type
 
 WIDTH = 8
+#: launches of several dimensions whose last one is shorter run the flat vector body
+FLAT_ROWS_BELOW = 2 * WIDTH
 #: the largest lane step (`SpmdPlan.lane_step`) a load reads as one wide vector
 MAX_LANE_STEP = 4
 
@@ -88,8 +96,12 @@ def _scalar_types_ok(t) -> bool:
 class SpmdPlan:
     """Which values of a kernel vary between the lanes, and how each op runs."""
 
-    def __init__(self, fn: Function, buffer_ops: frozenset = frozenset()):
+    def __init__(self, fn: Function, buffer_ops: frozenset = frozenset(), flat: bool = False):
         self.buffer_ops = buffer_ops  # ids of the ops on lane buffers (spmd_buffers.py)
+        # lanes along the last launch dimension (a row), or, `flat`, along the linear
+        # thread index: every coordinate of `tid()` varies (launches with short rows)
+        self.flat = flat
+        self.tid_coords: dict[int, tuple[int, int]] = {}  # value id -> (dim, of) of tid() results
         self.varying: set[int] = set()
         self.lanewise: set[int] = set()  # ids of ops run lane by lane
         self.selected: set[int] = set()  # ids of varying `if`s run as selects
@@ -119,9 +131,14 @@ class SpmdPlan:
             self._mark([r for r in op.results if name == "load"])
         elif name == "tid":
             dim, of = op.attrs["dim"], op.attrs["of"]
-            if dim < 0 or dim == of - 1:  # (lanes run along the last launch dimension)
+            self.tid_coords[op.result.id] = (dim, of)
+            if dim < 0 or of == 1:
                 self._mark(op.results)
                 self.lane_step[op.result.id] = 1
+            elif self.flat or dim == of - 1:  # (in a row, lanes run along the last dimension)
+                self._mark(op.results)
+                if not self.flat:
+                    self.lane_step[op.result.id] = 1
         elif name == "if":
             if vary:
                 if all(_speculatable(r) for r in op.regions):
@@ -266,8 +283,13 @@ def _vector_cast(src, dst) -> bool:
     return src is dst or not (src.is_float and not dst.is_float and not dst.is_bool)
 
 
-def spmd_plan(fn: Function) -> SpmdPlan | None:
-    """The plan for running `fn`'s threads on SIMD lanes, or None to keep it scalar."""
+def spmd_plan(fn: Function, flat: bool = False) -> SpmdPlan | None:
+    """The plan for running `fn`'s threads on SIMD lanes, or None to keep it scalar. `flat`:
+    the plan for lanes along the linear thread index of a launch of several dimensions (the
+    body for launches whose rows are shorter than FLAT_ROWS_BELOW); None for a kernel of
+    one dimension."""
+    if flat and max((op.attrs["of"] for op in walk(fn.body) if op.name == "tid"), default=1) == 1:
+        return None
     ops = list(walk(fn.body))
     if any(op.name == "return" for top in fn.body.ops for region in top.regions for op in walk(region)):
         return None  # (an early return inside a branch or loop)
@@ -285,7 +307,7 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
             # (locks: run lane by lane, a lane spinning for a lock that an earlier lane
             # holds until a later op would wait forever, as in a GPU warp before Volta)
             return None
-    plan = SpmdPlan(fn, buffer_ops)
+    plan = SpmdPlan(fn, buffer_ops, flat)
     if any(isinstance(v.type, ArrayType) and plan.is_varying(v) for op in ops for v in op.results):
         return None  # (an array chosen per thread: never seen in practice)
     if any(id(op) in plan.lanewise and any(o.name in ("push", "pop") for r in op.regions for o in walk(r))
@@ -293,8 +315,10 @@ def spmd_plan(fn: Function) -> SpmdPlan | None:
         # (an AD stack used lane by lane: lane 0's pushes would be popped by the last lane's
         # pops; the vector body pushes and pops whole vectors only)
         return None
-    if not any(op.name in ("for", "while") for op in ops) and not any(_scatters(plan, op) for op in ops):
-        return None  # (straight-line code that LLVM's loop vectoriser handles by itself)
+    if not flat and not any(op.name in ("for", "while") for op in ops) and not any(_scatters(plan, op) for op in ops):
+        # (straight-line code that LLVM's loop vectoriser handles by itself: along the rows of
+        # a launch of several dimensions too, but not across short rows)
+        return None
     if _lanewise_share(plan, fn.body) > MAX_LANEWISE_SHARE:
         return None  # (mostly lane by lane: WIDTH copies of the scalar code, no faster)
     return plan

@@ -79,6 +79,16 @@ class SpmdMemory:
         step = self.plan.lane_step.get(last.id) if uniform_rows else None
         if step is not None and step > 1 and op.name != "load":
             step = None  # (a strided store or add would touch the elements in between)
+        side_by_side = None  # (a run-time test that the lanes' elements are consecutive)
+        if step is None and self.plan.flat:
+            # lanes along the linear thread index cross rows, so no index is tid() plus a
+            # constant; but `a[i, j]` over an array shaped like the launch, or a neighbour of
+            # it, is consecutive in most groups
+            elem = scalar.size * count
+            first = self.splat(b.extract_element(offset, I32(0)))
+            expect = b.add(first, ir.Constant(offset.type, [lane * elem for lane in range(self._width())]))
+            side_by_side = b.icmp_unsigned("==", b.bitcast(b.icmp_signed("==", offset, expect), I8), I8(-1))
+            step = 1
         lane_ptrs = [b.gep(data, [b.extract_element(offset, I32(lane))], source_etype=I8, inbounds=True)
                      for lane in range(self._width())]
         mask = self.mask  # (in a masked loop: the live lanes, spmd_masked.py)
@@ -109,6 +119,8 @@ class SpmdMemory:
         if step is None:
             self._lane_access(op, safe_ptrs, scalar, count)
             return True
+        if side_by_side is not None:
+            every = side_by_side if every is None else b.and_(every, side_by_side)
         if step > 1:  # a wide load also reads the elements between the lanes' and after the last
             extent = b.extract_value(arr, [1, ndim - 1])
             first = b.extract_element(idx[-1], I32(0))

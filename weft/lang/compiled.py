@@ -56,9 +56,12 @@ class KernelFacts(typing.NamedTuple):
     # (an adjoint kernel's gradient arrays are parameters; only `array_grad` reads the
     # gradient pointers of array descriptors, so only then do they count as its memory)
     reads_grad_pointers: bool
+    # launches of several dimensions whose last one is shorter run a variant of their own
+    # (for_dims; 0: none)
+    short_rows_below: int = 0
 
     @classmethod
-    def of(cls, fn, entry: str, scratch_size: int) -> KernelFacts:
+    def of(cls, fn, entry: str, scratch_size: int, short_rows_below: int = 0) -> KernelFacts:
         """The facts of IR function `fn`, compiled with this entry symbol and scratch size."""
         ops = list(walk(fn.body))
         return cls(entry, scratch_size, tuple(fn.param_names),
@@ -69,7 +72,8 @@ class KernelFacts(typing.NamedTuple):
                        for op in ops),
                    work_per_thread(fn.body),
                    tuple(scatter_params(fn)),
-                   any(op.name == "array_grad" for op in ops))
+                   any(op.name == "array_grad" for op in ops),
+                   short_rows_below)
 
     @classmethod
     def from_json(cls, data: dict) -> KernelFacts:
@@ -107,8 +111,11 @@ class CompiledKernel:
         self.scatter_params = facts.scatter_params
         self.reads_grad_pointers = facts.reads_grad_pointers
         self.private_copies = None
-        self.variant = None  # (spec, adjoint, consume, retain): set by Kernel.compiled, for for_dims
+        # (spec, adjoint, consume, retain, grid): set by Kernel.compiled, for for_dims
+        self.variant = None
         self._grids = {}  # launch dimensions -> the variant for_dims compiled for them
+        self.short_rows_below = facts.short_rows_below
+        self._short_rows = None  # the variant for short rows, once compiled
         from ..runtime.launch import LaunchContext, make_packer
         # adjoints of half arrays: float32 in the kernel, the .grad arrays' own type outside
         # (see autodiff/half.py; runtime/half_adjoints.py swaps them around each run)
@@ -188,18 +195,28 @@ class CompiledKernel:
     def for_dims(self, dims) -> tuple[CompiledKernel, tuple]:
         """(the kernel to run, `dims` as it sees them) for a launch of shape `dims`: this
         one, or where `tid()` unpacks fewer indices than the launch has dimensions (it then
-        reads the leading ones, as in Warp), the variant compiled for that many."""
+        reads the leading ones, as in Warp), the variant compiled for that many; for a launch
+        of several dimensions whose last one is short, that one's short-rows variant."""
         if len(dims) == self._plain_rank or not self.tid_arities:  # (the launch hot path)
-            return self, tuple(dims)
+            return self._for_rows(tuple(dims))
         dims = self.check_dims(dims)
         if all(n == len(dims) for n in self.tid_arities) or getattr(self.kernel, "lanes", None) is not None \
                 or self.variant is None:
-            return self, dims
+            return self._for_rows(dims)
         variant = self._grids.get(len(dims))
         if variant is None:
-            spec, adjoint, consume, retain = self.variant
+            spec, adjoint, consume, retain, _ = self.variant
             variant = self._grids[len(dims)] = self.kernel.compiled(spec, adjoint, consume, retain, grid=len(dims))
-        return variant, dims
+        return variant._for_rows(dims)
+
+    def _for_rows(self, dims: tuple) -> tuple[CompiledKernel, tuple]:
+        """This kernel, or for short rows (which its SIMD lanes would leave to scalar code) its
+        variant whose lanes run along the linear thread index, compiled on first use."""
+        if len(dims) < 2 or dims[-1] >= self.short_rows_below or self.variant is None:
+            return self, dims
+        if self._short_rows is None:
+            self._short_rows = self.kernel.compiled(*self.variant, short_rows=True)
+        return self._short_rows, dims
 
 
 #: Iterations assumed for a loop whose trip count is only known at run time.

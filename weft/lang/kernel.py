@@ -400,13 +400,14 @@ class Kernel:
         return options["cpu_compiler_flags"], options["optimization_level"]
 
     def compiled(self, spec: tuple, adjoint: bool = False, consume: bool = False,
-                 retain: frozenset = frozenset(), grid: int = 0) -> CompiledKernel:
+                 retain: frozenset = frozenset(), grid: int = 0, short_rows: bool = False) -> CompiledKernel:
         """The native kernel (or its adjoint) for `spec` under the current settings
         (compiled on first use). An adjoint's `spec` covers its adjoint arrays too;
         `consume` and `retain` are adjoint_ir's (one variant where the kernel has no
-        write-only arrays); `grid` is ir()'s (CompiledKernel.for_dims asks for it)."""
+        write-only arrays); `grid` is ir()'s and `short_rows` KernelCodegen's
+        (CompiledKernel.for_dims asks for them)."""
         # (the launch hot path: the settings the full key reads change only with config.changes)
-        memo = (spec, adjoint, consume, retain, grid)
+        memo = (spec, adjoint, consume, retain, grid, short_rows)
         recent = self._recent.get(memo)
         if recent is not None and recent[0] == config.changes:
             return recent[1]
@@ -419,7 +420,7 @@ class Kernel:
             self._check_deterministic(spec, adjoint, consume, retain)
         target = self.target
         key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
-               config.vectorize_threads, grid)
+               config.vectorize_threads, grid, short_rows)
         ck = self._compiled.get(key)
         if ck is None:
             if self.options.get("entry_point_abi", "warp") != "warp":
@@ -428,8 +429,8 @@ class Kernel:
             from ..codegen import cpu
             try:
                 with cpu.target(*target):
-                    ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain, grid)
-                ck.variant = (spec, adjoint, consume, retain)
+                    ck = self._compiled[key] = self._compile(spec, adjoint, consume, retain, grid, short_rows)
+                ck.variant = (spec, adjoint, consume, retain, grid)
             except CompileError as err:
                 # The user's error is in their source, which the message shows: drop the
                 # compiler's frames (and any exception it was handling) from the traceback.
@@ -468,12 +469,14 @@ class Kernel:
         if not texts or any(text is None or text != warm_start.kernel_text(self) for _, text in texts):
             self.forget_compiled()
 
-    def _compile(self, spec, adjoint=False, consume=False, retain=frozenset(), grid=0) -> CompiledKernel:
+    def _compile(self, spec, adjoint=False, consume=False, retain=frozenset(), grid=0,
+                 short_rows=False) -> CompiledKernel:
         from ..codegen import cpu
 
         start = time.perf_counter()
         options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
-        variant = (*options, adjoint, consume, sorted(map(repr, retain))) + ((grid,) if grid else ())
+        variant = (*options, adjoint, consume, sorted(map(repr, retain))) + ((grid,) if grid else ()) + \
+            (("short rows",) if short_rows else ())
         record = warm_start.record_key(self._warm_text(self.mode), spec, variant, cpu.target_description())
         if record is not None:
             ck = self._load_warm(record, spec, options, adjoint, consume, retain, grid)
@@ -486,8 +489,10 @@ class Kernel:
         from ..codegen.llvm import KernelCodegen
         fn = self.adjoint_ir(self._absent(spec), consume, retain, grid) if adjoint else self.ir(grid=grid)
         warned = _warn_unhonored_options(self.name, fn)
-        key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options))
-        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
+        key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options),
+                            "short rows" if short_rows else "")
+        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math,
+                           short_rows=short_rows)
         cg.entry_suffix = key[:16]  # (a name of its own in the shared JIT engine)
         obj = cpu.cached_object(key)
         hit = obj is not None
@@ -504,7 +509,7 @@ class Kernel:
             obj = cpu.compile_to_object(llvm_ir)
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name, shared=True)
-        facts = KernelFacts.of(fn, cg.entry_name, cg.scratch_size)
+        facts = KernelFacts.of(fn, cg.entry_name, cg.scratch_size, cg.short_rows_below)
         # (a record only where a warm launch would see the very parameter types this one
         # does, nothing is said at compile time that a warm load would leave unsaid, and the
         # IR was built from the values the record's key describes)
