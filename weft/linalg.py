@@ -26,6 +26,7 @@ from .types import matrix, vector
 
 _abs, _sqrt, _transpose, _select = (BUILTINS[n] for n in ("abs", "sqrt", "transpose", "select"))
 _identity, _adjugate_inverse = BUILTINS["identity"], BUILTINS["_adjugate_inverse"]
+_matmul = BUILTINS["_matmul_unfused"]  # (the forward products, as Warp's svd.h rounds them)
 wp_max, _cw_mul = BUILTINS["max"], BUILTINS["cw_mul"]
 
 
@@ -137,7 +138,7 @@ def eig3_jacobi(a: Any):
     """(Q, d): the eigenvectors (columns of Q) and eigenvalues d = diag(Q^T A Q) of
     symmetric 3x3 `a` (its lower triangle is read), in Warp's (unsorted) order."""
     q = _quaternion_matrix(_jacobi_quaternion(a[0, 0], a[1, 0], a[1, 1], a[2, 0], a[2, 1], a[2, 2]))
-    d = _transpose(q) @ a @ q
+    d = _matmul(_matmul(_transpose(q), a), q)
     return q, vector(d[0, 0], d[1, 1], d[2, 2])
 
 
@@ -253,9 +254,9 @@ def svd3_jacobi(a: Any):
     (swaps that negate one column, so V stays a rotation), then U and sigma from the QR
     decomposition of A V by Givens rotations. U and V are rotations, |sigma| decreases,
     sigma[0] and sigma[1] are nonnegative and sigma[2] has the sign of det(A)."""
-    ata = _transpose(a) @ a
+    ata = _matmul(_transpose(a), a)
     v = _quaternion_matrix(_jacobi_quaternion(ata[0, 0], ata[1, 0], ata[1, 1], ata[2, 0], ata[2, 1], ata[2, 2]))
-    b = a @ v
+    b = _matmul(a, v)
     rho0 = b[0, 0] * b[0, 0] + b[1, 0] * b[1, 0] + b[2, 0] * b[2, 0]
     rho1 = b[0, 1] * b[0, 1] + b[1, 1] * b[1, 1] + b[2, 1] * b[2, 1]
     rho2 = b[0, 2] * b[0, 2] + b[1, 2] * b[1, 2] + b[2, 2] * b[2, 2]

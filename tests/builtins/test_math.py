@@ -99,10 +99,11 @@ UNARY = {
     "sin": (np.sin, TRIG + SPECIAL, None, 0.0),
     "cos": (np.cos, TRIG + SPECIAL, None, 0.0),
     "tan": (np.tan, TRIG + SPECIAL, None, 0.0),
-    # The argument is clamped to [-1, 1] (as Warp): acos(1.0000001) is 0, not NaN.
-    "asin": (lambda x: np.arcsin(np.clip(x, -1, 1)),
+    # The argument is clamped to [-1, 1] (as Warp): acos(1.0000001) is 0, not NaN, and NaN
+    # clamps to -1 (Warp's min and max return the number of a NaN and a number).
+    "asin": (lambda x: np.arcsin(np.clip(np.nan_to_num(x, nan=-1.0), -1, 1)),
              [*np.linspace(-1, 1, 41), 1e-20, 1.0000001, 1.5, -1.5, *SPECIAL], None, 0.0),
-    "acos": (lambda x: np.arccos(np.clip(x, -1, 1)),
+    "acos": (lambda x: np.arccos(np.clip(np.nan_to_num(x, nan=-1.0), -1, 1)),
              [*np.linspace(-1, 1, 41), 1e-20, 1.0000001, 1.5, -1.5, *SPECIAL], None, 0.0),
     "atan": (np.arctan, [*np.linspace(-50, 50, 41), 1e-20, 1e30, -1e30, *SPECIAL], None, 0.0),
     "sinh": (np.sinh, [*np.linspace(-20, 20, 41), 1e-10, 100.0, -100.0, *SPECIAL],

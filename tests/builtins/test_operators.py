@@ -107,6 +107,30 @@ def test_integer_literals_of_the_operands_width_wrap_as_bit_patterns():
         wp.launch(compares, 1, inputs=[wp.zeros(1, dtype=int)])
 
 
+def test_stored_integer_literals_that_are_bit_patterns_wrap():
+    """`out[0] = 1 << 31` into an int32 array stores the sign bit, as Warp's int32 literal
+    arithmetic wraps; a literal no 32-bit pattern can hold stays an error."""
+    @wp.kernel
+    def masks(out: wp.array(dtype=int), small: wp.array(dtype=wp.uint8)):
+        out[0] = 1 << 31
+        out[1] = 0xFFFFFFFF
+        v = int(0)  # noqa: UP018 - a variable, as Warp requires
+        v = 2147483647 + 1
+        out[2] = v
+        small[0] = -1
+
+    out, small = wp.zeros(3, dtype=int), wp.zeros(1, dtype=wp.uint8)
+    wp.launch(masks, 1, inputs=[out, small])
+    assert out.numpy().tolist() == [-2**31, -1, -2**31] and small.numpy().tolist() == [255]
+
+    @wp.kernel
+    def too_wide(out: wp.array(dtype=int)):
+        out[0] = 65536 * 65536
+
+    with pytest.raises(wp.CompileError, match="does not fit int32"):
+        wp.launch(too_wide, 1, inputs=[wp.zeros(1, dtype=int)])
+
+
 def test_operand_errors_are_compile_errors():
     @wp.kernel
     def bad(out: wp.array(dtype=wp.vec3)):

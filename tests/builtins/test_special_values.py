@@ -223,3 +223,63 @@ def test_constant_exponents_take_exact_shortcuts_with_pows_special_values():
     assert np.array_equal(np.signbit(out.numpy()[:, :5])[numbers], np.signbit(expected[:, :5])[numbers])
     np.testing.assert_allclose(out.numpy()[:, 5], expected[:, 5], rtol=1e-6)
     np.testing.assert_allclose(out64.numpy(), expected64, rtol=3e-16, atol=0)  # (numpy's own pow: within 1 ulp)
+
+
+@wp.kernel
+def unit_clamped(x: wp.array(dtype=float), x64: wp.array(dtype=wp.float64), out: wp.array(dtype=float),
+                 out64: wp.array(dtype=wp.float64), half: wp.array(dtype=wp.float16)):
+    i = wp.tid()
+    out[2 * i] = wp.acos(x[i])
+    out[2 * i + 1] = wp.asin(x[i])
+    out64[2 * i] = wp.acos(x64[i])
+    out64[2 * i + 1] = wp.asin(x64[i])
+    half[0] = wp.float16(65520.0)  # (rounds past float16's largest value: inf)
+    half[1] = wp.float16(-1.0e5)
+
+
+def test_asin_acos_clamp_nan_as_warp_does_and_float16_constants_overflow_to_inf():
+    """Warp's asin/acos take min(max(x, -1), 1), whose min and max return the number of a
+    NaN and a number: acos(nan) = pi, asin(nan) = -pi/2 (Warp 1.19's values)."""
+    xs = np.array([NAN, 1.5, -2.0, 0.5])
+    out, out64, half = wp.zeros(8), wp.zeros(8, dtype=wp.float64), wp.zeros(2, dtype=wp.float16)
+    wp.launch(unit_clamped, 4, [wp.array(xs, dtype=float), wp.array(xs, dtype=wp.float64), out, out64, half])
+    clamped = np.clip(np.nan_to_num(xs, nan=-1.0), -1.0, 1.0)
+    expected = np.stack([np.arccos(clamped), np.arcsin(clamped)], axis=1).ravel()
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(out64.numpy(), expected, rtol=1e-15)
+    assert half.numpy().tolist() == [np.inf, -np.inf]
+
+
+@wp.kernel
+def float_to_ints(f: wp.array(dtype=float), o8: wp.array(dtype=wp.int8), ou8: wp.array(dtype=wp.uint8),
+                  o16: wp.array(dtype=wp.int16), o32: wp.array(dtype=int), ou32: wp.array(dtype=wp.uint32),
+                  o64: wp.array(dtype=wp.int64), ou64: wp.array(dtype=wp.uint64)):
+    i = wp.tid()
+    x = f[i]
+    o8[i] = wp.int8(x)
+    ou8[i] = wp.uint8(x)
+    o16[i] = wp.int16(x)
+    o32[i] = int(x)
+    ou32[i] = wp.uint32(x)
+    o64[i] = wp.int64(wp.float64(x) * wp.float64(1.0e10))
+    ou64[i] = wp.uint64(x)
+
+
+def test_float_to_integer_conversions_out_of_range_give_warps_x86_values():
+    """C leaves them undefined; Warp's x86-64 code gives these (recorded with Warp 1.19 on an
+    AVX-512 CPU): the signed types and uint8/uint16 through a signed 32-bit (int64: 64-bit)
+    conversion whose NaN and out-of-range result is the lowest integer, then the low bits;
+    uint32/uint64 through the unsigned conversion, all ones out of range."""
+    f = np.array([-1.0, -200.0, 300.0, 1e5, 3e9, -3e9, NAN, 2.7, -2.7], dtype=np.float32)
+    outs = [wp.zeros(len(f), dtype=t) for t in (wp.int8, wp.uint8, wp.int16, int, wp.uint32, wp.int64, wp.uint64)]
+    wp.launch(float_to_ints, len(f), [wp.array(f, dtype=float), *outs])
+    i8, u8, i16, i32, u32, i64, u64 = (o.numpy().tolist() for o in outs)
+    low32, low64 = -2**31, -2**63
+    assert i8 == [-1, 56, 44, -96, 0, 0, 0, 2, -2]
+    assert u8 == [255, 56, 44, 160, 0, 0, 0, 2, 254]
+    assert i16 == [-1, -200, 300, -31072, 0, 0, 0, 2, -2]
+    assert i32 == [-1, -200, 300, 100000, low32, low32, low32, 2, -2]
+    assert u32 == [2**32 - 1, 2**32 - 1, 300, 100000, 3000000000, 2**32 - 1, 2**32 - 1, 2, 2**32 - 1]
+    scaled = [int(np.float64(np.float32(x)) * 1e10) for x in (2.7, -2.7)]
+    assert i64 == [-10**10, -2 * 10**12, 3 * 10**12, 10**15, low64, low64, low64, *scaled]
+    assert u64 == [2**64 - 1, 2**64 - 1, 300, 100000, 3000000000, 2**64 - 1, 2**64 - 1, 2, 2**64 - 1]

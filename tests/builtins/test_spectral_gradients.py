@@ -160,23 +160,6 @@ def test_svd3_of_a_singular_matrix_keeps_u_orthonormal():
     np.testing.assert_allclose(u[:, 2], [-0.40824816, 0.81649637, -0.40824834], atol=1e-6)
 
 
-def test_determinant_4x4_float32_is_rounded_once():
-    rng = np.random.default_rng(123)
-    mats = rng.standard_normal(size=(64, 4, 4)).astype(np.float32)
-
-    @wp.kernel
-    def det(a: wp.array(dtype=wp.mat44), out: wp.array(dtype=wp.float32)):
-        i = wp.tid()
-        out[i] = wp.determinant(a[i])
-
-    out = wp.zeros(64, dtype=wp.float32)
-    wp.launch(det, 64, inputs=[wp.array(mats, dtype=wp.mat44), out])
-    exact = np.linalg.det(mats.astype(np.float64)).astype(np.float32)
-    # accumulated in float64, the float32 result is the correctly rounded determinant
-    # (to within one ulp: numpy's LU in float64 has its own last-bit error)
-    np.testing.assert_array_max_ulp(out.numpy(), exact, maxulp=1)
-
-
 def test_svd3_follows_warps_sign_convention():
     """U and V are rotations, |sigma| decreasing, sigma[2] of the sign of det(A) (Warp's
     documented convention: U V^T is then the rotation of a polar decomposition)."""

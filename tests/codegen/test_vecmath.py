@@ -184,7 +184,7 @@ def check(jit, name, dtype, bound, *args):
 RNG_SEED = 1234
 N = 60000
 # sin/cos/tan reduction is accurate up to here (see vecmath docstring)
-TRIG_RANGE = {np.float32: 1e6, np.float64: 1e14}
+TRIG_RANGE = {np.float32: 2.0 ** 48, np.float64: 1e15}
 # pi/2 to long double precision (double pi/2 plus its rounding error)
 PIO2_LD = np.longdouble(np.pi / 2) + np.longdouble(6.123233995736766e-17)
 

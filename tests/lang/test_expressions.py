@@ -112,6 +112,29 @@ def test_weak_literals_adopt_the_other_operand_type(run):
 
 
 @wp.kernel
+def folded_literals(out: wp.array(dtype=float), out64: wp.array(dtype=wp.float64), flags: wp.array(dtype=int)):
+    out[0] = (1.0 + 1.0e-8) - 1.0
+    out[1] = 1.0e-30 * 1.0e-30 * 1.0e30
+    out[2] = 1.0 / 3.0
+    out64[0] = wp.float64(0.1 + 0.2)
+    out64[1] = wp.float64(0.1)
+    flags[0] = int(0.1 + 0.2 == 0.3)
+    flags[1] = -7 // 2
+    flags[2] = -7 % 3
+
+
+def test_arithmetic_on_float_literals_is_float32_arithmetic(run):
+    """Warp's float literals are float32, so arithmetic between them rounds to float32 at
+    each step (a folded `0.1 + 0.2` equals the float32 0.3; `1e-30 * 1e-30` underflows); a
+    literal alone converts exactly (`wp.float64(0.1)`). Values recorded with Warp 1.19."""
+    out, out64, flags = run(folded_literals, 1, np.zeros(3, np.float32), np.zeros(2, np.float64),
+                            np.zeros(3, np.int32))
+    assert out.tolist() == [0.0, 0.0, float(np.float32(1.0) / np.float32(3.0))]
+    assert out64.tolist() == [float(np.float32(0.1) + np.float32(0.2)), 0.1]
+    assert flags.tolist() == [1, -4, -1]
+
+
+@wp.kernel
 def literal_alone(out: wp.array(dtype=float), kout: wp.array(dtype=int)):
     a = 1.5  # a lone float literal is a float32, a lone int literal an int32
     k = 7

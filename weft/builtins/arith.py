@@ -78,13 +78,10 @@ def _adapt_constant(ctx, x, t: Scalar, bit_patterns: bool = False) -> Value:
     the wrapped value would silently change the meaning. A float literal with an integer
     operand is a type mismatch (`n * 1.5`: write `float(n) * 1.5`)."""
     raw = x.item() if isinstance(x, np.generic) else x
-    if bit_patterns and t.is_int and type(raw) is int and not promotion.fits(raw, t) \
-            and -(1 << (t.bits - 1)) <= raw < (1 << t.bits):
-        x = wrap_int(raw, t.bits, t.is_signed)
-    elif t.is_int and isinstance(raw, float):
+    if t.is_int and isinstance(raw, float):
         ctx.error(f"Input types must be the same, got ['{t.name}', 'float32'] (the constant {raw!r} "
                   f"with an integer operand); convert one explicitly, e.g. float(x) * {raw!r}", kind=TypeError)
-    return ctx.coerce(x, t, what="constant")
+    return ctx.coerce(x, t, what="constant", bit_patterns=bit_patterns)
 
 
 def binary(ctx, op: str, a, b) -> Value:
@@ -206,15 +203,29 @@ def matmul(ctx, a: Value, b: Value) -> Value:
         for r in range(ta.rows):
             row = [bld.extract(a, r * ta.cols + k) for k in range(ta.cols)]
             for c in range(tb.cols):
-                out.append(_dot_list(ctx, row, [bld.extract(b, k * tb.cols + c) for k in range(tb.rows)]))
+                out.append(muladd_list(ctx, row, [bld.extract(b, k * tb.cols + c) for k in range(tb.rows)]))
         return bld.construct(Matrix((ta.rows, tb.cols), ta.dtype), out)
     ctx.error(f"@ needs matrices or a matrix and a vector, got {ta!r} and {tb!r}")
 
 
 def _dot_list(ctx, xs, ys) -> Value:
+    """sum x_k y_k from the first product, as Warp's matrix-vector products (vector ops)."""
     acc = ctx.b.mul(xs[0], ys[0])
     for x, y in zip(xs[1:], ys[1:]):
         acc = ctx.b.add(acc, ctx.b.mul(x, y))
+    return acc
+
+
+def muladd_list(ctx, xs, ys) -> Value:
+    """sum x_k y_k as Warp's matrix products and ddot accumulate it: from 0, one fused
+    multiply-add per term in float32 and float64 (its muladd is fmaf / fma), `acc + x * y`
+    for other types."""
+    from .math import PRIM
+    b = ctx.b
+    t = xs[0].type
+    acc = b.const(0, t)
+    for x, y in zip(xs, ys):
+        acc = b.call(PRIM["fma"], [x, y, acc]) if t.is_float and t.bits >= 32 else b.add(acc, b.mul(x, y))
     return acc
 
 
@@ -269,7 +280,7 @@ def construct(ctx, t, args, kwargs) -> Value:
                     ctx.error(f"{t!r}({x!r}): not a finite number")
                 value = int(x)  # an explicit conversion truncates, as in C
             if t.is_int and not promotion.fits(value, t):
-                value = _wrap_int(int(value), t)  # an explicit conversion wraps, as in C
+                value = wrap_int(int(value), t.bits, t.is_signed)  # an explicit conversion wraps, as in C
             if not promotion.fits(value, t):
                 ctx.error(f"{t!r}({x!r}): the value does not fit {t!r}")
             return ctx.coerce(value, t)
@@ -291,14 +302,6 @@ def construct(ctx, t, args, kwargs) -> Value:
     if isinstance(t, (Vector, Matrix)):
         return construct_composite(ctx, t, args, kwargs)
     ctx.error(f"cannot construct a {t!r} inside a kernel")
-
-
-def _wrap_int(value: int, t) -> int:
-    """`value` converted to integer type `t` as C converts: modulo 2**bits."""
-    value %= 1 << t.bits
-    if t.is_signed and value >= 1 << (t.bits - 1):
-        value -= 1 << t.bits
-    return value
 
 
 def _count_rule(t, given: int, components: int) -> str:
@@ -647,7 +650,7 @@ def load(ctx, arr: Value, indices) -> Value:
 
 
 def store(ctx, arr: Value, indices, value):
-    v = ctx.coerce(value, arr.type.dtype, what="the stored value")
+    v = ctx.coerce(value, arr.type.dtype, what="the stored value", bit_patterns=True)
     ctx.b.op("store", [arr, *indices, v], [])
 
 

@@ -75,8 +75,10 @@ def _vecmath(name):
 
 def _clamp_unit(bld, x):
     """x clamped to [-1, 1], as Warp's asin and acos do, so that a dot product of unit vectors
-    rounded just past 1 gives acos 0, not NaN. NaN stays NaN."""
+    rounded just past 1 gives acos 0, not NaN. As Warp's `min(max(x, -1), 1)`, whose min and
+    max return the number of a NaN and a number, NaN becomes -1 (acos(nan) = pi)."""
     one, minus_one = x.type(1.0), x.type(-1.0)
+    x = bld.select(bld.fcmp_ordered("ord", x, x), x, minus_one)
     x = bld.select(bld.fcmp_ordered(">", x, one), one, x)
     return bld.select(bld.fcmp_ordered("<", x, minus_one), minus_one, x)
 
@@ -184,10 +186,13 @@ def _lower_sign(cg, args, op):
     return bld.select(neg, x.type(-1 if t.is_signed else 1), x.type(1))
 
 
-def _call_binary_intrinsic(cg, name, a, c):
-    """Call a two-operand LLVM intrinsic (llvmlite infers a one-operand signature unless
-    given the function type)."""
-    return cg.builder.call(cg.intrinsic(name, a.type, 2), [a, c])
+def float_min_max(bld, which: str, a, c):
+    """Warp's host fmin / fmax of floats a and c: (a <= c) ? a : (c == c ? c : a), so a NaN
+    operand is dropped and of equal values (-0.0, 0.0) the first is kept. (Not llvm.minnum /
+    maxnum: LLVM 20's loop vectoriser fails an assertion on some of their reductions, which
+    ends the process.)"""
+    keep_a = bld.fcmp_ordered("<=" if which == "min" else ">=", a, c)
+    return bld.select(keep_a, a, bld.select(bld.fcmp_ordered("==", c, c), c, a))
 
 
 def _minmax(which):
@@ -196,13 +201,13 @@ def _minmax(which):
         t = op.operands[0].type
         bld = cg.builder
         if t.is_float:
-            return _call_binary_intrinsic(cg, "llvm.minnum" if which == "min" else "llvm.maxnum", a, c)
+            return float_min_max(bld, which, a, c)
         cmp = bld.icmp_signed if t.is_signed else bld.icmp_unsigned
         return bld.select(cmp("<" if which == "min" else ">", a, c), a, c)
 
     def vjp(b, args, results, g):
-        # the adjoint goes to the operand the result came from: minnum/maxnum ignore a NaN
-        # operand, so where c is NaN (and a is not) the result is a, where a is NaN it is c.
+        # the adjoint goes to the operand the result came from: a NaN operand is dropped, so
+        # where c is NaN (and a is not) the result is a, where a is NaN it is c.
         # On a tie the second operand takes it, as in Warp (so clamp(x, lo, hi) =
         # min(max(lo, x), hi) differentiates x at lo and hi at hi, and relu max(x, 0.0) gives
         # x no gradient at 0)
@@ -312,6 +317,9 @@ for _which in ("min", "max"):
 PRIM["signbit"] = primitive("signbit", _float_predicate, _lower_signbit, lambda b, a, r, g: [None])
 PRIM["bit_count"] = primitive("bit_count", _int_to_int32, _lower_bit_count)  # not differentiable
 PRIM["pow"] = primitive("pow", _float_args(2), _lower_pow, _pow_vjp)
+# a * b + c rounded once (Warp's matrix products and ddot accumulate so: its muladd is fmaf)
+PRIM["fma"] = primitive("fma", _float_args(3), lambda cg, args, op: cg.call_intrinsic("llvm.fma", list(args)),
+                        lambda b, args, results, g: [b.mul(g, args[1]), b.mul(g, args[0]), g])
 PRIM["atan2"] = primitive("atan2", _float_args(2), _lower_atan2, _atan2_vjp)
 for _which in ("isnan", "isinf", "isfinite"):
     PRIM[_which] = primitive(_which, _float_predicate, _lower_fpclass(_which),

@@ -28,12 +28,8 @@ def ddot(ctx, args, kwargs):
     if not (isinstance(a, Value) and isinstance(a.type, Matrix) and isinstance(c, Value) and a.type is c.type):
         ctx.error(f"ddot() needs two matrices of one type, got {getattr(a, 'type', a)!r} and "
                   f"{getattr(c, 'type', c)!r}")
-    b = ctx.b
-    total = None
-    for x, y in zip(b.components(a), b.components(c)):
-        term = b.mul(x, y)
-        total = term if total is None else b.add(total, term)
-    return total
+    from .arith import muladd_list
+    return muladd_list(ctx, ctx.b.components(a), ctx.b.components(c))
 
 
 @builtin("get_diag")

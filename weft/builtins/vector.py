@@ -91,9 +91,9 @@ def length(ctx, args, kwargs):
 
 @builtin("normalize")
 def normalize(ctx, args, kwargs):
-    """v / length(v), componentwise as Warp divides. Where the length is not above 0 (the
-    zero vector, or NaN) the result is the zero vector, the identity (0, 0, 0, 1) for a
-    quaternion, and no gradient flows, as in Warp."""
+    """v / length(v), componentwise as Warp divides (a quaternion times 1 / length, as Warp
+    multiplies). Where the length is not above 0 (the zero vector, or NaN) the result is the
+    zero vector, the identity (0, 0, 0, 1) for a quaternion, and no gradient flows, as in Warp."""
     (a,) = _nargs(ctx, args, kwargs, 1, "normalize")
     b = ctx.b
     n = length.expand(ctx, [a], {})
@@ -102,8 +102,11 @@ def normalize(ctx, args, kwargs):
     safe = b.select(pos, n, b.const(1.0, n.type))
     comps = b.components(a)
     fallback = [zero] * len(comps)
-    if isinstance(a.type, Vector) and a.type.flavor == "quat":
+    quat = isinstance(a.type, Vector) and a.type.flavor == "quat"
+    if quat:
         fallback[3] = b.const(1.0, n.type)
+        inv = b.div(b.const(1.0, n.type), safe)
+        return b.construct(a.type, [b.select(pos, b.mul(c, inv), f) for c, f in zip(comps, fallback)])
     return b.construct(a.type, [b.select(pos, b.div(c, safe), f) for c, f in zip(comps, fallback)])
 
 
@@ -129,6 +132,26 @@ def outer(ctx, args, kwargs):
     b = ctx.b
     xs, ys = b.components(a), b.components(c)
     return b.construct(Matrix((len(xs), len(ys)), a.type.dtype), [b.mul(x, y) for x in xs for y in ys])
+
+
+@builtin("_matmul_unfused")
+def matmul_unfused(ctx, args, kwargs):
+    """a @ b with each entry summed as `a0 b0 + a1 b1 + ...`, no fused multiply-add: the
+    products inside Warp's svd3 and eig3 (svd.h's multAB / multAtB are scalar expressions;
+    its `a @ b` accumulates with fmaf, arith.muladd_list)."""
+    a, c = _nargs(ctx, args, kwargs, 2, "_matmul_unfused")
+    a, c = _mat(ctx, a, "_matmul_unfused", square=False), _mat(ctx, c, "_matmul_unfused", square=False)
+    b = ctx.b
+    ta, tc = a.type, c.type
+    out = []
+    for r in range(ta.rows):
+        for k in range(tc.cols):
+            terms = [b.mul(b.extract(a, r * ta.cols + j), b.extract(c, j * tc.cols + k)) for j in range(ta.cols)]
+            acc = terms[0]
+            for t in terms[1:]:
+                acc = b.add(acc, t)
+            out.append(acc)
+    return b.construct(Matrix((ta.rows, tc.cols), ta.dtype), out)
 
 
 @builtin("transpose")
@@ -162,17 +185,70 @@ def _det(b, e):
 
 @builtin("determinant")
 def determinant(ctx, args, kwargs):
-    """Cofactor expansion along the first row. A 4x4 determinant of float16/float32 entries
-    is accumulated in float64 and rounded once (Warp also widens its 4x4 determinant): the
-    cancellation between its 24 products would otherwise cost several digits."""
+    """Cofactor expansion along the first row; a 4x4 determinant by Warp's own sequence
+    (`_warp_4x4`: the same roundings, so an exactly singular matrix gives exactly 0)."""
     (m,) = _nargs(ctx, args, kwargs, 1, "determinant")
     b = ctx.b
     e = _entries(b, _mat(ctx, m, "determinant"))
-    t = m.type.dtype
-    if len(e) >= 4 and t.is_float and t is not float64:
-        wide = [[b.cast(x, float64) for x in row] for row in e]
-        return b.cast(_det(b, wide), t)
+    if len(e) == 4:
+        det, _ = _warp_4x4(b, e, m.type.dtype, cofactors=False)
+        return b.cast(det, m.type.dtype)
     return _det(b, e)
+
+
+# Warp's 4x4 cofactors (mat.h, after USD), term by term: z_rc is x_r* times the 2x2 minors
+# y of two other columns (rows r0 r1), summed left to right. The first eight use the minors
+# of columns 2 and 3 and are rounded to the matrix's type; the last eight, for the inverse
+# only, use those of columns 0 and 1 and stay float64. The inverse's entry (i, j) is z_ji.
+_Z_COLUMNS_23 = {
+    "z30": "x11*y02 - x21*y01 - x01*y12", "z20": "x01*y13 - x11*y03 + x31*y01",
+    "z10": "x21*y03 - x31*y02 - x01*y23", "z00": "x11*y23 - x21*y13 + x31*y12",
+    "z31": "x00*y12 - x10*y02 + x20*y01", "z21": "x10*y03 - x30*y01 - x00*y13",
+    "z11": "x00*y23 - x20*y03 + x30*y02", "z01": "x20*y13 - x30*y12 - x10*y23",
+}
+_Z_COLUMNS_01 = {
+    "z33": "x02*y12 - x12*y02 + x22*y01", "z23": "x12*y03 - x32*y01 - x02*y13",
+    "z13": "x02*y23 - x22*y03 + x32*y02", "z03": "x22*y13 - x32*y12 - x12*y23",
+    "z32": "x13*y02 - x23*y01 - x03*y12", "z22": "x03*y13 - x13*y03 + x33*y01",
+    "z12": "x23*y03 - x33*y02 - x03*y23", "z02": "x13*y23 - x23*y13 + x33*y12",
+}
+
+
+def _warp_4x4(b, x, t, cofactors: bool):
+    """(determinant as float64, {name: cofactor} or None) of the 4x4 entries `x` of type `t`,
+    with Warp's roundings: the 2x2 minors in `t`, widened; the cofactors in float64; the
+    determinant x30 z30 + x20 z20 + x10 z10 + x00 z00 summed in `t`. So an exactly singular
+    matrix (a row twice another) has determinant 0, as in Warp."""
+    def wide(v):
+        return v if v.type is float64 else b.cast(v, float64)
+
+    def minors(c0, c1):  # y_{r0 r1} = x_{r0 c0} x_{r1 c1} - x_{r1 c0} x_{r0 c1}, in t
+        return {f"y{r0}{r1}": wide(b.sub(b.mul(x[r0][c0], x[r1][c1]), b.mul(x[r1][c0], x[r0][c1])))
+                for r0, r1 in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))}
+
+    def evaluate(formula, y):  # "xRC*yAB - xRC*yAB + ...", left to right, in float64
+        acc, sign = None, "+"
+        for token in formula.split():
+            if token in "+-":
+                sign = token
+                continue
+            xs, ys = token.split("*")
+            term = b.mul(wide(x[int(xs[1])][int(xs[2])]), y[ys])
+            acc = term if acc is None else (b.add(acc, term) if sign == "+" else b.sub(acc, term))
+        return acc
+
+    y = minors(2, 3)
+    wanted = _Z_COLUMNS_23 if cofactors else {k: _Z_COLUMNS_23[k] for k in ("z30", "z20", "z10", "z00")}
+    z = {name: b.cast(evaluate(f, y), t) if t is not float64 else evaluate(f, y) for name, f in wanted.items()}
+    det = None
+    for r in (3, 2, 1, 0):
+        term = b.mul(x[r][0], z[f"z{r}0"])
+        det = term if det is None else b.add(det, term)
+    if not cofactors:
+        return wide(det), None
+    y = minors(0, 1)
+    z.update({name: evaluate(f, y) for name, f in _Z_COLUMNS_01.items()})
+    return wide(det), z
 
 
 @builtin("inverse", aliases=("inverse_approx",))
@@ -187,40 +263,58 @@ def inverse(ctx, args, kwargs):
     return linalg.matrix_inverse.emit_call(ctx, [m], {}, None)
 
 
+def _singular(b, det):
+    """det == 0 or NaN: Warp's test `det > 0 or det < 0` fails (2x2 and 4x4)."""
+    zero = b.cmp("eq", det, b.const(0.0, det.type))
+    return b.select(zero, zero, b.cmp("ne", det, det))
+
+
 @builtin("_adjugate_inverse")
 def adjugate_inverse(ctx, args, kwargs):
     """Inverse by the adjugate (the body of `inverse`). As in Warp, a singular matrix gives
     the zero matrix: determinant 0, or for 2x2 and 4x4 matrices NaN too (Warp tests `det > 0
-    or det < 0` there, `det != 0` for 3x3); a 4x4 matrix of float16/float32 entries is
-    inverted in float64 and rounded once (the cofactors' cancellations would otherwise cost
-    several digits)."""
+    or det < 0` there, `det != 0` for 3x3); a 4x4 matrix by Warp's own sequence
+    (`_warp_4x4_inverse`)."""
     (m,) = _nargs(ctx, args, kwargs, 1, "inverse")
     m = _mat(ctx, m, "inverse")
     b = ctx.b
     e = _entries(b, m)
     n = len(e)
     t = m.type.dtype
-    wide = n >= 4 and t.is_float and t is not float64
-    if wide:
-        e = [[b.cast(x, float64) for x in row] for row in e]
-    w = float64 if wide else t
+    if n == 4:
+        return _warp_4x4_inverse(b, e, m.type)
     det = _det(b, e)
-    zero = b.const(0.0, w)
-    singular = b.cmp("eq", det, zero)
-    if n in (2, 4) and w.is_float:
-        singular = b.select(singular, singular, b.cmp("ne", det, det))
-    inv_det = b.div(b.const(1.0, w), b.select(singular, b.const(1.0, w), det))
+    zero = b.const(0.0, t)
+    singular = _singular(b, det) if n == 2 and t.is_float else b.cmp("eq", det, zero)
+    inv_det = b.div(b.const(1.0, t), b.select(singular, b.const(1.0, t), det))
     out = []
     for r in range(n):
         for c in range(n):
             # adj[r][c] = cofactor[c][r]
             minor = [row[:r] + row[r + 1:] for k, row in enumerate(e) if k != c]
-            cof = _det(b, minor) if n > 1 else b.const(1.0, w)
-            if (r + c) % 2:
-                cof = b.neg(cof)
-            x = b.select(singular, zero, b.mul(cof, inv_det))
-            out.append(b.cast(x, t) if wide else x)
+            if n == 3 and (r + c) % 2:  # (Warp subtracts the other way round: a zero is +0)
+                cof = b.sub(b.mul(minor[0][1], minor[1][0]), b.mul(minor[0][0], minor[1][1]))
+            else:
+                cof = _det(b, minor) if n > 1 else b.const(1.0, t)
+                cof = b.neg(cof) if (r + c) % 2 else cof
+            out.append(b.select(singular, zero, b.mul(cof, inv_det)))
     return b.construct(m.type, out)
+
+
+def _warp_4x4_inverse(b, e, mt):
+    """Warp's 4x4 inverse: its cofactors (`_warp_4x4`) times 1 / det in float64, each
+    product rounded once to the matrix's type; the zero matrix where det is 0 or NaN."""
+    t = mt.dtype
+    det, z = _warp_4x4(b, e, t, cofactors=True)
+    singular = _singular(b, det)
+    rcp = b.div(b.const(1.0, float64), b.select(singular, b.const(1.0, float64), det))
+    zero = b.const(0.0, t)
+    out = []
+    for i in range(4):
+        for j in range(4):
+            entry = b.cast(b.mul(b.cast(z[f"z{j}{i}"], float64), rcp), t)
+            out.append(b.select(singular, zero, entry))
+    return b.construct(mt, out)
 
 
 @builtin("trace")
@@ -282,10 +376,10 @@ def quat_mul(b, p, q):
             t = b.mul(x, y)
             acc = t if acc is None else (b.add(acc, t) if sign > 0 else b.sub(acc, t))
         return acc
-    return b.construct(p.type, [
-        s((1, pw, qx), (1, px, qw), (1, py, qz), (-1, pz, qy)),
-        s((1, pw, qy), (-1, px, qz), (1, py, qw), (1, pz, qx)),
-        s((1, pw, qz), (1, px, qy), (-1, py, qx), (1, pz, qw)),
+    return b.construct(p.type, [  # (the terms in Warp's order: its roundings)
+        s((1, pw, qx), (1, qw, px), (1, py, qz), (-1, qy, pz)),
+        s((1, pw, qy), (1, qw, py), (1, pz, qx), (-1, qz, px)),
+        s((1, pw, qz), (1, qw, pz), (1, px, qy), (-1, qx, py)),
         s((1, pw, qw), (-1, px, qx), (-1, py, qy), (-1, pz, qz)),
     ])
 
@@ -327,20 +421,18 @@ def quat_inverse(ctx, args, kwargs):
 
 
 def _rotate(ctx, q, v, inverse):
+    """v' = v (2 w^2 - 1) + u 2 (u . v) +- (u x v) w 2 for q = (u, w) (- for the inverse), in
+    Warp's order of operations (its roundings)."""
     b = ctx.b
     x, y, z, w = b.components(q)
-    if inverse:
-        x, y, z = b.neg(x), b.neg(y), b.neg(z)
     u = b.construct(v.type, [x, y, z])
     two = b.const(2.0, v.type.dtype)
-    # v' = v (2w^2 - 1) + 2 w (u x v) + 2 u (u . v)
-    uv = cross.expand(ctx, [u, v], {})
-    c0 = b.sub(b.mul(two, b.mul(w, w)), b.const(1.0, v.type.dtype))
-    c1 = b.mul(two, w)
-    c2 = b.mul(two, dot.expand(ctx, [u, v], {}))
+    c = b.sub(b.mul(b.mul(two, w), w), b.const(1.0, v.type.dtype))
+    d = b.mul(two, dot.expand(ctx, [u, v], {}))
     out = []
-    for vi, uvi, ui in zip(b.components(v), b.components(uv), b.components(u)):
-        out.append(b.add(b.add(b.mul(vi, c0), b.mul(uvi, c1)), b.mul(ui, c2)))
+    for vi, ui, ci in zip(b.components(v), (x, y, z), b.components(cross.expand(ctx, [u, v], {}))):
+        turn = b.mul(b.mul(ci, w), two)
+        out.append((b.sub if inverse else b.add)(b.add(b.mul(vi, c), b.mul(ui, d)), turn))
     return b.construct(v.type, out)
 
 

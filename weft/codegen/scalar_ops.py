@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import llvmlite.ir as ir
+import numpy as np
 
 from ..builtins.registry import Primitive
 from ..types import Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16, float32
@@ -33,6 +34,9 @@ class ScalarOps:
         if t is bfloat16:
             from ..types.scalars import round_to_bfloat16
             return llvm_type(t)(float(round_to_bfloat16(float(op.attrs["value"]))))
+        if t is float16:  # (rounded first: a value past float16's range is an infinity)
+            with np.errstate(over="ignore"):
+                return llvm_type(t)(float(np.float16(op.attrs["value"])))
         return llvm_type(t)(op.attrs["value"])
 
     # bfloat16: a float32 in registers whose low 16 bits are zero; 16 bits in memory ---------
@@ -204,11 +208,7 @@ class ScalarOps:
         if src.is_float and dst.is_float:
             return b.fpext(x, to) if dst.bits > src.bits else b.fptrunc(x, to)
         if src.is_float:
-            # saturating: an out-of-range float (or NaN) gives the nearest int (0), never poison
-            kind = "fptosi" if dst.is_signed else "fptoui"
-            name = f"llvm.{kind}.sat.i{dst.bits}.f{src.bits}"
-            fn = self.module.globals.get(name) or ir.Function(self.module, ir.FunctionType(to, [x.type]), name)
-            return b.call(fn, [x])
+            return self.float_to_int(x, src, dst)
         if dst.is_float:
             return b.sitofp(x, to) if src.is_signed and not src.is_bool else b.uitofp(x, to)
         if dst.bits == src.bits:
@@ -216,6 +216,29 @@ class ScalarOps:
         if dst.bits < src.bits:
             return b.trunc(x, to)
         return b.sext(x, to) if src.is_signed and not src.is_bool else b.zext(x, to)
+
+    def float_to_int(self, x, src: Scalar, dst: Scalar):
+        """C's float-to-integer conversion as Warp's x86-64 code does it (C leaves values out
+        of range undefined), never poison: the signed types and uint8 / uint16 through x86's
+        signed conversion to 32 bits (64 for int64), the low bits kept, NaN and values out of
+        its range giving the lowest integer; uint32 and uint64 through AVX-512's unsigned
+        conversion, NaN and values out of range giving all ones. So uint8(-1.0) is 255,
+        int32(3e9) is -2147483648 and uint32(-1.0) is 4294967295, as in Warp."""
+        b = self.builder
+        lanes = x.type.count if isinstance(x.type, ir.VectorType) else None
+        signed = dst.is_signed or dst.bits < 32
+        bits = 64 if dst.bits == 64 else 32
+        to = ir.IntType(bits) if lanes is None else ir.VectorType(ir.IntType(bits), lanes)
+        kind = "fptosi" if signed else "fptoui"
+        name = f"llvm.{kind}.sat.{f'v{lanes}' if lanes else ''}i{bits}.f{src.bits if src.bits > 16 else 32}"
+        fn = self.module.globals.get(name) or ir.Function(self.module, ir.FunctionType(to, [x.type]), name)
+        lo, hi = (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1)) if signed else (-1.0, 2.0 ** bits)
+        low_ok = b.fcmp_ordered(">=" if signed else ">", x, x.type(lo))
+        in_range = b.and_(low_ok, b.fcmp_ordered("<", x, x.type(hi)))
+        r = b.select(in_range, b.call(fn, [x]), to(-(1 << (bits - 1)) if signed else -1))
+        if dst.bits == bits:
+            return r
+        return b.trunc(r, llvm_type(dst) if lanes is None else ir.VectorType(llvm_type(dst), lanes))
 
     def op_select(self, op):
         c, a, d = op.operands

@@ -78,7 +78,7 @@ _VECTOR_PRIMITIVES = frozenset(("sqrt", "abs", "floor", "ceil", "trunc", "min", 
                                 "isinf", "isfinite", "sin", "cos", "tan", "asin", "acos", "atan",
                                 "sinh", "cosh", "tanh", "exp", "exp2", "log", "log2", "log10",
                                 "cbrt", "erf", "pow", "atan2", "round", "rint", "sign",
-                                "degrees", "radians", "frac", "signbit", "bit_count"))
+                                "degrees", "radians", "frac", "signbit", "bit_count", "fma"))
 
 
 def _scalar_types_ok(t) -> bool:

@@ -25,9 +25,10 @@ float32, 80-bit long double / mpmath for float64), measured on millions of
 random and edge-case inputs (float32: every 16th bit pattern)::
 
     function          f32   f64   notes
-    sin, cos          1.6   1.5   valid for |x| <= 1e6 (f32) / 1e14 (f64);
-    tan               1.0   0.9   beyond, results are finite, sin/cos in
-                                  [-1, 1], but not accurate (no Payne-Hanek)
+    sin, cos          1.6   1.5   valid for |x| < 2^48 (f32: reduced in
+    tan               1.0   0.9   double) / 1e15 (f64); beyond, results are
+                                  finite, sin/cos in [-1, 1], but not
+                                  accurate (no Payne-Hanek)
     asin, acos        0.7   0.7
     atan              0.7   0.7
     atan2             0.8   0.7

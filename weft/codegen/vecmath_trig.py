@@ -56,11 +56,28 @@ _ATAN = (
 # trigonometric
 # ---------------------------------------------------------------------------
 
+def _reduce_in_double(m: FloatEmitter, xs, precise: bool):
+    """float32 x = r + q*pi/2 reduced in double: (r as float32 (+ its low part if `precise`),
+    q's low bits as m's ints). Exact enough for every |x| < 2^48 (the float32 reduction
+    below loses the quadrant past about 1e6); x * 2/pi rounds by less than 1/16 there."""
+    md = m.like(ir.DoubleType())
+    xd = m.b.fpext(xs, md.ty)
+    q = md.rint(md.mul(xd, float(2 / PI)))
+    nq = md.neg(q)
+    c1, c2, c3 = md.parts(PI / 2, 3)
+    rd = md.fma(nq, c3, md.fma(nq, c2, md.fma(nq, c1, xd)))
+    r = m.clamp(m.b.fptrunc(rd, m.ty), -0.9, 0.9)  # (bounded past 2^48 too, as below)
+    rlo = m.b.fptrunc(md.sub(rd, m.b.fpext(r, md.ty)), m.ty) if precise else None
+    return r, rlo, m.b.trunc(md.to_int(q), m.ity)  # (the quadrant is q's two low bits)
+
+
 def _sincos_core(m: FloatEmitter, x, precise: bool):
     """Returns (sin r, cos r, quadrant) with x = r + quadrant*pi/2 (mod 2pi);
     sin r and cos r as (hi, lo) pairs.  precise=True carries the reduced
     argument in double-word (~0.7 ulp instead of ~1.5 ulp, 35% slower)."""
     xs = m.sel(m.isfinite(x), x, 0.0)        # keep inf/NaN out of the ints
+    if not m.d:
+        return _sincos_poly(m, *_reduce_in_double(m, xs, precise))
     q = m.rint(m.mul(xs, float(2 / PI)))
     c1, c2, c3 = m.parts(PI / 2, 3)
     nq = m.neg(q)
@@ -78,11 +95,23 @@ def _sincos_core(m: FloatEmitter, x, precise: bool):
     else:
         r = m.fma(nq, c3, m.fma(nq, c2, r1))
         rlo = None
-    # |r| <= pi/4 plus the error of q; clamping only matters past the
-    # accurate range, where it keeps the polynomials bounded
+    # past 2^50 the product x * 2/pi rounds by up to 1/4 and q can be one off: |r| > pi/4
+    # then, and one more step of pi/2 (its first part exactly) brings it back
+    up, down = m.gt(r, float(PI / 4)), m.lt(r, float(-PI / 4))
+    r = m.sel(up, m.sub(r, c1), m.sel(down, m.add(r, c1), r))
+    if rlo is None:
+        r = m.sel(up, m.sub(r, c2), m.sel(down, m.add(r, c2), r))
+    else:
+        r, rlo = m.fast_two_sum(r, m.sel(up, m.sub(rlo, c2), m.sel(down, m.add(rlo, c2), rlo)))
+    q = m.sel(up, m.add(q, 1.0), m.sel(down, m.sub(q, 1.0), q))
+    # clamping only matters past the accurate range, where it keeps the polynomials bounded
     r = m.clamp(r, -0.9, 0.9)
     qm = m.sub(q, m.mul(m.floor(m.mul(q, 0.25)), 4.0))   # q mod 4, in float
-    qi = m.to_int(qm)
+    return _sincos_poly(m, r, rlo, m.to_int(qm))
+
+
+def _sincos_poly(m: FloatEmitter, r, rlo, qi):
+    """(sin r, cos r, qi) for the reduced argument r (+ rlo), as (hi, lo) pairs."""
     z = m.mul(r, r)
     nhr = m.neg(m.mul(r, 0.5))
     w = m.fma(nhr, r, 1.0)                   # 1 - r^2/2, one rounding ...

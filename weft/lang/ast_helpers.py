@@ -78,19 +78,28 @@ class NeedReturnType(Exception):
 
 def fold_constants(op: str, a, b):
     """`a op b` for two compile-time numbers, with the kernel's run-time semantics (C's and
-    Warp's, not Python's): int `/` truncates, `%` keeps the dividend's sign (fmod for floats)."""
+    Warp's, not Python's): int `/` truncates, `%` keeps the dividend's sign (fmod for floats),
+    and arithmetic on Python float literals is float32 arithmetic, as Warp's literals are
+    float32 (`0.1 + 0.2 == 0.3` holds, `(1.0 + 1e-8) - 1.0` is 0)."""
+    if any(type(x) is float for x in (a, b)) and all(type(x) in (int, float, bool) for x in (a, b)):
+        with np.errstate(all="ignore"):
+            result = fold_constants(op, np.float32(a), np.float32(b))
+        return result.item() if isinstance(result, np.generic) else result
     ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b))
     if op in ("div", "mod", "floordiv") and b == 0:
         if ints:
             raise ZeroDivisionError("integer division by zero")
-        return _float_div_by_zero(op, float(a), float(b))
+        return type(a)(_float_div_by_zero(op, float(a), float(b))) if isinstance(a, np.floating) \
+            else _float_div_by_zero(op, float(a), float(b))
     if ints and op == "div":
         q = abs(int(a)) // abs(int(b))
         return q if (a < 0) == (b < 0) else -q
     if op == "mod":
         if ints:
             return int(a) - int(b) * fold_constants("div", a, b)
-        return math.fmod(a, b)
+        return np.fmod(a, b) if isinstance(a, np.floating) else math.fmod(a, b)
+    if op == "floordiv" and isinstance(a, np.floating):
+        return np.floor(a / b)
     return _PY_FOLD[op](a, b)
 
 

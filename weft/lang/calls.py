@@ -304,8 +304,10 @@ class CallsMixin:
             parts = [self.materialize(x) for x in items]
         return self.b.construct(TupleType(tuple(p.type for p in parts)), parts)
 
-    def coerce(self, x, want, node=None, what="value"):
-        """`x` as a Value of type `want`: weak constants convert if they fit; else an error."""
+    def coerce(self, x, want, node=None, what="value", bit_patterns=False):
+        """`x` as a Value of type `want`: weak constants convert if they fit; else an error.
+        `bit_patterns` (stores and assignments): an int literal that is a bit pattern of an
+        integer `want` wraps to it (promotion.bit_pattern)."""
         if isinstance(x, Value):
             if x.type is want:
                 return x
@@ -315,6 +317,8 @@ class CallsMixin:
         if promotion.is_weak(x):
             target = want if isinstance(want, Scalar) else None
             if target is not None:
+                if bit_patterns:
+                    x = promotion.bit_pattern(x, target)
                 if not promotion.fits(x, target):
                     self.error(f"{what}: the constant {x!r} does not fit {want!r}", node)
                 return self.b.const(x.item() if isinstance(x, SCALAR_VALUES) else x, target)

@@ -24,7 +24,6 @@ from .ast_helpers import (
     _BIN_OPS,
     _CMP_OPS,
     _CMP_SYMBOLS,
-    _PY_FOLD,
     NeedLoopDeclaration,
     Undefined,
     _describe,
@@ -191,7 +190,7 @@ class ExpressionsMixin:
                 self.error(f"Cannot chain comparisons of unequal types: {left.type!r} "
                            f"{_CMP_SYMBOLS[type(op_node)]} {right.type!r}", node, kind=TypeError)
             if not isinstance(left, Value) and not isinstance(right, Value):
-                c = _PY_FOLD[pred](left, right)
+                c = fold_constants(pred, left, right)
             else:
                 c = arith.compare(self, pred, left, right)
             result = c if result is None else self.logical_and(result, c)

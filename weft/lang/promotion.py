@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ir.core import Value
 from ..types import Scalar, bool_, float32, float64, int32, scalar_from_numpy, uint32, uint64
-from ..types.scalars import SCALAR_VALUES
+from ..types.scalars import SCALAR_VALUES, wrap_int
 
 WEAK_TYPES = (bool, int, float)
 
@@ -49,6 +49,15 @@ def fits(x, t: Scalar) -> bool:
         info = np.iinfo(t.np_dtype)
         return info.min <= int(x) <= info.max
     return isinstance(x, (bool, int, float))
+
+
+def bit_pattern(x, t: Scalar):
+    """An int literal that does not fit integer type `t` but is a bit pattern of its width
+    (`0xFFFFFFFF`, `1 << 31` for int32) as the number those bits mean in `t`: C's wrap-around,
+    which Warp's int32 literals have. Any other `x` unchanged."""
+    if t.is_int and type(x) is int and not fits(x, t) and -(1 << (t.bits - 1)) <= x < (1 << t.bits):
+        return wrap_int(x, t.bits, t.is_signed)
+    return x
 
 
 def scalar_of(t) -> Scalar | None:

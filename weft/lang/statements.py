@@ -146,7 +146,7 @@ class StatementsMixin:
                 arith.atomic(self, kind, part.view(self), part.indices, value)
             else:
                 new = self.binop(op, current, value, node)
-                part.store(self, self.coerce(new, part.type, node, what="the updated component"))
+                part.store(self, self.coerce(new, part.type, node, what="the updated component", bit_patterns=True))
             return
         if isinstance(target, ast.Name):
             self.check_rebind(target.id, self.scope.get(target.id), None, target)
@@ -242,7 +242,7 @@ class StatementsMixin:
             if rebound:
                 pass
             elif isinstance(old, Value) and isinstance(value, (Value, *promotion.WEAK_TYPES, *SCALAR_VALUES)):
-                value = self.coerce(value, old.type, target, what=f"'{target.id}'")
+                value = self.coerce(value, old.type, target, what=f"'{target.id}'", bit_patterns=True)
             elif promotion.is_weak(value):
                 value = self.materialize(value)
             if isinstance(value, Value) and isinstance(value.type, ArrayType) and not value.hint:
@@ -253,7 +253,7 @@ class StatementsMixin:
         if part is not None:  # a part of an array element: written alone (lang/array_parts.py)
             if part.container is not None:  # (a component takes exactly its type, as in Warp)
                 value = arith.slot_value(self, value, part.type, part.container)
-            part.store(self, self.coerce(value, part.type, target, what="the stored value"))
+            part.store(self, self.coerce(value, part.type, target, what="the stored value", bit_patterns=True))
             return
         if isinstance(target, ast.Subscript):
             base = self.read_target_root(target.value)

@@ -48,8 +48,8 @@ def _combine(cg, kind, t: Scalar, acc, x):
         r = bld.fadd(acc, x) if t.is_float else bld.add(acc, x)
         return cg.bf16_round(r) if t is bfloat16 else r
     if t.is_float:
-        from ..math import _call_binary_intrinsic
-        return _call_binary_intrinsic(cg, "llvm.maxnum" if kind == "max" else "llvm.minnum", acc, x)
+        from ..math import float_min_max
+        return float_min_max(bld, kind, acc, x)
     cmp = bld.icmp_signed if t.is_signed else bld.icmp_unsigned
     return bld.select(cmp(">" if kind == "max" else "<", x, acc), x, acc)
 
