@@ -440,7 +440,7 @@ class Tape:
                     a.grad = seed  # the seed itself becomes the gradient, as in Warp
                     self._seeded.append(a)
                     continue
-                a.grad = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
+                a.requires_grad = True  # (a zero gradient with a's strides)
             if isinstance(seed, array) and seed.dtype is a.grad.dtype:
                 a.grad.assign(seed)  # (a copy: in a graph capture, of the seed's contents when it runs)
             else:

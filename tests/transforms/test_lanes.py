@@ -311,3 +311,28 @@ def test_a_view_a_thread_makes_inside_a_branch_is_made_again_for_the_block():
     rows = wp.zeros((3, 1), dtype=float)
     wp.launch(store_row_of_block, dim=3 * B, inputs=[wp.array(xn), rows], block_dim=B)
     np.testing.assert_allclose(rows.numpy().ravel(), 2.0 * xn.reshape(3, B).sum(axis=1))
+
+
+def test_tile_elements_written_in_loops_by_every_thread_update_the_shared_tile():
+    """`for i in range(n): K[i, 0] = x[i]` in each thread (a kernel matrix built element by
+    element before a tile solve): the loop carries the block's tile, updated in place; the
+    same with a `while` loop and augmented writes."""
+    n = 4
+
+    @wp.kernel
+    def fill(x: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+        K = wp.tile_zeros(shape=(n, n), dtype=float, storage="shared")
+        for i in range(n):
+            K[i, 0] = x[i]
+        j = int(0)  # noqa: UP018 - a variable, as Warp requires
+        while j < n:
+            K[j, j] += 2.0
+            j += 1
+        wp.tile_store(out, K)
+
+    out = wp.zeros((n, n), dtype=float)
+    wp.launch_tiled(fill, dim=1, inputs=[wp.array([1.0, 2.0, 3.0, 4.0], dtype=float), out], block_dim=B)
+    expected = np.zeros((n, n))
+    expected[:, 0] = [1, 2, 3, 4]
+    expected[np.arange(n), np.arange(n)] += 2.0 * B  # (each of the B threads adds 2)
+    np.testing.assert_array_equal(out.numpy(), expected)

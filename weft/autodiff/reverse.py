@@ -384,7 +384,8 @@ class _ScalarReverse:
         here (what the code after the print added to it)."""
         fmt = op.attrs.get("adj_fmt")
         if fmt is not None:
-            self.b.op("print", [self._adjoint_now(v) for v in op.operands], [], {"fmt": fmt})
+            as_float32 = {"as_float32": True} if op.attrs.get("as_float32") else {}
+            self.b.op("print", [self._adjoint_now(v) for v in op.operands], [], {"fmt": fmt, **as_float32})
 
     def _adjoint_now(self, v: Value) -> Value:
         """The adjoint of printed scalar `v` now (of the component of a vector, matrix, ...

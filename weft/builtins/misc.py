@@ -126,6 +126,7 @@ def print_(ctx, args, kwargs):
     prints `<type without print implementation>`, as in Warp. Several values (weft's own)
     print on one line, composites in brackets."""
     pieces, values = [], []
+    warp_composite = len(args) == 1 and isinstance(args[0], Value) and isinstance(args[0].type, (Vector, Matrix))
     if len(args) == 1 and isinstance(args[0], Value) and not _warp_format(ctx, args[0], pieces, values):
         pieces, values = [], []
     if not pieces:
@@ -135,6 +136,8 @@ def print_(ctx, args, kwargs):
             _format(ctx, a, pieces, values)
     pieces.append("\n")
     attrs = {"fmt": tuple(pieces)}
+    if warp_composite:  # (Warp prints each component as printf("%g", float(c)))
+        attrs["as_float32"] = True
     if len(args) == 1 and not isinstance(getattr(args[0], "type", None), TileType):
         # the adjoint pass prints "adj: " and the value's adjoint, as Warp's
         attrs["adj_fmt"] = _adjoint_format(args[0], pieces)

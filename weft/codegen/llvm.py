@@ -28,7 +28,7 @@ from .. import config
 from ..ir.core import Block, Function, Op, Value, constant_value, walk
 from ..transforms.composite_memory import composites_in_memory
 from ..transforms.scatter import scatter_params
-from ..types import ArrayType
+from ..types import ArrayType, float32
 from .composite_ops import CompositeOps
 from .control_ops import ControlOps
 from .llvm_types import (
@@ -461,9 +461,10 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         else:
             parts, args = [], []
             values = iter(op.operands)
+            as_float32 = op.attrs.get("as_float32", False)
             for piece in op.attrs["fmt"]:
                 if piece is None:
-                    spec, arg = self._printf_arg(next(values))
+                    spec, arg = self._printf_arg(next(values), as_float32)
                     parts.append(spec)
                     args.append(arg)
                 else:
@@ -471,10 +472,15 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
             fmt = "".join(parts)
         b.call(printf, [self._cstring(fmt), *args])
 
-    def _printf_arg(self, x: Value):
+    def _printf_arg(self, x: Value, as_float32: bool = False):
+        """(printf conversion, argument) for scalar `x`; `as_float32`: a float32 for %g, as
+        Warp prints the components of vectors and matrices."""
         b = self.builder
         v = self.v(x)
         t = x.type
+        if as_float32 and not t.is_bool:
+            v = self.convert(v, t, float32) if t is not float32 else v
+            return "%g", b.fpext(v, self.f64)
         if t.is_bool:
             text = [b.bitcast(self._cstring(s), I8.as_pointer()) for s in ("True", "False")]
             return "%s", b.select(v, *text)  # (the two strings' array types differ)

@@ -313,6 +313,30 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         self._finalizer.atexit = False  # (the process's memory goes with it)
 
     # Gradients ------------------------------------------------------------------------------
+    _grad = None
+
+    @property
+    def grad(self):
+        """The gradient array (this one's dtype, shape and strides), or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, grad):
+        """As in Warp: None drops the gradient (and requires_grad); an array must match this
+        one's dtype, shape and strides (a kernel writes the gradient where it writes this
+        array: a broadcast torch gradient, strides 0, would take every thread's value in one
+        element), and sets requires_grad."""
+        if grad is None:
+            self._grad = None
+            self._requires_grad = self._retain_grad = False
+            return
+        for what in ("dtype", "shape", "strides"):
+            want, got = getattr(self, what), getattr(grad, what, None)
+            if want != got:
+                raise ValueError(f"The given gradient array is incompatible: expected {what} {want!r}, got {got!r}")
+        self._grad = grad
+        self._requires_grad = True
+
     @property
     def requires_grad(self) -> bool:
         return self._requires_grad
@@ -320,10 +344,10 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
     @requires_grad.setter
     def requires_grad(self, value: bool):
         self._requires_grad = bool(value)
-        if value and self.grad is None:
-            self.grad = zeros(self.shape, dtype=self.dtype, device=self.device)
+        if value and self._grad is None:  # (with this array's strides, as Warp's)
+            self._grad = zeros(self.shape, dtype=self.dtype, device=self.device, strides=self.strides)
         if not value:  # (as Warp: the gradient goes with it)
-            self.grad = None
+            self._grad = None
             self._retain_grad = False
 
     @property
@@ -446,7 +470,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         out._ref = self
         out.pinned = self.pinned
         out._set(storage, self.dtype if dtype is None else dtype)
-        out.grad = grad
+        out._grad = grad
         out._requires_grad = self._requires_grad and grad is not None
         out._retain_grad = self._retain_grad and out._requires_grad
         return out

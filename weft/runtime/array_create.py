@@ -273,7 +273,7 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     out.device = get_device("cpu")
     out._ref = storage
     out._set(storage, t)
-    out.grad = None
+    out._grad = None
     out._requires_grad = False
     out._retain_grad = False
     return out

@@ -465,6 +465,13 @@ class _BlockProgram:
                      for region in owner.regions}
             if len(bases) == 1:
                 return self._tile_base(next(iter(bases.values())), inside)
+        if owner.name in ("for", "while"):  # a tile carried through a loop that updates it in place
+            k = owner.results.index(r)
+            body = owner.regions[-1]
+            carried = body.args[1:] if owner.name == "for" else body.args
+            inits = owner.operands[3:] if owner.name == "for" else owner.operands
+            if self._tile_base(body.ops[-1].operands[k], inside) is carried[k]:
+                return self._tile_base(inits[k], inside)
         raise LaneError(f"{owner.loc}: under enable_cpu_blocks, a tile updated by each thread must be updated "
                         "in place (t[i] = x, or a scatter), not made anew")
 

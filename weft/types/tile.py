@@ -75,7 +75,9 @@ class tile:  # noqa: N801 - Warp's name
     Warp's tile-from-thread-values builtin (the frontend calls the builtin of that name)."""
 
     def __new__(cls, *args, **kwargs):
-        if not args and set(kwargs) <= {"dtype", "shape"} and "dtype" in kwargs:  # a tile type, as tile[...]
+        # a tile type, as tile[...] (Warp's `storage` and `layout` choose where a GPU keeps it;
+        # weft's tiles are values)
+        if not args and set(kwargs) <= {"dtype", "shape", "storage", "layout"} and "dtype" in kwargs:
             shape = kwargs.get("shape", ())
             return cls[(kwargs["dtype"], *(shape if isinstance(shape, (tuple, list)) else (shape,)))]
         raise RuntimeError("wp.tile(x) builds a tile from per-thread values: it can only be called inside a kernel")
