@@ -219,6 +219,21 @@ def test_print_of_one_composite_is_warps_format(capfd):
 
 
 @wp.kernel
+def print_wide(v: wp.vec3d, m: wp.mat22d, k: wp.vec3i):
+    print(v)
+    print(m)
+    print(k)
+
+
+def test_composites_print_their_components_as_float32_as_warps_do(capfd):
+    """Warp prints each component as printf("%g ", float(c)): a float64 past float32's range
+    prints inf, an integer vector's large components in %g's exponent form."""
+    wp.launch(print_wide, 1, inputs=[wp.vec3d(1e300, 1e-320, -0.25), wp.mat22d(1e40, 2.0, 3.0, 4.0),
+                                      wp.vec3i(1, -2, 30000000)])
+    assert capfd.readouterr().out == "inf 0 -0.25 \ninf 2 \n3 4 \n1 -2 3e+07 \n"
+
+
+@wp.kernel
 def prints_then_uses(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec2), m: wp.array(dtype=wp.mat22),
                      out: wp.array(dtype=float)):
     y = x[0] * 2.0

@@ -124,6 +124,25 @@ def test_requires_grad_allocates_a_zero_gradient():
     assert b.grad is None and not b.retain_grad
 
 
+def test_a_gradient_must_match_the_arrays_dtype_shape_and_strides():
+    """As Warp's `array.grad` setter: a kernel writes the gradient where it writes the array,
+    so a gradient laid out otherwise (a broadcast torch gradient, strides 0) would gather
+    every thread's adjoint in one element; setting one sets requires_grad, None clears it."""
+    a = wp.zeros(8)
+    for bad, what in ((wp.zeros(4), "shape"), (wp.zeros(8, dtype=wp.float64), "dtype"),
+                      (wp.zeros(16)[::2], "strides")):
+        with pytest.raises(ValueError, match=f"The given gradient array is incompatible: expected {what}"):
+            a.grad = bad
+    assert a.grad is None and not a.requires_grad
+    a.grad = wp.ones(8)
+    assert a.requires_grad and a.grad.numpy().tolist() == [1.0] * 8
+    a.grad = None
+    assert not a.requires_grad
+    view = wp.zeros((4, 6))[:, ::2]
+    view.requires_grad = True  # (a gradient with the view's strides, as Warp allocates)
+    assert view.grad.strides == view.strides and view.grad.shape == (4, 3)
+
+
 def test_unsupported_arguments():
     with pytest.raises(TypeError, match="unexpected keyword"):
         wp.array(np.zeros(3), pinnned=True)
