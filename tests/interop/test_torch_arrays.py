@@ -340,6 +340,18 @@ def test_tensor_requiring_grad_shares_its_grad():
     assert t.grad.tolist() == [0.0, 5.0, 0.0]
 
 
+def test_a_strided_tensor_gets_a_gradient_laid_out_as_it_is():
+    """As Warp: the gradient allocated for a view with gaps (a column) has the view's
+    strides, so kernels write it where they write the array; torch's .grad shares it. An
+    incompatible gradient (a broadcast one, strides 0) is refused, as by Warp's setter."""
+    x = torch.arange(12.0, dtype=torch.float64).reshape(4, 3)[:3, 1].detach()
+    a = wp.from_torch(x, requires_grad=True)
+    assert a.grad.strides == a.strides == (24,)
+    assert x.grad is not None and x.grad.stride() == x.stride() and x.grad.data_ptr() == a.grad.ptr
+    with pytest.raises(ValueError, match="expected strides"):
+        wp.zeros(8).grad = wp.from_torch(torch.ones(1).expand(8))
+
+
 def test_existing_tensor_grad_is_reused():
     t = torch.arange(3.0, requires_grad=True)
     (t * 4.0).sum().backward()

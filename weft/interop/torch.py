@@ -23,6 +23,7 @@ import ctypes
 import numpy as np
 
 from ..runtime.array import array, view_of
+from ..runtime.array_create import zeros
 from ..runtime.device import CPU, Device, get_device
 from ..types import Matrix, Scalar, Vector, bfloat16
 from ..types.scalars import scalar_by_name
@@ -183,8 +184,10 @@ def _gradient_array(t, a, dtype, grad, what):
     if grad is None:
         # (reading .grad of a non-leaf tensor warns: it never has one unless retained)
         grad = t.grad if t.is_leaf or t.retains_grad else None
-        if grad is None:
-            grad = t.grad = torch.zeros_like(t)
+        if grad is None:  # zeros laid out as `a` (a strided view too), shared with torch, as Warp
+            out = zeros(a.shape, dtype=a.dtype, strides=a.strides)
+            t.grad = to_torch(out, requires_grad=False)
+            return out
     elif not isinstance(grad, torch.Tensor) or grad.dtype != t.dtype:
         raise TypeError(f"{what}: grad= must be a tensor of {t.dtype} or a weft array, got "
                         f"{getattr(grad, 'dtype', type(grad).__name__)}")
