@@ -436,7 +436,7 @@ class Tape:
                 raise TypeError(f"Tape.backward(grads=...): keys must be weft arrays, got {_describe(a)}")
             if a.grad is None:
                 if (isinstance(seed, array) and seed.dtype is a.dtype and tuple(seed.shape) == tuple(a.shape)
-                        and seed.device == a.device):
+                        and seed.strides == a.strides and seed.device == a.device):
                     a.grad = seed  # the seed itself becomes the gradient, as in Warp
                     self._seeded.append(a)
                     continue

@@ -117,11 +117,15 @@ def test_stored_integer_literals_that_are_bit_patterns_wrap():
         v = int(0)  # noqa: UP018 - a variable, as Warp requires
         v = 2147483647 + 1
         out[2] = v
+        out[3] += 0xFFFFFFFF
+        w = wp.vec2i(0, 0)
+        w[1] = 0xFFFFFFFF
+        out[4] = w[1]
         small[0] = -1
 
-    out, small = wp.zeros(3, dtype=int), wp.zeros(1, dtype=wp.uint8)
+    out, small = wp.zeros(5, dtype=int), wp.zeros(1, dtype=wp.uint8)
     wp.launch(masks, 1, inputs=[out, small])
-    assert out.numpy().tolist() == [-2**31, -1, -2**31] and small.numpy().tolist() == [255]
+    assert out.numpy().tolist() == [-2**31, -1, -2**31, -1, -1] and small.numpy().tolist() == [255]
 
     @wp.kernel
     def too_wide(out: wp.array(dtype=int)):

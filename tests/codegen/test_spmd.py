@@ -804,3 +804,8 @@ def test_the_short_rows_variant_is_compiled_for_the_first_launch_with_short_rows
     wp.launch(offset_rows, (40, 2), short)
     assert ck._short_rows is not None and ck._short_rows.short_rows_below == 0
     assert short[1].numpy()[:, 1].tolist() == [i + 1.0 for i in range(40)]
+    # a recorded launch goes back to the kernel itself for long rows again
+    cmd = wp.launch(offset_rows, (40, 2), short, record_cmd=True)
+    assert cmd.compiled is ck._short_rows
+    cmd.set_dim((2, 40))
+    assert cmd.compiled is ck

@@ -141,6 +141,9 @@ def test_a_gradient_must_match_the_arrays_dtype_shape_and_strides():
     view = wp.zeros((4, 6))[:, ::2]
     view.requires_grad = True  # (a gradient with the view's strides, as Warp allocates)
     assert view.grad.strides == view.strides and view.grad.shape == (4, 3)
+    flipped = wp.array(np.arange(6, dtype=np.float32))[::-1]
+    flipped.requires_grad = True  # (a reversed axis: the gradient is reversed alike)
+    assert flipped.grad.strides == flipped.strides == (-4,)
 
 
 def test_unsupported_arguments():

@@ -478,7 +478,7 @@ def slot_value(ctx, value, want, t):
     if isinstance(value, Value) and value.type is not want:
         ctx.error(f"{t!r} component: Composite slot assignment expects value of type {want!r}, "
                   f"got {value.type!r}", kind=TypeError)
-    return ctx.coerce(value, want, what="component")
+    return ctx.coerce(value, want, what="component", bit_patterns=True)
 
 
 def set_attr(ctx, v: Value, name: str, value) -> Value:

@@ -73,7 +73,7 @@ def emit(ctx, kind: str, arr: Value, indices, value, compare=None) -> Value:
         ctx.error(f"atomic_{kind}() is not supported for arrays of {t.dtype!r}")
     if kind in ("and", "or", "xor") and not scalar.is_int:
         ctx.error(f"atomic_{kind}() needs integer elements, got {t.dtype!r}")
-    v = ctx.coerce(value, t.dtype, what=f"the atomic_{kind} value")
+    v = ctx.coerce(value, t.dtype, what=f"the atomic_{kind} value", bit_patterns=True)
     if kind == "cas":
         c = ctx.coerce(compare, t.dtype, what="the atomic_cas compare value")
         v = ctx.b.construct(TupleType((t.dtype, t.dtype)), [c, v])

@@ -6,7 +6,7 @@ None of these needs a derivative rule: each expands into IR arithmetic on compon
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import Matrix, Scalar, Vector, float64, resolve
+from ..types import Matrix, Scalar, Vector, float16, float64, resolve
 from .arith import binary
 from .math import PRIM
 from .registry import builtin
@@ -216,7 +216,8 @@ _Z_COLUMNS_01 = {
 
 def _warp_4x4(b, x, t, cofactors: bool):
     """(determinant as float64, {name: cofactor} or None) of the 4x4 entries `x` of type `t`,
-    with Warp's roundings: the 2x2 minors in `t`, widened; the cofactors in float64; the
+    with Warp's roundings: the 2x2 minors in `t`, widened; the cofactors in float64 (in
+    float16 for float16 matrices, whose products with a double are halves in Warp); the
     determinant x30 z30 + x20 z20 + x10 z10 + x00 z00 summed in `t`. So an exactly singular
     matrix (a row twice another) has determinant 0, as in Warp."""
     def wide(v):
@@ -234,12 +235,14 @@ def _warp_4x4(b, x, t, cofactors: bool):
                 continue
             xs, ys = token.split("*")
             term = b.mul(wide(x[int(xs[1])][int(xs[2])]), y[ys])
+            if t is float16:  # (Warp's half * double is a half: every term and sum rounds)
+                term = b.cast(term, t)
             acc = term if acc is None else (b.add(acc, term) if sign == "+" else b.sub(acc, term))
         return acc
 
     y = minors(2, 3)
     wanted = _Z_COLUMNS_23 if cofactors else {k: _Z_COLUMNS_23[k] for k in ("z30", "z20", "z10", "z00")}
-    z = {name: b.cast(evaluate(f, y), t) if t is not float64 else evaluate(f, y) for name, f in wanted.items()}
+    z = {name: b.cast(evaluate(f, y), t) for name, f in wanted.items()}
     det = None
     for r in (3, 2, 1, 0):
         term = b.mul(x[r][0], z[f"z{r}0"])

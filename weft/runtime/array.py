@@ -344,11 +344,22 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
     @requires_grad.setter
     def requires_grad(self, value: bool):
         self._requires_grad = bool(value)
-        if value and self._grad is None:  # (with this array's strides, as Warp's)
-            self._grad = zeros(self.shape, dtype=self.dtype, device=self.device, strides=self.strides)
+        if value and self._grad is None:
+            self._grad = self._zero_gradient()
         if not value:  # (as Warp: the gradient goes with it)
             self._grad = None
             self._retain_grad = False
+
+    def _zero_gradient(self):
+        """Zeros laid out as this array (its strides, as Warp's; a reversed axis reversed
+        too), so that a kernel finds the gradient where it finds the array; contiguous where
+        no memory has this layout (a broadcast axis, stride 0)."""
+        flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in self.strides)
+        try:
+            g = zeros(self.shape, dtype=self.dtype, device=self.device, strides=tuple(abs(s) for s in self.strides))
+        except (ValueError, NotImplementedError):
+            return zeros(self.shape, dtype=self.dtype, device=self.device)
+        return g[flips] if any(s < 0 for s in self.strides) else g
 
     @property
     def retain_grad(self) -> bool:

@@ -290,7 +290,8 @@ class Launch:
         self._raw = False  # a parameter was set from its packed form: `params` no longer tell it
         self._struct_params = [k for k, t in enumerate(kernel.params.values()) if isinstance(t, StructType)]
         self.spec = kernel.specialization(self.arguments, adjoint)
-        self.compiled = kernel.compiled(self.spec, adjoint)
+        # (the kernel as compiled; `compiled` may be its variant for the launch's shape)
+        self.base = self.compiled = kernel.compiled(self.spec, adjoint)
         self.args = self.compiled.pack(self.arguments)
         self.ctx = LaunchContext.for_kernel(self.compiled)
         if dims is None:  # nothing to run until set_dim
@@ -325,12 +326,12 @@ class Launch:
             if program is not self.kernel:
                 self.kernel = program
                 self.spec = program.specialization(self.arguments, self.adjoint)
-                self.compiled = program.compiled(self.spec, self.adjoint)
+                self.base = self.compiled = program.compiled(self.spec, self.adjoint)
                 self.args = self.compiled.pack(self.arguments)
                 self.ctx = LaunchContext.for_kernel(self.compiled)
             dim = dims
         self.dims = normalize_dim(self.kernel, dim)
-        self._use(self.compiled)
+        self._use(self.base)
         self.total = set_launch_shape(self.ctx, self.dims)
 
     def _use(self, compiled):
@@ -380,9 +381,9 @@ class Launch:
             setattr(self.args, f"p{index}", packed)
         else:  # a strided array where a contiguous one was (or back): another variant
             self.spec = spec
-            self.compiled = self.kernel.compiled(spec, self.adjoint)
+            self.base = self.compiled = self.kernel.compiled(spec, self.adjoint)
             self.args = self.compiled.pack(self.arguments)
-            self._use(self.compiled)
+            self._use(self.base)
 
     def set_param_at_index_from_ctype(self, index: int, value, adjoint: bool = False):
         """Set argument `index` from its packed (ctypes) form, without conversion."""
