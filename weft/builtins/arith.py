@@ -186,14 +186,14 @@ def matmul(ctx, a: Value, b: Value) -> Value:
         if ta.cols != tb.length:
             ctx.error(f"cannot multiply {ta!r} by {tb!r}: shapes do not match")
         v = bld.components(b)
-        rows = [_dot_list(ctx, [bld.extract(a, r * ta.cols + c) for c in range(ta.cols)], v)
+        rows = [dot_list(ctx, [bld.extract(a, r * ta.cols + c) for c in range(ta.cols)], v)
                 for r in range(ta.rows)]
         return bld.construct(Vector(ta.rows, ta.dtype), rows)
     if isinstance(ta, Vector) and isinstance(tb, Matrix):
         if ta.length != tb.rows:
             ctx.error(f"cannot multiply {ta!r} by {tb!r}: shapes do not match")
         v = bld.components(a)
-        cols = [_dot_list(ctx, v, [bld.extract(b, r * tb.cols + c) for r in range(tb.rows)])
+        cols = [dot_list(ctx, v, [bld.extract(b, r * tb.cols + c) for r in range(tb.rows)])
                 for c in range(tb.cols)]
         return bld.construct(Vector(tb.cols, tb.dtype), cols)
     if isinstance(ta, Matrix) and isinstance(tb, Matrix):
@@ -208,7 +208,7 @@ def matmul(ctx, a: Value, b: Value) -> Value:
     ctx.error(f"@ needs matrices or a matrix and a vector, got {ta!r} and {tb!r}")
 
 
-def _dot_list(ctx, xs, ys) -> Value:
+def dot_list(ctx, xs, ys) -> Value:
     """sum x_k y_k from the first product, as Warp's matrix-vector products (vector ops)."""
     acc = ctx.b.mul(xs[0], ys[0])
     for x, y in zip(xs[1:], ys[1:]):

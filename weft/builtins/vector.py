@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..ir.core import Value
 from ..types import Matrix, Scalar, Vector, float16, float64, resolve
-from .arith import binary
+from .arith import binary, dot_list
 from .math import PRIM
 from .registry import builtin
 
@@ -143,14 +143,9 @@ def matmul_unfused(ctx, args, kwargs):
     a, c = _mat(ctx, a, "_matmul_unfused", square=False), _mat(ctx, c, "_matmul_unfused", square=False)
     b = ctx.b
     ta, tc = a.type, c.type
-    out = []
-    for r in range(ta.rows):
-        for k in range(tc.cols):
-            terms = [b.mul(b.extract(a, r * ta.cols + j), b.extract(c, j * tc.cols + k)) for j in range(ta.cols)]
-            acc = terms[0]
-            for t in terms[1:]:
-                acc = b.add(acc, t)
-            out.append(acc)
+    out = [dot_list(ctx, [b.extract(a, r * ta.cols + j) for j in range(ta.cols)],
+                    [b.extract(c, j * tc.cols + k) for j in range(ta.cols)])
+           for r in range(ta.rows) for k in range(tc.cols)]
     return b.construct(Matrix((ta.rows, tc.cols), ta.dtype), out)
 
 
