@@ -101,7 +101,6 @@ class SpmdPlan:
         # lanes along the last launch dimension (a row), or, `flat`, along the linear
         # thread index: every coordinate of `tid()` varies (launches with short rows)
         self.flat = flat
-        self.tid_coords: dict[int, tuple[int, int]] = {}  # value id -> (dim, of) of tid() results
         self.varying: set[int] = set()
         self.lanewise: set[int] = set()  # ids of ops run lane by lane
         self.selected: set[int] = set()  # ids of varying `if`s run as selects
@@ -131,7 +130,6 @@ class SpmdPlan:
             self._mark([r for r in op.results if name == "load"])
         elif name == "tid":
             dim, of = op.attrs["dim"], op.attrs["of"]
-            self.tid_coords[op.result.id] = (dim, of)
             if dim < 0 or of == 1:
                 self._mark(op.results)
                 self.lane_step[op.result.id] = 1
