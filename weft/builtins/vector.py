@@ -186,8 +186,7 @@ def determinant(ctx, args, kwargs):
     b = ctx.b
     e = _entries(b, _mat(ctx, m, "determinant"))
     if len(e) == 4:
-        det, _ = _warp_4x4(b, e, m.type.dtype, cofactors=False)
-        return b.cast(det, m.type.dtype)
+        return _warp_4x4(b, e, m.type.dtype, cofactors=False)[0]
     return _det(b, e)
 
 
@@ -210,7 +209,7 @@ _Z_COLUMNS_01 = {
 
 
 def _warp_4x4(b, x, t, cofactors: bool):
-    """(determinant as float64, {name: cofactor} or None) of the 4x4 entries `x` of type `t`,
+    """(determinant, {name: cofactor} or None) of the 4x4 entries `x` of type `t`,
     with Warp's roundings: the 2x2 minors in `t`, widened; the cofactors in float64 (in
     float16 for float16 matrices, whose products with a double are halves in Warp); the
     determinant x30 z30 + x20 z20 + x10 z10 + x00 z00 summed in `t`. So an exactly singular
@@ -243,10 +242,10 @@ def _warp_4x4(b, x, t, cofactors: bool):
         term = b.mul(x[r][0], z[f"z{r}0"])
         det = term if det is None else b.add(det, term)
     if not cofactors:
-        return wide(det), None
+        return det, None
     y = minors(0, 1)
     z.update({name: evaluate(f, y) for name, f in _Z_COLUMNS_01.items()})
-    return wide(det), z
+    return det, z
 
 
 @builtin("inverse", aliases=("inverse_approx",))
@@ -304,6 +303,7 @@ def _warp_4x4_inverse(b, e, mt):
     product rounded once to the matrix's type; the zero matrix where det is 0 or NaN."""
     t = mt.dtype
     det, z = _warp_4x4(b, e, t, cofactors=True)
+    det = b.cast(det, float64)  # (Warp's `double det`)
     singular = _singular(b, det)
     rcp = b.div(b.const(1.0, float64), b.select(singular, b.const(1.0, float64), det))
     zero = b.const(0.0, t)

@@ -479,8 +479,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         v = self.v(x)
         t = x.type
         if as_float32 and not t.is_bool:
-            v = self.convert(v, t, float32) if t is not float32 else v
-            return "%g", b.fpext(v, self.f64)
+            return "%g", b.fpext(self.convert(v, t, float32), self.f64)
         if t.is_bool:
             text = [b.bitcast(self._cstring(s), I8.as_pointer()) for s in ("True", "False")]
             return "%s", b.select(v, *text)  # (the two strings' array types differ)

@@ -230,7 +230,7 @@ class ScalarOps:
         bits = 64 if dst.bits == 64 else 32
         to = ir.IntType(bits) if lanes is None else ir.VectorType(ir.IntType(bits), lanes)
         kind = "fptosi" if signed else "fptoui"
-        name = f"llvm.{kind}.sat.{f'v{lanes}' if lanes else ''}i{bits}.f{src.bits if src.bits > 16 else 32}"
+        name = f"llvm.{kind}.sat.{f'v{lanes}' if lanes else ''}i{bits}.f{src.bits}"  # (halves come as float32)
         fn = self.module.globals.get(name) or ir.Function(self.module, ir.FunctionType(to, [x.type]), name)
         lo, hi = (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1)) if signed else (-1.0, 2.0 ** bits)
         low_ok = b.fcmp_ordered(">=" if signed else ">", x, x.type(lo))

@@ -58,15 +58,15 @@ _ATAN = (
 
 def _reduce_in_double(m: FloatEmitter, xs, precise: bool):
     """float32 x = r + q*pi/2 reduced in double: (r as float32 (+ its low part if `precise`),
-    q's low bits as m's ints). Exact enough for every |x| < 2^48 (the float32 reduction
-    below loses the quadrant past about 1e6); x * 2/pi rounds by less than 1/16 there."""
+    q's low bits as m's ints). Exact enough for every |x| < 2^48, where x * 2/pi rounds by
+    less than 1/16 (the same reduction in float32 lost the quadrant past about 1e6)."""
     md = m.like(ir.DoubleType())
     xd = m.b.fpext(xs, md.ty)
     q = md.rint(md.mul(xd, float(2 / PI)))
     nq = md.neg(q)
     c1, c2, c3 = md.parts(PI / 2, 3)
     rd = md.fma(nq, c3, md.fma(nq, c2, md.fma(nq, c1, xd)))
-    r = m.clamp(m.b.fptrunc(rd, m.ty), -0.9, 0.9)  # (bounded past 2^48 too, as below)
+    r = m.clamp(m.b.fptrunc(rd, m.ty), -0.9, 0.9)  # (bounded past 2^48 too, as for float64)
     rlo = m.b.fptrunc(md.sub(rd, m.b.fpext(r, md.ty)), m.ty) if precise else None
     return r, rlo, m.b.trunc(md.to_int(q), m.ity)  # (the quadrant is q's two low bits)
 

@@ -23,7 +23,6 @@ import ctypes
 import numpy as np
 
 from ..runtime.array import array, view_of
-from ..runtime.array_create import zeros
 from ..runtime.device import CPU, Device, get_device
 from ..types import Matrix, Scalar, Vector, bfloat16
 from ..types.scalars import scalar_by_name
@@ -163,8 +162,7 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
     if requires_grad is None:
         requires_grad = t.requires_grad or grad is not None
     if requires_grad:
-        a.grad = _gradient_array(t, a, dtype, grad, what)
-        a._requires_grad = True
+        a.grad = _gradient_array(t, a, dtype, grad, what)  # (which sets requires_grad)
     if retain_grad:
         a.retain_grad = True  # (the array refuses it without requires_grad)
     return ArrayCtype.of(a) if return_ctype else a
@@ -185,7 +183,7 @@ def _gradient_array(t, a, dtype, grad, what):
         # (reading .grad of a non-leaf tensor warns: it never has one unless retained)
         grad = t.grad if t.is_leaf or t.retains_grad else None
         if grad is None:  # zeros laid out as `a` (a strided view too), shared with torch, as Warp
-            out = zeros(a.shape, dtype=a.dtype, strides=a.strides)
+            out = a._zero_gradient()
             t.grad = to_torch(out, requires_grad=False)
             return out
     elif not isinstance(grad, torch.Tensor) or grad.dtype != t.dtype:
