@@ -90,7 +90,10 @@ from .runtime.capture import (  # noqa: E402
 from .runtime.device import (  # noqa: E402
     Device,
     DeviceLike,
+    ScopedCudaProfiler,
     ScopedDevice,
+    cuda_profiler_start,
+    cuda_profiler_stop,
     get_cuda_device,
     get_cuda_device_count,
     get_cuda_devices,

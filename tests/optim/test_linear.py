@@ -199,3 +199,15 @@ def test_user_linear_operator():
     _niter, err, atol = gmres(op, b, x, tol=1e-12, restart=8)
     assert err <= atol and calls
     np.testing.assert_allclose(x.numpy(), 1.0 / d, rtol=1e-10)
+
+
+def test_linear_is_loaded_with_the_package():
+    """`import warp.optim` then `warp.optim.linear.cg(...)` is how Warp programs reach the
+    solvers; a fresh process shows it without this file's own import of the submodule."""
+    import subprocess
+    import sys
+
+    code = "import weft.optim; print(weft.optim.linear.cg.__name__, 'linear' in weft.optim.__all__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["cg", "True"]

@@ -77,3 +77,13 @@ def test_scoped_device():
 def test_scoped_device_is_exported():
     with wp.ScopedDevice("cpu"):
         assert wp.get_device() == "cpu"
+
+
+def test_cuda_profiler_controls_do_nothing_on_the_cpu():
+    out = wp.zeros(4)
+    with wp.ScopedCudaProfiler() as profiler:  # Warp: no effect unless the device is CUDA
+        wp.copy(out, wp.ones(4))
+    assert profiler.device == "cpu" and out.numpy().tolist() == [1.0] * 4
+    assert wp.cuda_profiler_start("cpu") is None and wp.cuda_profiler_stop() is None
+    with pytest.raises(ValueError, match="CUDA"):
+        wp.ScopedCudaProfiler("cuda:0")

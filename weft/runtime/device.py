@@ -347,3 +347,30 @@ def synchronize() -> None:
 
 def synchronize_device(device=None) -> None:
     get_device(device)
+
+
+def cuda_profiler_start(device=None) -> None:
+    """Start an external CUDA profiler's capture range; no effect on the CPU (Warp's rule)."""
+    if get_device(device).is_cuda:
+        raise RuntimeError("cuda_profiler_start: CUDA is not available")
+
+
+def cuda_profiler_stop(device=None) -> None:
+    """End an external CUDA profiler's capture range; no effect on the CPU."""
+    if get_device(device).is_cuda:
+        raise RuntimeError("cuda_profiler_stop: CUDA is not available")
+
+
+class ScopedCudaProfiler:
+    """`with ScopedCudaProfiler(device):` limits a CUDA profiler's capture to the block;
+    nothing to do on the CPU."""
+
+    def __init__(self, device=None):
+        self.device = get_device(device)
+
+    def __enter__(self):
+        cuda_profiler_start(self.device)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        cuda_profiler_stop(self.device)
