@@ -492,6 +492,36 @@ def used_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.ar
     y[i] = old * 2.0
 
 
+@wp.kernel
+def compact_by_slot(x: wp.array(dtype=F64), count: wp.array(dtype=int), out: wp.array(dtype=F64)):
+    i = wp.tid()
+    if x[i] > 0.0:
+        slot = wp.atomic_add(count, 0, 1)
+        out[slot] = x[i] * x[i]  # the adjoint needs the slot, which the replay cannot recover
+
+
+@wp.kernel
+def record_ids_by_slot(x: wp.array(dtype=F64), count: wp.array(dtype=int), ids: wp.array(dtype=int),
+                       y: wp.array(dtype=F64)):
+    i = wp.tid()
+    if x[i] > 0.0:
+        slot = wp.atomic_add(count, 0, 1)
+        ids[slot] = i  # an integer output: the adjoint needs no slot
+    y[i] = x[i] * x[i]
+
+
+def test_a_slot_that_only_addresses_integer_stores_does_not_block_the_adjoint():
+    """Recording contact or pair ids beside a differentiable quantity (as Warp allows)."""
+    x = wp.array(X, dtype=F64, requires_grad=True)
+    count, ids = wp.zeros(1, dtype=int), wp.full(5, -1, dtype=int)
+    y = wp.zeros(5, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(record_ids_by_slot, 5, inputs=[x, count, ids, y])
+    tape.backward(grads={y: wp.array(np.arange(1.0, 6.0), dtype=F64)})
+    np.testing.assert_allclose(x.grad.numpy(), 2 * X * np.arange(1.0, 6.0), rtol=1e-15)
+    assert count.numpy()[0] == 3 and sorted(ids.numpy()) == [-1, -1, 2, 3, 4]  # (not run again)
+
+
 @wp.struct
 class Holder:
     values: wp.array(dtype=F64)
@@ -531,6 +561,7 @@ REFUSALS = [
     (reads_a_slot_written_later, [X, np.ones((5, 6)), 5], "read here after this thread may have written"),
     (float_atomic_exch, [X, np.zeros(1)], r"atomic_exch\(\) on float values"),
     (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
+    (compact_by_slot, [X, np.zeros(1, np.int32), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
     (square_held_array_in_place, [_holders], "the adjoint replay would read what the launch left there"),
     (read_before_and_after_update, [X, np.zeros(1), np.zeros(5)], "and read before that write too"),
 ]

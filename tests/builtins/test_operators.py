@@ -152,6 +152,27 @@ def test_operand_errors_are_compile_errors():
 
 
 @wp.kernel
+def matmul_with_scalars(x: wp.array(dtype=float), out: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+    a = x[0]
+    out[0] = a @ x[1]
+    out[1] = 2.0 @ 3.0
+    v[0] = a @ wp.vec3(1.0, 2.0, 3.0)
+    v[1] = wp.vec3(1.0, 2.0, 3.0) @ a
+
+
+def test_matmul_of_scalars_is_their_product():
+    """Warp's `@` is its `mul`, which takes scalars (`a @ b` with floats compiles to a * b)."""
+    x = wp.array([2.0, 3.0], dtype=float, requires_grad=True)
+    out, v = wp.zeros(2, requires_grad=True), wp.zeros(2, dtype=wp.vec3)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(matmul_with_scalars, 1, inputs=[x, out, v])
+    assert out.numpy().tolist() == [6.0, 6.0] and v.numpy().tolist() == [[2.0, 4.0, 6.0]] * 2
+    tape.backward(grads={out: wp.array([1.0, 0.0], dtype=float)})
+    assert x.grad.numpy().tolist() == [3.0, 2.0]
+
+
+@wp.kernel
 def transform_parts(out: wp.array(dtype=wp.transform)):
     a = wp.transform_identity()
     wp.transform_set_translation(a, wp.vec3(4.0, 5.0, 6.0))

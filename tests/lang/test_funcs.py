@@ -1,5 +1,6 @@
 """@weft.func: typed and generic device functions, overloads, nesting, tuples, composites."""
 
+import inspect
 import typing
 
 import numpy as np
@@ -356,5 +357,8 @@ def test_recursion_is_a_compile_error():
     def calls_recursive(out: wp.array(dtype=int)):
         out[0] = recursive(3)
 
-    with pytest.raises(wp.CompileError, match="recursion"):
+    with pytest.raises(RecursionError, match="recursion") as excinfo:  # (Warp's class)
         wp.launch(calls_recursive, 1, inputs=[wp.zeros(1, dtype=int)])
+    assert isinstance(excinfo.value, wp.CompileError)
+    line = inspect.getsourcelines(recursive.func)[1] + 1  # the `def` line, after the decorator
+    assert f"{__file__}:{line}:" in str(excinfo.value)

@@ -64,6 +64,21 @@ def test_plain_arrays_and_indexed_arrays_do_not_mix():
 
 
 @wp.kernel
+def write_plain(x: wp.array(dtype=float)):
+    x[wp.tid()] = -1.0
+
+
+def test_an_indexed_array_for_a_plain_array_parameter_is_refused():
+    """Its memory is not an array's: accepting it through a gathered copy lost the writes."""
+    base = wp.array(np.arange(8, dtype=np.float32))
+    a = wp.indexedarray(base, [wp.array([7, 5, 3], dtype=wp.int32)])
+    with pytest.raises(RuntimeError, match="argument 'x' expects an array of type "
+                       r"array\(ndim=1, dtype=float32\), but passed value has type indexedarray"):
+        wp.launch(write_plain, 3, inputs=[a])
+    assert base.numpy().tolist() == list(range(8))
+
+
+@wp.kernel
 def square_into(a: wp.indexedarray(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
     out[i] = a[i] * a[i]

@@ -211,12 +211,24 @@ def test_unknown_device():
         wp.launch(target, 4, inputs=good_args(), device="tpu")
 
 
-@pytest.mark.parametrize("dim", [-1, 2.5, "4", True, None, (2, -1), (1, 2, 3, 4, 5), (), (2.0, 2), [[4]]])
+@pytest.mark.parametrize("dim", [-1, 2.5, "4", None, (2, -1), (1, 2, 3, 4, 5), (), (2.0, 2), [[4]]])
 def test_bad_dim(dim):
     with pytest.raises(ValueError) as e:
         wp.launch(target, dim, inputs=good_args())
     assert str(e.value).startswith("kernel 'target': dim must be a non-negative int or a tuple of 1 to 4")
     assert repr(dim) in str(e.value)
+
+
+@pytest.mark.parametrize("dim", [2.5, "4", None, (4.0,), [[4]]])
+def test_dim_of_the_wrong_type_is_also_a_type_error(dim):
+    with pytest.raises(TypeError, match="dim must be"):  # Warp's class for these
+        wp.launch(target, dim, inputs=good_args())
+
+
+def test_a_bool_dim_counts_as_an_int():  # Warp's rule: dim=True is one thread
+    args = good_args()
+    wp.launch(target, True, inputs=args)
+    assert (args[-1].numpy() != -1).sum() == 1
 
 
 def test_too_many_threads():

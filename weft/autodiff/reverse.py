@@ -30,6 +30,7 @@ from __future__ import annotations
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, constant_value, free_values, walk
 from ..ir.parts import extract_path, insert_path
+from ..ir.passes import dead_code
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
 from .active import active_types, has_adjoint_array  # noqa: F401 - (imported from here by others)
@@ -167,7 +168,16 @@ class _ScalarReverse:
         self.reverse(body_ops)
         self.b.loc = fn.loc
         self.b.op("return")
+        self._check_available(dead_code(out).body)
         return out
+
+    def _check_available(self, block):
+        """Refuse the adjoint if it still uses a value the replay could not recompute."""
+        for op in block.ops:
+            if op.name == "unavailable":
+                self.error(op.attrs["message"], op)
+            for region in op.regions:
+                self._check_available(region)
 
     # Helpers ---------------------------------------------------------------------------------
     def m(self, v: Value) -> Value:
@@ -228,9 +238,14 @@ class _ScalarReverse:
                 pass  # the thread's own local array: the replay needs what the kernel wrote there
             elif op.name in ("store", "atomic"):
                 if op.name == "atomic" and op.result.id in self.used:
-                    self.error(f"the value returned by atomic_{op.attrs['op']}() is used; the adjoint "
+                    message = (f"the value returned by atomic_{op.attrs['op']}() is used; the adjoint "
                                "kernel cannot run the atomic again to recover it. Give the @func "
-                               "that calls it a @weft.func_replay, or compute the slot another way", op)
+                               "that calls it a @weft.func_replay, or compute the slot another way")
+                    if active_types(op.result.type):  # its adjoint would depend on the threads' order
+                        self.error(message, op)
+                    # an integer (a slot): fine while only integer stores use it (_check_available)
+                    self.map[op.result.id] = self.b.op("unavailable", [], [op.result.type],
+                                                       {"message": message}).result
                 continue
             if op.name == "assert":
                 continue  # (checked by the forward pass; a print prints again, as in Warp)

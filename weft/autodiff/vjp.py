@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..ir.builder import Builder
 from ..ir.core import Function
+from ..ir.passes import dead_code
 from ..types import TupleType
 from .reverse import _Reverse, active_types
 
@@ -49,6 +50,7 @@ class _FuncVJP(_Reverse):
         grads = [self.value_from(fn.params[k].type, self.get(fn.params[k])) for k in wanted]
         result = grads[0] if len(grads) == 1 else self.b.construct(result_type, grads)
         self.b.op("return", [result])
+        self._check_available(dead_code(out).body)
         return out
 
     def _no_result(self):

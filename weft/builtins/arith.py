@@ -95,6 +95,8 @@ def binary(ctx, op: str, a, b) -> Value:
     if isinstance(ta, StructType) and op in ("bitand", "bitor", "bitxor"):
         ctx.error(f"bitwise inplace and binary operators ('{_SYMBOLS[op]}') are not supported on Warp struct "
                   f"values ({ta!r})", kind=TypeError)
+    if op == "matmul" and (isinstance(ta, Scalar) or isinstance(tb, Scalar)):
+        op = "mul"  # (Warp's `@` is its `mul`, which takes scalars too)
     if isinstance(ta, Scalar) and isinstance(tb, Scalar):
         return scalar_binary(ctx, op, a, b)
     if op == "matmul" or (op == "mul" and isinstance(ta, Matrix) and isinstance(tb, (Matrix, Vector))) \

@@ -321,6 +321,9 @@ SPECS: dict[str, OpSpec] = {s.name: s for s in [
            doc="save values on the thread's AD stack (adjoint kernels: a loop's carried values)"),
     OpSpec("pop", 0, None, effects=True, check=_check_stack,
            doc="take back the values of the matching push, last pushed first"),
+    OpSpec("unavailable", 0, 1, attrs=("message",),
+           doc="a value an adjoint replay cannot recompute (what an atomic returned): it must be "
+               "dead once the adjoint is built (autodiff/reverse.py reports the message if not)"),
     OpSpec("print", None, 0, attrs=("fmt",), effects=True),
     OpSpec("assert", 1, 0, attrs=("message",), effects=True),
 ]}

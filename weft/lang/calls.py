@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import numbers
 
 import numpy as np
 
@@ -319,11 +320,12 @@ class CallsMixin:
             if target is not None:
                 if bit_patterns:
                     x = promotion.bit_pattern(x, target)
-                if not promotion.fits(x, target):
-                    self.error(f"{what}: the constant {x!r} does not fit {want!r}", node)
+                if not promotion.fits(x, target):  # (a float for an int is Warp's TypeError)
+                    self.error(f"{what}: the constant {x!r} does not fit {want!r}", node,
+                               kind=TypeError if target.is_int and not isinstance(x, numbers.Integral) else None)
                 return self.b.const(x.item() if isinstance(x, SCALAR_VALUES) else x, target)
             if isinstance(want, (Vector, Matrix)):
-                self.error(f"{what}: expected {want!r}, got the number {x!r}", node)
+                self.error(f"{what}: expected {want!r}, got the number {x!r}", node, kind=TypeError)
         v = self.materialize(x)
         return self.coerce(v, want, node, what)
 

@@ -62,6 +62,10 @@ class WarpCodegenIndexError(CompileError, IndexError):
     """A compile error about an index (too many indices, a constant index out of range)."""
 
 
+class WarpRecursionError(CompileError, RecursionError):
+    """A func that calls itself (weft inlines funcs; Warp's C++ build raises RecursionError)."""
+
+
 WarpCodegenError = CompileError
 
 KERNEL_RETURN_MESSAGE = ("Warp kernels cannot return values. Write results to output arguments, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import numbers
 import operator
 
 import numpy as np
@@ -103,8 +104,10 @@ class ExpressionsMixin:
     def binop(self, op, a, b, node, user=True):
         if not isinstance(a, Value) and not isinstance(b, Value):
             try:
-                if op == "matmul":
-                    raise TypeError("@ needs a matrix")
+                if op == "matmul":  # (Warp's `@` is its `mul`: numbers multiply)
+                    if not (isinstance(a, numbers.Number) and isinstance(b, numbers.Number)):
+                        raise TypeError("@ needs a matrix")
+                    op = "mul"
                 return fold_constants(op, a, b)
             except Exception as e:  # noqa: BLE001 - reported as a compile error
                 self.error(f"cannot evaluate constant expression: {e}", node)
@@ -233,6 +236,10 @@ class ExpressionsMixin:
             except Exception as e:  # noqa: BLE001
                 self.error(f"cannot index {_describe(base)}: {e}", node)
         if not isinstance(base, Value):
+            if isinstance(base, (list, dict)) and self._indexed_at_run_time(node.slice):
+                self.error(f"Invalid external reference type: {type(base).__name__} (a Python "
+                           f"{type(base).__name__} cannot be indexed by a run-time value; pass a wp.array, "
+                           f"or make it a wp.constant vector)", node, kind=TypeError)
             key = self.py_eval(node.slice)
             try:
                 return base[key]
@@ -245,6 +252,11 @@ class ExpressionsMixin:
             indices = self.indices(node.slice, base.type.ndim, node)
             return arith.load(self, base, indices)
         return arith.get_item(self, base, self.subscript_key(node.slice))
+
+    def _indexed_at_run_time(self, slice_node) -> bool:
+        """Whether a subscript's key is a run-time value (a name bound to one, say)."""
+        names = {n.id for n in ast.walk(slice_node) if isinstance(n, ast.Name)}
+        return any(isinstance(self.scope.get(name), Value) for name in names)
 
     def slice_part(self, node):
         """One key of an array slice expression: a Python `slice` of values, or an index."""

@@ -8,7 +8,7 @@ import typing
 import weakref
 
 from .. import config
-from ..ir.core import Value
+from ..ir.core import Loc, Value
 from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import ArrayType, FixedArrayType, TupleType, Type, resolve
@@ -16,7 +16,7 @@ from ..types.array_type import AnyArray, valid_dtype
 from ..types.generic import TuplePattern
 from ..types.reference import Reference
 from . import promotion
-from .errors import CompileError, WarpCodegenTypeError
+from .errors import CompileError, WarpCodegenTypeError, WarpRecursionError
 from .source import ParsedSource, remember_source
 
 GENERIC = object()  # a parameter whose type comes from the call
@@ -107,10 +107,23 @@ def signature_types(pyfunc, kind: str) -> dict:
             raise WarpCodegenTypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' is annotated "
                                        f"wp.Function; only a @wp.func can take a function parameter")
         if kind == "kernel" and annotation is inspect.Parameter.empty:
-            raise TypeError(f"kernel {pyfunc.__qualname__}: parameter '{name}' needs a type "
-                            f"annotation, e.g. `{name}: weft.array(dtype=float)`")
+            raise WarpCodegenTypeError(unannotated_message(pyfunc, name))
         out[name] = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
     return out
+
+
+def unannotated_message(pyfunc, name: str) -> str:
+    return (f"kernel {pyfunc.__qualname__}: incomplete argument annotations: parameter '{name}' needs "
+            f"a type annotation, e.g. `{name}: weft.array(dtype=float)`")
+
+
+def check_kernel_annotations(pyfunc) -> None:
+    """A kernel parameter without an annotation is an error when the kernel is defined, as in
+    Warp (WarpCodegenTypeError: Warp's RuntimeError and weft's TypeError)."""
+    annotated = getattr(pyfunc, "__annotations__", {})
+    for name, param in inspect.signature(pyfunc).parameters.items():
+        if name not in annotated and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise WarpCodegenTypeError(unannotated_message(pyfunc, name))
 
 
 def _annotations(pyfunc) -> dict:
@@ -175,7 +188,10 @@ class FuncInstance:
         mode = (compile_mode(), compile_lanes())  # (tile(x) and block_dim() depend on the lanes)
         if self._ir is None or self._ir_mode != mode:  # ("debug" compiles asserts)
             if self._compiling:
-                raise CompileError(f"func {self.func.name} calls itself; recursion is not supported")
+                src = self.overload.source
+                raise WarpRecursionError(f"func {self.func.name} calls itself; recursion is not supported",
+                                         Loc(src.file, src.tree.lineno, src.tree.col_offset + src.col_offset),
+                                         self.func.name)
             self._compiling = True
             try:
                 from .frontend import FunctionCompiler

@@ -81,6 +81,7 @@ class Kernel:
 
     def __init__(self, func, key=None, module=None, options=None, code_transformers=None,
                  source=None, enable_backward=None):
+        function.check_kernel_annotations(func)
         self.func = func
         self.name = func.__name__
         # Warp's key: the qualified name as an identifier (`Outer.<locals>.k` -> `Outer__locals__k`)

@@ -760,11 +760,11 @@ class StatementsMixin:
         typed = [v.type for v in vals if isinstance(v, Value)]
         t = typed[0] if typed else int32
         if isinstance(step, (int, np.integer)) and step == 0:
-            self.error("range() step must not be zero", node)
+            self.error("range() step must not be zero", node, kind=ValueError)
         out = []
         for v in vals:
             if isinstance(v, Value) and not (isinstance(v.type, Scalar) and v.type.is_int):
-                self.error(f"range() bounds must be integers, got {v.type!r}", node)
+                self.error(f"range() bounds must be integers, got {v.type!r}", node, kind=TypeError)
             out.append(self.coerce(v, t, node, "range bound"))
         return out
 

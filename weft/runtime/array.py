@@ -73,7 +73,9 @@ def _check_int_range(data, src: np.ndarray, scalar: np.dtype) -> None:
     info = np.iinfo(scalar)
     values = src.ravel().tolist() if src.dtype.kind == "O" else np.trunc(src).ravel()
     bad = [v for v in values if not info.min <= v <= info.max][:1] if src.dtype.kind == "O" else \
-        values[(values < info.min) | (values > info.max)][:1].tolist()
+        values[(values < info.min) | (values > info.max) | np.isnan(values)][:1].tolist()
+    if bad and bad[0] != bad[0]:
+        raise DataRangeError(f"array: cannot convert float NaN to {scalar}")
     if bad:
         raise DataRangeError(f"array: the value {bad[0]!r} is out of range for {scalar} "
                              f"[{info.min}, {info.max}]")

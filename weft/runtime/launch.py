@@ -139,6 +139,10 @@ def pack_value(kernel, name, t, value):
         if value is None:
             return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
         if not isinstance(value, array):  # (a descriptor of Warp's `from_torch(..., return_ctype=True)`)
+            vt = getattr(value, "_type", None)
+            if isinstance(vt, ArrayType):  # an indexed or fabric array: its writes would be lost
+                _refuse(kernel, name, f"expects an array of type {type_repr(t)}, but passed value has "
+                        f"type {type(value).__name__}")
             described = getattr(value, "weft_array", None)
             value = described if isinstance(described, array) else _foreign_array(kernel, name, t, value)
         if value.dtype is not t.dtype or value.ndim != t.ndim:
@@ -236,10 +240,12 @@ def normalize_dim(kernel, dim) -> tuple:
         return (dim,)
     dims = (dim,) if isinstance(dim, numbers.Integral) else \
         tuple(dim) if isinstance(dim, (tuple, list, np.ndarray)) and np.ndim(dim) == 1 else None
-    if dims is None or not 1 <= len(dims) <= MAX_DIMS or \
-            not all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0 for d in dims):
-        raise ValueError(f"kernel '{kernel.name}': dim must be a non-negative int or a tuple of "
-                         f"1 to {MAX_DIMS} of them, got {dim!r}")
+    # (a value of the wrong type is a TypeError, a wrong number a ValueError: Warp's classes)
+    wrong_type = dims is None or not all(isinstance(d, numbers.Integral) for d in dims)
+    if wrong_type or not 1 <= len(dims) <= MAX_DIMS or not all(d >= 0 for d in dims):
+        raise (LaunchValueError if wrong_type else ValueError)(
+            f"kernel '{kernel.name}': dim must be a non-negative int or a tuple of 1 to {MAX_DIMS} "
+            f"of them, got {dim!r}")
     total = _product(dims)
     if total > MAX_THREADS:
         raise ValueError(f"kernel '{kernel.name}': {total} threads exceed the limit of {MAX_THREADS}")
