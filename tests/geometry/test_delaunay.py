@@ -183,3 +183,15 @@ def test_errors():
     with wp.ScopedCapture():
         with pytest.raises(RuntimeError, match="vertex_count"):
             weft.geometry.tri_tri_adjacency(idx)
+
+
+def test_a_flip_rewrites_two_corner_slots_in_place():
+    """Warp's layout: of a flipped pair only the two corners opposite the new diagonal's ends
+    change, so per-corner data and the edge-indexed adjacency stay where they were."""
+    x = wp.array(np.array([[0.0, 0.0], [1.0, -0.3], [2.0, 0.0], [1.0, 0.3]], np.float32), dtype=wp.vec2)
+    tris = wp.array(np.array([[0, 1, 2], [0, 2, 3]], np.int32), dtype=wp.int32)
+    assert wp.geometry.delaunay_edge_flip(x, tris).numpy().tolist() == [1]
+    assert tris.numpy().tolist() == [[3, 1, 2], [0, 1, 3]]  # (Warp 1.19's rows)
+    neighbors, edges = wp.geometry.tri_tri_adjacency(tris, vertex_count=4)
+    assert neighbors.numpy().tolist() == [[-1, -1, 1], [0, -1, -1]]
+    assert edges.numpy().tolist() == [[-1, -1, 0], [2, -1, -1]]

@@ -145,6 +145,17 @@ def test_bounds_map_nodes_linearly():
                                atol=1e-4)
 
 
+def test_a_number_as_a_bound_is_that_number_on_each_axis():  # (Warp's vec3(bound))
+    field, _ = sphere(9, 0.6)
+    v0, i0 = MC.extract(field, 0.0, lower=(-1.0, -1.0, -1.0), upper=wp.vec3(1.0, 1.0, 1.0))
+    v1, i1 = MC.extract(field, 0.0, lower=-1.0, upper=1)
+    np.testing.assert_array_equal(i0.numpy(), i1.numpy())
+    np.testing.assert_array_equal(v0.numpy(), v1.numpy())
+    mc = wp.MarchingCubes(9, 9, 9, -1.0, 1.0)  # (positional, as Warp's signature orders them)
+    mc.surface(field, 0.0)
+    np.testing.assert_array_equal(mc.verts.numpy(), v0.numpy())
+
+
 def test_empty_surface_and_top_level_alias(capsys):
     field = wp.zeros((5, 5, 5), dtype=float)
     verts, indices = MC.extract(field, threshold=-1.0)

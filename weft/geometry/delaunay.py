@@ -276,9 +276,7 @@ def _flip_winners(tri: wp.array2d(dtype=wp.int32), nbr: wp.array2d(dtype=wp.int3
             n = nbr[t, j]
             if n > t and claim[n] == prio:
                 jn = find_triangle_neighbor_edge_index(nbr, n, t)
-                n_ca = nbr[t, (j + 2) % 3]
                 n_bc = nbr[t, (j + 1) % 3]
-                n_db = nbr[n, (jn + 2) % 3]
                 n_ad = nbr[n, (jn + 1) % 3]
                 won = jn >= 0
                 if n_bc >= 0 and claim[n_bc] != prio:
@@ -293,24 +291,16 @@ def _flip_winners(tri: wp.array2d(dtype=wp.int32), nbr: wp.array2d(dtype=wp.int3
                         k_ad = find_triangle_neighbor_edge_index(nbr, n_ad, n)
                     if n_bc >= 0:
                         k_bc = find_triangle_neighbor_edge_index(nbr, n_bc, t)
+                    # t = (c, a, b) becomes (c, a, d) and n = (d, b, a) becomes (d, b, c), each
+                    # in place (Warp's corner slots): only slots j + 2 and jn + 2 change vertex
                     c = tri[t, j]
-                    a = tri[t, (j + 1) % 3]
-                    b = tri[t, (j + 2) % 3]
                     d = tri[n, jn]
-                    # t becomes (c, a, d): opposite c is a-d, opposite a is d-c, opposite d is c-a
-                    tri[t, 0] = c
-                    tri[t, 1] = a
-                    tri[t, 2] = d
-                    nbr[t, 0] = n_ad
-                    nbr[t, 1] = n
-                    nbr[t, 2] = n_ca
-                    # n becomes (d, b, c): opposite d is b-c, opposite b is c-d, opposite c is d-b
-                    tri[n, 0] = d
-                    tri[n, 1] = b
-                    tri[n, 2] = c
-                    nbr[n, 0] = n_bc
-                    nbr[n, 1] = t
-                    nbr[n, 2] = n_db
+                    tri[t, (j + 2) % 3] = d
+                    tri[n, (jn + 2) % 3] = c
+                    nbr[t, j] = n_ad  # opposite c: edge a-d, n's before
+                    nbr[t, (j + 1) % 3] = n  # opposite a: the new diagonal d-c
+                    nbr[n, jn] = n_bc  # opposite d: edge b-c, t's before
+                    nbr[n, (jn + 1) % 3] = t  # opposite b: the new diagonal c-d
                     if k_ad >= 0:
                         nbr[n_ad, k_ad] = t
                     if k_bc >= 0:

@@ -24,8 +24,9 @@ def resolve_domain_bounds(shape, lower, upper):
     """(position of node (0, 0, 0), cell size per axis); the defaults put node (i, j, k) at
     (i, j, k)."""
     cells = [n - 1 for n in shape[:3]]
-    lower = vec3(0.0, 0.0, 0.0) if lower is None else vec3(*lower)
-    upper = vec3(*(float(c) for c in cells)) if upper is None else vec3(*upper)
+    # (as Warp's `vec3(bound)`: a number is that number on each axis)
+    lower = vec3(0.0, 0.0, 0.0) if lower is None else vec3(lower)
+    upper = vec3(*(float(c) for c in cells)) if upper is None else vec3(upper)
     delta = vec3(*((upper[i] - lower[i]) / cells[i] for i in range(3)))
     return lower, delta
 
