@@ -54,6 +54,31 @@ def test_deleter_runs_once_the_array_and_its_views_are_gone():
     assert freed == [(memory.ctypes.data, 32)]  # (Warp's arguments: the pointer and capacity)
 
 
+def test_numpy_views_keep_the_memory_of_pointer_arrays_alive():
+    """A numpy view outliving its weft array reads the memory, never freed memory (Warp's
+    numpy() holds the array): for a deleter, and for an owner weft passes (sparse values)."""
+    memory = np.arange(4, dtype=np.float32)
+    freed = []
+    a = wp.array(ptr=memory.ctypes.data, shape=4, dtype=wp.float32, deleter=lambda p, n: freed.append(p))
+    view = a.numpy()[1:]
+    del a
+    gc.collect()
+    assert freed == [] and view.tolist() == [1.0, 2.0, 3.0]
+    del view
+    gc.collect()
+    assert freed == [memory.ctypes.data]
+
+    def scalars_of_a_sparse_matrix():
+        A = wp.sparse.bsr_from_triplets(2, 2, wp.array([0, 1], dtype=int), wp.array([0, 1], dtype=int),
+                                        wp.array(np.ones((2, 2, 2), np.float32), dtype=wp.mat22))
+        return A.scalar_values.numpy()
+
+    values = scalars_of_a_sparse_matrix()
+    gc.collect()
+    junk = [wp.full(values.size, 7.0) for _ in range(8)]  # (would reuse freed memory)
+    assert values.ravel().tolist() == [1.0] * 8 and len(junk) == 8
+
+
 def test_deleter_none_keeps_the_memory():
     memory = np.zeros(4, dtype=np.float32)
     freed = []

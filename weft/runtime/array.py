@@ -43,6 +43,7 @@ from .array_memory import (
     element_numpy,
     element_size,
     from_address,
+    memory_root,
     leading_strides,
     normalize_shape,
     packed_strides,
@@ -119,8 +120,9 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             t = resolve_dtype(float32 if _is_any(dtype) else dtype)
             dims = normalize_shape(shape if shape is not None else 0)
             steps = None if strides is None else check_strides(dims, strides)
-            self._set(from_address(int(ptr), dims, t, steps), t)
-            self._ref = deleter  # (weft passes the owner of the memory here, to keep it alive)
+            owner = None if callable(deleter) else deleter  # (weft passes the memory's owner here)
+            self._set(from_address(int(ptr), dims, t, steps, owner), t)
+            self._ref = owner
             if callable(deleter):
                 self.deleter = deleter
             if pinned:
@@ -294,8 +296,9 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
     def deleter(self):
         """The function called as `deleter(ptr, capacity)` once this array is garbage (set by
         `array(ptr=..., deleter=...)` for memory the program allocated, as in Warp); None
-        when there is none. Views keep the array they view alive, so it runs after the last
-        view goes. Setting None keeps the memory; setting a function replaces the deleter."""
+        when there is none. It runs after the last view of the memory goes (weft views and
+        numpy views, as `numpy()` returns). Setting None keeps the memory; setting a function
+        replaces the deleter."""
         f = self._finalizer
         info = f.peek() if f is not None else None
         return None if info is None else info[1]
@@ -311,7 +314,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             raise TypeError(f"an array's deleter is a function deleter(ptr, capacity), got {type(fn).__name__}")
         if self.ptr is None:
             return  # (no memory to release, as in Warp)
-        self._finalizer = weakref.finalize(self, fn, self.ptr, self.capacity)
+        self._finalizer = weakref.finalize(memory_root(self._np), fn, self.ptr, self.capacity)
         self._finalizer.atexit = False  # (the process's memory goes with it)
 
     # Gradients ------------------------------------------------------------------------------

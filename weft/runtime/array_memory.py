@@ -162,8 +162,10 @@ class _Aligned:
         self.__array_interface__ = {"data": (address, False), "shape": (nbytes,), "typestr": "|u1", "version": 3}
 
 
-def from_address(ptr: int, shape: tuple, dtype, strides=None) -> np.ndarray:
-    """Storage over memory someone else owns, at address `ptr` (not read here)."""
+def from_address(ptr: int, shape: tuple, dtype, strides=None, owner=None) -> np.ndarray:
+    """Storage over memory someone else owns, at address `ptr` (not read here). `owner`
+    (the object the memory belongs to) is kept alive by the storage and every numpy view
+    of it, so that a view outliving its weft array never reads freed memory."""
     scalar, trailing = element_numpy(dtype)
     item = element_size(dtype)
     if strides is None:
@@ -171,12 +173,22 @@ def from_address(ptr: int, shape: tuple, dtype, strides=None) -> np.ndarray:
     low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if math.prod(shape) else 0
     span = max(capacity_of(shape, strides, item), 1)
     raw = (ctypes.c_ubyte * span).from_address(ptr + low)
+    raw.owner = owner  # (numpy views hold `raw` as their base; see memory_root)
     base = np.frombuffer(raw, dtype=np.uint8)
     flat = base[-low:] if low else base  # position 0 at ptr
     if scalar != np.uint8:
         flat = _retype(flat, scalar)
     return np.lib.stride_tricks.as_strided(
         flat, shape + trailing, tuple(strides) + packed_strides(trailing, scalar.itemsize))
+
+
+def memory_root(storage: np.ndarray):
+    """The object at the end of `storage`'s chain of bases: it lives exactly as long as some
+    view of the memory does (the ctypes buffer of `from_address`, or the allocation)."""
+    root = storage
+    while getattr(root, "base", None) is not None:
+        root = root.base
+    return root
 
 
 def _retype(raw: np.ndarray, scalar: np.dtype) -> np.ndarray:
