@@ -168,6 +168,48 @@ def test_check_every_zero_returns_one_element_arrays(solver):
     assert r_sq.shape == (1,) and atol_sq.shape == (1,)
 
 
+@wp.kernel
+def print_progress(cur_iter: wp.array(dtype=int), r_norm_sq: wp.array(dtype=wp.float64),
+                   atol_sq: wp.array(dtype=wp.float64)):
+    wp.printf("progress %d %g\n", cur_iter[0], r_norm_sq[0])
+
+
+@pytest.mark.parametrize("solver", [cg, gmres])
+def test_check_every_zero_runs_to_maxiter_and_launches_a_callback_kernel(solver, capfd):
+    """Warp's capturable loop as it runs without CUDA graphs: every cycle runs and the count
+    is maxiter, even after convergence; a kernel callback gets the count and the residual
+    before the first cycle and after each."""
+    d = np.arange(1.0, 31.0, dtype=np.float32)
+    A, b = wp.array(np.diag(d), dtype=wp.float32), wp.array(np.ones(30, np.float32), dtype=wp.float32)
+    count, _, _ = solver(A, b, wp.zeros_like(b), maxiter=30, tol=1e-3, check_every=0)
+    assert count.numpy()[0] == 30
+
+    A, b = (wp.array(a, dtype=wp.float64) for a in spd(8, 7))
+    restart = {"restart": 2} if solver is gmres else {}
+    count, r_sq, _ = solver(A, b, wp.zeros_like(b), maxiter=5, tol=0.0, check_every=0, callback=print_progress,
+                            **restart)
+    lines = [line.split() for line in capfd.readouterr().out.splitlines() if line.startswith("progress")]
+    step = 2 if solver is gmres else 1
+    assert [int(w[1]) for w in lines] == list(range(0, 5 + step, step))  # (GMRES: whole cycles of 2)
+    residuals = [float(w[2]) for w in lines]
+    assert residuals[-1] == pytest.approx(r_sq.numpy()[0], rel=1e-5) and residuals[-1] < residuals[0]
+    assert count.numpy()[0] == int(lines[-1][1])
+
+
+def test_gmres_refines_every_cycle_between_checks():
+    """Warp's GMRES has no convergence guard inside its cycles: with checks every 40
+    iterations, all four cycles of 10 run and each improves x (weft's froze it after the
+    tolerance was met, mid-way)."""
+    n = 60
+    A_np = np.diag(np.full(n, 4.0)) + np.diag(np.full(n - 1, -1.3), 1) + np.diag(np.full(n - 1, -0.7), -1)
+    b_np = np.random.default_rng(2).standard_normal(n)
+    A, b, x = wp.array(A_np, dtype=wp.float64), wp.array(b_np, dtype=wp.float64), wp.zeros(n, dtype=wp.float64)
+    it, err, _ = gmres(A, b, x, tol=1e-8, maxiter=200, restart=10, check_every=31, use_cuda_graph=False)
+    true_err = np.linalg.norm(b_np - A_np @ x.numpy())
+    assert it == 40 and err == pytest.approx(true_err, rel=1e-6, abs=1e-14)
+    assert true_err < 1e-12 * np.linalg.norm(b_np)
+
+
 def test_state_reuse_and_compatibility_errors():
     A_np, b_np = spd(10, 4)
     A, b = wp.array(A_np, dtype=wp.float64), wp.array(b_np, dtype=wp.float64)

@@ -9,7 +9,9 @@ import operator as _operator
 import numpy as np
 
 from .. import types as _t
+from ..lang.kernel import Kernel
 from ..runtime.array import array
+from ..runtime.launch import launch
 from . import linear as _L
 
 
@@ -113,20 +115,30 @@ class LinearSolverState:
                                    self._check_every, self._use_cuda_graph, self._device)
 
     def _loop_to_arrays(self, atol_sq, do_cycle, cycle_size, r_norm_sq):
-        """`check_every=0` (Warp's capturable form): the convergence test after every cycle,
-        and the results as arrays: the iteration count (in the state's own buffer), the
-        squared residual norms and the squared tolerances, per batch. The count is a
+        """`check_every=0` (Warp's capturable form, as it runs without CUDA graphs): every
+        cycle up to `maxiter` runs (converged batches stay as they are in CG, CR and
+        BiCGSTAB; GMRES goes on refining, as Warp's), and a callback kernel is launched
+        before the first cycle and after each, with (iteration count, squared residual
+        norms, squared tolerances) as arrays. Returns those arrays; the count is a
         one-element view of the state's buffer (Warp's `cur_iter_and_condition[0:1]`)."""
-        it = 0
-        while it < max(self._maxiter, 1) and not np.all(r_norm_sq <= atol_sq):
-            do_cycle()
-            it += cycle_size
         buf = self._cur_iter_and_condition
-        buf.numpy()[0] = it
-        buf.numpy()[1] = 0
+        cur_iter = buf[0:1]
         s_np = self._np_t
-        return (buf[0:1], array(np.asarray(r_norm_sq, dtype=s_np), dtype=self._scalar_type, device=self._device),
-                array(np.asarray(atol_sq, dtype=s_np), dtype=self._scalar_type, device=self._device))
+        residuals = array(np.asarray(r_norm_sq, dtype=s_np), dtype=self._scalar_type, device=self._device)
+        tolerances = array(np.asarray(atol_sq, dtype=s_np), dtype=self._scalar_type, device=self._device)
+        callback = self._callback if isinstance(self._callback, Kernel) else None
+
+        def report(it):
+            buf.numpy()[:] = (it, int(it < self._maxiter and not np.all(r_norm_sq <= atol_sq)))
+            residuals.numpy()[:] = r_norm_sq
+            if callback is not None:
+                launch(callback, 1, inputs=[cur_iter, residuals, tolerances], device=self._device)
+
+        report(0)
+        for it in range(cycle_size, self._maxiter + cycle_size, cycle_size):
+            do_cycle()
+            report(it)
+        return cur_iter, residuals, tolerances
 
     def _frozen(self, r_norm_sq, atol_sq):
         """A per-unknown mask: 1 where the batch still iterates, 0 where it has converged."""
@@ -349,8 +361,7 @@ class GMRES(LinearSolverState):
 
         self._rr_buf[:] = true_rr()
 
-        def cycle():
-            live = self._rr_buf > atol_sq
+        def cycle():  # (every batch, converged or not: Warp's GMRES keeps refining)
             self._residual(A, b, x, self._r)
             if self._left:
                 self._apply(M, self._r, self._w)
@@ -377,7 +388,7 @@ class GMRES(LinearSolverState):
                     break
             y = np.zeros((nb, k_used))
             for k in range(nb):
-                if not live[k] or beta[k] == 0.0:
+                if beta[k] == 0.0:
                     continue
                 rhs = np.zeros(k_used + 1)
                 rhs[0] = beta[k]
