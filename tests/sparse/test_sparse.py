@@ -373,6 +373,26 @@ def test_row_and_block_index_in_kernels():
     np.testing.assert_array_equal(found.numpy(), [0, -1, 1, -1, 3, -1])
 
 
+def test_mv_with_strided_vectors():
+    """Slices and columns as x and y (Warp takes them): read and written at their strides."""
+    A = bsr_diag(wp.array(np.arange(1.0, 7.0, dtype=np.float32)))
+    big = wp.array(np.arange(18, dtype=np.float32))
+    np.testing.assert_array_equal(bsr_mv(A, big[::3]).numpy(), np.arange(1.0, 7.0) * np.arange(0, 18, 3))
+    out = wp.full(12, -1.0)
+    bsr_mv(A, wp.ones(6), out[1::2], beta=0.0)
+    np.testing.assert_array_equal(out.numpy(), np.ravel(np.column_stack([-np.ones(6), np.arange(1.0, 7.0)])))
+    columns = wp.array(np.arange(24, dtype=np.float32).reshape(6, 4))
+    np.testing.assert_array_equal(bsr_mv(A, columns[:, 1]).numpy(), np.arange(1.0, 7.0) * np.arange(1, 24, 4))
+    bsr_mv(A, columns[:, 1], columns[:, 2], alpha=1.0, beta=1.0)  # (y beside x in the same rows)
+    expected = np.arange(2, 24, 4) + np.arange(1.0, 7.0) * np.arange(1, 24, 4)
+    np.testing.assert_array_equal(columns.numpy()[:, 2], expected)
+    aliased = wp.array(np.arange(1.0, 7.0, dtype=np.float32))
+    bsr_mv(A, aliased[::-1], aliased[::-1])  # (x and y the same reversed view: x is read first)
+    np.testing.assert_array_equal(aliased.numpy()[::-1], np.arange(1.0, 7.0) * np.arange(6.0, 0.0, -1.0))
+    with pytest.raises(RuntimeError, match="contiguous"):  # (Warp's class for a solver's strided b)
+        wp.optim.linear.cg(A, columns[:, 1], wp.zeros(6), maxiter=2)
+
+
 def test_mv_gradients_reach_x_and_values():
     rng = np.random.default_rng(10)
     A, ref = random_bsr(rng, 3, 4, (2, 3), wp.float64, n=8)

@@ -15,10 +15,15 @@ from ..runtime.launch import launch
 from . import linear as _L
 
 
+class NonContiguousError(ValueError, RuntimeError):
+    """A strided vector given to a solver (Warp's RuntimeError, and a ValueError)."""
+
+
 def _scalars(a: array) -> np.ndarray:
     """The memory of a contiguous array as a flat numpy view of its scalars."""
     if not a.is_contiguous:
-        raise ValueError("linear solvers: vectors must be contiguous arrays")
+        raise NonContiguousError("linear solvers: vectors must be contiguous arrays (copy a strided one "
+                                 "with wp.clone first)")
     return a.numpy().reshape(-1)
 
 

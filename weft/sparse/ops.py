@@ -432,14 +432,28 @@ def bsr_mm(x, y, z: BsrMatrix | None = None, alpha=1.0, beta=0.0, work_arrays=No
 
 
 def _scalar_view(v: array, scalar) -> array:
-    if not v.is_contiguous:
-        raise ValueError("bsr_mv: vectors must be contiguous arrays")
-    n = v.size * getattr(v.dtype, "num_components", 1) if isinstance(v.dtype, (_t.Vector, _t.Matrix)) else v.size
-    if isinstance(v.dtype, (_t.Vector, _t.Matrix)) and not types_equal(v.dtype.dtype, scalar) or \
-            not isinstance(v.dtype, (_t.Vector, _t.Matrix)) and not types_equal(v.dtype, scalar):
+    """`v` as a 1-D array of its scalars (strided where `v` is a strided 1-D array of scalars,
+    as a slice `x[::3]` or a column `M[:, 1]` is)."""
+    composite = isinstance(v.dtype, (_t.Vector, _t.Matrix))
+    if composite and not types_equal(v.dtype.dtype, scalar) or not composite and not types_equal(v.dtype, scalar):
         raise ValueError(f"bsr_mv: vector of {v.dtype!r} does not match the matrix scalar type {scalar!r}")
+    strides = None
+    if not v.is_contiguous:
+        if composite or v.ndim != 1:
+            raise ValueError("bsr_mv: vectors of vectors must be contiguous arrays")
+        strides = v.strides
+    n = v.size * v.dtype.num_components if composite else v.size
     grad = None if v.grad is None else _scalar_view(v.grad, scalar)
-    return array(ptr=v.ptr, shape=(n,), dtype=scalar, device=v.device, deleter=v, grad=grad)
+    return array(ptr=v.ptr, shape=(n,), strides=strides, dtype=scalar, device=v.device, deleter=v, grad=grad)
+
+
+def _overlap(x: array, y: array) -> bool:
+    """Whether the memory spans of `x` and `y` meet (a strided pair may interleave)."""
+    def span(v):
+        lo = v.ptr + sum((n - 1) * s for n, s in zip(v.shape, v.strides) if s < 0)
+        return lo, lo + v.capacity
+    (a0, a1), (b0, b1) = span(x), span(y)
+    return x.size > 0 and y.size > 0 and a0 < b1 and b0 < a1
 
 
 def _mv_vectors(M, x, y, transpose):
@@ -480,7 +494,7 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     nrow, R, y = _mv_vectors(M, x, y, transpose)
     s_t = M.scalar_type
     xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
-    if x.ptr == y.ptr:  # (y is written while x is read: x's values are copied first)
+    if _overlap(x, y):  # (y is written while x is read: x's values are copied first)
         xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
     r, c, p = M._active()
     keep = (c >= 0) & (c < M.ncol)
