@@ -396,7 +396,20 @@ def assigns_in_place_update(a: wp.array(dtype=float)):
     a[0] = t.p[0]
 
 
+@wp.kernel
+def length_of_scalar(a: wp.array(dtype=float)):
+    a[0] = wp.length(a[0])
+
+
+@wp.kernel
+def normalize_int_vector(a: wp.array(dtype=float)):
+    v = wp.normalize(wp.vec3i(1, 2, 3))
+    a[0] = float(v[0])
+
+
 @pytest.mark.parametrize("kernel,caret_at,message", [
+    (length_of_scalar, "wp.length(a[0])", "length() needs a vector, got float32"),
+    (normalize_int_vector, "wp.normalize(", "normalize() needs a float vector, got vec3i"),
     (assigns_in_place_update, ("t = wp.transform_set", "wp.transform_set"), "the call assigned to 't' returns nothing"),
     (sin_two_args, "wp.sin(a[0], 2.0)", "sin() takes one argument"),
     (dot_with_scalar, "wp.dot(v, 1.0)", "dot() needs a vector"),

@@ -143,8 +143,8 @@ def test_integer_semantics_are_the_kernels():
     assert wp.floordiv(-7, 2) == -4
     assert wp.mod(-7, 2) == -1        # the sign of the dividend
     assert wp.add(wp.int8(100), wp.int8(100)) == -56  # wraps around
-    with pytest.raises(ZeroDivisionError, match=r"div\(\) \(called from Python scope\): integer division by zero"):
-        wp.div(1, 0)
+    with pytest.raises(ZeroDivisionError, match=r"^div\(\) \(called from Python scope\): integer division by zero$"):
+        wp.div(1, 0)  # (no location in the source weft writes for the call)
 
 
 def test_float32_rounding():

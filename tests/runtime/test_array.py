@@ -69,7 +69,7 @@ def test_data_errors_are_also_runtime_errors():
     # Warp raises RuntimeError for these; weft's errors are ValueError/TypeError and RuntimeError
     with pytest.raises(RuntimeError, match="does not hold vec3f elements"):
         wp.array(np.zeros((4, 2), dtype=np.float32), dtype=wp.vec3)
-    with pytest.raises(RuntimeError, match="does not match"):
+    with pytest.raises(RuntimeError, match="does not fit"):
         wp.zeros(4, dtype=wp.vec2).assign(np.ones(5, dtype=np.float32))
     with pytest.raises(RuntimeError, match="cannot take the shape"):
         wp.array(np.arange(6, dtype=np.float32), shape=(4, 2))
@@ -414,8 +414,14 @@ def test_assign():
     v = wp.zeros(2, dtype=wp.vec3)
     v.assign(np.arange(6).reshape(2, 3))
     assert v.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
-    with pytest.raises(ValueError, match="does not match"):
+    with pytest.raises(ValueError, match=r"data of shape \(5,\) does not fit the array's shape \(4,\)"):
         a.assign(np.zeros(5))
+    a.assign([9, 8])  # fewer elements fill the first ones, as Warp's copy does
+    assert a.numpy().tolist() == [9, 8, 1, 1]
+    a.assign(wp.array([7.0], dtype=float))
+    assert a.numpy().tolist() == [7, 8, 1, 1]
+    with pytest.raises(ValueError, match="does not fit"):
+        a.assign(wp.zeros(5))
     big = wp.zeros(6)
     big[1:5].assign([1, 2, 3, 4])
     assert big.numpy().tolist() == [0, 1, 2, 3, 4, 0]
@@ -499,6 +505,28 @@ def test_vector_array_indexing_never_reaches_components():
         v[:, 1]  # noqa: B018
     with pytest.raises(IndexError, match="too many indices"):
         wp.zeros((2, 2))[0, 0, 0]  # noqa: B018
+
+
+def test_python_scope_index_errors_are_also_warps_runtime_error():
+    a, m = wp.zeros(12), wp.zeros((3, 4))
+    for key, array_ in ((12, a), (-13, a), (3, m), ((0, 4), m)):
+        for kind in (IndexError, RuntimeError):
+            with pytest.raises(kind, match="is out of bounds for a dimension of size"):
+                array_[key]  # noqa: B018
+    with pytest.raises(RuntimeError, match="ints and slices"):
+        a[1.5]  # noqa: B018
+    assert a[-12] == 0.0 and m[2, 3] == 0.0 and list(iter(wp.array([1.0, 2.0], dtype=float))) == [1.0, 2.0]
+
+
+def test_data_that_cannot_make_an_array_is_warps_runtime_error():
+    for data in ([[1.0, 2.0], [3.0]], ["a", "b"]):
+        with pytest.raises(RuntimeError, match="Failed to convert input data to an array with type float"):
+            wp.array(data, dtype=float)
+    with pytest.raises(RuntimeError, match="Failed to convert input data"):
+        wp.array(np.array([1, "a"], dtype=object))
+    for make in (lambda: wp.zeros((1, 1, 1, 1, 2)), lambda: wp.zeros(12).reshape((1, 1, 1, 2, 6))):
+        with pytest.raises(RuntimeError, match="arrays have 1 to 4 dimensions, got 5"):
+            make()
 
 
 def test_index_arrays_are_refused():
@@ -629,8 +657,8 @@ def test_assign_takes_a_list_of_struct_values():
     a = wp.zeros(3, dtype=_Point)
     a.assign(points)
     assert a.numpy()["x"].tolist() == [0.0, 0.5, 1.0] and a.numpy()["n"].tolist() == [0, -1, -2]
-    with pytest.raises(ValueError, match="does not match"):
-        a.assign(points[:2])
+    a.assign(points[:2][::-1])  # (fewer values: the first elements)
+    assert a.numpy()["x"].tolist() == [0.5, 0.0, 1.0]
 
 
 def test_python_numbers_out_of_an_integer_dtypes_range_are_refused():

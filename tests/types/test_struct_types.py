@@ -42,6 +42,7 @@ def test_struct_type():
     assert Outer.fields["n"] is wp.int32 and Outer.fields["inner"] is Inner
     assert Outer.fields["arr"] is wp.array(dtype=float)
     assert Outer.field_index("m") == 2
+    assert (Outer.__name__, Outer.__qualname__) == ("Outer", "Outer")  # (as a class has them)
 
     @wp.struct
     class Empty:
@@ -90,8 +91,9 @@ def test_class_values_are_ignored_as_in_warp():
 def test_keyword_constructor_and_unknown_fields():
     o = Outer(n=3, d=0.5)
     assert o.n == 3 and o.d == 0.5
-    with pytest.raises(AttributeError, match="no field 'nope'"):
-        o.nope = 1
+    for kind in (AttributeError, RuntimeError):  # (RuntimeError: Warp's class)
+        with pytest.raises(kind, match="no field 'nope'"):
+            o.nope = 1
     with pytest.raises(AttributeError):
         Outer(nope=1)
 
@@ -159,6 +161,13 @@ def test_plain_sequences_in_vector_fields():
     out = wp.zeros(4)
     wp.launch(read_struct, 4, inputs=[o, out])
     assert out.numpy()[0] == 0.5 + 20 + 100 + 0.25 + 0.125 + 1000 + 200
+
+
+def test_a_vector_of_the_wrong_size_for_a_field_is_a_value_error_too():  # (Warp's class)
+    o = _outer()
+    for kind in (TypeError, ValueError):
+        with pytest.raises(kind, match=r"field 'b' expects vec2f \(2 components\), got 3 values"):
+            o.inner.b = wp.vec3(1.0, 2.0, 3.0)
 
 
 def test_struct_argument_errors():

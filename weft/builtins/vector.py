@@ -81,8 +81,14 @@ def length(ctx, args, kwargs):
     Warp (whose adj_length adds nothing when the length is not above kEps = 0): the square
     root is taken of a stand-in 1 there, so that no 0 * inf from sqrt's derivative turns the
     adjoint into NaN."""
+    (a,) = _nargs(ctx, args, kwargs, 1, "length")
+    return _length(ctx, _vec(ctx, a, "length"))
+
+
+def _length(ctx, a: Value) -> Value:
     b = ctx.b
-    sq = length_sq.expand(ctx, args, kwargs)
+    comps = b.components(a)
+    sq = _dot(b, comps, comps)
     zero = b.const(0.0, sq.type)
     nonzero = b.cmp("ne", sq, zero)  # unordered: NaN stays NaN
     root = b.call(PRIM["sqrt"], [b.select(nonzero, sq, b.const(1.0, sq.type))])
@@ -96,7 +102,7 @@ def normalize(ctx, args, kwargs):
     zero vector, the identity (0, 0, 0, 1) for a quaternion, and no gradient flows, as in Warp."""
     (a,) = _nargs(ctx, args, kwargs, 1, "normalize")
     b = ctx.b
-    n = length.expand(ctx, [a], {})
+    n = _length(ctx, _vec(ctx, a, "normalize"))
     zero = b.const(0.0, n.type)
     pos = b.cmp("gt", n, zero)
     safe = b.select(pos, n, b.const(1.0, n.type))

@@ -85,13 +85,17 @@ def dtype_to_torch(dtype):
     return t
 
 
+class UnsupportedTorchDevice(ValueError, RuntimeError):
+    """A torch device weft has no counterpart of (Warp raises RuntimeError)."""
+
+
 def device_from_torch(torch_device) -> Device:
     """The weft device of a torch device (`torch.device("cpu")` or "cpu" -> weft's CPU)."""
     name = str(torch_device)
     try:
         return get_device(name)
-    except ValueError as e:
-        raise ValueError(f"torch device {name!r}: {e}") from None
+    except ValueError as e:  # (Warp: RuntimeError "Unsupported Torch device")
+        raise UnsupportedTorchDevice(f"Unsupported Torch device {name}: {e}") from None
 
 
 def device_to_torch(device=None) -> str:

@@ -68,6 +68,10 @@ class WarpRecursionError(CompileError, RecursionError):
 
 WarpCodegenError = CompileError
 
+#: The file name of the source weft writes to call a builtin or func from Python scope: a
+#: location there means nothing to the user, so errors leave it out.
+PYSCOPE_FILE_PREFIX = "<weft python-scope call"
+
 KERNEL_RETURN_MESSAGE = ("Warp kernels cannot return values. Write results to output arguments, "
                          "and omit the return annotation or use `-> None`.")
 

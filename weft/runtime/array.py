@@ -62,6 +62,10 @@ class DataTypeError(TypeError, RuntimeError):
     """Data that cannot make an array: a TypeError, and the RuntimeError Warp raises."""
 
 
+class ArrayIndexError(IndexError, RuntimeError):
+    """An index out of range at Python scope: an IndexError, and the RuntimeError Warp raises."""
+
+
 class DataRangeError(ValueError, RuntimeError):
     """Python numbers out of an integer dtype's range: a ValueError, and Warp's RuntimeError."""
 
@@ -131,7 +135,14 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             if strides is not None:
                 raise ValueError("array(data, strides=...): strides apply to allocations "
                                  "(shape=) and pointers (ptr=), not to data")
-            self._init_from_data(data, dtype, shape, copy)
+            try:
+                self._init_from_data(data, dtype, shape, copy)
+            except (ValueError, TypeError) as e:  # numpy's own errors (ragged lists, strings)
+                if isinstance(e, RuntimeError):
+                    raise
+                kind = DataTypeError if isinstance(e, TypeError) else DataShapeError
+                what = "of the dtype of the data" if _is_any(dtype) else f"with type {type_name(dtype)}"
+                raise kind(f"Failed to convert input data to an array {what}: {e}") from e
             if self._ref is None:
                 self._owned(pinned)
         else:
@@ -211,7 +222,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         trailing = element_numpy(dtype)[1]
         ndim = storage.ndim - len(trailing)
         if not 1 <= ndim <= MAX_DIMS:
-            raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, got {ndim}")
+            raise DataShapeError(f"arrays have 1 to {MAX_DIMS} dimensions, got {ndim}")
         self._np = storage
         self.dtype = dtype
         self.ndim = ndim
@@ -401,12 +412,14 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     # Filling and copying --------------------------------------------------------------------
     def assign(self, src):
-        """Copy `src` (array, numpy array, list) into this array; sizes must match. Done as
-        `weft.copy` (recorded on an active Tape and in a graph capture)."""
+        """Copy `src` (array, numpy array, list) into this array, as `weft.copy(self, src)`
+        (Warp's rule): a source with fewer elements fills the first ones (a buffer of some
+        capacity taking fewer particles), a larger one is an error. Recorded on an active
+        Tape and in a graph capture."""
         if isinstance(src, array):
-            if src.size != self.size:
-                raise DataShapeError(f"assign: an array of shape {src.shape} does not match the array's "
-                                 f"shape {self.shape}")
+            if src.size > self.size:
+                raise DataShapeError(f"assign: an array of shape {src.shape} does not fit the array's "
+                                     f"shape {self.shape}")
             copy(self, src)
             return self
         if isinstance(self.dtype, StructType) and isinstance(src, (list, tuple)):
@@ -417,13 +430,16 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         if isinstance(self.dtype, StructType) and data.dtype != self._np.dtype:
             raise TypeError(f"assign: arrays of {self.dtype.name} take numpy data of dtype "
                             f"{self._np.dtype}, got {data.dtype}")
-        if data.size != self._np.size:
-            raise DataShapeError(f"assign: data of shape {data.shape} does not match the array's "
+        per_element = self._np.size // self.size if self.size else 1
+        if data.size > self._np.size or data.size % per_element:
+            raise DataShapeError(f"assign: data of shape {data.shape} does not fit the array's "
                                  f"shape {self._np.shape}")
-        staged = array(shape=self.shape, dtype=self.dtype)  # gradient-less source data
-        if data.dtype != self._np.dtype and self._np.dtype.type is not np.void:
-            data = _converted(data, self._np.dtype)  # (bfloat16: uint16 data are bits, as Warp)
-        staged._np[...] = data.reshape(self._np.shape)
+        # (the source's elements, to copy to the first ones of this array in memory order)
+        staged = array(shape=self.shape if data.size == self._np.size else data.size // per_element,
+                       dtype=self.dtype)  # gradient-less source data
+        if data.dtype != staged._np.dtype and staged._np.dtype.type is not np.void:
+            data = _converted(data, staged._np.dtype)  # (bfloat16: uint16 data are bits, as Warp)
+        staged._np[...] = data.reshape(staged._np.shape)
         copy(self, staged)
         return self
 
@@ -451,8 +467,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         key = key if isinstance(key, tuple) else (key,)
         for k in key:
             if isinstance(k, bool) or not (k is Ellipsis or isinstance(k, (slice, numbers.Integral))):
-                raise TypeError(f"arrays are indexed by ints and slices (int32 weft arrays give "
-                                f"an indexedarray), got {k!r}")
+                raise DataTypeError(f"arrays are indexed by ints and slices (int32 weft arrays give "
+                                    f"an indexedarray), got {k!r}")
             if isinstance(k, slice) and k.step == 0:
                 raise ValueError("slice step cannot be zero")
         ellipses = [at for at, k in enumerate(key) if k is Ellipsis]
@@ -460,8 +476,12 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             at = ellipses[0]
             key = key[:at] + (slice(None),) * (self.ndim - len(key) + 1) + key[at + 1:]
         if len(key) > self.ndim:
-            raise IndexError(f"too many indices ({len(key)}) for an array of {self.ndim} "
-                             f"dimension(s)")
+            raise ArrayIndexError(f"too many indices ({len(key)}) for an array of {self.ndim} "
+                                  f"dimension(s)")
+        for k, n in zip(key, self.shape):
+            if isinstance(k, numbers.Integral) and not -n <= k < n:
+                raise ArrayIndexError(f"index {k} is out of bounds for a dimension of size {n} "
+                                      f"(array of shape {self.shape})")
         return key
 
     def __getitem__(self, key):

@@ -580,12 +580,13 @@ def _flush_c_stdout():
 
 
 def raise_launch_error(ck, ctx):
-    from ..lang.errors import format_at
+    from ..lang.errors import PYSCOPE_FILE_PREFIX, format_at
     site = ck.sites[ctx.error_site]
     op = site.op
     subject = ck.subject
     if site.what == "integer division":
-        raise ZeroDivisionError(format_at(f"{subject}: integer division by zero", op.loc))
+        at = None if op.loc is None or op.loc.file.startswith(PYSCOPE_FILE_PREFIX) else op.loc
+        raise ZeroDivisionError(format_at(f"{subject}: integer division by zero", at))
     if site.what == "AD stack":
         raise MemoryError(format_at(
             f"{subject}: the AD stack of this loop outgrew weft.config.adstack_limit "

@@ -26,6 +26,14 @@ class StructField(typing.NamedTuple):
     type: object
 
 
+class NoSuchFieldError(AttributeError, RuntimeError):
+    """Setting a field a struct does not have (Warp raises a RuntimeError)."""
+
+
+class FieldSizeError(TypeError, ValueError):
+    """A vector or matrix of the wrong size for a field (Warp raises a ValueError)."""
+
+
 class StructType(Composite):
     """A struct type: named fields in declaration order, laid out as C would."""
 
@@ -36,7 +44,8 @@ class StructType(Composite):
             raise RuntimeError("a struct cannot derive from another struct: Warp structs must "
                                "be defined as base classes")
         self.cls = cls
-        self.name = cls.__name__
+        self.name = self.__name__ = cls.__name__  # (Python's names of the class, as Warp's struct has)
+        self.__qualname__ = cls.__qualname__
         self.key = f"{cls.__module__}.{cls.__qualname__}"
         self.__doc__ = cls.__doc__
         self.fields: dict[str, Type] = {}
@@ -180,7 +189,7 @@ class StructValue:
     def __setattr__(self, name, value):
         t = self._type.fields.get(name)
         if t is None:
-            raise AttributeError(f"struct {self._type.name} has no field '{name}'")
+            raise NoSuchFieldError(f"struct {self._type.name} has no field '{name}'")
         if name in self._type.invalid_fields:
             raise TypeError(self._type.invalid_fields[name])
         if isinstance(t, StructType):
@@ -328,8 +337,8 @@ def _composite_field(name, t, value) -> CompositeValue:
     except (TypeError, ValueError) as e:
         raise TypeError(f"Struct field '{name}' expects {t!r}: {e}") from None
     if flat.size != t.num_components:
-        raise TypeError(f"Struct field '{name}' expects {t!r} ({t.num_components} components), "
-                        f"got {flat.size} values")
+        raise FieldSizeError(f"Struct field '{name}' expects {t!r} ({t.num_components} components), "
+                             f"got {flat.size} values")
     return CompositeValue(t, flat.copy())
 
 

@@ -19,6 +19,10 @@ from .composite import Matrix, Vector, transform_part_type
 from .scalars import SCALAR_VALUES, Scalar, bool_, float32, int32
 
 
+class ShapeMismatch(ValueError, RuntimeError):
+    """Python-scope operands of mismatched shapes (`mat33 * vec2`): Warp's RuntimeError too."""
+
+
 class CallMismatch(TypeError, RuntimeError):
     """No overload of a builtin or func accepts these argument types (in Python scope: also
     an operator on two vectors/matrices that kernels refuse). A TypeError, as Python reports
@@ -615,7 +619,7 @@ def _product(a: CompositeValue, b, op: str) -> CompositeValue:
         try:
             out = a.numpy() @ b.numpy()
         except ValueError:
-            raise ValueError(f"shapes do not match: {ta!r} {op} {tb!r}") from None
+            raise ShapeMismatch(f"shapes do not match: {ta!r} {op} {tb!r}") from None
         t = Matrix(out.shape, ta.dtype) if out.ndim == 2 else Vector(out.shape[0], ta.dtype)
         return CompositeValue(t, np.ascontiguousarray(out, ta.dtype.np_dtype).ravel())
     if op == "*" and ta is tb and ta.flavor == "quat":
