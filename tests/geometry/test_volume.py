@@ -480,3 +480,78 @@ def test_vec3_sample_gradients_against_finite_differences():
                    for q in p])
     np.testing.assert_allclose(jac.numpy(), fd, rtol=1e-4, atol=2e-3)
     np.testing.assert_allclose(pts.grad.numpy(), np.einsum("nij,i->nj", fd, c), rtol=1e-4, atol=2e-3)
+
+
+# Rebuildable volumes (the expected values are Warp 1.19's for the same calls) ----------------
+@wp.kernel
+def store_values(vol: wp.uint64, q: wp.array(dtype=wp.vec3i), vals: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.volume_store_f(vol, q[i][0], q[i][1], q[i][2], vals[i])
+
+
+@wp.kernel
+def read_values(vol: wp.uint64, q: wp.array(dtype=wp.vec3i), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.volume_lookup_f(vol, q[i][0], q[i][1], q[i][2])
+
+
+def ivec3s(rows):
+    return wp.array(np.array(rows, dtype=np.int32), dtype=wp.vec3i)
+
+
+def test_a_rebuild_replaces_the_topology_in_place_within_the_capacities():
+    status = wp.zeros(1, dtype=wp.uint32)
+    vol = wp.Volume.allocate_by_tiles(ivec3s([[0, 0, 0], [9, 1, 2], [100, 3, 4]]), voxel_size=0.5, bg_value=-1.0,
+                                      rebuildable=True, status=status, max_tiles=4)
+    assert vol.is_rebuildable and vol.get_rebuild_info() == ("tiles", 2048, 4, 4, 4)
+    assert status.numpy()[0] == wp.Volume.REBUILD_SUCCESS and tuple(vol.get_active_stats()) == (1536, 3, 1, 1)
+    q = ivec3s([[1, 1, 1], [9, 1, 2], [100, 3, 4], [300, 0, 0]])
+    out = wp.zeros(4)
+    wp.launch(store_values, 4, inputs=[vol.id, q, wp.array([1.0, 2.0, 3.0, 4.0], dtype=float)])
+    wp.launch(read_values, 4, inputs=[vol.id, q, out])
+    assert out.numpy().tolist() == [1.0, 2.0, 3.0, -1.0]
+    vid = vol.id
+
+    six_tiles = ivec3s([[16 * k, 0, 0] for k in range(6)])  # beyond max_tiles: nothing changes
+    assert vol.rebuild(six_tiles, status=status) is status
+    assert status.numpy()[0] == wp.Volume.REBUILD_LEAF_CAPACITY_EXCEEDED | wp.Volume.REBUILD_VOXEL_CAPACITY_EXCEEDED
+    wp.launch(read_values, 4, inputs=[vol.id, q, out])
+    assert tuple(vol.get_active_stats()) == (1536, 3, 1, 1) and out.numpy().tolist() == [1.0, 2.0, 3.0, -1.0]
+
+    vol.rebuild(ivec3s([[300, 0, 0], [0, 0, 0], [50, 50, 50]]), status=status,
+                point_mask=wp.array([1, 0, 1], dtype=wp.int32))
+    assert status.numpy()[0] == 0 and vol.id == vid and tuple(vol.get_active_stats()) == (1024, 2, 2, 1)
+    wp.launch(read_values, 4, inputs=[vol.id, q, out])  # values start at the background again
+    assert out.numpy().tolist() == [-1.0] * 4
+    wp.launch(store_values, 4, inputs=[vol.id, q, wp.array([1.0, 2.0, 3.0, 4.0], dtype=float)])
+    wp.launch(read_values, 4, inputs=[vol.id, q, out])
+    assert out.numpy().tolist() == [-1.0, -1.0, -1.0, 4.0]
+    # counts and listings report the capacity, the rows not in use zero (Warp's: uninitialised)
+    assert vol.get_tile_count() == 4 and vol.get_voxel_count() == 2048
+    tiles = vol.get_tiles().numpy()
+    assert sorted(map(tuple, tiles[:2])) == [(48, 48, 48), (296, 0, 0)] and not tiles[2:].any()
+
+    vol.rebuild(wp.array(np.array([[0.2, 0.2, 0.2], [30.0, 1.0, 1.0]], np.float32), dtype=wp.vec3), status=status)
+    assert sorted(map(tuple, vol.get_tiles().numpy()[:2])) == [(0, 0, 0), (56, 0, 0)]  # (world space)
+
+
+def test_rebuildable_allocations_check_their_capacity_and_inputs():
+    status = wp.zeros(1, dtype=wp.uint32)
+    points = ivec3s([[16 * k, 0, 0] for k in range(6)])
+    vol = wp.Volume.allocate_by_voxels(points, voxel_size=1.0, max_active_voxels=2, status=status)
+    assert status.numpy()[0] == 9 and tuple(vol.get_active_stats()) == (0, 0, 0, 0)  # (leaves and voxels: empty)
+    assert vol.get_rebuild_info() == ("voxels", 2, 2, 2, 2)
+    vol.rebuild(points[:2], status=status)
+    assert status.numpy()[0] == 0 and tuple(vol.get_active_stats()) == (2, 2, 1, 1)
+    vol.rebuild(wp.zeros(0, dtype=wp.vec3i), status=status)  # no points: invalid, nothing changes
+    assert status.numpy()[0] == wp.Volume.REBUILD_INVALID_INPUT and tuple(vol.get_active_stats()) == (2, 2, 1, 1)
+    vol.rebuild(points, status=status, point_mask=wp.zeros(6, dtype=wp.int32))  # all masked out: empty
+    assert status.numpy()[0] == 0 and tuple(vol.get_active_stats()) == (0, 0, 0, 0)
+    with pytest.raises(RuntimeError, match="Failed to create volume"):
+        wp.Volume.allocate_by_tiles(wp.zeros(0, dtype=wp.vec3i), voxel_size=1.0)
+    with pytest.raises(RuntimeError, match="not rebuildable"):
+        wp.Volume.allocate_by_tiles(points, voxel_size=1.0).rebuild(points)
+    with pytest.raises(RuntimeError, match="uint32"):
+        vol.rebuild(points, status=wp.zeros(1, dtype=int))
+    with pytest.raises(ValueError, match="max_tiles must be positive"):
+        wp.Volume.allocate_by_tiles(points, voxel_size=1.0, max_tiles=0)

@@ -57,6 +57,35 @@ _ALLOC_TYPES = {float32: 1, float64: 2, int32: 4, int64: 5, uint32: 10, vec3f: 6
 MAX_INDEXABLE = 2147483647
 
 
+def _capacity(value, default: int, name: str) -> int:
+    """A rebuild capacity (Warp's checks): a positive int that fits uint32."""
+    try:
+        capacity = int(default if value is None else value)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name} must be an integer") from e
+    if not 0 < capacity < 2**32:
+        raise ValueError(f"{name} must be positive and fit in uint32, got {capacity}")
+    return capacity
+
+
+def _status_array(status, device):
+    if status is None:
+        return None
+    if not isinstance(status, array) or status.dtype is not uint32 or status.size < 1:
+        raise RuntimeError("status must be a weft array with dtype uint32 and at least one element")
+    if status.device != device:
+        raise RuntimeError(f"status must be on device {device}")
+    return status
+
+
+def _capacity_flags(grid, info) -> int:
+    """Volume.REBUILD_* flags of a built grid against reserved capacities."""
+    h = nv.grid_header(grid)
+    counts = (h.node_counts[0], h.node_counts[1], h.node_counts[2], h.voxel_count)
+    limits = (info.max_leaf_node_count, info.max_lower_node_count, info.max_upper_node_count, info.max_voxel_count)
+    return sum(1 << k for k, (n, limit) in enumerate(zip(counts, limits)) if n > limit)
+
+
 class Volume:
     """Sparse volumetric data structure based on NanoVDB for efficient 3D sampling."""
 
@@ -121,15 +150,18 @@ class Volume:
         self._attach(0)
 
     # internals -------------------------------------------------------------------------------
-    def _attach(self, offset):
-        """Validate the grid at byte `offset` of the buffer and publish its descriptor."""
+    def _attach(self, offset, descriptor=None):
+        """Validate the grid at byte `offset` of the buffer and publish its descriptor (in
+        `descriptor`, the volume's own, when a rebuild keeps its id)."""
         self._offset = offset
         raw = self._bytes()
         self._header = nanovdb_check.check_grid(raw, offset)
         self._features = self._feature_table(raw)
         self._layout = nv.LAYOUT[self._header.grid_type]
-        d = np.zeros(_WORDS, np.int64)
-        _DESCRIPTORS.append(d)
+        d = descriptor
+        if d is None:
+            d = np.zeros(_WORDS, np.int64)
+            _DESCRIPTORS.append(d)
         self._desc = d
         grid = self._buf.ptr + offset
         L, h = self._layout, self._header
@@ -204,8 +236,10 @@ class Volume:
         return out
 
     def get_tile_count(self) -> int:
+        """The number of tiles; of a rebuildable volume, its tile capacity (as Warp reports it:
+        `get_active_stats()` has the tiles in use)."""
         self._check()
-        return self._header.node_counts[0]
+        return self._rebuild[0].max_leaf_node_count if self._rebuild else self._header.node_counts[0]
 
     def get_tiles(self, out: array | None = None) -> array:
         """The origins (multiples of 8) of the volume's leaf tiles, (tile count, 3) int32."""
@@ -214,8 +248,9 @@ class Volume:
         return self._write_out(tiles, out, "tile")
 
     def get_voxel_count(self) -> int:
+        """The number of indexable voxels; of a rebuildable volume, its voxel capacity."""
         self._check()
-        return self._indexable_count()
+        return self._rebuild[0].max_voxel_count if self._rebuild else self._indexable_count()
 
     def get_active_stats(self) -> Volume.ActiveStats:
         self._check()
@@ -238,6 +273,11 @@ class Volume:
         return self._write_out(voxels, out, "voxel")
 
     def _write_out(self, data, out, what):
+        """`data` (rows of coordinates) into `out` (new when None); a rebuildable volume gives
+        as many rows as its capacity (Warp's count), those not in use zero."""
+        capacity = self.get_tile_count() if what == "tile" else self.get_voxel_count()
+        if capacity > len(data):
+            data = np.concatenate([data, np.zeros((capacity - len(data), 3), data.dtype)])
         if out is None:
             return array(data, dtype=int32, device=self.device)
         if out.device != self.device or out.shape[0] < len(data):
@@ -275,12 +315,15 @@ class Volume:
     def is_index(self) -> bool:
         return self._header.grid_type in nv.INDEX_TYPES
 
+    _rebuild = None  # (RebuildInfo, the grid builder of the points) of a rebuildable volume
+
     @property
     def is_rebuildable(self) -> bool:
-        return False
+        return self._rebuild is not None
 
     def get_rebuild_info(self) -> Volume.RebuildInfo:
-        return Volume.RebuildInfo(None, 0, 0, 0, 0)
+        """The reserved capacities of a rebuildable volume (kind None and zeros otherwise)."""
+        return self._rebuild[0] if self._rebuild is not None else Volume.RebuildInfo(None, 0, 0, 0, 0)
 
     REBUILD_SUCCESS: ClassVar[int] = 0
     REBUILD_LEAF_CAPACITY_EXCEEDED: ClassVar[int] = 1 << 0
@@ -289,11 +332,28 @@ class Volume:
     REBUILD_VOXEL_CAPACITY_EXCEEDED: ClassVar[int] = 1 << 3
     REBUILD_INVALID_INPUT: ClassVar[int] = 1 << 4
 
-    def rebuild(self, *args, **kwargs):
-        """Warp rebuilds volumes allocated with reserved capacity in place; weft does not
-        allocate rebuildable volumes yet (allocate a new one instead)."""
-        raise NotImplementedError("weft: Volume.rebuild() is not supported yet; allocate a new Volume "
-                                  "(allocate_by_tiles / allocate_by_voxels) with the new points instead")
+    def rebuild(self, points: array, status: array | None = None, point_mask: array | None = None):
+        """Rebuild the topology from `points` (tile points for a volume made by
+        `allocate_by_tiles`, voxel points for one made by `allocate_by_voxels`), keeping the
+        id, transform, background and capacities; values start at the background. A
+        topology beyond the capacities leaves the volume as it was; `status` (one uint32)
+        receives Volume.REBUILD_* flags. Returns `status`."""
+        if self._rebuild is None:
+            raise RuntimeError("Volume is not rebuildable")
+        info, points_of, build = self._rebuild
+        status = _status_array(status, self.device)
+        # (no points: invalid; all masked out: an empty topology, as in Warp)
+        grid = build(points_of(points, point_mask)) if len(points) else None
+        flags = Volume.REBUILD_INVALID_INPUT if grid is None else _capacity_flags(grid, info)
+        if flags == Volume.REBUILD_SUCCESS:
+            old_grid = int(self._buf.ptr) + self._offset
+            if _LIVE.get(old_grid) == self.id:
+                del _LIVE[old_grid]
+            self._buf = array(np.frombuffer(grid, np.uint8).copy(), dtype=uint8, device=self.device)
+            self._attach(0, self._desc)
+        if status is not None:
+            status.numpy()[0] = flags
+        return status
 
     # feature (blind) data ----------------------------------------------------------------------
     def get_feature_array_count(self) -> int:
@@ -486,42 +546,88 @@ class Volume:
                           device=None, transform=None, rebuildable: bool = False, max_tiles=None,
                           max_lower_nodes=None, max_upper_nodes=None, status=None, point_mask=None) -> Volume:
         """A volume with a dense 8^3 tile around every point of `tile_points` (int32: index
-        space; float32: world space); `bg_value` sets the value type (None: an index grid)."""
-        if rebuildable or max_tiles is not None or max_lower_nodes is not None or max_upper_nodes is not None:
-            raise NotImplementedError("weft: rebuildable volumes (Volume.rebuild) are not supported yet")
+        space; float32: world space); `bg_value` sets the value type (None: an index grid).
+        `rebuildable` (or a capacity: `max_tiles`, default the number of points, and the
+        internal node counts) makes a volume `rebuild` can give new tiles; `status` (one
+        uint32) receives the Volume.REBUILD_* flags of this first build."""
         device = get_device(device)
         m = cls._transform(voxel_size, transform)
-        ijk = cls._points_ijk(tile_points, m, translation, "tile_points")
-        if point_mask is not None:
-            ijk = ijk[point_mask.numpy().reshape(-1) != 0]
-        origins = np.unique((ijk >> 3) << 3, axis=0).astype(np.int32)
-        if bg_value is None:
-            grid = nv.build_grid(origins, nv.ONINDEX, np.zeros(8, np.uint8).tobytes(), m, translation)
-        else:
-            code, bg = cls._bg_type(bg_value)
-            grid = nv.build_grid(origins, code, bg, m, translation)
-        return cls._from_grid(grid, device)
+        code, bg = (nv.ONINDEX, bytes(8)) if bg_value is None else cls._bg_type(bg_value)
+
+        def points_of(points, mask):
+            return cls._masked_ijk(points, mask, m, translation, "tile_points")
+
+        def build(ijk):
+            return nv.build_grid(np.unique((ijk >> 3) << 3, axis=0).astype(np.int32), code, bg, m, translation)
+
+        if not (rebuildable or any(c is not None for c in (max_tiles, max_lower_nodes, max_upper_nodes))):
+            return cls._from_grid(build(points_of(tile_points, point_mask)), device)
+        leaf = _capacity(max_tiles, len(tile_points), "max_tiles")
+        lower = _capacity(max_lower_nodes, leaf, "max_lower_nodes")
+        upper = _capacity(max_upper_nodes, lower, "max_upper_nodes")
+        info = Volume.RebuildInfo("tiles", leaf * 512, leaf, lower, upper)
+        return cls._rebuildable(info, points_of, build, tile_points, point_mask, status, device)
 
     @classmethod
     def allocate_by_voxels(cls, voxel_points: array, voxel_size=None, translation=(0.0, 0.0, 0.0), device=None,
                            transform=None, rebuildable: bool = False, max_active_voxels=None, max_leaf_nodes=None,
                            max_lower_nodes=None, max_upper_nodes=None, status=None, point_mask=None) -> Volume:
-        """An index volume with one active voxel for each point of `voxel_points`."""
-        if rebuildable or any(x is not None for x in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
-                                                      max_upper_nodes)):
-            raise NotImplementedError("weft: rebuildable volumes (Volume.rebuild) are not supported yet")
+        """An index volume with one active voxel for each point of `voxel_points`.
+        `rebuildable` (or a capacity: `max_active_voxels`, default the number of points, and
+        the node counts, each defaulting to the one before) makes a volume `rebuild` can give
+        new voxels."""
         device = get_device(device)
         m = cls._transform(voxel_size, transform)
-        ijk = cls._points_ijk(voxel_points, m, translation, "voxel_points")
-        if point_mask is not None:
-            ijk = ijk[point_mask.numpy().reshape(-1) != 0]
-        origins, which = np.unique((ijk >> 3) << 3, axis=0, return_inverse=True)
-        active = np.zeros((len(origins), 512), bool)
-        local = ijk - origins[which.reshape(-1)]
-        active[which.reshape(-1), local[:, 0] * 64 + local[:, 1] * 8 + local[:, 2]] = True
-        grid = nv.build_grid(origins.astype(np.int32), nv.ONINDEX, np.zeros(8, np.uint8).tobytes(), m, translation,
-                             active=active)
-        return cls._from_grid(grid, device)
+
+        def points_of(points, mask):
+            return cls._masked_ijk(points, mask, m, translation, "voxel_points")
+
+        def build(ijk):
+            origins, which = np.unique((ijk >> 3) << 3, axis=0, return_inverse=True)
+            active = np.zeros((len(origins), 512), bool)
+            local = ijk - origins[which.reshape(-1)]
+            active[which.reshape(-1), local[:, 0] * 64 + local[:, 1] * 8 + local[:, 2]] = True
+            return nv.build_grid(origins.astype(np.int32), nv.ONINDEX, bytes(8), m, translation, active=active)
+
+        if not (rebuildable or any(c is not None for c in (max_active_voxels, max_leaf_nodes, max_lower_nodes,
+                                                           max_upper_nodes))):
+            return cls._from_grid(build(points_of(voxel_points, point_mask)), device)
+        voxels = _capacity(max_active_voxels, len(voxel_points), "max_active_voxels")
+        leaf = _capacity(max_leaf_nodes, voxels, "max_leaf_nodes")  # (a voxel per leaf at worst)
+        lower = _capacity(max_lower_nodes, leaf, "max_lower_nodes")
+        upper = _capacity(max_upper_nodes, lower, "max_upper_nodes")
+        info = Volume.RebuildInfo("voxels", voxels, leaf, lower, upper)
+        return cls._rebuildable(info, points_of, build, voxel_points, point_mask, status, device)
+
+    @classmethod
+    def _rebuildable(cls, info, points_of, build, points, point_mask, status, device) -> Volume:
+        """A rebuildable volume from its first points: an empty one (and the flags in
+        `status`) when they exceed the capacities, as Warp's."""
+        status = _status_array(status, device)
+        ijk = points_of(points, point_mask)
+        grid = build(ijk)
+        flags = _capacity_flags(grid, info)
+        if flags != Volume.REBUILD_SUCCESS:
+            grid = build(ijk[:0])
+        volume = cls._from_grid(grid, device)
+        volume._rebuild = (info, points_of, build)
+        if status is not None:
+            status.numpy()[0] = flags
+        return volume
+
+    @classmethod
+    def _masked_ijk(cls, points, point_mask, m, translation, what) -> np.ndarray:
+        """The index-space coordinates of the points whose mask entry is not zero (no points
+        at all: Warp's "Failed to create volume")."""
+        ijk = cls._points_ijk(points, m, translation, what)
+        if len(ijk) == 0:
+            raise RuntimeError(f"Failed to create volume: {what} is empty")
+        if point_mask is None:
+            return ijk
+        mask = point_mask.numpy().reshape(-1) if isinstance(point_mask, array) else None
+        if mask is None or point_mask.dtype is not int32 or point_mask.ndim != 1 or len(mask) < len(ijk):
+            raise RuntimeError(f"point_mask must be a contiguous 1D array of int32 with at least {len(ijk)} entries")
+        return ijk[mask[:len(ijk)] != 0]
 
     @classmethod
     def allocate(cls, min, max, voxel_size, bg_value=0.0, translation=(0.0, 0.0, 0.0),
