@@ -89,6 +89,18 @@ def test_record_launch_in_warps_form_records_without_running():
         tape.record_launch(dot, 4, inputs=[x], outputs=[z])
 
 
+def test_recorded_launches_index_as_warps_lists():
+    """[kernel, dim, max_blocks, inputs, outputs, device, block_dim, metadata], as tools that
+    walk `tape.launches` read them; ending a tape that is not recording is Warp's RuntimeError."""
+    x, y, z = _arrays()
+    with wp.Tape() as tape:
+        wp.launch(dot, 4, inputs=[x, y], outputs=[z])
+    kernel, dim, _, inputs, outputs, device, _, _ = tape.launches[0]
+    assert (kernel, dim, device) == (dot, (4,), "cpu") and inputs == [x, y] and outputs == [z]
+    with pytest.raises(RuntimeError, match="tape not present"):
+        wp.Tape().__exit__(None, None, None)
+
+
 @wp.kernel
 def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()

@@ -81,6 +81,7 @@ from .runtime.capture import (  # noqa: E402
     Graph,
     ScopedCapture,
     capture_begin,
+    capture_debug_dot_print,
     capture_end,
     capture_if,
     capture_launch,

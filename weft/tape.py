@@ -85,15 +85,15 @@ def watching(callback):
         _watchers.remove(callback)
 
 
-def on_launch(kernel, dims, params, device, record: bool = True):
-    """A forward launch is about to run (called by `weft.launch`): the recording Tape (if
-    any, and `record`) records it; under `paused()`, arrays it writes that recorded
-    launches read are snapshotted first."""
+def on_launch(kernel, dims, params, device, record: bool = True, n_inputs: int | None = None):
+    """A forward launch is about to run (called by `weft.launch`; the first `n_inputs` of
+    `params` were its `inputs`): the recording Tape (if any, and `record`) records it; under
+    `paused()`, arrays it writes that recorded launches read are snapshotted first."""
     for watch in list(_watchers):
         watch("launch", (kernel, dims, params, device))
     tape = recording_tape()
     if tape is not None and record:
-        tape.add_launch(kernel, dims, params, device)
+        tape.add_launch(kernel, dims, params, device, n_inputs)
     elif tape is None and active_tapes:
         writes = kernel.array_effects()[1]
         for key in writes:
@@ -140,10 +140,17 @@ class _Recorded:
     device: object
     segment: object = None  # a budgeted Tape's segment that re-runs this launch (params stay live)
     where: tuple | None = None  # (file, line) of the user's launch, kept under detect_anomaly
+    n_inputs: int = 0  # how many of `params` the launch took as `inputs`
 
     @property
     def name(self) -> str:
         return self.kernel.name
+
+    def __getitem__(self, k):
+        """Warp's list form of a recorded launch: [kernel, dim, max_blocks, inputs, outputs,
+        device, block_dim, metadata] (tools that walk `tape.launches` index it)."""
+        return [self.kernel, self.dims, 0, self.params[:self.n_inputs], self.params[self.n_inputs:],
+                self.device, 0, None][k]
 
 
 @dataclass(eq=False)
@@ -189,6 +196,8 @@ class Tape:
         return self
 
     def __exit__(self, *exc):
+        if self not in active_tapes:
+            raise RuntimeError("Error, ended tape capture, but tape not present")
         active_tapes.remove(self)
         return False
 
@@ -205,16 +214,17 @@ class Tape:
         if len(params) != len(kernel.arg_names):
             raise TypeError(f"Tape.record_launch: kernel '{kernel.name}' takes {len(kernel.arg_names)} "
                             f"arguments ({', '.join(kernel.arg_names)}), got {len(params)}")
-        self.add_launch(kernel, normalize_dim(kernel, dim), params, get_device(device))
+        self.add_launch(kernel, normalize_dim(kernel, dim), params, get_device(device), len(inputs or ()))
 
-    def add_launch(self, kernel, dims, params, device):
+    def add_launch(self, kernel, dims, params, device, n_inputs: int | None = None):
         """Record a forward launch about to run (what `weft.launch` calls). Arrays it writes
         that recorded launches (itself included) read are copied first."""
         kinds = _argument_kinds()
         array = kinds[0]
         grad_of = [p if isinstance(p, kinds) else None for p in params]
         entry = _Recorded(kernel, dims, list(params), grad_of, device,
-                          where=_caller_outside_weft() if config.anomaly_depth else None)
+                          where=_caller_outside_weft() if config.anomaly_depth else None,
+                          n_inputs=len(params) if n_inputs is None else n_inputs)
         budget = self._budget
         if budget is not None:
             budget.admit(entry)

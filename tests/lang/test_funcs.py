@@ -352,6 +352,15 @@ def recursive(n: int) -> int:
     return n + recursive(n - 1)
 
 
+def test_a_funcs_key_is_its_qualified_name_in_its_module():  # (Warp's rule, a kernel's)
+    @wp.func
+    def local_helper(x: float) -> float:
+        return x
+
+    assert recursive.key == "recursive"
+    assert local_helper.key == "test_a_funcs_key_is_its_qualified_name_in_its_module__locals__local_helper"
+
+
 def test_recursion_is_a_compile_error():
     @wp.kernel
     def calls_recursive(out: wp.array(dtype=int)):

@@ -51,7 +51,7 @@ def test_modules_list_their_funcs_and_structs_and_find_references(tmp_path):
     ref = _load("weft_modtest_ref", REFERENCED, tmp_path)
     dep = _load("weft_modtest_dep", DEPENDENT.format(ref="weft_modtest_ref"), tmp_path)
     ref_module = wp.get_module("weft_modtest_ref")
-    assert list(ref_module.functions) == ["weft_modtest_ref.magic"]  # (the redefinition replaces it)
+    assert list(ref_module.functions) == ["magic"]  # (the redefinition replaces it)
     assert list(ref_module.structs) == ["weft_modtest_ref.Pair"]
     assert ref_module.structs["weft_modtest_ref.Pair"] is ref.Pair
     dep.kern.module.get_module_hash()
@@ -127,6 +127,33 @@ def test_the_same_unique_definition_written_twice_is_one_kernel():
 def test_get_module_options_is_a_dict():
     options = wp.get_module_options()
     assert type(options) is dict and options["block_dim"] == 256
+    assert options["mode"] is None and options["max_unroll"] == wp.config.max_unroll  # (Warp's defaults)
+
+
+SQUARE = """
+import weft as wp
+
+@wp.kernel
+def square(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+"""
+
+
+def test_a_module_keeps_the_enable_backward_setting_it_was_made_under(tmp_path, capsys):
+    """Warp's rule: a module imported while `config.enable_backward` is False keeps no
+    adjoints after the setting changes back (a Tape warns and skips its kernels)."""
+    wp.config.enable_backward = False
+    try:
+        lib = _load("weft_modtest_no_backward", SQUARE, tmp_path)
+    finally:
+        wp.config.enable_backward = True
+    assert wp.get_module_options("weft_modtest_no_backward")["enable_backward"] is False
+    x, y = wp.array([1.0, 2.0], dtype=float, requires_grad=True), wp.zeros(2, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(lib.square, 2, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(2)})
+    assert "enable_backward=False" in capsys.readouterr().err and x.grad.numpy().tolist() == [0.0, 0.0]
 
 
 def test_load_module_of_weft_own_module_needs_no_kernels():

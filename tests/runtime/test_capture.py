@@ -170,6 +170,8 @@ def test_capture_begin_end_and_errors():
         wp.capture_end()
     with pytest.raises(TypeError, match="Graph"):
         wp.capture_launch("graph")
+    with pytest.raises(RuntimeError, match="Graph debug dot print error: a CPU graph"):  # (Warp's too)
+        wp.capture_debug_dot_print(graph, "graph.dot")
 
 
 def test_an_error_inside_the_block_ends_the_capture():

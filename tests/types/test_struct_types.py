@@ -363,3 +363,39 @@ def test_instances_read_from_an_array_hold_python_numbers():
     got = arr.list()[0]
     assert type(got.n) is int and type(got.h) is float and type(got.flag) is bool
     assert type(got.u8) is int and type(got.d) is float and type(got.inner.a) is float
+
+
+@wp.struct
+class Gain:
+    gain: float
+    offset: wp.vec2
+
+
+@wp.kernel
+def apply_gain(x: wp.array(dtype=float), s: Gain):
+    i = wp.tid()
+    x[i] = x[i] * s.gain + s.offset[1]
+
+
+def _gain_struct(offset_type):
+    """`Gain` defined again, as a re-run notebook cell or a reloaded module defines it."""
+    @wp.struct
+    class Gain:
+        gain: float
+        offset: offset_type
+
+    Gain.key = globals()["Gain"].key  # (what the same cell or module gives it; here the qualnames differ)
+    return Gain
+
+
+def test_a_struct_defined_again_alike_is_taken_for_it():
+    """Instances of a new definition with the same key and fields pass to kernels annotated
+    with the old one (Warp packs any struct; another layout under the key is refused)."""
+    again = _gain_struct(wp.vec2)
+    s = again()
+    s.gain, s.offset = 2.0, wp.vec2(0.0, 1.0)
+    x = wp.array([1.0, 2.0], dtype=float)
+    wp.launch(apply_gain, 2, inputs=[x, s])
+    assert x.numpy().tolist() == [3.0, 5.0]
+    with pytest.raises(TypeError, match="an instance of struct Gain"):
+        wp.launch(apply_gain, 2, inputs=[x, _gain_struct(wp.vec3)()])

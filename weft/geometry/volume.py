@@ -315,7 +315,7 @@ class Volume:
     def is_index(self) -> bool:
         return self._header.grid_type in nv.INDEX_TYPES
 
-    _rebuild = None  # (RebuildInfo, the grid builder of the points) of a rebuildable volume
+    _rebuild = None  # (RebuildInfo, points -> index coordinates, coordinates -> grid) if rebuildable
 
     @property
     def is_rebuildable(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import types as pytypes
 import typing
 import weakref
@@ -110,6 +111,12 @@ def signature_types(pyfunc, kind: str) -> dict:
             raise WarpCodegenTypeError(unannotated_message(pyfunc, name))
         out[name] = resolve_annotation(annotation, f"{pyfunc.__qualname__}, parameter '{name}'")
     return out
+
+
+def warp_key(pyfunc) -> str:
+    """Warp's key of a kernel or func: its qualified name as an identifier
+    (`outer.<locals>.k` -> `outer__locals__k`)."""
+    return re.sub(r"[^0-9a-zA-Z_]+", "", pyfunc.__qualname__.replace(".", "__"))
 
 
 def unannotated_message(pyfunc, name: str) -> str:
@@ -246,7 +253,7 @@ class Func:
         from .module import module_for
         self.name = pyfunc.__name__
         self.qualified_name = f"{pyfunc.__module__}.{pyfunc.__qualname__}"  # (overloads share it)
-        self.key = key or self.qualified_name
+        self.key = key or warp_key(pyfunc)  # (the module tells same-named funcs apart)
         self.module = module_for(module, pyfunc, self.key)
         self.module.register_function(self)
         self.inline = None  # Warp's CUDA hint (see weft.func)

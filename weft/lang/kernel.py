@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import re
 import time
 
 from .. import config
@@ -84,8 +83,7 @@ class Kernel:
         function.check_kernel_annotations(func)
         self.func = func
         self.name = func.__name__
-        # Warp's key: the qualified name as an identifier (`Outer.<locals>.k` -> `Outer__locals__k`)
-        self.key = key or re.sub(r"[^0-9a-zA-Z_]+", "", func.__qualname__.replace(".", "__"))
+        self.key = key or function.warp_key(func)
         self.options = dict(options or {})
         if enable_backward is not None:
             self.options["enable_backward"] = enable_backward

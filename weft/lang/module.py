@@ -25,13 +25,14 @@ from ..utils import MODULE_OPTIONS
 _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
 # a module's defaults: the global settings
-_FROM_CONFIG = ("fast_math", "enable_backward", "mode", "deterministic", "deterministic_max_records")
-# ... of which these are read once, when the module is made
-_CAPTURED = ("deterministic", "deterministic_max_records")
+_FROM_CONFIG = ("fast_math", "enable_backward", "max_unroll", "deterministic", "deterministic_max_records")
+# ... of which these are read once, when the module is made (Warp's: a module imported while
+# `config.enable_backward` is False keeps no adjoints when the setting changes back)
+_CAPTURED = ("enable_backward", "max_unroll", "deterministic", "deterministic_max_records")
 # Warp's other module options and their defaults. None: the setting of weft.config applies
 # (cpu_compiler_flags and optimization_level choose the compile target, see codegen/cpu.py);
 # the others concern CUDA builds or codegen details weft decides itself.
-OPTION_DEFAULTS = {"optimization_level": None, "cpu_compiler_flags": None, "max_unroll": None,
+OPTION_DEFAULTS = {"mode": None, "optimization_level": None, "cpu_compiler_flags": None,
                    "lineinfo": None, "fuse_fp": True, "block_dim": 256, "cuda_output": None,
                    "compile_time_trace": False, "strip_hash": False, "enable_mathdx_gemm": None,
                    "enable_mathdx_solver": None, "enable_mathdx_fft": None, "extra_build_options": None,
@@ -137,8 +138,8 @@ class Module:
         # (found when the module is hashed or loaded)
         self.references: set = set()
         self.dependents: set = set()
-        # the determinism settings are those of weft.config when the module is made (as
-        # Warp's): changing the config later leaves existing modules as they were
+        # these settings are those of weft.config when the module is made (as Warp's):
+        # changing the config later leaves existing modules as they were
         own = MODULE_OPTIONS.setdefault(name, {})
         for key in _CAPTURED:
             if own.get(key) is None:
@@ -504,7 +505,7 @@ def _hash_references(h, pyfunc, seen: set):
             continue
         if isinstance(value, Func):
             seen.add(id(value))
-            label = value.key if value.key != value.qualified_name else value.name  # (not the module's name)
+            label = value.key  # (its qualified name in its module, or the key it was given)
             h.update(f"{label}:{value.inline}".encode())
             for overload in value.overloads:
                 try:

@@ -174,6 +174,15 @@ def capture_launch(graph: Graph, stream=None) -> None:
         graph.launch()
 
 
+def capture_debug_dot_print(graph: Graph, path: str, verbose: bool = True) -> None:
+    """Warp writes a CUDA graph as a DOT file; a CPU graph has no CUDA graph, and Warp raises
+    RuntimeError for one, as weft does (every weft graph is a CPU graph)."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"capture_debug_dot_print expects a Graph, got {type(graph).__name__}")
+    raise RuntimeError("Graph debug dot print error: a CPU graph has no CUDA graph to print "
+                       f"(its {len(graph.ops)} recorded operations run from Python)")
+
+
 class ScopedCapture:
     """`with ScopedCapture() as capture: ...` records the block; `capture.graph` holds it."""
 

@@ -188,13 +188,24 @@ def pack_value(kernel, name, t, value):
                 value = value._as_struct(t)
             except TypeError as e:
                 _refuse(kernel, name, f"cannot take it: {e}")
-        if not isinstance(value, StructValue) or value._type is not t:
+        if not isinstance(value, StructValue) or not _same_struct(value._type, t):
             _fail(kernel, name, f"an instance of struct {t.name}", _describe(value))
         out = ctype_of(t)()
         for field, ft in t.fields.items():
             setattr(out, field, pack_value(kernel, f"{name}.{field}", ft, getattr(value, field)))
         return out
     _fail(kernel, name, repr(t), _describe(value))
+
+
+def _same_struct(a: StructType, b: StructType) -> bool:
+    """`a` is `b`, or the same struct defined again (a module reloaded, a notebook cell run
+    twice): the same key and the same fields of the same types."""
+    if a is b:
+        return True
+    if a.key != b.key or a.field_names != b.field_names:
+        return False
+    return all(fa is fb or fa == fb or isinstance(fa, StructType) and isinstance(fb, StructType)
+               and _same_struct(fa, fb) for fa, fb in zip(a.fields.values(), b.fields.values()))
 
 
 def _pack_scalar(kernel, name, t: Scalar, value):
@@ -653,7 +664,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if adjoint:
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
     elif not record_cmd:  # (a recorded command runs later, possibly many times: tapes do not see it)
-        tape_module.on_launch(kernel, dims, params, device, record=record_tape)
+        tape_module.on_launch(kernel, dims, params, device, record=record_tape, n_inputs=len(inputs or ()))
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
