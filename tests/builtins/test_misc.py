@@ -171,6 +171,38 @@ def test_printf_string_arguments_are_printed_as_given(capfd):
     assert capfd.readouterr().out == "tag: k=7 x=2.5 50%%\n"
 
 
+@wp.kernel
+def c_printf_widths_and_bools(flags: wp.array(dtype=bool)):
+    wp.printf("|%3s|%8s|%-6s|%.2s|\n", "i", "x", "y", "abcdef")
+    wp.printf("%d %d %d\n", True, flags[0], flags[0] and False)
+
+
+def test_printf_formats_strings_and_bools_as_c_does(capfd):
+    """A string argument takes its %s's width, precision and `-` flag; a bool is the int C
+    promotes it to (it was a pointer, printed as a garbage number)."""
+    wp.launch(c_printf_widths_and_bools, 1, inputs=[wp.array([True], dtype=bool)])
+    assert capfd.readouterr().out == "|  i|       x|y     |ab|\n1 1 0\n"
+
+
+@wp.func
+def pair_of(x: float):
+    return x * 2.0, 2.5
+
+
+@wp.kernel
+def print_shapes_and_tuples(a: wp.array2d(dtype=float), b: wp.array(dtype=float)):
+    print(a.shape)
+    print(b.shape)
+    print(pair_of(3.0))
+    print((wp.vec2(1.0, 2.0), 7))
+
+
+def test_print_of_shapes_and_tuples_is_warps(capfd):
+    """A shape prints as Warp's four extents; a tuple prints its elements one per line."""
+    wp.launch(print_shapes_and_tuples, 1, inputs=[wp.zeros((4, 3)), wp.zeros(5)])
+    assert capfd.readouterr().out == "(4, 3, 0, 0)\n(5, 0, 0, 0)\n6\n2.5\n1 2 \n7\n"
+
+
 def test_printf_takes_at_most_32_values(capfd):
     fmt = " ".join(["%d"] * 33)
     source = f"def many():\n    wp.printf({fmt!r}, {', '.join(map(str, range(33)))})\n"

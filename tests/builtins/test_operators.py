@@ -173,6 +173,23 @@ def test_matmul_of_scalars_is_their_product():
 
 
 @wp.kernel
+def negations(x: wp.array(dtype=float), out: wp.array(dtype=float), v: wp.array(dtype=wp.vec2)):
+    out[0] = -0.0  # a literal
+    out[1] = -x[0]
+    out[2] = wp.neg(x[0])
+    v[0] = -wp.vec2(x[0], 0.0)
+
+
+def test_scalar_negation_is_zero_minus_x_as_warps():
+    """Warp's scalar neg is `T(0) - x` (so -(+0.0) is +0.0, printed "0"); vectors negate
+    each component (-0.0); a literal -0.0 stays -0.0."""
+    out, v = wp.zeros(3), wp.zeros(1, dtype=wp.vec2)
+    wp.launch(negations, 1, inputs=[wp.zeros(1), out, v])
+    assert np.signbit(out.numpy()).tolist() == [True, False, False]
+    assert np.signbit(v.numpy()).tolist() == [[True, True]]
+
+
+@wp.kernel
 def transform_parts(out: wp.array(dtype=wp.transform)):
     a = wp.transform_identity()
     wp.transform_set_translation(a, wp.vec3(4.0, 5.0, 6.0))

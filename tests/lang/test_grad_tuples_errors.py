@@ -147,7 +147,8 @@ def test_expect_builtins_print_failures_only(capfd):
     assert capfd.readouterr().out == ""
     wp.launch(checks, dim=1, inputs=[1.0])
     out = capfd.readouterr().out
-    assert "expect_eq failed" in out and "1 != 2" in out and "expect_near failed" in out
+    assert "Error, expect_eq() failed:\n\t Expected: 2\n\t Actual: 1\n" in out
+    assert "Error, expect_near() failed with tolerance 0.1\n" in out
 
 
 GLOBAL_ARRAY = wp.zeros(3)

@@ -670,6 +670,8 @@ def test_python_numbers_out_of_an_integer_dtypes_range_are_refused():
     assert wp.array(np.array([-1, 256]), dtype=wp.uint8).numpy().tolist() == [255, 0]
     assert wp.array([1.7, -1.7], dtype=int).numpy().tolist() == [1, -1]
     assert wp.array([2**64 - 1], dtype=wp.uint64).numpy().tolist() == [2**64 - 1]
+    big = [2**64 - 1, 0, 2**63, 5]  # (numpy alone infers float64 for these and loses 2**64 - 1)
+    assert wp.array(big, dtype=wp.uint64).numpy().tolist() == big
     for data, dtype in (([float("nan")], wp.int32), ([1.0, float("nan")], wp.uint8), ((2, math.nan), wp.int64)):
         with pytest.raises(RuntimeError, match=f"cannot convert float NaN to {dtype.__name__}"):
             wp.array(data, dtype=dtype)  # (numpy's int cast of NaN is a garbage value)

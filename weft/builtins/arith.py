@@ -241,6 +241,8 @@ def unary(ctx, kind: str, v: Value) -> Value:
             ctx.error(f"~ needs an integer, got {t!r}")
         if kind == "neg" and t is bool_:
             ctx.error("cannot negate a bool")
+        if kind == "neg" and t.is_float:  # Warp's scalar neg is 0 - x: -(+0.0) is +0.0
+            return ctx.b.sub(ctx.b.const(0.0, t), v)
         return ctx.b.unary("not" if (kind == "invert" and t is bool_) else kind, v)
     if isinstance(t, (Vector, Matrix)) and kind in ("neg", "invert"):
         if kind == "invert" and not t.dtype.is_int:

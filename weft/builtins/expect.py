@@ -6,25 +6,28 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import Value
-from ..types import Composite, Scalar, bool_
+from ..types import Composite, Scalar
 from . import arith
-from .misc import _format
+from .misc import emit_print
 from .registry import BUILTINS, builtin
 
 
-def _report(ctx, name: str, failed, a, b, relation: str):
-    """Print `name(a, b) failed: a relation b` where `failed` (a bool Value or a constant) holds."""
+def _report(ctx, failed, header: str, lines):
+    """Where `failed` (a bool Value or a constant) holds, print Warp's message: `header`, then
+    each (label, value) of `lines` as the label followed by print(value)."""
     def emit():
-        pieces, values = [f"{name} failed at {ctx.b.loc}: "], []
-        _format(ctx, a, pieces, values)
-        pieces.append(f" {relation} ")
-        _format(ctx, b, pieces, values)
-        pieces.append("\n")
-        ctx.b.op("print", values, [], {"fmt": tuple(pieces)})
+        ctx.b.op("print", [], [], {"fmt": (header,)})
+        for label, value in lines:
+            ctx.b.op("print", [], [], {"fmt": (label,)})
+            emit_print(ctx, [value], adjoint=False)
     if isinstance(failed, Value):
         ctx.emit_if(failed, emit, None)
     elif failed:
         emit()
+
+
+def _equality_report(ctx, name, failed, actual, expected):
+    _report(ctx, failed, f"Error, {name}() failed:\n", [("\t Expected: ", expected), ("\t Actual: ", actual)])
 
 
 def _two_args(ctx, name, args, kwargs):
@@ -47,31 +50,49 @@ def _py_eq(a, b):
     return bool(np.all(np.asarray(a) == np.asarray(b)))
 
 
-def _py_expect(name, relation, failed_rule):
-    def check(a, b, *rest):
-        if failed_rule(a, b, *rest):
-            print(f"{name} failed: {a} {relation} {b}")
+def _py_text(x) -> str:
+    """`x` as Warp's print prints it (components followed by a space, a matrix by rows)."""
+    a = np.asarray(x)
+    if a.ndim == 0:
+        return f"{a.item():g}" if a.dtype.kind == "f" else str(a.item())
+    return "\n".join("".join(f"{c:g} " for c in np.atleast_1d(row)) for row in (a if a.ndim == 2 else [a]))
+
+
+def _py_expect(name, failed_rule):
+    def check(actual, expected, *rest):
+        if not failed_rule(actual, expected, *rest):
+            return
+        if name == "expect_near":
+            tolerance = rest[0] if rest else 1.0e-6
+            x, y = _py_values(actual, expected)
+            label = "Max absolute difference" if x.ndim else "Absolute difference"
+            print(f"Error, expect_near() failed with tolerance {_py_text(tolerance)}\n"
+                  f"    Expected: {_py_text(expected)}\n    Actual: {_py_text(actual)}\n"
+                  f"    {label}: {_py_text(np.max(np.abs(x - y)))}")
+        else:
+            print(f"Error, {name}() failed:\n\t Expected: {_py_text(expected)}\n\t Actual: {_py_text(actual)}")
     return check
 
 
-@builtin("expect_eq", py_impl=_py_expect("expect_eq", "!=", lambda a, b: not _py_eq(a, b)))
+@builtin("expect_eq", py_impl=_py_expect("expect_eq", lambda a, b: not _py_eq(a, b)))
 def expect_eq(ctx, args, kwargs):
-    """expect_eq(a, b): print a message if a != b (scalars, vectors, matrices)."""
+    """expect_eq(actual, expected): print Warp's message if they differ (scalars, vectors,
+    matrices)."""
     a, b = _two_args(ctx, "expect_eq", args, kwargs)
     if not isinstance(a, Value) and not isinstance(b, Value):
-        _report(ctx, "expect_eq", not _py_eq(a, b), a, b, "!=")
+        _equality_report(ctx, "expect_eq", not _py_eq(a, b), a, b)
         return
-    _report(ctx, "expect_eq", arith.compare(ctx, "ne", a, b), *arith.unify(ctx, a, b), "!=")
+    _equality_report(ctx, "expect_eq", arith.compare(ctx, "ne", a, b), *arith.unify(ctx, a, b))
 
 
-@builtin("expect_neq", py_impl=_py_expect("expect_neq", "==", _py_eq))
+@builtin("expect_neq", py_impl=_py_expect("expect_neq", _py_eq))
 def expect_neq(ctx, args, kwargs):
     """expect_neq(a, b): print a message if a == b."""
     a, b = _two_args(ctx, "expect_neq", args, kwargs)
     if not isinstance(a, Value) and not isinstance(b, Value):
-        _report(ctx, "expect_neq", _py_eq(a, b), a, b, "==")
+        _equality_report(ctx, "expect_neq", _py_eq(a, b), a, b)
         return
-    _report(ctx, "expect_neq", arith.compare(ctx, "eq", a, b), *arith.unify(ctx, a, b), "==")
+    _equality_report(ctx, "expect_neq", arith.compare(ctx, "eq", a, b), *arith.unify(ctx, a, b))
 
 
 def _py_far(a, b, tolerance=1.0e-6):
@@ -79,7 +100,7 @@ def _py_far(a, b, tolerance=1.0e-6):
     return bool(np.any(np.abs(x - y) > tolerance))
 
 
-@builtin("expect_near", py_impl=_py_expect("expect_near", "is not near", _py_far))
+@builtin("expect_near", py_impl=_py_expect("expect_near", _py_far))
 def expect_near(ctx, args, kwargs):
     """expect_near(a, b, tolerance=1e-6): print a message if a component of a and b differ
     by more than the tolerance (floats and vectors of floats)."""
@@ -94,7 +115,10 @@ def expect_near(ctx, args, kwargs):
     a, b = given["a"], given["b"]
     tolerance = given.get("tolerance", 1.0e-6)
     if not isinstance(a, Value) and not isinstance(b, Value) and not isinstance(tolerance, Value):
-        _report(ctx, "expect_near", _py_far(a, b, tolerance), a, b, "is not near")
+        if _py_far(a, b, tolerance):  # (constants: known now)
+            x, y = _py_values(a, b)
+            a, b = ctx.materialize(a), ctx.materialize(b)
+            _near_report(ctx, True, a, b, tolerance, float(np.max(np.abs(x - y))))
         return
     a, b = arith.unify(ctx, a, b)
     if isinstance(a.type, Composite):
@@ -103,10 +127,15 @@ def expect_near(ctx, args, kwargs):
         parts = [(a, b)]
     else:
         ctx.error(f"expect_near compares floats or vectors of floats, got {a.type!r}")
-    failed = None
+    diff = None
     for x, y in parts:
-        tol = ctx.coerce(tolerance, x.type) if not isinstance(tolerance, Value) else tolerance
-        far = ctx.b.cmp("gt", BUILTINS["abs"].expand(ctx, [arith.binary(ctx, "sub", x, y)], {}), tol)
-        failed = far if failed is None else ctx.b.select(failed, failed, far)
-    _report(ctx, "expect_near", failed if failed is not None else ctx.b.const(False, bool_),
-            a, b, "is not near")
+        d = BUILTINS["abs"].expand(ctx, [arith.binary(ctx, "sub", x, y)], {})
+        diff = d if diff is None else BUILTINS["max"].expand(ctx, [diff, d], {})
+    tol = ctx.coerce(tolerance, diff.type) if not isinstance(tolerance, Value) else tolerance
+    _near_report(ctx, ctx.b.cmp("gt", diff, tol), a, b, tol, diff)
+
+
+def _near_report(ctx, failed, actual, expected, tolerance, diff):
+    label = "    Max absolute difference: " if isinstance(actual.type, Composite) else "    Absolute difference: "
+    _report(ctx, failed, "Error, expect_near() failed with tolerance ",
+            [("", tolerance), ("    Expected: ", expected), ("    Actual: ", actual), (label, diff)])

@@ -125,6 +125,16 @@ def print_(ctx, args, kwargs):
     by a space, a matrix row by row); one value Warp cannot print (a struct, an array)
     prints `<type without print implementation>`, as in Warp. Several values (weft's own)
     print on one line, composites in brackets."""
+    emit_print(ctx, args, adjoint=True)
+
+
+def emit_print(ctx, args, adjoint: bool):
+    """The print op(s) of print(*args); `adjoint`: the adjoint pass prints "adj: " and the
+    value's adjoint, as Warp's adj_print (not for the messages of other builtins)."""
+    if len(args) == 1 and _is_tuple(args[0]):  # (Warp prints a tuple's elements one by one)
+        for item in (ctx.b.components(args[0]) if isinstance(args[0], Value) else args[0]):
+            emit_print(ctx, [item], adjoint)
+        return
     pieces, values = [], []
     warp_composite = len(args) == 1 and isinstance(args[0], Value) and isinstance(args[0].type, (Vector, Matrix))
     if len(args) == 1 and isinstance(args[0], Value) and not _warp_format(ctx, args[0], pieces, values):
@@ -138,10 +148,16 @@ def print_(ctx, args, kwargs):
     attrs = {"fmt": tuple(pieces)}
     if warp_composite:  # (Warp prints each component as printf("%g", float(c)))
         attrs["as_float32"] = True
-    if len(args) == 1 and not isinstance(getattr(args[0], "type", None), TileType):
-        # the adjoint pass prints "adj: " and the value's adjoint, as Warp's
+    if adjoint and len(args) == 1 and not isinstance(getattr(args[0], "type", None), TileType):
         attrs["adj_fmt"] = _adjoint_format(args[0], pieces)
     ctx.b.op("print", values, [], attrs)
+
+
+def _is_tuple(a) -> bool:
+    """A tuple value, or a tuple of constants (not an array's shape, which prints whole)."""
+    from .array_ops import ArrayShape
+    return isinstance(a, Value) and isinstance(a.type, TupleType) or \
+        isinstance(a, tuple) and not isinstance(a, ArrayShape)
 
 
 def _adjoint_format(a, pieces: list) -> tuple:
@@ -190,8 +206,16 @@ def _warp_format(ctx, a: Value, pieces: list, values: list) -> bool:
 
 
 def _format(ctx, a, pieces, values):
+    from .array_ops import ArrayShape
     if isinstance(a, str):
         pieces.append(a)
+    elif isinstance(a, ArrayShape):  # as Warp's shape_t: four extents, 0 past the array's
+        pieces.append("(")
+        for d in range(4):
+            if d:
+                pieces.append(", ")
+            _format(ctx, a[d], pieces, values)
+        pieces.append(")")
     elif isinstance(a, float):
         pieces.append(f"{a:g}")  # as printf's %g prints a float value
     elif not isinstance(a, Value):
@@ -267,9 +291,10 @@ def _fold_string_arguments(ctx, fmt: str, values: list) -> tuple[str, list]:
         if m.group(0) == "%%":
             continue
         if k < len(values) and isinstance(values[k], str):
-            if m.group(1) != "s":
+            if m.group(1) != "s" or "*" in m.group(0):
                 ctx.error(f"printf(): the string argument {values[k]!r} needs a %s placeholder, got {m.group(0)!r}")
-            out.append(fmt[pos:m.start()] + values[k].replace("%", "%%"))
+            text = m.group(0) % values[k]  # (its width, precision and `-` flag, as C's printf)
+            out.append(fmt[pos:m.start()] + text.replace("%", "%%"))
             pos = m.end()
         elif k < len(values):
             kept.append(values[k])

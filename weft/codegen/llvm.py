@@ -457,7 +457,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
             self.module, ir.FunctionType(I32, [PTR], var_arg=True), "printf")
         if op.attrs.get("raw"):
             fmt = op.attrs["fmt"][0]
-            args = [self._printf_arg(x)[1] for x in op.operands]
+            args = [self._printf_arg(x, raw=True)[1] for x in op.operands]
         else:
             parts, args = [], []
             values = iter(op.operands)
@@ -472,14 +472,17 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
             fmt = "".join(parts)
         b.call(printf, [self._cstring(fmt), *args])
 
-    def _printf_arg(self, x: Value, as_float32: bool = False):
+    def _printf_arg(self, x: Value, as_float32: bool = False, raw: bool = False):
         """(printf conversion, argument) for scalar `x`; `as_float32`: a float32 for %g, as
-        Warp prints the components of vectors and matrices."""
+        Warp prints the components of vectors and matrices; `raw`: for the user's own format
+        (wp.printf), where a bool is the int C promotes it to."""
         b = self.builder
         v = self.v(x)
         t = x.type
         if as_float32 and not t.is_bool:
             return "%g", b.fpext(self.convert(v, t, float32), self.f64)
+        if t.is_bool and raw:
+            return "%d", b.zext(v, I32)
         if t.is_bool:
             text = [b.bitcast(self._cstring(s), I8.as_pointer()) for s in ("True", "False")]
             return "%s", b.select(v, *text)  # (the two strings' array types differ)

@@ -647,7 +647,14 @@ def _numpy_of(data, t: Type) -> np.ndarray:
         return np.asarray(data).reshape(-1)
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
         return np.array([np.asarray(v).reshape(-1) if flat else np.asarray(v) for v in data])
-    return _asarray(data)
+    src = _asarray(data)
+    if src.dtype.kind == "f" and isinstance(data, (list, tuple)) and element_numpy(t)[0].kind in "iu":
+        # Python ints beyond int64 and below 0 together make numpy choose float64, which
+        # loses 2**64 - 1: keep them exact (as Python ints) for the integer dtype
+        exact = np.asarray(data, dtype=object)
+        if all(isinstance(v, numbers.Integral) for v in exact.ravel()):
+            return exact
+    return src
 
 
 def _asarray(data) -> np.ndarray:

@@ -8,16 +8,12 @@ import numpy as np
 from .array import array
 
 
-def print_launch(kernel, dims, params, device) -> None:
+def print_launch(kernel, dim, inputs, outputs, device) -> None:
+    """Warp's line for a launch (`config.print_launches`): the dim as given, the inputs and
+    outputs as Python prints those lists."""
     from ..logger import get_logger
-    args = ", ".join(f"{n}={_short(v)}" for n, v in zip(kernel.arg_names, params))
-    get_logger().info(f"kernel: {kernel.key} dim: {dims} inputs: [{args}] device: {device}")
-
-
-def _short(value) -> str:
-    if isinstance(value, array):
-        return f"array(shape={value.shape}, dtype={value.dtype!r})"
-    return repr(value)
+    get_logger().info(f"kernel: {kernel.key} dim: {dim} inputs: {list(inputs or ())} "
+                      f"outputs: {list(outputs or ())} device: {device}")
 
 
 def is_float_dtype(dt: np.dtype) -> bool:

@@ -673,7 +673,7 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
                block_dim=block_dim).launch()  # (recorded, see Launch.launch)
         return None
     if config.print_launches:
-        diagnostics.print_launch(kernel, dims, params, device)
+        diagnostics.print_launch(kernel, dim, inputs, outputs, device)
     try:
         ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
     except CompileError as err:  # the message points at the user's source: hide our frames
