@@ -61,3 +61,19 @@ def test_printed_tiles_name_their_shape_and_storage_as_warp_does(capfd):
                     block_dim=1)
     assert capfd.readouterr().out == ("[[0 0.5]\n [1 1.5]] = tile(shape=(2,2), storage=shared)\n"
                                       "[1 1 1] = tile(shape=(3), storage=register)\n")
+
+
+@wp.kernel
+def _print_results(x: wp.array2d(dtype=float)):
+    t = wp.tile_load(x, shape=(2, 2))
+    print(wp.tile_transpose(t))
+    print(wp.tile_matmul(t, t))
+    print(wp.tile_sum(t))
+
+
+def test_transposes_and_products_print_as_shared_tiles(capfd):  # (Warp 1.19's output)
+    wp.launch_tiled(_print_results, dim=[1], inputs=[wp.array(np.array([[0.0, 1.0], [2.0, 3.0]]), dtype=float)],
+                    block_dim=1)
+    assert capfd.readouterr().out == ("[[0 2]\n [1 3]] = tile(shape=(2,2), storage=shared)\n"
+                                      "[[2 3]\n [6 11]] = tile(shape=(2,2), storage=shared)\n"
+                                      "[6] = tile(shape=(1), storage=register)\n")

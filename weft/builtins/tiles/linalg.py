@@ -17,7 +17,7 @@ from ...types import Scalar, TileType, bfloat16, float32
 from .. import arith
 from ..registry import builtin, primitive
 from . import gemm_kernel
-from .args import tile_arg
+from .args import shared, tile_arg
 from .elementwise import elementwise
 from .shape import transpose
 
@@ -163,8 +163,8 @@ def tile_matmul(ctx, args, kwargs):
     if out is not None and _is_one(alpha) and _is_one(beta) and isinstance(out, Value) and out.type == rt:
         return [_precision(ctx.b.call(MATMUL_ACC, [a, c, out]), precision)], None  # out += a @ b, one op
     product = _scaled(ctx, _precision(ctx.b.call(MATMUL, [a, c]), precision), alpha)
-    if out is None:
-        return [None], product  # (nothing to update: the returning form)
+    if out is None:  # (the returning form: nothing to update; Warp allocates the product shared)
+        return [None], shared(ctx, product, "shared")
     tile_arg(ctx, out, "tile_matmul's out")
     if out.type != rt:
         ctx.error(f"tile_matmul: out must be a {rt!r}, got {out.type!r}", kind=TypeError)

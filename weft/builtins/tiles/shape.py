@@ -15,7 +15,7 @@ from ...ir.core import Block, Value
 from ...types import TileType, int32
 from .. import arith
 from ..registry import builtin
-from .args import offsets_arg, shape_arg, tile_arg
+from .args import offsets_arg, shape_arg, shared, tile_arg
 from .core import TILE_GET, is_dense, map_tiles, mark_view, ravel, set_strides, strides_of, unravel
 
 
@@ -38,7 +38,7 @@ def tile_transpose(ctx, args, kwargs):
     a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "tile_transpose's tile")
     if a.type.ndim != 2:
         ctx.error(f"tile_transpose needs a 2D tile, got shape {a.type.shape}", kind=ValueError)
-    return transpose(ctx.b, a)
+    return shared(ctx, transpose(ctx.b, a), "shared")  # (Warp's transpose is a view of shared memory)
 
 
 @builtin("tile_broadcast")
