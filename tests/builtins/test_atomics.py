@@ -49,6 +49,28 @@ def test_float_atomics_from_many_threads(run):
 
 
 @wp.kernel
+def bounds_with_nans(values: wp.array(dtype=float), lo: wp.array(dtype=float), hi: wp.array(dtype=float),
+                     old_lo: wp.array(dtype=float)):
+    i = wp.tid()
+    old_lo[i] = wp.atomic_min(lo, 0, values[i])
+    wp.atomic_max(hi, 0, values[i])
+
+
+def test_min_max_into_one_slot_skip_the_updates_that_keep_it():
+    """Reading first and updating only where x would change the bound (many threads, one
+    element) gives the atomic's own result: NaN values leave the bound, a NaN bound takes the
+    next value, and every returned old value is one the bound held (never below the final)."""
+    values = np.random.default_rng(5).standard_normal(N).astype(np.float32)
+    values[::97] = np.nan
+    lo, hi = wp.array([np.nan], dtype=float), wp.array([-np.inf], dtype=float)
+    old_lo = wp.zeros(N)
+    wp.launch(bounds_with_nans, N, inputs=[wp.array(values), lo, hi, old_lo])
+    assert lo.numpy()[0] == np.nanmin(values) and hi.numpy()[0] == np.nanmax(values)
+    olds = old_lo.numpy()
+    assert np.isnan(olds).sum() >= 1 and (olds[~np.isnan(olds)] >= np.nanmin(values)).all()
+
+
+@wp.kernel
 def float64_atomics(values: wp.array(dtype=wp.float64), acc: wp.array(dtype=wp.float64)):
     i = wp.tid()
     wp.atomic_add(acc, 0, values[i])

@@ -507,7 +507,33 @@ class MemoryOps:
         plain = getattr(self, "serial", None) if plain is None else plain
         if kind in ("add", "sub") and plain is not None:
             return self._serial_or_atomic(rmw, plain, ptr, x)
+        if kind in ("min", "max"):
+            return self._min_max_unless_kept(rmw, t, ptr, x)
         return b.atomic_rmw(rmw, ptr, x, "seq_cst" if kind == "exch" else "monotonic")
+
+    def _min_max_unless_kept(self, rmw, t, ptr, x):
+        """An atomic min or max that first reads the element and leaves it alone where the
+        update would keep it (x above the minimum, or NaN, ...): the same result, and threads
+        that keep a running bound (a bounding box, a CFL maximum) stop fighting over one
+        cache line with read-modify-writes. Where x equals the element the update runs (the
+        sign of a zero may change)."""
+        b = self.builder
+        current = b.load_atomic(ptr, "monotonic", max(t.bits // 8, 1), typ=x.type)
+        keeps = {"fmin": ">", "fmax": "<", "min": ">", "max": "<", "umin": ">", "umax": "<"}[rmw]
+        if t.is_float:  # (minnum: a NaN x leaves the element; a NaN element takes x)
+            kept = b.or_(b.fcmp_ordered(keeps, x, current), b.fcmp_unordered("uno", x, x))
+        else:
+            kept = (b.icmp_signed if t.is_signed else b.icmp_unsigned)(keeps, x, current)
+        with b.if_else(kept) as (keep, update):
+            with keep:
+                keep_block = b.block
+            with update:
+                updated = b.atomic_rmw(rmw, ptr, x, "monotonic")
+                update_block = b.block
+        old = b.phi(x.type)
+        old.add_incoming(current, keep_block)
+        old.add_incoming(updated, update_block)
+        return old
 
     def _serial_or_atomic(self, rmw, plain, ptr, x):
         """An add or subtract: a plain read-modify-write when `plain` (this call runs the
