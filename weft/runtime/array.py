@@ -8,6 +8,7 @@ carry the matching view of the gradient.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import numbers
@@ -455,9 +456,10 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
     def zero_(self):
         tape_module.protect(self)
-        if not (capture.capturing()
-                and capture.record(functools.partial(self._np.__setitem__, Ellipsis, 0), ("fill", self, 0))):
-            self._np[...] = 0
+        clear = functools.partial(ctypes.memset, self.ptr, 0, self.capacity) if self.is_contiguous and self.size \
+            else functools.partial(self._np.__setitem__, Ellipsis, 0)  # (a memset where the memory is one block)
+        if not (capture.capturing() and capture.record(clear, ("fill", self, 0))):
+            clear()
         return self
 
     # Views ----------------------------------------------------------------------------------

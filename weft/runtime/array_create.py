@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -163,11 +164,20 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
         grads = (dest_grad, src_grad, _CopyPlan(dest_grad, src_grad, dest_offset, src_offset, count))
 
     def run():
-        plan.write_dest(dest, plan.read_src(src).copy())
+        _move(plan, dest, src)
         if grads is not None:
-            grads[2].write_dest(grads[0], grads[2].read_src(grads[1]).copy())
+            _move(grads[2], grads[0], grads[1])
     if not capture.record(run, ("call", "weft.copy", (dest, src, dest_offset, src_offset, count), {})):
         run()  # (inside a graph capture: runs when the graph does)
+
+
+def _move(plan, dest, src):
+    """The copy itself: straight from the source's memory, through a temporary only where
+    the two arrays' memory may overlap (a shifted copy within one array)."""
+    values = plan.read_src(src)
+    if np.may_share_memory(values, dest.numpy()):
+        values = values.copy()
+    plan.write_dest(dest, values)
 
 
 class _CopyPlan:
@@ -220,6 +230,7 @@ class _CopyPlan:
                 a.numpy()[...] = flat.reshape(a.numpy().shape)
 
 
+@functools.cache  # (imported on first use: those modules import this one)
 def _gathered() -> tuple:
     """The array classes whose elements are gathered to read and scattered to write
     (indexed and Fabric arrays): they have `numpy()` and `assign()` but no strides."""
