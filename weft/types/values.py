@@ -130,6 +130,9 @@ def components(t, args, kwargs=None) -> np.ndarray:
     nothing (zeros; the identity transform), one scalar (broadcast), a value to convert or a
     sequence to expand, every component, or a matrix's rows; a transform also takes (p, q)."""
     n = t.num_components
+    if len(args) == n and t.dtype.is_float and t.dtype.name != "bfloat16" and not kwargs \
+            and all(type(a) is float or type(a) is int for a in args):  # (the common call, wp.vec3(1.0, 2.0, 3.0))
+        return np.array(args, dtype=t.dtype.np_dtype)
     flavor = getattr(t, "flavor", None)
     if kwargs:
         if flavor != "transform":
