@@ -648,6 +648,10 @@ def _numpy_of(data, t: Type) -> np.ndarray:
     if isinstance(data, CompositeValue) and flat:
         return np.asarray(data).reshape(-1)
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], CompositeValue):
+        kind = data[0].type
+        if all(isinstance(v, CompositeValue) and v.type is kind for v in data):  # (their flat components)
+            stacked = np.stack([v._data for v in data])
+            return stacked if flat else stacked.reshape((len(data), *kind.np_shape))
         return np.array([np.asarray(v).reshape(-1) if flat else np.asarray(v) for v in data])
     src = _asarray(data)
     if src.dtype.kind == "f" and isinstance(data, (list, tuple)) and element_numpy(t)[0].kind in "iu":
