@@ -99,6 +99,7 @@ class Mesh:
         self._constructor = constructor
         self._leaf_size = int(bvh_leaf_size)
         self._tris = idx.reshape(-1, 3).astype(np.int64)
+        self._lowers = self._uppers = None  # the faces' boxes (see _triangle_bounds)
         self._desc = np.zeros(MESH_WORDS, np.int64)
         _DESCRIPTORS.append(self._desc)
         self.id = int(self._desc.ctypes.data)
@@ -106,20 +107,29 @@ class Mesh:
         self._build()
 
     # Building ------------------------------------------------------------------------------
-    def _tri_boxes(self):
-        p = self._points.numpy().reshape(-1, 3)
-        a, b, c = p[self._tris[:, 0]], p[self._tris[:, 1]], p[self._tris[:, 2]]
-        return (a, b, c), np.minimum(np.minimum(a, b), c), np.maximum(np.maximum(a, b), c)
+    def _triangle_bounds(self) -> float:
+        """Each face's box into `_lowers`/`_uppers` ((faces, 3) float32, the BVH's primitive
+        boxes) in one launch; returns the average edge length."""
+        from ..runtime.array import array
+        from ..runtime.launch import launch
+        from . import mesh_kernels
+        if self._lowers is None:
+            n = self._tris.shape[0]
+            self._lowers, self._uppers = (bvh_build.aligned_empty((n, 3), np.float32) for _ in range(2))
+            self._bounds_args = [array(self._lowers, dtype=vec3f, copy=False),
+                                 array(self._uppers, dtype=vec3f, copy=False), array(shape=n, dtype=float32)]
+        lo, hi, edges = self._bounds_args
+        launch(mesh_kernels.triangle_bounds, lo.shape[0], inputs=[self._points, self.indices, lo, hi, edges])
+        return float(edges.numpy().sum(dtype=np.float64)) / (3 * lo.shape[0])
 
     def _build(self):
-        tri, lo, hi = self._tri_boxes()
+        average_edge = self._triangle_bounds()
         g = None if self.groups is None else self.groups.numpy().astype(np.int64)
-        self._tree = bvh_build.build(lo, hi, self._leaf_size, g, self._constructor == 0)
-        self._lowers, self._uppers = lo, hi
+        self._tree = bvh_build.build(self._lowers, self._uppers, self._leaf_size, g, self._constructor == 0)
         self._group_roots = group_root_table(self._tree, g)
-        self._publish(tri)
+        self._publish(average_edge)
 
-    def _publish(self, tri):
+    def _publish(self, average_edge: float):
         table = self._group_roots
         publish(self._desc, self._tree, self._lowers.ctypes.data, self._uppers.ctypes.data, self._lowers.shape[0],
                 0 if table is None else table.ctypes.data, 0 if table is None else table.shape[1])
@@ -137,9 +147,7 @@ class Mesh:
             d[PTR_WINDING] = self._winding.ptr
         self._leaf_tris = self._leaf_triangles()
         d[PTR_LEAF_TRIS] = self._leaf_tris.ctypes.data
-        a, b, c = tri
-        edges = sum(np.sqrt(np.einsum("ij,ij->i", e, e)).sum(dtype=np.float64) for e in (b - a, c - b, a - c))
-        d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = edges / (3 * len(a))
+        d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = average_edge
 
     def _leaf_triangles(self):
         """The corners of the triangles in the order of the BVH's leaves, as of this build
@@ -173,11 +181,9 @@ class Mesh:
             work()
 
     def _refit_now(self):
-        tri, lo, hi = self._tri_boxes()
-        self._lowers[:] = lo
-        self._uppers[:] = hi
-        bvh_build.refit(self._tree, lo, hi)
-        self._publish(tri)
+        average_edge = self._triangle_bounds()
+        bvh_build.refit(self._tree, *self._bounds_args[:2])
+        self._publish(average_edge)
 
     # Properties ----------------------------------------------------------------------------
     @property

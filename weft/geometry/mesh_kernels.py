@@ -13,6 +13,8 @@ corners a, b, c of face perm[k] and the face's index (its int32 bits; -(face + 1
 face whose area is negligible, which point queries skip): a closest-point traversal reads
 a leaf's triangles from consecutive memory and does not test each face's area again.
 
+`triangle_bounds` writes each face's box and edge-length sum, at build and at every refit.
+
 Imported on first use: kernel-language code needs the frontend.
 """
 
@@ -96,3 +98,17 @@ def winding_data(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), 
         out[node, 5] = c[2]
         out[node, 6] = r
         out[node, 7] = area
+
+
+@wp.kernel(enable_backward=False)
+def triangle_bounds(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), lowers: wp.array(dtype=wp.vec3),
+                    uppers: wp.array(dtype=wp.vec3), edges: wp.array(dtype=float)):
+    """Each face's bounding box and the sum of its edge lengths (build and refit: the BVH's
+    primitive boxes and the mesh's average edge length, as Warp's refit recomputes both)."""
+    f = wp.tid()
+    a = points[indices[3 * f]]
+    b = points[indices[3 * f + 1]]
+    c = points[indices[3 * f + 2]]
+    lowers[f] = wp.min(wp.min(a, b), c)
+    uppers[f] = wp.max(wp.max(a, b), c)
+    edges[f] = wp.length(a - b) + wp.length(a - c) + wp.length(c - b)
