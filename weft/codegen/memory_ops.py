@@ -524,16 +524,20 @@ class MemoryOps:
             kept = b.or_(b.fcmp_ordered(keeps, x, current), b.fcmp_unordered("uno", x, x))
         else:
             kept = (b.icmp_signed if t.is_signed else b.icmp_unsigned)(keeps, x, current)
-        with b.if_else(kept) as (keep, update):
-            with keep:
-                keep_block = b.block
-            with update:
-                updated = b.atomic_rmw(rmw, ptr, x, "monotonic")
-                update_block = b.block
-        old = b.phi(x.type)
-        old.add_incoming(current, keep_block)
-        old.add_incoming(updated, update_block)
-        return old
+        return self._either(kept, lambda: current, lambda: b.atomic_rmw(rmw, ptr, x, "monotonic"))
+
+    def _either(self, cond, if_true, if_false):
+        """The value `if_true()` emits where `cond` (an i1) holds, else `if_false()`'s."""
+        b = self.builder
+        with b.if_else(cond) as (then, otherwise):
+            with then:
+                true_value, true_block = if_true(), b.block
+            with otherwise:
+                false_value, false_block = if_false(), b.block
+        out = b.phi(true_value.type)
+        out.add_incoming(true_value, true_block)
+        out.add_incoming(false_value, false_block)
+        return out
 
     def _serial_or_atomic(self, rmw, plain, ptr, x):
         """An add or subtract: a plain read-modify-write when `plain` (this call runs the
@@ -541,19 +545,12 @@ class MemoryOps:
         loop costs several times more for floats), else the atomic update. The flag is
         loop-invariant: LLVM unswitches on it."""
         b = self.builder
-        with b.if_else(plain) as (alone, shared):
-            with alone:
-                old_plain = b.load(ptr, typ=x.type)
-                op = {"fadd": b.fadd, "fsub": b.fsub, "add": b.add, "sub": b.sub}[rmw]
-                b.store(op(old_plain, x), ptr)
-                plain_block = b.block
-            with shared:
-                old_atomic = b.atomic_rmw(rmw, ptr, x, "monotonic")
-                atomic_block = b.block
-        old = b.phi(x.type)
-        old.add_incoming(old_plain, plain_block)
-        old.add_incoming(old_atomic, atomic_block)
-        return old
+
+        def alone():
+            old = b.load(ptr, typ=x.type)
+            b.store({"fadd": b.fadd, "fsub": b.fsub, "add": b.add, "sub": b.sub}[rmw](old, x), ptr)
+            return old
+        return self._either(plain, alone, lambda: b.atomic_rmw(rmw, ptr, x, "monotonic"))
 
     def _atomic_bfloat16(self, kind, ptr, x, compare=None):
         """An atomic update of a bfloat16 element (16 bits; `x` a float): add/sub/min/max by
