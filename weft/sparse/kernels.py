@@ -158,35 +158,64 @@ def scale_kernel(s_t):
 
 
 @functools.cache
-def mv_kernel(s_t, transpose: bool):
-    """`y = alpha * A x + beta * y` over scalar views: A's values as (capacity, R, C), x and
-    y as flat scalars. One thread per scalar row of the result. Rows of blocks (or, for the
-    transposed product, the host-built column order of the blocks) list the blocks to sum."""
+def mv_transposed_kernel(s_t):
+    """`y = alpha * A^T x + beta * y` over scalar views: A's values as (capacity, R, C), x and
+    y as flat scalars. One thread per scalar row of the result; `begin`/`end` give each
+    block column's range of a host-built order of the blocks (`order`: storage position,
+    `rows`: the block's row)."""
 
     @kernel
-    def sparse_mv(values: array(dtype=s_t, ndim=3), begin: array(dtype=int), end: array(dtype=int),
-                  order: array(dtype=int), cols: array(dtype=int), x: array(dtype=s_t),
-                  alpha: s_t, beta: s_t, y: array(dtype=s_t)):
+    def sparse_mv_transposed(values: array(dtype=s_t, ndim=3), begin: array(dtype=int), end: array(dtype=int),
+                             order: array(dtype=int), rows: array(dtype=int), x: array(dtype=s_t),
+                             alpha: s_t, beta: s_t, y: array(dtype=s_t)):
+        i = _tid()
+        R = values.shape[2]
+        C = values.shape[1]
+        col = i // R
+        r = i - col * R
+        s = s_t(0.0)
+        for k in range(begin[col], end[col]):
+            b = order[k]
+            j = rows[k]
+            for c in range(C):
+                s = s + values[b, c, r] * x[j * C + c]
+        if beta == s_t(0.0):
+            y[i] = alpha * s
+        else:
+            y[i] = alpha * s + beta * y[i]
+
+    return sparse_mv_transposed
+
+
+@functools.cache
+def mv_rows_kernel(s_t, counted: bool):
+    """`y = alpha * A x + beta * y` reading the topology itself: row `row`'s blocks are
+    storage positions offsets[row] .. offsets[row + 1] (or offsets[row] + row_counts[row]
+    when `counted`, a padded topology), columns outside [0, ncol) skipped. The blocks are
+    summed in storage order."""
+
+    @kernel
+    def sparse_mv_rows(values: array(dtype=s_t, ndim=3), offsets: array(dtype=int), row_counts: array(dtype=int),
+                       columns: array(dtype=int), ncol: int, x: array(dtype=s_t), alpha: s_t, beta: s_t,
+                       y: array(dtype=s_t)):
         i = _tid()
         R = values.shape[1]
         C = values.shape[2]
-        if transpose:
-            R = values.shape[2]
-            C = values.shape[1]
         row = i // R
         r = i - row * R
+        begin = offsets[row]
+        end = offsets[row + 1]
+        if counted:
+            end = begin + row_counts[row]
         s = s_t(0.0)
-        for k in range(begin[row], end[row]):
-            b = order[k]
-            j = cols[k]
-            for c in range(C):
-                if transpose:
-                    s = s + values[b, c, r] * x[j * C + c]
-                else:
+        for b in range(begin, end):
+            j = columns[b]
+            if j >= 0 and j < ncol:
+                for c in range(C):
                     s = s + values[b, r, c] * x[j * C + c]
         if beta == s_t(0.0):
             y[i] = alpha * s
         else:
             y[i] = alpha * s + beta * y[i]
 
-    return sparse_mv
+    return sparse_mv_rows

@@ -496,18 +496,23 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
     if _overlap(x, y):  # (y is written while x is read: x's values are copied first)
         xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
+    dev = M.device
+    if not transpose:  # (the kernel walks the topology: nothing to prepare on the host)
+        if nrow * R:
+            counted = M.row_counts is not None
+            launch(K.mv_rows_kernel(s_t, counted), dim=nrow * R,
+                   inputs=[M.scalar_values, M.offsets, M.row_counts if counted else M.offsets, M.columns,
+                           M.ncol, xs, s_t(alpha), s_t(beta)], outputs=[ys], device=dev)
+        return y
+    # the transposed product: the blocks by column, in a host-built order
     r, c, p = M._active()
     keep = (c >= 0) & (c < M.ncol)
     r, c, p = r[keep], c[keep], p[keep]
-    if transpose:
-        order = np.argsort(c, kind="stable")
-        lead, other, p = c[order], r[order], p[order]
-    else:
-        lead, other = r, c
+    order = np.argsort(c, kind="stable")
+    lead, other, p = c[order], r[order], p[order]
     first = np.searchsorted(lead, np.arange(nrow + 1))
-    dev = M.device
     if nrow * R:
-        launch(K.mv_kernel(s_t, transpose), dim=nrow * R,
+        launch(K.mv_transposed_kernel(s_t), dim=nrow * R,
                inputs=[M.scalar_values, iarray(first[:-1], dev), iarray(first[1:], dev), iarray(p, dev),
                        iarray(other, dev), xs, s_t(alpha), s_t(beta)], outputs=[ys], device=dev)
     return y
