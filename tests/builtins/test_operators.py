@@ -177,15 +177,18 @@ def negations(x: wp.array(dtype=float), out: wp.array(dtype=float), v: wp.array(
     out[0] = -0.0  # a literal
     out[1] = -x[0]
     out[2] = wp.neg(x[0])
+    a = 0.0
+    out[3] = -a  # a constant: folded
+    out[4] = -(0.0 * 1.0)  # computed: 0 - x
     v[0] = -wp.vec2(x[0], 0.0)
 
 
 def test_scalar_negation_is_zero_minus_x_as_warps():
     """Warp's scalar neg is `T(0) - x` (so -(+0.0) is +0.0, printed "0"); vectors negate
-    each component (-0.0); a literal -0.0 stays -0.0."""
-    out, v = wp.zeros(3), wp.zeros(1, dtype=wp.vec2)
+    each component (-0.0); literals and constants fold as C++ negates them (-0.0)."""
+    out, v = wp.zeros(5), wp.zeros(1, dtype=wp.vec2)
     wp.launch(negations, 1, inputs=[wp.zeros(1), out, v])
-    assert np.signbit(out.numpy()).tolist() == [True, False, False]
+    assert np.signbit(out.numpy()).tolist() == [True, False, False, True, False]
     assert np.signbit(v.numpy()).tolist() == [[True, True]]
 
 

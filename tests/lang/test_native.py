@@ -308,3 +308,31 @@ def test_module_build_options_reach_the_snippets_compiler(tmp_path):
     x = wp.array([1.0, 2.0], dtype=float)
     wp.launch(module.scaled_kernel, 2, [x])
     np.testing.assert_allclose(x.numpy(), [4.0, 7.0])
+
+
+def test_same_named_snippets_of_two_modules_keep_their_own_code(tmp_path):
+    """Native libraries share one symbol namespace: two modules' funcs `f` calling their own
+    preamble's `helper` must each run their own (the symbols name the module)."""
+    import importlib.util
+    kernels = []
+    for name, step in (("weft_native_twin_a", 1.0), ("weft_native_twin_b", 100.0)):
+        source = tmp_path / f"{name}.py"
+        source.write_text(
+            "import weft as wp\n"
+            "wp.set_module_options({'extra_build_options': wp.ModuleBuildOptions(\n"
+            f"    extra_cpu_preamble='inline float helper(float x) {{ return x + {step}f; }}')}})\n"
+            "@wp.func_native('return helper(x);')\n"
+            "def f(x: float) -> float: ...\n"
+            "@wp.kernel\n"
+            "def k(x: wp.array(dtype=float)):\n"
+            "    x[0] = f(x[0])\n")
+        spec = importlib.util.spec_from_file_location(name, source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        kernels.append(module.k)
+    results = []
+    for k in kernels:
+        x = wp.zeros(1)
+        wp.launch(k, 1, [x])
+        results.append(float(x.numpy()[0]))
+    assert results == [1.0, 100.0]

@@ -79,6 +79,19 @@ def test_numpy_views_keep_the_memory_of_pointer_arrays_alive():
     assert values.ravel().tolist() == [1.0] * 8 and len(junk) == 8
 
 
+def test_a_deleter_on_weft_allocated_memory_runs_when_its_last_view_goes():
+    freed = []
+    a = wp.zeros(8, dtype=float)
+    a.deleter = lambda ptr, size: freed.append(size)
+    view = a.numpy()[2:]
+    del a
+    gc.collect()
+    assert freed == [] and view.tolist() == [0.0] * 6
+    del view
+    gc.collect()
+    assert freed == [32]
+
+
 def test_deleter_none_keeps_the_memory():
     memory = np.zeros(4, dtype=np.float32)
     freed = []

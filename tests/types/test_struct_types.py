@@ -399,3 +399,35 @@ def test_a_struct_defined_again_alike_is_taken_for_it():
     assert x.numpy().tolist() == [3.0, 5.0]
     with pytest.raises(TypeError, match="an instance of struct Gain"):
         wp.launch(apply_gain, 2, inputs=[x, _gain_struct(wp.vec3)()])
+
+
+def _holder_structs():
+    @wp.struct
+    class Item:
+        s: float
+
+    @wp.struct
+    class Holder:
+        a: float
+        items: wp.array(dtype=Item)
+
+    return Item, Holder
+
+
+_Item, _Holder = _holder_structs()
+
+
+@wp.kernel
+def read_holder(h: _Holder, out: wp.array(dtype=float)):
+    out[0] = h.a + h.items[0].s
+
+
+def test_a_struct_holding_arrays_of_a_struct_defined_again_is_taken_for_it():
+    item, holder = _holder_structs()  # (the same cell run again: both defined anew)
+    h = holder()
+    h.a = 1.0
+    h.items = wp.array([item()], dtype=item)
+    h.items.numpy()["s"] = 2.5
+    out = wp.zeros(1)
+    wp.launch(read_holder, 1, inputs=[h, out])
+    assert out.numpy().tolist() == [3.5]

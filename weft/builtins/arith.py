@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.core import Op, Value
+from ..ir.core import Op, Value, constant_value
 from ..lang import promotion
 from ..types import ArrayType, Composite, Matrix, Scalar, StructType, TileType, TupleType, Vector, bool_, int32, uint64
 from ..types.scalars import wrap_int
@@ -241,7 +241,10 @@ def unary(ctx, kind: str, v: Value) -> Value:
             ctx.error(f"~ needs an integer, got {t!r}")
         if kind == "neg" and t is bool_:
             ctx.error("cannot negate a bool")
-        if kind == "neg" and t.is_float:  # Warp's scalar neg is 0 - x: -(+0.0) is +0.0
+        if kind == "neg" and t.is_float:  # Warp's scalar neg is 0 - x: -(+0.0) is +0.0 ...
+            known = constant_value(v)
+            if known is not None:  # ... but a constant Warp folds, as C++ negates it: -0.0
+                return ctx.b.const(-known, t)
             return ctx.b.sub(ctx.b.const(0.0, t), v)
         return ctx.b.unary("not" if (kind == "invert" and t is bool_) else kind, v)
     if isinstance(t, (Vector, Matrix)) and kind in ("neg", "invert"):

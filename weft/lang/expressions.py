@@ -149,6 +149,8 @@ class ExpressionsMixin:
         v = self.expr(node.operand)
         kind = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not", ast.Invert: "invert"}[type(node.op)]
         if not isinstance(v, Value):
+            if kind == "neg" and isinstance(v, float) and not isinstance(node.operand, ast.Constant):
+                return 0.0 - v  # (Warp negates a computed value as 0 - x: -(0.0 * 1.0) is +0.0)
             fold = {"neg": operator.neg, "pos": operator.pos, "not": operator.not_,
                     "invert": operator.invert}[kind]
             return fold(_plain_int(v))

@@ -125,7 +125,8 @@ class NativeInstance(FuncInstance):
             from ..codegen.native_cxx import NativeError, load_library
             options = self.func.module.options.get("extra_build_options")
             try:
-                source, symbols = self._translation_unit(options.extra_cpu_preamble if options else "")
+                source, symbols = self._translation_unit(options.extra_cpu_preamble if options else "",
+                                                         options.signature() if options else "")
                 load_library(source, f"func_native {self.func.name}",
                              options.extra_cpu_include_dirs if options else (),
                              options.signature() if options else "")
@@ -134,7 +135,7 @@ class NativeInstance(FuncInstance):
             self._symbols = symbols
         return self._symbols
 
-    def _translation_unit(self, preamble: str):
+    def _translation_unit(self, preamble: str, build_signature: str = ""):
         from ..builtins.native import ADDRESS, REF
         from ..codegen.native_cxx import cxx_type, translation_unit
         func, names = self.func, list(self.param_types)
@@ -151,8 +152,11 @@ class NativeInstance(FuncInstance):
                      for n, ct, kind in zip(names, cts, self.kinds)]
         if ret is not None:
             adj_decls.append(f"{ret_ct} adj_ret")
-        digest = hashlib.sha256("\0".join([func.key, func.snippet, func.adj_snippet or "", func.replay_snippet or "",
-                                           *decls, ret_ct]).encode()).hexdigest()[:16]
+        # (libraries load into one namespace: the symbol names the func's module and what its
+        # code is built with, so that same-named snippets of two modules stay apart)
+        digest = hashlib.sha256("\0".join([func.qualified_name, func.key, func.snippet, func.adj_snippet or "",
+                                           func.replay_snippet or "", preamble, build_signature, *decls,
+                                           ret_ct]).encode()).hexdigest()[:16]
         symbol = f"weft_native_{digest}"
         args = [f"(wp::uint64)a{k}" if kind == ADDRESS else f"*({ct}*)a{k}"
                 for k, (ct, kind) in enumerate(zip(cts, self.kinds))]

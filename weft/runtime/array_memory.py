@@ -155,7 +155,7 @@ def _aligned_zeros(count: int, scalar: np.dtype) -> np.ndarray:
 class _Aligned:
     """The `nbytes` bytes at `address` inside numpy buffer `raw` (kept alive), for numpy to view."""
 
-    __slots__ = ("raw", "__array_interface__")
+    __slots__ = ("raw", "__array_interface__", "__weakref__")  # (a deleter's finalizer refers to it weakly)
 
     def __init__(self, raw: np.ndarray, address: int, nbytes: int):
         self.raw = raw

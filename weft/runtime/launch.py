@@ -145,7 +145,7 @@ def pack_value(kernel, name, t, value):
                         f"type {type(value).__name__}")
             described = getattr(value, "weft_array", None)
             value = described if isinstance(described, array) else _foreign_array(kernel, name, t, value)
-        if value.dtype is not t.dtype or value.ndim != t.ndim:
+        if (value.dtype is not t.dtype and not _same_field_type(value.dtype, t.dtype)) or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
         if not value.device.is_cpu:
             _fail(kernel, name, "an array on device 'cpu'", f"one on {value.device}", ValueError)
@@ -204,8 +204,17 @@ def _same_struct(a: StructType, b: StructType) -> bool:
         return True
     if a.key != b.key or a.field_names != b.field_names:
         return False
-    return all(fa is fb or fa == fb or isinstance(fa, StructType) and isinstance(fb, StructType)
-               and _same_struct(fa, fb) for fa, fb in zip(a.fields.values(), b.fields.values()))
+    return all(_same_field_type(fa, fb) for fa, fb in zip(a.fields.values(), b.fields.values()))
+
+
+def _same_field_type(a, b) -> bool:
+    if a is b or a == b:
+        return True
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return _same_struct(a, b)
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):  # (arrays of a struct defined again)
+        return (a.ndim, a.indexed, a.fabric) == (b.ndim, b.indexed, b.fabric) and _same_field_type(a.dtype, b.dtype)
+    return False
 
 
 def _pack_scalar(kernel, name, t: Scalar, value):
