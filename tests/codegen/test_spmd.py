@@ -809,3 +809,26 @@ def test_the_short_rows_variant_is_compiled_for_the_first_launch_with_short_rows
     assert cmd.compiled is ck._short_rows
     cmd.set_dim((2, 40))
     assert cmd.compiled is ck
+
+
+@wp.kernel
+def spatial_products(inertia: wp.array(dtype=wp.spatial_matrix), q: wp.array(dtype=wp.spatial_vector),
+                     out: wp.array(dtype=wp.spatial_vector)):
+    i = wp.tid()
+    out[i] = inertia[i] * q[i]
+
+
+def test_elements_wider_than_a_cache_line_keep_threads_off_lanes():
+    """A 6x6 matrix per thread (144 bytes) would be gathered at that stride by SIMD lanes or
+    LLVM's vectorised thread loop, several times slower than one thread after another: such
+    kernels run scalar, and their optimised code has no gathers."""
+    from weft.codegen.llvm import KernelCodegen
+    assert KernelCodegen(spatial_products.ir(), (True, True, True)).wide_elements
+    assert not KernelCodegen(nbody.ir(), (True, True, True, True)).wide_elements
+    assert "gather" not in spatial_products.llvm_ir(optimized=True)
+    rng = np.random.default_rng(7)
+    m, v = rng.random((1000, 6, 6)).astype(np.float32), rng.random((1000, 6)).astype(np.float32)
+    out = wp.zeros(1000, dtype=wp.spatial_vector)
+    wp.launch(spatial_products, 1000, inputs=[wp.array(m, dtype=wp.spatial_matrix),
+                                            wp.array(v, dtype=wp.spatial_vector), out])
+    np.testing.assert_allclose(out.numpy(), np.einsum("nij,nj->ni", m, v), rtol=1e-5)

@@ -185,18 +185,22 @@ def cached_only(message: str):
         _only_cached.message = saved
 
 
-def compile_to_object(llvm_ir: str) -> bytes:
-    """Parse, verify, optimise and emit object code for an LLVM IR module (as text)."""
+def compile_to_object(llvm_ir: str, vectorize: bool = True) -> bytes:
+    """Parse, verify, optimise and emit object code for an LLVM IR module (as text);
+    `vectorize=False` leaves LLVM's vectorisers out (a kernel whose thread loop they would
+    vectorise with gathers: KernelCodegen.wide_elements)."""
     message = getattr(_only_cached, "message", None)
     if message is not None:
         raise RuntimeError(message)
     flags = current_flags()
+    if not vectorize:
+        flags = flags._replace(vectorize=False)
     if flags.llvm_options:
         return _compile_in_child(llvm_ir, flags)
     import llvmlite.binding as llvm
     mod = llvm.parse_assembly(llvm_ir)
     mod.verify()
-    optimize(mod)
+    _run_pipeline(mod, target_machine(), opt_level(), flags.vectorize)
     return target_machine().emit_object(mod)
 
 
@@ -254,11 +258,11 @@ def _compile_in_child(llvm_ir: str, flags: Flags) -> bytes:
     return done.stdout
 
 
-def optimized_ir(llvm_ir: str) -> str:
+def optimized_ir(llvm_ir: str, vectorize: bool = True) -> str:
     """The optimised IR (in this process: without the -mllvm options of the flags)."""
     import llvmlite.binding as llvm
     mod = llvm.parse_assembly(llvm_ir)
-    optimize(mod)
+    _run_pipeline(mod, target_machine(), opt_level(), current_flags().vectorize and vectorize)
     return str(mod)
 
 

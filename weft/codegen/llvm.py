@@ -22,6 +22,8 @@ when that proof holds.
 
 from __future__ import annotations
 
+import ctypes
+
 import llvmlite.ir as ir
 
 from .. import config
@@ -29,6 +31,7 @@ from ..ir.core import Block, Function, Op, Value, constant_value, walk
 from ..transforms.composite_memory import composites_in_memory
 from ..transforms.scatter import scatter_params
 from ..types import ArrayType, float32
+from ..types.layout import ctype_of
 from .composite_ops import CompositeOps
 from .control_ops import ControlOps
 from .llvm_types import (
@@ -55,6 +58,10 @@ from .uniform_acc import UniformAccumulation, uniform_accumulations
 # ops that compute new float values: a bfloat16 result is rounded after them (casts round
 # in `convert`; the other ops move values that are bfloat16 already)
 _ROUNDING_OPS = ("binary", "call")
+
+
+#: arrays of larger elements keep a kernel's threads off SIMD lanes (KernelCodegen.wide_elements)
+WIDE_ELEMENT_BYTES = 64
 
 
 class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, UniformAccumulation, SpmdOps):
@@ -86,6 +93,16 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         self.site_of: dict[int, Site] = {}
         self._strings: dict[str, ir.GlobalVariable] = {}
         self._collect_sites()
+        # a straight-line kernel reading or writing elements wider than a cache line would run
+        # on lanes (or LLVM's vectorised thread loop) through gathers at that stride, several
+        # times slower than one thread after another (a 6x6 matrix times a vector: 9.7 ms
+        # against 1.4); with loops, the work per element pays for the gathers (an 8x8
+        # elimination is 4x faster on lanes)
+        self.wide_elements = any(isinstance(p.type, ArrayType) and ctypes.sizeof(ctype_of(p.type.dtype)) >
+                                 WIDE_ELEMENT_BYTES for p in fn.params) and \
+            not any(op.name in ("for", "while") for op in walk(fn.body))
+        if self.wide_elements:
+            self.vectorize_threads = False
 
     @property
     def short_rows_below(self) -> int:

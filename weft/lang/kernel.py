@@ -505,7 +505,8 @@ class Kernel:
                     f"kernel '{self.name}'{' (adjoint)' if adjoint else ''}: its tiles need "
                     f"{cg.tile_stack_bytes:,} bytes of the thread's stack, more than weft allows "
                     f"({TILE_STACK_LIMIT:,}); use smaller tiles, or fewer tile values at once", fn.loc, self.name)
-            obj = cpu.compile_to_object(llvm_ir)
+            obj = cpu.compile_to_object(llvm_ir, vectorize=False) if cg.wide_elements else \
+                cpu.compile_to_object(llvm_ir)
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name, shared=True)
         facts = KernelFacts.of(fn, cg.entry_name, cg.scratch_size, cg.short_rows_below)
@@ -561,7 +562,7 @@ class Kernel:
         cg.module.triple = tm.triple
         cg.module.data_layout = str(tm.target_data)
         text = str(cg.generate())
-        return cpu.optimized_ir(text) if optimized else text
+        return cpu.optimized_ir(text, vectorize=not cg.wide_elements) if optimized else text
 
     @property
     def hash(self) -> bytes:
