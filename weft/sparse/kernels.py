@@ -17,10 +17,11 @@ Two shapes of work cover the operations:
 """
 
 import functools
+import typing
 
 from .. import types as _t
 from ..builtins.registry import BUILTINS
-from ..lang.decorators import kernel
+from ..lang.decorators import func, kernel
 from ..runtime.array import array
 
 _tid = BUILTINS["tid"]
@@ -157,6 +158,15 @@ def scale_kernel(s_t):
     return sparse_scale
 
 
+@func
+def _scaled_into(y: array(dtype=typing.Any), i: int, alpha: typing.Any, s: typing.Any, beta: typing.Any):
+    """y[i] = alpha s + beta y[i], where y[i] is not read when beta is 0 (it may hold NaN)."""
+    if beta == 0.0:
+        y[i] = alpha * s
+    else:
+        y[i] = alpha * s + beta * y[i]
+
+
 @functools.cache
 def mv_transposed_kernel(s_t):
     """`y = alpha * A^T x + beta * y` over scalar views: A's values as (capacity, R, C), x and
@@ -179,10 +189,7 @@ def mv_transposed_kernel(s_t):
             j = rows[k]
             for c in range(C):
                 s = s + values[b, c, r] * x[j * C + c]
-        if beta == s_t(0.0):
-            y[i] = alpha * s
-        else:
-            y[i] = alpha * s + beta * y[i]
+        _scaled_into(y, i, alpha, s, beta)
 
     return sparse_mv_transposed
 
@@ -213,9 +220,6 @@ def mv_rows_kernel(s_t, counted: bool):
             if j >= 0 and j < ncol:
                 for c in range(C):
                     s = s + values[b, r, c] * x[j * C + c]
-        if beta == s_t(0.0):
-            y[i] = alpha * s
-        else:
-            y[i] = alpha * s + beta * y[i]
+        _scaled_into(y, i, alpha, s, beta)
 
     return sparse_mv_rows
