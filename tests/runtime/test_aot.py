@@ -24,7 +24,7 @@ PROGRAM = """
         from weft.codegen import cpu
         compiles = []
         original = cpu.compile_to_object
-        cpu.compile_to_object = lambda text: compiles.append(1) or original(text)
+        cpu.compile_to_object = lambda text, **options: compiles.append(1) or original(text, **options)
         wp.load_aot_module(__name__, module_dir=sys.argv[2])
         x = wp.array(np.arange(4, dtype=np.float32), requires_grad=True)
         y = wp.zeros(4, requires_grad=True)

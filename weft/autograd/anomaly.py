@@ -242,7 +242,8 @@ def _compile_checked(kernel, ck, params, adjoint, check_loads):
         tm = cpu.target_machine()
         cg.module.triple = tm.triple
         cg.module.data_layout = str(tm.target_data)
-        address = cpu.load_object(cpu.compile_to_object(str(cg.generate())), cg.entry_name)
+        address = cpu.load_object(cpu.compile_to_object(str(cg.generate()), vectorize=not cg.wide_elements),
+                                  cg.entry_name)
     facts = KernelFacts.of(ck.fn, cg.entry_name, cg.scratch_size)
     return CompiledKernel(kernel, address, facts, fn=ck.fn, sites=cg.all_sites, adjoint=adjoint)
 

@@ -154,8 +154,10 @@ def target_description() -> str:
     return f"{host().triple}|{cpu}|{features}|O{opt_level()}|{flags.llvm_options}|{flags.vectorize}"
 
 
-def optimize(module_ref) -> None:
-    _run_pipeline(module_ref, target_machine(), opt_level(), current_flags().vectorize)
+def optimize(module_ref, vectorize: bool = True) -> None:
+    """LLVM's pipeline for the current target and flags; `vectorize=False` leaves the
+    vectorisers out whatever the flags say."""
+    _run_pipeline(module_ref, target_machine(), opt_level(), current_flags().vectorize and vectorize)
 
 
 def _run_pipeline(module_ref, tm, level: int, vectorize: bool) -> None:
@@ -193,14 +195,12 @@ def compile_to_object(llvm_ir: str, vectorize: bool = True) -> bytes:
     if message is not None:
         raise RuntimeError(message)
     flags = current_flags()
-    if not vectorize:
-        flags = flags._replace(vectorize=False)
     if flags.llvm_options:
-        return _compile_in_child(llvm_ir, flags)
+        return _compile_in_child(llvm_ir, flags._replace(vectorize=flags.vectorize and vectorize))
     import llvmlite.binding as llvm
     mod = llvm.parse_assembly(llvm_ir)
     mod.verify()
-    _run_pipeline(mod, target_machine(), opt_level(), flags.vectorize)
+    optimize(mod, vectorize)
     return target_machine().emit_object(mod)
 
 
@@ -262,7 +262,7 @@ def optimized_ir(llvm_ir: str, vectorize: bool = True) -> str:
     """The optimised IR (in this process: without the -mllvm options of the flags)."""
     import llvmlite.binding as llvm
     mod = llvm.parse_assembly(llvm_ir)
-    _run_pipeline(mod, target_machine(), opt_level(), current_flags().vectorize and vectorize)
+    optimize(mod, vectorize)
     return str(mod)
 
 

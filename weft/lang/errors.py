@@ -68,9 +68,9 @@ class WarpRecursionError(CompileError, RecursionError):
 
 WarpCodegenError = CompileError
 
-#: The file name of the source weft writes to call a builtin or func from Python scope: a
-#: location there means nothing to the user, so errors leave it out.
-PYSCOPE_FILE_PREFIX = "<weft python-scope call"
+#: How the file names of the sources weft writes itself begin (a Python-scope call of a
+#: builtin or func, wp.map): a location there means nothing to the user, so errors leave it out.
+GENERATED_SOURCE_PREFIX = "<weft "
 
 KERNEL_RETURN_MESSAGE = ("Warp kernels cannot return values. Write results to output arguments, "
                          "and omit the return annotation or use `-> None`.")

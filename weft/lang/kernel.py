@@ -505,8 +505,7 @@ class Kernel:
                     f"kernel '{self.name}'{' (adjoint)' if adjoint else ''}: its tiles need "
                     f"{cg.tile_stack_bytes:,} bytes of the thread's stack, more than weft allows "
                     f"({TILE_STACK_LIMIT:,}); use smaller tiles, or fewer tile values at once", fn.loc, self.name)
-            obj = cpu.compile_to_object(llvm_ir, vectorize=False) if cg.wide_elements else \
-                cpu.compile_to_object(llvm_ir)
+            obj = cpu.compile_to_object(llvm_ir, vectorize=not cg.wide_elements)
             cpu.store_object(key, obj)
         address = cpu.load_object(obj, cg.entry_name, shared=True)
         facts = KernelFacts.of(fn, cg.entry_name, cg.scratch_size, cg.short_rows_below)

@@ -27,14 +27,14 @@ from ..runtime.array import array
 from ..runtime.array_create import empty
 from ..types import ArrayType, TileType, TupleType
 from ..types.array_type import valid_dtype
-from .errors import CompileError
+from .errors import GENERATED_SOURCE_PREFIX, CompileError
 from .function import Func
 from .source import lambda_body
 
 #: (function key, input descriptors, output kinds) -> (result types, kernel)
 map_cache: dict[tuple, tuple] = {}
 
-_FILE_PREFIX = "<weft map"
+_FILE_PREFIX = GENERATED_SOURCE_PREFIX + "map"
 
 
 def map(func, *inputs, out=None, return_kernel=False, block_dim=None, device=None):  # noqa: A001 - Warp's name

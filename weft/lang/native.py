@@ -124,12 +124,11 @@ class NativeInstance(FuncInstance):
         if self._symbols is None:
             from ..codegen.native_cxx import NativeError, load_library
             options = self.func.module.options.get("extra_build_options")
+            signature = options.signature() if options else ""
             try:
-                source, symbols = self._translation_unit(options.extra_cpu_preamble if options else "",
-                                                         options.signature() if options else "")
+                source, symbols = self._translation_unit(options.extra_cpu_preamble if options else "", signature)
                 load_library(source, f"func_native {self.func.name}",
-                             options.extra_cpu_include_dirs if options else (),
-                             options.signature() if options else "")
+                             options.extra_cpu_include_dirs if options else (), signature)
             except NativeError as e:
                 raise self._error(str(e)) from None
             self._symbols = symbols

@@ -55,7 +55,7 @@ from ..types import (
 )
 from ..types.scalars import SCALAR_VALUES
 from ..types.values import CallMismatch  # noqa: F401 - (raised here; defined with the values)
-from .errors import PYSCOPE_FILE_PREFIX, CompileError
+from .errors import GENERATED_SOURCE_PREFIX, CompileError
 from .function import is_generic
 
 # Builtins whose value only exists inside a kernel launch.
@@ -313,7 +313,7 @@ def _cache_of(callee) -> dict:
     return held[1]
 
 
-_FILE_PREFIX = PYSCOPE_FILE_PREFIX
+_FILE_PREFIX = GENERATED_SOURCE_PREFIX + "python-scope call"
 
 
 class _Entry:

@@ -173,9 +173,10 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
 
 def _move(plan, dest, src):
     """The copy itself: straight from the source's memory, through a temporary only where
-    the two arrays' memory may overlap (a shifted copy within one array)."""
+    the two arrays' memory may overlap (a shifted copy within one array) or the destination
+    scatters its elements (an indexed or Fabric array: its numpy() would gather a copy)."""
     values = plan.read_src(src)
-    if np.may_share_memory(values, dest.numpy()):
+    if isinstance(dest, _gathered()) or np.may_share_memory(values, dest.numpy()):
         values = values.copy()
     plan.write_dest(dest, values)
 

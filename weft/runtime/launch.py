@@ -600,12 +600,12 @@ def _flush_c_stdout():
 
 
 def raise_launch_error(ck, ctx):
-    from ..lang.errors import PYSCOPE_FILE_PREFIX, format_at
+    from ..lang.errors import GENERATED_SOURCE_PREFIX, format_at
     site = ck.sites[ctx.error_site]
     op = site.op
     subject = ck.subject
     if site.what == "integer division":
-        at = None if op.loc is None or op.loc.file.startswith(PYSCOPE_FILE_PREFIX) else op.loc
+        at = None if op.loc is None or str(op.loc.file).startswith(GENERATED_SOURCE_PREFIX) else op.loc
         raise ZeroDivisionError(format_at(f"{subject}: integer division by zero", at))
     if site.what == "AD stack":
         raise MemoryError(format_at(

@@ -447,15 +447,6 @@ def _scalar_view(v: array, scalar) -> array:
     return array(ptr=v.ptr, shape=(n,), strides=strides, dtype=scalar, device=v.device, deleter=v, grad=grad)
 
 
-def _overlap(x: array, y: array) -> bool:
-    """Whether the memory spans of `x` and `y` meet (a strided pair may interleave)."""
-    def span(v):
-        lo = v.ptr + sum((n - 1) * s for n, s in zip(v.shape, v.strides) if s < 0)
-        return lo, lo + v.capacity
-    (a0, a1), (b0, b1) = span(x), span(y)
-    return x.size > 0 and y.size > 0 and a0 < b1 and b0 < a1
-
-
 def _mv_vectors(M, x, y, transpose):
     """(rows, block rows) of the product and `y` (checked; new when None)."""
     R, C = M.block_shape
@@ -494,7 +485,7 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     nrow, R, y = _mv_vectors(M, x, y, transpose)
     s_t = M.scalar_type
     xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
-    if _overlap(x, y):  # (y is written while x is read: x's values are copied first)
+    if np.may_share_memory(x.numpy(), y.numpy()):  # (y is written while x is read: x is copied first)
         xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
     dev = M.device
     if not transpose:  # (the kernel walks the topology: nothing to prepare on the host)
