@@ -362,3 +362,82 @@ def test_retain_grad_holds_for_stores_through_an_in_kernel_view(retain):
     tape.backward(grads={z: wp.ones_like(z)})
     np.testing.assert_array_equal(x.grad.numpy(), np.full(4, 2.0))
     np.testing.assert_array_equal(y.grad.numpy(), np.full((1, 4), 1.0 if retain else 0.0))
+
+
+# What the Tape keeps of overwritten arrays: only what an adjoint reads -----------------------
+@wp.kernel
+def integrate_in_place(x: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.float64), dt: wp.float64):
+    i = wp.tid()
+    v[i] = v[i] - wp.float64(9.8) * dt
+    x[i] = x[i] + v[i] * dt
+
+
+@wp.kernel
+def sine_in_place(x: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    x[i] = wp.sin(x[i])
+
+
+@wp.kernel
+def fold_negatives(x: wp.array(dtype=wp.float64), k: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    if x[i] < wp.float64(0.0):  # (the branch taken depends on x: its adjoint reads x)
+        x[i] = x[i] * k[0]
+
+
+@wp.kernel
+def sum_of_squares(x: wp.array(dtype=wp.float64), loss: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * x[i])
+
+
+def _loss_and_gradient(steps, x0, *extra):
+    """Run `steps(x, *extra)` on a Tape from x0, then sum_of_squares: (loss, d loss / d x0)."""
+    x = wp.array(x0, dtype=wp.float64, requires_grad=True)
+    loss = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+    with wp.Tape() as tape:
+        steps(x, *extra)
+        wp.launch(sum_of_squares, len(x0), inputs=[x, loss])
+    tape.backward(loss=loss)
+    return loss.numpy()[0], x.grad.numpy().copy(), tape
+
+
+def _finite_difference(steps, x0, *extra, h=1e-6):
+    out = np.zeros_like(x0)
+    for j in range(len(x0)):
+        plus, minus = x0.copy(), x0.copy()
+        plus[j] += h
+        minus[j] -= h
+        out[j] = (_loss_and_gradient(steps, plus, *extra)[0] - _loss_and_gradient(steps, minus, *extra)[0]) / (2 * h)
+    return out
+
+
+def test_a_linear_in_place_update_keeps_no_copies_and_its_gradient_is_right():
+    # x, v updated in place 10 times: the adjoint of the update never reads their old values
+    def steps(x, v0):
+        v = wp.array(v0, dtype=wp.float64, requires_grad=True)
+        for _ in range(10):
+            wp.launch(integrate_in_place, len(v0), inputs=[x, v, 0.01])
+
+    x0, v0 = np.array([0.5, -1.0, 2.0]), np.array([1.0, 0.0, -3.0])
+    _, grad, tape = _loss_and_gradient(steps, x0, v0)
+    assert "snapshot" not in tape.summary().splitlines()[0]
+    # x_final = x0 + sum_k v_k dt, independent of x0's value: d/dx0 of sum x_final^2 is 2 x_final
+    x_final = x0 + sum((v0 - 9.8 * 0.01 * (k + 1)) * 0.01 for k in range(10))
+    np.testing.assert_allclose(grad, 2 * x_final, rtol=1e-12)
+    np.testing.assert_allclose(grad, _finite_difference(steps, x0, v0), rtol=1e-7)
+
+
+@pytest.mark.parametrize("kernel", ["sine", "branch"])
+def test_an_update_whose_adjoint_reads_the_old_value_keeps_a_copy(kernel):
+    def steps(x):
+        for _ in range(3):
+            if kernel == "sine":
+                wp.launch(sine_in_place, len(x), inputs=[x])
+            else:
+                wp.launch(fold_negatives, len(x), inputs=[x, wp.array([-0.5], dtype=wp.float64)])
+
+    x0 = np.array([0.7, -1.3, 2.1, -0.2])
+    _, grad, tape = _loss_and_gradient(steps, x0)
+    assert "3 snapshots" in tape.summary().splitlines()[0]  # x before each of the three launches
+    np.testing.assert_allclose(grad, _finite_difference(steps, x0), rtol=1e-6)

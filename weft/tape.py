@@ -651,7 +651,7 @@ def _recording_keys(kernel, segmented: bool) -> tuple:
     keys = kernel._ir.get(key)
     if keys is None:
         reads, writes = kernel.array_effects()
-        initial = reads if segmented else kernel.array_initial_reads()
+        initial = reads if segmented else kernel.array_adjoint_reads()
         keys = kernel._ir[key] = (tuple(sorted(initial, key=_key_order)), tuple(sorted(writes, key=_key_order)),
                                   tuple(sorted(kernel.array_final_reads(), key=_key_order)))
     return keys

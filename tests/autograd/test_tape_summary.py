@@ -8,7 +8,7 @@ import weft as wp
 @wp.kernel
 def scale(x: wp.array(dtype=wp.float64), s: wp.float64, y: wp.array(dtype=wp.float64)):
     i = wp.tid()
-    y[i] = s * x[i]
+    y[i] = s * x[i] * x[i]  # (its adjoint reads x: a Tape keeps x if it is overwritten)
 
 
 class Twice(wp.autograd.Function):

@@ -380,6 +380,20 @@ def array_initial_reads(fn: Function) -> set:
     return {array_key(op.operands[0]) for op in LoadPlan(fn).initial}
 
 
+def primal_arrays_read(adjoint: Function, n_primal: int) -> set:
+    """Keys (parameter position, field path) of the primal arrays (the first `n_primal`
+    parameters) whose contents adjoint kernel `adjoint` reads, after its dead code is gone."""
+    position = {p.id: k for k, p in enumerate(adjoint.params[:n_primal])}
+    keys = set()
+    for op in walk(adjoint.body):
+        arrays = [op.operands[0]] if op.name == "load" else native_arrays(op)
+        for arr in arrays:
+            pid, path = array_key(arr)
+            if pid in position:
+                keys.add(position[pid] if not path else (position[pid], path))
+    return keys
+
+
 def array_effects(fn: Function) -> tuple[set, set]:
     """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
     ops = list(walk(fn.body))

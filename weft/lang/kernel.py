@@ -315,6 +315,33 @@ class Kernel:
         adjoint reads: those read before the kernel writes them, or never written."""
         return self._array_analyses()["initial"]
 
+    def array_adjoint_reads(self) -> frozenset:
+        """The arrays of `array_initial_reads` whose contents the adjoint actually uses (what
+        a Tape must keep of them when a later launch overwrites them): not those whose loads
+        feed only linear operations that the adjoint's dead-code removal drops (the update
+        `x[i] = x[i] + v[i] * dt` never needs x's old value). All of them for a kernel
+        without an adjoint (its backward pass reports why). Built from the adjoint's IR
+        once per mode, and kept with the warm-start records."""
+        key = ("adjoint reads", self.mode)
+        found = self._ir.get(key)
+        if found is not None:
+            return found
+        initial = self.array_initial_reads()
+        record = warm_start.record_key(self._warm_text(self.mode), "adjoint reads", (self.mode,), "")
+        found = warm_start.load_keys(record) if record is not None else None
+        if found is None:
+            from ..autodiff.arrays import primal_arrays_read
+            try:
+                adjoint = self.adjoint_ir()
+            except (CompileError, RuntimeError, TypeError, ValueError):
+                found = initial
+            else:
+                found = initial & primal_arrays_read(adjoint, len(self.params))
+                if record is not None and self._warm_text(self.mode) is not None:
+                    warm_start.store_keys(record, found)
+        self._ir[key] = found
+        return found
+
     def array_final_reads(self) -> frozenset:
         """Indices of the array parameters whose contents after the launch its adjoint reads
         (the targets of float atomic_min/max)."""

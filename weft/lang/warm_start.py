@@ -120,6 +120,19 @@ def store_analyses(key: str, analyses: dict) -> None:
     cache.store(key, json.dumps(data).encode(), RECORD_SUFFIX)
 
 
+def load_keys(key: str) -> frozenset | None:
+    """A set of array keys (Kernel.array_adjoint_reads) stored under `key`, or None."""
+    payload = cache.load(key, RECORD_SUFFIX)
+    try:
+        return _decode_keys(json.loads(payload)["keys"]) if payload is not None else None
+    except (TypeError, ValueError, KeyError, IndexError):
+        return None
+
+
+def store_keys(key: str, keys) -> None:
+    cache.store(key, json.dumps({"keys": _encode_keys(keys)}).encode(), RECORD_SUFFIX)
+
+
 def _encode_keys(keys) -> list:
     """Array keys (a parameter index, or (index, field path)) as JSON values."""
     return sorted(([k[0], list(k[1])] if isinstance(k, tuple) else k for k in keys), key=repr)
