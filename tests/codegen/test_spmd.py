@@ -832,3 +832,122 @@ def test_elements_wider_than_a_cache_line_keep_threads_off_lanes():
     wp.launch(spatial_products, 1000, inputs=[wp.array(m, dtype=wp.spatial_matrix),
                                             wp.array(v, dtype=wp.spatial_vector), out])
     np.testing.assert_allclose(out.numpy(), np.einsum("nij,nj->ni", m, v), rtol=1e-5)
+
+
+# Integer division by constants and shifts run on the lanes ---------------------------------
+@wp.kernel
+def int_arithmetic(a: wp.array(dtype=wp.int64), b: wp.array(dtype=wp.int32), u: wp.array(dtype=wp.uint32),
+                   out: wp.array2d(dtype=wp.int64), m: int):
+    i = wp.tid()
+    for j in range(m):
+        x = a[i] + wp.int64(j)
+        y = b[i] - j
+        z = u[i] + wp.uint32(j)
+        k = wp.int64(i % 70)  # (shifts by the width or more are defined: 0, or the sign)
+        out[i, 0] = x / wp.int64(3) + x % wp.int64(-5) + x // wp.int64(7) + x // wp.int64(-2)
+        out[i, 1] = wp.int64(y / 4 + y % 3 + y // -3 + y % -7)
+        out[i, 2] = wp.int64(z / wp.uint32(5) + z % wp.uint32(9) + z // wp.uint32(2))
+        out[i, 3] = (x >> k) + (x << k) + wp.int64((z >> wp.uint32(i % 40)) + (z << wp.uint32(3)))
+        out[i, 4] = wp.int64(y >> (i % 35)) + wp.int64(-y << 2)
+
+
+def test_integer_division_by_constants_and_shifts_run_on_lanes_bit_identical():
+    plan = spmd_plan(int_arithmetic.ir())
+    binaries = [op for op in wp.ir.walk(int_arithmetic.ir().body)
+                if op.name == "binary" and op.attrs["op"] in ("div", "floordiv", "mod", "shl", "shr")]
+    assert len(binaries) > 15 and not any(id(op) in plan.lanewise for op in binaries)
+    rng = np.random.default_rng(4)
+    n = WIDTH * 11 + 3
+    a = np.concatenate([rng.integers(-2**62, 2**62, n - 3), [-2**63, 2**63 - 8, -1]]).astype(np.int64)
+    b = np.concatenate([rng.integers(-2**31 + 1, 2**31 - 3, n - 3), [-2**31 + 1, -1, 0]]).astype(np.int32)
+    u = rng.integers(0, 2**32 - 3, n, dtype=np.uint32)
+    vec, scalar = run_both(int_arithmetic, n, lambda: [wp.array(a), wp.array(b), wp.array(u),
+                                                        wp.zeros((n, 5), dtype=wp.int64), 2], [3])
+    assert_bitwise(vec, scalar)
+    y = b.astype(np.int64) - 1  # (the last iteration's, in C semantics)
+    c_div = np.sign(y) * (np.abs(y) // 4)
+    c_mod = np.sign(y) * (np.abs(y) % 3)
+    np.testing.assert_array_equal(vec[0][:, 1] - (y // -3) - np.fmod(y, -7), c_div + c_mod)
+
+
+# A divergent while loop: the last lanes finish in scalar code ------------------------------
+@wp.kernel
+def collatz(start: wp.array(dtype=wp.int64), steps: wp.array(dtype=int), peak: wp.array(dtype=wp.vec2),
+            trace: wp.array(dtype=wp.int64)):
+    i = wp.tid()
+    n = start[i]
+    count = 0
+    high = wp.vec2(0.0, 0.0)
+    while n != wp.int64(1):
+        if n % wp.int64(2) == wp.int64(0):
+            n = n / wp.int64(2)
+        else:
+            n = wp.int64(3) * n + wp.int64(1)
+        count += 1
+        high = wp.max(high, wp.vec2(float(n), float(count)))
+        trace[i] = n * wp.int64(1000) + wp.int64(count)  # (a store in the body: live lanes only)
+    steps[i] = count
+    peak[i] = high
+
+
+@wp.kernel
+def newton_sqrt(x: wp.array(dtype=float), out: wp.array(dtype=float), iterations: wp.array(dtype=int)):
+    i = wp.tid()
+    a = x[i]
+    y = a  # (the loop starts from a value its body also reads)
+    it = 0
+    while wp.abs(y * y - a) > 1.0e-5 * a and it < 60:
+        y = 0.5 * (y + a / y)
+        it += 1
+    out[i] = y
+    iterations[i] = it
+
+
+@wp.kernel
+def ticket_loop(limit: wp.array(dtype=int), tickets: wp.array(dtype=int), out: wp.array(dtype=int)):
+    i = wp.tid()
+    total = 0
+    while wp.atomic_add(tickets, i, 1) < limit[i]:  # (a condition with effects: never run twice)
+        total += tickets[i]
+    out[i] = total
+
+
+def _collatz_steps(n):
+    count = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        count += 1
+    return count
+
+
+def test_divergent_while_loops_finish_their_last_lanes_in_scalar_code_bit_identical():
+    from weft.codegen.spmd_masked import has_scalar_tail
+    for kernel in (collatz, newton_sqrt, ticket_loop):
+        plan = spmd_plan(kernel.ir())
+        assert plan is not None and plan.masked
+    loops = {k.key: next(op for op in wp.ir.walk(k.ir().body) if op.name == "while")
+             for k in (collatz, newton_sqrt, ticket_loop)}
+    assert has_scalar_tail(loops[collatz.key], frozenset()) and has_scalar_tail(loops[newton_sqrt.key], frozenset())
+    assert not has_scalar_tail(loops[ticket_loop.key], frozenset())
+
+    n = WIDTH * 40 + 5
+    start = np.arange(1, n + 1, dtype=np.int64) * 7 + 3  # (trip counts from 5 to about 250)
+
+    def args():
+        return [wp.array(start), wp.zeros(n, dtype=int), wp.zeros(n, dtype=wp.vec2), wp.zeros(n, dtype=wp.int64)]
+    vec, scalar = run_both(collatz, n, args, [1, 2, 3])
+    assert_bitwise(vec, scalar)
+    assert vec[0].tolist() == [_collatz_steps(int(s)) for s in start]
+    assert (vec[2] % 1000 == vec[0]).all() and (vec[2] // 1000 == 1).all()
+
+    x = np.random.default_rng(5).uniform(0.01, 1e4, n).astype(np.float32)
+    vec, scalar = run_both(newton_sqrt, n, lambda: [wp.array(x), wp.zeros(n), wp.zeros(n, dtype=int)], [1, 2])
+    assert_bitwise(vec, scalar)
+    np.testing.assert_allclose(vec[0], np.sqrt(x), rtol=2e-5)
+
+    limit = (np.arange(n) * 37 % 29).astype(np.int32)
+    vec, scalar = run_both(ticket_loop, n, lambda: [wp.array(limit), wp.zeros(n, dtype=int), wp.zeros(n, dtype=int)],
+                           [1, 2])
+    assert_bitwise(vec, scalar)
+    np.testing.assert_array_equal(vec[0], limit + 1)
+    np.testing.assert_array_equal(vec[1], limit * (limit + 1) // 2)

@@ -27,6 +27,10 @@ from .spmd import WIDTH
 class ControlOps:
     """Control-flow and AD-stack lowerings of `KernelCodegen`."""
 
+    #: (a `while` op, the values it starts from instead of its operands): set for the next
+    #: lowering of that op (spmd_masked.py finishes a lane's loop from where it had got to)
+    restart = None
+
     # Control flow --------------------------------------------------------------------------
     def _region(self, block: Block, args=()):
         """Emit a region's ops; return the LLVM values it yields."""
@@ -261,7 +265,11 @@ class ControlOps:
         for a, x in zip(op.regions[0].args, op.operands):
             if x.id in tiles:
                 self.carried_tiles.discard(a.id)  # (the condition only reads)
-        initial = self.conform(op.regions[1].args, [self.v(x) for x in op.operands])
+        if self.restart is not None and self.restart[0] is op:
+            starts, self.restart = self.restart[1], None
+        else:
+            starts = [self.v(x) for x in op.operands]
+        initial = self.conform(op.regions[1].args, starts)
         pre = b.block
         header = self.func.append_basic_block("while.header")
         body = self.func.append_basic_block("while.body")
@@ -283,7 +291,7 @@ class ControlOps:
         return self.builder.gep(self.stack, [I32(0), I32(k)])  # a typed pointer (alloca)
 
     def _scratch(self):
-        return self.builder.load(self.builder.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+        return self.scratch
 
     def op_push(self, op):
         """Append the operands' scalars to the stack, growing it (realloc) when full. If it

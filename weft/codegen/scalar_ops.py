@@ -6,6 +6,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 from ..builtins.registry import Primitive
+from ..ir.core import constant_value
 from ..types import Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16, float32
 from .llvm_types import (
     I16,
@@ -25,6 +26,17 @@ def has_bfloat16(t) -> bool:
         return any(has_bfloat16(p) for p in (t.fields.values() if isinstance(t, StructType) else t.elements))
     return False
 
+
+
+def safe_divisor(op) -> int | None:
+    """The divisor of integer division or modulo `op` if it is a constant that cannot trap
+    (not 0, nor -1 for a signed type), else None."""
+    if op.attrs["op"] not in ("div", "floordiv", "mod"):
+        return None
+    d = constant_value(op.operands[1])
+    if not isinstance(d, int) or isinstance(d, bool) or d == 0 or d == -1 and op.operands[1].type.is_signed:
+        return None
+    return d
 
 class ScalarOps:
     """Scalar op lowerings of `KernelCodegen`."""
@@ -132,17 +144,21 @@ class ScalarOps:
 
     def _int_division(self, op, kind, a, c, signed):
         """Integer /, // and %, as C (/ truncates, % keeps the dividend's sign) and // floors.
-        A zero divisor records an error instead of trapping (which would kill the process)."""
+        A zero divisor records an error instead of trapping (which would kill the process);
+        a constant one that cannot trap needs no check (and runs on vectors: spmd.py)."""
         b = self.builder
-        zero = c.type(0)
-        bad = b.icmp_unsigned("==", c, zero)
-        if signed:  # INT_MIN / -1 also traps on x86
-            int_min = c.type(-(1 << (c.type.width - 1)))
-            bad_overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, c.type(-1)))
-            safe = b.select(b.or_(bad, bad_overflow), c.type(1), c)
+        if safe_divisor(op) is not None:
+            safe = c
         else:
-            safe = b.select(bad, c.type(1), c)
-        self._check(op, b.not_(bad), [b.zext(c, I64) if not signed else b.sext(c, I64)], [I64(0)])
+            zero = c.type(0)
+            bad = b.icmp_unsigned("==", c, zero)
+            if signed:  # INT_MIN / -1 also traps on x86
+                int_min = c.type(-(1 << (c.type.width - 1)))
+                bad_overflow = b.and_(b.icmp_signed("==", a, int_min), b.icmp_signed("==", c, c.type(-1)))
+                safe = b.select(b.or_(bad, bad_overflow), c.type(1), c)
+            else:
+                safe = b.select(bad, c.type(1), c)
+            self._check(op, b.not_(bad), [b.zext(c, I64) if not signed else b.sext(c, I64)], [I64(0)])
         if kind == "div":
             return b.sdiv(a, safe) if signed else b.udiv(a, safe)
         if kind == "mod":

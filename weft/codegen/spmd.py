@@ -20,7 +20,10 @@ How each op runs in the vector body (`SpmdPlan` decides, `SpmdOps` emits):
   have vector forms: the same lowering on vectors (uniform operands broadcast);
 - `for` loops with uniform bounds and `while` loops with a uniform condition: one loop,
   carrying vectors where the carried values vary; with varying bounds or a varying
-  condition: one loop run while any lane loops, masked (spmd_masked.py);
+  condition: one loop run while any lane loops, masked (spmd_masked.py; a `while` hands
+  its last few lanes to the scalar code);
+- integer division and modulo by a constant that cannot trap, and shifts: on vectors (a
+  divisor that may be 0 records its error lane by lane);
 - `if` on a uniform condition: a branch; on a varying one, both sides when they are pure
   arithmetic (then a select per result), else the whole `if` lane by lane;
 - loads, stores and atomic adds at varying indices: all lanes checked at once, then one
@@ -54,6 +57,7 @@ import llvmlite.ir as ir
 from ..builtins.registry import Primitive
 from ..ir.core import Block, Function, Op, constant_value, walk
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bfloat16, float16
+from .scalar_ops import safe_divisor
 from .spmd_buffers import SpmdBuffers, lane_buffer_ops
 from .spmd_masked import SpmdMasked, maskable
 from .spmd_memory import SpmdMemory, vector_access_type
@@ -255,10 +259,12 @@ class SpmdPlan:
 
 
 def _vector_binary(op) -> bool:
-    """Whether a binary op has a vector lowering here (integer division and shifts record
-    errors or compare against their width: lane by lane)."""
+    """Whether a binary op has a vector lowering here: all but an integer division by a
+    divisor that may be 0 (or -1: INT_MIN / -1 traps), whose error is recorded lane by lane."""
     t = op.operands[0].type
-    return t.is_float or op.attrs["op"] in ("add", "sub", "mul", "bitand", "bitor", "bitxor")
+    if t.is_float or op.attrs["op"] in ("add", "sub", "mul", "bitand", "bitor", "bitxor", "shl", "shr"):
+        return True
+    return safe_divisor(op) is not None
 
 
 def _speculatable(block: Block) -> bool:
@@ -383,12 +389,15 @@ class SpmdOps(SpmdMemory, SpmdMasked, SpmdBuffers):
             return [self.widen(x) for x in rep]
         return rep if isinstance(rep.type, ir.VectorType) else self.splat(rep)
 
-    def lane_of(self, rep, lane: int):
+    def lane_of(self, rep, lane):
+        """Lane `lane` (an int, or an i32 LLVM value in a run-time loop over the lanes) of a
+        value's representation."""
         if isinstance(rep, list):
             return [self.lane_of(x, lane) for x in rep]
         if not isinstance(rep.type, ir.VectorType):
             return rep
-        return self.builder.extract_element(rep, ir.Constant(ir.IntType(32), lane))
+        index = lane if isinstance(lane, ir.Value) else ir.Constant(ir.IntType(32), lane)
+        return self.builder.extract_element(rep, index)
 
     def conform(self, values, reps):
         """`reps` of IR `values`, widened where the value varies (before a phi joins them)."""

@@ -12,6 +12,15 @@ the loop has no effect, as a thread that has left it has none. Arithmetic runs o
 Ops without lanes (uniform ones) run whenever some lane is live: a uniform store or assert
 then happens as it would for that lane's thread. Loops with AD stack pushes or pops, or
 returns, inside stay lane by lane (`maskable`).
+
+A `while` whose lanes leave at very different iterations (Collatz sequences, rejection
+sampling, escape-time loops) would keep the whole vector iterating for its slowest lane, and
+pay every lane's arithmetic for it. So the masked loop runs while more than TAIL_LANES lanes
+loop; the few left then finish one after another in the scalar lowering of the same loop,
+restarted from their carried values (a loop iteration boundary), inside a run-time loop over
+the lanes (one copy of the scalar code). A loop whose condition has effects
+(`mesh_query_aabb_next` advances its query) would run it twice there, so it stays masked to
+the end (`has_scalar_tail`).
 """
 
 from __future__ import annotations
@@ -21,10 +30,26 @@ import llvmlite.ir as ir
 from ..ir.core import walk
 from .llvm_types import I1, I64, llvm_type
 
+#: a masked `while` hands its lanes to the scalar code once no more than this many loop
+TAIL_LANES = 2
+_CONDITION_EFFECTS = frozenset(("store", "atomic", "print", "assert", "push", "pop", "return"))
+
 
 def maskable(op) -> bool:
     """Whether loop `op` may run masked (see the module docstring)."""
     return not any(inner.name in ("push", "pop", "return") for region in op.regions for inner in walk(region))
+
+
+def has_scalar_tail(op, buffer_ops) -> bool:
+    """Whether masked loop `op` may finish its last lanes in scalar code: a `while` whose
+    condition has no effects (it runs again when the scalar loop restarts), and no lane
+    buffers inside (spmd_buffers.py addresses them by a lane known when compiling)."""
+    if op.name != "while":
+        return False
+    inner = [o for region in op.regions for o in walk(region)]
+    condition = walk(op.regions[0])
+    return not any(o.name in _CONDITION_EFFECTS or o.name == "call" and o.attrs["fn"].effects for o in condition) \
+        and not any(id(o) in buffer_ops for o in inner)
 
 
 class SpmdMasked:
@@ -57,7 +82,11 @@ class SpmdMasked:
 
             def step(carried):
                 return self._region(body, carried)
-            results = self._masked_loop(op, initial, condition, step)
+            if has_scalar_tail(op, self.plan.buffer_ops):
+                carried, left = self._masked_loop(op, initial, condition, step, tail=TAIL_LANES)
+                results = self._finish_lanes(op, carried, left)
+            else:
+                results = self._masked_loop(op, initial, condition, step)[0]
         else:
             start, stop, step_value, *inits = op.operands
             t = start.type
@@ -81,13 +110,14 @@ class SpmdMasked:
                 out = self._region(op.regions[0], [narrow, *values])
                 return [b.add(i, st), *out]
             initial = [lo] + [self.widen(self.v(x)) for x in inits]
-            results = self._masked_loop(op, initial, condition, step, counter=True)[1:]
+            results = self._masked_loop(op, initial, condition, step, counter=True)[0][1:]
         for r, rep in zip(op.results, results):
             self.values[r.id] = rep
 
-    def _masked_loop(self, op, initial, condition, step, counter=False):
+    def _masked_loop(self, op, initial, condition, step, counter=False, tail=0):
         """The loop: `condition(carried)` (an i1 vector) for the live lanes, `step(carried)`
-        the next values; returns the carried values when no lane loops any more."""
+        the next values, run while more than `tail` lanes loop; returns the carried values
+        then and the lanes that still loop (an i1 vector, none if `tail` is 0)."""
         b = self.builder
         types = ([None] if counter else []) + [r.type for r in op.results]
         outer = self.mask
@@ -109,7 +139,7 @@ class SpmdMasked:
             carried.append(row[0] if t is None else self.from_leaves(t, iter(row)))
         self.mask = mask
         active = b.and_(mask, condition(carried))
-        b.cbranch(self.any_lane(active), body, exit_)
+        b.cbranch(self.more_lanes_than(active, tail), body, exit_)
         b.position_at_end(body)
         self.mask = active
         new = step(carried)
@@ -122,7 +152,74 @@ class SpmdMasked:
         b.branch(header)
         b.position_at_end(exit_)
         self.mask = outer
-        return carried
+        return carried, active
+
+    def more_lanes_than(self, bits, count: int):
+        """Whether more than `count` elements of i1 vector `bits` are set."""
+        if count == 0:
+            return self.any_lane(bits)
+        b = self.builder
+        as_int = ir.IntType(bits.type.count)
+        ctpop = self.module.declare_intrinsic("llvm.ctpop", [as_int])
+        return b.icmp_unsigned(">", b.call(ctpop, [b.bitcast(bits, as_int)]), ir.Constant(as_int, count))
+
+    def _finish_lanes(self, op, carried, left):
+        """Run `while` op to its end for each lane set in `left`, one after another, in the
+        scalar lowering restarted from that lane's `carried` values; the final values of
+        every lane (the others' are `carried`)."""
+        b = self.builder
+        types = [r.type for r in op.results]
+        per_result = [self.leaves(self.widen(rep), t) for rep, t in zip(carried, types)]
+        leaves = [leaf for group in per_result for leaf in group]
+        start = b.block
+        lanes = self.func.append_basic_block("tail.lanes")
+        run = self.func.append_basic_block("tail.run")
+        step = self.func.append_basic_block("tail.next")
+        done = self.func.append_basic_block("tail.done")
+        b.cbranch(self.any_lane(left), lanes, done)
+        b.position_at_end(lanes)
+        lane = b.phi(ir.IntType(32), "lane")
+        lane.add_incoming(ir.Constant(ir.IntType(32), 0), start)
+        accumulated = [b.phi(leaf.type) for leaf in leaves]
+        for phi, leaf in zip(accumulated, leaves):
+            phi.add_incoming(leaf, start)
+        b.cbranch(b.extract_element(left, lane), run, step)
+        b.position_at_end(run)
+        outer_mask = self.mask
+        self.vector_mode, self.lane, self.mask = False, lane, None
+        self.restart = (op, [self.lane_of(rep, lane) for rep in carried])
+        try:
+            self.emit_scalar(op)
+            finished = [leaf for r in op.results for leaf in self.leaves(self.values[r.id], r.type)]
+        finally:
+            self.vector_mode, self.lane, self.mask, self.restart = True, None, outer_mask, None
+        inserted = [b.insert_element(acc, leaf, lane) for acc, leaf in zip(accumulated, finished)]
+        ran = b.block
+        b.branch(step)
+        b.position_at_end(step)
+        merged = []
+        for acc, new in zip(accumulated, inserted):
+            phi = b.phi(acc.type)
+            phi.add_incoming(acc, lanes)
+            phi.add_incoming(new, ran)
+            merged.append(phi)
+            acc.add_incoming(phi, step)
+        following = b.add(lane, ir.Constant(ir.IntType(32), 1))
+        lane.add_incoming(following, step)
+        b.cbranch(b.icmp_unsigned("<", following, ir.Constant(ir.IntType(32), self._width())), lanes, done)
+        b.position_at_end(done)
+        old_leaves, new_leaves = iter(leaves), iter(merged)
+        results = []
+        for group, t in zip(per_result, types):
+            finals = []
+            for _ in group:
+                old = next(old_leaves)
+                phi = b.phi(old.type)
+                phi.add_incoming(old, start)
+                phi.add_incoming(next(new_leaves), step)
+                finals.append(phi)
+            results.append(self.from_leaves(t, iter(finals)))
+        return results
 
     def lanes_guarded(self, lane: int, emit):
         """`emit()` for one lane, skipped where that lane is not live; returns the result
