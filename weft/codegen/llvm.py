@@ -184,6 +184,9 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
             b.store(ir.Constant(STACK_TYPE, [None, I64(0), I64(0)]), self.stack)
         self.launch_dims = [b.load(b.gep(ctx, [I32(0), I32(0), I32(d)], source_etype=CTX_TYPE), typ=I32)
                             for d in range(MAX_DIMS)]
+        # where checked accesses out of bounds go: loaded once (a load per access, after a
+        # store that might alias the context, kept loops from keeping it in a register)
+        self.scratch = b.load(b.gep(ctx, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
         serial = b.load(b.gep(ctx, [I32(0), I32(7)], source_etype=CTX_TYPE), typ=I32)
         self.serial = b.icmp_unsigned("!=", serial, I32(0))
         # adds into an array this call owns a private copy of need not be atomic

@@ -10,7 +10,6 @@ from ..ir.core import Value
 from ..types import ArrayType, Matrix, Scalar, StructType, Vector, bfloat16, bool_, uint16, uint32, uint64
 from ..types.layout import ctype_of
 from .llvm_types import (
-    CTX_TYPE,
     I8,
     I16,
     I32,
@@ -286,7 +285,7 @@ class MemoryOps:
         if check:
             ok = _all_of(b, oks)
             self._check(op, ok, idx64, extents)
-            scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+            scratch = self.scratch
             ptr = b.select(ok, ptr, scratch)
             self.last_ok = ok
         else:
@@ -299,7 +298,7 @@ class MemoryOps:
         the index read (against the data's extent) are bounds-checked."""
         b = self.builder
         arr = self.v(arr_value)
-        scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+        scratch = self.scratch
         offset = I64(0)
         oks_i, oks_j, idx_i, idx_j, shape_i, shape_j = [], [], [], [], [], []
         for d, index in enumerate(indices):
@@ -355,7 +354,7 @@ class MemoryOps:
         both it (against the size seen) and the index read (against the Fabric array's size)
         are checked. A bad index gives the scratch buffer's address and ok false."""
         b = self.builder
-        scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+        scratch = self.scratch
         i = self._int64(index)
         n = self._shape(arr, 0)
         ok_i = b.icmp_unsigned("<", i, n)
@@ -397,7 +396,7 @@ class MemoryOps:
             ptr = b.inttoptr(b.load(entry, typ=I64), PTR)
         else:
             data, length = self._fabric_row(op, arr, indices[0])
-            scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+            scratch = self.scratch
             k = self._int64(indices[1])
             ok = b.icmp_unsigned("<", k, length)
             if self.bounds_checks:  # (reported against (size, the row's length))

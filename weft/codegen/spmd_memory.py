@@ -28,7 +28,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..types import ArrayType, Matrix, Scalar, Vector, bfloat16, bool_, float16
-from .llvm_types import CTX_TYPE, PTR, llvm_type
+from .llvm_types import llvm_type
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
@@ -114,7 +114,7 @@ class SpmdMemory:
                             [b.extract_value(arr, [1, d]) for d in range(ndim)])
                 valid = ok if mask is None else b.and_(ok, mask)
             every = b.icmp_unsigned("==", b.bitcast(valid, I8), I8(-1))
-            scratch = b.load(b.gep(self.ctx_ptr, [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+            scratch = self.scratch
             safe_ptrs = [b.select(b.extract_element(valid, I32(lane)), p, scratch) for lane, p in enumerate(lane_ptrs)]
         if step is None:
             self._lane_access(op, safe_ptrs, scalar, count)
