@@ -12,6 +12,7 @@ import pytest
 
 import weft as wp
 from weft import logger
+from weft.runtime.algorithms import KERNEL_SORT_FROM
 
 RNG = np.random.default_rng(7)
 
@@ -54,9 +55,9 @@ def test_array_scan_errors():
         wp.utils.array_scan(wp.zeros(3, dtype=wp.vec3h), wp.zeros(3, dtype=wp.vec3h))
 
 
+@pytest.mark.parametrize("n", [500, KERNEL_SORT_FROM + 37])  # (numpy's sort; the radix kernels)
 @pytest.mark.parametrize("dtype", [wp.int32, wp.uint32, wp.float32, wp.int64, wp.uint64, wp.float64])
-def test_radix_sort_pairs_is_a_stable_sort(dtype):
-    n = 500
+def test_radix_sort_pairs_is_a_stable_sort(dtype, n):
     np_dtype = np.dtype(dtype.np_dtype)
     if np_dtype.kind == "f":
         keys = RNG.normal(size=n).astype(np_dtype)
@@ -73,6 +74,41 @@ def test_radix_sort_pairs_is_a_stable_sort(dtype):
         order = np.lexsort((np.arange(n), np.signbit(keys) == 0, keys))
     np.testing.assert_array_equal(k.numpy()[:n], keys[order])
     np.testing.assert_array_equal(v.numpy()[:n], order)
+
+
+@pytest.mark.parametrize("begin_bit, end_bit", [(0, None), (0, 12), (5, 29), (20, 64)])
+@pytest.mark.parametrize("dtype", [wp.float32, wp.int64, wp.float64])
+def test_large_radix_sorts_by_bit_range_move_wide_values(dtype, begin_bit, end_bit):
+    """The radix kernels (sort_kernels.py) against numpy's stable sort of the same radix keys,
+    NaNs and both zeros included, 8-byte values (bit patterns moved unchanged); not recorded
+    on a Tape."""
+    n = KERNEL_SORT_FROM * 2 + 3
+    np_dtype = np.dtype(dtype.np_dtype)
+    width = np_dtype.itemsize * 8
+    end = min(end_bit or width, width)
+    if np_dtype.kind == "f":
+        keys = (RNG.normal(size=n) * 1e3).astype(np_dtype)
+        keys[::5] = keys[3]
+        keys[:6] = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf]
+    else:
+        keys = RNG.integers(-2**62, 2**62, size=n).astype(np_dtype)
+        keys[::4] = keys[1]
+    values = RNG.normal(size=n)
+    k = wp.array(np.concatenate([keys, keys]), dtype=dtype)
+    v = wp.array(np.concatenate([values, values]), dtype=wp.float64)
+    with wp.Tape() as tape:
+        wp.utils.radix_sort_pairs(k, v, n, begin_bit, end)
+    assert not tape.launches
+    unsigned = keys.view(f"u{np_dtype.itemsize}").astype(np.uint64)
+    sign = np.uint64(1 << (width - 1))
+    if np_dtype.kind == "f":
+        radix = np.where(unsigned & sign, ~unsigned & np.uint64((1 << width) - 1), unsigned | sign)
+    else:
+        radix = unsigned ^ sign
+    radix = (radix >> np.uint64(begin_bit)) & np.uint64((1 << (end - begin_bit)) - 1)
+    order = np.argsort(radix, kind="stable")
+    assert k.numpy()[:n].tobytes() == keys[order].tobytes()
+    assert v.numpy()[:n].tobytes() == values[order].tobytes()
 
 
 def test_radix_sort_pairs_bit_range_and_errors():

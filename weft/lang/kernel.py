@@ -183,6 +183,13 @@ class Kernel:
         return self.module.options["fast_math"]
 
     @property
+    def bounds_checks(self) -> bool:
+        """`set_module_options({"bounds_checks": ...})` of the kernel's module (weft's: its
+        library kernels whose indices are correct by construction turn them off), else the
+        config."""
+        return self.module.options["bounds_checks"]
+
+    @property
     def arg_names(self) -> list[str]:
         if self._arg_names is None:
             self._arg_names = list(self.params)
@@ -445,7 +452,7 @@ class Kernel:
         if self.deterministic and not (self.module.name or "").startswith("weft."):
             self._check_deterministic(spec, adjoint, consume, retain)
         target = self.target
-        key = (spec, config.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
+        key = (spec, self.bounds_checks, self.fast_math, self.mode, adjoint, consume, retain, target,
                config.vectorize_threads, grid, short_rows)
         ck = self._compiled.get(key)
         if ck is None:
@@ -500,7 +507,7 @@ class Kernel:
         from ..codegen import cpu
 
         start = time.perf_counter()
-        options = (config.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
+        options = (self.bounds_checks, self.fast_math, self.mode, config.vectorize_threads)
         variant = (*options, adjoint, consume, sorted(map(repr, retain))) + ((grid,) if grid else ()) + \
             (("short rows",) if short_rows else ())
         record = warm_start.record_key(self._warm_text(self.mode), spec, variant, cpu.target_description())
@@ -517,7 +524,7 @@ class Kernel:
         warned = _warn_unhonored_options(self.name, fn)
         key = cpu.cache_key(format_function(fn, locations=True), struct_layouts(fn), repr(spec), repr(options),
                             "short rows" if short_rows else "")
-        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math,
+        cg = KernelCodegen(fn, spec, bounds_checks=self.bounds_checks, fast_math=self.fast_math,
                            short_rows=short_rows)
         cg.entry_suffix = key[:16]  # (a name of its own in the shared JIT engine)
         obj = cpu.cached_object(key)
@@ -583,7 +590,7 @@ class Kernel:
         from ..codegen.llvm import KernelCodegen
         fn = self.adjoint_ir(self._absent(spec) if spec else frozenset()) if adjoint else self.ir()
         spec = spec or tuple(isinstance(p.type, ArrayType) for p in fn.params)
-        cg = KernelCodegen(fn, spec, bounds_checks=config.bounds_checks, fast_math=self.fast_math)
+        cg = KernelCodegen(fn, spec, bounds_checks=self.bounds_checks, fast_math=self.fast_math)
         tm = cpu.target_machine()
         cg.module.triple = tm.triple
         cg.module.data_layout = str(tm.target_data)

@@ -25,7 +25,8 @@ from ..utils import MODULE_OPTIONS
 _MODULES: dict[str, Module] = {}
 _unique_ids = itertools.count()
 # a module's defaults: the global settings
-_FROM_CONFIG = ("fast_math", "enable_backward", "max_unroll", "deterministic", "deterministic_max_records")
+_FROM_CONFIG = ("fast_math", "bounds_checks", "enable_backward", "max_unroll", "deterministic",
+                "deterministic_max_records")
 # ... of which these are read once, when the module is made (Warp's: a module imported while
 # `config.enable_backward` is False keeps no adjoints when the setting changes back)
 _CAPTURED = ("enable_backward", "max_unroll", "deterministic", "deterministic_max_records")

@@ -19,6 +19,10 @@ from . import capture
 from .array import array, element_numpy
 
 _SCAN_SCALARS = (int32, int64, float32, float64)
+_UNSIGNED = {4: uint32, 8: uint64}
+#: radix_sort_pairs sorts this many pairs or more with kernels (sort_kernels.py), fewer
+#: through numpy's stable sort of the same radix keys (the same order, less overhead)
+KERNEL_SORT_FROM = 1 << 14
 _INT32_MAX = (1 << 31) - 1
 
 
@@ -126,6 +130,14 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
     if begin_bit == end_bit:
         return
     k, v = _elements(keys)[:count], _elements(values)[:count]
+    if count >= KERNEL_SORT_FROM and keys.ndim == 1 and values.ndim == 1:
+        def sort():
+            from .. import sort_kernels  # (kernel-language code: imported on the first large sort)
+            kind = {"i": sort_kernels.SIGNED, "f": sort_kernels.FLOAT}.get(k.dtype.kind, sort_kernels.UNSIGNED)
+            sort_kernels.sort_pairs(keys.view(_UNSIGNED[k.itemsize]), values.view(_UNSIGNED[value_bytes]), count,
+                                    kind, begin_bit, end_bit)
+        _run(sort, "radix_sort_pairs", keys, values, count, begin_bit, end_bit)
+        return
 
     def sort():
         order_keys = _radix_order(k)
