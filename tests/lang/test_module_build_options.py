@@ -71,3 +71,28 @@ def test_build_options_are_checked_merged_and_hashed(tmp_path):
     out = wp.zeros(1)
     wp.launch(uses_globals, dim=1, inputs=[out, Pair()])
     assert out.numpy()[0] == 5.0
+
+
+@wp.kernel(module="unique", module_options={"bounds_checks": False})
+def unchecked_gather(src: wp.array[float], index: wp.array[int], out: wp.array[float]):
+    i = wp.tid()
+    out[i] = src[index[i]]
+
+
+@wp.kernel(module="unique")
+def checked_gather(src: wp.array[float], index: wp.array[int], out: wp.array[float]):
+    i = wp.tid()
+    out[i] = src[index[i]]
+
+
+def test_bounds_checks_is_a_module_option_defaulting_to_the_config():
+    # (weft's: library kernels whose indices are right by construction turn the checks off)
+    assert checked_gather.module.options["bounds_checks"] is wp.config.bounds_checks is True
+    assert unchecked_gather.module.options["bounds_checks"] is False
+    calls = 'call void @"weft_record_error"('
+    assert calls in checked_gather.llvm_ir() and calls not in unchecked_gather.llvm_ir()
+    src, out = wp.array([1.0, 2.0, 3.0], dtype=float), wp.zeros(3)
+    wp.launch(unchecked_gather, 3, inputs=[src, wp.array([2, 0, 1], dtype=int), out])
+    assert out.numpy().tolist() == [3.0, 1.0, 2.0]
+    with pytest.raises(IndexError, match="index 3 is out of bounds"):
+        wp.launch(checked_gather, 3, inputs=[src, wp.array([2, 3, 1], dtype=int), out])
