@@ -74,6 +74,47 @@ def test_triplets_sum_duplicates_and_sort(shape, scalar):
         assert np.all(np.diff(cols[off[i]:off[i + 1]]) > 0)
 
 
+@pytest.mark.parametrize("order", ["random", "by rows"])
+def test_many_triplets_sum_duplicates_through_the_radix_sort(order):
+    """Enough triplets for sparse/assemble.stable_order's radix kernels (random order) or
+    numpy's sort (nearly sorted); out-of-range and zero triplets in between; 2**20 columns,
+    so the block keys need more than 32 bits. Against numpy's accumulation, and the triplet
+    map refills the values (both reductions)."""
+    from weft.sparse import bsr_set_from_mapped_values
+    rng = np.random.default_rng(11)
+    n, nrow, ncol = 60_000, 3000, 1 << 20
+    rows = rng.integers(-5, nrow, n)
+    cols = rng.choice(rng.integers(0, ncol, 500), n)  # (few columns: many duplicate blocks)
+    if order == "by rows":
+        at = np.argsort(rows, kind="stable")
+        rows, cols = rows[at], cols[at]
+    vals = rng.standard_normal(n)
+    vals[::97] = 0.0
+    A = bsr_zeros(nrow, ncol, wp.float64)
+    mapping = bsr_set_from_triplets(A, wp.array(rows, dtype=int), wp.array(cols, dtype=int),
+                                    wp.array(vals, dtype=wp.float64), build_mapping=True, prune_numerical_zeros=False)
+    ok = rows >= 0  # (a map keeps zero blocks: Warp's rule)
+    keys, sums = np.unique(rows[ok] * ncol + cols[ok], return_inverse=True)
+    expected = np.bincount(sums.ravel(), weights=vals[ok])
+    nnz = A.nnz_sync()
+    assert nnz == keys.size
+    off = A.offsets.numpy()
+    got_rows = np.repeat(np.arange(nrow), np.diff(off))
+    np.testing.assert_array_equal(got_rows * ncol + A.columns.numpy()[:nnz], keys)
+    np.testing.assert_allclose(A.values.numpy()[:nnz], expected, rtol=1e-12, atol=1e-12)
+    for reduction in ("gather", "atomic"):
+        A.values.zero_()
+        bsr_set_from_mapped_values(A, mapping, wp.array(2.0 * vals, dtype=wp.float64), reduction=reduction)
+        np.testing.assert_allclose(A.values.numpy()[:nnz], 2.0 * expected, rtol=1e-12, atol=1e-12)
+
+
+def test_stable_order_matches_numpy():
+    from weft.sparse.assemble import stable_order
+    rng = np.random.default_rng(3)
+    for keys in (rng.integers(0, 1 << 40, 50_000), np.sort(rng.integers(0, 90, 50_000)), rng.integers(0, 7, 40_000)):
+        np.testing.assert_array_equal(stable_order(keys, int(keys.max()) + 1), np.argsort(keys, kind="stable"))
+
+
 def test_triplets_ignore_out_of_range_and_prune_zeros():
     rows = wp.array([0, -1, 1, 5, 1], dtype=int)
     cols = wp.array([0, 0, 1, 0, 0], dtype=int)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as _t
+from ..runtime import capture
 from ..runtime.array import array
 from ..runtime.launch import launch
 from . import kernels as K
@@ -31,17 +32,29 @@ def iarray(a, device) -> array:
 class Plan:
     """Where contributions go: `slot[k]` (storage position of contribution k, -1 when
     dropped) and `pos` (every active storage position of the destination, each of which the
-    write sets: the sum of its contributions, or zero)."""
+    write sets: the sum of its contributions, or zero). `idx` lists the kept contributions
+    by slot (stably), `begin`/`end` bound each position's run in it; a caller that has them
+    from its own sort passes them."""
 
-    def __init__(self, slot: np.ndarray, pos: np.ndarray):
-        self.slot = slot.astype(np.int64)
-        self.pos = pos.astype(np.int64)
+    def __init__(self, slot: np.ndarray, pos: np.ndarray, idx=None, begin=None, end=None):
+        self.slot = np.asarray(slot, dtype=np.int64)
+        self.pos = np.asarray(pos, dtype=np.int64)
+        if idx is not None:
+            self.idx, self.begin, self.end = idx, begin, end
+            return
         kept = np.nonzero(self.slot >= 0)[0]
         order = np.argsort(self.slot[kept], kind="stable")
         self.idx = kept[order]
         sorted_slots = self.slot[self.idx]
         self.begin = np.searchsorted(sorted_slots, self.pos, side="left")
         self.end = np.searchsorted(sorted_slots, self.pos, side="right")
+
+    def of_all(self, keep: np.ndarray, n: int) -> Plan:
+        """This plan of the contributions `keep` (indices into n contributions, ascending)
+        as a plan of all n (the others dropped)."""
+        slot = np.full(n, -1, np.int64)
+        slot[keep] = self.slot
+        return Plan(slot, self.pos, keep[self.idx], self.begin, self.end)
 
     def write(self, src: array, dest_values: array, contribution_index: np.ndarray | None = None):
         """dest_values[pos[b]] = sum of the contributions of block b; contribution k's value
@@ -79,11 +92,19 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
         return Plan(slot, p)
 
     keys = rows * ncol + cols
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    order = stable_order(keys, int(dest.nrow) * ncol)
+    sorted_keys = keys[order]
+    first = np.ones(keys.size, bool)  # (the first contribution of each distinct block, in key order)
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    uniq = sorted_keys[starts]
+    inverse = np.empty(keys.size, np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    kept = keys.size
     if max_blocks is not None and uniq.size > max_blocks:
+        kept = int(starts[max_blocks])
         inverse = np.where(inverse < max_blocks, inverse, -1)
-        uniq = uniq[:max_blocks]
+        uniq, starts = uniq[:max_blocks], starts[:max_blocks]
     urows = uniq // ncol
     ucols = uniq % ncol
     if topology == "compact":
@@ -98,7 +119,8 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
         cols_np[:n] = ucols
         cols_np[n:] = -1
         dest._topology_changed()
-        return Plan(inverse, np.arange(n))
+        # (blocks are numbered in key order: the sort already lists each block's contributions)
+        return Plan(inverse, np.arange(n), order[:kept], starts, np.append(starts[1:], kept))
 
     if topology != "padded":
         raise ValueError(f"Unsupported topology policy: {topology}")
@@ -122,6 +144,30 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
     dest._topology_changed()
     slot = np.where(inverse >= 0, block_pos[np.maximum(inverse, 0)], -1) if uniq.size else inverse
     return Plan(slot, block_pos[fits])
+
+
+#: keys with fewer than one descent in this many count as nearly sorted (stable_order)
+NEARLY_SORTED_DESCENTS = 32
+
+
+def stable_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """The stable sorting permutation of non-negative int64 `keys` (all below `bound`):
+    large arrays in no particular order through weft's radix sort kernels (only the bits
+    below `bound`); small ones, nearly sorted ones (rows assembled in order: numpy's timsort
+    takes them in one pass over their runs) and any during a graph capture (which would
+    record the kernels, not run them) through numpy's."""
+    from ..runtime.algorithms import KERNEL_SORT_FROM
+    if keys.size < KERNEL_SORT_FROM or capture.capturing() or \
+            np.count_nonzero(keys[1:] < keys[:-1]) < keys.size // NEARLY_SORTED_DESCENTS:
+        return np.argsort(keys, kind="stable")
+    from .. import sort_kernels  # (kernel-language code: imported on the first large sort)
+    n = keys.size
+    pairs_keys = array(shape=(2 * n,), dtype=_t.uint64, device="cpu")
+    pairs_keys.numpy()[:n] = keys
+    order = array(shape=(2 * n,), dtype=_t.uint32, device="cpu")
+    order.numpy()[:n] = np.arange(n, dtype=np.uint32)
+    sort_kernels.sort_pairs(pairs_keys, order, n, sort_kernels.UNSIGNED, 0, max(int(bound - 1).bit_length(), 1))
+    return order.numpy()[:n].view(np.int32)  # (n < 2**31: an exact index)
 
 
 def default_topology(dest: BsrMatrix, topology):

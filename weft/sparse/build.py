@@ -150,10 +150,7 @@ def bsr_set_from_triplets(dest: BsrMatrix, rows: array, columns: array, values: 
     if values is not None and prune_numerical_zeros:
         valid &= _nonzero_blocks(values, n)
     keep = np.nonzero(valid)[0]
-    sub = assemble(dest, r[keep], c[keep], topology, nnz_bound=n)
-    slot = np.full(n, -1, np.int64)
-    slot[keep] = sub.slot
-    plan = Plan(slot, sub.pos)
+    plan = assemble(dest, r[keep], c[keep], topology, nnz_bound=n).of_all(keep, n)
     if values is not None:
         if overlaps(values, dest.values):
             values = stage([(values, np.arange(n), 1.0, False)], dest.dtype, dest.device, values.requires_grad)
