@@ -157,6 +157,51 @@ def test_repeated_launches_see_new_values():
     assert out1.numpy().tolist() == [0, 1, 30, 30]
 
 
+@wp.struct
+class Inner:
+    shift: wp.vec3
+    count: wp.int8
+
+
+@wp.struct
+class Outer:
+    gain: float
+    inner: Inner
+    values: wp.array(dtype=wp.vec3)
+
+
+@wp.kernel
+def scaled_shift(s: Outer, offset: wp.vec3, n: wp.uint16, out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = s.values[i] * s.gain + s.inner.shift * float(s.inner.count) + offset * float(n)
+
+
+def test_struct_vector_and_integer_arguments_are_packed_at_every_launch():
+    """The launch packs a struct's fields through their types' fast paths: nested structs,
+    vectors changed in place between launches, integers at their type's bounds; values a
+    fast path does not take still convert or are refused as before."""
+    s = Outer()
+    s.gain = 2.0
+    s.values = wp.array(np.ones((3, 3), np.float32), dtype=wp.vec3)
+    s.inner.shift = wp.vec3(1.0, 2.0, 3.0)
+    s.inner.count = 127
+    out = wp.zeros(3, dtype=wp.vec3)
+    offset = wp.vec3(0.0, 0.0, 1.0)
+    wp.launch(scaled_shift, 3, inputs=[s, offset, 65535, out])
+    np.testing.assert_array_equal(out.numpy()[0], [2.0 + 127, 2.0 + 254, 2.0 + 381 + 65535])
+    s.inner.shift[0] = -1.0  # (in place: the struct object itself is unchanged)
+    offset[2] = 0.0
+    s.inner.count = -128
+    wp.launch(scaled_shift, 3, inputs=[s, offset, np.uint16(1), out])
+    np.testing.assert_array_equal(out.numpy()[0], [2.0 + 128, 2.0 - 256, 2.0 - 384])
+    wp.launch(scaled_shift, 3, inputs=[s, (0.0, 0.0, 2.0), True, out])  # (a tuple, a bool)
+    np.testing.assert_array_equal(out.numpy()[0], [2.0 + 128, 2.0 - 256, 2.0 - 384 + 2.0])
+    with pytest.raises(ValueError, match="argument 'n': expected an integer in the range of uint16"):
+        wp.launch(scaled_shift, 3, inputs=[s, offset, 65536, out])
+    with pytest.raises(TypeError, match="argument 's': expected an instance of struct Outer"):
+        wp.launch(scaled_shift, 3, inputs=[Inner(), offset, 1, out])
+
+
 def test_changing_the_launch_shape():
     out = wp.zeros(24, dtype=int)
     for dim in (3, 24, (5, 2), 7):

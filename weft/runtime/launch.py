@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import ctypes
+import functools
 import numbers
 import reprlib
 
@@ -96,6 +97,34 @@ def make_packer(kernel, name, t):
                 return value
             return pack_value(kernel, name, t, value)
         return pack_float
+    if isinstance(t, Scalar) and t.is_int and not t.is_bool:
+        lo, hi = _int_range(t)
+
+        def pack_int(value):
+            if type(value) is int and lo <= value <= hi:
+                return value
+            return pack_value(kernel, name, t, value)
+        return pack_int
+    if isinstance(t, (Vector, Matrix)) and not (t.dtype.is_float and t.dtype.bits == 16):
+        ct = ctype_of(t)
+
+        def pack_composite(value):
+            if isinstance(value, CompositeValue) and value.type is t:
+                return ct(*value._data.tolist())
+            return pack_value(kernel, name, t, value)
+        return pack_composite
+    if isinstance(t, StructType):  # (a struct's fields are checked when they are set)
+        ct = ctype_of(t)
+        fields = [(field, make_packer(kernel, f"{name}.{field}", ft)) for field, ft in t.fields.items()]
+
+        def pack_struct(value):
+            if isinstance(value, StructValue) and value._type is t:
+                out = ct()
+                for field, pack in fields:
+                    setattr(out, field, pack(getattr(value, field)))
+                return out
+            return pack_value(kernel, name, t, value)
+        return pack_struct
     return lambda value: pack_value(kernel, name, t, value)
 
 
@@ -217,6 +246,12 @@ def _same_field_type(a, b) -> bool:
     return False
 
 
+@functools.cache
+def _int_range(t: Scalar) -> tuple[int, int]:
+    info = np.iinfo(t.np_dtype)
+    return int(info.min), int(info.max)
+
+
 def _pack_scalar(kernel, name, t: Scalar, value):
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
@@ -239,8 +274,8 @@ def _pack_scalar(kernel, name, t: Scalar, value):
     if t.is_int:
         if not isinstance(value, numbers.Integral):
             _fail(kernel, name, f"an integer ({t!r})", _describe(value))
-        info = np.iinfo(t.np_dtype)
-        if not info.min <= int(value) <= info.max:
+        lo, hi = _int_range(t)
+        if not lo <= int(value) <= hi:
             _fail(kernel, name, f"an integer in the range of {t!r}", repr(int(value)), ValueError)
         return int(value)
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
