@@ -102,6 +102,11 @@ def on_launch(kernel, dims, params, device, record: bool = True, n_inputs: int |
                 _protect(a)
 
 
+def any_watchers() -> bool:
+    """Whether something watches launches and copies (`watching`)."""
+    return bool(_watchers)
+
+
 def on_copy(dest, src, dest_offset: int, src_offset: int, count: int):
     """An array copy (`weft.copy`, `assign`) is about to run; see `on_launch`."""
     for watch in list(_watchers):

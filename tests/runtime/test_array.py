@@ -403,6 +403,34 @@ def test_fill_a_view_touches_only_the_view():
     assert a.numpy().tolist() == [1, 0, 1, 0, 1, 0]
 
 
+@pytest.mark.parametrize("dtype, value", [(wp.vec3, (1.0, -2.0, 3.5)), (wp.mat22d, 2.5), (wp.vec2h, (1.5, -2.0)),
+                                          (wp.vec4i, (7, -1, 0, 2**31 - 1))])
+def test_fill_large_arrays_of_vectors_and_matrices(dtype, value):
+    """Large contiguous arrays fill through a block of elements (runtime/array.py
+    _fill_blocks): every element, the last partial block included, as numpy's broadcast;
+    a strided view still fills only its own elements."""
+    n = 2048 * 3 + 17
+    a = wp.zeros(n, dtype=dtype)
+    a.fill_(value)
+    expected = np.empty(a.numpy().shape, a.numpy().dtype)
+    expected[...] = np.asarray(value).reshape(expected.shape[1:]) if np.ndim(value) else value
+    np.testing.assert_array_equal(a.numpy(), expected)
+    b = wp.zeros((n, 2), dtype=dtype)
+    b[:, 1].fill_(value)
+    np.testing.assert_array_equal(b.numpy()[:, 1], expected)
+    assert not b.numpy()[:, 0].any()
+
+
+def test_assign_from_numpy_overlapping_its_own_memory():
+    a = wp.array(np.arange(6, dtype=np.float32))
+    a.assign(a.numpy()[::-1])
+    assert a.numpy().tolist() == [5, 4, 3, 2, 1, 0]
+    b = wp.clone(a)
+    wp.copy(b, a)
+    a.assign(np.arange(6, dtype=np.float64) * 0.5)  # (converted, as Warp)
+    assert a.numpy().tolist() == [0, 0.5, 1, 1.5, 2, 2.5] and b.numpy().tolist() == [5, 4, 3, 2, 1, 0]
+
+
 def test_assign():
     a = wp.zeros(4)
     assert a.assign(np.arange(4)) is a

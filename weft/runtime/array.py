@@ -44,7 +44,6 @@ from .array_memory import (
     element_numpy,
     element_size,
     from_address,
-    leading_strides,
     memory_root,
     normalize_shape,
     packed_strides,
@@ -225,13 +224,14 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         if not 1 <= ndim <= MAX_DIMS:
             raise DataShapeError(f"arrays have 1 to {MAX_DIMS} dimensions, got {ndim}")
         self._np = storage
+        self._address = None
         self.dtype = dtype
         self.ndim = ndim
-        self.shape = tuple(int(n) for n in storage.shape[:ndim])
-        self.strides = leading_strides(storage, ndim)
+        self.shape = storage.shape[:ndim]  # (numpy's extents and strides are Python ints)
+        self.strides = storage.strides[:ndim]
         self.size = math.prod(self.shape)
         self._desc = None
-        self._type = ArrayType(dtype, ndim)
+        self._type = ArrayType._cache.get((dtype, ndim)) or ArrayType(dtype, ndim)
         item = element_size(dtype)
         self._item_size = item
         # Contiguous means Warp's rule: the strides are those of packed row-major memory,
@@ -248,7 +248,12 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
     @property
     def ptr(self):
         """Address of the first element (None for an array without memory)."""
-        return None if self.capacity == 0 else self._np.ctypes.data
+        if self.capacity == 0:
+            return None
+        address = self._address
+        if address is None:  # (asked often: zero_, copies, descriptors; numpy's is slow to get)
+            address = self._address = self._np.__array_interface__["data"][0]
+        return address
 
     def numpy(self) -> np.ndarray:
         """A numpy view of the same memory (components as trailing dimensions)."""
@@ -435,6 +440,14 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         if data.size > self._np.size or data.size % per_element:
             raise DataShapeError(f"assign: data of shape {data.shape} does not fit the array's "
                                  f"shape {self._np.shape}")
+        if data.size == self._np.size and not (tape_module.active_tapes or tape_module.any_watchers()
+                                                or capture.capturing()):
+            # (nothing records the copy: straight into the memory; numpy handles a source
+            # that overlaps it)
+            if data.dtype != self._np.dtype and self._np.dtype.type is not np.void:
+                data = _converted(data, self._np.dtype)
+            self._np[...] = data.reshape(self._np.shape)
+            return self
         # (the source's elements, to copy to the first ones of this array in memory order)
         staged = array(shape=self.shape if data.size == self._np.size else data.size // per_element,
                        dtype=self.dtype)  # gradient-less source data
@@ -449,9 +462,13 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         value = _fill_struct(self.dtype, value) if isinstance(self.dtype, StructType) else \
             _fill_value(self.dtype, value)
         tape_module.protect(self)
-        if not (capture.capturing()  # (the recorded fill is built only inside a capture)
-                and capture.record(functools.partial(self._np.__setitem__, Ellipsis, value), ("fill", self, value))):
-            self._np[...] = value
+        trailing = self._np.ndim - self.ndim
+        if trailing and self.is_contiguous and self.size >= 2 * _FILL_BLOCK:
+            fill = functools.partial(_fill_blocks, self._np, trailing, value)
+        else:
+            fill = functools.partial(self._np.__setitem__, Ellipsis, value)
+        if not (capture.capturing() and capture.record(fill, ("fill", self, value))):
+            fill()
         return self
 
     def zero_(self):
@@ -752,6 +769,22 @@ def _fill_struct(t: StructType, value):
         return struct_record(t, t())
     raise ValueError(f"fill_: an array of struct {t.name} is filled with an instance of {t.name} "
                      f"or 0, got {value!r}")
+
+
+_FILL_BLOCK = 1024  # elements
+
+
+def _fill_blocks(storage: np.ndarray, trailing: int, value) -> None:
+    """`storage[...] = value` (one element, of `trailing` component dimensions) for contiguous
+    storage: numpy's broadcast over a short inner dimension (a vec3's 3 floats) runs 10-20x
+    slower than copying a block of elements filled once."""
+    element_shape = storage.shape[storage.ndim - trailing:]
+    block = np.empty((_FILL_BLOCK,) + element_shape, storage.dtype)
+    block[...] = value  # (numpy's own conversion, as the assignment to all of them makes)
+    rows = storage.reshape((-1,) + element_shape)
+    whole = rows.shape[0] - rows.shape[0] % _FILL_BLOCK
+    rows[:whole].reshape((-1,) + block.shape)[...] = block
+    rows[whole:] = block[:rows.shape[0] - whole]
 
 
 def _fill_value(dtype, value):

@@ -7,6 +7,7 @@ import operator
 
 import numpy as np
 
+from .. import tape as tape_module
 from ..types import CompositeValue, StructType, StructValue, Type, float32, int32, matrix, scalar_from_numpy, vector
 from ..types.scalars import SCALAR_VALUES
 from . import capture
@@ -134,6 +135,11 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     only accepted for 1-d arrays. When both arrays have a gradient, the gradient's elements
     are copied too (as Warp). Recorded on an active Tape (the adjoint moves `dest`'s
     gradient of the copied elements into `src`'s)."""
+    if type(dest) is array and type(src) is array and dest.dtype is src.dtype and dest.shape == src.shape \
+            and not (count or src_offset or dest_offset) and (dest.grad is None or src.grad is None) \
+            and not (tape_module.active_tapes or tape_module.any_watchers() or capture.capturing()):
+        dest._np[...] = src._np  # (the common case, which nothing records; numpy handles overlap)
+        return
     kinds = (array, *_gathered())
     if not isinstance(src, kinds) or not isinstance(dest, kinds):
         raise RuntimeError("Copy source and destination must be arrays")
@@ -149,7 +155,6 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     if count == 0:
         return
     plan = _CopyPlan(dest, src, dest_offset, src_offset, count)
-    from .. import tape as tape_module
     if isinstance(src, _gathered()) or isinstance(dest, _gathered()):
         if tape_module.recording_tape() is not None and (src.requires_grad or dest.requires_grad):
             raise RuntimeError("copies to or from indexed arrays are not recorded on a Tape "

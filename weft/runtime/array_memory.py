@@ -20,19 +20,34 @@ from . import alloc_tracker
 
 def element_numpy(dtype):
     """(numpy scalar dtype, trailing shape) that hold one element of weft type `dtype`."""
-    if isinstance(dtype, Scalar):
-        return dtype.np_dtype, ()
-    if isinstance(dtype, (Vector, Matrix)):
-        return dtype.dtype.np_dtype, dtype.np_shape
-    if isinstance(dtype, StructType):
-        return np.dtype(dtype.numpy_dtype()), ()
-    raise TypeError(f"arrays cannot hold {dtype!r}")
+    found = _ELEMENTS.get(dtype)
+    if found is None:
+        found = _ELEMENTS[dtype] = _element_numpy(dtype)  # (asked at every allocation and view)
+    return found[:2]
 
 
 def element_size(dtype) -> int:
     """Bytes of one element of weft type `dtype`."""
-    scalar, trailing = element_numpy(dtype)
-    return scalar.itemsize * math.prod(trailing)
+    found = _ELEMENTS.get(dtype)
+    if found is None:
+        element_numpy(dtype)
+        found = _ELEMENTS[dtype]
+    return found[2]
+
+
+_ELEMENTS: dict = {}  # weft type -> (numpy scalar dtype, trailing shape, element bytes)
+
+
+def _element_numpy(dtype) -> tuple:
+    if isinstance(dtype, Scalar):
+        scalar, trailing = dtype.np_dtype, ()
+    elif isinstance(dtype, (Vector, Matrix)):
+        scalar, trailing = dtype.dtype.np_dtype, dtype.np_shape
+    elif isinstance(dtype, StructType):
+        scalar, trailing = np.dtype(dtype.numpy_dtype()), ()
+    else:
+        raise TypeError(f"arrays cannot hold {dtype!r}")
+    return scalar, trailing, scalar.itemsize * math.prod(trailing)
 
 
 def type_name(t) -> str:
@@ -148,18 +163,9 @@ def _aligned_zeros(count: int, scalar: np.dtype) -> np.ndarray:
     Its root numpy array (the end of the `.base` chain) spans exactly these bytes."""
     nbytes = count * scalar.itemsize
     raw = np.zeros(nbytes + ALIGNMENT, dtype=np.uint8)  # (calloc: untouched pages stay lazy)
-    start = -raw.ctypes.data % ALIGNMENT
-    return np.asarray(_Aligned(raw, raw.ctypes.data + start, nbytes)).view(scalar)
-
-
-class _Aligned:
-    """The `nbytes` bytes at `address` inside numpy buffer `raw` (kept alive), for numpy to view."""
-
-    __slots__ = ("raw", "__array_interface__", "__weakref__")  # (a deleter's finalizer refers to it weakly)
-
-    def __init__(self, raw: np.ndarray, address: int, nbytes: int):
-        self.raw = raw
-        self.__array_interface__ = {"data": (address, False), "shape": (nbytes,), "typestr": "|u1", "version": 3}
+    start = -ctypes.addressof(ctypes.c_char.from_buffer(raw)) % ALIGNMENT
+    # (a ctypes array over the aligned bytes keeps `raw` alive and ends the chain of bases)
+    return np.frombuffer((ctypes.c_uint8 * nbytes).from_buffer(raw, start), dtype=scalar)
 
 
 def from_address(ptr: int, shape: tuple, dtype, strides=None, owner=None) -> np.ndarray:
