@@ -135,6 +135,20 @@ def synchronize_with_torch(device) -> None:
         raise NotImplementedError(f"synchronising weft with torch on {device}")
 
 
+class _TensorName:
+    """How error messages name tensor `t`, written only when one is (in f-strings)."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+    def __format__(self, spec) -> str:
+        return f"from_torch: tensor of shape {tuple(self.t.shape)} and dtype {self.t.dtype}"
+
+    __str__ = __repr__ = lambda self: format(self)
+
+
 def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False, retain_grad=False):
     """A weft array viewing tensor `t`'s memory (no copy; strided tensors give strided
     arrays). `dtype`: None for `t`'s scalar type, a vector/matrix type whose components
@@ -150,7 +164,7 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch: expected a torch.Tensor, got {type(t).__name__}")
     device_from_torch(t.device)
-    what = f"from_torch: tensor of shape {tuple(t.shape)} and dtype {t.dtype}"
+    what = _TensorName(t)
     dtype_from_torch(t.dtype)
     try:
         if t.dtype == torch.bfloat16:  # torch gives numpy no bfloat16: view the bits, then relabel them
