@@ -323,6 +323,35 @@ def test_load_from_numpy_and_voxel_size_errors():
         wp.Volume.allocate(min=[0, 0, 0], max=[1, 1, 1], voxel_size=1.0, bg_value="x")
 
 
+@wp.kernel
+def dense_lookup_f(vol: wp.uint64, out: wp.array3d(dtype=float)):
+    i, j, k = wp.tid()
+    out[i, j, k] = wp.volume_lookup_f(vol, i, j, k)
+
+
+@wp.kernel
+def dense_lookup_v(vol: wp.uint64, out: wp.array3d(dtype=wp.vec3)):
+    i, j, k = wp.tid()
+    out[i, j, k] = wp.volume_lookup_v(vol, i, j, k)
+
+
+@pytest.mark.parametrize("shape, bg", [((13, 9, 20), 0.5), ((16, 16, 8), -1.0), ((5, 7, 3, 3), (1.0, -2.0, 3.0))])
+def test_load_from_numpy_holds_every_voxel_and_the_background_around(shape, bg):
+    """Each leaf takes its 8x8x8 block of the data (padded to whole leaves with the
+    background): every voxel of the data, and the background in the padding and beyond."""
+    data = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    v = wp.Volume.load_from_numpy(data, (1.0, -2.0, 0.5), 0.5, bg_value=bg)
+    around = tuple(n + 9 for n in shape[:3])
+    vector = len(shape) == 4
+    out = wp.zeros(around, dtype=wp.vec3 if vector else float)
+    wp.launch(dense_lookup_v if vector else dense_lookup_f, around, inputs=[v.id, out])
+    got = out.numpy()
+    np.testing.assert_array_equal(got[:shape[0], :shape[1], :shape[2]], data)
+    outside = np.ones(around, bool)
+    outside[:shape[0], :shape[1], :shape[2]] = False
+    np.testing.assert_array_equal(got[outside], np.broadcast_to(np.asarray(bg, np.float32), got[outside].shape))
+
+
 @pytest.mark.parametrize("codec", ["none", "zip"])
 def test_save_load_round_trip(tmp_path, codec):
     v = field_volume()

@@ -664,9 +664,15 @@ class Volume:
             bg = int(bg_value) if isinstance(bg_value, int) else float(bg_value)
         volume = cls.allocate(min_world, hi, voxel_size, bg_value=bg, points_in_world_space=True,
                               translation=min_world, device=device)
-        origins = nv.leaf_origins(volume._bytes(), 0)
-        ijk = origins[:, None, :] + nv.local_coords()[None, :, :]
-        inside = np.all((ijk >= 0) & (ijk < np.array(data.shape[:3])), axis=-1)
-        vals = volume._leaf_values()
-        vals[inside] = data[ijk[inside][:, 0], ijk[inside][:, 1], ijk[inside][:, 2]]
+        vals = volume._leaf_values()  # (leaves, 512, *value shape), the background everywhere
+        # the data padded to whole leaves (with the background) and cut into 8x8x8 blocks, each in
+        # a leaf table's order (x * 64 + y * 8 + z): one copy per leaf, no per-voxel indices
+        blocks = np.empty((*padded, *data.shape[3:]), vals.dtype)
+        blocks[...] = vals[0, 0]
+        blocks[:data.shape[0], :data.shape[1], :data.shape[2]] = data
+        nx, ny, nz = (p // 8 for p in padded)
+        components = tuple(range(6, blocks.ndim + 3))
+        blocks = blocks.reshape(nx, 8, ny, 8, nz, 8, *data.shape[3:]).transpose(0, 2, 4, 1, 3, 5, *components)
+        leaf = nv.leaf_origins(volume._bytes(), 0) // 8
+        vals[...] = blocks[leaf[:, 0], leaf[:, 1], leaf[:, 2]].reshape(vals.shape)
         return volume
