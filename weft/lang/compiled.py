@@ -25,7 +25,7 @@ from ..types.layout import ctype_of
 
 # Argument types whose packed form cannot change while the object lives (an array's
 # pointer, shape and strides are fixed; structs and vectors are mutable and always repacked).
-_UNCHANGING = (array, int, float, bool)
+_UNCHANGING = frozenset(map(id, (array, int, float, bool)))  # (ids: a value class's == is slow)
 _NUMPY_SCALAR = np.number  # (not np.bool_: its two singletons go through the deprecation path)
 
 
@@ -168,7 +168,7 @@ class CompiledKernel:
                     continue
                 setattr(args, self.field_names[k], self.packers[k](value))
                 last[k] = weakref.ref(value)  # (only once packed: a refused value is checked again)
-            elif value is held and (type(value) in _UNCHANGING or isinstance(value, _NUMPY_SCALAR)):
+            elif value is held and (id(type(value)) in _UNCHANGING or isinstance(value, _NUMPY_SCALAR)):
                 continue  # (numbers and numpy scalars, weft's scalar values among them, never change)
             else:
                 setattr(args, self.field_names[k], self.packers[k](value))

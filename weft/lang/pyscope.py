@@ -186,6 +186,8 @@ def _func_mismatch(name, args, kwargs):
 # Arguments ------------------------------------------------------------------------------------
 def value_type(x):
     """The weft type of a runtime argument value, or None if `x` is a compile-time constant."""
+    if isinstance(x, CompositeValue):  # (first: the ABC checks below are slow for value classes)
+        return x.type
     if isinstance(x, (bool, np.bool_)):
         return bool_
     if isinstance(x, numbers.Integral) and type(x) is int:
@@ -200,8 +202,6 @@ def value_type(x):
         if t is None:
             raise TypeError(f"{type(x).__name__} values have no weft type")
         return t
-    if isinstance(x, CompositeValue):
-        return x.type
     if isinstance(x, StructValue):
         return x._type
     t = getattr(x, "_type", None)  # a weft array
