@@ -158,10 +158,12 @@ class Mesh:
         from . import mesh_kernels
         perm = self._tree.prims
         n = perm.shape[0]
-        out = bvh_build.aligned_empty((n, mesh_kernels.LEAF_TRI_WORDS), np.float32)
-        launch(mesh_kernels.leaf_triangles, n, inputs=[self._points, self.indices, self._tree.native[2],
-                                                       array(out, dtype=float32, copy=False)])
-        return out
+        kept = getattr(self, "_leaf_tris_args", None)  # (a refit keeps the topology: the same buffer)
+        if kept is None or kept[0].shape[0] != n or kept[1] is not self._tree:
+            out = bvh_build.aligned_empty((n, mesh_kernels.LEAF_TRI_WORDS), np.float32)
+            kept = self._leaf_tris_args = (out, self._tree, array(out, dtype=float32, copy=False))
+        launch(mesh_kernels.leaf_triangles, n, inputs=[self._points, self.indices, self._tree.native[2], kept[2]])
+        return kept[0]
 
     def _winding_data(self):
         from ..runtime.array import empty
