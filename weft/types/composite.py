@@ -69,6 +69,16 @@ class _ValueType(Composite):
 
     def __call__(self, *args, **kwargs):
         """A value of this type in Python scope (see `values.components` for the forms)."""
+        fast = _EVERY_COMPONENT.get(self)
+        if fast is not None and len(args) == fast[0] and not kwargs:
+            for a in args:
+                if type(a) is not float and type(a) is not int:
+                    break
+            else:  # (the common call, wp.vec3(1.0, 2.0, 3.0): every component as a Python number)
+                return new_value(fast[2], self, np.array(args, dtype=fast[1]))
+        elif fast is None:
+            _EVERY_COMPONENT[self] = (self.num_components if self.dtype.is_float and self.dtype.name != "bfloat16"
+                                      else -1, self.dtype.np_dtype, value_class(self))
         return CompositeValue(self, components(self, args, kwargs))
 
     def from_ptr(self, ptr):
@@ -305,7 +315,18 @@ class Transformation:
         return _subscript(cls, params, ("dtype",), transformation)
 
 
-from .values import CompositeValue, cast_components, components, from_ptr  # noqa: E402, F401 - (they use the types above)
+from .values import (  # noqa: E402, F401 - (they use the types above)
+    CompositeValue,
+    cast_components,
+    components,
+    from_ptr,
+    new_value,
+    value_class,
+)
+
+#: composite type -> (components taken one by one as Python numbers, or -1; numpy dtype;
+#: value class): the fast path of a constructor call
+_EVERY_COMPONENT: dict = {}
 
 
 def fills_with_deprecation(value) -> bool:

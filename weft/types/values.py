@@ -565,6 +565,14 @@ class _ValueClass(type):
         return getattr(t, name)
 
 
+def new_value(cls, t, flat: np.ndarray):
+    """A value of class `cls` (value_class(t)) holding components `flat`, made directly."""
+    self = object.__new__(cls)
+    object.__setattr__(self, "type", t)
+    object.__setattr__(self, "_data", flat)
+    return self
+
+
 def value_class(t) -> type:
     """The class of Python-scope values of composite type `t` (one per type)."""
     cls = _VALUE_CLASSES.get(t)
