@@ -95,3 +95,79 @@ def test_velocity_gradient():
     tape.backward(loss=out)
     np.testing.assert_allclose(vel.grad.numpy(), w0, rtol=1e-6)  # d sum(v . w) / dv = w
     np.testing.assert_allclose(w.grad.numpy(), vel.numpy(), rtol=1e-6)
+
+
+# The accessors differentiate into the points and velocities too (Warp's give zero) ----------
+@wp.kernel
+def accessor_loss(mesh_id: wp.uint64, uv: wp.array(dtype=wp.vec2), w: wp.array(dtype=wp.vec3),
+                  out: wp.array(dtype=wp.float32)):
+    t = wp.tid()
+    p = wp.mesh_eval_position(mesh_id, t, uv[t][0], uv[t][1])
+    v = wp.mesh_eval_velocity(mesh_id, t, uv[t][0], uv[t][1])
+    n = wp.mesh_eval_face_normal(mesh_id, t)
+    corner = wp.mesh_get_point(mesh_id, 3 * t + 1)
+    speed = wp.mesh_get_velocity(mesh_id, 3 * t + 2)
+    wp.atomic_add(out, 0, wp.dot(p, w[t]) + wp.dot(v, w[t]) * 2.0 + wp.dot(n, w[t]) * 3.0
+                  + wp.length_sq(corner) + wp.dot(speed, corner))
+
+
+def accessor_loss64(p, vel, uv, w):
+    total = 0.0
+    for t, (i, j, k) in enumerate(FACES.reshape(-1, 3)):
+        u, v = uv[t]
+        pos = p[i] * u + p[j] * v + p[k] * (1 - u - v)
+        speed = vel[i] * u + vel[j] * v + vel[k] * (1 - u - v)
+        normal = np.cross(p[j] - p[i], p[k] - p[i])
+        normal /= np.linalg.norm(normal)
+        total += pos @ w[t] + 2 * speed @ w[t] + 3 * normal @ w[t] + p[j] @ p[j] + vel[k] @ p[j]
+    return total
+
+
+def test_accessors_differentiate_into_the_points_and_velocities():
+    """mesh_eval_position, mesh_eval_velocity, mesh_eval_face_normal, mesh_get_point and
+    mesh_get_velocity: gradients with respect to the points and velocities against central
+    differences of a float64 evaluation."""
+    rng = np.random.default_rng(8)
+    p0 = TETRA + 0.1 * rng.standard_normal(TETRA.shape)
+    v0 = rng.standard_normal((4, 3))
+    uv0 = rng.uniform(0.1, 0.4, (4, 2))
+    w0 = rng.standard_normal((4, 3))
+    points = wp.array(p0, dtype=wp.vec3, requires_grad=True)
+    vel = wp.array(v0, dtype=wp.vec3, requires_grad=True)
+    mesh = wp.Mesh(points=points, indices=wp.array(FACES, dtype=wp.int32), velocities=vel)
+    out = wp.zeros(1, dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(accessor_loss, 4, inputs=[mesh.id, wp.array(uv0, dtype=wp.vec2), wp.array(w0, dtype=wp.vec3)],
+                  outputs=[out])
+    tape.backward(loss=out)
+    p64, v64 = np.asarray(points.numpy(), np.float64), np.asarray(vel.numpy(), np.float64)
+    uv64 = np.asarray(wp.array(uv0, dtype=wp.vec2).numpy(), np.float64)
+    w64 = np.asarray(wp.array(w0, dtype=wp.vec3).numpy(), np.float64)
+    np.testing.assert_allclose(out.numpy()[0], accessor_loss64(p64, v64, uv64, w64), rtol=1e-5)
+    h = 1e-6
+    for array, base in ((points, p64), (vel, v64)):
+        fd = np.zeros_like(base)
+        for i in range(4):
+            for j in range(3):
+                d = np.zeros_like(base)
+                d[i, j] = h
+                if array is points:
+                    plus, minus = accessor_loss64(p64 + d, v64, uv64, w64), accessor_loss64(p64 - d, v64, uv64, w64)
+                else:
+                    plus, minus = accessor_loss64(p64, v64 + d, uv64, w64), accessor_loss64(p64, v64 - d, uv64, w64)
+                fd[i, j] = (plus - minus) / (2 * h)
+        np.testing.assert_allclose(array.grad.numpy(), fd, rtol=1e-4, atol=1e-4)
+        assert np.abs(fd).max() > 0.5
+
+
+def test_accessors_of_points_without_gradient():
+    mesh = wp.Mesh(points=wp.array(TETRA, dtype=wp.vec3), indices=wp.array(FACES, dtype=wp.int32))
+    uv = wp.array(np.full((4, 2), 0.25), dtype=wp.vec2, requires_grad=True)
+    w = wp.array(np.ones((4, 3)), dtype=wp.vec3, requires_grad=True)
+    out = wp.zeros(1, dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(accessor_loss, 4, inputs=[mesh.id, uv, w], outputs=[out])
+    tape.backward(loss=out)  # (the points' adjoint goes nowhere; the others' are there)
+    assert mesh.points.grad is None and np.abs(w.grad.numpy()).max() > 0

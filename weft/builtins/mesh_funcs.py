@@ -637,12 +637,33 @@ def mesh_query_next(q: MeshQuery, index: int):
 
 
 # Evaluation -----------------------------------------------------------------------------------
+# The accessors read the points and velocities through arrays that differentiate into
+# their gradients (mesh_get's), so a loss built on mesh_eval_position or mesh_get_point has
+# its gradient with respect to the mesh's points (Warp's are zero). The queries keep their
+# faces and coordinates constants of differentiation, as Warp's do.
+@wp.func
+def points_array(d: wp.uint64):
+    return array_with_grad(wp.uint64(word(d, PTR_POINTS)), wp.uint64(word(d, PTR_POINTS_GRAD)),
+                           int(word(d, NUM_POINTS)), wp.vec3)
+
+
+@wp.func
+def velocities_array(d: wp.uint64):
+    """The velocities (no elements for a mesh without them)."""
+    velocities = wp.uint64(word(d, PTR_VELOCITIES))
+    n = 0
+    if velocities != wp.uint64(0):
+        n = int(word(d, NUM_POINTS))
+    return array_with_grad(velocities, wp.uint64(word(d, PTR_VELOCITIES_GRAD)), n, wp.vec3)
+
+
 @wp.func
 def eval_position(d: wp.uint64, face: int, u: float, v: float):
     r = wp.vec3(0.0)
     if require(d):
-        a, b, c = checked_tri_points(d, face)
-        r = a * u + b * v + c * (1.0 - u - v)
+        idx = indices_of(d)
+        points = points_array(d)
+        r = points[idx[3 * face]] * u + points[idx[3 * face + 1]] * v + points[idx[3 * face + 2]] * (1.0 - u - v)
     return r
 
 
@@ -651,8 +672,10 @@ def eval_velocity(d: wp.uint64, face: int, u: float, v: float):
     r = wp.vec3(0.0)
     if require(d):
         idx = indices_of(d)
-        r = velocity(d, idx[3 * face]) * u + velocity(d, idx[3 * face + 1]) * v
-        r = r + velocity(d, idx[3 * face + 2]) * (1.0 - u - v)
+        i, j, k = idx[3 * face], idx[3 * face + 1], idx[3 * face + 2]
+        velocities = velocities_array(d)
+        if velocities.shape[0] > 0:
+            r = velocities[i] * u + velocities[j] * v + velocities[k] * (1.0 - u - v)
     return r
 
 
@@ -660,8 +683,9 @@ def eval_velocity(d: wp.uint64, face: int, u: float, v: float):
 def eval_face_normal(d: wp.uint64, face: int):
     r = wp.vec3(0.0)
     if require(d):
-        a, b, c = checked_tri_points(d, face)
-        r = face_normal(a, b, c)
+        idx = indices_of(d)
+        points = points_array(d)
+        r = face_normal(points[idx[3 * face]], points[idx[3 * face + 1]], points[idx[3 * face + 2]])
     return r
 
 
@@ -669,7 +693,7 @@ def eval_face_normal(d: wp.uint64, face: int):
 def get_point(d: wp.uint64, index: int):
     r = wp.vec3(0.0)
     if require(d):
-        r = point(d, indices_of(d)[index])
+        r = points_array(d)[indices_of(d)[index]]
     return r
 
 
@@ -677,7 +701,10 @@ def get_point(d: wp.uint64, index: int):
 def get_velocity(d: wp.uint64, index: int):
     r = wp.vec3(0.0)
     if require(d):
-        r = velocity(d, indices_of(d)[index])
+        i = indices_of(d)[index]
+        velocities = velocities_array(d)
+        if velocities.shape[0] > 0:
+            r = velocities[i]
     return r
 
 
