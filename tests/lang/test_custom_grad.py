@@ -296,3 +296,35 @@ def test_func_grad_of_a_func_returning_an_int():
         wp.launch(scaled_first, 1, inputs=[x, out])
     tape.backward(out)
     np.testing.assert_array_equal(x.grad.numpy(), [0.0, 3.0, 0.0])
+
+
+@wp.func
+def late_root(x: float):
+    return wp.sqrt(x)
+
+
+@wp.kernel
+def late_root_kernel(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = late_root(x[i])
+
+
+def test_a_grad_registered_after_the_kernel_first_ran_is_used():
+    """As Warp rebuilds the module: the kernel's adjoint, compiled with sqrt's own derivative
+    (infinite at 0) before the grad existed, is compiled again with the grad."""
+    x = wp.array([0.0, 4.0], dtype=float, requires_grad=True)
+    y = wp.zeros(2, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(late_root_kernel, 2, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(2, dtype=float)})
+    assert x.grad.numpy()[0] == np.inf and x.grad.numpy()[1] == 0.25
+
+    @wp.func_grad(late_root)
+    def adj_late_root(x: float, adj_ret: float):
+        wp.adjoint[x] += 7.0 * adj_ret
+
+    x.grad.zero_()
+    with wp.Tape() as tape:
+        wp.launch(late_root_kernel, 2, inputs=[x, y])
+    tape.backward(grads={y: wp.ones(2, dtype=float)})
+    assert x.grad.numpy().tolist() == [7.0, 7.0]

@@ -337,6 +337,8 @@ def test_list_str_repr():
     assert repr(a) == "array(shape=(2,), dtype=float32)"  # (Warp's form: `print([a, b])` reads the same)
     assert repr(wp.zeros((2, 3), dtype=wp.vec3)) == "array(shape=(2, 3), dtype=vec3f)"
     assert repr(wp.indexedarray(a, [wp.array([1], dtype=wp.int32)])) == "indexedarray(shape=(1,), dtype=float32)"
+    halves = wp.array([1.0, 2.5, 3.14], dtype=wp.bfloat16).list()  # (Warp's bfloat16 values, not floats)
+    assert all(isinstance(x, wp.bfloat16) for x in halves) and [float(x) for x in halves] == [1.0, 2.5, 3.140625]
 
 
 # Filling and assigning ----------------------------------------------------------------------------

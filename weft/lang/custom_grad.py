@@ -26,7 +26,7 @@ from ..ir.passes import inline_calls
 from ..ir.verify import verify
 from ..types import TupleType
 from .errors import CompileError
-from .function import Func, signature_types
+from .function import Func, note_redefinition, signature_types
 from .source import ParsedSource
 
 _ZERO_LIKE = "__weft_zero_like"
@@ -58,6 +58,9 @@ def _replacing(func: Func, decorator: str, attribute: str):
             wanted = list(overload.params.values())
             if len(types) >= len(wanted) and all(_matches(w, t) for w, t in zip(wanted, types)):
                 setattr(overload, attribute, pyfunc)
+                # (kernels compiled before inlined the automatic adjoint: as after a redefinition,
+                # they compile again, as Warp rebuilds the module)
+                note_redefinition()
                 return pyfunc
         raise TypeError(f"@weft.{decorator}({func.name}): {pyfunc.__qualname__} takes parameters "
                         f"({', '.join(map(repr, types))}), which begin with those of no overload of "

@@ -273,6 +273,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         """The elements in row-major order as Python values (numbers, vectors, matrices or
         struct instances)."""
         flat = self._np.reshape((self.size,) + element_numpy(self.dtype)[1])
+        if self.dtype is bfloat16:  # (numpy has no bfloat16 of its own: weft's values, as Warp's)
+            return [bfloat16(x) for x in flat.tolist()]
         if isinstance(self.dtype, Scalar):
             return flat.tolist()
         if isinstance(self.dtype, StructType):
