@@ -394,3 +394,8 @@ def test_quat_between_vectors_in_a_kernel_matches_python_scope():
     for k in range(8):
         np.testing.assert_allclose(out.numpy()[k], np.array(wp.quat_between_vectors(wp.vec3(*a[k]), wp.vec3(*b[k]))),
                                    rtol=1e-6, atol=1e-7)
+
+
+def test_timing_print_of_no_results_says_so(capsys):
+    wp.timing_print([])  # (CPU launches give no timing results: a CPU Warp prints this)
+    assert capsys.readouterr().out == "No activity\n"

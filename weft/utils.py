@@ -58,8 +58,11 @@ def timing_end(synchronize: bool = True) -> list[TimingResult]:
 
 
 def timing_print(results: list[TimingResult], indent: str = "") -> None:
-    """Print timing results, one line per activity."""
+    """Print timing results, one line per activity ("No activity" for none, as Warp)."""
     import builtins
+    if not results:
+        builtins.print("No activity")
+        return
     for r in results:
         builtins.print(f"{indent}{r.name}: {r.elapsed:.6f} ms on {r.device}")
 
