@@ -171,3 +171,47 @@ def test_accessors_of_points_without_gradient():
         wp.launch(accessor_loss, 4, inputs=[mesh.id, uv, w], outputs=[out])
     tape.backward(loss=out)  # (the points' adjoint goes nowhere; the others' are there)
     assert mesh.points.grad is None and np.abs(w.grad.numpy()).max() > 0
+
+
+@wp.kernel
+def plane_penalty(mesh_id: wp.uint64, x: wp.array(dtype=wp.vec3), radius: float, loss: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    q = wp.mesh_query_point_no_sign(mesh_id, x[i], 1.0)
+    if q.result:
+        d = wp.length(x[i] - wp.mesh_eval_position(mesh_id, q.face, q.u, q.v))
+        if d < radius:
+            wp.atomic_add(loss, 0, (radius - d) * (radius - d))
+
+
+def test_a_contact_penalty_differentiates_into_the_mesh_points():
+    """The closest point's coordinates are constants of differentiation, and rightly so: they
+    minimise the distance, so the distance's derivative with respect to them is zero, and the
+    gradient with respect to the corners through mesh_eval_position is the whole gradient
+    (points over the inside of one triangle: the distance to its plane, in float64)."""
+    corners = np.array([[0.0, 0.0, 0.0], [2.0, 0.1, 0.0], [0.0, -0.1, 2.0]])
+    probes = np.array([[0.4, 0.15, 0.5], [0.8, -0.1, 0.3], [0.3, 0.12, 1.0]])
+    radius = 0.3
+
+    def loss64(c):
+        n = np.cross(c[1] - c[0], c[2] - c[0])
+        n /= np.linalg.norm(n)
+        d = np.abs((probes - c[0]) @ n)
+        return float(np.sum((radius - d) ** 2))
+
+    points = wp.array(corners, dtype=wp.vec3, requires_grad=True)
+    mesh = wp.Mesh(points=points, indices=wp.array([0, 1, 2], dtype=wp.int32))
+    loss = wp.zeros(1, dtype=wp.float32, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(plane_penalty, 3, inputs=[mesh.id, wp.array(probes, dtype=wp.vec3), radius, loss])
+    tape.backward(loss=loss)
+    c64 = np.asarray(points.numpy(), np.float64)
+    np.testing.assert_allclose(loss.numpy()[0], loss64(c64), rtol=1e-5)
+    h, fd = 1e-6, np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            d = np.zeros((3, 3))
+            d[i, j] = h
+            fd[i, j] = (loss64(c64 + d) - loss64(c64 - d)) / (2 * h)
+    np.testing.assert_allclose(points.grad.numpy(), fd, rtol=1e-3, atol=1e-4)
+    assert np.abs(fd).max() > 0.05

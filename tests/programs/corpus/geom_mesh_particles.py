@@ -1,7 +1,9 @@
 """Particles falling onto a triangle mesh (as in Warp's particle/mesh examples): mesh_query_point_no_sign
 for contact, mesh_eval_face_normal and mesh_eval_velocity of a moving mesh for the response, many
-small steps; then the gradient of a contact-penalty loss with respect to the particles and to the
-mesh's own points (mesh.points with requires_grad)."""
+small steps; then the gradient of a contact-penalty loss with respect to the particles. (Its
+gradient with respect to the mesh's points is zero in Warp, whose mesh accessors are constants of
+differentiation; weft's is right and is checked against finite differences in
+tests/geometry/test_mesh_get_grad.py.)"""
 
 import numpy as np
 import warp as wp
@@ -85,9 +87,8 @@ def run():
     with tape:
         wp.launch(penalty, dim=n, inputs=[gmesh.id, xp, 0.2, loss])
     tape.backward(loss)
-    res.update({"loss": loss.numpy(), "x_grad": xp.grad.numpy(), "mesh_points_grad": mp.grad.numpy()})
+    res.update({"loss": loss.numpy(), "x_grad": xp.grad.numpy()})
     return res
 
 
-TOLERANCE = {"x": (1e-4, 1e-4), "v": (1e-3, 1e-3), "loss": (1e-5, 1e-6), "x_grad": (1e-4, 1e-5),
-             "mesh_points_grad": (1e-4, 1e-5)}
+TOLERANCE = {"x": (1e-4, 1e-4), "v": (1e-3, 1e-3), "loss": (1e-5, 1e-6), "x_grad": (1e-4, 1e-5)}
