@@ -834,6 +834,46 @@ def test_elements_wider_than_a_cache_line_keep_threads_off_lanes():
     np.testing.assert_allclose(out.numpy(), np.einsum("nij,nj->ni", m, v), rtol=1e-5)
 
 
+@wp.struct
+class Body:
+    x: wp.vec3
+    v: wp.vec3
+    m: float
+    flags: int
+
+
+@wp.kernel
+def body_step(bodies: wp.array(dtype=Body), g: wp.vec3, dt: float):
+    i = wp.tid()
+    bodies[i].v = bodies[i].v + g * dt
+    bodies[i].x = bodies[i].x + bodies[i].v * dt
+
+
+@wp.kernel
+def body_energy(bodies: wp.array(dtype=Body), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = 0.5 * bodies[i].m * wp.dot(bodies[i].v, bodies[i].v)
+
+
+def test_stores_into_arrays_of_structs_keep_threads_off_lanes():
+    """LLVM's vectoriser turns stores into the fields of a 32-byte struct into masked
+    scatters (twice slower than scalar code): such kernels run scalar. Kernels that only
+    read such structs keep the vectoriser."""
+    from weft.codegen.llvm import KernelCodegen
+    assert KernelCodegen(body_step.ir(), (True, True, True)).wide_elements
+    assert not KernelCodegen(body_energy.ir(), (True, True)).wide_elements
+    rng = np.random.default_rng(9)
+    n = 1000
+    records = np.zeros(n, dtype=wp.zeros(1, dtype=Body).numpy().dtype)
+    records["x"], records["v"], records["m"] = rng.random((n, 3)), rng.random((n, 3)), rng.random(n)
+    bodies = wp.array(records, dtype=Body)
+    wp.launch(body_step, n, inputs=[bodies, wp.vec3(0.0, -9.8, 0.0), 0.01])
+    v = records["v"] + np.float32(-9.8 * 0.01) * np.array([0, 1, 0], np.float32)
+    np.testing.assert_allclose(bodies.numpy()["v"], v, rtol=1e-6)
+    np.testing.assert_allclose(bodies.numpy()["x"], records["x"] + v * np.float32(0.01), rtol=1e-6)
+    np.testing.assert_array_equal(bodies.numpy()["m"], records["m"])
+
+
 # Integer division by constants and shifts run on the lanes ---------------------------------
 @wp.kernel
 def int_arithmetic(a: wp.array(dtype=wp.int64), b: wp.array(dtype=wp.int32), u: wp.array(dtype=wp.uint32),
