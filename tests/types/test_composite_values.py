@@ -329,3 +329,25 @@ def test_values_from_tensors():
     assert wp.mat22(torch.tensor([1.0, 2.0, 3.0, 4.0])) == ((1, 2), (3, 4))
     t = wp.transform(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0, 6.0, 7.0]))
     assert list(t) == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+
+
+@pytest.mark.parametrize("quat, transform", [(wp.quat, wp.transform), (wp.quatd, wp.transformd)])
+def test_quaternion_and_transform_products_in_python_scope_are_exact(quat, transform):
+    """q1 * q2 and t1 * t2 compute Hamilton's product and the composition with the same float
+    operations, in the same order, as numpy's cross product would: bit for bit."""
+    rng = np.random.default_rng(12)
+    dtype = quat(0.0, 0.0, 0.0, 1.0).numpy().dtype
+
+    def reference_mul(a, b):
+        v1, w1, v2, w2 = a[:3], a[3], b[:3], b[3]
+        return np.concatenate([w1 * v2 + w2 * v1 + np.cross(v1, v2), [w1 * w2 - v1 @ v2]]).astype(dtype)
+
+    for _ in range(20):
+        a, b = rng.standard_normal(4).astype(dtype), rng.standard_normal(4).astype(dtype)
+        assert (quat(*a) * quat(*b)).numpy().tobytes() == reference_mul(a, b).tobytes()
+        p1, p2 = rng.standard_normal(3).astype(dtype), rng.standard_normal(3).astype(dtype)
+        t = transform(p1, quat(*a)) * transform(p2, quat(*b))
+        u, w = a[:3], a[3]
+        rotated = p2 * (2 * w * w - 1) + 2 * w * np.cross(u, p2) + 2 * u * (u @ p2)
+        expected = np.concatenate([p1 + rotated, reference_mul(a, b)]).astype(dtype)
+        assert t.numpy().tobytes() == expected.tobytes()
