@@ -33,27 +33,40 @@ class Plan:
     """Where contributions go: `slot[k]` (storage position of contribution k, -1 when
     dropped) and `pos` (every active storage position of the destination, each of which the
     write sets: the sum of its contributions, or zero). `idx` lists the kept contributions
-    by slot (stably), `begin`/`end` bound each position's run in it; a caller that has them
-    from its own sort passes them."""
+    by slot (stably), `begin`/`end` bound each position's run in it. A caller that has them
+    from its own sort passes them, and may pass `slot` None with the number of
+    contributions, `count`: the runs then follow one another in `idx`, and `slot` is made
+    from them when asked for (a plain assembly never asks)."""
 
-    def __init__(self, slot: np.ndarray, pos: np.ndarray, idx=None, begin=None, end=None):
-        self.slot = np.asarray(slot, dtype=np.int64)
+    def __init__(self, slot, pos: np.ndarray, idx=None, begin=None, end=None, count: int = 0):
+        self._slot = None if slot is None else np.asarray(slot, dtype=np.int64)
+        self._count = count
         self.pos = np.asarray(pos, dtype=np.int64)
         if idx is not None:
             self.idx, self.begin, self.end = idx, begin, end
             return
-        kept = np.nonzero(self.slot >= 0)[0]
-        order = np.argsort(self.slot[kept], kind="stable")
+        kept = np.nonzero(self._slot >= 0)[0]
+        order = np.argsort(self._slot[kept], kind="stable")
         self.idx = kept[order]
-        sorted_slots = self.slot[self.idx]
+        sorted_slots = self._slot[self.idx]
         self.begin = np.searchsorted(sorted_slots, self.pos, side="left")
         self.end = np.searchsorted(sorted_slots, self.pos, side="right")
+
+    @property
+    def slot(self) -> np.ndarray:
+        if self._slot is None:
+            slot = np.full(self._count, -1, np.int64)
+            slot[self.idx] = np.repeat(self.pos, self.end - self.begin)
+            self._slot = slot
+        return self._slot
 
     def of_all(self, keep: np.ndarray, n: int) -> Plan:
         """This plan of the contributions `keep` (indices into n contributions, ascending)
         as a plan of all n (the others dropped)."""
+        if self._slot is None:
+            return Plan(None, self.pos, keep[self.idx], self.begin, self.end, count=n)
         slot = np.full(n, -1, np.int64)
-        slot[keep] = self.slot
+        slot[keep] = self._slot
         return Plan(slot, self.pos, keep[self.idx], self.begin, self.end)
 
     def write(self, src: array, dest_values: array, contribution_index: np.ndarray | None = None):
@@ -98,12 +111,9 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
     np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
     starts = np.flatnonzero(first)
     uniq = sorted_keys[starts]
-    inverse = np.empty(keys.size, np.int64)
-    inverse[order] = np.cumsum(first) - 1
     kept = keys.size
     if max_blocks is not None and uniq.size > max_blocks:
         kept = int(starts[max_blocks])
-        inverse = np.where(inverse < max_blocks, inverse, -1)
         uniq, starts = uniq[:max_blocks], starts[:max_blocks]
     urows = uniq // ncol
     ucols = uniq % ncol
@@ -120,10 +130,12 @@ def assemble(dest: BsrMatrix, rows: np.ndarray, cols: np.ndarray, topology: str,
         cols_np[n:] = -1
         dest._topology_changed()
         # (blocks are numbered in key order: the sort already lists each block's contributions)
-        return Plan(inverse, np.arange(n), order[:kept], starts, np.append(starts[1:], kept))
+        return Plan(None, np.arange(n), order[:kept], starts, np.append(starts[1:], kept), count=keys.size)
 
     if topology != "padded":
         raise ValueError(f"Unsupported topology policy: {topology}")
+    inverse = np.full(keys.size, -1, np.int64)  # each contribution's block (-1: beyond max_blocks)
+    inverse[order[:kept]] = np.repeat(np.arange(uniq.size), np.diff(np.append(starts, kept)))
     if dest.row_counts is None:
         raise ValueError("padded topology needs a destination with row capacities "
                          "(bsr_zeros(..., row_capacity=...))")
