@@ -652,6 +652,7 @@ def _recording_keys(kernel, segmented: bool) -> tuple:
     """(the keys of the arrays whose contents before the launch the adjoint reads, those the
     launch writes, those whose contents after it the adjoint reads), for `kernel` under the
     current mode; a budgeted Tape's segments need every array read before the launch."""
+    kernel.check_redefinitions()  # (a func_grad registered since changes what the adjoint reads)
     key = ("tape keys", segmented, kernel.mode, config.mode)
     keys = kernel._ir.get(key)
     if keys is None:

@@ -445,8 +445,7 @@ class Kernel:
         if recent is not None and recent[0] == config.changes:
             return recent[1]
         changes = config.changes
-        if self._seen_redefinitions != function.redefinitions:
-            self._forget_if_sources_changed()
+        self.check_redefinitions()
         consume = adjoint and consume and bool(self.write_only_params)
         retain = retain if adjoint else frozenset()
         if self.deterministic and not (self.module.name or "").startswith("weft."):
@@ -489,6 +488,13 @@ class Kernel:
         except CompileError as err:
             raise err.with_traceback(None) from None
         done.add(variant)
+
+    def check_redefinitions(self):
+        """Drop what this kernel built from funcs redefined (or given a custom grad) since
+        (see `_forget_if_sources_changed`): before anything cached is used, its compiled code
+        and the analyses a Tape records by alike."""
+        if self._seen_redefinitions != function.redefinitions:
+            self._forget_if_sources_changed()
 
     def _forget_if_sources_changed(self):
         """A func was redefined since this kernel compiled: if what the kernel's code names

@@ -106,7 +106,7 @@ def radix_sort_pairs(keys: array, values: array, count: int, begin_bit: int = 0,
     """Sort `keys[:count]` ascending, moving `values[:count]` with them; stable. Only key bits
     `[begin_bit, end_bit)` are compared. Keys: int32, uint32, float32, int64, uint64, float64;
     values: any 4- or 8-byte type. Both arrays hold at least `2 * count` elements (Warp's
-    scratch space; weft does not write it)."""
+    scratch space, which the sort of 16384 pairs or more uses, as Warp's does)."""
     if keys.device != values.device:
         raise RuntimeError(f"Keys and values array storage devices do not match ({keys.device} vs {values.device})")
     if count == 0:
