@@ -60,25 +60,9 @@ def indices_of(d: wp.uint64):
 
 
 @wp.func
-def velocities_of(d: wp.uint64):
-    n = 0
-    if word(d, PTR_VELOCITIES) != wp.int64(0):
-        n = int(word(d, NUM_POINTS))
-    return wp.array(ptr=wp.uint64(word(d, PTR_VELOCITIES)), shape=n, dtype=wp.vec3)
-
-
-@wp.func
 def point(d: wp.uint64, i: int):
     """Point i of the mesh (a constant of differentiation, as in Warp)."""
     return constant_load(wp.uint64(word(d, PTR_POINTS)), i, wp.vec3)
-
-
-@wp.func
-def velocity(d: wp.uint64, i: int):
-    v = wp.vec3(0.0)
-    if word(d, PTR_VELOCITIES) != wp.int64(0):
-        v = constant_load(wp.uint64(word(d, PTR_VELOCITIES)), i, wp.vec3)
-    return v
 
 
 @wp.func
@@ -86,14 +70,6 @@ def tri_points(d: wp.uint64, face: int):
     """The corners of a face, without bounds checks (the traversals' faces are in range)."""
     idx = indices_of(d)
     return point(d, _load(idx, 3 * face)), point(d, _load(idx, 3 * face + 1)), point(d, _load(idx, 3 * face + 2))
-
-
-@wp.func
-def checked_tri_points(d: wp.uint64, face: int):
-    """The corners of a face given by the user: an out-of-range face is an IndexError (the
-    indices were checked against the points when the mesh was made)."""
-    idx = indices_of(d)
-    return point(d, idx[3 * face]), point(d, idx[3 * face + 1]), point(d, idx[3 * face + 2])
 
 
 @wp.func

@@ -27,7 +27,6 @@ def has_bfloat16(t) -> bool:
     return False
 
 
-
 def safe_divisor(op) -> int | None:
     """The divisor of integer division or modulo `op` if it is a constant that cannot trap
     (not 0, nor -1 for a signed type), else None."""
@@ -37,6 +36,7 @@ def safe_divisor(op) -> int | None:
     if not isinstance(d, int) or isinstance(d, bool) or d == 0 or d == -1 and op.operands[1].type.is_signed:
         return None
     return d
+
 
 class ScalarOps:
     """Scalar op lowerings of `KernelCodegen`."""

@@ -159,7 +159,7 @@ class Mesh:
         perm = self._tree.prims
         n = perm.shape[0]
         kept = getattr(self, "_leaf_tris_args", None)  # (a refit keeps the topology: the same buffer)
-        if kept is None or kept[0].shape[0] != n or kept[1] is not self._tree:
+        if kept is None or kept[1] is not self._tree:
             out = bvh_build.aligned_empty((n, mesh_kernels.LEAF_TRI_WORDS), np.float32)
             kept = self._leaf_tris_args = (out, self._tree, array(out, dtype=float32, copy=False))
         launch(mesh_kernels.leaf_triangles, n, inputs=[self._points, self.indices, self._tree.native[2], kept[2]])

@@ -442,8 +442,7 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         if data.size > self._np.size or data.size % per_element:
             raise DataShapeError(f"assign: data of shape {data.shape} does not fit the array's "
                                  f"shape {self._np.shape}")
-        if data.size == self._np.size and not (tape_module.active_tapes or tape_module.any_watchers()
-                                                or capture.capturing()):
+        if data.size == self._np.size and unrecorded():
             # (nothing records the copy: straight into the memory; numpy handles a source
             # that overlaps it)
             if data.dtype != self._np.dtype and self._np.dtype.type is not np.void:
@@ -815,6 +814,7 @@ from .array_create import (  # noqa: E402
     full_like,
     ones,
     ones_like,
+    unrecorded,
     view_of,
     zeros,
     zeros_like,

@@ -128,6 +128,12 @@ def _as_index(name: str, value) -> int:
                            f"{name}={value!r}") from None
 
 
+def unrecorded() -> bool:
+    """Whether nothing records a copy made now (no Tape, watcher or graph capture): it may go
+    straight to memory."""
+    return not (tape_module.active_tapes or tape_module.any_watchers() or capture.capturing())
+
+
 def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream=None):
     """Copy `count` elements (0: all of `src`) of `src` from `src_offset` into `dest` at
     `dest_offset`, in row-major order. Contiguous arrays copy bytes (dtypes of the same size
@@ -137,7 +143,7 @@ def copy(dest, src, dest_offset: int = 0, src_offset: int = 0, count: int = 0, s
     gradient of the copied elements into `src`'s)."""
     if type(dest) is array and type(src) is array and dest.dtype is src.dtype and dest.shape == src.shape \
             and not (count or src_offset or dest_offset) and (dest.grad is None or src.grad is None) \
-            and not (tape_module.active_tapes or tape_module.any_watchers() or capture.capturing()):
+            and unrecorded():
         dest._np[...] = src._np  # (the common case, which nothing records; numpy handles overlap)
         return
     kinds = (array, *_gathered())

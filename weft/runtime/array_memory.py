@@ -20,25 +20,27 @@ from . import alloc_tracker
 
 def element_numpy(dtype):
     """(numpy scalar dtype, trailing shape) that hold one element of weft type `dtype`."""
-    found = _ELEMENTS.get(dtype)
-    if found is None:
-        found = _ELEMENTS[dtype] = _element_numpy(dtype)  # (asked at every allocation and view)
-    return found[:2]
+    return _element(dtype)[:2]
 
 
 def element_size(dtype) -> int:
     """Bytes of one element of weft type `dtype`."""
-    found = _ELEMENTS.get(dtype)
-    if found is None:
-        element_numpy(dtype)
-        found = _ELEMENTS[dtype]
-    return found[2]
+    return _element(dtype)[2]
 
 
 _ELEMENTS: dict = {}  # weft type -> (numpy scalar dtype, trailing shape, element bytes)
 
 
-def _element_numpy(dtype) -> tuple:
+def _element(dtype) -> tuple:
+    """(numpy scalar dtype, trailing shape, element bytes) of weft type `dtype`, worked out once
+    (asked at every allocation and view)."""
+    found = _ELEMENTS.get(dtype)
+    if found is None:
+        found = _ELEMENTS[dtype] = _element_layout(dtype)
+    return found
+
+
+def _element_layout(dtype) -> tuple:
     if isinstance(dtype, Scalar):
         scalar, trailing = dtype.np_dtype, ()
     elif isinstance(dtype, (Vector, Matrix)):
@@ -203,7 +205,3 @@ def _retype(raw: np.ndarray, scalar: np.dtype) -> np.ndarray:
     if usable is None:  # fewer bytes than one value: only an empty array uses them
         return np.lib.stride_tricks.as_strided(raw, (0,), (scalar.itemsize,)).view(scalar)
     return usable.view(scalar)
-
-
-def leading_strides(storage: np.ndarray, ndim: int) -> tuple:
-    return tuple(int(s) for s in storage.strides[:ndim])
