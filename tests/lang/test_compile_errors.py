@@ -407,8 +407,29 @@ def normalize_int_vector(a: wp.array(dtype=float)):
     a[0] = float(v[0])
 
 
+@wp.kernel
+def tile_max_with_axis(a: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=1)
+    wp.tile_store(a, wp.tile_max(t, axis=0))  # (Warp's tile_max has no axis: not ignored)
+
+
+@wp.kernel
+def tile_max_with_two_arguments(a: wp.array(dtype=float)):
+    t = wp.tile_load(a, shape=1)
+    wp.tile_store(a, wp.tile_max(t, 0))
+
+
+@wp.kernel
+def tile_sum_with_unknown_keyword(a: wp.array(dtype=float)):
+    wp.tile_store(a, wp.tile_sum(wp.tile_load(a, shape=1), keepdims=True))
+
+
 @pytest.mark.parametrize("kernel,caret_at,message", [
     (length_of_scalar, "wp.length(a[0])", "length() needs a vector, got float32"),
+    (tile_max_with_axis, "wp.tile_max(t, axis=0)", "tile_max() got an unexpected keyword argument 'axis' "
+     "(its forms: tile_max(a))"),
+    (tile_max_with_two_arguments, "wp.tile_max(t, 0)", "tile_max() takes at most 1 argument(s), got 2"),
+    (tile_sum_with_unknown_keyword, "wp.tile_sum(", "tile_sum() got an unexpected keyword argument 'keepdims'"),
     (normalize_int_vector, "wp.normalize(", "normalize() needs a float vector, got vec3i"),
     (assigns_in_place_update, ("t = wp.transform_set", "wp.transform_set"), "the call assigned to 't' returns nothing"),
     (sin_two_args, "wp.sin(a[0], 2.0)", "sin() takes one argument"),

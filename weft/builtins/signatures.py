@@ -1,9 +1,12 @@
-"""Parameter names of the builtins, for calls with keyword arguments (`wp.pow(x=2.0, y=4.0)`).
+"""Parameter names of the builtins, for calls with keyword arguments (`wp.pow(x=2.0,
+y=4.0)`).
 
-Warp's public names for each builtin's parameters, one tuple per signature (overloads with
-other names get their own tuple). A call's keyword arguments are put in their positions
-when one signature names them all right after the positional arguments; the builtin then
-sees a positional call.
+Warp's public names for each builtin's parameters, one tuple per signature (overloads
+with other names get their own tuple; the mesh queries' older forms with output
+variables too). A call's keyword arguments are put in their positions when one signature
+names them all right after the positional arguments; the builtin then sees a positional
+call. A call that fits no signature (a keyword none has, too many arguments) is refused
+(`misfit`), so that no builtin ignores what it was given.
 """
 
 from __future__ import annotations
@@ -102,6 +105,10 @@ PARAMETER_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
     'cw_mul': (('a', 'b'),),
     'ddot': (('a', 'b'),),
     'degrees': (('x',),),
+    'dense_chol': (('n', 'A', 'regularization', 'L'),),
+    'dense_gemm': (('m', 'n', 'p', 't1', 't2', 'A', 'B', 'C'),),
+    'dense_solve': (('n', 'A', 'L', 'b', 'x'),),
+    'dense_subs': (('n', 'L', 'b', 'x'),),
     'determinant': (('a',),),
     'diag': (('vec',),),
     'div': (('a', 'b'),),
@@ -112,6 +119,8 @@ PARAMETER_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
     'erfc': (('x',),),
     'erfcinv': (('x',),),
     'erfinv': (('x',),),
+    'expect_eq': (('a', 'b'),),
+    'expect_neq': (('a', 'b'),),
     'exp': (('x',),),
     'expect_near': (('a', 'b', 'tolerance'),),
     'floor': (('x',),),
@@ -153,14 +162,35 @@ PARAMETER_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
     'mesh_query_aabb_next': (('query', 'index'),),
     'mesh_query_aabb_next_tiled': (('query',),),
     'mesh_query_aabb_tiled': (('id', 'low', 'high'),),
-    'mesh_query_furthest_point_no_sign': (('id', 'point', 'min_dist'),),
+    'mesh_query_furthest_point_no_sign': (
+        ('id', 'point', 'min_dist'),
+        ('id', 'point', 'min_dist', 'face', 'bary_u', 'bary_v'),
+    ),
     'mesh_query_next': (('query', 'index'),),
-    'mesh_query_point': (('id', 'point', 'max_dist'),),
-    'mesh_query_point_no_sign': (('id', 'point', 'max_dist'),),
-    'mesh_query_point_sign_normal': (('id', 'point', 'max_dist', 'epsilon'),),
-    'mesh_query_point_sign_parity': (('id', 'point', 'max_dist', 'n_sample', 'perturbation_scale'),),
-    'mesh_query_point_sign_winding_number': (('id', 'point', 'max_dist', 'accuracy', 'threshold'),),
-    'mesh_query_ray': (('id', 'start', 'dir', 'max_t', 'root'),),
+    'mesh_query_point': (
+        ('id', 'point', 'max_dist'),
+        ('id', 'point', 'max_dist', 'inside', 'face', 'bary_u', 'bary_v'),
+    ),
+    'mesh_query_point_no_sign': (
+        ('id', 'point', 'max_dist'),
+        ('id', 'point', 'max_dist', 'face', 'bary_u', 'bary_v'),
+    ),
+    'mesh_query_point_sign_normal': (
+        ('id', 'point', 'max_dist', 'epsilon'),
+        ('id', 'point', 'max_dist', 'inside', 'face', 'bary_u', 'bary_v', 'epsilon'),
+    ),
+    'mesh_query_point_sign_parity': (
+        ('id', 'point', 'max_dist', 'n_sample', 'perturbation_scale'),
+        ('id', 'point', 'max_dist', 'inside', 'face', 'bary_u', 'bary_v', 'n_sample', 'perturbation_scale'),
+    ),
+    'mesh_query_point_sign_winding_number': (
+        ('id', 'point', 'max_dist', 'accuracy', 'threshold'),
+        ('id', 'point', 'max_dist', 'inside', 'face', 'bary_u', 'bary_v', 'accuracy', 'threshold'),
+    ),
+    'mesh_query_ray': (
+        ('id', 'start', 'dir', 'max_t', 'root'),
+        ('id', 'start', 'dir', 'max_t', 't', 'bary_u', 'bary_v', 'sign', 'normal', 'face', 'root'),
+    ),
     'mesh_query_ray_anyhit': (('id', 'start', 'dir', 'max_t', 'root'),),
     'mesh_query_ray_count_intersections': (('id', 'start', 'dir', 'root'),),
     'mesh_query_sphere': (('id', 'center', 'radius'),),
@@ -181,7 +211,7 @@ PARAMETER_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
     'poisson': (('state', 'lam'),),
     'pos': (('x',),),
     'pow': (('x', 'y'),),
-    'print': (('value',),),
+    'print': (('value',), ('value', '*')),  # (weft prints several values, as Python's print)
     'qr3': (('A',), ('A', 'Q', 'R'),),
     'quat_from_axis_angle': (('axis', 'angle'),),
     'quat_from_matrix': (('mat',),),
@@ -296,6 +326,95 @@ PARAMETER_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
+#: Builtins whose expansion reads its keyword arguments by name (the tiles, `printf`): their
+#: signatures (Warp's, "*" for a variadic tail) only check a call, never reorder it.
+KEYWORD_NAMES: dict[str, tuple[tuple[str, ...], ...]] = {
+    'tid': ((),),
+    'printf': (('fmt', '*'),),
+    'tile_zeros': (('shape', 'dtype', 'storage'),),
+    'tile_empty': (('shape', 'dtype', 'storage'),),
+    'tile_ones': (('shape', 'dtype', 'storage'),),
+    'tile_full': (('shape', 'value', 'dtype', 'storage'),),
+    'tile_arange': (('storage', '*'), ('dtype', 'storage', '*'),),
+    'tile': (('x', 'preserve_type'),),
+    'tile_from_thread': (('shape', 'value', 'thread_idx', 'storage'),),
+    'block_dim': ((),),
+    'tile_extract': (
+        ('a', 'i'),
+        ('a', 'i', 'j'),
+        ('a', 'i', 'j', 'k'),
+        ('a', 'i', 'j', 'k', 'l'),
+        ('a', 'i', 'j', 'k', 'l', 'm'),
+        ('a', 'i', 'j', 'k', 'l', 'm', 'n'),
+    ),
+    'tile_map': (('op', 'a'), ('op', 'a', 'b'), ('op', 'a', '*'),),
+    'tile_astype': (('t', 'dtype'),),
+    'tile_axpy': (('alpha', 'src', 'dest'),),
+    'tile_fft': (('inout',),),
+    'tile_ifft': (('inout',),),
+    'tile_load': (('a', 'shape', 'offset', 'storage', 'bounds_check', 'aligned'),),
+    'tile_store': (('a', 't', 'offset', 'bounds_check', 'aligned'),),
+    'tile_atomic_add': (('a', 't', 'offset', 'bounds_check'),),
+    'tile_transpose': (('a',),),
+    'tile_broadcast': (('a', 'shape'),),
+    'tile_reshape': (('t', 'shape'),),
+    'tile_squeeze': (('t', 'axis'),),
+    'tile_view': (('t', 'offset', 'shape'),),
+    'tile_assign': (('dst', 'src', 'offset'),),
+    'tile_diag_add': (('a', 'd'),),
+    'tile_load_indexed': (('a', 'indices', 'shape', 'offset', 'axis', 'storage'),),
+    'tile_store_indexed': (('a', 'indices', 't', 'offset', 'axis'),),
+    'tile_atomic_add_indexed': (('a', 'indices', 't', 'offset', 'axis'),),
+    'tile_slice_indexed': (('t', 'indices'),),
+    'tile_scatter_add': (
+        ('a', 'i', 'value', 'has_value', 'atomic'),
+        ('a', 'i', 'j', 'value', 'has_value', 'atomic'),
+        ('a', 'i', 'j', 'k', 'value', 'has_value', 'atomic'),
+        ('a', 'i', 'j', 'k', 'l', 'value', 'has_value', 'atomic'),
+    ),
+    'tile_scatter_masked': (
+        ('a', 'i', 'value', 'has_value'),
+        ('a', 'i', 'j', 'value', 'has_value'),
+        ('a', 'i', 'j', 'k', 'value', 'has_value'),
+        ('a', 'i', 'j', 'k', 'l', 'value', 'has_value'),
+    ),
+    'tile_matmul': (('a', 'b', 'alpha', 'precision'), ('a', 'b', 'out', 'alpha', 'beta', 'precision'),),
+    'tile_bvh_query_aabb': (('id', 'low', 'high'),),
+    'tile_bvh_query_ray': (('id', 'start', 'dir'),),
+    'tile_mesh_query_aabb': (('id', 'low', 'high'),),
+    'tile_bvh_query_next': (('query',),),
+    'tile_mesh_query_aabb_next': (('query',),),
+    'tile_query_valid': (('query',),),
+    'tile_randf': (('shape', 'rng', 'storage'), ('shape', 'rng', 'min', 'max', 'storage'),),
+    'tile_randi': (('shape', 'rng', 'storage'), ('shape', 'rng', 'min', 'max', 'storage'),),
+    'tile_sum': (('a', 'axis'), ('a',),),
+    'tile_dot': (('a', 'b'),),
+    'tile_min': (('a',),),
+    'tile_max': (('a',),),
+    'tile_argmin': (('a',),),
+    'tile_argmax': (('a',),),
+    'tile_reduce': (('op', 'a'), ('op', 'a', 'axis'),),
+    'tile_scan_inclusive': (('a',),),
+    'tile_scan_exclusive': (('a',),),
+    'tile_scan_max_inclusive': (('a',),),
+    'tile_scan_min_inclusive': (('a',),),
+    'tile_cholesky': (('A', 'fill_mode'),),
+    'tile_cholesky_inplace': (('A', 'fill_mode'),),
+    'tile_cholesky_solve': (('L', 'y', 'fill_mode'),),
+    'tile_cholesky_solve_inplace': (('L', 'y', 'fill_mode'),),
+    'tile_lower_solve': (('L', 'y'),),
+    'tile_upper_solve': (('U', 'z'),),
+    'tile_lower_solve_inplace': (('L', 'y'),),
+    'tile_upper_solve_inplace': (('U', 'z'),),
+    'tile_sort': (('keys', 'values'),),
+    'tile_stack': (('capacity', 'dtype'),),
+    'tile_stack_push': (('s', 'value', 'has_value'),),
+    'tile_stack_pop': (('s',),),
+    'tile_stack_clear': (('s',),),
+    'tile_stack_count': (('s',),),
+}
+
+
 def positional(name: str, args: list, kwargs: dict):
     """`args` with `kwargs` appended in their positions, or None if no signature fits."""
     n = len(args)
@@ -304,3 +423,23 @@ def positional(name: str, args: list, kwargs: dict):
         if len(named) == len(kwargs) and set(named) == set(kwargs):
             return [*args, *(kwargs[k] for k in named)]
     return None
+
+
+def misfit(name: str, args: list, kwargs: dict) -> str | None:
+    """Why a call of builtin `name` with these many positional `args` and these `kwargs`
+    fits none of its signatures (too many arguments, or a keyword no signature has); None
+    when one fits or the builtin's signatures are not listed."""
+    signatures = PARAMETER_NAMES.get(name) or KEYWORD_NAMES.get(name)
+    if signatures is None:
+        return None
+    for names in signatures:
+        variadic = names[-1:] == ("*",)
+        names = names[:-1] if variadic else names
+        if (variadic or len(args) <= len(names)) and set(kwargs) <= set(names[len(args):] if not variadic else names):
+            return None
+    unknown = sorted(set(kwargs) - {n for names in signatures for n in names})
+    forms = " or ".join(f"{name}({', '.join(n if n != '*' else '*args' for n in names)})" for names in signatures)
+    if unknown:
+        return f"{name}() got an unexpected keyword argument {unknown[0]!r} (its forms: {forms})"
+    return f"{name}() takes at most {max(map(len, signatures))} argument(s), got {len(args) + len(kwargs)} " \
+           f"(its forms: {forms})"

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..builtins import arith, array_ops
 from ..builtins.registry import BUILTINS, Builtin
-from ..builtins.signatures import positional
+from ..builtins.signatures import misfit, positional
 from ..ir.core import Op, Value, constant_value
 from ..runtime import array_create
 from ..runtime.array import array as runtime_array
@@ -163,9 +163,13 @@ class CallsMixin:
 
         if isinstance(func, Builtin) or (callable(func) and func in _PY_ALIASES):
             builtin = func if isinstance(func, Builtin) else BUILTINS[_PY_ALIASES[func]]
+            given = (args, kwargs)
             if kwargs and (ordered := positional(builtin.name, args, kwargs)) is not None:
                 args, kwargs = ordered, {}  # keyword arguments by Warp's parameter names
             result = builtin.expand(self, args, kwargs)
+            # (after the builtin's own checks, whose messages say more: what it did not use)
+            if (problem := misfit(builtin.name, *given)) is not None:
+                self.error(problem, node, kind=TypeError)
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result, args)
             return result
