@@ -201,17 +201,18 @@ def _has_float(t) -> bool:
     return any(_has_float(component_type(t, k)) for k in range(t.num_components))
 
 
-# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape, tile_broadcast)
-# alias their source: writing through one changes the source, and a write into the source
-# shows in the view. weft's views are copies that remember where they came from: when a
-# view held in a variable is updated (`row[j] = x`, `row += x`, tile_assign(row, ...), a func
-# updating it), the new value is also written into the source (`write_through`; a view of a
-# view passes it on to its own source); when a tile is updated in place, the variables that
-# hold views of it are read again from the new value (`refresh_views`). Where a write cannot
-# reach the source (the source is not a variable, or it changed since the view was taken),
-# it is refused rather than silently lost. A view whose elements share storage (a
-# broadcast) also has a `refresh`: after a write, the view is read again from the updated
-# source, so every element that shares a place sees the write, as in Warp.
+# Warp's tile views (`t[i]`, `t[1:]`, tile_view, tile_squeeze, tile_reshape,
+# tile_broadcast, tile_transpose) alias their source: writing through one changes the
+# source, and a write into the source shows in the view. weft's views are copies that
+# remember where they came from: when a view held in a variable is updated (`row[j] = x`,
+# `row += x`, tile_assign(row, ...), a func updating it), the new value is also written
+# into the source (`write_through`; a view of a view passes it on to its own source); when
+# a tile is updated in place, the variables that hold views of it are read again from the
+# new value (`refresh_views`). Where a write cannot reach the source (the source is not a
+# variable, or it changed since the view was taken), it is refused rather than silently
+# lost (a transpose of a temporary is a plain value). A view whose elements share storage
+# (a broadcast) also has a `refresh`: after a write, the view is read again from the
+# updated source, so every element that shares a place sees the write, as in Warp.
 class ViewRecord(NamedTuple):
     name: str | None  # the variable holding the source (None: a temporary, or writes refused)
     source: Value | None

@@ -3,8 +3,8 @@
 
 Each result element reads one element of the source (`tile_get` in a `tile_map` over the
 result), so the gradient flows back element by element into the source's adjoint. Warp's
-views alias their source; in weft they are values (a copy), which gives the same results
-for every program that does not write through a view.
+views (and its transpose) alias their source; in weft they are values that remember their
+source, so that a write through one reaches it (core.py, `mark_view`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,13 @@ def tile_transpose(ctx, args, kwargs):
     a = tile_arg(ctx, args[0] if args else kwargs.get("a"), "tile_transpose's tile")
     if a.type.ndim != 2:
         ctx.error(f"tile_transpose needs a 2D tile, got shape {a.type.shape}", kind=ValueError)
-    return shared(ctx, transpose(ctx.b, a), "shared")  # (Warp's transpose is a view of shared memory)
+    b = ctx.b
+
+    def read(source):  # (Warp's transpose is a view of shared memory, its strides swapped)
+        return set_strides(ctx, shared(ctx, transpose(b, source), "shared"), reversed(strides_of(ctx, source)))
+    if not any(v is a for v in ctx.scope.values()):
+        return read(a)  # a temporary's transpose: nothing else can see a write through it
+    return mark_view(ctx, read(a), a, lambda source, new: transpose(b, new), get=read)
 
 
 @builtin("tile_broadcast")
