@@ -264,6 +264,48 @@ def test_store_then_load_same_element():
     check_adjoint(store_then_load, 5, args)
 
 
+@wp.kernel
+def two_slots_then_read(x: wp.array(dtype=F64), tmp: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    tmp[2 * i] = x[i] * x[i]
+    tmp[2 * i + 1] = wp.sin(x[i])  # another element: what tmp[2 * i] holds is still known
+    y[i] = tmp[2 * i] * 3.0 + tmp[2 * i + 1] * tmp[2 * i]
+
+
+@wp.kernel
+def neighbour_slot_then_read(x: wp.array(dtype=F64), tmp: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    tmp[2 * i] = x[i] * x[i]
+    tmp[2 * i + 1] = x[i]
+    y[i] = tmp[2 * i + 1 - 1] * 2.0  # the same element, reached by another expression
+
+
+def test_store_elsewhere_in_the_array_keeps_the_value_read():
+    # indices with one base and different constant offsets (2i, 2i + 1) are different
+    # elements, however often `2 * i` is written out
+    args = [X, np.zeros(10), np.zeros(5)]
+    g = check_adjoint(two_slots_then_read, 5, args, ones_seed(args, 2))
+    np.testing.assert_allclose(g[0], 6 * X + 2 * X * np.sin(X) + X**2 * np.cos(X), rtol=1e-12)
+    check_adjoint(neighbour_slot_then_read, 5, args)
+
+
+@wp.kernel
+def maybe_same_slot_then_read(x: wp.array(dtype=F64), tmp: wp.array(dtype=F64), j: int, y: wp.array(dtype=F64)):
+    i = wp.tid()
+    tmp[i] = x[i] * x[i]
+    tmp[j] = x[i]  # may be tmp[i]: which value a read of tmp[i] sees is known at run time only
+    y[i] = tmp[i]
+
+
+def test_store_that_may_reach_the_element_read_is_refused():
+    x = wp.array(X, dtype=F64, requires_grad=True)
+    tmp, y = (wp.zeros(5, dtype=F64, requires_grad=True) for _ in range(2))
+    with pytest.raises(NotDifferentiableError, match="'tmp' is read here after"):
+        with wp.Tape() as tape:
+            wp.launch(maybe_same_slot_then_read, dim=5, inputs=[x, tmp, 1, y])
+        tape.backward(grads={y: wp.ones(5, dtype=F64)})
+
+
 # Clear refusals ---------------------------------------------------------------------------
 @wp.kernel
 def accumulate_then_read(x: wp.array(dtype=F64), a: wp.array(dtype=F64), y: wp.array(dtype=F64), n: int):
@@ -489,7 +531,14 @@ def float_atomic_exch(x: wp.array(dtype=F64), m: wp.array(dtype=F64)):
 def used_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.array(dtype=F64)):
     i = wp.tid()
     old = wp.atomic_add(acc, 0, x[i])
-    y[i] = old * 2.0
+    y[i] = old * x[i]  # (the adjoint needs `old` to give x its gradient)
+
+
+@wp.kernel
+def stores_atomic_value(x: wp.array(dtype=F64), acc: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    old = wp.atomic_add(acc, 0, x[i] * x[i])
+    y[i] = old * 2.0  # (what acc held before this thread's add: order-dependent)
 
 
 @wp.kernel
@@ -560,7 +609,8 @@ REFUSALS = [
      "read here after this thread may have written"),
     (reads_a_slot_written_later, [X, np.ones((5, 6)), 5], "read here after this thread may have written"),
     (float_atomic_exch, [X, np.zeros(1)], r"atomic_exch\(\) on float values"),
-    (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
+    (used_atomic_value, [X, np.zeros(1), np.zeros(5)], r"value returned by atomic_add\(\) is used where the "
+     "adjoint needs it"),
     (compact_by_slot, [X, np.zeros(1, np.int32), np.zeros(5)], r"value returned by atomic_add\(\) is used"),
     (square_held_array_in_place, [_holders], "the adjoint replay would read what the launch left there"),
     (read_before_and_after_update, [X, np.zeros(1), np.zeros(5)], "and read before that write too"),
@@ -579,6 +629,24 @@ def test_not_differentiable_is_a_clear_error(kernel, args, message):
     assert "test_reverse_memory.py:" in text  # points at the user's line
     with pytest.raises(NotDifferentiableError, match=message):
         wp.print_ir(kernel, adjoint=True)
+
+
+def test_value_returned_by_an_atomic_is_refused_only_where_a_gradient_reaches_it():
+    # the old values are order-dependent: no derivative. Stored where no gradient comes from
+    # (a log of them, an output that needs none), the adjoint runs; a gradient reaching them
+    # is refused after the launch (Warp drops it silently)
+    x = wp.array(X, dtype=F64, requires_grad=True)
+    acc = wp.zeros(1, dtype=F64, requires_grad=True)
+    y = wp.zeros(5, dtype=F64)
+    with wp.Tape() as tape:
+        wp.launch(stores_atomic_value, 5, inputs=[x, acc, y])
+    tape.backward(grads={acc: wp.array([1.5], dtype=F64)})
+    np.testing.assert_allclose(x.grad.numpy(), 3.0 * X, rtol=1e-15)
+    y = wp.zeros(5, dtype=F64, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(stores_atomic_value, 5, inputs=[x, acc, y])
+    with pytest.raises(NotDifferentiableError, match=r"a gradient reaches the value returned by atomic_add\(\)"):
+        tape.backward(grads={y: wp.ones(5, dtype=F64)})
 
 
 def test_not_differentiable_on_a_tape():

@@ -124,7 +124,8 @@ def array_key(arr: Value) -> tuple:
 def value_key(v: Value):
     """What identifies an array or index value across separate ops that compute the same
     thing: a constant by its value, an array by where it comes from (field path, views with
-    their indices); anything else by the value itself."""
+    their indices), arithmetic by its operation and operands; anything else by the value
+    itself."""
     owner = v.owner
     if isinstance(owner, Op):
         if owner.name == "const":
@@ -139,6 +140,8 @@ def value_key(v: Value):
                     tuple(value_key(i) for i in owner.operands[1:]))
         if owner.name == "extract" and isinstance(v.type, ArrayType):
             return ("field", array_key(v))
+        if owner.name in ("binary", "unary", "cast"):  # (pure: `2 * i` written twice is one index)
+            return (owner.name, owner.attrs.get("op"), repr(v.type), tuple(value_key(x) for x in owner.operands))
     return v.id
 
 
@@ -202,11 +205,13 @@ class LoadPlan:
                 indices = tuple(value_key(v) for v in op.operands[1:])
                 key = (root, value_key(op.operands[0]), indices)
                 if key in stored:
-                    self.forwarded[op.result.id] = stored[key]
+                    self.forwarded[op.result.id] = stored[key][0]
                 elif root in self._once and self._reads_final(op, self._once[root]):
                     self.final.append(op)
                 elif root in written:
-                    if id(op) in self._rewritten or written[root] != {(_element_key(op.operands[0]), indices)}:
+                    place = (_element_key(op.operands[0]), _places(op.operands[1:]))
+                    if id(op) in self._rewritten or place not in written[root] or \
+                            any(not _apart(other, place) for other in written[root] - {place}):
                         self.unrecoverable = self.unrecoverable or op
                     else:
                         self.final.append(op)
@@ -216,10 +221,12 @@ class LoadPlan:
                 root = array_key(op.operands[0])
                 # (a store's and an atomic's operands alike: array, indices..., value)
                 indices = tuple(value_key(v) for v in op.operands[1:-1])
-                written.setdefault(root, set()).add((_element_key(op.operands[0]), indices))
-                forget({root})
+                place = (_element_key(op.operands[0]), _places(op.operands[1:-1]))
+                written.setdefault(root, set()).add(place)
+                for key in [k for k, (_, at) in stored.items() if k[0] == root and not _apart(at, place)]:
+                    del stored[key]  # (a store elsewhere in the array keeps what this thread knows)
                 if op.name == "store":
-                    stored[(root, value_key(op.operands[0]), indices)] = op.operands[-1]
+                    stored[(root, value_key(op.operands[0]), indices)] = (op.operands[-1], place)
             elif native_arrays(op):
                 roots = {array_key(arr) for arr in native_arrays(op)}
                 for root in roots:
@@ -258,6 +265,33 @@ class LoadPlan:
             self.checked[id(load)] = once  # (the index is known at run time only)
             return True
         return read is not None and isinstance(step, int) and (offset - read) * step > 0
+
+
+def _places(indices) -> tuple:
+    """Index values as (base, c) pairs: `i + 2` is (key of i, 2), a constant 5 (None, 5),
+    anything else (its key, 0); two accesses with the same base and another c at some
+    position reach different elements (`_apart`)."""
+    out = []
+    for v in indices:
+        c = 0
+        while isinstance(v.owner, Op) and v.owner.name == "binary" and v.owner.attrs.get("op") in ("add", "sub"):
+            x, y = v.owner.operands
+            k = constant_value(y)
+            if isinstance(k, bool) or not isinstance(k, int):
+                break
+            c, v = c + (k if v.owner.attrs["op"] == "add" else -k), x
+        k = constant_value(v)
+        out.append((None, c + k) if isinstance(k, int) and not isinstance(k, bool) else (value_key(v), c))
+    return tuple(out)
+
+
+def _apart(a, b) -> bool:
+    """Whether two written places (element key, `_places`) are certainly different elements:
+    of the same array, some index has the same base and another constant offset."""
+    if a is None or b is None or a[0] != b[0] or len(a[1]) != len(b[1]):
+        return False
+    return any(base == other_base and 0 < abs(c - other_c) < 2**31  # (int32 offsets do not wrap onto each other)
+               for (base, c), (other_base, other_c) in zip(a[1], b[1]))
 
 
 def _element_key(arr: Value):

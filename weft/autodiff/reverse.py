@@ -238,12 +238,13 @@ class _ScalarReverse:
                 pass  # the thread's own local array: the replay needs what the kernel wrote there
             elif op.name in ("store", "atomic"):
                 if op.name == "atomic" and op.result.id in self.used:
-                    message = (f"the value returned by atomic_{op.attrs['op']}() is used; the adjoint "
-                               "kernel cannot run the atomic again to recover it. Give the @func "
-                               "that calls it a @weft.func_replay, or compute the slot another way")
-                    if active_types(op.result.type):  # its adjoint would depend on the threads' order
-                        self.error(message, op)
-                    # an integer (a slot): fine while only integer stores use it (_check_available)
+                    # fine while the adjoint does not need it (_check_available): a slot only
+                    # integer stores use, old values stored where no gradient comes from
+                    # (rev_atomic checks that none does)
+                    message = (f"the value returned by atomic_{op.attrs['op']}() is used where the adjoint "
+                               "needs it; the adjoint kernel cannot run the atomic again to recover it. "
+                               "Give the @func that calls it a @weft.func_replay, or compute the value "
+                               "another way")
                     self.map[op.result.id] = self.b.op("unavailable", [], [op.result.type],
                                                        {"message": message}).result
                 continue
@@ -688,6 +689,17 @@ class _ScalarReverse:
 
     def rev_atomic(self, op):
         arr, *idx, x = op.operands
+        returned = [g for g in self.get(op.result) if g is not None]
+        if returned:  # (the element before the update: which one depends on the threads' order)
+            b = self.b
+            untouched = b.const(True, bool_)
+            for g in returned:
+                untouched = b.select(b.cmp("eq", g, self.zero(g.type)), untouched, b.const(False, bool_))
+            b.op("assert", [untouched], [], {
+                "message": f"a gradient reaches the value returned by atomic_{op.attrs['op']}() (the element "
+                           "before the update), which depends on the order the threads ran in, so it has no "
+                           "derivative; weft refuses it rather than drop it (Warp drops it)",
+                "not_differentiable": True})
         if not active_types(x.type):
             return
         kind = op.attrs["op"]

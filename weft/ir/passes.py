@@ -124,7 +124,10 @@ def _has_effects(op: Op) -> bool:
         return True
     if op.name == "call" and op.attrs["fn"].inout:
         return False
-    return any(_has_effects(inner) for region in op.regions for inner in region.ops)
+    # (a region's own `yield` only hands back its values: a loop or branch whose results
+    # nobody uses, and whose body stores nothing, is dead)
+    return any(_has_effects(inner) for region in op.regions for inner in region.ops
+               if not SPECS[inner.name].terminator)
 
 
 def _prune_tile_map_outputs(op: Op, uses: Counter) -> bool:
@@ -137,6 +140,22 @@ def _prune_tile_map_outputs(op: Op, uses: Counter) -> bool:
     _drop_yielded(op.regions[0].ops[-1], dead, uses)
     op.results = [r for k, r in enumerate(op.results) if k not in dead]
     op.attrs = {**op.attrs, "n_out": n_out - len(dead)}
+    return True
+
+
+def _prune_tile_map_inputs(op: Op, uses: Counter) -> bool:
+    """Drop the input tiles of a `tile_map` whose elements its body does not read (a map
+    kept for its shape only: an adjoint's zeros), so that what made them may go too."""
+    n_in, body = op.attrs["n_inputs"], op.regions[0]
+    first = len(op.attrs["shape"])
+    dead = [k for k in range(n_in) if not uses[body.args[first + k].id]]
+    if not dead:
+        return False
+    for k in dead:
+        uses[op.operands[k].id] -= 1
+    op.operands = [v for k, v in enumerate(op.operands) if k not in dead]
+    body.args = [a for k, a in enumerate(body.args) if k - first not in dead]
+    op.attrs = {**op.attrs, "n_inputs": n_in - len(dead)}
     return True
 
 
@@ -174,6 +193,8 @@ def _sweep_block(block: Block, uses: Counter) -> bool:
             continue
         for region in op.regions:
             changed |= _sweep_block(region, uses)
+        if op.name == "tile_map":
+            changed |= _prune_tile_map_inputs(op, uses)
         kept.append(op)
     kept.reverse()
     block.ops = kept
