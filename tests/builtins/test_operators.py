@@ -82,7 +82,8 @@ def bit_pattern_literals(x: wp.array(dtype=int), b: wp.array(dtype=wp.uint8), ou
 
 def test_integer_literals_of_the_operands_width_wrap_as_bit_patterns():
     """A literal that is a bit pattern of the other operand's width wraps to its type, as in
-    C and Warp (hash constants, masks); one wider than that is still an error."""
+    C and Warp (hash constants, masks); a literal wider than that is still an error, while
+    literal arithmetic is int32 arithmetic (`1 << 40` is 0, as in Warp and at run time)."""
     xs = np.array([1, 2, 3, -7], dtype=np.int32)
     out, small = wp.zeros(12, dtype=wp.uint32), wp.zeros(4, dtype=wp.uint8)
     wp.launch(bit_pattern_literals, 4, inputs=[wp.array(xs, dtype=int), wp.array([1, 2, 200, 255], dtype=wp.uint8),
@@ -93,11 +94,12 @@ def test_integer_literals_of_the_operands_width_wrap_as_bit_patterns():
     assert small.numpy().tolist() == [1, 2, 200, 255]
 
     @wp.kernel
-    def too_wide(x: wp.array(dtype=int)):
-        x[0] = x[0] * (1 << 40)
+    def shifted_out(x: wp.array(dtype=int)):
+        x[0] = x[0] * (1 << 40) + (1 << 33) + 7
 
-    with pytest.raises(wp.CompileError, match="does not fit int32"):
-        wp.launch(too_wide, 1, inputs=[wp.zeros(1, dtype=int)])
+    x = wp.full(1, 5, dtype=int)
+    wp.launch(shifted_out, 1, inputs=[x])
+    assert x.numpy().tolist() == [7]
 
     @wp.kernel
     def compares(x: wp.array(dtype=int)):  # (a wrapped 3000000000 would silently be negative)
@@ -109,7 +111,8 @@ def test_integer_literals_of_the_operands_width_wrap_as_bit_patterns():
 
 def test_stored_integer_literals_that_are_bit_patterns_wrap():
     """`out[0] = 1 << 31` into an int32 array stores the sign bit, as Warp's int32 literal
-    arithmetic wraps; a literal no 32-bit pattern can hold stays an error."""
+    arithmetic wraps (`65536 * 65536` is 0); a literal no 32-bit pattern can hold stays an
+    error."""
     @wp.kernel
     def masks(out: wp.array(dtype=int), small: wp.array(dtype=wp.uint8)):
         out[0] = 1 << 31
@@ -128,11 +131,17 @@ def test_stored_integer_literals_that_are_bit_patterns_wrap():
     assert out.numpy().tolist() == [-2**31, -1, -2**31, -1, -1] and small.numpy().tolist() == [255]
 
     @wp.kernel
-    def too_wide(out: wp.array(dtype=int)):
-        out[0] = 65536 * 65536
+    def wrapped(out: wp.array(dtype=int)):
+        out[0] = 65536 * 65536 + 5
 
+    @wp.kernel
+    def too_wide(out: wp.array(dtype=int)):
+        out[0] = 4294967296
+
+    wp.launch(wrapped, 1, inputs=[out])
+    assert out.numpy()[0] == 5
     with pytest.raises(wp.CompileError, match="does not fit int32"):
-        wp.launch(too_wide, 1, inputs=[wp.zeros(1, dtype=int)])
+        wp.launch(too_wide, 1, inputs=[out])
 
 
 def test_operand_errors_are_compile_errors():

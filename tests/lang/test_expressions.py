@@ -1,6 +1,8 @@
 """Expressions: Warp's arithmetic typing, comparisons, boolean logic, composites, structs,
 constructors and casts."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -758,3 +760,55 @@ def test_explicit_integer_cast_of_a_constant_wraps_as_in_c():
     out = wp.zeros(4, dtype=wp.int64)
     wp.launch(wraps, 1, inputs=[out])
     assert out.numpy().tolist() == [1, 4294967295, -56, 255]
+
+
+# Type attributes of values ---------------------------------------------------------------------
+
+
+@wp.kernel
+def scalar_dtype_and_length(x: wp.array(dtype=Any), out: wp.array(dtype=Any)):
+    i = wp.tid()
+    v = x[i]
+    out[i] = v * v.dtype(0.5) + v.dtype(v.length)  # (a scalar is its own dtype, of length 1)
+
+
+@pytest.mark.parametrize("dtype", [wp.float16, wp.float64, wp.int32])
+def test_a_scalar_value_has_dtype_and_length(dtype):
+    x = wp.array(np.array([2, 4, 6]), dtype=dtype)
+    out = wp.zeros(3, dtype=dtype)
+    wp.launch(scalar_dtype_and_length, dim=3, inputs=[x, out])
+    expected = [1, 1, 1] if dtype is wp.int32 else [2.0, 3.0, 4.0]  # (int32(0.5) is 0)
+    np.testing.assert_array_equal(out.numpy(), expected)
+
+
+# Integer literals are int32 ----------------------------------------------------------------------
+
+
+@wp.kernel
+def literal_int_arithmetic(out: wp.array(dtype=int)):
+    out[0] = 100000 * 100000 // 100000
+    out[1] = (2147483647 + 1) // 2
+    out[2] = -2147483647 - 2
+    out[3] = 65536 * 65536 + 5
+    out[4] = (1 << 40) >> 38
+    out[5] = (65536 * 65536) // 65536 + 7
+
+
+@wp.kernel
+def runtime_int_arithmetic(k: wp.array(dtype=int), out: wp.array(dtype=int)):
+    out[0] = k[0] * k[0] // k[0]
+    out[1] = (k[1] + 1) // 2
+    out[2] = -k[1] - 2
+    out[3] = k[2] * k[2] + 5
+    out[4] = (k[3] << 40) >> 38
+    out[5] = (k[2] * k[2]) // k[2] + 7
+
+
+def test_literal_int_arithmetic_wraps_as_at_run_time():
+    # Warp's integer literals are int32, so their arithmetic wraps: folding it at compile
+    # time gives what the same expression on int32 values gives at run time
+    folded, computed = wp.zeros(6, dtype=int), wp.zeros(6, dtype=int)
+    wp.launch(literal_int_arithmetic, dim=1, inputs=[folded])
+    wp.launch(runtime_int_arithmetic, dim=1, inputs=[wp.array([100000, 2147483647, 65536, 1], dtype=int), computed])
+    np.testing.assert_array_equal(folded.numpy(), [14100, -1073741824, 2147483647, 5, 0, 7])
+    np.testing.assert_array_equal(folded.numpy(), computed.numpy())

@@ -351,3 +351,13 @@ def test_quaternion_and_transform_products_in_python_scope_are_exact(quat, trans
         rotated = p2 * (2 * w * w - 1) + 2 * w * np.cross(u, p2) + 2 * u * (u @ p2)
         expected = np.concatenate([p1 + rotated, reference_mul(a, b)]).astype(dtype)
         assert t.numpy().tobytes() == expected.tobytes()
+
+
+def test_integer_composites_scale_by_integers_only():
+    # as in kernels: truncating a float scale would silently change the answer
+    v = wp.vec3i(1, 2, 3)
+    assert list(v * 2) == [2, 4, 6] and list(2 * v) == [2, 4, 6] and list(v / 2) == [0, 1, 1]
+    for scale in (lambda: v * 2.5, lambda: 2.5 * v, lambda: v / 2.5, lambda: v * np.float32(2.0)):
+        with pytest.raises(TypeError, match="compatible with the arguments 'vec3i, float'"):
+            scale()
+    assert list(wp.vec3h(1.0, 2.0, 3.0) * 2.5) == [2.5, 5.0, 7.5]

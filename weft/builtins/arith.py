@@ -458,6 +458,8 @@ def get_attr(ctx, v: Value, name: str):
         return t.length  # (compile-time, as the type's own attribute)
     if isinstance(t, Matrix) and name == "shape":
         return (t.rows, t.cols)
+    if isinstance(t, Scalar) and name in ("dtype", "length"):
+        return t if name == "dtype" else 1  # (as Warp: a scalar is its own dtype, of length 1)
     if isinstance(t, ArrayType) and t.fabric and name in ("shape", "size", "ptr"):
         # a Fabric array: its number of elements (`size`, a uint64 as in Warp; `shape[0]`)
         if name == "ptr" or (name == "shape" and t.ndim > 1):

@@ -76,7 +76,7 @@ class NeedReturnType(Exception):
         self.type = type_
 
 
-def fold_constants(op: str, a, b):
+def fold_constants(op: str, a, b, wrap: bool = True):
     """`a op b` for two compile-time numbers, with the kernel's run-time semantics (C's and
     Warp's, not Python's): int `/` truncates, `%` keeps the dividend's sign (fmod for floats),
     and arithmetic on Python float literals is float32 arithmetic, as Warp's literals are
@@ -85,6 +85,10 @@ def fold_constants(op: str, a, b):
         with np.errstate(all="ignore"):
             result = fold_constants(op, np.float32(a), np.float32(b))
         return result.item() if isinstance(result, np.generic) else result
+    if wrap and op in _INT32_OPS and all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+        # Python ints are Warp's int32 literals: their arithmetic wraps as it does at run time
+        # (`100000 * 100000 // 100000` is 14100 there, and so here)
+        return _int32(fold_constants(op, _int32(a), b if op in ("shl", "shr") else _int32(b), wrap=False))
     ints = all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b))
     if op in ("div", "mod", "floordiv") and b == 0:
         if ints:
@@ -101,6 +105,19 @@ def fold_constants(op: str, a, b):
     if op == "floordiv" and isinstance(a, np.floating):
         return np.floor(a / b)
     return _PY_FOLD[op](a, b)
+
+
+#: the integer operations whose folding wraps to int32 (`**`, which Warp has no int form
+#: of, stays exact; comparisons compare the values they are given)
+_INT32_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "bitand", "bitor", "bitxor", "shl", "shr")
+
+
+def _int32(x):
+    """The int32 value with the low 32 bits of a Python int (an IntEnum member stays one
+    while it fits, as it is then the same number)."""
+    if -(1 << 31) <= x < (1 << 31):
+        return x
+    return (int(x) + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 def _float_div_by_zero(op: str, a: float, b: float) -> float:

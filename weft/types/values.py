@@ -352,21 +352,33 @@ class CompositeValue:
     def __rsub__(self, other):
         return self._wrap(np.asarray(other) - self.numpy())
 
+    def _scalar_kind(self, op: str, other):
+        """An integer composite scales by integers only, as in kernels (truncating a float
+        scale would be a silent wrong answer)."""
+        if isinstance(other, (float, np.floating)) and not getattr(self.type.dtype, "is_float", True):
+            raise TypeError(f"Couldn't find a function '{op}' compatible with the arguments "
+                            f"'{self.type!r}, float': scale an integer {self.type!r} by an integer, or "
+                            "convert it to a float type first")
+
     def __mul__(self, other):
         if isinstance(other, CompositeValue):
             return _product(self, other, "*")
+        self._scalar_kind("mul", other)
         return self._wrap(self.numpy() * other)
 
     def __rmul__(self, other):
+        self._scalar_kind("mul", other)
         return self._wrap(other * self.numpy())
 
     def __matmul__(self, other):
         return _product(self, other, "@") if isinstance(other, CompositeValue) else NotImplemented
 
     def __truediv__(self, other):
+        self._scalar_kind("div", other)
         return self._wrap(self.numpy() / _plain(other))
 
     def __rtruediv__(self, other):
+        self._scalar_kind("div", other)
         return self._wrap(_plain(other) / self.numpy())
 
     def __mod__(self, other):
