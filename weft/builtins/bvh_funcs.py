@@ -174,11 +174,12 @@ def overlaps(q: BvhQuery, lower: wp.vec3, upper: wp.vec3, max_dist: float):
                    or q.b[0] < lower[0] or q.b[1] < lower[1] or q.b[2] < lower[2])
     elif q.kind == RAY:
         hit = ray_box_query(q.a, q.b, lower, upper, max_dist)
-    elif q.kind == SPHERE:
-        hit = box_distance_sq(q.a, lower, upper) <= q.radius * q.radius
+    elif q.kind == SPHERE:  # (a negative radius is 0, as Warp documents)
+        radius = wp.max(q.radius, 0.0)
+        hit = box_distance_sq(q.a, lower, upper) <= radius * radius
     elif q.kind == CAPSULE:
-        r = wp.vec3(q.radius)
-        hit = segment_box(q.a, q.b, lower - r, upper + r, max_dist)
+        grow = wp.vec3(wp.max(q.radius, 0.0))
+        hit = segment_box(q.a, q.b, lower - grow, upper + grow, max_dist)
     return hit
 
 
@@ -257,13 +258,13 @@ def query_next(q: BvhQuery, index: int, max_dist: float):
                 go_left = overlaps(q, llo, lhi, max_dist)
                 go_right = overlaps(q, rlo, rhi, max_dist)
                 q.node = -1
-                if go_left:
-                    q.node = left
-                    if go_right and q.count < STACK_SIZE:
-                        q.stack[q.count] = right
-                        q.count = q.count + 1
-                elif go_right:
+                if go_right:  # (the right child first, then the left: Warp's order of items)
                     q.node = right
+                    if go_left and q.count < STACK_SIZE:
+                        q.stack[q.count] = left
+                        q.count = q.count + 1
+                elif go_left:
+                    q.node = left
         elif q.count > 0:
             q.count = q.count - 1
             q.node = q.stack[q.count]

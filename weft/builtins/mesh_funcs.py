@@ -170,10 +170,10 @@ def child_address(d: wp.uint64, tris: wp.uint64, ref: int):
 @wp.func
 def push_nearest(stack: wp.uint64, count: int, lref: int, lend: int, dl: float, rref: int, rend: int, dr: float,
                  best: float):
-    """Push the children nearer than best, the nearer one last (the left one on a tie), so
-    that it is popped first; returns the new count."""
+    """Push the children nearer than best, the nearer one last (the right one on a tie, as
+    Warp's order), so that it is popped first; returns the new count."""
     n = count
-    if dl <= dr:
+    if dl < dr:
         if dr < best and n < STACK_SIZE:
             n = stack_push(stack, n, rref, rend, dr)
         if dl < best and n < STACK_SIZE:
@@ -604,7 +604,8 @@ def mesh_query_next(q: MeshQuery, index: int):
         else:
             ta, tb, tc = tri_points(d, f)
             w = closest_bary(b.a, ta, tb, tc)
-            if wp.length_sq(b.a - (ta * w[0] + tb * w[1] + tc * w[2])) <= b.radius * b.radius:
+            r = wp.max(b.radius, 0.0)  # (a negative radius is 0, as Warp documents)
+            if wp.length_sq(b.a - (ta * w[0] + tb * w[1] + tc * w[2])) <= r * r:
                 found = True
                 out = f
                 searching = False

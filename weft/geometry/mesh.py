@@ -129,7 +129,7 @@ class Mesh:
         self._group_roots = group_root_table(self._tree, g)
         self._publish(average_edge)
 
-    def _publish(self, average_edge: float):
+    def _publish(self, average_edge: float, leaves_written: bool = False):
         table = self._group_roots
         publish(self._desc, self._tree, self._lowers.ctypes.data, self._uppers.ctypes.data, self._lowers.shape[0],
                 0 if table is None else table.ctypes.data, 0 if table is None else table.shape[1])
@@ -145,7 +145,8 @@ class Mesh:
         if self.support_winding_number:
             self._winding = self._winding_data()
             d[PTR_WINDING] = self._winding.ptr
-        self._leaf_tris = self._leaf_triangles()
+        if not leaves_written:
+            self._leaf_tris = self._leaf_triangles()
         d[PTR_LEAF_TRIS] = self._leaf_tris.ctypes.data
         d.view(np.float32).reshape(MESH_WORDS, 2)[AVG_EDGE, 0] = average_edge
 
@@ -153,17 +154,35 @@ class Mesh:
         """The corners of the triangles in the order of the BVH's leaves, as of this build
         or refit (the node boxes are too), each with its face index (-(face + 1) for a
         face that point queries skip): see mesh_kernels.leaf_triangles."""
-        from ..runtime.array import array
         from ..runtime.launch import launch
         from . import mesh_kernels
-        perm = self._tree.prims
-        n = perm.shape[0]
-        kept = getattr(self, "_leaf_tris_args", None)  # (a refit keeps the topology: the same buffer)
+        out, out_array = self._leaf_buffer()
+        launch(mesh_kernels.leaf_triangles, out.shape[0],
+               inputs=[self._points, self.indices, self._tree.native[2], out_array])
+        return out
+
+    def _leaf_buffer(self):
+        """The leaf triangles' buffer (numpy, and a weft array over it); a refit keeps the
+        topology, so the same buffer."""
+        from ..runtime.array import array
+        from . import mesh_kernels
+        kept = getattr(self, "_leaf_tris_args", None)
         if kept is None or kept[1] is not self._tree:
-            out = bvh_build.aligned_empty((n, mesh_kernels.LEAF_TRI_WORDS), np.float32)
+            out = bvh_build.aligned_empty((self._tree.prims.shape[0], mesh_kernels.LEAF_TRI_WORDS), np.float32)
             kept = self._leaf_tris_args = (out, self._tree, array(out, dtype=float32, copy=False))
-        launch(mesh_kernels.leaf_triangles, n, inputs=[self._points, self.indices, self._tree.native[2], kept[2]])
-        return kept[0]
+        return kept[0], kept[2]
+
+    def _refit_leaves(self) -> float:
+        """A refit's first pass: the faces' boxes and the leaf triangles, in one launch;
+        returns the average edge length."""
+        from ..runtime.launch import launch
+        from . import mesh_kernels
+        lo, hi, edges = self._bounds_args
+        out, out_array = self._leaf_buffer()
+        launch(mesh_kernels.refit_leaf_triangles, out.shape[0],
+               inputs=[self._points, self.indices, self._tree.native[2], lo, hi, edges, out_array])
+        self._leaf_tris = out
+        return float(edges.numpy().sum(dtype=np.float64)) / (3 * lo.shape[0])
 
     def _winding_data(self):
         from ..runtime.array import empty
@@ -183,9 +202,9 @@ class Mesh:
             work()
 
     def _refit_now(self):
-        average_edge = self._triangle_bounds()
+        average_edge = self._refit_leaves()
         bvh_build.refit(self._tree, *self._bounds_args[:2])
-        self._publish(average_edge)
+        self._publish(average_edge, leaves_written=True)
 
     # Properties ----------------------------------------------------------------------------
     @property

@@ -13,7 +13,8 @@ corners a, b, c of face perm[k] and the face's index (its int32 bits; -(face + 1
 face whose area is negligible, which point queries skip): a closest-point traversal reads
 a leaf's triangles from consecutive memory and does not test each face's area again.
 
-`triangle_bounds` writes each face's box and edge-length sum, at build and at every refit.
+`triangle_bounds` writes each face's box and edge-length sum, at build; a refit writes
+them and the leaf triangles in one pass (`refit_leaf_triangles`).
 
 Imported on first use: kernel-language code needs the frontend.
 """
@@ -34,6 +35,30 @@ def leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int)
     a = points[indices[3 * f]]
     b = points[indices[3 * f + 1]]
     c = points[indices[3 * f + 2]]
+    for j in range(3):
+        out[k, j] = a[j]
+        out[k, 3 + j] = b[j]
+        out[k, 6 + j] = c[j]
+    tag = f
+    if degenerate(a, b, c):
+        tag = -(f + 1)
+    words = wp.array(ptr=out.ptr, shape=out.shape[0] * LEAF_TRI_WORDS, dtype=wp.int32)
+    words[LEAF_TRI_WORDS * k + 9] = tag
+
+
+@wp.kernel(enable_backward=False)
+def refit_leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), perm: wp.array(dtype=int),
+                         lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3),
+                         edges: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    """`leaf_triangles` and `triangle_bounds` in one pass over the faces, in leaf order."""
+    k = wp.tid()
+    f = perm[k]
+    a = points[indices[3 * f]]
+    b = points[indices[3 * f + 1]]
+    c = points[indices[3 * f + 2]]
+    lowers[f] = wp.min(wp.min(a, b), c)
+    uppers[f] = wp.max(wp.max(a, b), c)
+    edges[f] = wp.length(a - b) + wp.length(a - c) + wp.length(c - b)
     for j in range(3):
         out[k, j] = a[j]
         out[k, 3 + j] = b[j]
