@@ -136,3 +136,31 @@ def test_float_keys_sort_in_a_total_order_with_signed_zeros_infinities_and_nan()
     wp.launch_tiled(_sort_kernel(wp.float32, wp.int32, n), dim=[1], inputs=[ka, va], block_dim=1)
     np.testing.assert_array_equal(va.numpy(), [5, 6, 2, 9, 4, 8, 1, 3, 0, 7])
     np.testing.assert_array_equal(np.signbit(ka.numpy()[2:6]), [True, True, False, False])
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(wp.float32, np.float32), (wp.float16, np.float16),
+                                            (wp.float64, np.float64), (wp.int8, np.int8), (wp.uint8, np.uint8),
+                                            (wp.int16, np.int16), (wp.uint64, np.uint64), (wp.int64, np.int64)])
+def test_radix_and_merge_paths_give_one_order(dtype, np_dtype):
+    # tiles of RADIX_FROM elements or more sort by radix, smaller ones by merging: both are
+    # stable and order keys alike (special floats included), so both give a stable argsort
+    from weft.builtins.tiles.sort import RADIX_FROM
+    rng = np.random.default_rng(7)
+    for n in (RADIX_FROM - 1, RADIX_FROM, 300):
+        if np.issubdtype(np_dtype, np.floating):
+            keys = rng.choice(np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.5, -2.5, 3.0], np_dtype), n)
+            keys[::7] = rng.standard_normal(len(keys[::7])).astype(np_dtype)
+            order = np.argsort(np.where(np.isnan(keys), np.inf, keys), kind="stable")
+            nan_last = np.concatenate([order[~np.isnan(keys[order])], np.flatnonzero(np.isnan(keys))])
+            zeros = keys[nan_last] == 0  # (-0.0 sorts before +0.0)
+            block = nan_last[zeros]
+            nan_last[zeros] = block[np.argsort(~np.signbit(keys[block]), kind="stable")]
+            expected = nan_last
+        else:
+            info = np.iinfo(np_dtype)
+            keys = rng.integers(info.min, info.max, n, dtype=np_dtype, endpoint=True)
+            keys[::5] = keys[0]
+            expected = np.argsort(keys, kind="stable")
+        ka, va = wp.array(keys, dtype=dtype), wp.array(np.arange(n, dtype=np.int32))
+        wp.launch_tiled(_sort_kernel(dtype, wp.int32, n), dim=[1], inputs=[ka, va], block_dim=1)
+        np.testing.assert_array_equal(va.numpy(), expected, err_msg=f"n={n}")

@@ -2,8 +2,10 @@
 (a multi-dimensional tile as its row-major sequence), updated in place as in Warp (the
 frontend rebinds both variables; `tile_sort(k, k)` sorts `k`).
 
-The sort is a primitive: a bottom-up merge sort (stable, n log n comparisons), its passes
-unrolled at compile time between the result buffers and a scratch pair. Warp's sort is not
+The sort is a primitive: for tiles of at least RADIX_FROM elements an LSD radix sort, one
+counting and scattering pass per byte of the keys; for smaller ones a bottom-up merge sort
+(n log n comparisons). Both are stable and order keys alike, so they give the same result;
+their passes run at compile time between the result buffers and a scratch pair. Warp's sort is not
 stable and leaves the order of equal keys unspecified; weft's keeps their order, which is
 one of the orders Warp may give. Float keys are ordered by their bits as a radix sort
 orders them (a total order: -0.0 before +0.0, NaN after +inf and -NaN before -inf), so
@@ -95,6 +97,56 @@ def _merge_pass(cg, kt, vt, src, dst, width: int, n: int):
     bld.position_at_end(exit_q)
 
 
+#: tiles of at least this many elements sort by radix (fewer: by merging)
+RADIX_FROM = 64
+
+
+def _radix_bits(bld, t: Scalar, x):
+    """Key `x` as an unsigned integer in the sort's order (see _less)."""
+    if t.is_float:
+        return _ordered_bits(bld, x)
+    if t.is_signed:  # (the sign bit flipped: two's complement in unsigned order)
+        return bld.xor(x, ir.Constant(x.type, 1 << (x.type.width - 1)))
+    return x
+
+
+def _radix_pass(cg, kt, vt, src, dst, shift: int, n: int, counts):
+    """Stable counting pass on byte `shift // 8` of the keys: src -> dst."""
+    bld = cg.builder
+
+    def digit(k):
+        bits = _radix_bits(bld, kt.dtype, cg.tile_get(src[0], kt, k))
+        return bld.zext(bld.trunc(bld.lshr(bits, ir.Constant(bits.type, shift)), ir.IntType(8)), I32) \
+            if bits.type.width > 8 else bld.zext(bits, I32)
+
+    def count_at(d):
+        return bld.gep(counts, [bld.mul(bld.zext(d, I64), I64(4))], source_etype=ir.IntType(8), inbounds=True)
+
+    cg.fill_zero(counts, 4 * 256)
+    k, done = cg._loop_header(I32(0), I32(n), f"radix.count{shift}")
+    slot = count_at(digit(k))
+    bld.store(bld.add(bld.load(slot, typ=I32), I32(1)), slot)
+    cg._loop_latch(k, bld.add(k, I32(1), flags=("nsw",)))
+    bld.position_at_end(done)
+    total = cg.stack_buffer(4, "radix.total", align=4)  # (the exclusive sum of the counts so far)
+    bld.store(I32(0), total)
+    d, done = cg._loop_header(I32(0), I32(256), f"radix.offsets{shift}")
+    slot = count_at(d)
+    before = bld.load(total, typ=I32)
+    bld.store(bld.add(before, bld.load(slot, typ=I32)), total)
+    bld.store(before, slot)
+    cg._loop_latch(d, bld.add(d, I32(1), flags=("nsw",)))
+    bld.position_at_end(done)
+    k, done = cg._loop_header(I32(0), I32(n), f"radix.scatter{shift}")
+    slot = count_at(digit(k))
+    to = bld.load(slot, typ=I32)
+    bld.store(bld.add(to, I32(1)), slot)
+    _copy_element(cg, dst[0], src[0], kt, to, k)
+    _copy_element(cg, dst[1], src[1], vt, to, k)
+    cg._loop_latch(k, bld.add(k, I32(1), flags=("nsw",)))
+    bld.position_at_end(done)
+
+
 def _min(bld, a, c):
     return bld.select(bld.icmp_signed("<", a, c), a, c)
 
@@ -108,11 +160,17 @@ def _lower_sort(cg, args, op):
     cg.tile_copy(cur[1], values, vt)
     if n > 1:
         other = (cg.tile_buffer(kt, "sort.keys2"), cg.tile_buffer(vt, "sort.values2"))
-        width = 1
-        while width < n:
-            _merge_pass(cg, kt, vt, cur, other, width, n)
-            cur, other = other, cur
-            width *= 2
+        if n >= RADIX_FROM:
+            counts = cg.stack_buffer(4 * 256, "radix.counts")
+            for shift in range(0, 8 * kt.dtype.size, 8):
+                _radix_pass(cg, kt, vt, cur, other, shift, n, counts)
+                cur, other = other, cur
+        else:
+            width = 1
+            while width < n:
+                _merge_pass(cg, kt, vt, cur, other, width, n)
+                cur, other = other, cur
+                width *= 2
     return list(cur)
 
 
@@ -139,7 +197,7 @@ def _vjp_sort(b, args, results, g):
 
 
 SORT = primitive("tile_sort", _sort_rule, _lower_sort, _vjp_sort,
-                 doc="keys and values sorted together by key (a stable merge sort)")
+                 doc="keys and values sorted together by key (a stable radix or merge sort)")
 
 
 @builtin("tile_sort", inout=(0, 1))
