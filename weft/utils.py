@@ -25,9 +25,11 @@ from .runtime.alloc_tracker import ScopedMemoryTracker  # noqa: F401
 from .runtime.allocators import AllocatorRmm  # noqa: F401
 from .runtime.capture import ScopedCapture  # noqa: F401
 from .runtime.device import ScopedDevice  # noqa: F401
+from .runtime.device import synchronize as _synchronize
 from .runtime.memory import ScopedAllocator, ScopedMempool, ScopedMempoolAccess, ScopedPeerAccess  # noqa: F401
 from .runtime.reduce import array_inner, array_sum  # noqa: F401 - the arrays runtime owns these
 from .runtime.stream import ScopedStream  # noqa: F401
+from .tape import recording_tape as _recording_tape
 
 # Flags of the CUDA activities `timing_begin` can time (none happen on the CPU).
 TIMING_KERNEL = 1
@@ -112,9 +114,8 @@ class ScopedTimer:
 
     def __enter__(self):
         if self.active:
-            from .runtime.device import synchronize
             if self.synchronize:
-                synchronize()
+                _synchronize()
             if self.cuda_filter:
                 timing_begin(self.cuda_filter, synchronize=not self.synchronize)
             if self.detailed:
@@ -126,9 +127,9 @@ class ScopedTimer:
                 log_debug(f"{'    ' * self._depth()}{self.name} ...")
             self._start = time.perf_counter_ns()
         if not self.skip_tape:
-            from .tape import recording_tape
-            if recording_tape() is not None:
-                self._tape = recording_tape()
+            tape = _recording_tape()
+            if tape is not None:
+                self._tape = tape
                 self._tape.record_scope_begin(self.name)
         return self
 
@@ -139,8 +140,7 @@ class ScopedTimer:
         if not self.active:
             return False
         if self.synchronize:
-            from .runtime.device import synchronize
-            synchronize()
+            _synchronize()
         self.elapsed = (time.perf_counter_ns() - self._start) / 1e6
         if self._profile is not None:
             self._profile.disable()

@@ -691,6 +691,56 @@ def test_assign_takes_a_list_of_struct_values():
     assert a.numpy()["x"].tolist() == [0.5, 0.0, 1.0]
 
 
+@wp.struct
+class _Joint:
+    h: wp.float16
+    m: wp.mat22
+
+
+@wp.struct
+class _Body:
+    pos: wp.vec3
+    mass: float
+    id: wp.int64
+    on: bool
+    joint: _Joint
+
+
+@wp.struct
+class _Holder:
+    data: wp.array(dtype=float)
+    scale: float
+
+
+def test_an_array_of_structs_from_a_list_is_the_structs_packed_one_by_one():
+    # (field by field for fields of numbers, nested structs included; element by element
+    # where a field holds an array)
+    from weft.runtime.array import struct_record
+
+    bodies = []
+    for k in range(5):
+        b = _Body()
+        b.pos, b.mass, b.id, b.on = wp.vec3(k, -1.5 * k, 2.0), 0.25 * k, 2**40 + k, k % 2 == 1
+        b.joint.h, b.joint.m = wp.float16(0.5 * k), wp.mat22(1.0, k, -k, 4.0)
+        bodies.append(b)
+    got = wp.array(bodies, dtype=_Body).numpy()
+    for k, b in enumerate(bodies):
+        one = struct_record(_Body, b)
+        for name in ("pos", "mass", "id", "on"):
+            np.testing.assert_array_equal(got[k][name], one[name])
+        for name in ("h", "m"):
+            np.testing.assert_array_equal(got[k]["joint"][name], one["joint"][name])
+    assert got["id"][3] == 2**40 + 3 and got["joint"]["m"][2].tolist() == [[1.0, 2.0], [-2.0, 4.0]]
+    holders = [_Holder(), _Holder()]
+    holders[0].data, holders[0].scale = wp.array([1.0, 2.0], dtype=float), 3.0
+    held = wp.array(holders, dtype=_Holder).numpy()
+    assert held["data"]["data"][0] == holders[0].data.ptr and held["data"]["data"][1] == 0
+    assert held["scale"].tolist() == [3.0, 0.0]
+    assert wp.array([], dtype=_Body).shape == (0,)
+    with pytest.raises(Exception, match="_Body"):
+        wp.array([bodies[0], _Holder()], dtype=_Body)
+
+
 def test_python_numbers_out_of_an_integer_dtypes_range_are_refused():
     # Warp (through numpy) refuses them, RuntimeError; numpy data is cast, wrapping, in both
     for data, dtype in (([-1, 256], wp.uint8), ([2**40], wp.int32), ([[1, 2], [3, 400]], wp.vec2ub),

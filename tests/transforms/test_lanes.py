@@ -336,3 +336,19 @@ def test_tile_elements_written_in_loops_by_every_thread_update_the_shared_tile()
     expected[:, 0] = [1, 2, 3, 4]
     expected[np.arange(n), np.arange(n)] += 2.0 * B  # (each of the B threads adds 2)
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@wp.kernel
+def unpacks_more_indices_than_the_launch_has(x: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+    i, j = wp.tid()  # a 1-D launch: j is 0, as without blocks (and in Warp)
+    s = wp.tile_sum(wp.tile(x[i]))
+    out[i, 0] = float(j)
+    out[i, 1] = s[0]
+
+
+def test_tid_unpacked_into_more_indices_than_the_launch_has():
+    x = np.arange(16, dtype=np.float32)
+    out = wp.zeros((16, 2), dtype=float)
+    wp.launch(unpacks_more_indices_than_the_launch_has, dim=16, inputs=[wp.array(x), out], block_dim=B)
+    np.testing.assert_array_equal(out.numpy()[:, 0], 0)
+    np.testing.assert_array_equal(out.numpy()[:, 1], np.repeat(x.reshape(-1, B).sum(axis=1), B))

@@ -661,7 +661,7 @@ def _numpy_of(data, t: Type) -> np.ndarray:
     matrix values become their components; for an array of scalars (no dtype was given) a
     matrix's components are flat, as numpy sees Warp's matrices (`[mat22(...)]`: shape (1, 4))."""
     if isinstance(t, StructType) and isinstance(data, (list, tuple)):
-        return np.array([struct_record(t, v) for v in data], dtype=element_numpy(t)[0])
+        return struct_records(t, data)
     flat = isinstance(t, Scalar)
     if isinstance(data, CompositeValue) and flat:
         return np.asarray(data).reshape(-1)
@@ -739,6 +739,34 @@ def struct_record(t: StructType, value) -> np.void:
     from .launch import pack_value
     packed = pack_value(None, f"{t.name} value", t, value)
     return np.frombuffer(bytes(packed), dtype=element_numpy(t)[0])[0]
+
+
+def struct_records(t: StructType, values) -> np.ndarray:
+    """A list of `t` instances as a `t` array's numpy storage, field by field: a column of
+    numbers per scalar, vector or matrix field, nested structs likewise. Anything else (array
+    fields, other values, which pack_value checks and reports) element by element."""
+    dtype = element_numpy(t)[0]
+    if not all(type(v) is t.instance_type for v in values) or not all(_plain_field(ft) for ft in t.fields.values()):
+        return np.array([struct_record(t, v) for v in values], dtype=dtype)
+    out = np.zeros(len(values), dtype=dtype)
+    for name, ft in t.fields.items() if values else ():
+        column = [getattr(v, name) for v in values]
+        field = out.dtype[name]
+        if isinstance(ft, StructType):
+            out[name] = struct_records(ft, column)
+        elif isinstance(ft, (Vector, Matrix)):  # (each field holds a value of its type)
+            out[name] = np.concatenate([c._data for c in column]).reshape((len(values),) + field.shape)
+        else:
+            out[name] = np.asarray(column, field.base)
+    return out
+
+
+def _plain_field(t) -> bool:
+    """Whether a field's values convert to its numpy storage as numbers (see struct_records)."""
+    if isinstance(t, StructType):
+        return all(_plain_field(ft) for ft in t.fields.values())
+    scalar = t.dtype if isinstance(t, (Vector, Matrix)) else t
+    return isinstance(scalar, Scalar) and scalar.name != "bfloat16"
 
 
 def struct_value(t: StructType, record) -> StructValue:

@@ -497,6 +497,8 @@ class _BlockProgram:
                     out[op.result.id] = linear
                 elif coords is not None and of == len(coords):
                     out[op.result.id] = coords[dim]
+                elif coords is not None and of > len(coords):  # (as without blocks: the extra indices are 0)
+                    out[op.result.id] = coords[dim] if dim < len(coords) else b.const(0, int32)
                 elif self.spec.grid_ndim is not None and of == self.spec.grid_ndim + 1 and dim == self.spec.grid_ndim:
                     out[op.result.id] = lane
                 else:
