@@ -35,7 +35,7 @@ def radius_hits(bvh: wp.uint64, mesh: wp.uint64, p: wp.vec3, r: float, out: wp.a
     capsule = wp.bvh_query_capsule(bvh, p, wp.vec3(0.5, 0.0, 0.0), r)
     while wp.bvh_query_next(capsule, b, 1.0):
         out[1] += 1
-    for f in wp.mesh_query_sphere(mesh, p, r):
+    for _face in wp.mesh_query_sphere(mesh, p, r):
         out[2] += 1
 
 
