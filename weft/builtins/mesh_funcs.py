@@ -27,6 +27,7 @@ from ..geometry.mesh import (
     PTR_VELOCITIES,
     PTR_VELOCITIES_GRAD,
     PTR_WINDING,
+    WINDING_WORDS,
 )
 from .array_ops import array_with_grad
 from .bvh import SPHERE, STACK_SIZE, constant_load, prefetch, stack_new, stack_push, stack_read
@@ -340,10 +341,39 @@ def solid_angle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
 
 
 @wp.func
+def winding_vec3(data: wp.uint64, k: int):
+    return wp.vec3(constant_load(data, k, wp.float32), constant_load(data, k + 1, wp.float32),
+                   constant_load(data, k + 2, wp.float32))
+
+
+@wp.func
+def node_solid_angle(data: wp.uint64, k: int, q: wp.vec3, dist: float):
+    """The solid angle a far node's faces subtend, seen along q = c - p (their centroid
+    less the point): the second-order expansion of geometry/mesh_kernels.py, from the
+    node's row at word k."""
+    inv2 = 1.0 / (dist * dist)
+    inv3 = inv2 / dist
+    inv5 = inv3 * inv2
+    x, y, z = q[0], q[1], q[2]
+    first = wp.dot(winding_vec3(data, k + 4), q) + constant_load(data, k + 7, wp.float32)
+    m = winding_vec3(data, k + 8)  # (xx, yy, zz; then xy, xz, yz)
+    mo = winding_vec3(data, k + 11)
+    qmq = m[0] * x * x + m[1] * y * y + m[2] * z * z + 2.0 * (mo[0] * x * y + mo[1] * x * z + mo[2] * y * z)
+    second = 3.0 * qmq + wp.dot(winding_vec3(data, k + 14), q)
+    cubes = winding_vec3(data, k + 17)
+    mixed_x = winding_vec3(data, k + 20)  # (xxy, xxz, yyz)
+    mixed_y = winding_vec3(data, k + 23)  # (yyx, zzx, zzy)
+    cubic = cubes[0] * x * x * x + cubes[1] * y * y * y + cubes[2] * z * z * z \
+        + x * x * (mixed_x[0] * y + mixed_x[1] * z) + y * y * (mixed_x[2] * z + mixed_y[0] * x) \
+        + z * z * (mixed_y[1] * x + mixed_y[2] * y) + constant_load(data, k + 26, wp.float32) * x * y * z
+    return first * inv3 - second * inv5 + 7.5 * cubic * inv5 * inv2
+
+
+@wp.func
 def winding_number(d: wp.uint64, p: wp.vec3, accuracy: float):
     """The mesh's generalised winding number at p (the faces' solid angles / 4 pi): exact
-    for the faces of nodes within accuracy * (node radius) of p, one dipole per farther
-    node (geometry/mesh_kernels.py)."""
+    for the faces of nodes within accuracy * (node radius) of p, a second-order expansion
+    of each farther node's (node_solid_angle)."""
     data = wp.uint64(word(d, PTR_WINDING))
     total = 0.0
     stack = stack_new()
@@ -354,15 +384,12 @@ def winding_number(d: wp.uint64, p: wp.vec3, accuracy: float):
     while count > 0:
         count = count - 1
         node = stack_read(stack, count)
-        k = 8 * node
-        c = wp.vec3(constant_load(data, k + 3, wp.float32), constant_load(data, k + 4, wp.float32),
-                    constant_load(data, k + 5, wp.float32))
-        r = constant_load(data, k + 6, wp.float32)
+        k = WINDING_WORDS * node
+        c = winding_vec3(data, k)
+        r = constant_load(data, k + 3, wp.float32)
         dist = wp.length(c - p)
         if dist > accuracy * r:
-            big_n = wp.vec3(constant_load(data, k, wp.float32), constant_load(data, k + 1, wp.float32),
-                            constant_load(data, k + 2, wp.float32))
-            total = total + wp.dot(big_n, c - p) / (dist * dist * dist)
+            total = total + node_solid_angle(data, k, c - p, dist)
         else:
             lo, hi, left, right = node_box(d, node)
             if left < 0:

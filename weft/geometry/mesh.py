@@ -30,6 +30,9 @@ PTR_POINTS_GRAD, PTR_VELOCITIES_GRAD = BVH_WORDS + 7, BVH_WORDS + 8
 PTR_LEAF_TRIS = BVH_WORDS + 9  # the triangles in leaf order (mesh_kernels.leaf_triangles)
 MESH_WORDS = BVH_WORDS + 10
 LEAF_TRI_WORDS = 10  # per triangle there: the corners a, b, c and the face (int32 bits)
+#: float32 words per BVH node of a mesh's winding-number table, and of the moments it is made
+#: from (geometry/mesh_kernels.py)
+WINDING_WORDS, MOMENT_WORDS = 28, 44
 
 _DESCRIPTORS: list[np.ndarray] = []  # never freed: an id stays readable for the process
 
@@ -189,8 +192,9 @@ class Mesh:
         from ..runtime.launch import launch
         from . import mesh_kernels
         boxes, children, perm = self._tree.native
-        out = empty((children.shape[0], 8), dtype=float32)
-        launch(mesh_kernels.winding_data, 1, inputs=[self._points, self.indices, perm, children, out])
+        out = empty((children.shape[0], WINDING_WORDS), dtype=float32)
+        moments = empty((children.shape[0], MOMENT_WORDS), dtype=float32)
+        launch(mesh_kernels.winding_data, 1, inputs=[self._points, self.indices, perm, children, moments, out])
         return out
 
     def refit(self):
