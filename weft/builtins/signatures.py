@@ -1,5 +1,4 @@
-"""Parameter names of the builtins, for calls with keyword arguments (`wp.pow(x=2.0,
-y=4.0)`).
+"""Parameter names of the builtins, for calls with keyword arguments (`wp.pow(x=2.0, y=4.0)`).
 
 Warp's public names for each builtin's parameters, one tuple per signature (overloads
 with other names get their own tuple; the mesh queries' older forms with output

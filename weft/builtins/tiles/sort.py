@@ -5,11 +5,11 @@ frontend rebinds both variables; `tile_sort(k, k)` sorts `k`).
 The sort is a primitive: for tiles of at least RADIX_FROM elements an LSD radix sort, one
 counting and scattering pass per byte of the keys; for smaller ones a bottom-up merge sort
 (n log n comparisons). Both are stable and order keys alike, so they give the same result;
-their passes run at compile time between the result buffers and a scratch pair. Warp's sort is not
-stable and leaves the order of equal keys unspecified; weft's keeps their order, which is
-one of the orders Warp may give. Float keys are ordered by their bits as a radix sort
-orders them (a total order: -0.0 before +0.0, NaN after +inf and -NaN before -inf), so
-NaN keys cannot scramble the sort.
+their passes are unrolled at compile time between the result buffers and a scratch pair.
+Warp's sort is not stable and leaves the order of equal keys unspecified; weft's keeps
+their order, which is one of the orders Warp may give. Float keys are ordered by their
+bits as a radix sort orders them (a total order: -0.0 before +0.0, NaN after +inf and -NaN
+before -inf), so NaN keys cannot scramble the sort.
 
 Gradient: the permutation itself is an integer and has none, but each output element is an
 input element, so the adjoint of a sorted tile is sent back to the position its element
