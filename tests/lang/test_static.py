@@ -114,6 +114,44 @@ def test_static_expressions_are_evaluated_when_the_kernel_is_defined():
     assert got == [3, 6] and len(reads) == 2
 
 
+FUNC_GAIN = 2.0
+
+
+@wp.func
+def gain_at_definition(x: float):
+    return x * wp.static(FUNC_GAIN)
+
+
+FUNC_GAIN = 7.0  # (rebound after the func was defined: the func keeps 2.0, as in Warp)
+
+
+def test_static_expressions_are_evaluated_when_the_func_is_defined():
+    reads = []
+
+    def value():
+        reads.append(1)
+        return 3.0
+
+    funcs = []
+    for scale in (1.0, 2.0, 3.0):
+        @wp.func
+        def scaled(x: float):
+            return x * wp.static(value() * scale)  # noqa: B023 - bound now, per definition
+        funcs.append(scaled)
+    assert len(reads) == 3
+
+    @wp.kernel
+    def k(out: wp.array(dtype=float)):
+        out[0] = wp.static(funcs[0])(1.0)
+        out[1] = wp.static(funcs[1])(1.0)
+        out[2] = wp.static(funcs[2])(1.0)
+        out[3] = gain_at_definition(1.0)
+
+    out = wp.zeros(4, dtype=float)
+    wp.launch(k, 1, inputs=[out])
+    assert out.numpy().tolist() == [3.0, 6.0, 9.0, 2.0] and len(reads) == 3
+
+
 def test_unique_kernels_with_unresolved_statics_compile_when_declared():
     # As Warp, which names a unique module by its compiled content: a static that could not
     # be evaluated at definition (it failed, or reads a local) is resolved by the
