@@ -431,3 +431,16 @@ def test_a_struct_holding_arrays_of_a_struct_defined_again_is_taken_for_it():
     out = wp.zeros(1)
     wp.launch(read_holder, 1, inputs=[h, out])
     assert out.numpy().tolist() == [3.5]
+
+
+@wp.struct
+class _Compared:
+    a: float
+
+
+def test_struct_instances_compare_by_identity_as_warps():
+    # Warp's instances have no __eq__: two with equal fields are different objects (and
+    # equality agrees with the identity hash)
+    s, t = _Compared(), _Compared()
+    s.a = t.a = 1.5
+    assert s != t and not (s == t) and t not in [s] and s == s and len({s, t}) == 2

@@ -248,15 +248,6 @@ class StructValue:
                 out.append(np.asarray(value).astype(t.np_dtype).item())
         return tuple(out)
 
-    def __eq__(self, other):
-        if not isinstance(other, StructValue) or other._type is not self._type:
-            return NotImplemented
-        return all(np.array_equal(np.asarray(getattr(self, n)), np.asarray(getattr(other, n)))
-                   if not getattr(t, "is_array", False) else getattr(self, n) is getattr(other, n)
-                   for n, t in self._type.fields.items())
-
-    __hash__ = object.__hash__
-
     def _text(self, depth: int, show) -> str:
         """Warp's layout: one field a line, indented by a tab per nesting level."""
         if not self._type.field_names:
