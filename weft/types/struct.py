@@ -180,11 +180,12 @@ class StructValue:
     def __init__(self, *args, **kwargs):
         if args or kwargs:  # (the struct type's call takes values; the class itself none)
             raise TypeError(f"create {self._type.name} instances by calling the struct type")
-        for name, t in self._type.fields.items():
-            if name in self._type.invalid_fields:
-                object.__setattr__(self, name, None)
-                continue
-            setattr(self, name, _zero(t))
+        starts = self._type.__dict__.get("_field_starts")
+        if starts is None:
+            starts = self._type._field_starts = [(name, _start_value(self._type, name, t))
+                                                 for name, t in self._type.fields.items()]
+        for name, start in starts:
+            object.__setattr__(self, name, start())
 
     def __setattr__(self, name, value):
         t = self._type.fields.get(name)
@@ -269,10 +270,17 @@ class StructValue:
 
 
 # Field conversions ---------------------------------------------------------------------------
-def _zero(t):
-    """A field's starting value: zero for a scalar; None for the others, which their setters
-    turn into zero (vectors, matrices), a fresh instance (structs) or no array."""
-    return t(0) if isinstance(t, Scalar) else None
+def _start_value(struct: StructType, name: str, t):
+    """What makes a field's starting value (what assigning None gives: zero, a fresh nested
+    instance, no array), without the checks of an assignment."""
+    if name in struct.invalid_fields or getattr(t, "is_array", False):
+        return lambda: None  # (no array: nothing to keep alive beside it, see __setattr__)
+    if isinstance(t, Scalar):
+        zero = _scalar_field(name, t, None)  # (immutable: one object for every instance)
+        return lambda: zero
+    if isinstance(t, (Vector, Matrix)):
+        return lambda: _composite_field(name, t, None)
+    return t  # a nested struct: a fresh instance
 
 
 def _assign_struct(inst, name, t: StructType, value):
