@@ -118,11 +118,15 @@ def on_copy(dest, src, dest_offset: int, src_offset: int, count: int):
         _protect(dest)
 
 
-def protect(a):
+def protect(a, whole: bool = True):
     """`a` is about to be written in place outside a launch or copy (`fill_`, `zero_`):
-    Tapes keep what their recorded launches read of it."""
+    Tapes keep what their recorded launches read of it, and a recording Tape records a fill
+    of all of `a` (`whole`; its adjoint: see Tape.record_fill)."""
     if active_tapes:
         _protect(a)
+        tape = recording_tape()
+        if tape is not None and whole:
+            tape.record_fill(a)
 
 
 def _protect(a):
@@ -351,6 +355,28 @@ class Tape:
         for a in (dest, src):  # listed in `gradients` from the recording on, as Warp's record_func does
             if a is not None and a.grad is not None:
                 self.gradients[a] = a.grad
+
+    def record_fill(self, dest):
+        """Record `fill_`/`zero_` of `dest` (about to run). The elements it sets no longer
+        depend on what they held, so where a recorded launch or copy wrote them before, its
+        adjoint consumes dest's gradient there (unless `retain_grad`): an accumulator
+        cleared every step inside a Tape passes each step's gradient to that step only.
+        The first fill of an array nothing recorded wrote (its initial value) has no adjoint,
+        as in Warp, so its gradient stays readable. (`protect` has kept what recorded
+        launches read of it.)"""
+        overwrites_recorded = any(np.may_share_memory(a.numpy(), dest.numpy())
+                                  for a in self._written.get(_root_id(dest), ()))
+        self._note_written(dest)
+        if dest.grad is None or not overwrites_recorded:
+            return
+
+        def backward():
+            if dest.grad is not None and not dest.retain_grad:
+                dest.grad.numpy()[_flat_index(dest, 0, dest.size)] = 0
+
+        backward.__name__ = "fill"
+        self._append_step(_Func(backward, [dest]))
+        self.gradients[dest] = dest.grad
 
     def record_assign(self, dest, src):
         """Record `dest.assign(src)` (about to run) as a copy: from `src` if it is an array of

@@ -149,7 +149,7 @@ class indexedarray(ArrayOperators):  # noqa: N801 - Warp's name
         graph runs (with the index arrays' contents of that time, as a launch would read)."""
         def write():
             self.data.numpy()[self._mesh()] = value
-        tape_module.protect(self.data)
+        tape_module.protect(self.data, whole=False)  # (only the indexed elements are set)
         if not capture.record(write):
             write()
 
