@@ -188,6 +188,19 @@ def test_pow_on_random_inputs(np_dtype):
     assert_matches(got, np.power(x.astype(np.float64), y.astype(np.float64)), np_dtype)
 
 
+def test_float32_pow_is_correctly_rounded_across_the_underflow_and_overflow_edges():
+    # (float32 pow runs in double and rounds once; its exp clamps where float32, not double,
+    # underflows: the same results, without subnormal doubles)
+    rng = np.random.default_rng(5)
+    x = np.exp(rng.uniform(-60.0, 60.0, 4000)).astype(np.float32)
+    y = rng.uniform(-6.0, 6.0, 4000).astype(np.float32)
+    x[:4], y[:4] = [0.0, 1e-9, 2.0**-10, 3.0], [2.5, 5.0, 14.9, 80.7]  # 0, near 2^-149, 2^-149, inf
+    got = call(binary_kernel("pow", wp.float32), x, y)
+    with np.errstate(all="ignore"):
+        expect = np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(got, expect)
+
+
 @pytest.mark.parametrize("np_dtype", [np.float32, np.float64], ids=["f32", "f64"])
 def test_atan2_on_random_inputs(np_dtype):
     rng = np.random.default_rng(1)

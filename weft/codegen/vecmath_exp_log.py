@@ -76,11 +76,12 @@ _CBRT0 = (0.5528234467579843, 0.5871142267566456, -0.16296962549906016,
 # exp family
 # ---------------------------------------------------------------------------
 
-def _exp_core(m: FloatEmitter, x, adj: int = 0, xlo=None, precise: bool = False):
+def _exp_core(m: FloatEmitter, x, adj: int = 0, xlo=None, precise: bool = False, limits=None):
     """exp(x + xlo) * 2**adj.  NaN is not handled (caller selects).
     precise=False (~1 ulp) skips the double-word polynomial sum that
-    precise=True (~0.6 ulp) and a non-None xlo use."""
-    xc, n, r, rlo = _exp_reduce(m, x, *((-746.0, 712.0) if m.d else (-104.0, 90.0)))
+    precise=True (~0.6 ulp) and a non-None xlo use. `limits`: where x is clamped (by
+    default where this type's exp underflows to 0 and overflows)."""
+    xc, n, r, rlo = _exp_reduce(m, x, *(limits or ((-746.0, 712.0) if m.d else (-104.0, 90.0))))
     if xlo is not None:
         # a clamped argument overflows / underflows anyway; its low part
         # may be huge (pow with |y| ~ 1e300) and must not leak in
@@ -413,13 +414,15 @@ def _log_dd(m: FloatEmitter, ax):
     return rhi, rlo
 
 
-def _pow(m: FloatEmitter, x, y, dd: bool = True):
+def _pow(m: FloatEmitter, x, y, dd: bool = True, limits=None):
     """pow in this type; dd=False drops the double-double log (enough when
     a double result is only rounded to float afterwards)."""
     if not m.d:
-        # float32: evaluate in double (2^-44 relative error), round once
+        # float32: evaluate in double (2^-44 relative error), round once. exp's argument is
+        # clamped where float32 underflows and overflows, not double: below -104 the float
+        # result is 0 either way, and the double never goes subnormal (pow(0, y) was slow)
         md = m.like(ir.DoubleType())
-        r = _pow(md, m.b.fpext(x, md.ty), m.b.fpext(y, md.ty), dd=False)
+        r = _pow(md, m.b.fpext(x, md.ty), m.b.fpext(y, md.ty), dd=False, limits=(-104.0, 90.0))
         return m.b.fptrunc(r, m.ty)
     ax = m.abs(x)
     if dd:
@@ -434,7 +437,7 @@ def _pow(m: FloatEmitter, x, y, dd: bool = True):
     if dd:
         plo = m.fma(y, llo, m.fma(y, lhi, m.neg(phi)))
         plo = m.sel(m.isfinite(phi), plo, 0.0)   # inf*... would make NaN
-    res = _exp_core(m, phi, xlo=plo)
+    res = _exp_core(m, phi, xlo=plo, limits=limits)
     # sign and special cases (C99 F.9.4.4)
     yint = m.and_(m.eq(m.floor(y), y), m.isfinite(y))
     hy = m.mul(y, 0.5)
