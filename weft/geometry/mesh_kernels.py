@@ -40,14 +40,9 @@ from ..builtins.triangle_funcs import degenerate
 from .mesh import LEAF_TRI_WORDS
 
 
-@wp.kernel(enable_backward=False)
-def leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), perm: wp.array(dtype=int),
-                   out: wp.array2d(dtype=float)):
-    k = wp.tid()
-    f = perm[k]
-    a = points[indices[3 * f]]
-    b = points[indices[3 * f + 1]]
-    c = points[indices[3 * f + 2]]
+@wp.func
+def _write_leaf_triangle(out: wp.array2d(dtype=float), k: int, f: int, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """Row k of the leaf triangles: face f's corners and its tag (see the module docstring)."""
     for j in range(3):
         out[k, j] = a[j]
         out[k, 3 + j] = b[j]
@@ -57,6 +52,17 @@ def leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int)
         tag = -(f + 1)
     words = wp.array(ptr=out.ptr, shape=out.shape[0] * LEAF_TRI_WORDS, dtype=wp.int32)
     words[LEAF_TRI_WORDS * k + 9] = tag
+
+
+@wp.kernel(enable_backward=False)
+def leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), perm: wp.array(dtype=int),
+                   out: wp.array2d(dtype=float)):
+    k = wp.tid()
+    f = perm[k]
+    a = points[indices[3 * f]]
+    b = points[indices[3 * f + 1]]
+    c = points[indices[3 * f + 2]]
+    _write_leaf_triangle(out, k, f, a, b, c)
 
 
 @wp.kernel(enable_backward=False)
@@ -72,15 +78,7 @@ def refit_leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtyp
     lowers[f] = wp.min(wp.min(a, b), c)
     uppers[f] = wp.max(wp.max(a, b), c)
     edges[f] = wp.length(a - b) + wp.length(a - c) + wp.length(c - b)
-    for j in range(3):
-        out[k, j] = a[j]
-        out[k, 3 + j] = b[j]
-        out[k, 6 + j] = c[j]
-    tag = f
-    if degenerate(a, b, c):
-        tag = -(f + 1)
-    words = wp.array(ptr=out.ptr, shape=out.shape[0] * LEAF_TRI_WORDS, dtype=wp.int32)
-    words[LEAF_TRI_WORDS * k + 9] = tag
+    _write_leaf_triangle(out, k, f, a, b, c)
 
 
 @wp.func
