@@ -54,6 +54,19 @@ def _write_leaf_triangle(out: wp.array2d(dtype=float), k: int, f: int, a: wp.vec
     words[LEAF_TRI_WORDS * k + 9] = tag
 
 
+@wp.func
+def _face_bounds(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), f: int,
+                 lowers: wp.array(dtype=wp.vec3), uppers: wp.array(dtype=wp.vec3), edges: wp.array(dtype=float)):
+    """Face f's box and edge-length sum into `lowers`, `uppers` and `edges`; its corners."""
+    a = points[indices[3 * f]]
+    b = points[indices[3 * f + 1]]
+    c = points[indices[3 * f + 2]]
+    lowers[f] = wp.min(wp.min(a, b), c)
+    uppers[f] = wp.max(wp.max(a, b), c)
+    edges[f] = wp.length(a - b) + wp.length(a - c) + wp.length(c - b)
+    return a, b, c
+
+
 @wp.kernel(enable_backward=False)
 def leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), perm: wp.array(dtype=int),
                    out: wp.array2d(dtype=float)):
@@ -72,12 +85,7 @@ def refit_leaf_triangles(points: wp.array(dtype=wp.vec3), indices: wp.array(dtyp
     """`leaf_triangles` and `triangle_bounds` in one pass over the faces, in leaf order."""
     k = wp.tid()
     f = perm[k]
-    a = points[indices[3 * f]]
-    b = points[indices[3 * f + 1]]
-    c = points[indices[3 * f + 2]]
-    lowers[f] = wp.min(wp.min(a, b), c)
-    uppers[f] = wp.max(wp.max(a, b), c)
-    edges[f] = wp.length(a - b) + wp.length(a - c) + wp.length(c - b)
+    a, b, c = _face_bounds(points, indices, f, lowers, uppers, edges)
     _write_leaf_triangle(out, k, f, a, b, c)
 
 
@@ -231,12 +239,7 @@ def winding_data(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), 
 @wp.kernel(enable_backward=False)
 def triangle_bounds(points: wp.array(dtype=wp.vec3), indices: wp.array(dtype=int), lowers: wp.array(dtype=wp.vec3),
                     uppers: wp.array(dtype=wp.vec3), edges: wp.array(dtype=float)):
-    """Each face's bounding box and the sum of its edge lengths (build and refit: the BVH's
-    primitive boxes and the mesh's average edge length, as Warp's refit recomputes both)."""
-    f = wp.tid()
-    a = points[indices[3 * f]]
-    b = points[indices[3 * f + 1]]
-    c = points[indices[3 * f + 2]]
-    lowers[f] = wp.min(wp.min(a, b), c)
-    uppers[f] = wp.max(wp.max(a, b), c)
-    edges[f] = wp.length(a - b) + wp.length(a - c) + wp.length(c - b)
+    """Each face's bounding box and the sum of its edge lengths (at build; a refit has
+    refit_leaf_triangles): the BVH's primitive boxes and the mesh's average edge length, as
+    Warp's refit recomputes both."""
+    _face_bounds(points, indices, wp.tid(), lowers, uppers, edges)
