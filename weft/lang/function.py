@@ -238,22 +238,11 @@ class Overload:
         remember_source(pyfunc)
         self.custom_grad = None    # set by @weft.func_grad(f)
         self.custom_replay = None  # set by @weft.func_replay(f)
-        self.eager_statics = self._evaluate_statics_now()
-
-    def _evaluate_statics_now(self) -> dict:
-        """`static(...)` expressions that need nothing of the func's own, evaluated when it
-        is defined, as for kernels (Warp does so for both): a func made in a loop keeps the
-        value its loop variable had then."""
-        if "static" not in self.pyfunc.__code__.co_names:
-            return {}
-        from .static_eval import eager_static_values
-        try:
-            values = eager_static_values(self.source)
-        except (TypeError, OSError, SyntaxError):  # no source to read: reported when compiling
-            self._source = None
-            return {}
-        self._source.eager_statics = values
-        return values
+        # (evaluated now, as a kernel's: a func made in a loop keeps its loop variable's value)
+        from .static_eval import statics_at_definition
+        self.eager_statics = statics_at_definition(pyfunc, lambda: self.source)
+        if self._source is not None:
+            self._source.eager_statics = self.eager_statics
 
     @property
     def source(self) -> ParsedSource:

@@ -116,13 +116,10 @@ class Kernel:
     def _evaluate_statics_now(self) -> dict:
         """`static(...)` expressions that need nothing of the kernel's own, evaluated now
         (as Warp does when a kernel is defined; see static_eval.eager_static_values)."""
-        if "static" not in self.func.__code__.co_names or self.code_transformers:
+        if self.code_transformers:
             return {}
-        from .static_eval import eager_static_values
-        try:
-            return eager_static_values(ParsedSource(self.func, (), self.source))
-        except TypeError:  # no source to read: reported when the kernel is compiled
-            return {}
+        from .static_eval import statics_at_definition
+        return statics_at_definition(self.func, lambda: ParsedSource(self.func, (), self.source))
 
     @property
     def adj(self):

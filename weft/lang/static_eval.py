@@ -23,6 +23,18 @@ from ..types.scalars import SCALAR_VALUES
 from .ast_helpers import Undefined, _assigned_names
 
 
+def statics_at_definition(pyfunc, parsed) -> dict:
+    """The `static(...)` values of a kernel or func that are evaluated when it is defined
+    (Warp does so for both; see eager_static_values): {} where it has none, or where its
+    source cannot be read (`parsed()` raises; reported when it is compiled)."""
+    if "static" not in pyfunc.__code__.co_names:
+        return {}
+    try:
+        return eager_static_values(parsed())
+    except TypeError:
+        return {}
+
+
 def eager_static_values(source) -> dict:
     """The `static(...)` expressions of a kernel evaluated when it is defined, as Warp does:
     each outermost one whose expression reads no local name (parameters, assigned names,
