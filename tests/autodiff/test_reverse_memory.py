@@ -280,6 +280,14 @@ def neighbour_slot_then_read(x: wp.array(dtype=F64), tmp: wp.array(dtype=F64), y
     y[i] = tmp[2 * i + 1 - 1] * 2.0  # the same element, reached by another expression
 
 
+@wp.kernel
+def offset_first_slot_then_read(x: wp.array(dtype=F64), tmp: wp.array(dtype=F64), y: wp.array(dtype=F64)):
+    i = wp.tid()
+    tmp[2 * i] = x[i] * x[i]
+    tmp[1 + 2 * i] = wp.sin(x[i])  # the constant on the left: still another element
+    y[i] = tmp[2 * i] * 3.0 + tmp[2 * i + 1] * tmp[2 * i]
+
+
 def test_store_elsewhere_in_the_array_keeps_the_value_read():
     # indices with one base and different constant offsets (2i, 2i + 1) are different
     # elements, however often `2 * i` is written out
@@ -287,6 +295,8 @@ def test_store_elsewhere_in_the_array_keeps_the_value_read():
     g = check_adjoint(two_slots_then_read, 5, args, ones_seed(args, 2))
     np.testing.assert_allclose(g[0], 6 * X + 2 * X * np.sin(X) + X**2 * np.cos(X), rtol=1e-12)
     check_adjoint(neighbour_slot_then_read, 5, args)
+    g = check_adjoint(offset_first_slot_then_read, 5, args, ones_seed(args, 2))
+    np.testing.assert_allclose(g[0], 6 * X + 2 * X * np.sin(X) + X**2 * np.cos(X), rtol=1e-12)
 
 
 @wp.kernel

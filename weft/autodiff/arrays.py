@@ -202,8 +202,8 @@ class LoadPlan:
                 continue  # (replayed exactly: see is_local_array)
             if op.name == "load":
                 root = array_key(op.operands[0])
-                indices = tuple(value_key(v) for v in op.operands[1:])
-                key = (root, value_key(op.operands[0]), indices)
+                # (the same places are the same element, however the index is written out)
+                key = (root, value_key(op.operands[0]), _places(op.operands[1:]))
                 if key in stored:
                     self.forwarded[op.result.id] = stored[key][0]
                 elif root in self._once and self._reads_final(op, self._once[root]):
@@ -220,13 +220,12 @@ class LoadPlan:
             elif op.name in ("store", "atomic"):
                 root = array_key(op.operands[0])
                 # (a store's and an atomic's operands alike: array, indices..., value)
-                indices = tuple(value_key(v) for v in op.operands[1:-1])
                 place = (_element_key(op.operands[0]), _places(op.operands[1:-1]))
                 written.setdefault(root, set()).add(place)
                 for key in [k for k, (_, at) in stored.items() if k[0] == root and not _apart(at, place)]:
                     del stored[key]  # (a store elsewhere in the array keeps what this thread knows)
                 if op.name == "store":
-                    stored[(root, value_key(op.operands[0]), indices)] = (op.operands[-1], place)
+                    stored[(root, value_key(op.operands[0]), place[1])] = (op.operands[-1], place)
             elif native_arrays(op):
                 roots = {array_key(arr) for arr in native_arrays(op)}
                 for root in roots:
@@ -267,22 +266,35 @@ class LoadPlan:
         return read is not None and isinstance(step, int) and (offset - read) * step > 0
 
 
+def _split_offset(v: Value) -> tuple:
+    """(base, c) with `v` = base + c for a constant int c, peeling additions and
+    subtractions of constants: `i + 2 - 1` is (i, 1), a constant 5 (None, 5), anything
+    else (v, 0)."""
+    c = 0
+    while isinstance(v.owner, Op) and v.owner.name == "binary" and v.owner.attrs.get("op") in ("add", "sub"):
+        x, y = v.owner.operands
+        sign = 1 if v.owner.attrs["op"] == "add" else -1
+        if _int_constant(y) is not None:
+            c, v = c + sign * _int_constant(y), x
+        elif sign == 1 and _int_constant(x) is not None:
+            c, v = c + _int_constant(x), y
+        else:
+            break
+    k = _int_constant(v)
+    return (None, c + k) if k is not None else (v, c)
+
+
+def _int_constant(v: Value) -> int | None:
+    k = constant_value(v)
+    return k if isinstance(k, int) and not isinstance(k, bool) else None
+
+
 def _places(indices) -> tuple:
-    """Index values as (base, c) pairs: `i + 2` is (key of i, 2), a constant 5 (None, 5),
-    anything else (its key, 0); two accesses with the same base and another c at some
-    position reach different elements (`_apart`)."""
-    out = []
-    for v in indices:
-        c = 0
-        while isinstance(v.owner, Op) and v.owner.name == "binary" and v.owner.attrs.get("op") in ("add", "sub"):
-            x, y = v.owner.operands
-            k = constant_value(y)
-            if isinstance(k, bool) or not isinstance(k, int):
-                break
-            c, v = c + (k if v.owner.attrs["op"] == "add" else -k), x
-        k = constant_value(v)
-        out.append((None, c + k) if isinstance(k, int) and not isinstance(k, bool) else (value_key(v), c))
-    return tuple(out)
+    """Index values as (base key, c) pairs (`_split_offset`, the base by `value_key`); two
+    accesses with the same base and another c at some position reach different elements
+    (`_apart`)."""
+    return tuple((None if base is None else value_key(base), c)
+                 for base, c in map(_split_offset, indices))
 
 
 def _apart(a, b) -> bool:
@@ -370,17 +382,9 @@ def _store_key(store: Op):
 
 
 def _iv_offset(index: Value, iv: Value) -> int | None:
-    """c when `index` is `iv + c` or `iv - c` (c constant), or `iv` itself (0); else None."""
-    if index is iv:
-        return 0
-    op = index.owner
-    if not (isinstance(op, Op) and op.name == "binary" and op.attrs.get("op") in ("add", "sub")):
-        return None
-    x, y = op.operands
-    c = constant_value(y) if x is iv else constant_value(x) if y is iv and op.attrs["op"] == "add" else None
-    if not isinstance(c, int) or isinstance(c, bool):
-        return None
-    return c if op.attrs["op"] == "add" else -c
+    """c when `index` is the loop counter `iv` plus a constant c (`_split_offset`); else None."""
+    base, c = _split_offset(index)
+    return c if base is iv else None
 
 
 def _loads_written_later(ops, later: frozenset, out: set):
