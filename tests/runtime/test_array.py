@@ -455,6 +455,8 @@ def test_assign():
     big = wp.zeros(6)
     big[1:5].assign([1, 2, 3, 4])
     assert big.numpy().tolist() == [0, 1, 2, 3, 4, 0]
+    with pytest.raises(TypeError, match="must be a sequence or an array, got the scalar 3.0"):
+        big.assign(3.0)  # (Warp's rule; numpy's 0-d array would fill only the first element)
 
 
 # Attributes --------------------------------------------------------------------------------------

@@ -121,6 +121,25 @@ def test_views_transpose_and_dtype_views():
         wp.zeros((2, 4)).view(wp.vec4d)
 
 
+@wp.kernel
+def _lengths(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(v[i])
+
+
+def test_a_dtype_view_sees_the_gradient_too():
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) + 1.0
+    w = wp.array(x, dtype=float, requires_grad=True)
+    v = w.view(wp.vec3)
+    assert v.requires_grad and v.grad.shape == (4,) and v.grad.dtype == wp.vec3
+    out = wp.zeros(4, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_lengths, 4, inputs=[v, out])
+    tape.backward(grads={out: wp.ones(4, dtype=float)})
+    np.testing.assert_allclose(w.grad.numpy(), x / np.linalg.norm(x, axis=1, keepdims=True), rtol=1e-6)
+    assert not wp.zeros(4).view(wp.uint32).requires_grad
+
+
 def test_components_regrouped_from_data():
     data = np.arange(24, dtype=np.float32).reshape(4, 6)
     assert wp.array(data, dtype=wp.vec3).shape == (4, 2)

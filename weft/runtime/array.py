@@ -435,6 +435,9 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
         else:
             data = np.asarray(src.numpy() if hasattr(src, "numpy") and not isinstance(src, np.ndarray)
                               else src)
+        if data.ndim == 0:
+            raise TypeError(f"assign: data must be a sequence or an array, got the scalar {src!r} "
+                            "(fill_ sets every element to one value)")
         if isinstance(self.dtype, StructType) and data.dtype != self._np.dtype:
             raise TypeError(f"assign: arrays of {self.dtype.name} take numpy data of dtype "
                             f"{self._np.dtype}, got {data.dtype}")
@@ -598,7 +601,16 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
 
 
 def reinterpret(a: array, t: Type) -> array:
-    """`a.view(t)`; see `array.view`."""
+    """`a.view(t)`; see `array.view`. The gradient is seen the same way (Warp's rule)."""
+    out = _reinterpret_values(a, t)
+    if a.grad is not None:
+        out._grad = _reinterpret_values(a.grad, t)
+        out._requires_grad = a.requires_grad
+        out._retain_grad = a._retain_grad and out._requires_grad
+    return out
+
+
+def _reinterpret_values(a: array, t: Type) -> array:
     src_scalar, src_trailing = element_numpy(a.dtype)
     dst_scalar, dst_trailing = element_numpy(t)
     what = f"cannot create an array view with dtype {type_name(t)} from source dtype {type_name(a.dtype)}"
