@@ -79,3 +79,57 @@ def test_int_enum_and_flag_members_are_plain_ints_in_kernels():
     out = wp.zeros(4, dtype=int)
     wp.launch(_flag_values, 1, inputs=[out])
     assert out.numpy().tolist() == [-2, -6, 6, 1]
+
+
+# Python functions called in kernels ------------------------------------------------------------
+import math  # noqa: E402
+import time  # noqa: E402
+
+from weft.lang.errors import CompileError  # noqa: E402
+
+
+@wp.kernel
+def python_math(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    # math and numpy functions of run-time values are Warp's builtins of the same name; of
+    # constants, they are folded when the kernel compiles
+    y[i] = math.sqrt(x[i]) + np.sin(x[i]) + np.float32(i) + math.sqrt(4.0) + float(math.pi)
+
+
+def test_math_and_numpy_functions_are_the_builtins_of_their_name():
+    x = wp.array(np.arange(1, 5, dtype=np.float32))
+    y = wp.zeros(4)
+    wp.launch(python_math, 4, inputs=[x, y])
+    xs = np.arange(1, 5)
+    np.testing.assert_allclose(y.numpy(), np.sqrt(xs) + np.sin(xs) + np.arange(4) + 2.0 + np.pi, rtol=1e-6)
+
+
+def _log_step():
+    return 1.0
+
+
+@wp.kernel
+def calls_a_plain_helper(y: wp.array(dtype=float)):
+    y[0] = _log_step()
+
+
+@wp.kernel
+def reads_the_clock(y: wp.array(dtype=float)):
+    y[0] = float(time.time())
+
+
+@wp.kernel
+def launches_inside(y: wp.array(dtype=float)):
+    wp.launch(calls_a_plain_helper, dim=1, inputs=[y])
+
+
+@pytest.mark.parametrize("kernel, message", [
+    (calls_a_plain_helper, r"'_log_step' is not a weft builtin or @weft.func.*wp.static\(_log_step\(...\)\)"),
+    (reads_the_clock, r"'time' is not a weft builtin or @weft.func"),
+    (launches_inside, r"'launch' works in Python scope only"),
+])
+def test_python_functions_with_effects_are_refused_not_run_at_compile_time(kernel, message):
+    # (run once when the kernel compiles, their result would be the same in every thread and
+    # launch: Warp refuses them too)
+    with pytest.raises(CompileError, match=message):
+        wp.launch(kernel, dim=1, inputs=[wp.zeros(1)])

@@ -98,6 +98,79 @@ def test_replay_recovers_the_slot_an_atomic_handed_out():
     np.testing.assert_allclose(grad, 2 * x_values * seed[order], rtol=1e-6)
 
 
+@wp.func
+def cube_cached(x: float, cache: wp.array(dtype=float), tid: int):
+    y = x * x * x
+    cache[tid] = y
+    return y
+
+
+@wp.func_replay(cube_cached)
+def replay_cube_cached(x: float, cache: wp.array(dtype=float), tid: int):
+    return cache[tid]  # (what the forward pass computed, read back instead of recomputed)
+
+
+@wp.kernel
+def uses_cube_cached(x: wp.array(dtype=float), cache: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = cube_cached(x[i], cache, i) * 2.0
+
+
+def test_the_gradient_comes_from_the_body_and_the_values_from_the_replay():
+    # (Warp's rule: the replay stands in for the func in the backward pass's forward part;
+    # the adjoint is the body's, so d/dx 2 x^3 = 6 x^2 although the replay reads memory)
+    xs = np.array([0.5, 1.0, 1.5, 2.0], np.float32)
+    np.testing.assert_allclose(_grad(uses_cube_cached, xs, np.ones(4), wp.zeros(4)), 6 * xs**2, rtol=1e-6)
+
+
+@wp.func
+def recount(counter: wp.array(dtype=int), x: float):
+    return wp.atomic_add(counter, 0, 1)
+
+
+@wp.func_replay(recount)
+def replay_recount(counter: wp.array(dtype=int), x: float):
+    return wp.atomic_add(counter, 1, 1)  # (a second counter hands out the slots again)
+
+
+@wp.kernel
+def counts_and_scales(x: wp.array(dtype=float), counter: wp.array(dtype=int), y: wp.array(dtype=float)):
+    i = wp.tid()
+    s = recount(counter, x[i])
+    y[i] = x[i] * 3.0 + float(s - s)
+
+
+def test_a_replay_runs_as_written_once_in_the_backward_pass():
+    counter = wp.zeros(2, dtype=int)
+    grad = _grad(counts_and_scales, np.ones(8), np.ones(8), counter)
+    np.testing.assert_allclose(grad, np.full(8, 3.0))
+    assert counter.numpy().tolist() == [8, 8]  # the body's atomic once, the replay's once
+
+
+@wp.func
+def push_value(buf: wp.array(dtype=float), counter: wp.array(dtype=int), v: float):
+    s = wp.atomic_add(counter, 0, 1)
+    buf[s] = v
+
+
+@wp.func_replay(push_value)
+def replay_push_value(buf: wp.array(dtype=float), counter: wp.array(dtype=int), v: float):
+    pass
+
+
+@wp.kernel
+def pushes(x: wp.array(dtype=float), buf: wp.array(dtype=float), counter: wp.array(dtype=int)):
+    i = wp.tid()
+    push_value(buf, counter, x[i] * 2.0)
+
+
+def test_a_replay_that_does_not_return_the_slot_the_adjoint_needs_is_refused():
+    # the adjoint of `buf[s] = v` needs s, which only the atomic knew (Warp gives a gradient
+    # to one thread only)
+    with pytest.raises(CompileError, match=r"atomic_add\(\) is used where the adjoint needs it"):
+        pushes.adjoint_ir()
+
+
 @wp.kernel
 def compact_without_replay(x: wp.array(dtype=float), counter: wp.array(dtype=int), out: wp.array(dtype=float)):
     i = wp.tid()

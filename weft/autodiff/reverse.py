@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..ir.builder import Builder
 from ..ir.core import Block, Function, Op, Value, constant_value, free_values, walk
 from ..ir.parts import extract_path, insert_path
-from ..ir.passes import dead_code
+from ..ir.passes import clone_op, dead_code
 from ..lang.errors import NotDifferentiableError
 from ..types import ArrayType, Matrix, Scalar, StructType, TupleType, Vector, bool_, int32
 from .active import active_types, has_adjoint_array  # noqa: F401 - (imported from here by others)
@@ -161,7 +161,7 @@ class _ScalarReverse:
         self.adj_arrays = {p.id: q for p, q in zip(array_params, out.params[n:])}
         self.adj: dict[int, list] = {}
         self.counts: dict[int, Value] = {}
-        self.spliced: dict[int, tuple] = {}
+        self.replayed: dict[int, Value] = {}  # body result id -> what a custom replay gave
         self.b = Builder(out.body, fn.loc)
         body_ops = fn.body.ops[:-1]  # the final `return`
         self.replay(body_ops, push=True)
@@ -234,6 +234,9 @@ class _ScalarReverse:
         reverse needs (see the module docstring)."""
         for op in ops:
             self.b.loc = op.loc
+            if op.results and op.results[0].id in self.replayed:
+                self.map[op.results[0].id] = self.replayed[op.results[0].id]
+                continue
             if op.name in ("store", "atomic") and is_local_array(op.operands[0]):
                 pass  # the thread's own local array: the replay needs what the kernel wrote there
             elif op.name in ("store", "atomic"):
@@ -243,8 +246,8 @@ class _ScalarReverse:
                     # (rev_atomic checks that none does)
                     message = (f"the value returned by atomic_{op.attrs['op']}() is used where the adjoint "
                                "needs it; the adjoint kernel cannot run the atomic again to recover it. "
-                               "Give the @func that calls it a @weft.func_replay, or compute the value "
-                               "another way")
+                               "Give the @func that calls it a @weft.func_replay that returns it, or "
+                               "compute the value another way")
                     self.map[op.result.id] = self.b.op("unavailable", [], [op.result.type],
                                                        {"message": message}).result
                 continue
@@ -326,20 +329,34 @@ class _ScalarReverse:
             self.map[r.id] = nr
 
     def replay_func_region(self, op: Op, push: bool):
-        """Splice in the func's body, or its custom replay. With a custom grad the body is
-        not reversed, so its loops need not push."""
+        """Splice in the func's body, replayed without effects. A custom replay
+        (`@func_replay`) runs as written in the body's place, effects included (Warp calls it
+        in the backward pass instead of the func), and gives the results; the body is still
+        replayed for what its reverse needs, reading the replay's results where the body
+        returns them (a slot an atomic handed out). With a custom grad the body is not
+        reversed: a custom replay alone is enough, and the body's loops need not push."""
         instance = op.attrs["func"]
+        body = op.regions[0]
+        reversed_body = instance.custom_grad is None
         if instance.custom_replay is not None:
             fn = _cached(instance, "replay", instance.replay_ir)
-            args, ops = fn.params, fn.body.ops
-        else:
-            args, ops = op.regions[0].args, op.regions[0].ops
-        for a, v in zip(args, op.operands):
+            mapping = {p.id: self.m(v) for p, v in zip(fn.params, op.operands)}
+            for inner in fn.body.ops[:-1]:
+                self.b.block.ops.append(clone_op(inner, mapping))
+            results = [mapping.get(v.id, v) for v in fn.body.ops[-1].operands]
+            for r, v in zip(op.results, results):
+                self.map[r.id] = v
+            if not reversed_body:
+                return
+            for v, r in zip(body.ops[-1].operands, results):
+                if v.owner in body.ops:
+                    self.replayed[v.id] = r
+        for a, v in zip(body.args, op.operands):
             self.map[a.id] = self.m(v)
-        self.replay(ops[:-1], push and instance.custom_grad is None)
-        for r, v in zip(op.results, ops[-1].operands):
-            self.map[r.id] = self.m(v)
-        self.spliced[id(op)] = (args, ops)
+        self.replay(body.ops[:-1], push and reversed_body)
+        if instance.custom_replay is None:
+            for r, v in zip(op.results, body.ops[-1].operands):
+                self.map[r.id] = self.m(v)
 
     def _check_carried(self, op, values):
         for v in values:
@@ -772,14 +789,13 @@ class _ScalarReverse:
     def rev_func_region(self, op):
         instance = op.attrs["func"]
         if instance.custom_grad is None:
-            args, ops = self.spliced[id(op)]
-            for v, r in zip(ops[-1].operands, op.results):
+            body = op.regions[0]
+            for v, r in zip(body.ops[-1].operands, op.results):
                 self.accum(v, self.get(r))
-            self.reverse(ops[:-1])
-            for a, v in zip(args, op.operands):
+            self.reverse(body.ops[:-1])
+            for a, v in zip(body.args, op.operands):
                 self.accum(v, self.get(a))
             return
-        from ..ir.passes import clone_op
         from ..lang.custom_grad import result_types
         active = [k for k, v in enumerate(op.operands) if active_types(v.type)]
         arrays = [k for k, v in enumerate(op.operands) if has_adjoint_array(v.type) and isinstance(v.type, ArrayType)]

@@ -39,7 +39,7 @@ class _FuncVJP(_Reverse):
         n = len(fn.params)
         self.map = {p.id: q for p, q in zip(fn.params, out.params[:n])}
         self.adj_arrays = {}
-        self.adj, self.counts, self.spliced = {}, {}, {}
+        self.adj, self.counts, self.replayed = {}, {}, {}
         self.b = Builder(out.body, fn.loc)
         ret = fn.body.ops[-1]
         body_ops = fn.body.ops[:-1]

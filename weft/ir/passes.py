@@ -67,8 +67,11 @@ def _inline_block(block: Block):
 
 
 def _func_region(call: Op, callee: Function) -> Op:
-    """A `func_region` op in place of `call`: the callee's body with its `return` as `yield`."""
+    """A `func_region` op in place of `call`: the callee's body with its `return` as `yield`.
+    The body reads the call's operands directly (its arguments stay, unused), so that the
+    analyses see which array each of its loads and stores reaches."""
     body = clone_block(callee.body, {})
+    _rename_uses(body, {a.id: v for a, v in zip(body.args, call.operands)})
     ret = body.ops[-1]
     body.ops[-1] = Op("yield", ret.operands, (), None, (), ret.loc)
     region = Op("func_region", call.operands, [r.type for r in call.results], {"func": call.attrs["func"]},

@@ -183,6 +183,9 @@ class CallsMixin:
             return array_ops.array_from_ptr(self, args, kwargs)
         if func in PYTHON_TYPES:
             func = PYTHON_TYPES[func]
+        elif isinstance(func, type) and issubclass(func, np.number):  # np.float32(x): Warp's float32
+            from ..types.introspect import dtype_from_numpy
+            func = dtype_from_numpy(func)
         if isinstance(func, StructType):
             return self.construct_struct(func, args, kwargs, node)
         if isinstance(func, Type):
@@ -196,11 +199,23 @@ class CallsMixin:
         if func in _ALLOCATORS:
             self.error(f"{func.__name__}() inside a kernel: only zeros(shape, dtype) makes a (fixed-size, "
                        "zero-filled) array inside a kernel; fill it there, or pass an array in", node)
-        if callable(func) and all(not isinstance(a, Value) for a in [*args, *kwargs.values()]):
+        constant_args = all(not isinstance(a, Value) for a in [*args, *kwargs.values()])
+        if constant_args and _pure(func):
             try:
-                return func(*args, **kwargs)  # a Python function of constants: fold it
+                return func(*args, **kwargs)  # a pure function of constants (math.sqrt(2.0)): fold it
             except Exception as e:  # noqa: BLE001
                 self.error(f"calling {_describe(func)} at compile time failed: {e}", node)
+        name = getattr(func, "__name__", None)
+        if _math_module(func) and name in BUILTINS:  # math.sqrt(x), np.sin(x): Warp's builtins by name
+            return self.call(BUILTINS[name], args, kwargs, node)
+        if callable(func) and (getattr(func, "__module__", None) or "").startswith("weft."):
+            self.error(f"'{_describe(func)}' works in Python scope only; it cannot be called inside a kernel",
+                       node)
+        if callable(func) and not isinstance(func, type) and name is not None:
+            call = f"{ast.unparse(node.func)}(...)" if isinstance(node, ast.Call) else f"{name}(...)"
+            self.error(f"'{_describe(func)}' is not a weft builtin or @weft.func, so it cannot be called "
+                       f"inside a kernel: mark it @weft.func, or write wp.static({call}) to call it once "
+                       "when the kernel compiles", node)
         self.error(f"'{_describe(func)}' cannot be called inside a kernel (not a weft builtin, "
                    f"@weft.func or type)", node)
 
@@ -348,3 +363,29 @@ class CallsMixin:
             return array_ops.is_not_null(self, c)
         self.error(f"a {c.type!r} cannot be used as a condition")
 
+
+# Python functions a kernel may call with constant arguments, folded when it compiles: those
+# of these modules, which compute without effects. Any other (random.random, time.time, a
+# helper not marked @func) is refused, as Warp refuses it: folding would run it once, at
+# compile time, and bake its result into every thread and launch.
+_PURE_MODULES = ("math", "cmath", "operator", "_operator", "numpy", "weft.types", "weft.linalg",
+                 "weft.lang", "weft.math", "weft.constants")
+_PURE_BUILTINS = {abs, min, max, round, pow, divmod, int, float, bool, complex, sum, any, all, len,
+                  isinstance, issubclass, getattr, hasattr, type, ord, chr, str, repr, tuple, sorted}
+
+
+def _pure(func) -> bool:
+    """Whether calling `func` with constants may be done once, when the kernel compiles."""
+    if func in _PURE_BUILTINS:
+        return True
+    owner = getattr(func, "__self__", None)
+    if owner is not None and not isinstance(owner, type(np)):
+        return isinstance(owner, (str, bytes, numbers.Number, tuple))  # 'abc'.upper, (2.0).__mul__
+    module = getattr(func, "__module__", None) or ""
+    return any(module == m or module.startswith(m + ".") for m in _PURE_MODULES) and \
+        not module.startswith("numpy.random")
+
+
+def _math_module(func) -> bool:
+    module = getattr(func, "__module__", None) or ""
+    return module in ("math", "cmath", "numpy") or isinstance(func, np.ufunc)

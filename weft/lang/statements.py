@@ -292,7 +292,8 @@ class StatementsMixin:
             self.visit_block(node.body if cond else node.orelse)
             return
         # A name assigned in one branch only and read elsewhere is zero on the other path
-        # (as in Warp, whose locals start at zero).
+        # (Warp leaves it undefined; Python raises only if that path reads it, so a refusal
+        # would reject `if hit: t = ...` followed by `if hit: use(t)`).
         one_sided = {n for n in _assigned_names(node.body) ^ _assigned_names(node.orelse)
                      if _read_outside(self.src.tree, n, node)}
         self.emit_if(cond, lambda: self.visit_block(node.body),
