@@ -441,3 +441,20 @@ def test_an_update_whose_adjoint_reads_the_old_value_keeps_a_copy(kernel):
     _, grad, tape = _loss_and_gradient(steps, x0)
     assert "3 snapshots" in tape.summary().splitlines()[0]  # x before each of the three launches
     np.testing.assert_allclose(grad, _finite_difference(steps, x0), rtol=1e-6)
+
+
+@wp.kernel
+def _cube_sum(x: wp.array(dtype=float), total: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(total, 0, x[i] * x[i] * x[i])
+
+
+def test_descriptors_from_torch_carry_their_gradient_through_a_tape():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
+    descriptor = wp.from_torch(x, return_ctype=True)  # (gives x a zero .grad, as Warp's)
+    total = wp.zeros(1, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_cube_sum, dim=3, inputs=[descriptor], outputs=[total])
+    tape.backward(total)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * x.detach().numpy() ** 2)

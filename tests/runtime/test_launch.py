@@ -198,6 +198,10 @@ def test_struct_vector_and_integer_arguments_are_packed_at_every_launch():
     np.testing.assert_array_equal(out.numpy()[0], [2.0 + 128, 2.0 - 256, 2.0 - 384 + 2.0])
     with pytest.raises(ValueError, match="argument 'n': expected an integer in the range of uint16"):
         wp.launch(scaled_shift, 3, inputs=[s, offset, 65536, out])
+    wp.launch(scaled_shift, 3, inputs=[s, wp.vec3(0.0, 0.0, 1.0), -1, out])  # (all ones, as C and Warp convert -1)
+    np.testing.assert_array_equal(out.numpy()[0], [2.0 + 128, 2.0 - 256, 2.0 - 384 + 65535])
+    with pytest.raises(ValueError, match="argument 'n': expected an integer in the range of uint16"):
+        wp.launch(scaled_shift, 3, inputs=[s, offset, -32769, out])
     with pytest.raises(TypeError, match="argument 's': expected an instance of struct Outer"):
         wp.launch(scaled_shift, 3, inputs=[Inner(), offset, 1, out])
 

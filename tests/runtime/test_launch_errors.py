@@ -62,7 +62,7 @@ CASES = [
     ("v", "abc", TypeError, ("vec3f", "str 'abc'")),
     ("v", wp.ones(3), TypeError, ("vec3f", "an array of float32")),
     ("u", 256, ValueError, ("an integer in the range of uint8", "256")),
-    ("u", -1, ValueError, ("an integer in the range of uint8", "-1")),
+    ("u", -129, ValueError, ("an integer in the range of uint8", "-129")),
     ("m", wp.mat33(), TypeError, ("mat22f", "a mat33f")),
     ("m", [[1, 2, 3], [4, 5, 6]], TypeError, ("mat22f (4 components)", "(6 values)")),
     ("grid", wp.zeros((2, 2)), TypeError,

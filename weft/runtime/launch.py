@@ -172,7 +172,7 @@ def pack_value(kernel, name, t, value):
             if isinstance(vt, ArrayType):  # an indexed or fabric array: its writes would be lost
                 _refuse(kernel, name, f"expects an array of type {type_repr(t)}, but passed value has "
                         f"type {type(value).__name__}")
-            described = getattr(value, "weft_array", None)
+            described = _described_array(value)
             value = described if isinstance(described, array) else _foreign_array(kernel, name, t, value)
         if (value.dtype is not t.dtype and not _same_field_type(value.dtype, t.dtype)) or value.ndim != t.ndim:
             _fail(kernel, name, f"an array of {t.dtype!r} with {t.ndim} dimension(s)", _describe(value))
@@ -248,8 +248,10 @@ def _same_field_type(a, b) -> bool:
 
 @functools.cache
 def _int_range(t: Scalar) -> tuple[int, int]:
+    """The Python ints a parameter of integer type `t` takes: its range, and for an unsigned
+    type also the negative values of its width (-1 is all ones, as C and Warp convert it)."""
     info = np.iinfo(t.np_dtype)
-    return int(info.min), int(info.max)
+    return (-(int(info.max) + 1) // 2 if info.min == 0 else int(info.min)), int(info.max)
 
 
 def _pack_scalar(kernel, name, t: Scalar, value):
@@ -277,7 +279,7 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         lo, hi = _int_range(t)
         if not lo <= int(value) <= hi:
             _fail(kernel, name, f"an integer in the range of {t!r}", repr(int(value)), ValueError)
-        return int(value)
+        return int(value) % (hi + 1) if lo < 0 <= np.iinfo(t.np_dtype).min else int(value)
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         _fail(kernel, name, f"a real number ({t!r})", _describe(value))
     try:
@@ -288,6 +290,15 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         with np.errstate(over="ignore"):  # (beyond the range: infinity, as Warp)
             return int(np.asarray(np.float32(value) if t is bfloat16 else value, t.np_dtype).view(np.uint16))
     return value
+
+
+def _described_array(value):
+    """The array a descriptor of Warp's `from_torch(..., return_ctype=True)` describes (the
+    Tape follows its gradient); any other value as it is."""
+    if isinstance(value, array):
+        return value
+    described = getattr(value, "weft_array", None)
+    return described if isinstance(described, array) else value
 
 
 def normalize_dim(kernel, dim) -> tuple:
@@ -708,7 +719,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if adjoint:
         params = adjoint_arguments(kernel, params, [*(adj_inputs or ()), *(adj_outputs or ())])
     elif not record_cmd:  # (a recorded command runs later, possibly many times: tapes do not see it)
-        tape_module.on_launch(kernel, dims, params, device, record=record_tape, n_inputs=len(inputs or ()))
+        tape_module.on_launch(kernel, dims, [_described_array(p) for p in params], device, record=record_tape,
+                              n_inputs=len(inputs or ()))
     if record_cmd:
         return Launch(kernel, device, params=params, adjoint=adjoint, dims=dims,
                       max_blocks=max_blocks, block_dim=block_dim)
