@@ -236,3 +236,21 @@ def test_kernels_see_array_shapes():
     assert out.numpy().tolist() == [5, 7, 5]
     wp.launch(uses_shape, 1, inputs=[wp.zeros((6, 8))[1:4, ::2], out])
     assert out.numpy().tolist() == [3, 4, 3]
+
+
+@wp.kernel
+def _add_optional(a: wp.array(dtype=float), b: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = a[i]
+    if b:
+        v += 10.0 * b[i]
+    out[i] = v
+
+
+def test_an_array_made_from_a_dtype_alone_passes_as_a_null_array():
+    # (in Warp `wp.array(dtype=float)` is an empty array instance; in weft it is the annotation)
+    a, out = wp.array([1.0, 2.0, 3.0], dtype=float), wp.zeros(3)
+    wp.launch(_add_optional, 3, inputs=[a, wp.array(dtype=float), out])
+    assert out.numpy().tolist() == [1.0, 2.0, 3.0]
+    wp.launch(_add_optional, 3, inputs=[a, a, out])
+    assert out.numpy().tolist() == [11.0, 22.0, 33.0]

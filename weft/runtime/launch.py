@@ -165,8 +165,10 @@ def pack_value(kernel, name, t, value):
                   f"one of {value.dtype!r} with {value.ndim} dimension(s)")
         return value.descriptor()
     if isinstance(t, ArrayType):
-        if value is None:
-            return array_descriptor(t.ndim)()  # a null array: any access is out of bounds
+        if value is None or (isinstance(value, ArrayType) and type(value) is ArrayType):
+            # a null array: any access is out of bounds (`wp.array(dtype=float)`, which is an
+            # empty array in Warp and the annotation in weft, passes as one too)
+            return array_descriptor(t.ndim)()
         if not isinstance(value, array):  # (a descriptor of Warp's `from_torch(..., return_ctype=True)`)
             vt = getattr(value, "_type", None)
             if isinstance(vt, ArrayType):  # an indexed or fabric array: its writes would be lost
