@@ -120,12 +120,17 @@ def test_integer_out_of_range_is_value_error(name):
     t = getattr(wp, name)
     info = np.iinfo(t.np_dtype)
     a, out = wp.zeros(2, dtype=t), wp.full(2, 7, dtype=t)
-    for bad in (int(info.max) + 1, int(info.min) - 1):
+    # (an unsigned type also takes the negative values of its width, as C converts them)
+    lowest = -(int(info.max) + 1) // 2 if info.min == 0 else int(info.min)
+    for bad in (int(info.max) + 1, lowest - 1):
         with pytest.raises(ValueError) as e:
             wp.launch(ADD[name], 2, inputs=[a, bad, out])
         msg = str(e.value)
         assert "kernel 'add'" in msg and "'s'" in msg and name in msg and str(bad) in msg
     assert out.numpy().tolist() == [7, 7]  # nothing ran
+    if info.min == 0:
+        wp.launch(ADD[name], 2, inputs=[a, -1, out])
+        assert out.numpy().tolist() == [int(info.max)] * 2  # (-1: all ones)
 
 
 @pytest.mark.parametrize("name", ["float16", "float32", "float64"])
