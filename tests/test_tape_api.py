@@ -121,6 +121,17 @@ def test_backward_refuses_a_loss_that_is_not_one_scalar_with_warps_exception_typ
             tape.backward(loss)
 
 
+def test_a_seed_that_does_not_cover_the_array_is_refused():
+    x = wp.array(np.array([1.0, -2.0, 3.0], np.float32), requires_grad=True)
+    y = wp.zeros(3, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(square, 3, inputs=[x], outputs=[y])
+    for seed in (wp.ones(2), np.ones(4), [1.0, 2.0]):
+        with pytest.raises(RuntimeError, match=r"the seed for an array of shape \(3,\) .* it needs 3"):
+            tape.backward(grads={y: seed})
+    np.testing.assert_array_equal(x.grad.numpy(), 0.0)  # (nothing ran)
+
+
 def test_a_seed_for_an_array_without_gradient_becomes_its_gradient():
     """backward(grads={a: seed}) with `a.grad` None makes `seed` a's gradient (Warp's rule),
     so the pass consumes the seed itself; an existing `.grad` receives a copy instead."""

@@ -482,6 +482,7 @@ class Tape:
                     self._seeded.append(a)
                     continue
                 a.requires_grad = True  # (a zero gradient with a's strides)
+            _check_seed(a, seed)
             if isinstance(seed, array) and seed.dtype is a.grad.dtype:
                 a.grad.assign(seed)  # (a copy: in a graph capture, of the seed's contents when it runs)
             else:
@@ -843,3 +844,15 @@ def _snapshot(a):
 
 def _describe(x) -> str:
     return f"{type(x).__name__} {x!r}" if np.ndim(x) == 0 else type(x).__name__
+
+
+def _check_seed(a, seed) -> None:
+    """A seed gives every element of array `a`'s gradient a value (a shorter one would leave
+    the rest at zero, silently)."""
+    from .runtime.array import array
+    same = isinstance(seed, array) and seed.dtype is a.grad.dtype
+    given = seed.size if same else int(np.size(seed.numpy() if isinstance(seed, array) else seed))
+    needed = a.size if same else a.grad.numpy().size
+    if given != needed:
+        raise TapeBackwardError(f"Tape.backward(grads=...): the seed for an array of shape {a.shape} and dtype "
+                                f"{a.dtype!r} has {given} values; it needs {needed}")
