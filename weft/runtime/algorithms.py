@@ -17,9 +17,13 @@ import numpy as np
 from ..types import Scalar, Vector, float32, float64, int32, int64, uint32, uint64
 from . import capture
 from .array import array, element_numpy
+from .threads import thread_count
 
 _SCAN_SCALARS = (int32, int64, float32, float64)
 _UNSIGNED = {4: uint32, 8: uint64}
+#: array_scan scans this many numbers or more with kernels (scan_kernels.py) on several
+#: threads, fewer with numpy (one thread; a launch costs more than it saves there)
+SCAN_KERNELS_FROM = 1 << 16
 #: radix_sort_pairs sorts this many pairs or more with kernels (sort_kernels.py), fewer
 #: through numpy's stable sort of the same radix keys (the same order, less overhead)
 KERNEL_SORT_FROM = 1 << 14
@@ -72,6 +76,10 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
     src, dst = _elements(in_array), _elements(out_array)
 
     def scan():
+        if src.size >= SCAN_KERNELS_FROM and thread_count() > 1:
+            from .. import scan_kernels  # (kernel-language code: imported on the first large scan)
+            scan_kernels.scan(src.reshape(len(src), -1), dst.reshape(len(dst), -1), inclusive, 4 * thread_count())
+            return
         sums = np.cumsum(src, axis=0, dtype=src.dtype)
         if inclusive:
             dst[...] = sums
