@@ -241,6 +241,18 @@ def test_reblocking_copy_and_assign():
     np.testing.assert_allclose(dense(B), ref, atol=1e-5)
 
 
+def test_padded_reblocking_copy_takes_the_overlapped_row_capacities():
+    """As Warp's: a row's capacity is that of the source rows it overlaps, times the pieces
+    a source block's columns split into."""
+    A = bsr_from_triplets(2, 2, wp.array([0, 0, 1], dtype=int), wp.array([0, 1, 1], dtype=int),
+                          wp.array(np.arange(12.0).reshape(3, 2, 2), dtype=wp.mat22d))
+    ref = dense(A)
+    for shape, offsets in (((1, 1), [0, 4, 8, 10, 12]), ((4, 4), [0, 3]), ((1, 4), [0, 2, 4, 5, 6])):
+        B = bsr_copy(A, block_shape=shape, topology="padded")
+        np.testing.assert_array_equal(B.offsets.numpy(), offsets)
+        np.testing.assert_allclose(dense(B), ref)
+
+
 def test_padded_topology_and_overflow():
     with pytest.raises(ValueError, match="row_capacity requires topology='padded'"):
         bsr_zeros(2, 3, float, row_capacity=2, topology="compact")

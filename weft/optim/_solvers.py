@@ -1,6 +1,13 @@
 """The solver states of weft.optim.linear (CG, CR, BiCGSTAB, GMRES): buffers allocated once,
 `state(A=None, b=None, x=None, M=None)` runs a solve. Vectors are numpy views of the weft
-arrays' memory, flattened to scalars; products with A and M go through their operators."""
+arrays' memory, flattened to scalars; products with A and M go through their operators.
+
+Inside a graph capture, a solve with `check_every=0` (Warp's capturable form) is recorded
+whole and runs each time the graph does (its dot products and scalar updates are host
+work, which a capture could not record piece by piece); the arrays it returns are the
+state's, filled by each replay. A solve that checks the residual on the host
+(`check_every > 0`) is refused there: the number of iterations it runs is not known until
+the graph runs."""
 
 from __future__ import annotations
 
@@ -10,6 +17,7 @@ import numpy as np
 
 from .. import types as _t
 from ..lang.kernel import Kernel
+from ..runtime import capture
 from ..runtime.array import array
 from ..runtime.launch import launch
 from . import linear as _L
@@ -51,6 +59,11 @@ class LinearSolverState:
         self._batches = _L._Batches(n, self._A.batch_offsets)
         self._rr_buf = np.zeros(self._batches.count)  # squared residual norms, per batch
         self._cur_iter_and_condition = array(np.zeros(2, np.int32), dtype=_t.int32, device=self._device)
+        # the squared residual norms and tolerances that check_every=0 returns (one per batch)
+        self._residuals_sq = array(np.zeros(self._batches.count, self._np_t), dtype=self._scalar_type,
+                                   device=self._device)
+        self._tolerances_sq = array(np.zeros(self._batches.count, self._np_t), dtype=self._scalar_type,
+                                    device=self._device)
         self._allocate()
 
     def _vec(self):
@@ -111,7 +124,19 @@ class LinearSolverState:
         b = self._b if b is None else b
         x = self._x if x is None else x
         self._check_compatible(A_op, b, x, M_op)
+        if capture.capturing():
+            return self._record(A_op, b, x, M_op)
         return self._run(A_op, b, x, M_op)
+
+    def _record(self, A, b, x, M):
+        """The solve, recorded in the capture under way to run when the graph does."""
+        name = type(self).__name__.lower()
+        if self._check_every != 0:
+            raise RuntimeError(f"{name}: check_every={self._check_every} reads the residual on the host between "
+                               f"iterations to decide when to stop, which a graph capture cannot record; pass "
+                               f"check_every=0 (the capturable form) or call {name} outside the capture")
+        capture.record(lambda: self._run(A, b, x, M), ("unsaveable", f"weft.optim.linear.{name}"))
+        return self._cur_iter_and_condition[0:1], self._residuals_sq, self._tolerances_sq
 
     def _loop(self, atol_sq, do_cycle, cycle_size, r_norm_sq):
         if self._check_every == 0:
@@ -128,9 +153,8 @@ class LinearSolverState:
         one-element view of the state's buffer (Warp's `cur_iter_and_condition[0:1]`)."""
         buf = self._cur_iter_and_condition
         cur_iter = buf[0:1]
-        s_np = self._np_t
-        residuals = array(np.asarray(r_norm_sq, dtype=s_np), dtype=self._scalar_type, device=self._device)
-        tolerances = array(np.asarray(atol_sq, dtype=s_np), dtype=self._scalar_type, device=self._device)
+        residuals, tolerances = self._residuals_sq, self._tolerances_sq
+        tolerances.numpy()[:] = atol_sq
         callback = self._callback if isinstance(self._callback, Kernel) else None
 
         def report(it):

@@ -6,7 +6,9 @@ over `LinearOperator`s (dense 2-D arrays, 1-D diagonals, `weft.sparse.BsrMatrix`
 Operator products run as weft kernels (`bsr_mv` for sparse matrices, the dense and diagonal
 kernels below); the vector updates and dot products of the iterations are numpy over the
 arrays' host memory (weft's arrays live in host memory), per batch where there are several.
-Each batch stops moving once it meets its tolerance `max(tol * |b|, atol)`.
+Each batch stops moving once it meets its tolerance `max(tol * |b|, atol)`. Inside a graph
+capture, a solve with `check_every=0` is recorded whole (see _solvers.py); one with
+`check_every > 0` is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import numpy as np
 from .. import types as _t
 from ..builtins.registry import BUILTINS
 from ..lang.decorators import kernel
+from ..runtime import capture
 from ..runtime.array import array
+from ..runtime.array_create import copy
 from ..runtime.launch import launch
 
 _tid = BUILTINS["tid"]
@@ -107,7 +111,7 @@ def aslinearoperator(A, batch_offsets=None, max_batch_length=None) -> LinearOper
 
         def matvec(x, y, z, alpha, beta):
             if beta != 0.0 and z.ptr != y.ptr:
-                z.numpy()[...] = y.numpy()
+                copy(z, y)  # (recorded in a graph capture, as the product is)
             bsr_mv(A, x, z, alpha, beta)
 
         return LinearOperator(A.shape, A.dtype, A.device, matvec, batch_offsets, max_batch_length)
@@ -250,6 +254,13 @@ class TiledDot:
         self._output.zero_()
 
     def compute(self, a: array, b: array, col_offset: int = 0):
+        """The dot products of a and b (rows of 2-D arrays: one pair per column) into the
+        output from column `col_offset`. Inside a graph capture it is recorded, to run (on
+        what a and b hold then) when the graph does."""
+        if not capture.record(lambda: self._compute(a, b, col_offset), ("unsaveable", "weft.optim.linear.TiledDot")):
+            self._compute(a, b, col_offset)
+
+    def _compute(self, a: array, b: array, col_offset: int):
         av, bv = a.numpy(), b.numpy()
         av = av.reshape(1, -1) if av.ndim == 1 else av.reshape(av.shape[0], -1)
         bv = bv.reshape(1, -1) if bv.ndim == 1 else bv.reshape(bv.shape[0], -1)

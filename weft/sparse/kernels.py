@@ -51,6 +51,16 @@ def scalar_rows(a: array) -> array:
     return array(ptr=a.ptr, shape=(a.shape[0], e), dtype=s_t, device=a.device, deleter=a, grad=grad)
 
 
+def scalars(a: array) -> array:
+    """A contiguous array of blocks as a 1-D array of its scalars (block after block, each
+    row-major), the same memory and gradient memory. (`regroup_kernel` reads these.)"""
+    if not a.is_contiguous:
+        raise ValueError("bsr: block arrays must be contiguous")
+    grad = None if a.grad is None else scalars(a.grad)
+    return array(ptr=a.ptr, shape=(a.shape[0] * entries(a.dtype),), dtype=scalar_of(a.dtype), device=a.device,
+                 deleter=a, grad=grad)
+
+
 @functools.cache
 def stage_kernel(s_t):
     """`out[offset + k] = alpha * T(src[idx[k]])` over scalar rows: T the identity, or (with
@@ -118,6 +128,27 @@ def gather_kernel(s_t):
         out[pos[b], e] = s
 
     return sparse_gather
+
+
+@functools.cache
+def regroup_kernel(s_t):
+    """Re-blocking: `out[pos[b], e] = alpha * sum of src[entry[k]]` over the scalar
+    contributions `k = idx[j]`, j in [begin[b], end[b]), whose destination entry `at[k]`
+    is e (zero for none). `src` is a 1-D array of scalars (the source blocks' entries)."""
+
+    @kernel
+    def sparse_regroup(src: array(dtype=s_t), entry: array(dtype=int), at: array(dtype=int),
+                       idx: array(dtype=int), begin: array(dtype=int), end: array(dtype=int),
+                       pos: array(dtype=int), alpha: s_t, out: array(dtype=s_t, ndim=2)):
+        b, e = _tid()
+        s = s_t(0.0)
+        for j in range(begin[b], end[b]):
+            k = idx[j]
+            if at[k] == e:
+                s = s + src[entry[k]]
+        out[pos[b], e] = alpha * s
+
+    return sparse_regroup
 
 
 @functools.cache

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import types as _t
 from ..runtime.array import array
+from ..runtime.array_create import clone
 from ..runtime.launch import launch
 from . import kernels as K
 from .assemble import Plan, assemble, default_topology, iarray, stage
@@ -20,7 +21,6 @@ from .matrix import (
     make_block_type,
     matrix_and_scale,
     resolve_block_type,
-    scalar_type_of,
     types_equal,
 )
 
@@ -73,52 +73,75 @@ def bsr_assign(dest: BsrMatrix, src, structure_only: bool = False, topology=None
     if dest is A and topology != "masked" and scale == 1.0:
         return dest
     r, c, p = A._active()
-    (R, C), (R2, C2) = A.block_shape, dest.block_shape
-    if (R, C) == (R2, C2):
-        dest.nrow, dest.ncol = A.nrow, A.ncol
-        staged = None
-        if not structure_only:
-            src_vals = A.values
-            if not types_equal(scalar_type_of(A.dtype), dest.scalar_type):
-                src_vals = array(shape=(p.size,), dtype=dest.dtype, device=A.device, requires_grad=A.requires_grad)
-                if p.size:
-                    launch(K.convert_kernel(A.scalar_type, dest.scalar_type), dim=(p.size, K.entries(A.dtype)),
-                           inputs=[K.scalar_rows(A.values), iarray(p, A.device)],
-                           outputs=[K.scalar_rows(src_vals)], device=A.device)
-                p = np.arange(p.size)
-            staged = stage([(src_vals, p, scale, False)], dest.dtype, dest.device, A.requires_grad)
-        _copy_padded_capacity(dest, A, topology)
-        plan = assemble(dest, r, c, topology)
-        _finish(dest, plan, staged)
-        return dest
-    # re-blocking: scalar entries regrouped into blocks of the destination's shape
-    rows_s, cols_s = A.nrow * R, A.ncol * C
-    _check_reblocking(A, R2, C2)
-    dest.nrow, dest.ncol = rows_s // R2, cols_s // C2
-    vals = A.values.numpy()[p].reshape(p.size, R, C).astype(np.float64) * scale
-    ii = (r[:, None, None] * R + np.arange(R)[None, :, None]) + 0 * np.arange(C)[None, None, :]
-    jj = (c[:, None, None] * C + np.arange(C)[None, None, :]) + 0 * np.arange(R)[None, :, None]
-    ii, jj, vals = ii.reshape(-1), jj.reshape(-1), vals.reshape(-1)
-    plan = assemble(dest, ii // R2, jj // C2, topology)
-    ensure_capacity(dest, int(plan.pos.max()) + 1 if plan.pos.size else 0)
+    if A.block_shape != dest.block_shape:
+        return _assign_reblocked(dest, A, scale, r, c, p, structure_only, topology)
+    dest.nrow, dest.ncol = A.nrow, A.ncol
+    staged = None
     if not structure_only:
-        out = np.zeros((dest.values.shape[0], R2, C2))
-        out[plan.pos] = 0.0
-        ok = plan.slot >= 0
-        np.add.at(out, (plan.slot[ok], ii[ok] % R2, jj[ok] % C2), vals[ok])
-        dv = dest.values.numpy()
-        dv[plan.pos] = out[plan.pos].reshape(dv[plan.pos].shape)
+        src_vals, p = _values_of_scalar(A, p, dest.scalar_type)
+        staged = stage([(src_vals, p, scale, False)], dest.dtype, dest.device, A.requires_grad)
+    _copy_padded_capacity(dest, A, topology)
+    plan = assemble(dest, r, c, topology)
+    _finish(dest, plan, staged)
+    return dest
+
+
+def _values_of_scalar(A: BsrMatrix, p: np.ndarray, scalar) -> tuple[array, np.ndarray]:
+    """A's blocks at storage positions `p` in scalar type `scalar`, as (values, positions in
+    them): A's own values where the type is A's, else converted copies by a kernel."""
+    if types_equal(A.scalar_type, scalar):
+        return A.values, p
+    out = array(shape=(p.size,), dtype=make_block_type(A.block_shape, scalar, A.dtype), device=A.device,
+                requires_grad=A.requires_grad)
+    if p.size:
+        launch(K.convert_kernel(A.scalar_type, scalar), dim=(p.size, K.entries(A.dtype)),
+               inputs=[K.scalar_rows(A.values), iarray(p, A.device)], outputs=[K.scalar_rows(out)], device=A.device)
+    return out, np.arange(p.size)
+
+
+def _assign_reblocked(dest: BsrMatrix, A: BsrMatrix, scale, r, c, p, structure_only: bool, topology: str):
+    """bsr_assign into another block shape: every scalar entry of A is a contribution to
+    one entry of a destination block, which the regrouping kernel sums (so a Tape records
+    it, as it records the other assignments)."""
+    (R, C), (R2, C2) = A.block_shape, dest.block_shape
+    _check_reblocking(A, R2, C2)
+    dest.nrow, dest.ncol = A.nrow * R // R2, A.ncol * C // C2
+    _copy_padded_capacity(dest, A, topology)
+    keep = (c >= 0) & (c < A.ncol)
+    r, c, p = r[keep], c[keep], p[keep]
+    ii = np.repeat(r * R, R * C) + np.tile(np.repeat(np.arange(R), C), r.size)  # (entry (a, b) of a block: a*C + b)
+    jj = np.repeat(c * C, R * C) + np.tile(np.arange(C), R * r.size)
+    plan = assemble(dest, ii // R2, jj // C2, topology)
+    ensure_capacity(dest, int(plan.pos.max()) + 1 if plan.pos.size else 0, A.requires_grad and not structure_only)
+    if structure_only or not plan.pos.size:
+        return dest
+    src_vals, p = _values_of_scalar(A, p, dest.scalar_type)
+    entry = (p[:, None] * (R * C) + np.arange(R * C)).reshape(-1)
+    dev, s_t = dest.device, dest.scalar_type
+    launch(K.regroup_kernel(s_t), dim=(int(plan.pos.size), R2 * C2),
+           inputs=[K.scalars(src_vals), iarray(entry, dev), iarray((ii % R2) * C2 + jj % C2, dev),
+                   iarray(plan.idx, dev), iarray(plan.begin, dev), iarray(plan.end, dev), iarray(plan.pos, dev),
+                   s_t(scale)], outputs=[K.scalar_rows(dest.values)], device=dev)
     return dest
 
 
 def _copy_padded_capacity(dest: BsrMatrix, src: BsrMatrix, topology: str):
-    """A padded destination without row capacities takes the source's."""
+    """A padded destination without row capacities takes the source's (re-blocked: a row
+    takes those of the source rows it overlaps, times the pieces a source block's columns
+    split into, as Warp's)."""
     if topology == "padded" and dest.row_counts is None:
         begin, end = src._row_ranges()
         if src.row_counts is not None:
             off = src._host_offsets()
             end = off[1:]
-        dest.offsets = iarray(np.concatenate(([0], np.cumsum(end - begin))), dest.device)
+        caps = end - begin
+        (R, C), (R2, C2) = src.block_shape, dest.block_shape
+        if (R, C) != (R2, C2):
+            rows = np.arange(dest.nrow + 1)
+            total = np.concatenate(([0], np.cumsum(caps)))
+            first, last = np.minimum(rows[:-1] * R2 // R, src.nrow), np.minimum(-(-rows[1:] * R2 // R), src.nrow)
+            caps = (total[last] - total[first]) * max(1, C // C2)
+        dest.offsets = iarray(np.concatenate(([0], np.cumsum(caps))), dest.device)
         dest.row_counts = iarray(np.zeros(dest.nrow), dest.device)
 
 
@@ -129,7 +152,12 @@ def bsr_copy(A, scalar_type=None, block_shape=None, structure_only: bool = False
     scalar = M.scalar_type if scalar_type is None else resolve_block_type(scalar_type)
     shape = M.block_shape if block_shape is None else tuple(block_shape)
     like = M.dtype if block_shape is None else None
-    dest = BsrMatrix(M.nrow, M.ncol, make_block_type(shape, scalar, like), M.device)
+    nrow, ncol = M.nrow, M.ncol
+    if shape != M.block_shape:
+        _check_reblocking(M, *shape)
+        nrow, ncol = M.nrow * M.block_shape[0] // shape[0], M.ncol * M.block_shape[1] // shape[1]
+    dest = BsrMatrix(nrow, ncol, make_block_type(shape, scalar, like), M.device)
+    dest.values.requires_grad = M.requires_grad  # (Warp's rule, also for structure_only)
     if topology == "padded":
         _copy_padded_capacity(dest, M, "padded")
         dest._ensure_status()
@@ -175,6 +203,7 @@ def bsr_transposed(A):
     M, _ = matrix_and_scale(A)
     R, C = M.block_shape
     dest = BsrMatrix(M.ncol, M.nrow, make_block_type((C, R), M.scalar_type, M.dtype), M.device)
+    dest.values.requires_grad = M.requires_grad
     return bsr_set_transpose(dest, A)
 
 
@@ -366,6 +395,7 @@ def _mm_operands(x, y, z):
     if z is None:
         like = X.dtype if isinstance(X.dtype, _t.Matrix) else Y.dtype
         z = bsr_zeros(X.nrow, Y.ncol, make_block_type(zshape, X.scalar_type, like), X.device)
+        z.values.requires_grad = X.requires_grad or Y.requires_grad
     if z.nrow != X.nrow or z.ncol != Y.ncol:
         raise ValueError(f"Incompatible number of rows/columns for the result: {z.shape}")
     if z.block_shape != zshape:
@@ -458,7 +488,9 @@ def _mv_vectors(M, x, y, transpose):
     if x_len != ncol * C:
         raise ValueError(f"Incompatible 'x': {x_len} scalars for a matrix with {ncol * C} columns")
     if y is None:
-        y = array(shape=(nrow,), dtype=s_t if R == 1 else _t.vector(length=R, dtype=s_t), device=M.device)
+        y = array(shape=(nrow,), dtype=s_t if R == 1 else _t.vector(length=R, dtype=s_t), device=M.device,
+                  requires_grad=x.requires_grad or M.requires_grad)  # (Warp's follows x alone: a
+        # gradient to A's values would be lost where x has none)
     y_len = y.size * (y.dtype.num_components if isinstance(y.dtype, _t.Vector) else 1)
     if y_len != nrow * R:
         raise ValueError(f"Incompatible 'y': {y_len} scalars for a matrix with {nrow * R} rows")
@@ -485,8 +517,8 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
     nrow, R, y = _mv_vectors(M, x, y, transpose)
     s_t = M.scalar_type
     xs, ys = _scalar_view(x, s_t), _scalar_view(y, s_t)
-    if np.may_share_memory(x.numpy(), y.numpy()):  # (y is written while x is read: x is copied first)
-        xs = array(xs.numpy().copy(), dtype=s_t, device=M.device)
+    if np.may_share_memory(x.numpy(), y.numpy()):  # (y is written while x is read: x is copied first,
+        xs = clone(xs)                                # a copy the Tape records, so gradients reach x)
     dev = M.device
     if not transpose:  # (the kernel walks the topology: nothing to prepare on the host)
         if nrow * R:
@@ -496,17 +528,37 @@ def bsr_mv(A, x: array, y: array | None = None, alpha=1.0, beta=0.0, transpose: 
                            M.ncol, xs, s_t(alpha), s_t(beta)], outputs=[ys], device=dev)
         return y
     # the transposed product: the blocks by column, in a host-built order
+    begin, end, order, rows = _by_column(M)
+    if nrow * R:
+        launch(K.mv_transposed_kernel(s_t), dim=nrow * R,
+               inputs=[M.scalar_values, begin, end, order, rows, xs, s_t(alpha), s_t(beta)], outputs=[ys], device=dev)
+    return y
+
+
+def _by_column(M: BsrMatrix) -> tuple[array, array, array, array]:
+    """M's blocks in column order for the transposed product: (begin, end) of each block
+    column's run, and per block of the run its storage position and row. Kept on M and
+    reused while M's topology (shape, offsets, row counts and columns, compared in full) is
+    the one it was built from; the arrays are never written after, so a Tape or graph that
+    holds them stays valid when a change of topology builds new ones."""
+    off = M.offsets.numpy()[: M.nrow + 1]
+    counts = None if M.row_counts is None else M.row_counts.numpy()[: M.nrow]
+    cols = M.columns.numpy()[: int(off[-1])] if off.size else M.columns.numpy()[:0]
+    key = (M.nrow, M.ncol, M.device)
+    cached = getattr(M, "_by_column_cache", None)
+    if cached is not None and cached[0] == key and np.array_equal(cached[1], off) and \
+            (counts is None) == (cached[2] is None) and (counts is None or np.array_equal(cached[2], counts)) and \
+            np.array_equal(cached[3], cols):
+        return cached[4]
     r, c, p = M._active()
     keep = (c >= 0) & (c < M.ncol)
     r, c, p = r[keep], c[keep], p[keep]
     order = np.argsort(c, kind="stable")
-    lead, other, p = c[order], r[order], p[order]
-    first = np.searchsorted(lead, np.arange(nrow + 1))
-    if nrow * R:
-        launch(K.mv_transposed_kernel(s_t), dim=nrow * R,
-               inputs=[M.scalar_values, iarray(first[:-1], dev), iarray(first[1:], dev), iarray(p, dev),
-                       iarray(other, dev), xs, s_t(alpha), s_t(beta)], outputs=[ys], device=dev)
-    return y
+    first = np.searchsorted(c[order], np.arange(M.ncol + 1))
+    dev = M.device
+    arrays = (iarray(first[:-1], dev), iarray(first[1:], dev), iarray(p[order], dev), iarray(r[order], dev))
+    M._by_column_cache = (key, off.copy(), None if counts is None else counts.copy(), cols.copy(), arrays)
+    return arrays
 
 
 __all__ = ["BsrScaled"]
