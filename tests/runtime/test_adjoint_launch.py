@@ -78,6 +78,33 @@ def test_input_adjoints_accumulate_across_calls():
 
 
 @wp.kernel
+def write_scaled(x: wp.array(dtype=F64), s: F64, y: wp.array(dtype=F64)):
+    i = wp.tid()
+    y[i] = x[i] * s
+
+
+def test_an_arrays_own_gradient_is_consumed_by_its_stores():
+    """Warp's rule: where the adjoint given for an array the kernel only writes is that
+    array's own `.grad` (or None, which stands for it), the store's adjoint consumes it, so
+    a hand-written backward pass through two launches writing y skips the dead one; an
+    array with retain_grad keeps it."""
+    x = wp.array([1.0, 2.0], dtype=F64, requires_grad=True)
+    y = wp.zeros(2, dtype=F64, requires_grad=True)
+    y.grad.fill_(1.0)  # d(sum y)/dy after `y = 3x` then `y = 2x`
+    wp.launch(write_scaled, 2, inputs=[x, 2.0], outputs=[y], adj_inputs=[None, 0.0], adj_outputs=[None],
+              adjoint=True)
+    np.testing.assert_array_equal(y.grad.numpy(), 0.0)
+    wp.launch(write_scaled, 2, inputs=[x, 3.0], outputs=[y], adj_inputs=[x.grad, 0.0], adj_outputs=[y.grad],
+              adjoint=True)
+    np.testing.assert_array_equal(x.grad.numpy(), 2.0)  # (the first write is dead)
+    y.retain_grad = True
+    y.grad.fill_(1.0)
+    wp.launch(write_scaled, 2, inputs=[x, 2.0], outputs=[y], adj_inputs=[None, 0.0], adj_outputs=[None],
+              adjoint=True)
+    np.testing.assert_array_equal(y.grad.numpy(), 1.0)
+
+
+@wp.kernel
 def cube_only(x: wp.array(dtype=F64), y: wp.array(dtype=F64)):
     i = wp.tid()
     y[i] = x[i] * x[i] * x[i]
@@ -275,16 +302,19 @@ def test_none_for_an_array_with_grad_means_its_grad():
     y.grad = wp.array(np.ones(3), dtype=F64)
     wp.launch(cube_only, 3, inputs=[x, y], adj_inputs=[None, None], adjoint=True)
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0, 27.0])
-    np.testing.assert_array_equal(y.grad.numpy(), 1.0)  # a write-only output's adjoint is only read
+    np.testing.assert_array_equal(y.grad.numpy(), 0.0)  # (its own gradient: consumed by the store)
     # an adjoint given explicitly takes precedence
+    y.grad.fill_(1.0)
     adj_x = wp.zeros(3, dtype=F64)
     wp.launch(cube_only, 3, inputs=[x, y], adj_inputs=[adj_x, None], adjoint=True)
     np.testing.assert_allclose(adj_x.numpy(), [3.0, 12.0, 27.0])
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0, 27.0])  # unchanged
     # and a recorded adjoint launch follows the same rule
+    y.grad.fill_(1.0)
     cmd = wp.launch(cube_only, 3, inputs=[x, y], adj_inputs=[None, None], adjoint=True, record_cmd=True)
     cmd.launch()
     np.testing.assert_allclose(x.grad.numpy(), [6.0, 24.0, 54.0])
+    np.testing.assert_array_equal(y.grad.numpy(), 0.0)
 
 
 def test_none_adjoint_leaves_that_array_out_of_the_adjoint():

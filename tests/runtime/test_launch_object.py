@@ -46,6 +46,8 @@ def test_adjoint_launch_uses_the_arrays_own_gradients():
     cmd.set_dim(3)
     cmd.launch()
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(y.grad.numpy(), 0.0)  # (its own gradient: consumed, as in Warp)
+    y.grad.fill_(1.0)
     gx = wp.zeros(3)  # an adjoint given explicitly wins
     cmd.set_param_by_name("x", gx, adjoint=True)
     cmd.launch()

@@ -345,6 +345,12 @@ class Launch:
     parameter, zero for a number, vector, matrix or struct (a value passed by copy, whose
     adjoint reaches no caller; weft's adjoint kernel has no argument for it)."""
 
+    def _variant(self, kernel) -> dict:
+        """`compiled()`'s options for these arguments (see `adjoint_variant`)."""
+        if not self.adjoint or len(self.arguments) <= len(kernel.arg_names):
+            return {}
+        return adjoint_variant(kernel, self.arguments)
+
     def __init__(self, kernel, device=None, hooks=None, params=None, params_addr=None, bounds=None,
                  max_blocks=0, block_dim=None, adjoint=False, *, dims=None):
         block_dim = cpu_block_dim(block_dim)
@@ -365,7 +371,8 @@ class Launch:
         self._struct_params = [k for k, t in enumerate(kernel.params.values()) if isinstance(t, StructType)]
         self.spec = kernel.specialization(self.arguments, adjoint)
         # (the kernel as compiled; `compiled` may be its variant for the launch's shape)
-        self.base = self.compiled = kernel.compiled(self.spec, adjoint)
+        self._options = self._variant(kernel)
+        self.base = self.compiled = kernel.compiled(self.spec, adjoint, **self._options)
         self.args = self.compiled.pack(self.arguments)
         self.ctx = LaunchContext.for_kernel(self.compiled)
         if dims is None:  # nothing to run until set_dim
@@ -400,7 +407,8 @@ class Launch:
             if program is not self.kernel:
                 self.kernel = program
                 self.spec = program.specialization(self.arguments, self.adjoint)
-                self.base = self.compiled = program.compiled(self.spec, self.adjoint)
+                self._options = self._variant(program)
+                self.base = self.compiled = program.compiled(self.spec, self.adjoint, **self._options)
                 self.args = self.compiled.pack(self.arguments)
                 self.ctx = LaunchContext.for_kernel(self.compiled)
             dim = dims
@@ -451,11 +459,13 @@ class Launch:
         packed = self.compiled.packers[index](value)
         self.arguments[index] = value
         spec = self.kernel.specialization(self.arguments, self.adjoint)
-        if spec == self.spec:
+        options = self._variant(self.kernel)
+        if spec == self.spec and options == self._options:
             setattr(self.args, f"p{index}", packed)
-        else:  # a strided array where a contiguous one was (or back): another variant
-            self.spec = spec
-            self.base = self.compiled = self.kernel.compiled(spec, self.adjoint)
+        else:  # a strided array where a contiguous one was (or back), or an adjoint that is
+            # (or is no longer) its array's own gradient: another variant
+            self.spec, self._options = spec, options
+            self.base = self.compiled = self.kernel.compiled(spec, self.adjoint, **options)
             self.args = self.compiled.pack(self.arguments)
             self._use(self.base)
 
@@ -564,6 +574,26 @@ def adjoint_arguments(kernel, params, adj_params) -> list:
     out.extend(_given_adjoint(adj_params[k], params[k]) if adj_params[k] is not None
                else default_adjoint(kernel, k, params[k]) for k in kernel.adjoint_param_indices)
     return out
+
+
+def adjoint_variant(kernel, params) -> dict:
+    """`compiled()`'s options for an adjoint launch with `params` (the primal arguments,
+    then the adjoint ones). Warp's rule: the adjoint of a store consumes the gradient of an
+    array the kernel only writes where it is the array's own `.grad` (the Tape's case; an
+    array with retain_grad keeps it); an adjoint array the caller owns keeps what it holds."""
+    write_only = kernel.write_only_params
+    if not write_only:
+        return {}
+    n = len(kernel.arg_names)
+    keep = {k for k in write_only if not isinstance(k, int)}  # (arrays held in structs)
+    for j, k in enumerate(kernel.adjoint_param_indices):
+        if k in write_only:
+            primal, adj = params[k], params[n + j]
+            own = type(primal) is array and primal.grad is not None and isinstance(adj, array) and \
+                adj.ptr == primal.grad.ptr and not primal.retain_grad
+            if not own:
+                keep.add(k)
+    return {"consume": True, "retain": frozenset(keep)}
 
 
 def _given_adjoint(adj, primal):
@@ -733,7 +763,8 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
     if config.print_launches:
         diagnostics.print_launch(kernel, dim, inputs, outputs, device)
     try:
-        ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint)
+        ck = kernel.compiled(kernel.specialization(params, adjoint), adjoint,
+                             **(adjoint_variant(kernel, params) if adjoint else {}))
     except CompileError as err:  # the message points at the user's source: hide our frames
         # (and drop this frame's reference to the kernel: a kept error, as a notebook keeps
         # the last one with its frames' locals, must not keep a failed definition alive)
