@@ -513,7 +513,8 @@ class Tape:
         """Run the adjoint of one recorded entry."""
         capture, launch = _runtime_modules()
         if not isinstance(entry, _Recorded):  # a step with its own backward (copy, Function)
-            entry.backward()
+            if not capture.capturing() or not capture.record(entry.backward):  # (in a graph capture: recorded)
+                entry.backward()
             return
         array = _argument_kinds()[0]
         gradients = self.gradients
@@ -727,9 +728,13 @@ def _root_id(a) -> int:
 
 
 def _snapshot(a):
-    """A gradient-less copy of array `a` (same shape and dtype)."""
+    """A gradient-less copy of array `a` (same shape and dtype); inside a graph capture, the
+    copy is made each time the graph runs (the contents are not there yet)."""
     copy = type(a)(shape=a.shape, dtype=a.dtype, device=a.device)
-    np.copyto(copy.numpy(), a.numpy())
+    target, source = copy.numpy(), a.numpy()
+    capture = _runtime_modules()[0]
+    if not capture.capturing() or not capture.record(lambda: np.copyto(target, source)):
+        np.copyto(target, source)
     return copy
 
 
