@@ -74,8 +74,13 @@ def test_record_func_needs_arrays_with_gradients():
     with pytest.raises(RuntimeError, match="not a weft array"):
         tape.record_func(lambda: None, [np.zeros(3)])
     a = wp.zeros(3, requires_grad=True)
-    tape.record_func(lambda: None, [a])
+    calls = []
+    tape.record_func(lambda: calls.append(1), [a])
     assert tape.gradients[a] is a.grad
+    (step,) = tape.launches
+    assert callable(step)  # (tools that walk a Warp tape call its function entries)
+    step()
+    assert calls == [1]
 
 
 def test_record_launch_in_warps_form_records_without_running():

@@ -175,8 +175,14 @@ class _Recorded:
 
 @dataclass(eq=False)
 class _Func:
+    """A recorded step with its own `backward()` (a copy, a fill, `record_func`); callable,
+    as the functions Warp's `record_func` puts in `tape.launches` are."""
+
     backward: object
     arrays: list = field(default_factory=list)
+
+    def __call__(self):
+        return self.backward()
 
     @property
     def name(self) -> str:
