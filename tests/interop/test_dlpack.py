@@ -183,6 +183,19 @@ def test_from_dlpack_vec3_from_torch():
     assert b.shape == (6,) and b.ptr == t.data_ptr()
 
 
+def test_from_dlpack_of_empty_sources_with_zero_strides():
+    """An empty producer's strides mean nothing (torch reports (0, 0) for a (0, 3) tensor)."""
+    torch = pytest.importorskip("torch")
+    t = torch.zeros(0, 3)
+    for source in (t, torch.utils.dlpack.to_dlpack(t)):
+        a = wp.from_dlpack(source, dtype=wp.vec3)
+        assert a.shape == (0,) and a.dtype is wp.vec3 and a.is_contiguous
+    n = np.lib.stride_tricks.as_strided(np.zeros(4, np.float32), (2, 0, 2, 2), (0, 0, 0, 0))
+    m = wp.from_dlpack(n, dtype=wp.mat22)
+    assert m.shape == (2, 0) and m.dtype is wp.mat22
+    wp.launch(vec_sum, 0, inputs=[wp.from_dlpack(t, dtype=wp.vec3), wp.zeros(0)])
+
+
 def test_from_dlpack_of_weft_array():
     a = wp.zeros((4, 3))
     assert wp.from_dlpack(a) is a

@@ -74,7 +74,7 @@ def test_in_out_arguments_and_default_output_dims():
     np.testing.assert_array_equal(np.asarray(c), np.full(10, 2.0))
 
 
-@pytest.mark.parametrize("method", ["broadcast_all", "sequential"])
+@pytest.mark.parametrize("method", ["broadcast_all", "sequential", "legacy_vectorized"])
 def test_vmap_calls_the_function_per_batch_element(method):
     op = wp.jax_callable(double, vmap_method=method)
     a = jnp.arange(12, dtype=jnp.float32).reshape(3, 4)

@@ -199,7 +199,7 @@ def test_overloads_of_generic_kernels():
 
 
 # vmap ----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("method", ["broadcast_all", "sequential", "expand_dims"])
+@pytest.mark.parametrize("method", ["broadcast_all", "sequential", "expand_dims", "legacy_vectorized"])
 def test_vmap_over_every_axis(method):
     op = wp.jax_kernel(add2d, vmap_method=method)
     a, b = _f32(2, 3, 4), jnp.ones((2, 3, 4), dtype=jnp.float32)
@@ -220,7 +220,7 @@ def shift_sum(a: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
     out[i, j] = a[i, j] + 10.0 * below
 
 
-@pytest.mark.parametrize("method", ["broadcast_all", "expand_dims"])
+@pytest.mark.parametrize("method", ["broadcast_all", "expand_dims", "legacy_vectorized"])
 def test_vmap_of_a_stencil_keeps_batch_elements_apart(method):
     # A kernel that reads a neighbour row sees each batch element on its own, as jax.vmap
     # means. Warp 1.19 folds the batch into the first dimension for "broadcast_all" (one
@@ -234,7 +234,7 @@ def test_vmap_of_a_stencil_keeps_batch_elements_apart(method):
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("method", ["broadcast_all", "sequential", "expand_dims"])
+@pytest.mark.parametrize("method", ["broadcast_all", "sequential", "expand_dims", "legacy_vectorized"])
 def test_vmap_with_an_unbatched_input_and_in_out_arguments(method):
     table, idx = _f32(20), jnp.array([[1, 5, 19], [0, 0, 7]], dtype=jnp.int32)
     op = wp.jax_kernel(lookup, vmap_method=method)
@@ -244,6 +244,50 @@ def test_vmap_with_an_unbatched_input_and_in_out_arguments(method):
     m = _f32(2, 3, 4)
     (sums,) = jax.vmap(sums_op)(m, jnp.zeros((2, 3), dtype=jnp.float32))
     np.testing.assert_array_equal(np.asarray(sums), np.asarray(m).sum(axis=2))
+
+
+@wp.kernel
+def add_scaled(a: wp.array(dtype=float), b: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = a[i] + 10.0 * b[i]
+
+
+def test_legacy_vectorized_passes_unbatched_inputs_as_they_are():
+    """JAX's "legacy_vectorized" (its former `vectorized=True`) moves each batched input's
+    batch axis to the front and leaves the others without one; weft aligns an input's batch
+    dimensions with the call's innermost ones, as numpy broadcasts."""
+    op = wp.jax_kernel(add_scaled, vmap_method="legacy_vectorized")
+    f = lambda a, b: op(a, b)[0]  # noqa: E731
+    xs, y = _f32(3, 4), _f32(4) * 0.5
+    np.testing.assert_array_equal(np.asarray(f(y, y)), 11.0 * np.asarray(y))
+    for in_axes, args, expected in (((0, 0), (xs, xs), xs + 10.0 * xs), ((0, None), (xs, y), xs + 10.0 * y),
+                                    ((None, 0), (y, xs), y + 10.0 * xs)):
+        out = jax.jit(jax.vmap(f, in_axes=in_axes))(*args)
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(expected))
+    x3 = _f32(2, 3, 4)
+    out = jax.vmap(jax.vmap(f), in_axes=(0, None))(x3, xs)  # b batched by the inner vmap only
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x3 + 10.0 * xs))
+    with pytest.raises(Exception, match="do not broadcast to the call's batch"):  # by the outer one only
+        jax.vmap(jax.vmap(f, in_axes=(0, None)))(x3, xs[:2])
+    vec_op = wp.jax_kernel(scale_vec, vmap_method="legacy_vectorized")
+    v = _f32(2, 3, 2)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: vec_op(a, 2.0)[0])(v)), 2.0 * np.asarray(v))
+
+
+def test_legacy_vectorized_gradients_and_callables():
+    op = wp.jax_kernel(square_sum, enable_backward=True, vmap_method="legacy_vectorized")
+    a, b = _f32(3, 5), jnp.ones(5, dtype=jnp.float32)
+    grads = jax.vmap(jax.grad(lambda a, b: jnp.sum(op(a, b, 2.0)[0]), argnums=(0, 1)), in_axes=(0, None))(a, b)
+    r = 2.0 * (np.asarray(a) * 2.0 + 1.0)
+    np.testing.assert_allclose(np.asarray(grads[0]), r * 2.0)
+    np.testing.assert_allclose(np.asarray(grads[1]), r)
+
+    def call(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array(dtype=float)):
+        wp.launch(add_scaled, dim=x.shape, inputs=[x, y], outputs=[out])
+
+    cb = wp.jax_callable(call, vmap_method="legacy_vectorized")
+    out = jax.vmap(lambda x, y: cb(x, y)[0], in_axes=(None, 0))(b, a)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(b + 10.0 * a))
 
 
 # Gradients -----------------------------------------------------------------------------------------

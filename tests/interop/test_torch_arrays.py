@@ -427,14 +427,77 @@ def test_tape_backward_fills_the_tensor_grad():
     assert not x_t.grad.numpy().any()
 
 
+def test_to_torch_of_a_from_torch_array_is_a_new_leaf_over_the_same_memory():
+    """As Warp: a new tensor made from the array (its dtype and shape), not the source."""
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2  # a non-leaf: none of its graph follows into the new tensor
+    z = wp.to_torch(wp.from_torch(y))
+    assert z is not y and z.is_leaf and z.grad_fn is None and z.requires_grad
+    assert z.data_ptr() == y.data_ptr()
+    z.sum().backward()
+    assert x.grad is None
+    t = torch.zeros(3)
+    back = wp.to_torch(wp.from_torch(t))
+    back.requires_grad_(True)  # (changes the new tensor only)
+    assert not t.requires_grad
+    back.detach()[1] = 5.0  # writes through either are seen by the other
+    t[2] = 7.0
+    assert t.tolist() == [0.0, 5.0, 7.0] and back.tolist() == [0.0, 5.0, 7.0]
+
+
+def test_to_torch_of_a_from_torch_array_has_the_arrays_dtype_and_shape():
+    au = wp.from_torch(torch.tensor([-1, 2], dtype=torch.int32), dtype=wp.uint32)
+    tu = wp.to_torch(au)
+    assert tu.dtype == torch.uint32 and tu.data_ptr() == au.ptr
+    assert wp.to_torch(wp.from_torch(torch.tensor([True, False]), dtype=wp.uint8)).dtype == torch.uint8
+    av = wp.from_torch(torch.tensor([1.0, 2.0, 3.0]), dtype=wp.vec3)
+    assert av.shape == (1,) and wp.to_torch(av).shape == (1, 3)
+    t2 = torch.arange(6, dtype=torch.float32)
+    assert wp.to_torch(wp.from_torch(t2).reshape((2, 3))).shape == (2, 3)
+
+
+def test_to_torch_of_a_from_torch_array_shares_the_grad():
+    t = torch.zeros(3, requires_grad=True)
+    a = wp.from_torch(t)
+    back = wp.to_torch(a)
+    assert back is not t and back.is_leaf and back.requires_grad
+    assert back.grad.data_ptr() == t.grad.data_ptr() == a.grad.ptr
+    (back * 2.0).sum().backward()  # accumulates in place into the shared gradient memory
+    assert t.grad.tolist() == [2.0, 2.0, 2.0] and a.grad.numpy().tolist() == [2.0, 2.0, 2.0]
+    assert not wp.to_torch(a, requires_grad=False).requires_grad
+
+
+# Empty tensors --------------------------------------------------------------------------------------
+@wp.kernel
+def vec_length(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(v[i])
+
+
+def test_empty_tensors_as_vector_and_matrix_arrays():
+    """torch gives an empty tensor's numpy() zero strides: they mean nothing for no elements."""
+    t = torch.zeros(0, 3, requires_grad=True)
+    assert t.numpy(force=True).strides == (0, 0)
+    a = wp.from_torch(t, dtype=wp.vec3)
+    assert a.shape == (0,) and a.dtype is wp.vec3 and a.is_contiguous and a.grad.shape == (0,)
+    wp.launch(vec_length, dim=a.shape, inputs=[a, wp.zeros(0)])
+    assert wp.to_torch(a).shape == (0, 3)
+    desc = wp.from_torch(t, dtype=wp.vec3, return_ctype=True)
+    assert desc.ndim == 1 and desc.shape[0] == 0 and desc.data == 0
+    wp.launch(vec_length, dim=0, inputs=[desc, wp.zeros(0)])
+    m = wp.from_torch(torch.zeros(2, 0, 2, 2), dtype=wp.mat22)
+    assert m.shape == (2, 0) and m.dtype is wp.mat22
+    assert wp.from_torch(torch.zeros(0, 2, 3)[:, ::2], dtype=wp.vec3).shape == (0, 1)
+
+
 # Round trips, zero-dim tensors, lifetime ------------------------------------------------------------
 def test_round_trips():
     t = torch.arange(4.0)
-    assert wp.to_torch(wp.from_torch(t)) is t
-    tg = torch.arange(4.0, requires_grad=True)
-    assert wp.to_torch(wp.from_torch(tg)) is tg
+    back = wp.to_torch(wp.from_torch(t))
+    assert back is not t and back.data_ptr() == t.data_ptr() and back.shape == t.shape
     tv = torch.zeros(4, 3)
-    assert wp.to_torch(wp.from_torch(tv, dtype=wp.vec3)) is tv
+    back = wp.to_torch(wp.from_torch(tv, dtype=wp.vec3))
+    assert back.data_ptr() == tv.data_ptr() and back.shape == (4, 3) and back.stride() == (3, 1)
     a = wp.zeros(4)
     b = wp.from_torch(wp.to_torch(a))
     assert b.ptr == a.ptr and b.shape == a.shape and b.dtype is a.dtype

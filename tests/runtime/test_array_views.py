@@ -139,6 +139,15 @@ def test_fortran_ordered_numpy_memory():
         np.testing.assert_array_equal(copied.numpy(), base)
 
 
+def test_launch_takes_empty_numpy_memory_with_zero_strides_as_vectors():
+    """An empty array's strides mean nothing (torch's numpy() of a (0, 3) tensor is (0, 0))."""
+    empty = np.lib.stride_tricks.as_strided(np.zeros(3, np.float32), (0, 3), (0, 0))
+    wp.launch(scale_vec, 0, inputs=[empty, np.zeros((0, 3), np.float32)])
+    view = wp.array(empty, dtype=wp.vec3, copy=False)
+    assert view.shape == (0,) and view.dtype is wp.vec3
+    wp.launch(scale_vec, view.shape, inputs=[view, wp.zeros(0, dtype=wp.vec3)])
+
+
 def test_view_between_elements_of_the_same_size_keeps_the_shape():
     a = wp.array(np.arange(5.0), dtype=wp.float64)
     m = a.view(wp.types.matrix((1, 1), wp.float64))

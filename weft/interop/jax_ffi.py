@@ -21,7 +21,12 @@ Transformations. `jax.jit`: the op is staged; weft runs when the compiled
 computation does. `jax.vmap`: `vmap_method="sequential"` lets JAX run one call per batch
 element; `"broadcast_all"` and `"expand_dims"` pass the batch in one call, and weft
 launches once per batch element on views of it, so a kernel always sees the shapes it
-was written for. `jax.grad`: `jax_kernel(..., enable_backward=True)` defines the VJP with
+was written for. `"legacy_vectorized"` (JAX's former `vectorized=True`) passes only the
+batched inputs with a batch dimension (moved to the front) and the others as they are;
+weft aligns an input's batch dimensions with the innermost ones of the call (numpy's
+broadcasting), which is right for one vmap; under nested vmaps an input batched by an
+outer vmap only is ambiguous (JAX's reason for retiring it): prefer `"broadcast_all"`.
+`jax.grad`: `jax_kernel(..., enable_backward=True)` defines the VJP with
 the kernel's adjoint (see `jax_kernel.py`).
 
 Scalar arguments are static: they must be Python values when the op is traced (a
@@ -66,7 +71,7 @@ class JaxModulePreloadMode(enum.IntEnum):
 #: how many Warp-captured CUDA graphs a callable keeps (there are none on the CPU)
 JAX_CALLABLE_DEFAULT_GRAPH_CACHE_MAX = 32
 
-VMAP_METHODS = (None, "sequential", "sequential_unrolled", "expand_dims", "broadcast_all")
+VMAP_METHODS = (None, "sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized")
 _TID_MAX_EXTENT = MAX_THREADS  # tid() indices are 32-bit signed integers
 
 
@@ -274,8 +279,19 @@ class HostCall:
         if not batch:
             self.run(buffers, outputs)
             return
+        # each input's leading (batch) dimensions, aligned with the last of `batch` as numpy
+        # broadcasts: all of them under "expand_dims" and "broadcast_all" (size 1 where the
+        # input is not batched); under "legacy_vectorized" an unbatched input has none
+        leads = [b.shape[:b.ndim - a.ndim] for b, a in zip(buffers, self.in_args)]
+        for lead, arg in zip(leads, self.in_args):
+            if len(lead) > len(batch) or any(n not in (1, m) for n, m in zip(lead[::-1], batch[::-1])):
+                raise ValueError(f"argument '{arg.name}' has batch dimensions {lead}, which do not broadcast "
+                                 f"to the call's batch {batch} (with vmap_method='legacy_vectorized', an "
+                                 "input's batch dimensions are aligned with the innermost vmap's; use "
+                                 "'broadcast_all' for nested vmaps)")
         for index in np.ndindex(*batch):
-            views = [b[tuple(i if n > 1 else 0 for i, n in zip(index, b.shape))] for b in buffers]
+            views = [b[tuple(i if n > 1 else 0 for i, n in zip(index[len(index) - len(lead):], lead))]
+                     for b, lead in zip(buffers, leads)]
             self.run(views, [o[index] for o in outputs])
 
 

@@ -174,7 +174,6 @@ def from_torch(t, dtype=None, requires_grad=None, grad=None, return_ctype=False,
     except (RuntimeError, TypeError) as e:
         raise ValueError(f"{what}: cannot be viewed without a copy ({e})") from None
     a = view_of(reinterpret(storage, dtype, what), dtype, what)
-    a._torch_source = t
     # Warp's capacity of a view: the bytes of the tensor's storage from its first element on
     a.capacity = max(0, t.untyped_storage().nbytes() - t.storage_offset() * t.element_size()) if t.numel() else 0
     if requires_grad is None:
@@ -225,8 +224,8 @@ class ArrayCtype(ctypes.Structure):
     @classmethod
     def of(cls, a: array) -> ArrayCtype:
         desc = cls()
-        desc.data = a.ptr
-        desc.grad = a.grad.ptr if a.grad is not None else 0
+        desc.data = a.ptr or 0  # (None for an empty array)
+        desc.grad = (a.grad.ptr or 0) if a.grad is not None else 0
         desc.ndim = a.ndim
         desc.shape[:a.ndim] = a.shape
         desc.strides[:a.ndim] = a.strides
@@ -235,31 +234,35 @@ class ArrayCtype(ctypes.Structure):
 
 
 def to_torch(a: array, requires_grad=None):
-    """A tensor viewing weft array `a`'s memory (no copy): vector and matrix components
-    become trailing dimensions. `requires_grad` (default `a.requires_grad`): the tensor
-    requires gradients and its `.grad` views `a.grad`. An array made by `from_torch` gives
-    back its tensor."""
-    torch = _torch()
+    """A new tensor viewing weft array `a`'s memory (no copy; a write through either is seen
+    by the other), with `a`'s shape and scalar type: vector and matrix components become
+    trailing dimensions, unsigned types stay unsigned (torch.uint32 for a uint32 array).
+    `requires_grad` (default `a.requires_grad`): the tensor is a leaf requiring gradients
+    whose `.grad` views `a.grad`. As in Warp, an array made by `from_torch(t)` gives a new
+    leaf tensor over `t`'s memory, not `t` itself (nothing of `t`'s autograd graph follows)."""
+    if _torch_module is None:
+        _torch()
     if not isinstance(a, array):
         raise TypeError(f"to_torch: expected a weft array, got {type(a).__name__}")
-    if requires_grad is None:
-        requires_grad = a.requires_grad
-    source = getattr(a, "_torch_source", None)
-    if source is not None and source.requires_grad == bool(requires_grad):
-        return source
-    dtype_to_torch(a.dtype)  # (a clear error for structs)
+    t = _tensor_viewing(a)
+    if a.requires_grad if requires_grad is None else requires_grad:
+        t.requires_grad_(True)
+        if a.grad is not None:
+            t.grad = _tensor_viewing(a.grad)
+    return t
+
+
+def _tensor_viewing(a: array):
+    """A tensor over `a`'s memory, of `a`'s own scalar type (`dtype_to_torch` names the
+    signed twin of an unsigned type instead)."""
     storage = a.numpy()
+    try:
+        return _torch_module.from_numpy(storage)
+    except (TypeError, ValueError):  # bfloat16, a struct, negative strides: see which
+        pass
+    dtype_to_torch(a.dtype)  # (a clear error for structs)
     if any(s < 0 for s in storage.strides):
         raise ValueError(f"to_torch: an array with negative strides {a.strides} (a reversed view) "
                          "cannot be a tensor; use .contiguous() first")
-    # The tensor has the array's own scalar type, unsigned ones included (torch.uint32 for a
-    # uint32 array, as Warp's to_torch gives; dtype_to_torch names the signed twin instead)
-    if storage.dtype == bfloat16.np_dtype:  # torch takes no numpy bfloat16: pass the bits
-        t = torch.from_numpy(storage.view(np.int16)).view(torch.bfloat16)
-    else:
-        t = torch.from_numpy(storage)
-    if requires_grad:
-        t.requires_grad_(True)
-        if a.grad is not None:
-            t.grad = to_torch(a.grad, requires_grad=False)
-    return t
+    # bfloat16: torch takes no numpy bfloat16, so pass the bits
+    return _torch_module.from_numpy(storage.view(np.int16)).view(_torch_module.bfloat16)

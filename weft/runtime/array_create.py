@@ -269,8 +269,9 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
     """A weft array over numpy `storage` without copying (the memory of a torch tensor or a
     DLPack producer). `dtype`: None for the scalar type of `storage`; a vector or matrix
     type takes the trailing dimensions of `storage` as its components, which must be
-    contiguous. Strided storage gives a strided array. `what` names the source in errors,
-    which are also RuntimeErrors (as Warp's from_torch / from_dlpack raise)."""
+    contiguous (empty storage may have any strides). Strided storage gives a strided array.
+    `what` names the source in errors, which are also RuntimeErrors (as Warp's from_torch /
+    from_dlpack raise)."""
     scalar = scalar_from_numpy(storage.dtype)
     if scalar is None:
         raise DataTypeError(f"{what}: numpy dtype {storage.dtype} has no weft dtype")
@@ -282,6 +283,11 @@ def view_of(storage: np.ndarray, dtype=None, what: str = "data") -> array:
         needed = f"{t.dtype!r} (the components of {t!r})" if trailing else repr(t)
         raise DataTypeError(f"{what}: holds {scalar!r} values, not {needed} (weft views the memory "
                             f"without converting it)")
+    if storage.size == 0 and storage.strides != packed_strides(storage.shape, storage.itemsize):
+        # an empty producer's strides mean nothing (torch's numpy() of a (0, 3) tensor has
+        # strides (0, 0)): view it as packed memory, as Warp's empty arrays are
+        storage = np.lib.stride_tricks.as_strided(storage, storage.shape,
+                                                  packed_strides(storage.shape, storage.itemsize))
     if trailing:
         if storage.shape[storage.ndim - len(trailing):] != trailing:
             raise DataShapeError(f"{what}: shape {storage.shape} does not end in {trailing}, the "
