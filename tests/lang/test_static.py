@@ -228,3 +228,24 @@ def test_loop_index_outside_its_loop_without_global_is_its_last_value():
     out = wp.zeros(4, dtype=int)
     wp.launch(k, dim=1, inputs=[out])
     np.testing.assert_array_equal(out.numpy(), [0, 1, 2, 20])
+
+
+_static_alias = None
+
+
+def test_an_alias_of_static_is_resolved_when_the_kernel_is_defined():
+    # (as Warp: rebinding the alias before the first launch changes nothing)
+    global _static_alias
+    _static_alias = wp.static
+
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=wp.int32)):
+        out[0] = _static_alias(3 + 4)
+
+    def replacement(value):
+        return -value
+
+    _static_alias = replacement
+    out = wp.zeros(1, dtype=wp.int32)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == 7

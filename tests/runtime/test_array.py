@@ -339,6 +339,11 @@ def test_list_str_repr():
     assert repr(wp.indexedarray(a, [wp.array([1], dtype=wp.int32)])) == "indexedarray(shape=(1,), dtype=float32)"
     halves = wp.array([1.0, 2.5, 3.14], dtype=wp.bfloat16).list()  # (Warp's bfloat16 values, not floats)
     assert all(isinstance(x, wp.bfloat16) for x in halves) and [float(x) for x in halves] == [1.0, 2.5, 3.140625]
+    vectors = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), dtype=wp.vec3).list()
+    assert vectors == [wp.vec3(0, 1, 2), wp.vec3(3, 4, 5)]
+    vectors[0][0] = 9.0  # (the values are copies: neither the array nor the other value changes)
+    assert vectors[1] == wp.vec3(3, 4, 5)
+    assert wp.zeros(0, dtype=wp.vec3).list() == [] and wp.zeros((0, 2), dtype=wp.mat22).list() == []
 
 
 # Filling and assigning ----------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from .ast_helpers import (
     _describe,
 )
 from .native import AddressOf, NativeFunc, address_of
-from .static_eval import evaluate_static
+from .static_eval import evaluate_static, static_key
 
 # weft's host allocators, which a kernel cannot call
 _ALLOCATORS = (array_create.zeros, array_create.empty, array_create.ones, array_create.full)
@@ -53,6 +53,8 @@ class CallsMixin:
     """Call handling of `FunctionCompiler`: dispatch to builtins, funcs and types; value coercion."""
 
     def expr_Call(self, node):
+        if static_key(node) in (getattr(self.src, "eager_statics", None) or {}):
+            return evaluate_static(self, node)  # (evaluated at definition, through any alias of static)
         func = self.callee(node.func)
         if func is arith.STATIC:
             if len(node.args) != 1 or node.keywords:

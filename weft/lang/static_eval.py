@@ -27,12 +27,31 @@ def statics_at_definition(pyfunc, parsed) -> dict:
     """The `static(...)` values of a kernel or func that are evaluated when it is defined
     (Warp does so for both; see eager_static_values): {} where it has none, or where its
     source cannot be read (`parsed()` raises; reported when it is compiled)."""
-    if "static" not in pyfunc.__code__.co_names:
+    if not _mentions_static(pyfunc):
         return {}
     try:
         return eager_static_values(parsed())
     except TypeError:
         return {}
+
+
+def _mentions_static(pyfunc) -> bool:
+    """Whether `pyfunc` names `static` or a global or closure variable bound to it (an alias,
+    `_alias = wp.static`, resolved when the kernel is defined, as in Warp)."""
+    from ..builtins.arith import STATIC
+    names = pyfunc.__code__.co_names
+    if "static" in names:
+        return True
+    cells = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
+    return any(pyfunc.__globals__.get(n) is STATIC for n in names) or \
+        any(_cell_value(c) is STATIC for c in cells.values())
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (not yet bound)
+        return None
 
 
 def eager_static_values(source) -> dict:
@@ -89,8 +108,8 @@ def _outermost_static_calls(tree, env):
     stack = [(n, frozenset()) for n in tree.body]
     while stack:
         n, enclosing = stack.pop()
-        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) \
-                and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) == "static":
+        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) or
+                                        isinstance(n.func, ast.Attribute) and n.func.attr == "static"):
             try:
                 func = eval(compile(ast.Expression(body=n.func), "<static>", "eval"), env)  # noqa: S307
             except Exception:  # noqa: BLE001

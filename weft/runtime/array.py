@@ -276,7 +276,8 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
             return flat.tolist()
         if isinstance(self.dtype, StructType):
             return [struct_value(self.dtype, record) for record in flat]
-        rows = np.array(flat.reshape(self.size, -1))  # (a copy: the values do not alias the array)
+        components = math.prod(element_numpy(self.dtype)[1])
+        rows = np.array(flat.reshape(self.size, components))  # (a copy: the values do not alias the array)
         return [CompositeValue(self.dtype, row) for row in rows]
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
