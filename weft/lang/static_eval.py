@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import numbers
+import sys
 
 from ..ir.core import Value, constant_value
 from ..types import CompositeValue, Matrix, StructValue, TileType, TupleType, Type, Vector
@@ -38,10 +39,14 @@ def statics_at_definition(pyfunc, parsed) -> dict:
 def _mentions_static(pyfunc) -> bool:
     """Whether `pyfunc` names `static` or a global or closure variable bound to it (an alias,
     `_alias = wp.static`, resolved when the kernel is defined, as in Warp)."""
-    from ..builtins.arith import STATIC
     names = pyfunc.__code__.co_names
     if "static" in names:
         return True
+    # (static lives in the builtins, which load with the compiler: a process that has not
+    # loaded them has no alias of it, and a warm one must not load them here)
+    STATIC = getattr(sys.modules.get("weft.builtins.arith"), "STATIC", None)  # noqa: N806
+    if STATIC is None:
+        return False
     cells = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
     return any(pyfunc.__globals__.get(n) is STATIC for n in names) or \
         any(_cell_value(c) is STATIC for c in cells.values())
