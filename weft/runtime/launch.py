@@ -99,6 +99,7 @@ def make_packer(kernel, name, t):
         return pack_float
     if isinstance(t, Scalar) and t.is_int and not t.is_bool:
         lo, hi = _int_range(t)
+        lo = 0 if t.np_dtype.kind == "u" else lo  # (a negative value for an unsigned type wraps: below)
 
         def pack_int(value):
             if type(value) is int and lo <= value <= hi:
@@ -281,7 +282,8 @@ def _pack_scalar(kernel, name, t: Scalar, value):
         lo, hi = _int_range(t)
         if not lo <= int(value) <= hi:
             _fail(kernel, name, f"an integer in the range of {t!r}", repr(int(value)), ValueError)
-        return int(value) % (hi + 1) if lo < 0 <= np.iinfo(t.np_dtype).min else int(value)
+        value = int(value)
+        return value % (hi + 1) if value < 0 and t.np_dtype.kind == "u" else value  # (-1: all ones)
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         _fail(kernel, name, f"a real number ({t!r})", _describe(value))
     try:
