@@ -304,10 +304,16 @@ class Kernel:
 
     @property
     def write_only_params(self) -> frozenset:
-        """The float arrays the kernel writes and never reads (as in `array_effects`)."""
-        from ..autodiff.active import has_adjoint_array
-        reads, writes = self.array_effects()
-        return frozenset(key for key in writes if key not in reads and has_adjoint_array(self.array_type_at(key)))
+        """The float arrays the kernel writes and never reads (as in `array_effects`); once
+        per mode (each adjoint launch asks)."""
+        key = ("write only", self.mode)
+        found = self._ir.get(key)
+        if found is None:
+            from ..autodiff.active import has_adjoint_array
+            reads, writes = self.array_effects()
+            found = self._ir[key] = frozenset(k for k in writes if k not in reads and
+                                              has_adjoint_array(self.array_type_at(k)))
+        return found
 
     def array_effects(self) -> tuple[frozenset, frozenset]:
         """The arrays the kernel reads and those it writes: parameter indices, and

@@ -583,6 +583,7 @@ def adjoint_variant(kernel, params) -> dict:
     then the adjoint ones). Warp's rule: the adjoint of a store consumes the gradient of an
     array the kernel only writes where it is the array's own `.grad` (the Tape's case; an
     array with retain_grad keeps it); an adjoint array the caller owns keeps what it holds."""
+    kernel.check_redefinitions()  # (a func redefined since may change which arrays are write-only)
     write_only = kernel.write_only_params
     if not write_only:
         return {}
