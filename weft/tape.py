@@ -519,7 +519,7 @@ class Tape:
         """Run the adjoint of one recorded entry."""
         capture, launch = _runtime_modules()
         if not isinstance(entry, _Recorded):  # a step with its own backward (copy, Function)
-            if not capture.capturing() or not capture.record(entry.backward):  # (in a graph capture: recorded)
+            if not capture.record(entry.backward):  # (in a graph capture: recorded, to run with the graph)
                 entry.backward()
             return
         array = _argument_kinds()[0]

@@ -47,9 +47,8 @@ def _mentions_static(pyfunc) -> bool:
     STATIC = getattr(sys.modules.get("weft.builtins.arith"), "STATIC", None)  # noqa: N806
     if STATIC is None:
         return False
-    cells = dict(zip(pyfunc.__code__.co_freevars, pyfunc.__closure__ or ()))
     return any(pyfunc.__globals__.get(n) is STATIC for n in names) or \
-        any(_cell_value(c) is STATIC for c in cells.values())
+        any(_cell_value(c) is STATIC for c in pyfunc.__closure__ or ())
 
 
 def _cell_value(cell):

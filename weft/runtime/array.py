@@ -269,15 +269,15 @@ class array(ArrayOperators):  # noqa: N801 - Warp's name
     def list(self) -> list:
         """The elements in row-major order as Python values (numbers, vectors, matrices or
         struct instances)."""
-        flat = self._np.reshape((self.size,) + element_numpy(self.dtype)[1])
+        trailing = element_numpy(self.dtype)[1]
+        flat = self._np.reshape((self.size,) + trailing)
         if self.dtype is bfloat16:  # (numpy has no bfloat16 of its own: weft's values, as Warp's)
             return [bfloat16(x) for x in flat.tolist()]
         if isinstance(self.dtype, Scalar):
             return flat.tolist()
         if isinstance(self.dtype, StructType):
             return [struct_value(self.dtype, record) for record in flat]
-        components = math.prod(element_numpy(self.dtype)[1])
-        rows = np.array(flat.reshape(self.size, components))  # (a copy: the values do not alias the array)
+        rows = np.array(flat.reshape(self.size, math.prod(trailing)))  # (a copy: the values do not alias the array)
         return [CompositeValue(self.dtype, row) for row in rows]
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):

@@ -54,11 +54,7 @@ def scalar_rows(a: array) -> array:
 def scalars(a: array) -> array:
     """A contiguous array of blocks as a 1-D array of its scalars (block after block, each
     row-major), the same memory and gradient memory. (`regroup_kernel` reads these.)"""
-    if not a.is_contiguous:
-        raise ValueError("bsr: block arrays must be contiguous")
-    grad = None if a.grad is None else scalars(a.grad)
-    return array(ptr=a.ptr, shape=(a.shape[0] * entries(a.dtype),), dtype=scalar_of(a.dtype), device=a.device,
-                 deleter=a, grad=grad)
+    return scalar_rows(a).reshape(-1)
 
 
 @functools.cache

@@ -547,8 +547,7 @@ def _by_column(M: BsrMatrix) -> tuple[array, array, array, array]:
     key = (M.nrow, M.ncol, M.device)
     cached = getattr(M, "_by_column_cache", None)
     if cached is not None and cached[0] == key and np.array_equal(cached[1], off) and \
-            (counts is None) == (cached[2] is None) and (counts is None or np.array_equal(cached[2], counts)) and \
-            np.array_equal(cached[3], cols):
+            np.array_equal(cached[2], counts) and np.array_equal(cached[3], cols):  # (None equals None only)
         return cached[4]
     r, c, p = M._active()
     keep = (c >= 0) & (c < M.ncol)
