@@ -1,6 +1,8 @@
 """Redefining a @func: overloads made in a closure factory, an alias keeping the earlier func,
 replacing one overload, and Module.mark_modified recompiling with rebound constants."""
 
+from typing import Any
+
 import numpy as np
 
 import weft as wp
@@ -104,3 +106,45 @@ def test_mark_modified_recompiles_with_rebound_constants():
     read.module.mark_modified()
     wp.launch(read, 1, [out])
     assert out.numpy()[0] == 42
+
+
+@wp.struct
+class _Point:
+    x: float
+
+
+@wp.struct
+class _Pair:
+    y: float
+    z: float
+
+
+class _module_a:  # stands in for one module defining `value`
+    def value(s: _Point) -> float:
+        return s.x
+
+
+class _module_b:  # and another, for another struct
+    def value(s: _Pair) -> float:
+        return s.y * s.z
+
+
+value = None
+for _source in (_module_a, _module_b):  # a library registering one func name per struct type
+    value = wp.func(_source.value, module=__name__)
+
+
+@wp.kernel
+def _value_of(s: Any, out: wp.array(dtype=float)):
+    out[0] = value(s)
+
+
+def test_funcs_of_one_name_made_in_a_loop_are_overloads():
+    # Warp looks the name up where wp.func is called: the second becomes an overload
+    point, pair = _Point(), _Pair()
+    point.x, pair.y, pair.z = 2.0, 3.0, 4.0
+    out = wp.zeros(1, dtype=float)
+    wp.launch(_value_of, 1, [point, out])
+    assert out.numpy()[0] == 2.0
+    wp.launch(_value_of, 1, [pair, out])
+    assert out.numpy()[0] == 12.0

@@ -637,6 +637,43 @@ def test_return_inside_loops_and_branches(run):
     assert w.tolist() == [next(k for k in range(100) if k * k >= 7 * i) for i in range(5)]
 
 
+@wp.func
+def returns_early_then_assigns(x: float) -> float:
+    if x < 0.0:
+        if x < -10.0:
+            return -1.0
+        scale = 2.0  # assigned after a return in this branch, and in the other branch
+    else:
+        scale = 3.0
+    return scale * x
+
+
+@wp.kernel
+def branch_with_early_return(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = returns_early_then_assigns(xs[i])
+
+
+def test_name_assigned_after_an_early_return_merges_with_the_other_branch(run):
+    xs = np.array([-1.0, 2.0, -20.0], np.float32)
+    (_, out) = run(branch_with_early_return, 3, xs, np.zeros(3, np.float32))
+    np.testing.assert_array_equal(out, [-2.0, 6.0, -1.0])
+
+
+@wp.kernel
+def read_after_continue(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    for k in range(xs.shape[0]):
+        if xs[k] < 0.0:
+            continue
+        last = xs[k]  # noqa: F841 - read after the loop, where a skipped last iteration leaves no value
+    out[0] = last
+
+
+def test_name_assigned_after_a_continue_and_read_after_the_loop_is_refused():
+    with pytest.raises(wp.CompileError, match="'last' is assigned"):
+        wp.launch(read_after_continue, 1, [wp.zeros(3, dtype=float), wp.zeros(1, dtype=float)])
+
+
 @wp.kernel
 def kernel_early_return(n: int, out: wp.array(dtype=int)):
     i = wp.tid()

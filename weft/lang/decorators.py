@@ -159,11 +159,16 @@ def func(f=None, *, name=None, module=None, inline=None):
     if name is not None and (not isinstance(name, str) or not _IDENTIFIER.match(name)):
         raise ValueError("name must be a non-empty valid C++ identifier matching [A-Za-z_][A-Za-z0-9_]*")
 
+    # where the func is defined (the decorator's caller: a module, class body or function):
+    # a Func already bound to its name there gets this one as an overload (Warp's rule, which
+    # also serves `f = wp.func(g, ...)` calls made in a loop over functions of one name)
+    scope = sys._getframe(1).f_locals
+
     def wrap(pyfunc):
-        existing = _enclosing_binding(pyfunc)
+        existing = scope.get(pyfunc.__name__)
         made = Func(pyfunc, key=name, module=module)
         made.inline = inline
-        if isinstance(existing, Func) and existing.qualified_name == made.qualified_name:
+        if isinstance(existing, Func):
             # a new func with the earlier overloads and this one (replacing one of the same
             # parameter types); an alias of the earlier func (`old = f`) keeps the earlier
             own = made.overloads[0]
@@ -172,24 +177,6 @@ def func(f=None, *, name=None, module=None, inline=None):
             made.inline = inline if inline is not None else existing.inline
         return made
     return wrap(f) if f is not None else wrap
-
-
-def _enclosing_binding(pyfunc):
-    """What the name of a function being decorated is bound to where it is defined: the
-    module's global, or for a function defined inside another (a closure factory) that
-    function's local, found on the stack by the enclosing function's code name."""
-    qualname = pyfunc.__qualname__
-    if ".<locals>." not in qualname:
-        return pyfunc.__globals__.get(pyfunc.__name__)
-    outer = qualname.rsplit(".<locals>.", 1)[0].rsplit(".", 1)[-1]
-    frame = sys._getframe(1)
-    for _ in range(8):  # (the decorator's own frames, then the definition's)
-        frame = frame.f_back
-        if frame is None:
-            break
-        if frame.f_code.co_name == outer and frame.f_globals is pyfunc.__globals__:
-            return frame.f_locals.get(pyfunc.__name__)
-    return None
 
 
 def overload(kernel_or_stub, arg_types=None):
