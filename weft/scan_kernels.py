@@ -15,6 +15,8 @@ import numpy as np
 
 import weft as wp
 
+from .runtime.launch import launch_internal
+
 # (every index is within [0, n) of arrays the caller checked)
 wp.set_module_options({"enable_backward": False, "bounds_checks": False})
 
@@ -56,9 +58,9 @@ def scan(src: np.ndarray, dst: np.ndarray, inclusive: bool, chunks: int) -> None
     chunks = -(-n // chunk)
     source, target = wp.array(src, copy=False), wp.array(dst, copy=False)
     totals = wp.empty((chunks, src.shape[1]), dtype=source.dtype)
-    wp.launch(chunk_totals, (chunks, src.shape[1]), inputs=[source, chunk, totals])
+    launch_internal(chunk_totals, (chunks, src.shape[1]), inputs=[source, chunk, totals])
     sums = totals.numpy()
     offsets = np.zeros_like(sums)
     np.cumsum(sums[:-1], axis=0, dtype=sums.dtype, out=offsets[1:])
-    wp.launch(chunk_scan, (chunks, src.shape[1]), inputs=[source, chunk, wp.array(offsets, copy=False),
-                                                          int(inclusive), target])
+    launch_internal(chunk_scan, (chunks, src.shape[1]), inputs=[source, chunk, wp.array(offsets, copy=False),
+                                                                int(inclusive), target])

@@ -327,3 +327,39 @@ def test_gradients_flow_through_query_loops():
     coef = np.where(near, -2.0 * (h - r) / np.where(near, r, 1.0), 0.0)
     expected = 2.0 * (coef[:, :, None] * d).sum(1)  # each pair appears from both ends
     np.testing.assert_allclose(points.grad.numpy(), expected, atol=2e-5)
+
+
+@wp.kernel
+def _overlap_energy(grid: wp.uint64, points: wp.array(dtype=wp.vec3), x: wp.array(dtype=wp.vec3),
+                    radius: float, energy: wp.array(dtype=float)):
+    i = wp.tid()
+    p = x[i]
+    for j in wp.hash_grid_query(grid, p, radius):
+        d = wp.length(p - points[j])
+        if d < radius:
+            wp.atomic_add(energy, 0, (radius - d) * (radius - d))
+
+
+def test_build_inside_a_tape_is_not_recorded():
+    # as Warp's native build: a grid rebuilt every step inside the Tape (PhysTwin) leaves
+    # the Tape's launches the user's own, and the gradient is the energy's
+    rng = np.random.default_rng(0)
+    points_np = rng.random((20, 3)).astype(np.float32)
+    x_np = rng.random((10, 3)).astype(np.float32)
+    points = wp.array(points_np, dtype=wp.vec3)
+    x = wp.array(x_np, dtype=wp.vec3, requires_grad=True)
+    energy = wp.zeros(1, dtype=float, requires_grad=True)
+    grid = wp.HashGrid(8, 8, 8)
+    radius = 0.4
+    tape = wp.Tape()
+    with tape:
+        grid.build(points, radius)
+        wp.launch(_overlap_energy, 10, [grid.id, points, x, radius, energy])
+    assert [launch[0].key for launch in tape.launches] == [_overlap_energy.key]
+    tape.backward(energy)
+    delta = x_np[:, None, :].astype(np.float64) - points_np[None, :, :]
+    d = np.linalg.norm(delta, axis=2)
+    near = d < radius
+    assert near.sum() > 5
+    expected = (np.where(near, -2.0 * (radius - d) / d, 0.0)[:, :, None] * delta).sum(axis=1)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-4, atol=1e-5)

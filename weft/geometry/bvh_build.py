@@ -106,14 +106,14 @@ class _Build:
         """Builds the subtrees `tasks` ((T, TASK_FIELDS) int32) in one launch; returns each
         task's (next node number, deepest rel, handed-off count) and the handed-off nodes."""
         from ..runtime.array import array, empty
-        from ..runtime.launch import launch
+        from ..runtime.launch import launch_internal
         from ..types import int32, vec3f
         from . import bvh_kernels as k
         t = len(tasks)
         n = self.perm.shape[0]
         handed = empty((n if hand_off else 1, 6), dtype=int32)
         info = empty((t, 3), dtype=int32)
-        launch(k.build_tree, t, inputs=[
+        launch_internal(k.build_tree, t, inputs=[
             self.lo, self.hi, self.groups, self.grouped, self.leaf_size, self.sah, MAX_DEPTH, self.perm,
             self.boxes, self.children, self.parents, self.roots, array(tasks, dtype=int32), self.work,
             empty((3 * t, k.BINS), dtype=vec3f), empty((3 * t, k.BINS), dtype=vec3f),
@@ -175,7 +175,7 @@ def _pack(tree):
     """Copies the node boxes (`tree.native`) into the node arrays queries read: `lowers`,
     `uppers` and `wide` (see _pack_wide); the first call also writes their topology."""
     from ..runtime.array import array
-    from ..runtime.launch import launch
+    from ..runtime.launch import launch_internal
     from ..types import float32, int32
     from . import bvh_kernels as k
     if tree.wide is None:
@@ -185,14 +185,14 @@ def _pack(tree):
         tree.pack_arrays = [array(tree.inner_kids, dtype=int32)] + \
             [array(a, dtype=float32, copy=False) for a in (tree.lowers, tree.uppers, tree.wide)]
     boxes = tree.native[0]
-    launch(k.pack_boxes, boxes.shape[0], inputs=[boxes, *tree.pack_arrays])
+    launch_internal(k.pack_boxes, boxes.shape[0], inputs=[boxes, *tree.pack_arrays])
 
 
 def refit(tree: Tree, item_lo, item_hi):
     """Recompute the node boxes from new primitive boxes (same topology): weft arrays of
     vec3 or (n, 3) float32 numpy arrays."""
     from ..runtime.array import array
-    from ..runtime.launch import launch
+    from ..runtime.launch import launch_internal
     from ..types import vec3f
     from . import bvh_kernels as k
     if isinstance(item_lo, np.ndarray):
@@ -201,8 +201,8 @@ def refit(tree: Tree, item_lo, item_hi):
     boxes, children, perm = tree.native
     subtrees, top = tree.refit_ranges  # the subtrees built in parallel, then the nodes above them
     if subtrees.shape[0]:
-        launch(k.refit_tree, subtrees.shape[0], inputs=[item_lo, item_hi, perm, boxes, children, subtrees])
-    launch(k.refit_tree, 1, inputs=[item_lo, item_hi, perm, boxes, children, top])
+        launch_internal(k.refit_tree, subtrees.shape[0], inputs=[item_lo, item_hi, perm, boxes, children, subtrees])
+    launch_internal(k.refit_tree, 1, inputs=[item_lo, item_hi, perm, boxes, children, top])
     _pack(tree)
 
 

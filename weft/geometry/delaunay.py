@@ -26,6 +26,7 @@ import math
 import weft as wp
 
 from ..runtime.algorithms import array_scan
+from ..runtime.launch import launch_internal
 
 _MODULE = "weft.geometry"  # (Warp's module: `wp.load_module(wp.geometry)` loads these kernels)
 
@@ -182,7 +183,7 @@ def tri_tri_adjacency(indices, vertex_count: int | None = None, return_neighbor_
                 raise RuntimeError("tri_tri_adjacency: vertex_count must be given during a graph capture "
                                    "(inferring it reads the indices back to the host)")
             top = wp.full(1, -1, dtype=wp.int32, device=device)
-            wp.launch(_max_vertex, dim=num_tris, inputs=[indices, top], device=device)
+            launch_internal(_max_vertex, dim=num_tris, inputs=[indices, top], device=device)
             vertex_count = int(top.numpy()[0]) + 1
         vertex_count = int(vertex_count)
         if vertex_count < 1:
@@ -194,12 +195,13 @@ def tri_tri_adjacency(indices, vertex_count: int | None = None, return_neighbor_
         bucket = wp.empty(3 * num_tris, dtype=wp.int32, device=device)
         counts.zero_()
         fill.zero_()
-        wp.launch(_count_low, dim=3 * num_tris, inputs=[indices, vertex_count, counts], device=device)
+        launch_internal(_count_low, dim=3 * num_tris, inputs=[indices, vertex_count, counts], device=device)
         array_scan(counts, starts, inclusive=False)
-        wp.launch(_bucket_low, dim=3 * num_tris, inputs=[indices, vertex_count, starts, fill, bucket], device=device)
-        wp.launch(_pair_half_edges, dim=3 * num_tris,
-                  inputs=[indices, vertex_count, starts, counts, bucket, neighbors, edges,
-                          int(return_neighbor_edge_indices)], device=device)
+        launch_internal(_bucket_low, dim=3 * num_tris, inputs=[indices, vertex_count, starts, fill, bucket],
+                        device=device)
+        launch_internal(_pair_half_edges, dim=3 * num_tris,
+                        inputs=[indices, vertex_count, starts, counts, bucket, neighbors, edges,
+                                int(return_neighbor_edge_indices)], device=device)
     return (neighbors, edges) if return_neighbor_edge_indices else neighbors
 
 
@@ -373,10 +375,11 @@ def delaunay_edge_flip(positions, indices, ref_positions=None, max_passes: int =
     def one_pass():
         claim.zero_()
         flips.zero_()
-        wp.launch(_bid_for_flips, dim=num_tris,
-                  inputs=[indices, nbr, positions, ref, has_ref, area_epsilon, ref_area_epsilon, claim], device=device)
-        wp.launch(_flip_winners, dim=num_tris, inputs=[indices, nbr, claim, flips], device=device)
-        wp.launch(_end_pass, dim=1, inputs=[flips, int(max_passes), total, passes, again], device=device)
+        launch_internal(_bid_for_flips, dim=num_tris,
+                        inputs=[indices, nbr, positions, ref, has_ref, area_epsilon, ref_area_epsilon, claim],
+                        device=device)
+        launch_internal(_flip_winners, dim=num_tris, inputs=[indices, nbr, claim, flips], device=device)
+        launch_internal(_end_pass, dim=1, inputs=[flips, int(max_passes), total, passes, again], device=device)
 
     wp.capture_while(again, one_pass)
     return total

@@ -28,7 +28,7 @@ from ..runtime.array import array
 from ..runtime.array import empty as array_empty
 from ..runtime.array import zeros as array_zeros
 from ..runtime.device import get_device
-from ..runtime.launch import launch
+from ..runtime.launch import launch_internal
 from ..types import float16, float32, float64, int32, uint32, vec3d, vec3f, vec3h
 
 # Descriptor words (int64 each); builtins/hash_grid_funcs.py reads them by these indices.
@@ -130,17 +130,18 @@ class HashGrid:
         cells, slots = array_empty(n, dtype=int32, device=dev), array_empty(n, dtype=int32, device=dev)
         ids = array_empty(n, dtype=int32, device=dev)
         if n:
-            launch(k.point_cells, n, inputs=[points, inv, *self._dims, cells, slots, self._cell_counts], device=dev)
+            launch_internal(k.point_cells, n, inputs=[points, inv, *self._dims, cells, slots, self._cell_counts],
+                            device=dev)
             counts = self._cell_counts.numpy()
             starts = self._cell_starts.numpy()
             np.cumsum(counts, out=starts)
             starts -= counts  # exclusive
             self._cell_ends.numpy()[:] = starts + counts
             if counts.max() <= _MAX_RUN:
-                launch(k.scatter, n, inputs=[cells, slots, self._cell_starts, ids], device=dev)
+                launch_internal(k.scatter, n, inputs=[cells, slots, self._cell_starts, ids], device=dev)
                 keys = array(g, dtype=uint32, device=dev, copy=False) if g is not None else self._no_keys
-                launch(k.sort_runs, n, inputs=[cells, slots, self._cell_starts, self._cell_counts, ids, keys,
-                                               int(g is not None)], device=dev)
+                launch_internal(k.sort_runs, n, inputs=[cells, slots, self._cell_starts, self._cell_counts, ids, keys,
+                                                        int(g is not None)], device=dev)
             else:  # long runs (many points in one cell): a stable sort instead of insertion sorts
                 c = cells.numpy().astype(np.uint64)
                 order = np.argsort((c << np.uint64(32)) | g if g is not None else c, kind="stable")

@@ -114,7 +114,7 @@ class Mesh:
         """Each face's box into `_lowers`/`_uppers` ((faces, 3) float32, the BVH's primitive
         boxes) in one launch; returns the average edge length."""
         from ..runtime.array import array
-        from ..runtime.launch import launch
+        from ..runtime.launch import launch_internal
         from . import mesh_kernels
         if self._lowers is None:
             n = self._tris.shape[0]
@@ -122,7 +122,7 @@ class Mesh:
             self._bounds_args = [array(self._lowers, dtype=vec3f, copy=False),
                                  array(self._uppers, dtype=vec3f, copy=False), array(shape=n, dtype=float32)]
         lo, hi, edges = self._bounds_args
-        launch(mesh_kernels.triangle_bounds, lo.shape[0], inputs=[self._points, self.indices, lo, hi, edges])
+        launch_internal(mesh_kernels.triangle_bounds, lo.shape[0], inputs=[self._points, self.indices, lo, hi, edges])
         return float(edges.numpy().sum(dtype=np.float64)) / (3 * lo.shape[0])
 
     def _build(self):
@@ -157,11 +157,11 @@ class Mesh:
         """The corners of the triangles in the order of the BVH's leaves, as of this build
         or refit (the node boxes are too), each with its face index (-(face + 1) for a
         face that point queries skip): see mesh_kernels.leaf_triangles."""
-        from ..runtime.launch import launch
+        from ..runtime.launch import launch_internal
         from . import mesh_kernels
         out, out_array = self._leaf_buffer()
-        launch(mesh_kernels.leaf_triangles, out.shape[0],
-               inputs=[self._points, self.indices, self._tree.native[2], out_array])
+        launch_internal(mesh_kernels.leaf_triangles, out.shape[0],
+                        inputs=[self._points, self.indices, self._tree.native[2], out_array])
         return out
 
     def _leaf_buffer(self):
@@ -178,23 +178,23 @@ class Mesh:
     def _refit_leaves(self) -> float:
         """A refit's first pass: the faces' boxes and the leaf triangles, in one launch;
         returns the average edge length."""
-        from ..runtime.launch import launch
+        from ..runtime.launch import launch_internal
         from . import mesh_kernels
         lo, hi, edges = self._bounds_args
         out, out_array = self._leaf_buffer()
-        launch(mesh_kernels.refit_leaf_triangles, out.shape[0],
-               inputs=[self._points, self.indices, self._tree.native[2], lo, hi, edges, out_array])
+        launch_internal(mesh_kernels.refit_leaf_triangles, out.shape[0],
+                        inputs=[self._points, self.indices, self._tree.native[2], lo, hi, edges, out_array])
         self._leaf_tris = out
         return float(edges.numpy().sum(dtype=np.float64)) / (3 * lo.shape[0])
 
     def _winding_data(self):
         from ..runtime.array import empty
-        from ..runtime.launch import launch
+        from ..runtime.launch import launch_internal
         from . import mesh_kernels
         boxes, children, perm = self._tree.native
         out = empty((children.shape[0], WINDING_WORDS), dtype=float32)
         moments = empty((children.shape[0], MOMENT_WORDS), dtype=float32)
-        launch(mesh_kernels.winding_data, 1, inputs=[self._points, self.indices, perm, children, moments, out])
+        launch_internal(mesh_kernels.winding_data, 1, inputs=[self._points, self.indices, perm, children, moments, out])
         return out
 
     def refit(self):

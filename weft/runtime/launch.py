@@ -783,6 +783,13 @@ def launch(kernel, dim, inputs=(), outputs=(), adj_inputs=(), adj_outputs=(), de
         diagnostics.verify_fp(ck.label, ck.param_names, params)
 
 
+def launch_internal(kernel, dim, inputs=(), **kwargs):
+    """A launch of weft's own builders (hash grids, BVHs, meshes, scans): never recorded on a
+    Tape, since Warp's are native code a Tape does not see (their outputs are indices and
+    bounds, with no gradient)."""
+    launch(kernel, dim, inputs, record_tape=False, **kwargs)
+
+
 def launch_tiled(kernel, dim, inputs=(), outputs=(), *args, block_dim=None, **kwargs):
     """Launch `kernel` over a grid `dim` of blocks (Warp's tile launch): the launch gets one
     more dimension, the block's threads. On the CPU a block is one thread, as in Warp, so
