@@ -524,6 +524,31 @@ def reads_a_slot_written_later(x: wp.array(dtype=F64), prods: wp.array2d(dtype=F
 
 
 @wp.kernel
+def rows_read_back_in_a_loop(x: wp.array(dtype=F64), rows: wp.array2d(dtype=F64), n: int,
+                             loss: wp.array(dtype=F64)):
+    i = wp.tid()
+    rows[i, 0] = x[i] * 2.0
+    rows[i, 1] = x[i] * x[i]
+    s = x[i] * 0.0
+    for j in range(n):  # (a run-time index: which of the row's stores it reads is not known)
+        s += rows[i, j] * wp.float64(j + 1)
+    wp.atomic_add(loss, 0, s)
+
+
+def test_a_row_the_thread_owns_is_read_back_after_its_stores():
+    # each thread writes and reads only row i (mujoco_warp / newton style scratch rows)
+    def record(arrays):
+        (x,) = arrays
+        rows = wp.zeros((5, 2), dtype=F64, requires_grad=True)
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(rows_read_back_in_a_loop, 5, inputs=[x, rows, 2, loss])
+        return loss
+
+    (gx,) = check_tape(record, [X])
+    np.testing.assert_allclose(gx, 2.0 + 4.0 * X, rtol=1e-9)
+
+
+@wp.kernel
 def read_after_other_store(x: wp.array(dtype=F64), nbr: wp.array(dtype=int), a: wp.array(dtype=F64),
                            y: wp.array(dtype=F64)):
     i = wp.tid()

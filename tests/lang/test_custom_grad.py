@@ -444,3 +444,45 @@ def test_a_late_grad_that_reads_the_primal_makes_the_tape_keep_copies():
 
     # d/dx0 of sum over k of (x0 + 0.25 k) for k = 0, 1, 2, through the custom grad
     np.testing.assert_allclose(_triple_then_shift_gradient(x0), 3 * x0 + 0.75, rtol=1e-15)
+
+
+@wp.func
+def _prefix_sum_in_place(n: int, b: wp.array(dtype=float), x: wp.array(dtype=float)):
+    x[0] = b[0]
+    for i in range(1, n):
+        x[i] = b[i] + x[i - 1]  # reads back what it wrote: only its custom grad is differentiated
+
+
+@wp.func_grad(_prefix_sum_in_place)
+def _adj_prefix_sum_in_place(n: int, b: wp.array(dtype=float), x: wp.array(dtype=float)):
+    s = 0.0
+    for r in range(n):
+        i = n - 1 - r
+        s += wp.adjoint[x][i]
+        wp.adjoint[b][i] += s
+
+
+@wp.kernel
+def _prefix_sum_kernel(n: int, b: wp.array(dtype=float), x: wp.array(dtype=float)):
+    _prefix_sum_in_place(n, b, x)
+
+
+@wp.kernel
+def _weighted_sum(x: wp.array(dtype=float), w: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * w[i])
+
+
+def test_a_custom_grad_func_whose_body_reads_back_its_stores():
+    # newton's featherstone dense_solve: the body substitutes in place; Warp differentiates
+    # the kernel with the custom grad and never the body, so weft must not refuse the body
+    b = wp.array(np.array([1.0, 2.0, 3.0, 4.0], np.float32), requires_grad=True)
+    w = wp.array(np.array([1.0, 10.0, 100.0, 1000.0], np.float32))
+    x = wp.zeros(4, dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_prefix_sum_kernel, 1, [4, b, x])
+        wp.launch(_weighted_sum, 4, [x, w, loss])
+    tape.backward(loss)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 3.0, 6.0, 10.0])
+    np.testing.assert_allclose(b.grad.numpy(), [1111.0, 1110.0, 1100.0, 1000.0])

@@ -336,3 +336,20 @@ def test_same_named_snippets_of_two_modules_keep_their_own_code(tmp_path):
         wp.launch(k, 1, [x])
         results.append(float(x.numpy()[0]))
     assert results == [1.0, 100.0]
+
+
+@wp.func_native(snippet="WP_TILE_SYNC();\nreturn WP_TILE_THREAD_IDX;")
+def _block_barrier() -> int: ...
+
+
+@wp.kernel
+def _barrier_between_stores(x: wp.array(dtype=int)):
+    i = wp.tid()
+    x[i] = 1
+    x[i] += _block_barrier() + 1  # mujoco_warp's `WP_TILE_SYNC();` snippet between phases
+
+
+def test_warps_tile_barrier_macros_in_a_snippet():
+    x = wp.zeros(3, dtype=int)
+    wp.launch_tiled(_barrier_between_stores, 3, [x], block_dim=1)
+    np.testing.assert_array_equal(x.numpy(), [2, 2, 2])

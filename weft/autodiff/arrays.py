@@ -28,6 +28,36 @@ def private_arrays(fn: Function) -> set:
     return private
 
 
+def thread_owned_arrays(fn: Function) -> set:
+    """Arrays (`array_key`) that every access indexes, at the same positions, by the whole
+    thread index (`i = tid()`, or each of `i, j = tid()`), directly, with no view, snippet
+    or indexed array: no other thread reaches an element a thread does, so where a thread
+    reads an element after writing the array, and does not write it again, memory after
+    the launch holds what it read (`out[i, 0] = a; out[i, 1] = b; ... out[i, j]`)."""
+    common: dict = {}
+    for op in walk(fn.body):
+        seen = native_arrays(op) + (op.operands[:1] if op.name in ("view", "slice", "component") else [])
+        for arr in seen:
+            common[array_key(arr)] = frozenset()
+        if op.name not in ("load", "store", "atomic") or is_local_array(op.operands[0]):
+            continue
+        arr = op.operands[0]
+        key = array_key(arr)
+        if getattr(arr.type, "indexed", False):
+            common[key] = frozenset()
+            continue
+        at = frozenset((k, i.owner.attrs["dim"], i.owner.attrs["of"])
+                       for k, i in enumerate(op.operands[1:1 + arr.type.ndim])
+                       if isinstance(i.owner, Op) and i.owner.name == "tid")
+        common[key] = common[key] & at if key in common else at
+
+    def whole(places) -> bool:
+        if any(dim == -1 or of == 1 for _, dim, of in places):
+            return True
+        return any({dim for _, dim, o in places if o == of} == set(range(of)) for _, _, of in places)
+    return {key for key, places in common.items() if whole(places)}
+
+
 def native_arrays(op: Op) -> list[Value]:
     """The arrays a call of a C++ snippet (`@func_native`) is passed: it may read and
     write any of their elements, which the IR does not see."""
@@ -173,6 +203,8 @@ class LoadPlan:
       from an index array (`body_q[joint_child[i]] = body_q[joint_parent[i]] * X`);
     - `initial`: the other loads, before this thread writes their array: they read memory
       as it was before the launch (the Tape keeps that state for them);
+      Also `final`: any load after a write of an array that each thread owns a part of
+      (`thread_owned_arrays`), where this thread does not write it again.
     - `unrecoverable`: the first other load after a write of its array, or None;
     - `mixed`: a `final` load of an array that `initial` loads read too, or None (the
       replay sees one state of an array's memory, not both)."""
@@ -186,13 +218,17 @@ class LoadPlan:
         self._rewritten: set[int] = set()  # ids of loads whose array this thread writes later
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
         self._once = _written_once(fn)
+        self._owned = thread_owned_arrays(fn)
         self._loops_done: set[int] = set()  # ids of the loops walked so far
         self._walk(fn.body.ops, {}, {})
         before = {array_key(op.operands[0]) for op in self.initial}
         self.mixed = next((op for op in self.final if array_key(op.operands[0]) in before), None)
 
-    def _walk(self, ops, written: dict, stored: dict):
-        """`written`: root -> the index keys this thread wrote it at (None: some unknown)."""
+    def _walk(self, ops, written: dict, stored: dict, custom_grad=False):
+        """`written`: root -> the index keys this thread wrote it at (None: some unknown).
+        `custom_grad`: inside the body of a func with a `@func_grad`, which is not reversed:
+        its replay only gives the func's results, from memory as the launch left it (Warp
+        runs such a body again in the backward pass, reading memory as it is then)."""
         def forget(roots):
             for key in [k for k in stored if k[0] in roots]:
                 del stored[key]
@@ -210,8 +246,9 @@ class LoadPlan:
                     self.final.append(op)
                 elif root in written:
                     place = (_element_key(op.operands[0]), _places(op.operands[1:]))
-                    if id(op) in self._rewritten or place not in written[root] or \
-                            any(not _apart(other, place) for other in written[root] - {place}):
+                    if not custom_grad and (id(op) in self._rewritten or root not in self._owned and (
+                            place not in written[root]
+                            or any(not _apart(other, place) for other in written[root] - {place}))):
                         self.unrecoverable = self.unrecoverable or op
                     else:
                         self.final.append(op)
@@ -239,7 +276,9 @@ class LoadPlan:
                     inside = {r: set(ks) for r, ks in written.items()}
                     for r in inner if loop else ():
                         inside.setdefault(r, set()).add(None)
-                    self._walk(region.ops, inside, region_stored)
+                    inner_custom = custom_grad or op.name == "func_region" and \
+                        op.attrs["func"].custom_grad is not None
+                    self._walk(region.ops, inside, region_stored, inner_custom)
                 for r in inner:
                     written.setdefault(r, set()).add(None)
                 forget(inner)

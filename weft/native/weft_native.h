@@ -247,3 +247,12 @@ template <typename T> inline T atomic_add(array_t<T, 1>& a, int64_t i, T value) 
 }
 
 }  // namespace wp
+
+// Warp's tile barrier and thread index, for snippets written for tiled launches: a block on
+// the CPU is one thread (Warp's default; weft's cooperative blocks run snippets lane by lane,
+// so a barrier inside one cannot be honoured there), and the barrier waits for nobody.
+namespace wp {
+inline void tile_sync() {}
+}  // namespace wp
+#define WP_TILE_SYNC ::wp::tile_sync
+#define WP_TILE_THREAD_IDX 0
