@@ -549,6 +549,37 @@ def test_a_row_the_thread_owns_is_read_back_after_its_stores():
 
 
 @wp.kernel
+def clamp_own_parameter(mu: wp.array(dtype=F64), limit: wp.array(dtype=F64), f: wp.array(dtype=F64),
+                        plastic: int, loss: wp.array(dtype=F64)):
+    p = wp.tid()
+    s = mu[p] * 0.0
+    if plastic == 1:
+        if limit[p] <= 0.0:
+            mu[p] = wp.float64(0.0)  # written on one path, read after it
+        s = 2.0 * mu[p]
+    else:
+        s = mu[p] * f[p]  # read, never written, on the other (PhysDreamer's material branches)
+    wp.atomic_add(loss, 0, s * s)
+
+
+@pytest.mark.parametrize("plastic", [0, 1])
+def test_an_element_the_thread_owns_written_on_one_path_and_read_on_both(plastic):
+    limit = np.array([1.0, -1.0, 2.0, -0.5, 3.0])
+
+    def record(arrays):
+        mu, f = arrays
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(clamp_own_parameter, 5, inputs=[mu, wp.array(limit, dtype=F64), f, plastic, loss])
+        return loss
+
+    gmu, gf = check_tape(record, [X, W])
+    if plastic:
+        np.testing.assert_allclose(gmu, np.where(limit > 0.0, 8.0 * X, 0.0), rtol=1e-9)
+    else:
+        np.testing.assert_allclose(gmu, 2.0 * X * W * W, rtol=1e-9)
+
+
+@wp.kernel
 def read_after_other_store(x: wp.array(dtype=F64), nbr: wp.array(dtype=int), a: wp.array(dtype=F64),
                            y: wp.array(dtype=F64)):
     i = wp.tid()

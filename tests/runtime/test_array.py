@@ -762,3 +762,13 @@ def test_python_numbers_out_of_an_integer_dtypes_range_are_refused():
     for data, dtype in (([float("nan")], wp.int32), ([1.0, float("nan")], wp.uint8), ((2, math.nan), wp.int64)):
         with pytest.raises(RuntimeError, match=f"cannot convert float NaN to {dtype.__name__}"):
             wp.array(data, dtype=dtype)  # (numpy's int cast of NaN is a garbage value)
+
+
+def test_constructors_pass_warps_array_keywords_on():
+    # NCLaw: wp.zeros(shape=shape, dtype=wp.vec3, ndim=3, ...); Warp hands **kwargs to array()
+    assert wp.zeros(shape=(2, 3, 4), dtype=wp.vec3, ndim=3).shape == (2, 3, 4)
+    assert wp.empty(shape=(2, 3), dtype=float, ndim=2).shape == (2, 3)
+    np.testing.assert_array_equal(wp.ones(2, ndim=1).numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(wp.full(2, 3.0, ndim=1).numpy(), [3.0, 3.0])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        wp.zeros(3, colour="red")

@@ -203,8 +203,8 @@ class LoadPlan:
       from an index array (`body_q[joint_child[i]] = body_q[joint_parent[i]] * X`);
     - `initial`: the other loads, before this thread writes their array: they read memory
       as it was before the launch (the Tape keeps that state for them);
-      Also `final`: any load after a write of an array that each thread owns a part of
-      (`thread_owned_arrays`), where this thread does not write it again.
+      Also `final`: any load of an array that the kernel writes and each thread owns a
+      part of (`thread_owned_arrays`), where this thread does not write the array again.
     - `unrecoverable`: the first other load after a write of its array, or None;
     - `mixed`: a `final` load of an array that `initial` loads read too, or None (the
       replay sees one state of an array's memory, not both)."""
@@ -219,6 +219,7 @@ class LoadPlan:
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
         self._once = _written_once(fn)
         self._owned = thread_owned_arrays(fn)
+        self._stored = {array_key(op.operands[0]) for op in walk(fn.body) if op.name in ("store", "atomic")}
         self._loops_done: set[int] = set()  # ids of the loops walked so far
         self._walk(fn.body.ops, {}, {})
         before = {array_key(op.operands[0]) for op in self.initial}
@@ -252,6 +253,10 @@ class LoadPlan:
                         self.unrecoverable = self.unrecoverable or op
                     else:
                         self.final.append(op)
+                elif root in self._owned and root in self._stored and id(op) not in self._rewritten:
+                    # (nothing writes the element after: both states agree; an array the kernel
+                    # does not write keeps its state before the launch, which an alias may change)
+                    self.final.append(op)
                 else:
                     self.initial.append(op)
             elif op.name in ("store", "atomic"):

@@ -17,34 +17,43 @@ from .device import get_device
 
 
 def empty(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
-          strides=None, retain_grad=False, n=None) -> array:
+          strides=None, retain_grad=False, n=None, **kwargs) -> array:
     """An array of `shape` (weft zero-fills it: no uninitialised memory is ever exposed)."""
-    return zeros(shape, dtype, device, requires_grad, pinned, strides, retain_grad, n)
+    return zeros(shape, dtype, device, requires_grad, pinned, strides, retain_grad, n, **kwargs)
 
 
 def zeros(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
-          strides=None, retain_grad=False, n=None) -> array:
-    """An array of zeros of `shape` (`n=` is the old spelling of a 1-d shape)."""
+          strides=None, retain_grad=False, n=None, **kwargs) -> array:
+    """An array of zeros of `shape` (`n=` is the old spelling of a 1-d shape). Other keyword
+    arguments go to `array(...)`, as in Warp (`ndim=`, which `shape` overrides)."""
     if shape is None:
         shape = 0 if n is None else n
     return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
-                 strides=strides, retain_grad=retain_grad, pinned=pinned)
+                 strides=strides, retain_grad=retain_grad, pinned=pinned, **_array_options(kwargs))
+
+
+def _array_options(kwargs) -> dict:
+    """The keyword arguments of zeros/empty/full/ones that go on to `array(...)`: Warp's pass
+    through, and `ndim` is dropped since the shape gives it."""
+    kwargs = dict(kwargs)
+    kwargs.pop("ndim", None)
+    return kwargs
 
 
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
-         retain_grad=False, n=None) -> array:
+         retain_grad=False, n=None, **kwargs) -> array:
     """An array of `shape` filled with `value`; without `dtype`, the value's own type."""
     if dtype is None:
         dtype = _dtype_of_value(value)
     a = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad,
-              retain_grad=retain_grad, n=n, pinned=pinned)
+              retain_grad=retain_grad, n=n, pinned=pinned, **kwargs)
     return a.fill_(value)
 
 
 def ones(shape=None, dtype=float32, device=None, requires_grad=False, pinned=False,
-         retain_grad=False, n=None) -> array:
+         retain_grad=False, n=None, **kwargs) -> array:
     return full(shape, 1, dtype=dtype, device=device, requires_grad=requires_grad,
-                retain_grad=retain_grad, n=n, pinned=pinned)
+                retain_grad=retain_grad, n=n, pinned=pinned, **kwargs)
 
 
 def _dtype_of_value(value) -> Type:
