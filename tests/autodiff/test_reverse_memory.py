@@ -500,6 +500,42 @@ def test_slots_written_at_indices_read_from_an_index_array():
 
 
 @wp.kernel
+def kinematic_tree_skipping_joints(skip: wp.array(dtype=int), fixed: wp.array(dtype=int),
+                                   parent: wp.array(dtype=int), child: wp.array(dtype=int),
+                                   local: wp.array2d(dtype=F64), poses: wp.array2d(dtype=F64),
+                                   loss: wp.array(dtype=F64)):
+    # newton's eval_single_articulation_fk: two `continue`s before the child index is read
+    b = wp.tid()
+    for i in range(local.shape[1]):
+        if skip[i] == 1:
+            continue
+        p = parent[i]
+        c = child[i]
+        if fixed[i] == 1:
+            continue
+        base = wp.float64(1.0)
+        if p >= 0:
+            base = poses[b, p]
+        poses[b, c] = base * local[b, i] + wp.sin(base)
+    for i in range(local.shape[1]):
+        wp.atomic_add(loss, 0, poses[b, i] * poses[b, i])
+
+
+def test_slots_written_at_indices_read_after_continues():
+    rng = np.random.default_rng(6)
+    local = rng.normal(size=(3, 6))
+    flags = [wp.array(np.array(f, dtype=np.int32)) for f in ([0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 1, 0])]
+    index_arrays = [wp.array(np.array(a, dtype=np.int32)) for a in ([-1, 0, 2, 1, 0, 5], [0, 2, 1, 3, 5, 4])]
+
+    def run(arrays):
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(kinematic_tree_skipping_joints, 3, inputs=[*flags, *index_arrays, *arrays, loss])
+        return loss
+
+    check_tape(run, [local, np.zeros((3, 6))])
+
+
+@wp.kernel
 def slots_from_a_view_made_in_the_loop(children: wp.array2d(dtype=int), parent: wp.array(dtype=int),
                                        local: wp.array(dtype=F64), poses: wp.array(dtype=F64)):
     for i in range(3):

@@ -402,14 +402,14 @@ def _written_once(fn: Function) -> dict:
 
 
 def _index_array_entry(index: Value, loop: Op, defined: set, writers: dict):
-    """(array, c) when `index` is `array[iv + c]`, read at the top of the loop's body from a
-    1-D array that the kernel does not write and that is the same in every iteration (made
-    before the loop: `body_q[joint_child[i]] = ...`): the element each iteration writes,
-    known at run time only (the adjoint scans the index array, see reverse.py)."""
+    """(array, c) when `index` is `array[iv + c]`, read in the loop's body (after a `continue`
+    too: newton's articulation loop) from a 1-D array that the kernel does not write and that
+    is the same in every iteration (made before the loop: `body_q[joint_child[i]] = ...`):
+    the element each iteration writes, known at run time only (the adjoint scans the index
+    array, see reverse.py)."""
     owner = index.owner
     body = loop.regions[0]
-    if not (isinstance(owner, Op) and owner.name == "load" and len(owner.operands) == 2
-            and any(op is owner for op in body.ops)):
+    if not (isinstance(owner, Op) and owner.name == "load" and len(owner.operands) == 2 and index.id in defined):
         return None
     arr = owner.operands[0]
     # (an array made in the loop, a view at the counter say, is another array each iteration;
