@@ -88,6 +88,16 @@ CASES = {  # name: (six corners, expected)
     "coplanar overlap": ([[0, 0, 0], [2, 0, 0], [0, 2, 0], [0.5, 0.5, 0], [3, 0.5, 0], [0.5, 3, 0]], 1),
     "coplanar inside": ([[0, 0, 0], [4, 0, 0], [0, 4, 0], [0.5, 0.5, 0], [1, 0.5, 0], [0.5, 1, 0]], 1),
     "coplanar apart": ([[0, 0, 0], [1, 0, 0], [0, 1, 0], [2, 2, 0], [3, 2, 0], [2, 3, 0]], 0),
+    # zero-area triangles: a segment has no plane of its own, two points meet only if equal
+    "collinear sliver on the other's line, apart": (
+        [[10, 0, 0], [11, 0, 0], [12, 0, 0], [0, 0, 0], [1, 0, 0], [0, 1, 0]], 0),
+    "collinear sliver through the other": (
+        [[-1, 0.2, 0], [0.5, 0.2, 0], [2, 0.2, 0], [0, 0, 0], [1, 0, 0], [0, 1, 0]], 1),
+    "sliver piercing the other's plane": (
+        [[0.2, 0.2, -1], [0.2, 0.2, 0], [0.2, 0.2, 1], [0, 0, 0], [1, 0, 0], [0, 1, 0]], 1),
+    "sliver above the other": ([[0.2, 0.2, 1], [0.3, 0.2, 1], [0.4, 0.2, 1], [0, 0, 0], [1, 0, 0], [0, 1, 0]], 0),
+    "two distinct points": ([[1, 1, 1]] * 3 + [[0, 0, 0]] * 3, 0),
+    "two equal points": ([[1, 1, 1]] * 6, 1),
 }
 
 

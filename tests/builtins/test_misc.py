@@ -293,3 +293,25 @@ def test_the_adjoint_pass_prints_again_and_prints_adjoints(capfd):
     tape.backward(grads={out: wp.ones(1)})
     assert capfd.readouterr().out == forward + "adj: 0\nadj: 0 0\n     7 0\nadj: 0 5\nadj: 3\n"
     assert x.grad.numpy()[0] == 6.0
+
+
+@wp.kernel
+def _smoothstep_each(e0: wp.array(dtype=float), e1: wp.array(dtype=float), x: wp.array(dtype=float),
+                     out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.smoothstep(e0[i], e1[i], x[i])
+
+
+def test_smoothstep_with_equal_edges_is_a_step_with_zero_gradient():
+    e0 = wp.array([0.5, 0.5, 0.0], dtype=float, requires_grad=True)
+    e1 = wp.array([0.5, 0.5, 1.0], dtype=float, requires_grad=True)
+    x = wp.array([0.2, 0.9, 0.25], dtype=float, requires_grad=True)
+    out = wp.zeros(3, dtype=float, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_smoothstep_each, 3, [e0, e1, x, out])
+    tape.backward(grads={out: wp.ones(3, dtype=float)})
+    np.testing.assert_allclose(out.numpy(), [0.0, 1.0, 0.15625])
+    # d/dx of 3t^2 - 2t^3 at t = 0.25 is 6 t (1 - t) = 1.125; equal edges: zero, not NaN
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, 1.125])
+    np.testing.assert_allclose(e0.grad.numpy(), [0.0, 0.0, -1.125 * 0.75])
+    np.testing.assert_allclose(e1.grad.numpy(), [0.0, 0.0, -1.125 * 0.25])

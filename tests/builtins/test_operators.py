@@ -243,3 +243,17 @@ def test_scalars_of_different_types_compare_as_cpp_converts_them():
     wp.launch(mixed_comparisons, 1, inputs=[2.5, wp.float64(2.5), -1, wp.int64(-2), wp.uint32(5), wp.int8(-1), out])
     assert out.numpy()[4] == 0  # -1 as a uint32 is 4294967295, not less than 5 (C++'s answer)
     assert out.numpy()[5] == 1 and out.numpy()[3] == 0
+
+
+@wp.kernel
+def _null_tests(arr: wp.array(dtype=float), out: wp.array(dtype=int)):
+    out[0] = wp.where(wp.unot(arr), 1, 0)
+    out[1] = wp.where(not arr, 1, 0)
+
+
+def test_unot_of_an_array_is_true_for_a_null_array():
+    out = wp.zeros(2, dtype=int)
+    wp.launch(_null_tests, 1, [None, out])
+    np.testing.assert_array_equal(out.numpy(), [1, 1])
+    wp.launch(_null_tests, 1, [wp.zeros(3, dtype=float), out])
+    np.testing.assert_array_equal(out.numpy(), [0, 0])

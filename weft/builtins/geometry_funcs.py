@@ -89,8 +89,10 @@ def segments_touch(p1: Any, q1: Any, p2: Any, q2: Any):
 
 @wp.func
 def coplanar_overlap(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
-    n = wp.cross(v1 - v0, v2 - v0)
-    hit = point_in_triangle(u0, v0, v1, v2, n) or point_in_triangle(v0, u0, u1, u2, n)
+    n = wp.cross(v1 - v0, v2 - v0)  # (v has an area: see tri_tri; u may have none)
+    hit = point_in_triangle(u0, v0, v1, v2, n)
+    if wp.length_sq(wp.cross(u1 - u0, u2 - u0)) > 0.0:
+        hit = hit or point_in_triangle(v0, u0, u1, u2, n)
     hit = hit or segments_touch(v0, v1, u0, u1) or segments_touch(v0, v1, u1, u2) or segments_touch(v0, v1, u2, u0)
     hit = hit or segments_touch(v1, v2, u0, u1) or segments_touch(v1, v2, u1, u2) or segments_touch(v1, v2, u2, u0)
     hit = hit or segments_touch(v2, v0, u0, u1) or segments_touch(v2, v0, u1, u2) or segments_touch(v2, v0, u2, u0)
@@ -100,7 +102,26 @@ def coplanar_overlap(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
 @wp.func
 def tri_tri(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
     """1 if triangles (v0, v1, v2) and (u0, u1, u2) intersect (touching included), else 0.
-    Two triangles in different planes meet exactly where an edge of one crosses the other."""
+    A triangle of zero area (a segment or a point) has no plane: the other's is used, and
+    two of them meet where their edges touch."""
+    result = 0
+    if wp.length_sq(wp.cross(v1 - v0, v2 - v0)) > 0.0:
+        result = tri_tri_in_plane_of(v0, v1, v2, u0, u1, u2)
+    elif wp.length_sq(wp.cross(u1 - u0, u2 - u0)) > 0.0:
+        result = tri_tri_in_plane_of(u0, u1, u2, v0, v1, v2)
+    else:
+        hit = segments_touch(v0, v1, u0, u1) or segments_touch(v0, v1, u1, u2) or segments_touch(v0, v1, u2, u0)
+        hit = hit or segments_touch(v1, v2, u0, u1) or segments_touch(v1, v2, u1, u2) or segments_touch(v1, v2, u2, u0)
+        hit = hit or segments_touch(v2, v0, u0, u1) or segments_touch(v2, v0, u1, u2) or segments_touch(v2, v0, u2, u0)
+        if hit:
+            result = 1
+    return result
+
+
+@wp.func
+def tri_tri_in_plane_of(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
+    """`tri_tri` where (v0, v1, v2) has an area. Two triangles in different planes meet
+    exactly where an edge of one crosses the other."""
     nv = wp.cross(v1 - v0, v2 - v0)
     du0 = wp.dot(u0 - v0, nv)
     du1 = wp.dot(u1 - v0, nv)

@@ -77,8 +77,18 @@ def smoothstep(ctx, args, kwargs):
     if len(args) != 3 or kwargs:
         ctx.error("smoothstep(edge0, edge1, x) takes three arguments")
     e0, e1, x = args
-    t = arith.binary(ctx, "div", arith.binary(ctx, "sub", x, e0), arith.binary(ctx, "sub", e1, e0))
-    t = clamp.expand(ctx, [t, 0.0, 1.0], {})
+    width = arith.binary(ctx, "sub", e1, e0)
+    if isinstance(width, Value) and isinstance(width.type, Scalar):
+        # equal edges: a step (as the division by zero gives), whose gradient is zero
+        # (Warp's adjoint), not the 0 * inf = NaN of differentiating the division
+        degenerate = arith.compare(ctx, "eq", width, 0.0)
+        t = arith.binary(ctx, "div", arith.binary(ctx, "sub", x, e0), _pick(ctx, degenerate, 1.0, width, "smoothstep"))
+        one, zero = ctx.b.const(1.0, width.type), ctx.b.const(0.0, width.type)
+        step = _pick(ctx, arith.compare(ctx, "gt", x, e0), one, zero, "smoothstep")
+        t = _pick(ctx, degenerate, step, clamp.expand(ctx, [t, 0.0, 1.0], {}), "smoothstep")
+    else:
+        t = arith.binary(ctx, "div", arith.binary(ctx, "sub", x, e0), width)
+        t = clamp.expand(ctx, [t, 0.0, 1.0], {})
     return arith.binary(ctx, "mul", arith.binary(ctx, "mul", t, t),
                         arith.binary(ctx, "sub", 3.0, arith.binary(ctx, "mul", 2.0, t)))
 

@@ -8,8 +8,9 @@ two spellings cannot disagree; in Python scope they compile like any other built
 from __future__ import annotations
 
 from ..ir.core import Value
-from ..types import bool_
+from ..types import ArrayType, bool_
 from . import arith
+from .array_ops import is_not_null
 from .registry import builtin
 
 # builtin name -> the frontend's operator name
@@ -62,8 +63,10 @@ def invert(ctx, args, kwargs):
 
 @builtin("unot")
 def unot(ctx, args, kwargs):
-    """`not x`: True where x is False or zero."""
+    """`not x`: True where x is False or zero; for an array, True where it is null."""
     x = _unary_args(ctx, "unot", args, kwargs)
+    if isinstance(x.type, ArrayType):
+        return ctx.b.unary("not", is_not_null(ctx, x))
     if not x.type.is_scalar or x.type.is_float:
         ctx.error(f"unot() needs a bool or an integer, got {x.type!r}")
     return ctx.b.unary("not", ctx.truth(x))
