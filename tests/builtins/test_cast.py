@@ -64,17 +64,3 @@ def test_cast_is_not_differentiable():
     with pytest.raises(wp.WarpCodegenError, match="bitcast"):
         wp.launch(through_bits, dim=1, inputs=[x, y], adjoint=True, adj_inputs=[None, None])
 
-
-@wp.kernel
-def _cast_to_inline_type(a: wp.array(dtype=wp.vec3f), out: wp.array(dtype=wp.vec3i)):
-    i = wp.tid()
-    # wp.types.vector(...) in a kernel is Warp's type factory (a type), where wp.vector(...)
-    # with the same keywords is the builtin's zero vector
-    out[i] = wp.cast(a[i], wp.types.vector(length=3, dtype=wp.int32))
-
-
-def test_cast_to_a_type_made_inline_by_the_types_module():
-    a = wp.array([[1.0, 2.0, -3.0]], dtype=wp.vec3f)
-    out = wp.zeros(1, dtype=wp.vec3i)
-    wp.launch(_cast_to_inline_type, 1, [a, out])
-    np.testing.assert_array_equal(out.numpy()[0], np.array([1.0, 2.0, -3.0], np.float32).view(np.int32))

@@ -424,3 +424,19 @@ def test_normalize_of_a_zero_quaternion_is_the_identity():
     np.testing.assert_array_equal(zero_made.numpy(), np.zeros((2, 4)))
     assert list(wp.normalize(wp.quat(0.0, 0.0, 0.0, 0.0))) == [0.0, 0.0, 0.0, 1.0]
     assert list(wp.normalize(wp.vec3(0.0, 0.0, 0.0))) == [0.0, 0.0, 0.0]
+
+
+def test_a_matrix_from_vectors_in_a_kernel_is_refused_as_in_warp():
+    # Warp 1.19 refuses it; older Warp read the vectors as columns, weft read them as rows:
+    # MPM codes written for old Warp (B-spline weights) would silently get the transpose
+    @wp.kernel
+    def from_vectors(out: wp.array(dtype=wp.mat33)):
+        v = wp.vec3(1.0, 2.0, 3.0)
+        out[0] = wp.mat33(v, v, v)
+
+    with pytest.raises(wp.CompileError, match=r"use `wp.matrix_from_rows\(\)` or `wp.matrix_from_cols\(\)`"):
+        wp.launch(from_vectors, 1, [wp.zeros(1, dtype=wp.mat33)])
+    # in Python scope Warp 1.19 takes them as rows
+    np.testing.assert_array_equal(np.array(wp.mat33(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0),
+                                                    wp.vec3(7.0, 8.0, 9.0))).reshape(3, 3),
+                                  [[1, 2, 3], [4, 5, 6], [7, 8, 9]])

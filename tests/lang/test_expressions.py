@@ -472,7 +472,7 @@ def other_shapes(a: wp.array(dtype=vec5), v: wp.array(dtype=wp.vec3), out: wp.ar
     out[0] = wp.dot(a[0], a[0]) + a[0][4]
     m = mat23(1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
     m_out[0] = m
-    m_out[1] = mat23(wp.vec3(1.0, 1.0, 1.0), wp.vec3(2.0, 2.0, 2.0))
+    m_out[1] = wp.matrix_from_rows(wp.vec3(1.0, 1.0, 1.0), wp.vec3(2.0, 2.0, 2.0))
     mv = m * wp.vec3(1.0, 1.0, 1.0)
     out[1] = mv[0] * 10.0 + mv[1]
     vout[0, 0] = 2.0 / v[0]
@@ -559,7 +559,7 @@ def constructors(x: float, out3: wp.array(dtype=wp.vec3), out4: wp.array(dtype=w
     out3[2] = wp.vec3()
     out4[0] = wp.vec4(wp.vec3(1.0, 2.0, 3.0), x)
     m_out[0] = wp.mat33(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, x)
-    m_out[1] = wp.mat33(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0), wp.vec3(7.0, 8.0, x))
+    m_out[1] = wp.matrix_from_rows(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0), wp.vec3(7.0, 8.0, x))
     m2_out[0] = wp.mat22(x)
     vi[0] = wp.vec3i(1, -2, 3)
     vd[0] = wp.vec3d(wp.vec3(x, 0.5, 0.25))  # a conversion between component types

@@ -371,7 +371,10 @@ def construct_composite(ctx, t, args, kwargs) -> Value:
     flat = []
     for x in args:
         if isinstance(x, Value) and isinstance(x.type, Vector):
-            flat.extend(ctx.b.components(x))  # matrices from row vectors, vec4 from (vec3, w)
+            if kind == "matrix":  # (Warp 1.19 refuses it: older Warp read the vectors as columns)
+                ctx.error(f"Passing vectors to `{t!r}()` isn't supported, use `wp.matrix_from_rows()` or "
+                          "`wp.matrix_from_cols()` instead.")
+            flat.extend(ctx.b.components(x))  # vec4 from (vec3, w)
         else:
             x = literal_of(x)
             if isinstance(x, Value) and isinstance(x.type, Scalar) and x.type is not t.dtype:

@@ -68,6 +68,10 @@ def cast(ctx, args, kwargs):
     if len(args) != 2 or kwargs:
         ctx.error("cast(a, dtype) takes a value and a type")
     a, dtype = args
+    if isinstance(dtype, Value):
+        ctx.error(f"cast(a, dtype): dtype is a value of type {dtype.type!r}, not a type (in a kernel, as in Warp, "
+                  "`wp.types.vector(length=3, dtype=...)` is a zero vector: name the type outside the kernel, "
+                  "e.g. `vec3i = wp.types.vector(3, wp.int32)`)", kind=TypeError)
     try:
         t = _target(dtype)
     except TypeError as e:

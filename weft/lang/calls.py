@@ -75,14 +75,6 @@ class CallsMixin:
             self.error("**kwargs in calls is not supported", node)
         return self.call(func, args, kwargs, node)
 
-    def _from_types_module(self, node) -> bool:
-        """Whether call `node` names its function through the types module
-        (`wp.types.vector(length=3, dtype=float)`): Warp's type factory there, a type, where
-        the kernel builtin `wp.vector(length=3, dtype=float)` is a zero value."""
-        from .. import types as types_module
-        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-            and self.py_eval_or_none(node.func.value) is types_module
-
     def _argument(self, node, func):
         """A call argument's value; `wp.address_of(x)` passed to a C++ snippet: x and where it is."""
         if isinstance(node, ast.Call) and isinstance(func, NativeFunc) \
@@ -183,8 +175,8 @@ class CallsMixin:
             if builtin.inout:
                 result = self._rebind_inout(builtin, node, result, args)
             return result
-        if constructors.builds_value(func, args, kwargs) and not self._from_types_module(node):
-            return constructors.construct(self, func, args, kwargs, node)  # wp.vector(x, y, z), wp.transformation(p, q)
+        if constructors.builds_value(func, args, kwargs):  # wp.vector(x, y, z), wp.transformation(p, q)
+            return constructors.construct(self, func, args, kwargs, node)
         if func is type and len(args) == 1 and not kwargs and isinstance(args[0], Value):
             return args[0].type  # a weft type: callable as a constructor or cast
         if isinstance(func, (Func, GradOf)):
