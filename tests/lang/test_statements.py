@@ -665,13 +665,45 @@ def read_after_continue(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
     for k in range(xs.shape[0]):
         if xs[k] < 0.0:
             continue
-        last = xs[k]  # noqa: F841 - read after the loop, where a skipped last iteration leaves no value
+        last = xs[k]
     out[0] = last
 
 
-def test_name_assigned_after_a_continue_and_read_after_the_loop_is_refused():
-    with pytest.raises(wp.CompileError, match="'last' is assigned"):
-        wp.launch(read_after_continue, 1, [wp.zeros(3, dtype=float), wp.zeros(1, dtype=float)])
+@pytest.mark.parametrize("data,expected", [([1.0, 2.0, -3.0], 2.0), ([1.0, -2.0, 3.0], 3.0),
+                                           ([-1.0, -2.0], 0.0)])
+def test_name_assigned_after_a_continue_keeps_its_last_value_after_the_loop(data, expected):
+    # Python's value: the last one assigned (none assigned: zero, as for a name assigned
+    # in one branch of an if, where Python would raise)
+    out = wp.zeros(1, dtype=float)
+    wp.launch(read_after_continue, 1, [wp.array(np.array(data, np.float32)), out])
+    assert out.numpy()[0] == expected
+
+
+@wp.func
+def assigned_after_break_in_one_branch(x: float, n: int) -> float:
+    r = 0.0
+    for i in range(n):
+        if x > float(i):
+            if x > 100.0:
+                break
+            w = x * float(i)  # the other branch assigns it too; read below, after the if
+        else:
+            w = -1.0
+        r += w
+    return r
+
+
+@wp.kernel
+def break_then_assign(xs: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = assigned_after_break_in_one_branch(xs[i], 3)
+
+
+def test_name_assigned_after_a_break_merges_with_the_other_branch(run):
+    # mujoco_warp / newton loops: `if c: break` then an assignment, in one branch of an if
+    xs = np.array([-3.0, 2.5, 200.0], np.float32)
+    (_, out) = run(break_then_assign, 3, xs, np.zeros(3, np.float32))
+    np.testing.assert_array_equal(out, [-3.0, 2.5 * (0 + 1 + 2), 0.0])  # (200 breaks at once)
 
 
 @wp.kernel

@@ -72,10 +72,11 @@ class StatementsMixin:
                 return
             if self._may_jump(stmt):
                 self.b.loc = self.loc(rest[0])
-                # after a `return` nothing reads the names the rest assigns, so they are zero
-                # on that path (`if c: return a` then `r = b` in one branch of an if, `r`
-                # assigned in the other); after a break or continue the loop may read them
-                one_sided = frozenset() if self._may_leave_iteration(stmt) else _assigned_names(rest)
+                # names the rest assigns first are zero on the path that jumped: nothing reads
+                # them there (`if c: return a` or `if c: break` then `r = b` in one branch of
+                # an if, `r` assigned in the other); a loop that carries one (a name read
+                # after the loop) has it in scope already and keeps its value on that path
+                one_sided = _assigned_names(rest)
                 self.emit_if(self.not_jumped(), lambda rest=rest: self.visit_block(rest), None, one_sided)
                 return
 
@@ -720,11 +721,6 @@ class StatementsMixin:
             return False
         return any(isinstance(n, (ast.Break, ast.Continue, ast.Return))
                    for n in _walk_stmts([stmt], own_loop=True))
-
-    def _may_leave_iteration(self, stmt) -> bool:
-        """Whether `stmt` may break or continue the innermost loop."""
-        return bool(self.loops) and any(isinstance(n, (ast.Break, ast.Continue))
-                                        for n in _walk_stmts([stmt], own_loop=True))
 
     def jump_flag(self, extra=()) -> Value | None:
         """True once this iteration/function should stop (break, continue or return)."""
