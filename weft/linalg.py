@@ -329,7 +329,8 @@ def svd2_eig(a: Any):
         return u, vector(s, s), _identity(n=2, dtype=type(a[0, 0]))
     root = _sqrt(disc)
     sigma1 = _sqrt((trace + root) * half)
-    sigma2 = _sqrt(wp_max((trace - root) * half, zero))
+    lower = (trace - root) * half
+    sigma2 = _sqrt(_select(lower < zero, lower, zero))  # (rounding below zero: 0; NaN stays NaN)
     vx = diff + root - type(a[0, 0])(2.0) * m12
     vy = diff - root + type(a[0, 0])(2.0) * m12
     len_sq = vx * vx + vy * vy

@@ -124,6 +124,14 @@ def test_svd2_of_singular_matrices_is_a_finite_orthonormal_decomposition():
         np.testing.assert_allclose(s[k], np.linalg.svd(mats[k], compute_uv=False), atol=1e-12)
 
 
+def test_svd2_of_a_matrix_holding_nan_gives_nan_singular_values():
+    mats = np.array([[[np.nan, 0.0], [1.0, 0.0]], [[3.0, 1.0], [1.0, 2.0]]])
+    u, s, v = wp.zeros(2, dtype=wp.mat22d), wp.zeros(2, dtype=wp.vec2d), wp.zeros(2, dtype=wp.mat22d)
+    wp.launch(svd2_of, 2, inputs=[wp.array(mats, dtype=wp.mat22d), u, s, v])
+    assert np.all(np.isnan(s.numpy()[0]))  # (the smaller one was clamped to 0)
+    np.testing.assert_allclose(s.numpy()[1], np.linalg.svd(mats[1], compute_uv=False), atol=1e-12)
+
+
 def test_svd3_and_eig3_give_warps_factors():
     """The same algorithms as Warp's (McAdams et al.'s Jacobi sweeps, Givens QR): Warp's
     order of the eigenvalues and Warp's signs of the singular vectors, not only an
