@@ -887,3 +887,19 @@ def static_branch_only_compiles_one_side(out: wp.array(dtype=int)):
 def test_static_condition_skips_the_other_branch(run):
     (out,) = run(static_branch_only_compiles_one_side, 1, np.zeros(1, np.int32))
     assert out[0] == 1
+
+
+@wp.kernel
+def stack_after_an_early_return(out: wp.array(dtype=int)):
+    i = wp.tid()
+    if i % 3 == 0:
+        return
+    s = wp.tile_stack(capacity=4, dtype=int)  # (a value with no zero for the returned path)
+    wp.tile_stack_push(s, i, True)
+    out[i] = wp.tile_stack_count(s)
+
+
+def test_a_value_without_a_zero_assigned_after_an_early_return():
+    out = wp.full(6, -1, dtype=int)
+    wp.launch(stack_after_an_early_return, 6, [out])
+    np.testing.assert_array_equal(out.numpy(), [-1, 1, 1, -1, 1, 1])

@@ -30,6 +30,11 @@ class _Static:
 STATIC = _Static()
 
 
+def has_zero(t) -> bool:
+    """Whether `zero` makes a value of type `t` (a tile stack, say, has none)."""
+    return isinstance(t, (Scalar, Composite, ArrayType, TileType))
+
+
 def zero(ctx, t) -> Value:
     if isinstance(t, Scalar):
         return ctx.b.const(0, t)

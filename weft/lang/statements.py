@@ -459,7 +459,7 @@ class StatementsMixin:
                     self.error(f"{what} is {t.type!r} in one branch and {e.type!r} in the other")
                 names.append(name)
             elif (name == _RETVAL or name in one_sided) and (t is None or e is None) \
-                    and any(isinstance(v, Value) or promotion.is_weak(v) for v in (t, e)):
+                    and any(isinstance(v, Value) and arith.has_zero(v.type) or promotion.is_weak(v) for v in (t, e)):
                 names.append(name)  # defined on one path only: zero on the other
             elif t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 merged[name] = Undefined(f"'{name}' is assigned in only one branch of the "
