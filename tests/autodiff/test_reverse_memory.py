@@ -616,6 +616,36 @@ def test_an_element_the_thread_owns_written_on_one_path_and_read_on_both(plastic
 
 
 @wp.kernel
+def damage_own_parameter(mu: wp.array(dtype=F64), limit: wp.array(dtype=F64), f: wp.array(dtype=F64),
+                         plastic: int, loss: wp.array(dtype=F64)):
+    p = wp.tid()
+    s = mu[p] * 0.0
+    if plastic == 1:
+        a = 2.0 * mu[p]  # read before the write
+        if limit[p] <= 0.0:
+            mu[p] = wp.float64(0.0)  # PhysDreamer's von_mises_return_mapping_with_damage
+        s = a * mu[p]  # and after it (ir/forward_if.py carries the value through the if)
+    else:
+        s = mu[p] * f[p]
+    wp.atomic_add(loss, 0, s * s)
+
+
+@pytest.mark.parametrize("plastic", [0, 1])
+def test_an_element_read_before_and_after_a_conditional_store(plastic):
+    limit = np.array([1.0, -1.0, 2.0, -0.5, 3.0])
+
+    def record(arrays):
+        mu, f = arrays
+        loss = wp.zeros(1, dtype=F64, requires_grad=True)
+        wp.launch(damage_own_parameter, 5, inputs=[mu, wp.array(limit, dtype=F64), f, plastic, loss])
+        return loss
+
+    gmu, _ = check_tape(record, [X, W])
+    if plastic:  # s = 2 mu^2 where kept, 0 where zeroed: d(s^2)/d mu = 16 mu^3
+        np.testing.assert_allclose(gmu, np.where(limit > 0.0, 16.0 * X**3, 0.0), rtol=1e-9)
+
+
+@wp.kernel
 def read_after_other_store(x: wp.array(dtype=F64), nbr: wp.array(dtype=int), a: wp.array(dtype=F64),
                            y: wp.array(dtype=F64)):
     i = wp.tid()

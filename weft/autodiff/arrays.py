@@ -203,8 +203,9 @@ class LoadPlan:
       from an index array (`body_q[joint_child[i]] = body_q[joint_parent[i]] * X`);
     - `initial`: the other loads, before this thread writes their array: they read memory
       as it was before the launch (the Tape keeps that state for them);
-      Also `final`: any load of an array that the kernel writes and each thread owns a
-      part of (`thread_owned_arrays`), where this thread does not write the array again.
+      Also `final` (or `initial`, as the array's other loads are): any load of an array
+      that the kernel writes and each thread owns a part of (`thread_owned_arrays`), where
+      this thread writes the array neither before it on its path nor after it.
     - `unrecoverable`: the first other load after a write of its array, or None;
     - `mixed`: a `final` load of an array that `initial` loads read too, or None (the
       replay sees one state of an array's memory, not both)."""
@@ -221,11 +222,15 @@ class LoadPlan:
         self._owned = thread_owned_arrays(fn)
         self._stored = {array_key(op.operands[0]) for op in walk(fn.body) if op.name in ("store", "atomic")}
         self._loops_done: set[int] = set()  # ids of the loops walked so far
-        self._walk(fn.body.ops, {}, {})
+        either: list[Op] = []
+        self._walk(fn.body.ops, {}, {}, either=either)
+        finals = {array_key(op.operands[0]) for op in self.final}
+        for op in either:
+            (self.final if array_key(op.operands[0]) in finals else self.initial).append(op)
         before = {array_key(op.operands[0]) for op in self.initial}
         self.mixed = next((op for op in self.final if array_key(op.operands[0]) in before), None)
 
-    def _walk(self, ops, written: dict, stored: dict, custom_grad=False):
+    def _walk(self, ops, written: dict, stored: dict, custom_grad=False, either=None):
         """`written`: root -> the index keys this thread wrote it at (None: some unknown).
         `custom_grad`: inside the body of a func with a `@func_grad`, which is not reversed:
         its replay only gives the func's results, from memory as the launch left it (Warp
@@ -254,9 +259,10 @@ class LoadPlan:
                     else:
                         self.final.append(op)
                 elif root in self._owned and root in self._stored and id(op) not in self._rewritten:
-                    # (nothing writes the element after: both states agree; an array the kernel
+                    # nothing writes the element before or after: both states agree, so the
+                    # load takes the array's other loads' state (see below; an array the kernel
                     # does not write keeps its state before the launch, which an alias may change)
-                    self.final.append(op)
+                    either.append(op)
                 else:
                     self.initial.append(op)
             elif op.name in ("store", "atomic"):
@@ -283,7 +289,7 @@ class LoadPlan:
                         inside.setdefault(r, set()).add(None)
                     inner_custom = custom_grad or op.name == "func_region" and \
                         op.attrs["func"].custom_grad is not None
-                    self._walk(region.ops, inside, region_stored, inner_custom)
+                    self._walk(region.ops, inside, region_stored, inner_custom, either)
                 for r in inner:
                     written.setdefault(r, set()).add(None)
                 forget(inner)
@@ -477,11 +483,35 @@ def primal_arrays_read(adjoint: Function, n_primal: int) -> set:
 
 
 def array_effects(fn: Function) -> tuple[set, set]:
-    """(keys of the arrays read, keys of those written) by the kernel: see `array_key`."""
+    """(keys of the arrays read, keys of those written) by the kernel: see `array_key`. An
+    array that may be stored twice counts as read too: it is not write-only, since the
+    adjoint of the earlier store must not see the later one's (`write_only_params` keep
+    the adjoint array as given, unconsumed)."""
     ops = list(walk(fn.body))
     reads = {array_key(op.operands[0]) for op in ops if op.name == "load"} | \
         {array_key(arr) for op in ops for arr in native_arrays(op)}
-    return reads, arrays_written([fn.body])
+    again: set = set()
+    _stored_again(fn.body, set(), again, False)
+    return reads | again, arrays_written([fn.body])
+
+
+def _stored_again(block, seen: set, again: set, in_loop: bool) -> set:
+    """Keys of the arrays that plain stores may write twice along one path through `block`
+    (two stores in sequence, or one in a loop; the branches of an `if` are separate paths),
+    added to `again`; `seen`: those stored so far. Returns those stored at its end."""
+    for op in block.ops:
+        if op.name == "store" and not is_local_array(op.operands[0]):
+            key = array_key(op.operands[0])
+            if key in seen or in_loop:
+                again.add(key)
+            seen = seen | {key}
+        elif op.name == "if":
+            seen = set().union(*(_stored_again(r, set(seen), again, in_loop) for r in op.regions))
+        else:
+            loop = in_loop or op.name in ("for", "while")
+            for region in op.regions:
+                seen = seen | _stored_again(region, set(seen), again, loop)
+    return seen
 
 
 def indexed_by_thread(indices) -> bool:

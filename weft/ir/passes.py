@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .core import Block, Function, Op
+from .forward_if import forward_stores_through_ifs
 from .loop_slots import drop_invariant_loop_slots
 from .ops import SPECS
 from .printer import format_function
@@ -205,7 +206,8 @@ def _sweep_block(block: Block, uses: Counter) -> bool:
 
 
 PIPELINE = [("inline", inline_calls), ("invariant slots", drop_invariant_loop_slots),
-            ("promote", promote_loop_elements), ("dce", dead_code)]
+            ("promote", promote_loop_elements), ("forward through ifs", forward_stores_through_ifs),
+            ("dce", dead_code)]
 
 
 def run_pipeline(fn: Function, dump: bool = False, check: bool = True) -> Function:
