@@ -105,3 +105,16 @@ def test_a_branch_that_leaves_the_array_alone_reads_it_before_the_if():
         out = wp.zeros(3, dtype=float)
         wp.launch(material_chain, 3, [model, material, out])
         np.testing.assert_array_equal(out.numpy(), expected)
+
+
+@wp.kernel
+def write_then_read(a: wp.array(dtype=float), b: wp.array(dtype=float), c: wp.array(dtype=float)):
+    i = wp.tid()
+    a[i] = c[i] * c[i]
+    b[i] = a[i]  # forwarded: no load left, but the kernel still reads a (Warp's Tape checks)
+
+
+def test_a_forwarded_read_still_counts_as_a_read():
+    assert not any(op.name == "load" and op.operands[0].hint == "a" for op in walk(write_then_read.ir().body))
+    reads, writes = write_then_read.array_effects()
+    assert 0 in reads and 0 in writes and 0 not in write_then_read.write_only_params

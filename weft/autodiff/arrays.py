@@ -489,7 +489,8 @@ def array_effects(fn: Function) -> tuple[set, set]:
     the adjoint array as given, unconsumed)."""
     ops = list(walk(fn.body))
     reads = {array_key(op.operands[0]) for op in ops if op.name == "load"} | \
-        {array_key(arr) for op in ops for arr in native_arrays(op)}
+        {array_key(arr) for op in ops for arr in native_arrays(op)} | \
+        {array_key(arr) for arr in getattr(fn, "forwarded_reads", ())}  # (ir/forward_if.py)
     again: set = set()
     _stored_again(fn.body, set(), again, False)
     return reads | again, arrays_written([fn.body])

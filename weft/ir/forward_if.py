@@ -31,7 +31,11 @@ _PURE = frozenset({"load", "array_shape", "array_ptr", "view", "slice", "compone
 
 
 def forward_stores_through_ifs(fn: Function) -> Function:
-    _Forward().block(fn.body, {})
+    """Forward `fn`'s elements; the arrays of the loads it removes are kept in
+    `fn.forwarded_reads` (the kernel still reads them, as Warp's Tape checks see it)."""
+    forward = _Forward()
+    forward.block(fn.body, {})
+    fn.forwarded_reads = getattr(fn, "forwarded_reads", []) + forward.removed
     return fn
 
 
@@ -82,6 +86,7 @@ def _forget(known: dict, roots) -> None:
 class _Forward:
     def __init__(self):
         self.sample: dict = {}  # element -> a load or store of it (its array and index values)
+        self.removed: list[Value] = []  # the arrays of the loads removed
 
     def block(self, block: Block, known: dict) -> dict:
         """Forward the elements `known` (element -> its value) through `block`; returns
@@ -98,6 +103,7 @@ class _Forward:
                 value = known.get(element)
                 if value is not None and value.type is op.result.type:
                     mapping[op.result.id] = value
+                    self.removed.append(op.operands[0])
                     continue  # (the load is gone: its uses read the value)
                 known[element] = op.result
             elif op.name == "store" and element is not None:
