@@ -98,6 +98,17 @@ def constant_value(v: Value):
     return owner.attrs["value"] if isinstance(owner, Op) and owner.name == "const" else None
 
 
+def rename_uses(op: Op, mapping: dict):
+    """Make `op` (and the ops of its nested regions) use `mapping[v.id]` where it used
+    value v."""
+    if not mapping:
+        return
+    op.operands = [mapping.get(v.id, v) for v in op.operands]
+    for region in op.regions:
+        for inner in region.ops:
+            rename_uses(inner, mapping)
+
+
 def walk(block: Block):
     """Every op in `block` and its nested regions, in program order (pre-order)."""
     for op in block.ops:

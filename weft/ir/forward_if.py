@@ -24,7 +24,7 @@ only the first read is a read of memory. The forward kernel gains too: fewer loa
 from __future__ import annotations
 
 from ..types import ArrayType, StructType
-from .core import Block, Function, Op, Value, walk
+from .core import Block, Function, Op, Value, rename_uses, walk
 
 # ops that read an array value without writing its memory
 _PURE = frozenset({"load", "array_shape", "array_ptr", "view", "slice", "component", "extract"})
@@ -94,8 +94,7 @@ class _Forward:
         mapping: dict = {}
         kept = []
         for op in block.ops:
-            if mapping:
-                _rename_uses_of(op, mapping)
+            rename_uses(op, mapping)
             element = _element(op)
             if element is not None:
                 self.sample.setdefault(element, op)
@@ -188,10 +187,3 @@ def _from_parameter(arr: Value, ops: list) -> Value | None:
     field = Op("extract", [base], [arr.type], dict(owner.attrs), loc=owner.loc)
     ops.append(field)
     return field.result
-
-
-def _rename_uses_of(op: Op, mapping: dict):
-    op.operands = [mapping.get(v.id, v) for v in op.operands]
-    for region in op.regions:
-        for inner in region.ops:
-            _rename_uses_of(inner, mapping)

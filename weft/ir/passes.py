@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .core import Block, Function, Op
+from .core import Block, Function, Op, rename_uses
 from .forward_if import forward_stores_through_ifs
 from .loop_slots import drop_invariant_loop_slots
 from .ops import SPECS
@@ -46,9 +46,8 @@ def _inline_block(block: Block):
     out = []
     mapping: dict = {}
     for op in block.ops:
-        op.operands = [mapping.get(v.id, v) for v in op.operands]
+        rename_uses(op, mapping)
         for region in op.regions:
-            _rename_uses(region, mapping)
             _inline_block(region)
         if op.name != "call_func":
             out.append(op)
@@ -72,7 +71,9 @@ def _func_region(call: Op, callee: Function) -> Op:
     The body reads the call's operands directly (its arguments stay, unused), so that the
     analyses see which array each of its loads and stores reaches."""
     body = clone_block(callee.body, {})
-    _rename_uses(body, {a.id: v for a, v in zip(body.args, call.operands)})
+    arguments = {a.id: v for a, v in zip(body.args, call.operands)}
+    for op in body.ops:
+        rename_uses(op, arguments)
     ret = body.ops[-1]
     body.ops[-1] = Op("yield", ret.operands, (), None, (), ret.loc)
     region = Op("func_region", call.operands, [r.type for r in call.results], {"func": call.attrs["func"]},
@@ -81,15 +82,6 @@ def _func_region(call: Op, callee: Function) -> Op:
     for r in region.results:
         r.owner = region
     return region
-
-
-def _rename_uses(block: Block, mapping: dict):
-    if not mapping:
-        return
-    for op in block.ops:
-        op.operands = [mapping.get(v.id, v) for v in op.operands]
-        for region in op.regions:
-            _rename_uses(region, mapping)
 
 
 def dead_code(fn: Function) -> Function:

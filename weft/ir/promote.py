@@ -19,7 +19,7 @@ Caveat: the element is read and written once even when the loop runs no iteratio
 
 from __future__ import annotations
 
-from .core import Block, Function, Op, Value, walk
+from .core import Block, Function, Op, Value, rename_uses, walk
 
 
 def promote_loop_elements(fn: Function) -> Function:
@@ -91,7 +91,7 @@ def _promote(block: Block, k: int, loop: Op, arr: Value, indices) -> int:
         loop.regions[0].args.append(Value(t, loop.regions[0], arr.hint))
     current, mapping, kept = carried, {}, []
     for op in body.ops:
-        _rename_uses_of(op, mapping)
+        rename_uses(op, mapping)
         if op in accesses and op.name == "load":
             mapping[op.result.id] = current
         elif op in accesses:
@@ -111,11 +111,3 @@ def _promote(block: Block, k: int, loop: Op, arr: Value, indices) -> int:
         block.ops.insert(k + 2 + n, Op("store", [arr, *indices, final], attrs={"part": part} if part else {},
                                        loc=accesses[-1].loc))
     return 1
-
-
-def _rename_uses_of(op: Op, mapping: dict):
-    if mapping:
-        op.operands = [mapping.get(v.id, v) for v in op.operands]
-        for region in op.regions:
-            for inner in region.ops:
-                _rename_uses_of(inner, mapping)
