@@ -88,15 +88,20 @@ def segments_touch(p1: Any, q1: Any, p2: Any, q2: Any):
 
 
 @wp.func
+def edges_touch(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
+    """Whether an edge of triangle (v0, v1, v2) touches an edge of (u0, u1, u2)."""
+    hit = segments_touch(v0, v1, u0, u1) or segments_touch(v0, v1, u1, u2) or segments_touch(v0, v1, u2, u0)
+    hit = hit or segments_touch(v1, v2, u0, u1) or segments_touch(v1, v2, u1, u2) or segments_touch(v1, v2, u2, u0)
+    return hit or segments_touch(v2, v0, u0, u1) or segments_touch(v2, v0, u1, u2) or segments_touch(v2, v0, u2, u0)
+
+
+@wp.func
 def coplanar_overlap(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
     n = wp.cross(v1 - v0, v2 - v0)  # (v has an area: see tri_tri; u may have none)
     hit = point_in_triangle(u0, v0, v1, v2, n)
     if wp.length_sq(wp.cross(u1 - u0, u2 - u0)) > 0.0:
         hit = hit or point_in_triangle(v0, u0, u1, u2, n)
-    hit = hit or segments_touch(v0, v1, u0, u1) or segments_touch(v0, v1, u1, u2) or segments_touch(v0, v1, u2, u0)
-    hit = hit or segments_touch(v1, v2, u0, u1) or segments_touch(v1, v2, u1, u2) or segments_touch(v1, v2, u2, u0)
-    hit = hit or segments_touch(v2, v0, u0, u1) or segments_touch(v2, v0, u1, u2) or segments_touch(v2, v0, u2, u0)
-    return hit
+    return hit or edges_touch(v0, v1, v2, u0, u1, u2)
 
 
 @wp.func
@@ -110,10 +115,7 @@ def tri_tri(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any):
     elif wp.length_sq(wp.cross(u1 - u0, u2 - u0)) > 0.0:
         result = tri_tri_in_plane_of(u0, u1, u2, v0, v1, v2)
     else:
-        hit = segments_touch(v0, v1, u0, u1) or segments_touch(v0, v1, u1, u2) or segments_touch(v0, v1, u2, u0)
-        hit = hit or segments_touch(v1, v2, u0, u1) or segments_touch(v1, v2, u1, u2) or segments_touch(v1, v2, u2, u0)
-        hit = hit or segments_touch(v2, v0, u0, u1) or segments_touch(v2, v0, u1, u2) or segments_touch(v2, v0, u2, u0)
-        if hit:
+        if edges_touch(v0, v1, v2, u0, u1, u2):
             result = 1
     return result
 
