@@ -598,19 +598,26 @@ def clamp_own_parameter(mu: wp.array(dtype=F64), limit: wp.array(dtype=F64), f: 
     wp.atomic_add(loss, 0, s * s)
 
 
-@pytest.mark.parametrize("plastic", [0, 1])
-def test_an_element_the_thread_owns_written_on_one_path_and_read_on_both(plastic):
-    limit = np.array([1.0, -1.0, 2.0, -0.5, 3.0])
+LIMIT = np.array([1.0, -1.0, 2.0, -0.5, 3.0])  # (the elements where it is <= 0 are zeroed)
 
+
+def _material_gradients(kernel, plastic: int):
+    """The gradients (mu, f) of one launch of `kernel(mu, LIMIT, f, plastic, loss)`, checked
+    against finite differences."""
     def record(arrays):
         mu, f = arrays
         loss = wp.zeros(1, dtype=F64, requires_grad=True)
-        wp.launch(clamp_own_parameter, 5, inputs=[mu, wp.array(limit, dtype=F64), f, plastic, loss])
+        wp.launch(kernel, 5, inputs=[mu, wp.array(LIMIT, dtype=F64), f, plastic, loss])
         return loss
 
-    gmu, gf = check_tape(record, [X, W])
+    return check_tape(record, [X, W])
+
+
+@pytest.mark.parametrize("plastic", [0, 1])
+def test_an_element_the_thread_owns_written_on_one_path_and_read_on_both(plastic):
+    gmu, _ = _material_gradients(clamp_own_parameter, plastic)
     if plastic:
-        np.testing.assert_allclose(gmu, np.where(limit > 0.0, 8.0 * X, 0.0), rtol=1e-9)
+        np.testing.assert_allclose(gmu, np.where(LIMIT > 0.0, 8.0 * X, 0.0), rtol=1e-9)
     else:
         np.testing.assert_allclose(gmu, 2.0 * X * W * W, rtol=1e-9)
 
@@ -632,17 +639,9 @@ def damage_own_parameter(mu: wp.array(dtype=F64), limit: wp.array(dtype=F64), f:
 
 @pytest.mark.parametrize("plastic", [0, 1])
 def test_an_element_read_before_and_after_a_conditional_store(plastic):
-    limit = np.array([1.0, -1.0, 2.0, -0.5, 3.0])
-
-    def record(arrays):
-        mu, f = arrays
-        loss = wp.zeros(1, dtype=F64, requires_grad=True)
-        wp.launch(damage_own_parameter, 5, inputs=[mu, wp.array(limit, dtype=F64), f, plastic, loss])
-        return loss
-
-    gmu, _ = check_tape(record, [X, W])
+    gmu, _ = _material_gradients(damage_own_parameter, plastic)
     if plastic:  # s = 2 mu^2 where kept, 0 where zeroed: d(s^2)/d mu = 16 mu^3
-        np.testing.assert_allclose(gmu, np.where(limit > 0.0, 16.0 * X**3, 0.0), rtol=1e-9)
+        np.testing.assert_allclose(gmu, np.where(LIMIT > 0.0, 16.0 * X**3, 0.0), rtol=1e-9)
 
 
 @wp.kernel

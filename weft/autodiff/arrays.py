@@ -220,7 +220,7 @@ class LoadPlan:
         _loads_written_later(fn.body.ops, frozenset(), self._rewritten)
         self._once = _written_once(fn)
         self._owned = thread_owned_arrays(fn)
-        self._stored = {array_key(op.operands[0]) for op in walk(fn.body) if op.name in ("store", "atomic")}
+        self._stored = arrays_written([fn.body])
         self._loops_done: set[int] = set()  # ids of the loops walked so far
         either: list[Op] = []
         self._walk(fn.body.ops, {}, {}, either=either)
