@@ -28,16 +28,9 @@ def zeros(shape=None, dtype=float32, device=None, requires_grad=False, pinned=Fa
     arguments go to `array(...)`, as in Warp (`ndim=`, which `shape` overrides)."""
     if shape is None:
         shape = 0 if n is None else n
+    kwargs.pop("ndim", None)  # (the shape gives it)
     return array(shape=shape, dtype=dtype, device=device, requires_grad=requires_grad,
-                 strides=strides, retain_grad=retain_grad, pinned=pinned, **_array_options(kwargs))
-
-
-def _array_options(kwargs) -> dict:
-    """The keyword arguments of zeros/empty/full/ones that go on to `array(...)`: Warp's pass
-    through, and `ndim` is dropped since the shape gives it."""
-    kwargs = dict(kwargs)
-    kwargs.pop("ndim", None)
-    return kwargs
+                 strides=strides, retain_grad=retain_grad, pinned=pinned, **kwargs)
 
 
 def full(shape=None, value=0, dtype=None, device=None, requires_grad=False, pinned=False,
