@@ -7,6 +7,15 @@ import weft
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _verify_ir_after_every_pass():
+    """weft's own tests check the IR after every pass, so that a pass that breaks it is named."""
+    saved = weft.config.verify_ir
+    weft.config.verify_ir = True
+    yield
+    weft.config.verify_ir = saved
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _private_kernel_cache(tmp_path_factory):
     saved = weft.config.kernel_cache_dir
     weft.config.kernel_cache_dir = str(tmp_path_factory.mktemp("weft-cache"))

@@ -131,3 +131,16 @@ def test_limit_float_precision_value_forms():
                         ("-mllvm=-limit-float-precision=6 -mllvm=-limit-float-precision=0", 0)):
         with cpu.target(flags):
             assert cpu.limited_float_precision() == bits, flags
+
+
+def test_large_modules_get_o1_unless_a_level_is_set(monkeypatch):
+    """optimization_level None: O3, but O1 for modules of more than LARGE_MODULE_LINES lines
+    (LLVM's O3 time grows faster than the code); a level that is set applies to every size."""
+    small, large = "x\n" * 10, "x\n" * (cpu.LARGE_MODULE_LINES + 1)
+    monkeypatch.setattr(wp.config, "optimization_level", None)
+    assert (cpu.opt_level(), cpu.opt_level(small), cpu.opt_level(large)) == (3, 3, 1)
+    monkeypatch.setattr(wp.config, "optimization_level", 2)
+    assert (cpu.opt_level(small), cpu.opt_level(large)) == (2, 2)
+    monkeypatch.setattr(wp.config, "optimization_level", None)
+    monkeypatch.setattr(cpu, "LARGE_MODULE_LINES", 1)  # (the exp module compiled at O1 works)
+    assert _exp_under("-march=native") == pytest.approx(np.exp(0.5), rel=1e-6)

@@ -12,7 +12,14 @@ import pytest
 
 import weft as wp
 from tests.autodiff.helpers import check_adjoint
-from weft.codegen.spmd import FLAT_ROWS_BELOW, MAX_LANEWISE_SHARE, WIDTH, _lanewise_share, spmd_plan
+from weft.codegen.spmd import (
+    FLAT_ROWS_BELOW,
+    MAX_LANEWISE_SHARE,
+    MAX_VECTOR_BODY_OPS,
+    WIDTH,
+    _lanewise_count,
+    spmd_plan,
+)
 
 
 def run_both(kernel, dim, make_args, out_index):
@@ -650,8 +657,24 @@ def test_a_kernel_run_mostly_lane_by_lane_stays_scalar():
         i = wp.tid()
         y[i] = x[idx[i]]
 
-    assert _lanewise_share(spmd_plan(gathered.ir()), gathered.ir().body) < MAX_LANEWISE_SHARE
+    lanewise, total = _lanewise_count(spmd_plan(gathered.ir()), gathered.ir().body)
+    assert lanewise < MAX_LANEWISE_SHARE * total
     assert spmd_plan(walk_stack.ir()) is None
+
+
+def test_a_kernel_whose_vector_body_would_be_large_stays_scalar(monkeypatch):
+    """The vector body is (ops run once) + WIDTH x (ops run lane by lane); above
+    MAX_VECTOR_BODY_OPS the kernel keeps the scalar body (a 14,000-op collision kernel's
+    vector body took LLVM 10x the scalar compile time and ran slower)."""
+    from weft.codegen import spmd
+    fn = stencil_2d.ir()
+    lanewise, total = _lanewise_count(spmd_plan(fn), fn.body)
+    size = total - lanewise + WIDTH * lanewise
+    assert 0 < lanewise and size <= MAX_VECTOR_BODY_OPS
+    monkeypatch.setattr(spmd, "MAX_VECTOR_BODY_OPS", size)
+    assert spmd_plan(fn) is not None
+    monkeypatch.setattr(spmd, "MAX_VECTOR_BODY_OPS", size - 1)
+    assert spmd_plan(fn) is None
 
 
 @wp.kernel

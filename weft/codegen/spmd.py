@@ -323,8 +323,11 @@ def spmd_plan(fn: Function, flat: bool = False) -> SpmdPlan | None:
         # (straight-line code that LLVM's loop vectoriser handles by itself: along the rows of
         # a launch of several dimensions too, but not across short rows)
         return None
-    if _lanewise_share(plan, fn.body) > MAX_LANEWISE_SHARE:
+    lanewise, total = _lanewise_count(plan, fn.body)
+    if lanewise > MAX_LANEWISE_SHARE * total:
         return None  # (mostly lane by lane: WIDTH copies of the scalar code, no faster)
+    if total - lanewise + WIDTH * lanewise > MAX_VECTOR_BODY_OPS:
+        return None  # (a vector body that LLVM would take long to compile: see below)
     return plan
 
 
@@ -333,12 +336,19 @@ def spmd_plan(fn: Function, flat: bool = False) -> SpmdPlan | None:
 #: its vector body was 38,000 lines of LLVM IR, 19 s to compile, and gained nothing; n-body,
 #: spring forces and their adjoints have 3-12%.
 MAX_LANEWISE_SHARE = 0.5
+#: the largest vector body, in ops of the scalar body (an op run lane by lane counts WIDTH
+#: times), that a kernel gets; above it the kernel stays scalar. LLVM's time grows faster
+#: than the code: mujoco_warp's collision kernel (14,000 ops, 41% lane by lane, a vector
+#: body of 55,000) compiled in 55 s instead of 5.5 s and ran 18% slower than scalar, its
+#: branches masked. The kernels that gain from lanes (n-body, springs, attention, SVDs of
+#: MPM codes) have vector bodies of 60 to 2,000.
+MAX_VECTOR_BODY_OPS = 10_000
 
 
-def _lanewise_share(plan: SpmdPlan, body: Block) -> float:
-    """The share of the ops under `body` that run lane by lane (those in `plan.lanewise`
-    and everything nested in them, except accesses to elements side by side in the lanes,
-    which are one vector access)."""
+def _lanewise_count(plan: SpmdPlan, body: Block) -> tuple[int, int]:
+    """How many of the ops under `body` run lane by lane (those in `plan.lanewise` and
+    everything nested in them, except accesses to elements side by side in the lanes, which
+    are one vector access), and how many ops there are."""
     counts = [0, 0]  # lane by lane, all
 
     def visit(block: Block, in_lanes: bool):
@@ -350,7 +360,7 @@ def _lanewise_share(plan: SpmdPlan, body: Block) -> float:
             for region in op.regions:
                 visit(region, lanes)
     visit(body, False)
-    return counts[0] / max(counts[1], 1)
+    return counts[0], counts[1]
 
 
 def _scatters(plan: SpmdPlan, op: Op) -> bool:

@@ -111,10 +111,17 @@ def rename_uses(op: Op, mapping: dict):
 
 def walk(block: Block):
     """Every op in `block` and its nested regions, in program order (pre-order)."""
-    for op in block.ops:
-        yield op
-        for region in op.regions:
-            yield from walk(region)
+    # (a stack of iterators, not nested generators: an op nested n deep would pass through
+    # n generators on its way out, and kernels of inlined funcs nest deep)
+    stack = [iter(block.ops)]
+    while stack:
+        for op in stack[-1]:
+            yield op
+            if op.regions:
+                stack.extend(iter(region.ops) for region in reversed(op.regions))
+                break
+        else:
+            stack.pop()
 
 
 def operand_uses(block: Block) -> dict[int, list]:

@@ -203,12 +203,18 @@ PIPELINE = [("inline", inline_calls), ("invariant slots", drop_invariant_loop_sl
 
 
 def run_pipeline(fn: Function, dump: bool = False, check: bool = True) -> Function:
+    """`fn` through PIPELINE. `check`: verify the IR before and after, and after every stage
+    too under `config.verify_ir` (each check walks the whole function: a kernel of 40,000
+    ops spent 2 s in them)."""
+    from .. import config
     if check:
         verify(fn)
     for name, stage in PIPELINE:
         fn = stage(fn)
-        if check:
+        if check and config.verify_ir:
             verify(fn)
         if dump:
             print(f"--- after {name} ---\n{format_function(fn)}")
+    if check and not config.verify_ir:
+        verify(fn)
     return fn

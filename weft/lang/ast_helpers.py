@@ -191,12 +191,6 @@ def calls_inout_builtin(node) -> bool:
     return False
 
 
-def _read_outside(tree, name: str, inside) -> bool:
-    """Whether `name` is read anywhere in `tree` outside the lines of statement `inside`."""
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-               and not inside.lineno <= n.lineno <= inside.end_lineno for n in ast.walk(tree))
-
-
 def _target_names(target) -> set[str]:
     """The local names an assignment target rebinds: `v[i] = x` rebinds v (a functional
     update of a local composite), not i."""

@@ -152,6 +152,18 @@ class ParsedSource:
             except ValueError:  # a cell not yet filled (defined later in the enclosing scope)
                 pass
 
+    def read_outside(self, name: str, stmt: ast.stmt) -> bool:
+        """Whether the function reads local `name` anywhere outside the lines of `stmt`.
+        (Asked at every `if` and loop of every inlined call: the lines where each name is
+        read are collected in one walk of the tree.)"""
+        reads = self.__dict__.get("_read_lines")
+        if reads is None:
+            reads = self._read_lines = {}
+            for n in ast.walk(self.tree):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                    reads.setdefault(n.id, []).append(n.lineno)
+        return any(not stmt.lineno <= line <= stmt.end_lineno for line in reads.get(name, ()))
+
     def lookup(self, name: str):
         """(found, value) for a free name: closure, then globals, then Python builtins, then
         the weft module (Warp resolves `expect_eq(...)` without `wp.` in kernels)."""

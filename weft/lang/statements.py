@@ -36,7 +36,6 @@ from .ast_helpers import (
     _hint,
     _merged_type,
     _ordered_union,
-    _read_outside,
     _same_constant,
     _static_expression_names,
     _walk_stmts,
@@ -300,7 +299,7 @@ class StatementsMixin:
         # (Warp leaves it undefined; Python raises only if that path reads it, so a refusal
         # would reject `if hit: t = ...` followed by `if hit: use(t)`).
         one_sided = {n for n in _assigned_names(node.body) ^ _assigned_names(node.orelse)
-                     if _read_outside(self.src.tree, n, node)}
+                     if self.src.read_outside(n, node)}
         self.emit_if(cond, lambda: self.visit_block(node.body),
                      (lambda: self.visit_block(node.orelse)) if node.orelse else None, one_sided)
 
@@ -543,7 +542,7 @@ class StatementsMixin:
         constant range whose body does not rebind it, the constant last value (set by
         `_index_after_loop`)."""
         name = node.target.id
-        if not _read_outside(self.src.tree, name, node):
+        if not self.src.read_outside(name, node):
             return False
         if self._constant_last_index(node, start, stop, step) is not None:
             return False

@@ -24,7 +24,10 @@ MAX_PARAMS = 64
 def scatter_params(fn: Function) -> tuple[int, ...]:
     """Indices of `fn`'s array parameters used only as the target of `atomic` adds and
     subtracts whose results are unused (directly or through a func region's argument)."""
-    used = {v.id for op in walk(fn.body) for v in op.operands}
+    ops = list(walk(fn.body))
+    if not any(op.name == "atomic" for op in ops):
+        return ()  # (and no use lists to build: a kernel of 60,000 ops spent 0.3 s on them)
+    used = {v.id for op in ops for v in op.operands}
     uses = operand_uses(fn.body)
 
     def only_added_into(value, part=False) -> bool:
