@@ -3,6 +3,7 @@ from its record without building its IR, and a record is never reused for a kern
 code would differ (closure values, funcs, module attributes, structs, settings)."""
 
 import json
+import math
 import subprocess
 import sys
 import textwrap
@@ -174,11 +175,55 @@ def test_kernels_reading_what_cannot_be_described_get_no_record(fresh_cache):
     def reads_an_object(x: wp.array(dtype=float)):
         x[wp.tid()] = holder.factor
 
-    def uses_static(x: wp.array(dtype=float)):
-        x[wp.tid()] = wp.static(2.0 * 3.0)
+    def factor():
+        return 2.0
 
-    for f in (reads_an_object, uses_static):
-        assert _key(wp.kernel(f), (True,), (), "t") is None
+    def static_calls_a_python_function(x: wp.array(dtype=float)):
+        x[wp.tid()] = wp.static(factor())
+
+    def static_draws_a_random_number(x: wp.array(dtype=float)):
+        x[wp.tid()] = wp.static(np.random.rand())
+
+    def static_reads_an_attribute_of_a_func(x: wp.array(dtype=float)):
+        x[wp.tid()] = wp.static(_twice.__name__ == "_twice")
+
+    for f in (reads_an_object, static_calls_a_python_function, static_draws_a_random_number,
+              static_reads_an_attribute_of_a_func):
+        assert _key(wp.kernel(f), (True,), (), "t") is None, f.__name__
+
+
+@wp.func
+def _twice(v: float) -> float:
+    return 2.0 * v
+
+
+def _factory(offset, scale):
+    """A kernel factory whose `static(...)` expressions compute from its closure values alone."""
+    @wp.kernel(module="unique")
+    def shifted(x: wp.array(dtype=float)):
+        i = wp.tid()
+        if wp.static(offset is None):
+            x[i] = wp.static(_twice)(x[i]) * wp.static(math.cos(0.0) * scale)
+        else:
+            x[i] = x[i] + wp.static(float(offset) * scale)
+    return shifted
+
+
+def test_a_factory_kernel_with_pure_static_expressions_starts_warm(fresh_cache, no_ir):
+    """`static(pos is None)`, `static(math.cos(tol))`, `static(f)`: the values come from the
+    names the expressions read, which the record's text describes (a closure value that
+    changes makes another record)."""
+    for offset, scale, expected in ((None, 3.0, 6.0 * np.arange(4)), (1.5, 2.0, np.arange(4) + 3.0)):
+        assert warm_start.kernel_text(_factory(offset, scale)) is not None
+        x = wp.array(np.arange(4, dtype=np.float32))
+        wp.launch(_factory(offset, scale), 4, inputs=[x])
+        np.testing.assert_allclose(x.numpy(), expected)
+    assert warm_start.kernel_text(_factory(None, 3.0)) != warm_start.kernel_text(_factory(None, 2.0))
+    with no_ir:
+        kernel = _factory(1.5, 2.0)  # (a new kernel object, as in a new process)
+        x = wp.array(np.arange(4, dtype=np.float32))
+        wp.launch(kernel, 4, inputs=[x])
+    np.testing.assert_allclose(x.numpy(), np.arange(4) + 3.0)
 
 
 def test_errors_of_a_kernel_loaded_from_its_record_name_the_line(fresh_cache, no_ir):

@@ -92,7 +92,8 @@ def dead_code(fn: Function) -> Function:
     pass, which made big unrolled bodies such as 8x8 matrix adjoints quadratic)."""
     uses = Counter()
     _count_uses(fn.body, uses)
-    while _sweep_block(fn.body, uses):
+    effects: dict = {}  # (op id -> whether it has effects: removing dead ops never changes it)
+    while _sweep_block(fn.body, uses, effects):
         pass
     return fn
 
@@ -113,17 +114,23 @@ def _release(op: Op, uses: Counter):
         _count_uses(region, uses, -1)
 
 
-def _has_effects(op: Op) -> bool:
+def _has_effects(op: Op, memo: dict) -> bool:
+    """Whether `op` has effects (its regions' ops included), remembered in `memo` (an `if`
+    nested n deep is asked about by each of the n ops around it)."""
+    known = memo.get(id(op))
+    if known is not None:
+        return known
     if SPECS[op.name].effects or SPECS[op.name].terminator:
-        return True
-    if op.name == "call" and op.attrs["fn"].effects:
-        return True
-    if op.name == "call" and op.attrs["fn"].inout:
-        return False
-    # (a region's own `yield` only hands back its values: a loop or branch whose results
-    # nobody uses, and whose body stores nothing, is dead)
-    return any(_has_effects(inner) for region in op.regions for inner in region.ops
-               if not SPECS[inner.name].terminator)
+        result = True
+    elif op.name == "call":
+        result = bool(op.attrs["fn"].effects)
+    else:
+        # (a region's own `yield` only hands back its values: a loop or branch whose results
+        # nobody uses, and whose body stores nothing, is dead)
+        result = any(_has_effects(inner, memo) for region in op.regions for inner in region.ops
+                     if not SPECS[inner.name].terminator)
+    memo[id(op)] = result
+    return result
 
 
 def _prune_tile_map_outputs(op: Op, uses: Counter) -> bool:
@@ -172,23 +179,23 @@ def _drop_yielded(term: Op, dead: list, uses: Counter):
     term.operands = [v for k, v in enumerate(term.operands) if k not in dead]
 
 
-def _sweep_block(block: Block, uses: Counter) -> bool:
+def _sweep_block(block: Block, uses: Counter, effects: dict) -> bool:
     """Remove dead ops last to first (a value's uses all come after its definition, so its
     count is final when the sweep reaches it); True if anything changed."""
     changed = False
     kept = []
     for op in reversed(block.ops):
-        effects = _has_effects(op)
+        has_effects = _has_effects(op, effects)
         if op.name == "tile_map":
             changed |= _prune_tile_map_outputs(op, uses)
-        elif op.name == "if" and effects:
+        elif op.name == "if" and has_effects:
             changed |= _prune_if_results(op, uses)
-        if not effects and not any(uses[r.id] for r in op.results):
+        if not has_effects and not any(uses[r.id] for r in op.results):
             _release(op, uses)
             changed = True
             continue
         for region in op.regions:
-            changed |= _sweep_block(region, uses)
+            changed |= _sweep_block(region, uses, effects)
         if op.name == "tile_map":
             changed |= _prune_tile_map_inputs(op, uses)
         kept.append(op)

@@ -17,7 +17,11 @@ what its IR is made from:
   them; names read from weft itself (`wp.sin`, or bare as Warp allows) count as weft's
   own, which its fingerprint covers, unless the program set them there.
 
-A kernel referring to anything else (a Python function used in `static(...)`, an object
+A `static(...)` expression is evaluated from the names it reads, so it keeps the record
+where it only combines them with operators and calls functions of their arguments alone
+(`math`'s, a few of Python's builtins, weft's types and builtins, funcs): `static(pos == None)`
+in a kernel factory, `static(math.cos(tol))`. A kernel referring to anything else (a Python
+function called in `static(...)`, an object
 of a user's class, a native func) or rewritten by `code_transformers` has no record and is
 compiled, or loaded from the cache by its IR, as before: a record is only ever written
 where a missed dependency cannot make it stale. The record holds the object code's cache
@@ -28,11 +32,13 @@ something asks for it (a bounds error's message, `detect_anomaly`).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import hashlib
 import json
 import sys
+import textwrap
 import types as pytypes
 
 import numpy as np
@@ -186,8 +192,6 @@ def _references(pyfunc, seen: set) -> list:
     source.ParsedSource.lookup resolves them: closure, globals, Python's builtins, weft)."""
     code = pyfunc.__code__
     names = _names(code)
-    if "static" in names:  # (its expression may evaluate anything; see static_eval.py)
-        raise _Opaque("static")
     closure = {}
     for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
         try:
@@ -195,6 +199,8 @@ def _references(pyfunc, seen: set) -> list:
         except ValueError:
             closure[name] = None  # (an empty cell: the frontend reports it)
     env = pyfunc.__globals__
+    if "static" in names:  # (its expressions may evaluate anything; see static_eval.py)
+        _check_statics(pyfunc, closure)
     out = []
     for name in sorted(names):
         if name in closure:
@@ -209,6 +215,67 @@ def _references(pyfunc, seen: set) -> list:
             continue
         out.append(f"{name}={_describe(value, seen, names)}")
     return out
+
+
+#: Python builtins that a `static(...)` expression may call: functions of their arguments
+_PURE_BUILTINS = frozenset({"abs", "bool", "complex", "divmod", "float", "int", "len", "max", "min", "pow",
+                            "range", "round", "str", "sum", "tuple"})
+#: the syntax a `static(...)` expression may use besides calls: names, attributes of modules,
+#: constants, operators, conditional expressions, tuples and lists, subscripts
+_PURE_NODES = (ast.Name, ast.Load, ast.Attribute, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp,
+               ast.Compare, ast.IfExp, ast.Tuple, ast.List, ast.Subscript, ast.Slice, ast.keyword,
+               ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.Call)
+
+
+def _check_statics(pyfunc, closure: dict) -> None:
+    """Raise _Opaque unless every `static(...)` expression in `pyfunc` computes its value
+    from the names it reads alone (which _references describes), with _PURE_NODES syntax
+    and calls of pure functions (_pure_callable)."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(source_lines(pyfunc)[0])))
+    except (OSError, TypeError, SyntaxError):
+        raise _Opaque("static") from None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _named(node.func, "static"):
+            for part in (n for arg in (*node.args, *node.keywords) for n in ast.walk(arg)):
+                if not isinstance(part, _PURE_NODES):
+                    raise _Opaque(f"static: {type(part).__name__}")
+                if isinstance(part, ast.Attribute) and not isinstance(_resolve(part.value, pyfunc, closure),
+                                                                      pytypes.ModuleType):
+                    raise _Opaque("static: an attribute of a value")  # (not described: `f.core`)
+                if isinstance(part, ast.Call) and not _pure_callable(_resolve(part.func, pyfunc, closure)):
+                    raise _Opaque("static: a call")
+
+
+def _named(node, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name
+
+
+def _resolve(node, pyfunc, closure: dict):
+    """The value a name or a module's attribute in `pyfunc` stands for (as the frontend
+    resolves names: closure, globals, Python's builtins, weft); raises _Opaque."""
+    if isinstance(node, ast.Name):
+        for space in (closure, pyfunc.__globals__, vars(builtins)):
+            if node.id in space:
+                return space[node.id]
+        if hasattr(sys.modules["weft"], node.id):
+            return getattr(sys.modules["weft"], node.id)
+    elif isinstance(node, ast.Attribute):
+        base = _resolve(node.value, pyfunc, closure)
+        if isinstance(base, pytypes.ModuleType) and hasattr(base, node.attr):
+            return getattr(base, node.attr)
+    raise _Opaque("static: a name")
+
+
+def _pure_callable(f) -> bool:
+    """Whether calling `f` gives a value that depends on its arguments alone."""
+    if isinstance(f, (pytypes.BuiltinFunctionType, pytypes.FunctionType)) and getattr(f, "__module__", None) == "math":
+        return True
+    if getattr(builtins, getattr(f, "__name__", ""), None) is f:
+        return f.__name__ in _PURE_BUILTINS
+    if isinstance(f, (Type, Func)) or type(f).__module__ == "weft.builtins.registry":
+        return True  # (weft's types, builtins and funcs evaluated in Python)
+    return isinstance(f, type) and (issubclass(f, np.generic) or (f.__module__ or "").startswith("weft.types"))
 
 
 def _describe(value, seen: set, names: frozenset = frozenset()) -> str:
