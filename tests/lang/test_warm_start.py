@@ -2,6 +2,7 @@
 from its record without building its IR, and a record is never reused for a kernel whose
 code would differ (closure values, funcs, module attributes, structs, settings)."""
 
+import enum
 import json
 import math
 import subprocess
@@ -197,6 +198,11 @@ def _twice(v: float) -> float:
     return 2.0 * v
 
 
+class _Shape(enum.IntEnum):
+    NONE = 0
+    BOX = 1
+
+
 def _factory(offset, scale):
     """A kernel factory whose `static(...)` expressions compute from its closure values alone."""
     @wp.kernel(module="unique")
@@ -205,14 +211,14 @@ def _factory(offset, scale):
         if wp.static(offset is None):
             x[i] = wp.static(_twice)(x[i]) * wp.static(math.cos(0.0) * scale)
         else:
-            x[i] = x[i] + wp.static(float(offset) * scale)
+            x[i] = x[i] + wp.static(float(offset) * scale) + float(_Shape.BOX - _Shape.BOX)
     return shifted
 
 
 def test_a_factory_kernel_with_pure_static_expressions_starts_warm(fresh_cache, no_ir):
     """`static(pos is None)`, `static(math.cos(tol))`, `static(f)`: the values come from the
     names the expressions read, which the record's text describes (a closure value that
-    changes makes another record)."""
+    changes makes another record); an IntEnum class is described by its members."""
     for offset, scale, expected in ((None, 3.0, 6.0 * np.arange(4)), (1.5, 2.0, np.arange(4) + 3.0)):
         assert warm_start.kernel_text(_factory(offset, scale)) is not None
         x = wp.array(np.arange(4, dtype=np.float32))

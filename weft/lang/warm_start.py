@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import functools
 import hashlib
 import json
@@ -303,6 +304,11 @@ def _describe(value, seen: set, names: frozenset = frozenset()) -> str:
         return _func_text(value, seen)
     if isinstance(value, type) and (value.__module__ or "").startswith("weft."):
         return f"weft-class:{value.__module__}.{value.__qualname__}"
+    if isinstance(value, type) and issubclass(value, enum.Enum):  # (`GeomType.BOX`: its members' values)
+        members = ";".join(f"{m.name}={_describe(m.value, seen)}" for m in value)
+        return f"enum:{value.__module__}.{value.__qualname__}{{{members}}}"
+    if isinstance(value, enum.Enum):
+        return f"enum-member:{type(value).__qualname__}.{value.name}={_describe(value.value, seen)}"
     raise _Opaque(type(value).__qualname__)
 
 
