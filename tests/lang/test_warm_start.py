@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import types
+from typing import Any
 
 import numpy as np
 import pytest
@@ -185,17 +186,47 @@ def test_kernels_reading_what_cannot_be_described_get_no_record(fresh_cache):
     def static_draws_a_random_number(x: wp.array(dtype=float)):
         x[wp.tid()] = wp.static(np.random.rand())
 
-    def static_reads_an_attribute_of_a_func(x: wp.array(dtype=float)):
-        x[wp.tid()] = wp.static(_twice.__name__ == "_twice")
+    scale = 2.0
+
+    def static_reads_an_attribute_of_a_number(x: wp.array(dtype=float)):
+        x[wp.tid()] = wp.static(scale.real)
 
     for f in (reads_an_object, static_calls_a_python_function, static_draws_a_random_number,
-              static_reads_an_attribute_of_a_func):
+              static_reads_an_attribute_of_a_number):
         assert _key(wp.kernel(f), (True,), (), "t") is None, f.__name__
 
 
 @wp.func
 def _twice(v: float) -> float:
     return 2.0 * v
+
+
+@wp.func
+def _thrice(v: float) -> float:
+    return 3.0 * v
+
+
+_twice.variant = _thrice  # (a func hung on another, as newton's factories hang `solve.core`)
+
+
+@wp.func
+def _generic_half(v: Any):
+    return v * 0.5
+
+
+def test_a_kernel_calling_a_generic_func_gets_a_record(fresh_cache, no_ir):
+    """A func with `Any` parameters is described by its source like any other."""
+    def make():
+        def halves(x: wp.array(dtype=float)):
+            x[wp.tid()] = _generic_half(x[wp.tid()])
+        return wp.kernel(halves)
+
+    assert warm_start.kernel_text(make()) is not None
+    x = wp.array(np.arange(4, dtype=np.float32))
+    wp.launch(make(), 4, inputs=[x])
+    with no_ir:
+        wp.launch(make(), 4, inputs=[x])  # (a new kernel object, from the record)
+    np.testing.assert_allclose(x.numpy(), np.arange(4) * 0.25)
 
 
 class _Shape(enum.IntEnum):
@@ -209,22 +240,28 @@ def _factory(offset, scale):
     def shifted(x: wp.array(dtype=float)):
         i = wp.tid()
         if wp.static(offset is None):
-            x[i] = wp.static(_twice)(x[i]) * wp.static(math.cos(0.0) * scale)
+            x[i] = wp.static(_twice.variant)(x[i]) * wp.static(math.cos(0.0) * scale)
         else:
             x[i] = x[i] + wp.static(float(offset) * scale) + float(_Shape.BOX - _Shape.BOX)
     return shifted
 
 
 def test_a_factory_kernel_with_pure_static_expressions_starts_warm(fresh_cache, no_ir):
-    """`static(pos is None)`, `static(math.cos(tol))`, `static(f)`: the values come from the
+    """`static(pos is None)`, `static(math.cos(tol))`, `static(f.variant)`: the values come from the
     names the expressions read, which the record's text describes (a closure value that
     changes makes another record); an IntEnum class is described by its members."""
-    for offset, scale, expected in ((None, 3.0, 6.0 * np.arange(4)), (1.5, 2.0, np.arange(4) + 3.0)):
+    for offset, scale, expected in ((None, 3.0, 9.0 * np.arange(4)), (1.5, 2.0, np.arange(4) + 3.0)):
         assert warm_start.kernel_text(_factory(offset, scale)) is not None
         x = wp.array(np.arange(4, dtype=np.float32))
         wp.launch(_factory(offset, scale), 4, inputs=[x])
         np.testing.assert_allclose(x.numpy(), expected)
     assert warm_start.kernel_text(_factory(None, 3.0)) != warm_start.kernel_text(_factory(None, 2.0))
+    before = warm_start.kernel_text(_factory(None, 3.0))
+    _twice.variant = _twice
+    try:
+        assert warm_start.kernel_text(_factory(None, 3.0)) != before  # (the attribute is part of the text)
+    finally:
+        _twice.variant = _thrice
     with no_ir:
         kernel = _factory(1.5, 2.0)  # (a new kernel object, as in a new process)
         x = wp.array(np.arange(4, dtype=np.float32))

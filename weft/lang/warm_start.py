@@ -48,7 +48,7 @@ from .. import config
 from ..codegen import cache
 from ..types import StructType, Type
 from ..types.scalars import SCALAR_VALUES
-from .function import Func
+from .function import GENERIC, Func
 from .source import source_lines
 
 RECORD_SUFFIX = ".warm"
@@ -200,9 +200,9 @@ def _references(pyfunc, seen: set) -> list:
         except ValueError:
             closure[name] = None  # (an empty cell: the frontend reports it)
     env = pyfunc.__globals__
-    if "static" in names:  # (its expressions may evaluate anything; see static_eval.py)
-        _check_statics(pyfunc, closure)
     out = []
+    if "static" in names:  # (its expressions may evaluate anything; see static_eval.py)
+        out += _static_attributes(pyfunc, closure, seen)
     for name in sorted(names):
         if name in closure:
             value = closure[name]
@@ -228,24 +228,31 @@ _PURE_NODES = (ast.Name, ast.Load, ast.Attribute, ast.Constant, ast.BinOp, ast.U
                ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.Call)
 
 
-def _check_statics(pyfunc, closure: dict) -> None:
-    """Raise _Opaque unless every `static(...)` expression in `pyfunc` computes its value
-    from the names it reads alone (which _references describes), with _PURE_NODES syntax
-    and calls of pure functions (_pure_callable)."""
+def _static_attributes(pyfunc, closure: dict, seen: set) -> list:
+    """Descriptions of the funcs' attributes that `static(...)` expressions in `pyfunc` read
+    (newton's `static(solve.core)`: a func a factory hung on another); raises _Opaque
+    unless every such expression computes its value from the names it reads alone (which
+    _references describes) and those attributes, with _PURE_NODES syntax and calls of pure
+    functions (_pure_callable)."""
     try:
         tree = ast.parse(textwrap.dedent("".join(source_lines(pyfunc)[0])))
     except (OSError, TypeError, SyntaxError):
         raise _Opaque("static") from None
+    out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _named(node.func, "static"):
             for part in (n for arg in (*node.args, *node.keywords) for n in ast.walk(arg)):
                 if not isinstance(part, _PURE_NODES):
                     raise _Opaque(f"static: {type(part).__name__}")
-                if isinstance(part, ast.Attribute) and not isinstance(_resolve(part.value, pyfunc, closure),
-                                                                      pytypes.ModuleType):
-                    raise _Opaque("static: an attribute of a value")  # (not described: `f.core`)
+                if isinstance(part, ast.Attribute):
+                    base = _resolve(part.value, pyfunc, closure)
+                    if isinstance(base, Func):
+                        out.append(f"{ast.unparse(part)}={_describe(getattr(base, part.attr, None), seen)}")
+                    elif not isinstance(base, pytypes.ModuleType):
+                        raise _Opaque("static: an attribute of a value")  # (its value is not described)
                 if isinstance(part, ast.Call) and not _pure_callable(_resolve(part.func, pyfunc, closure)):
                     raise _Opaque("static: a call")
+    return out
 
 
 def _named(node, name: str) -> bool:
@@ -253,8 +260,9 @@ def _named(node, name: str) -> bool:
 
 
 def _resolve(node, pyfunc, closure: dict):
-    """The value a name or a module's attribute in `pyfunc` stands for (as the frontend
-    resolves names: closure, globals, Python's builtins, weft); raises _Opaque."""
+    """The value a name, a module's attribute or a func's attribute in `pyfunc` stands for
+    (as the frontend resolves names: closure, globals, Python's builtins, weft); raises
+    _Opaque."""
     if isinstance(node, ast.Name):
         for space in (closure, pyfunc.__globals__, vars(builtins)):
             if node.id in space:
@@ -263,7 +271,7 @@ def _resolve(node, pyfunc, closure: dict):
             return getattr(sys.modules["weft"], node.id)
     elif isinstance(node, ast.Attribute):
         base = _resolve(node.value, pyfunc, closure)
-        if isinstance(base, pytypes.ModuleType) and hasattr(base, node.attr):
+        if isinstance(base, (pytypes.ModuleType, Func)) and hasattr(base, node.attr):
             return getattr(base, node.attr)
     raise _Opaque("static: a name")
 
@@ -357,7 +365,7 @@ def _func_text(func, seen: set) -> str:
     parts = [f"func {func.key} {func.name}"]
     for overload in func.overloads:
         parts.append(_function_text(overload.pyfunc, seen, overload.source_text))
-        parts.append(";".join(f"{n}:{_type_text(t)}" for n, t in overload.params.items()))
+        parts.append(";".join(f"{n}:{'any' if t is GENERIC else _type_text(t)}" for n, t in overload.params.items()))
         parts.append("returns " + ("?" if overload.ret_type is None else _type_text(overload.ret_type)))
         parts.append(_mapping_text(overload.defaults))
         for hook in (overload.custom_grad, overload.custom_replay):
