@@ -234,10 +234,12 @@ def _replaced(params, key, value):
 def _compile_checked(kernel, ck, params, adjoint, check_loads):
     from ..codegen import cpu
     from ..codegen.fp_checks import FPCheckCodegen
+    from ..ir.outline import inline_kept_calls
     from ..lang.compiled import CompiledKernel, KernelFacts
     spec = kernel.specialization(params, adjoint)
     with cpu.target(*kernel.target):
-        cg = FPCheckCodegen(ck.fn, spec, check_loads=check_loads, bounds_checks=True,
+        # (its checks follow values through one body: kept calls inlined, ir/outline.py)
+        cg = FPCheckCodegen(inline_kept_calls(ck.fn), spec, check_loads=check_loads, bounds_checks=True,
                             fast_math=kernel.fast_math)
         tm = cpu.target_machine()
         cg.module.triple = tm.triple
@@ -350,7 +352,8 @@ def _forward_op(kernel, adj_op) -> str | None:
     carry the location of the forward op they differentiate): a call if there is one
     (`sqrt`), else an arithmetic op of the same kind."""
     from ..codegen.fp_checks import op_name
-    candidates = [op for op in walk(kernel.ir().body) if op.loc == adj_op.loc and op_name(op)]
+    from ..ir.outline import inline_kept_calls
+    candidates = [op for op in walk(inline_kept_calls(kernel.ir()).body) if op.loc == adj_op.loc and op_name(op)]
     calls = [op for op in candidates if op.name == "call"]
     same = [op for op in candidates if op.name == adj_op.name and op.attrs == adj_op.attrs]
     pick = calls or same or candidates

@@ -28,10 +28,12 @@ import llvmlite.ir as ir
 
 from .. import config
 from ..ir.core import Block, Function, Op, Value, constant_value, walk
+from ..ir.outline import kept_bodies
 from ..transforms.composite_memory import composites_in_memory
 from ..transforms.scatter import scatter_params
 from ..types import ArrayType, StructType, float32
 from ..types.layout import ctype_of
+from .call_ops import CallOps
 from .composite_ops import CompositeOps
 from .control_ops import ControlOps
 from .llvm_types import (
@@ -76,7 +78,8 @@ def _stores_struct_fields(op) -> bool:
     return isinstance(dtype, StructType) and ctypes.sizeof(ctype_of(dtype)) > WIDE_STRUCT_BYTES
 
 
-class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, UniformAccumulation, SpmdOps):
+class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, UniformAccumulation, SpmdOps,
+                    CallOps):
     """Lowers one kernel IR function with one specialisation to an LLVM module."""
 
     #: run a kernel's threads on SIMD lanes where that pays (spmd.py)
@@ -93,6 +96,9 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         """`short_rows`: the variant for launches of several dimensions whose rows are shorter
         than FLAT_ROWS_BELOW (lanes along the linear thread index: spmd.py)."""
         self.fn = composites_in_memory(fn) if self.keep_indexed_composites_in_memory else fn
+        # the bodies of kept calls (ir/outline.py), each lowered once (call_ops.py)
+        self.kept = {id(body): composites_in_memory(body) if self.keep_indexed_composites_in_memory else body
+                     for body in kept_bodies(fn)}
         self.short_rows = short_rows
         self.contiguous_params = contiguous
         self.bounds_checks = bounds_checks
@@ -136,7 +142,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
     # Sites ---------------------------------------------------------------------------------
     def _collect_sites(self):
         self.scratch_size = 16
-        for op in walk(self.fn.body):
+        for op in (op for f in (self.fn, *self.kept.values()) for op in walk(f.body)):
             if op.name in ("load", "store", "atomic", "view", "slice"):
                 arr = op.operands[0]
                 what = f"array '{arr.hint}'" if arr.hint else "array"
@@ -439,7 +445,7 @@ class KernelCodegen(ScalarOps, CompositeOps, MemoryOps, ControlOps, TileOps, Uni
         result = handler(op)
         if op.name in _ROUNDING_OPS and len(op.results) == 1 and has_bfloat16(op.results[0].type):
             result = self.round_bf16_leaves(result, op.results[0].type)
-        if op.name in ("if", "for", "while", "func_region", "pop", "tile_map") or len(op.results) > 1:
+        if op.name in ("if", "for", "while", "func_region", "call_func", "pop", "tile_map") or len(op.results) > 1:
             for r, v in zip(op.results, result):  # handlers of these return one value per result
                 self.values[r.id] = v
         elif op.results:

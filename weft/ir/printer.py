@@ -15,11 +15,16 @@ def format_function(fn: Function, mark=None, locations: bool = False) -> str:
         return names[v.id]
 
     lines: list[str] = []
-    params = ", ".join(f"{name(p)}: {_type_text(p.type)}" for p in fn.params)
-    ret = f" -> {_type_text(fn.ret_type)}" if fn.ret_type is not None else ""
-    lines.append(f"{fn.kind} {fn.name}({params}){ret} {{")
-    _format_block(fn.body, 1, lines, name, mark, locations)
-    lines.append("}")
+    bodies: dict[int, int] = {}  # the bodies of kept calls (ir/outline.py): id -> number
+    pending = [fn]
+    while pending:
+        f = pending.pop(0)
+        params = ", ".join(f"{name(p)}: {_type_text(p.type)}" for p in f.params)
+        ret = f" -> {_type_text(f.ret_type)}" if f.ret_type is not None else ""
+        title = f.name if f is fn else f"{f.name}#{bodies[id(f)]}"
+        lines.append(f"{f.kind} {title}({params}){ret} {{")
+        _format_block(f.body, 1, lines, name, mark, locations, bodies, pending)
+        lines.append("}")
     return "\n".join(lines)
 
 
@@ -36,13 +41,20 @@ def _format_attr(value) -> str:
     return repr(value)
 
 
-def _format_block(block: Block, depth: int, lines, name, mark, locations):
+def _format_block(block: Block, depth: int, lines, name, mark, locations, bodies, pending):
+    """`block`'s ops; the bodies of kept calls are numbered in `bodies` and queued in
+    `pending` (printed after the function, each once)."""
     pad = "  " * depth
     for op in block.ops:
         results = ", ".join(f"{name(r)}: {_type_text(r.type)}" for r in op.results)
         head = f"{results} = " if results else ""
         operands = ", ".join(name(v) for v in op.operands)
-        attrs = ", ".join(f"{k}={_format_attr(v)}" for k, v in op.attrs.items())
+        body = op.attrs.get("body") if op.name == "call_func" else None
+        if body is not None and id(body) not in bodies:
+            bodies[id(body)] = len(bodies)
+            pending.append(body)
+        attrs = ", ".join(f"{k}=#{bodies[id(v)]}" if body is not None and v is body else f"{k}={_format_attr(v)}"
+                          for k, v in op.attrs.items())
         text = f"{pad}{head}{op.name} {operands}".rstrip()
         if attrs:
             text += f" {{{attrs}}}"
@@ -57,5 +69,5 @@ def _format_block(block: Block, depth: int, lines, name, mark, locations):
         for region in op.regions:
             args = ", ".join(f"{name(a)}: {_type_text(a.type)}" for a in region.args)
             lines.append(f"{pad}  ^({args}):")
-            _format_block(region, depth + 2, lines, name, mark, locations)
+            _format_block(region, depth + 2, lines, name, mark, locations, bodies, pending)
         lines.append(f"{pad})")

@@ -218,6 +218,17 @@ class FuncInstance:
                 self._compiling = False
         return self._ir
 
+    def ir_with_calls(self):
+        """The func's IR as the frontend makes it, its own calls not inlined (ir/outline.py
+        decides which to keep); built anew at each call."""
+        from .frontend import FunctionCompiler
+        self.ir()  # (compiled and checked once: errors are reported there)
+        ret = self.overload.ret_type
+        fc = FunctionCompiler(self.overload.source, "func", self.func.name, self.param_types,
+                              None if is_generic(ret) else ret, constants=self.functions)
+        fc.ref_params = self.overload.ref_params
+        return verify(fc.compile())
+
 
 class Overload:
     def __init__(self, pyfunc, source: str | None = None):

@@ -15,6 +15,7 @@ import time
 
 from .. import config
 from ..ir.core import Loc, walk
+from ..ir.outline import inline_kept_calls, outline_large_calls
 from ..ir.passes import run_pipeline
 from ..ir.printer import format_function
 from ..types import ArrayType, StructType
@@ -211,7 +212,10 @@ class Kernel:
             fc = FunctionCompiler(self.parsed_source(), "kernel", self.name, self.params)
             fc.enable_backward = self.enable_backward  # (builtins that Warp refuses in differentiable kernels)
             with compiling_in(mode), compiling_lanes(self.lanes.block_dim if self.lanes else 1):
-                ir = run_pipeline(fc.compile(), check=True)
+                ir = fc.compile()
+                if self.lanes is None:
+                    ir = outline_large_calls(ir)  # (very large kernels keep large funcs as calls)
+                ir = run_pipeline(ir, check=True)
             if self.lanes is not None:
                 from ..transforms.lanes import lower_lanes
                 ir = run_pipeline(lower_lanes(ir, self.lanes), check=True)
@@ -296,7 +300,7 @@ class Kernel:
             from ..ir.passes import dead_code
             from ..ir.verify import verify
             try:
-                fn = adjoint_function(self.ir(grid=grid), self.name, absent, keep)
+                fn = adjoint_function(inline_kept_calls(self.ir(grid=grid)), self.name, absent, keep)
                 ir = self._ir[key] = verify(dead_code(verify(fn)))
             except CompileError as err:
                 raise err.with_traceback(None) from None
