@@ -137,3 +137,26 @@ def test_funcs_of_arrays_are_inlined_and_the_ir_text_holds_the_bodies(keep_calls
     for _ in range(2):
         v = np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
     np.testing.assert_allclose(out.numpy()[0], 3.0 + v[0], rtol=1e-6)
+
+
+@wp.func
+def _cube(x: float) -> float:
+    return x * x * x
+
+
+@wp.func
+def _slope(x: float) -> float:
+    return wp.grad(_cube)(x) + 1.0
+
+
+def test_a_kept_func_may_call_the_gradient_of_another(keep_calls):
+    @wp.kernel(module="unique")
+    def slopes(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = _slope(x[i]) + _slope(2.0 * x[i])
+
+    assert [b.name for b in outline.kept_bodies(slopes.ir())] == ["_slope"]
+    x = np.array([0.5, 1.0, -2.0], dtype=np.float32)
+    out = wp.zeros(3, dtype=float)
+    wp.launch(slopes, 3, inputs=[wp.array(x), out])
+    np.testing.assert_allclose(out.numpy(), 3 * x**2 + 1 + 3 * (2 * x) ** 2 + 1, rtol=1e-6)

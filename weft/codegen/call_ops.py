@@ -48,9 +48,14 @@ class CallOps:
         functions[id(body)] = f
         saved = {k: getattr(self, k) for k in _STATE}
         try:
+            # (the entry block only sets up and branches: allocas go to its top, _entry_alloca,
+            # which would move the place of a builder still filling it)
             b = self.builder = ir.IRBuilder(f.append_basic_block("entry"))
             self.func, self.ctx_ptr, self.thread_index = f, f.args[0], f.args[1]
             self.scratch = b.load(b.gep(f.args[0], [I32(0), I32(5)], source_etype=CTX_TYPE), typ=PTR)
+            start = f.append_basic_block("body")
+            b.branch(start)
+            b.position_at_end(start)
             self.active, self.tids, self.restart, self.vector_mode, self.lane = frozenset(), {}, None, False, None
             leaves = iter(f.args[2:])
             self.values = {p.id: self.from_leaves(p.type, leaves) for p in body.params}

@@ -126,9 +126,10 @@ def limited_float_precision() -> int:
 
 #: with `optimization_level` None, a module of more lines of LLVM IR than this gets O1, not
 #: O3: LLVM's O3 time grows faster than the code. newton's MPR + GJK collision kernel (90,000
-#: lines) took 11 s at O3 and 2 s at O1 and ran 3% slower; mujoco_warp's primitive
-#: collision kernel (53,000 lines, O3: 2.2 s; O1: 0.8 s) ran 15% slower at O1, so it keeps O3.
-LARGE_MODULE_LINES = 75_000
+#: lines; 67,000 with its large funcs kept as calls, ir/outline.py) took 11 s at O3 and 2 s
+#: at O1 and ran 3% slower; mujoco_warp's primitive collision kernel (53,000 lines, O3: 2.2 s;
+#: O1: 0.8 s) ran 15% slower at O1, so it keeps O3.
+LARGE_MODULE_LINES = 60_000
 
 
 def opt_level(llvm_ir: str | None = None) -> int:
