@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import weft as wp
+from tests.autodiff.helpers import check_tape
 from weft.ir import outline
 from weft.ir.core import walk
 from weft.ir.printer import format_function
@@ -95,26 +96,12 @@ def test_gradients_through_kept_calls_match_finite_differences(keep_calls):
     assert outline.kept_bodies(loss.ir())
     x0 = np.random.default_rng(1).normal(size=(5, 3))
 
-    def value(xs):
-        out = wp.zeros(1, dtype=wp.float64)
-        wp.launch(loss, 5, inputs=[wp.array(xs, dtype=wp.vec3d), out])
-        return out.numpy()[0]
+    def record(arrays):
+        out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
+        wp.launch(loss, 5, inputs=[arrays[0], out])
+        return out
 
-    x = wp.array(x0, dtype=wp.vec3d, requires_grad=True)
-    out = wp.zeros(1, dtype=wp.float64, requires_grad=True)
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, 5, inputs=[x, out])
-    tape.backward(loss=out)
-    grad = x.grad.numpy()
-    eps = 1e-6
-    numeric = np.zeros_like(x0)
-    for idx in np.ndindex(*x0.shape):
-        up, down = x0.copy(), x0.copy()
-        up[idx] += eps
-        down[idx] -= eps
-        numeric[idx] = (value(up) - value(down)) / (2 * eps)
-    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
+    check_tape(record, [(x0, wp.vec3d)], rtol=1e-6, atol=1e-8)
 
 
 def test_funcs_of_arrays_are_inlined_and_the_ir_text_holds_the_bodies(keep_calls):

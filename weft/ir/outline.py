@@ -21,8 +21,10 @@ elements and remove dead code) see a kept call as one pure op. Whatever needs wh
 
 from __future__ import annotations
 
-from .core import Block, Function, walk
-from .passes import clone_op, dead_code, inline_calls
+import copy
+
+from .core import Block, Function, rename_uses, walk
+from .passes import clone_block, clone_op, dead_code, inline_calls
 from .verify import verify
 
 #: kernels whose body, every call inlined, would have more ops than this keep large calls.
@@ -52,11 +54,8 @@ def inline_kept_calls(fn: Function) -> Function:
     """A copy of `fn` with every kept call inlined (`fn` itself if it has none)."""
     if not any(op.name == "call_func" for op in walk(fn.body)):
         return fn
-    out = Function(fn.name, fn.kind, fn.param_names, [p.type for p in fn.params], fn.ret_type, fn.loc)
-    out.__dict__.update({k: v for k, v in fn.__dict__.items() if k not in ("body", "name", "kind", "param_names",
-                                                                            "ret_type", "loc")})
-    mapping = {old.id: new for old, new in zip(fn.params, out.params)}
-    out.body.ops = [clone_op(op, mapping) for op in fn.body.ops]
+    out = copy.copy(fn)
+    out.body = clone_block(fn.body, {})
     _strip_bodies(out.body)
     return inline_calls(out)
 
@@ -141,10 +140,7 @@ def _expand(block: Block, bodies: dict):
     bodies (func_region calls, of custom gradients, are left to inline_calls)."""
     out, mapping = [], {}
     for op in block.ops:
-        if mapping:
-            op.operands = [mapping.get(v.id, v) for v in op.operands]
-            for region in op.regions:
-                _rename(region, mapping)
+        rename_uses(op, mapping)
         for region in op.regions:
             _expand(region, bodies)
         instance = op.attrs.get("func") if op.name == "call_func" and "body" not in op.attrs else None
@@ -170,13 +166,6 @@ def _expandable(instance) -> bool:
     overload = getattr(instance, "overload", None)  # (None: another kind of call, `wp.grad(f)`'s)
     return overload is not None and not (getattr(instance, "custom_grad", None) or getattr(
         instance, "custom_replay", None) or getattr(instance.func, "native", False) or overload.ref_params)
-
-
-def _rename(block: Block, mapping: dict):
-    for op in block.ops:
-        op.operands = [mapping.get(v.id, v) for v in op.operands]
-        for region in op.regions:
-            _rename(region, mapping)
 
 
 def _body(instance, bodies: dict) -> Function:

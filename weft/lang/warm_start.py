@@ -39,7 +39,6 @@ import functools
 import hashlib
 import json
 import sys
-import textwrap
 import types as pytypes
 
 import numpy as np
@@ -49,7 +48,7 @@ from ..codegen import cache
 from ..types import StructType, Type
 from ..types.scalars import SCALAR_VALUES
 from .function import GENERIC, Func
-from .source import source_lines
+from .source import ParsedSource, source_lines
 
 RECORD_SUFFIX = ".warm"
 
@@ -202,7 +201,7 @@ def _references(pyfunc, seen: set) -> list:
     env = pyfunc.__globals__
     out = []
     if "static" in names:  # (its expressions may evaluate anything; see static_eval.py)
-        out += _static_attributes(pyfunc, closure, seen)
+        out += _static_attributes(pyfunc, seen)
     for name in sorted(names):
         if name in closure:
             value = closure[name]
@@ -228,29 +227,29 @@ _PURE_NODES = (ast.Name, ast.Load, ast.Attribute, ast.Constant, ast.BinOp, ast.U
                ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.Call)
 
 
-def _static_attributes(pyfunc, closure: dict, seen: set) -> list:
+def _static_attributes(pyfunc, seen: set) -> list:
     """Descriptions of the funcs' attributes that `static(...)` expressions in `pyfunc` read
     (newton's `static(solve.core)`: a func a factory hung on another); raises _Opaque
     unless every such expression computes its value from the names it reads alone (which
     _references describes) and those attributes, with _PURE_NODES syntax and calls of pure
     functions (_pure_callable)."""
     try:
-        tree = ast.parse(textwrap.dedent("".join(source_lines(pyfunc)[0])))
-    except (OSError, TypeError, SyntaxError):
+        src = ParsedSource(pyfunc)  # (its tree, and its `lookup`: names resolved as the frontend does)
+    except (TypeError, SyntaxError):
         raise _Opaque("static") from None
     out = []
-    for node in ast.walk(tree):
+    for node in ast.walk(src.tree):
         if isinstance(node, ast.Call) and _named(node.func, "static"):
             for part in (n for arg in (*node.args, *node.keywords) for n in ast.walk(arg)):
                 if not isinstance(part, _PURE_NODES):
                     raise _Opaque(f"static: {type(part).__name__}")
                 if isinstance(part, ast.Attribute):
-                    base = _resolve(part.value, pyfunc, closure)
+                    base = _resolve(part.value, src)
                     if isinstance(base, Func):
                         out.append(f"{ast.unparse(part)}={_describe(getattr(base, part.attr, None), seen)}")
                     elif not isinstance(base, pytypes.ModuleType):
                         raise _Opaque("static: an attribute of a value")  # (its value is not described)
-                if isinstance(part, ast.Call) and not _pure_callable(_resolve(part.func, pyfunc, closure)):
+                if isinstance(part, ast.Call) and not _pure_callable(_resolve(part.func, src)):
                     raise _Opaque("static: a call")
     return out
 
@@ -259,18 +258,15 @@ def _named(node, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name or isinstance(node, ast.Attribute) and node.attr == name
 
 
-def _resolve(node, pyfunc, closure: dict):
-    """The value a name, a module's attribute or a func's attribute in `pyfunc` stands for
-    (as the frontend resolves names: closure, globals, Python's builtins, weft); raises
-    _Opaque."""
+def _resolve(node, src: ParsedSource):
+    """The value a name, a module's attribute or a func's attribute in `src`'s function
+    stands for (a name as the frontend resolves it: ParsedSource.lookup); raises _Opaque."""
     if isinstance(node, ast.Name):
-        for space in (closure, pyfunc.__globals__, vars(builtins)):
-            if node.id in space:
-                return space[node.id]
-        if hasattr(sys.modules["weft"], node.id):
-            return getattr(sys.modules["weft"], node.id)
+        found, value = src.lookup(node.id)
+        if found:
+            return value
     elif isinstance(node, ast.Attribute):
-        base = _resolve(node.value, pyfunc, closure)
+        base = _resolve(node.value, src)
         if isinstance(base, (pytypes.ModuleType, Func)) and hasattr(base, node.attr):
             return getattr(base, node.attr)
     raise _Opaque("static: a name")
